@@ -1,0 +1,1 @@
+"""PDDL language layer: model, parser, writer and errors."""

@@ -1,0 +1,386 @@
+"""Immutable model of PDDL domains, problems and plans.
+
+Every node is a frozen dataclass, so models hash, compare by value and can be shared freely.
+Source locations (`loc`) are carried for error messages but never take part in equality: a model
+parsed from a file equals the model parsed from its re-written text.
+
+Names keep the spelling of the source; PDDL names are case-insensitive, so every lookup goes
+through `key(name)` (lower case). Variables are stored without their leading `?`.
+
+Formulas (preconditions, goals, effect conditions) are built from `Atom`, `Equals`, `Not`, `And`,
+`Or`, `Imply`, `Exists`, `Forall` and, for what the gate cannot evaluate, `Comparison` and
+`Unsupported`. Effects are built from `Atom`, `Not(Atom)`, `And`, `When`, `ForallEffect`,
+`NumericEffect` and `Unsupported`. Sections the gate cannot evaluate (durative actions, derived
+predicates, ...) are kept as `Unsupported` nodes holding their source text, so a file parses,
+re-writes and reports them by line and column.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+
+def key(name: str) -> str:
+    """The case-insensitive identity of a PDDL name."""
+    return name.lower()
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a node starts in its source: 1-based line and column."""
+
+    file: str | None
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file or '<string>'}:{self.line}:{self.column}"
+
+
+def _loc() -> Location | None:
+    return field(default=None, compare=False, repr=False)  # type: ignore[return-value]
+
+
+# --- terms -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Variable:
+    """A variable `?name` (stored without the `?`)."""
+
+    name: str
+    loc: Location | None = _loc()
+
+    def __str__(self) -> str:
+        return f"?{self.name}"
+
+
+@dataclass(frozen=True)
+class Constant:
+    """A reference to a domain constant or problem object."""
+
+    name: str
+    loc: Location | None = _loc()
+
+    def __str__(self) -> str:
+        return self.name
+
+
+Term = Union[Variable, Constant]
+
+
+@dataclass(frozen=True)
+class Typed:
+    """A name with its declared types: () means untyped (`object`), several mean `(either ...)`.
+
+    Used for parameters and quantified variables (name without `?`), objects and constants.
+    """
+
+    name: str
+    types: tuple[str, ...] = ()
+    loc: Location | None = _loc()
+
+
+# --- numeric expressions ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Number:
+    """A numeric literal, kept as written."""
+
+    text: str
+    loc: Location | None = _loc()
+
+    @property
+    def value(self) -> float:
+        return float(self.text)
+
+
+@dataclass(frozen=True)
+class FunctionTerm:
+    """A numeric fluent application such as `(total-cost)` or `(distance ?a ?b)`."""
+
+    name: str
+    args: tuple[Term, ...] = ()
+    loc: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Arithmetic:
+    """An arithmetic expression `(op arg ...)` with op one of + - * /."""
+
+    op: str
+    args: tuple["NumericExpr", ...]
+    loc: Location | None = _loc()
+
+
+NumericExpr = Union[Number, FunctionTerm, Arithmetic]
+
+
+# --- formulas --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Atom:
+    """A predicate applied to terms; 0-ary predicates have no args."""
+
+    predicate: str
+    args: tuple[Term, ...] = ()
+    loc: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Equals:
+    """`(= a b)` over objects."""
+
+    left: Term
+    right: Term
+    loc: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Not:
+    arg: "Formula"
+    loc: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class And:
+    """Conjunction; `And(())` is the empty, always-true formula (and the empty effect)."""
+
+    parts: tuple = ()
+    loc: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Or:
+    parts: tuple["Formula", ...] = ()
+    loc: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Imply:
+    antecedent: "Formula"
+    consequent: "Formula"
+    loc: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Exists:
+    variables: tuple[Typed, ...]
+    body: "Formula"
+    loc: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Forall:
+    variables: tuple[Typed, ...]
+    body: "Formula"
+    loc: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A numeric comparison `(op left right)`, op one of < <= > >= = (outside the gate's scope)."""
+
+    op: str
+    left: NumericExpr
+    right: NumericExpr
+    loc: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """A construct that parses but that the gate cannot evaluate, kept as its source text.
+
+    `construct` names it for error messages, e.g. ":durative-action", ":derived", "preference",
+    "oneof", "numeric fluent".
+    """
+
+    construct: str
+    text: str
+    loc: Location | None = _loc()
+
+
+Formula = Union[Atom, Equals, Not, And, Or, Imply, Exists, Forall, Comparison, Unsupported]
+
+
+# --- effects ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class When:
+    """Conditional effect `(when condition effect)`."""
+
+    condition: Formula
+    effect: "Effect"
+    loc: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class ForallEffect:
+    """Universal effect `(forall (vars) effect)`."""
+
+    variables: tuple[Typed, ...]
+    effect: "Effect"
+    loc: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class NumericEffect:
+    """`(increase|decrease|assign|scale-up|scale-down fluent value)`.
+
+    The gate ignores `increase`/`decrease` of a 0-ary cost fluent (action costs do not affect
+    validity) and reports any other numeric effect as outside its scope.
+    """
+
+    op: str
+    fluent: FunctionTerm
+    value: NumericExpr
+    loc: Location | None = _loc()
+
+
+Effect = Union[Atom, Not, And, When, ForallEffect, NumericEffect, Unsupported]
+
+
+# --- domain ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TypeDef:
+    """A declared type with its parents (several for an `either` parent; () means `object`)."""
+
+    name: str
+    parents: tuple[str, ...] = ()
+    loc: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class PredicateDef:
+    name: str
+    parameters: tuple[Typed, ...] = ()
+    loc: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class FunctionDef:
+    """A numeric function declaration; `type` is "number" unless declared otherwise."""
+
+    name: str
+    parameters: tuple[Typed, ...] = ()
+    type: str = "number"
+    loc: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Action:
+    """An action schema. A missing or `()` precondition/effect is `And(())`."""
+
+    name: str
+    parameters: tuple[Typed, ...]
+    precondition: Formula = And(())
+    effect: Effect = And(())
+    loc: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """A structured comment `; @sage <kind> <text>` in a domain file.
+
+    PDDL tools ignore comments, so a domain carries our extras (action aliases, how plan-step
+    words map to parameters, friendly violation codes) while staying valid PDDL. `kind` is the
+    first word after `@sage`, `text` the rest of the line, stripped.
+    """
+
+    kind: str
+    text: str
+    loc: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Domain:
+    name: str
+    requirements: tuple[str, ...] = ()
+    types: tuple[TypeDef, ...] = ()
+    constants: tuple[Typed, ...] = ()
+    predicates: tuple[PredicateDef, ...] = ()
+    functions: tuple[FunctionDef, ...] = ()
+    actions: tuple[Action, ...] = ()
+    unsupported: tuple[Unsupported, ...] = ()
+    """Sections outside the gate's scope (durative actions, derived predicates, constraints)."""
+    annotations: tuple[Annotation, ...] = field(default=(), compare=False)
+    source: str | None = field(default=None, compare=False)
+    loc: Location | None = _loc()
+
+    def action(self, name: str) -> Action | None:
+        wanted = key(name)
+        return next((a for a in self.actions if key(a.name) == wanted), None)
+
+    def predicate(self, name: str) -> PredicateDef | None:
+        wanted = key(name)
+        return next((p for p in self.predicates if key(p.name) == wanted), None)
+
+
+# --- problem ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FluentValue:
+    """An initial numeric value `(= (fluent args) number)`."""
+
+    fluent: FunctionTerm
+    value: Number
+    loc: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Metric:
+    direction: str  # "minimize" | "maximize"
+    expression: NumericExpr | Unsupported
+    loc: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A problem. `init` holds ground atoms, `Not(atom)` where a source lists a negated fact
+    (closed-world: it only documents absence), and numeric `FluentValue`s."""
+
+    name: str
+    domain_name: str
+    requirements: tuple[str, ...] = ()
+    objects: tuple[Typed, ...] = ()
+    init: tuple[Union[Atom, Not, FluentValue, Unsupported], ...] = ()
+    goal: Formula = And(())
+    metric: Metric | None = None
+    unsupported: tuple[Unsupported, ...] = ()
+    source: str | None = field(default=None, compare=False)
+    loc: Location | None = _loc()
+
+
+# --- plans -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PlanStep:
+    """One step of a plan as written.
+
+    `action` and `args` are the words of the step (`(pick apple)`, `Pick Apple`). Steps read from
+    JSON also keep their named fields (`object`, `target`, ...) in `fields`, because a domain maps
+    those to parameters through its `@sage step` annotations. `index` is 0-based; `text` is the
+    step as it appeared, for messages.
+    """
+
+    action: str
+    args: tuple[str, ...] = ()
+    index: int = 0
+    text: str = ""
+    fields: tuple[tuple[str, str], ...] = ()
+    loc: Location | None = _loc()
+
+    def field(self, name: str) -> str:
+        return next((v for k, v in self.fields if k == name), "")
+
+
+@dataclass(frozen=True)
+class Plan:
+    steps: tuple[PlanStep, ...] = ()
+    source: str | None = field(default=None, compare=False)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def __iter__(self):
+        return iter(self.steps)
