@@ -1,0 +1,152 @@
+"""A backend for any OpenAI-compatible chat endpoint (OpenAI, vLLM, llama.cpp server, LM Studio,
+Ollama's /v1, ...), through the `openai` package (optional extra: `pip install
+'sage-pddl[openai]'`).
+
+`base_url` comes from the option (`host` is accepted as an alias so `--llm-host` works), else
+`OPENAI_BASE_URL`, else the package's default (api.openai.com). `api_key` comes from the option,
+else `OPENAI_API_KEY`; a custom `base_url` without a key gets a placeholder, since local servers
+ignore it. A schema is sent as `response_format={"type": "json_schema", "json_schema": {"name",
+"schema", "strict"}}` (`strict_schema=True` asks OpenAI for strict mode, which needs
+`additionalProperties: false` everywhere); `"json"` as `{"type": "json_object"}`. Tokens are the
+reply's `usage`, estimated (and marked) when absent. Retries, timeouts and error classes follow
+the Ollama backend: connection errors, 429, 5xx and unusable output are retried with back-off
+(the package's own retries are off, so every attempt is counted here).
+"""
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from .base import (DEFAULT_TEMPERATURE, Attempt, Completion, LLMConfigError, LLMError,
+                   LLMServerError, LLMTimeout, LLMUnavailable, Messages, MissingDependency,
+                   ModelNotFound, RetryPolicy, Schema, complete_with_retries, normalize_messages,
+                   schema_for_request)
+
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_MAX_TOKENS = 2048
+# Local OpenAI-compatible servers need some key in the header but never check it.
+PLACEHOLDER_API_KEY = "sk-no-key-required"
+
+
+def _import_openai() -> Any:
+    try:
+        import openai
+    except ImportError:
+        raise MissingDependency("openai", "openai", "openai") from None
+    return openai
+
+
+class OpenAICompatBackend:
+    """Chat completions from an OpenAI-compatible endpoint (see the module docstring)."""
+
+    name = "openai"
+
+    def __init__(self, model: str | None = None, base_url: str | None = None,
+                 api_key: str | None = None, host: str | None = None,
+                 timeout: float = DEFAULT_TIMEOUT, retries: int = 2, backoff: float = 0.5,
+                 max_tokens: int | None = DEFAULT_MAX_TOKENS, strict_schema: bool = False,
+                 sleep: Callable[[float], None] = time.sleep):
+        self._openai = _import_openai()
+        if not model:
+            raise LLMConfigError("the openai backend needs a model name (--model)")
+        if base_url and host and base_url != host:
+            raise LLMConfigError(f"options base_url={base_url!r} and host={host!r} disagree; "
+                                 "give one")
+        self.model = model
+        self.base_url = (base_url or host or os.environ.get("OPENAI_BASE_URL") or "").rstrip("/")
+        key = api_key or os.environ.get("OPENAI_API_KEY")
+        if not key:
+            if not self.base_url:
+                raise LLMConfigError("the openai backend needs an API key: set OPENAI_API_KEY "
+                                     "or pass api_key, or point base_url at a local server")
+            key = PLACEHOLDER_API_KEY
+        try:
+            self.timeout = float(timeout)
+        except (TypeError, ValueError):
+            raise LLMConfigError(f"option 'timeout' must be a number of seconds, got {timeout!r}")
+        self.max_tokens = max_tokens
+        self.strict_schema = bool(strict_schema)
+        self.policy = RetryPolicy(retries=int(retries), backoff=float(backoff))
+        self._sleep = sleep
+        self._client = self._openai.OpenAI(api_key=key, base_url=self.base_url or None,
+                                           timeout=self.timeout, max_retries=0)
+
+    @property
+    def host(self) -> str:
+        return self.base_url or str(self._client.base_url).rstrip("/")
+
+    def _response_format(self, schema: Schema) -> dict[str, Any] | None:
+        if schema is None:
+            return None
+        if schema == "json":
+            return {"type": "json_object"}
+        return {"type": "json_schema",
+                "json_schema": {"name": str(schema.get("title") or "response"),
+                                "schema": dict(schema), "strict": self.strict_schema}}
+
+    def complete(self, messages: Messages, schema: Schema = None,
+                 temperature: float = DEFAULT_TEMPERATURE, seed: int | None = None,
+                 role: str | None = None) -> Completion:
+        chat_messages = normalize_messages(messages)
+        request_format = schema_for_request(schema)
+        arguments: dict[str, Any] = {"model": self.model, "messages": chat_messages,
+                                     "temperature": float(temperature)}
+        if seed is not None:
+            arguments["seed"] = int(seed)
+        if self.max_tokens:
+            arguments["max_tokens"] = int(self.max_tokens)
+        response_format = self._response_format(request_format)
+        if response_format is not None:
+            arguments["response_format"] = response_format
+
+        def send() -> Attempt:
+            try:
+                reply = self._client.chat.completions.create(**arguments)
+            except Exception as error:  # every failure leaves as one clear LLMError
+                raise self._translate_error(error) from error
+            if not reply.choices:
+                raise LLMServerError(f"the endpoint {self.host} returned no choices")
+            usage = reply.usage
+            return Attempt(text=reply.choices[0].message.content,
+                           prompt_tokens=usage.prompt_tokens if usage else None,
+                           output_tokens=usage.completion_tokens if usage else None)
+
+        return complete_with_retries(send, chat_messages, request_format, self.policy,
+                                     model=self.model, sleep=self._sleep)
+
+    def _translate_error(self, error: Exception) -> LLMError:
+        openai = self._openai
+        host = self.host
+        if isinstance(error, openai.APITimeoutError):  # before APIConnectionError: a subclass
+            return LLMTimeout(f"the endpoint {host} did not answer within {self.timeout:g} s "
+                              f"(model {self.model!r})")
+        if isinstance(error, openai.APIConnectionError):
+            return LLMUnavailable(f"cannot reach the OpenAI-compatible endpoint {host}: {error}")
+        if isinstance(error, openai.NotFoundError):
+            return ModelNotFound(self.model, host,
+                                 hint=f"check the model names the endpoint serves "
+                                      f"(GET {host}/models)")
+        if isinstance(error, openai.AuthenticationError):
+            return LLMError(f"the endpoint {host} refused the API key: set OPENAI_API_KEY or "
+                            "pass api_key")
+        if isinstance(error, (openai.RateLimitError, openai.InternalServerError)):
+            return LLMServerError(f"the endpoint {host} failed (HTTP {error.status_code}): "
+                                  f"{_detail(error)}")
+        if isinstance(error, openai.APIStatusError):
+            return LLMError(f"the endpoint {host} rejected the request for model "
+                            f"{self.model!r} (HTTP {error.status_code}): {_detail(error)}")
+        return LLMError(f"request to {host} failed: {type(error).__name__}: {error}")
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatBackend(model={self.model!r}, base_url={self.host!r})"
+
+
+def _detail(error: Any) -> str:
+    body = getattr(error, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+    return str(getattr(error, "message", error))

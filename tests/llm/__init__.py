@@ -1,0 +1,1 @@
+"""Tests of the LLM backends (sage_pddl.llm)."""
