@@ -1,0 +1,134 @@
+"""LLM planners behind one interface, found by name through one registry.
+
+`get_planner(name, llm, **options)` builds a planner: `SAGE`, `Direct`, `CoT`, `Few-Shot CoT`,
+`Self-Refine`, `ReAct`, `Hierarchical`, `Hierarchical Few-Shot`, `LLM+P`, `SayCan`, and the
+ablations `SAGE-NoVerifier`, `SAGE-NoRepair`, `SAGE-NoMemory`. Names match ignoring case, spaces,
+`-`, `_` and `+` (`few-shot-cot`, `llmp`, `HierarchicalFewShot`). `register_planner(name, factory)`
+adds one; `available_planners()` lists them. Every planner implements `plan(task) -> PlanResult`
+and `repair(state, done, failed_step, reason) -> PlanResult` (see `base.py`).
+
+`plan_task(task_ref_or_task, planner="SAGE", llm=..., domain=...)` is the one-call entry point for
+the CLI: it loads a dataset task (`"ithor#K01"`, `"path.json#ID"`) or takes a `Task` or
+`PlanningTask`, loads the domain, builds the memory (the task's own task set, leave-one-out) for
+planners that use one, and returns the `PlanResult`.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from .base import (CallLog, CallRecord, Planner, PlannerError, PlanningTask, PlanResult,
+                   SubgoalBlock)
+
+PlannerFactory = Callable[..., Planner]
+
+# canonical name -> "module:attribute" (imported on first use) or a factory
+_REGISTRY: dict[str, PlannerFactory | str] = {
+    "SAGE": "sage_pddl.planners.sage:sage",
+    "SAGE-NoVerifier": "sage_pddl.planners.sage:sage_no_verifier",
+    "SAGE-NoRepair": "sage_pddl.planners.sage:sage_no_repair",
+    "SAGE-NoMemory": "sage_pddl.planners.sage:sage_no_memory",
+    "Direct": "sage_pddl.planners.direct:DirectPlanner",
+    "CoT": "sage_pddl.planners.cot:CoTPlanner",
+    "Few-Shot CoT": "sage_pddl.planners.fewshot:FewShotCoTPlanner",
+    "Self-Refine": "sage_pddl.planners.self_refine:SelfRefinePlanner",
+    "ReAct": "sage_pddl.planners.react:ReActPlanner",
+    "Hierarchical": "sage_pddl.planners.hierarchical:HierarchicalPlanner",
+    "Hierarchical Few-Shot": "sage_pddl.planners.hierarchical:HierarchicalFewShotPlanner",
+    "LLM+P": "sage_pddl.planners.llmp:LLMPPlanner",
+    "SayCan": "sage_pddl.planners.saycan:SayCanPlanner",
+}
+# Planners whose prompts use retrieved examples (plan_task builds a memory for them).
+MEMORY_PLANNERS = frozenset({"SAGE", "SAGE-NoVerifier", "SAGE-NoRepair", "Few-Shot CoT",
+                             "Hierarchical Few-Shot"})
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[\s_\-+]+", "", name).lower()
+
+
+def available_planners() -> list[str]:
+    return list(_REGISTRY)
+
+
+def canonical_name(name: str) -> str:
+    wanted = _key(name)
+    for known in _REGISTRY:
+        if _key(known) == wanted:
+            return known
+    raise PlannerError(f"unknown planner {name!r}; available: {', '.join(_REGISTRY)}")
+
+
+def register_planner(name: str, factory: PlannerFactory | str, *, replace: bool = False) -> None:
+    if not _key(name):
+        raise PlannerError("a planner needs a non-empty name")
+    existing = next((k for k in _REGISTRY if _key(k) == _key(name)), None)
+    if existing and not replace:
+        raise PlannerError(f"planner {existing!r} is already registered (pass replace=True)")
+    if existing:
+        del _REGISTRY[existing]
+    _REGISTRY[name] = factory
+
+
+def _resolve(factory: PlannerFactory | str) -> PlannerFactory:
+    if callable(factory):
+        return factory
+    import importlib
+
+    module, _, attribute = factory.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def get_planner(name: str, llm: Any = None, **options: Any) -> Planner:
+    """Build the planner registered as `name` with backend `llm` and its options."""
+    canonical = canonical_name(name)
+    if llm is None:
+        raise PlannerError(f"planner {canonical!r} needs an LLM backend: pass llm=...")
+    try:
+        planner = _resolve(_REGISTRY[canonical])(llm, **options)
+    except TypeError as error:
+        raise PlannerError(f"bad options for planner {canonical!r}: {error}") from None
+    if getattr(planner, "name", None) in (None, "", "LLMPlanner"):
+        planner.name = canonical
+    return planner
+
+
+def plan_task(task_ref_or_task: Any, planner: str = "SAGE", llm: Any = None, domain: Any = None,
+              *, memory: Any = None, live_memory: Any = None, **options: Any) -> PlanResult:
+    """Plan one task with the named planner (see the module docstring)."""
+    from sage_pddl.pddl.model import Domain
+
+    canonical = canonical_name(planner)
+    dataset_tasks = None
+    if isinstance(task_ref_or_task, PlanningTask):
+        planning_task = task_ref_or_task
+    else:
+        from sage_pddl import tasks as task_module
+
+        task = task_ref_or_task
+        if isinstance(task, str):
+            task = task_module.load_task(task_ref_or_task)
+            dataset_ref = task_ref_or_task.rsplit("#", 1)[0]
+            try:
+                dataset_tasks = task_module.load_taskset(dataset_ref)
+            except Exception:  # memory is an aid: a task set that will not load just skips it
+                dataset_tasks = None
+        if not isinstance(domain, Domain):
+            from sage_pddl.domains import load_domain
+
+            domain = load_domain(domain or getattr(task, "domain", None) or "ithor")
+        planning_task = PlanningTask.from_task(task, domain)
+    if memory is None and canonical in MEMORY_PLANNERS and dataset_tasks:
+        from .memory import HybridMemory
+
+        memory = HybridMemory.from_tasks(dataset_tasks, planning_task.domain,
+                                         live_path=live_memory)
+    if memory is not None and canonical in MEMORY_PLANNERS:
+        options.setdefault("memory", memory)
+    return get_planner(canonical, llm, **options).plan(planning_task)
+
+
+__all__ = ["CallLog", "CallRecord", "Planner", "PlannerError", "PlanningTask", "PlanResult",
+           "SubgoalBlock", "available_planners", "canonical_name", "get_planner", "plan_task",
+           "register_planner"]

@@ -1,0 +1,227 @@
+"""What every planner shares: the task it plans for, the result it returns, and call accounting.
+
+A `PlanningTask` is one planning request: a natural-language instruction together with the loaded
+PDDL `Domain` and `Problem` it is about (the problem supplies the objects, the initial state and,
+for scoring, the goal). Build one from a dataset task with `PlanningTask.from_task`.
+
+A planner implements `plan(task) -> PlanResult` and `repair(state, done, failed_step, reason) ->
+PlanResult`; `repair` continues the episode of the last `plan` call.
+
+Steps are JSON-style dicts `{"action", "object", "target"}` (the observable step format of the
+reference and of the gate's JSON input); `PlanResult.steps` holds the steps still to execute.
+
+Accounting: every LLM call a planner makes goes through one `CallLog`, which records the role,
+tokens and seconds of each call, successful or not. A failed call (an `LLMError`) is counted with
+the tokens it spent (`error.usage`), so nothing an experiment paid for is lost.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.model import Domain, Problem
+
+Step = dict[str, str]
+
+
+class PlannerError(SageError):
+    """A planner was misused or misconfigured (unknown name, bad option, repair before plan)."""
+
+
+@dataclass(frozen=True)
+class PlanningTask:
+    """One planning request: an instruction about a loaded domain and problem.
+
+    `task_id` and `members` (the component task ids of a compound task) let memory leave the task
+    out of its own retrieval; `observation` is the text the robot perceives at the start.
+    """
+
+    instruction: str
+    domain: Domain
+    problem: Problem
+    task_id: str | None = None
+    members: tuple[str, ...] = ()
+    observation: str = ""
+
+    @classmethod
+    def from_task(cls, task: Any, domain: Domain) -> "PlanningTask":
+        """From a dataset `Task` (sage_pddl.tasks): its problem is built with `task_problem`."""
+        from sage_pddl.tasks import task_problem
+
+        return cls(instruction=str(task.instruction), domain=domain,
+                   problem=task_problem(task, domain), task_id=task.task_id,
+                   members=tuple(getattr(task, "members", ()) or ()),
+                   observation=str(getattr(task, "obs", "") or ""))
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One LLM call: its role, what it cost, and whether it failed (and why)."""
+
+    role: str
+    prompt_tokens: int
+    output_tokens: int
+    seconds: float
+    ok: bool = True
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class SubgoalBlock:
+    """The steps that achieve one sub-goal, with the gate's judgement of them.
+
+    `certified` is True only when the gate accepted every step of `steps` from the state the
+    block starts in; `verdict` is the last gate verdict (None when no gate ran); `refines` counts
+    the Refine calls spent on the block; `origin` says where the steps came from: "expand",
+    "repair" (regenerated after a failure), "kept" (an untouched future block re-gated after a
+    repair) or "replan".
+    """
+
+    subgoal: str
+    steps: tuple[Step, ...]
+    certified: bool
+    refines: int = 0
+    verdict: Any = None
+    origin: str = "expand"
+    done: int = 0
+    """How many of `steps` were executed before the last repair (bookkeeping only)."""
+
+    @property
+    def violations(self) -> tuple:
+        return tuple(getattr(self.verdict, "violations", ()) or ())
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """What `plan` or `repair` returns.
+
+    `steps` are the steps to execute (for `repair`: only the remaining ones, completed steps are
+    not repeated); `blocks` the sub-goal blocks behind them (hierarchical planners); `calls`,
+    `prompt_tokens`, `output_tokens` and `seconds` total every LLM call made, failed ones
+    included (`call_log` itemises them); `certified` is True only when a gate checked every
+    returned step and accepted all of them; `goal_reached` is the gate's goal test on the final
+    state of the returned steps (None when no gate ran).
+    """
+
+    steps: tuple[Step, ...]
+    blocks: tuple[SubgoalBlock, ...] = ()
+    calls: int = 0
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    seconds: float = 0.0
+    notes: tuple[str, ...] = ()
+    certified: bool = False
+    goal_reached: bool | None = None
+    call_log: tuple[CallRecord, ...] = ()
+    planner: str = ""
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.output_tokens
+
+    @property
+    def uncertified_blocks(self) -> tuple[SubgoalBlock, ...]:
+        return tuple(b for b in self.blocks if not b.certified)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "planner": self.planner, "steps": [dict(s) for s in self.steps],
+            "blocks": [{"subgoal": b.subgoal, "steps": [dict(s) for s in b.steps],
+                        "certified": b.certified, "refines": b.refines, "origin": b.origin,
+                        "violations": [getattr(v, "code", str(v)) for v in b.violations]}
+                       for b in self.blocks],
+            "calls": self.calls, "prompt_tokens": self.prompt_tokens,
+            "output_tokens": self.output_tokens, "seconds": round(self.seconds, 6),
+            "notes": list(self.notes), "certified": self.certified,
+            "goal_reached": self.goal_reached,
+            "call_log": [{"role": c.role, "prompt_tokens": c.prompt_tokens,
+                          "output_tokens": c.output_tokens, "ok": c.ok, "error": c.error}
+                         for c in self.call_log]}
+
+
+@runtime_checkable
+class Planner(Protocol):
+    """The interface every planner provides."""
+
+    name: str
+
+    def plan(self, task: PlanningTask) -> PlanResult: ...
+
+    def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
+               failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult: ...
+
+
+class CallLog:
+    """Counts the LLM calls of one `plan` or `repair` run.
+
+    `complete` forwards to the backend and returns the text, or None when the call failed with
+    an `LLMError`/`SageError` (the failure is recorded with whatever tokens it spent). Planners
+    treat None like an unusable answer.
+    """
+
+    def __init__(self, llm: Any):
+        if llm is None:
+            raise PlannerError("this planner needs an LLM backend: pass llm=get_backend(...)")
+        self.llm = llm
+        self.records: list[CallRecord] = []
+        self.notes: list[str] = []
+        self.started = time.perf_counter()
+
+    def complete(self, messages: Sequence[Mapping[str, str]], *, role: str,
+                 schema: Any = None, temperature: float = 0.2, seed: int | None = None
+                 ) -> str | None:
+        began = time.perf_counter()
+        try:
+            completion = self.llm.complete(list(messages), schema=schema,
+                                           temperature=temperature, seed=seed, role=role)
+        except SageError as error:
+            usage = getattr(error, "usage", None)
+            self.records.append(CallRecord(
+                role=role, prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+                output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
+                seconds=time.perf_counter() - began, ok=False,
+                error=f"{type(error).__name__}: {error}"))
+            self.notes.append(f"{role} call failed: {type(error).__name__}: {error}")
+            return None
+        self.records.append(CallRecord(role=role, prompt_tokens=int(completion.prompt_tokens),
+                                       output_tokens=int(completion.output_tokens),
+                                       seconds=float(completion.seconds)))
+        return completion.text
+
+    def note(self, text: str) -> None:
+        self.notes.append(text)
+
+    def result(self, steps: Sequence[Step], *, planner: str, blocks: Sequence[SubgoalBlock] = (),
+               certified: bool = False, goal_reached: bool | None = None,
+               notes: Sequence[str] = ()) -> PlanResult:
+        return PlanResult(
+            steps=tuple(dict(s) for s in steps), blocks=tuple(blocks),
+            calls=len(self.records),
+            prompt_tokens=sum(r.prompt_tokens for r in self.records),
+            output_tokens=sum(r.output_tokens for r in self.records),
+            seconds=time.perf_counter() - self.started,
+            notes=tuple(self.notes) + tuple(notes), certified=certified,
+            goal_reached=goal_reached, call_log=tuple(self.records), planner=planner)
+
+
+def step_dict(action: str, obj: str = "", target: str = "", **extra: str) -> Step:
+    """A JSON-style step."""
+    out: Step = {"action": action, "object": obj, "target": target}
+    out.update({k: v for k, v in extra.items() if v})
+    return out
+
+
+def step_text(step: Mapping[str, Any]) -> str:
+    """`Action object [target]` for prompts and notes."""
+    words = [str(step.get("action", "")), str(step.get("object", "") or ""),
+             str(step.get("target", "") or "")]
+    return " ".join(w for w in words if w)
+
+
+def same_step(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Two steps name the same action and words (case-insensitive)."""
+    return all(str(a.get(k, "") or "").lower() == str(b.get(k, "") or "").lower()
+               for k in ("action", "object", "target"))

@@ -1,0 +1,60 @@
+"""Chain-of-thought: one call that reasons, then plans.
+
+The model answers `{"reasoning": ..., "steps": [...]}` (structured output keeps the reasoning
+before the plan); `<reasoning>...</reasoning><plan>...</plan>` tags are read too, for backends
+that ignore the schema. The reasoning text is kept in the notes. Calls: 1. Repair: one call with
+the executed steps, the failure and the state now, asking to think about the failure first.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .base import CallLog, PlanningTask, PlanResult, Step
+from .parsing import extract_tag, parse_json_value, parse_steps
+from .prompts import COT_ROLE, cot_messages, replan_messages
+from .schema import reasoned_steps_schema
+from .session import LLMPlanner
+
+
+def read_reasoned(text: str | None) -> tuple[str, list[Step]]:
+    """(reasoning, raw steps) from a JSON answer or from <reasoning>/<plan> tags."""
+    if not text:
+        return "", []
+    plan_part = extract_tag(text, "plan")
+    if plan_part is not None:
+        return extract_tag(text, "reasoning") or "", parse_steps(plan_part)
+    value = parse_json_value(text)
+    reasoning = value.get("reasoning", "") if isinstance(value, dict) else ""
+    return str(reasoning or ""), parse_steps(text)
+
+
+class CoTPlanner(LLMPlanner):
+    name = "CoT"
+
+    def plan(self, task: PlanningTask) -> PlanResult:
+        self.start(task)
+        log = self.log()
+        start = self.gate.initial_state
+        text = self.ask(log, cot_messages(task, self.state_text(start)), role="cot",
+                        schema=reasoned_steps_schema(task.domain, task.problem), temperature=0.3)
+        return self.finish(log, self._read(log, text), start)
+
+    def _read(self, log: CallLog, text: str | None) -> list[Step]:
+        reasoning, steps = read_reasoned(text)
+        if reasoning:
+            log.note("reasoning: " + " ".join(reasoning.split())[:500])
+        return self.canonical(steps)
+
+    def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
+               failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
+        task = self.require_task()
+        log = self.log()
+        done_steps = self.canonical(done)
+        here = self.state_at(state, done_steps, log)
+        failed = self.canonical([failed_step])[0] if failed_step else None
+        messages = replan_messages(task, done_steps, failed, reason, self.state_text(here),
+                                   role_text=COT_ROLE + " First think about why the step failed.")
+        text = self.ask(log, messages, role="repair",
+                        schema=reasoned_steps_schema(task.domain, task.problem), temperature=0.3)
+        return self.finish(log, self._read(log, text), here)

@@ -1,0 +1,136 @@
+"""How planners use the gate: check a block from a state, find its accepted prefix, replay.
+
+The gate (`sage_pddl.gate`) is the domain compiled against the problem. Planners never evaluate
+preconditions themselves; they ask the gate and keep its verdicts. Semantics used here:
+
+- `check_block(gate, steps, state)` gates a block from `state` in mode "all", so the verdict
+  lists every violation (the feedback for a Refine call shows all of them).
+- `accepted_prefix(gate, steps, state)` is the longest prefix the gate accepts and the state
+  after it: the only part of a rejected block through which the planner's state rolls forward.
+- `replay(gate, steps, state)` applies executed steps (which the executor reported as done) to
+  reach the state at a failure; steps the gate rejects are skipped and named in the notes.
+- `is_noop(gate, state, step)` is True when the step is applicable and changes nothing.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sage_pddl.pddl.model import And, Atom, Domain, ForallEffect, Not, When, key
+
+from .base import Step, step_text
+
+
+def compile_for(domain: Any, problem: Any) -> Any:
+    from sage_pddl.gate import compile_gate
+
+    return compile_gate(domain, problem)
+
+
+def check_block(gate: Any, steps: Sequence[Step], state: frozenset) -> Any:
+    """The gate's verdict on `steps` executed from `state`, listing every violation."""
+    return gate.check([dict(s) for s in steps], state=state, mode="all")
+
+
+def accepted_prefix(gate: Any, steps: Sequence[Step], state: frozenset) -> tuple[int, frozenset]:
+    """(n, state after steps[:n]) for the longest prefix the gate accepts from `state`."""
+    if not steps:
+        return 0, state
+    verdict = gate.check([dict(s) for s in steps], state=state, mode="first")
+    if verdict.valid:
+        return len(steps), verdict.final_state
+    first = min(v.step for v in verdict.violations) if verdict.violations else 0
+    if first == 0:
+        return 0, state
+    return first, gate.check([dict(s) for s in steps[:first]], state=state,
+                             mode="first").final_state
+
+
+def replay(gate: Any, steps: Sequence[Step], state: frozenset | None = None
+           ) -> tuple[frozenset, list[str]]:
+    """The state after executed `steps`, and a note for each step the gate would reject."""
+    start = gate.initial_state if state is None else state
+    if not steps:
+        return start, []
+    verdict = gate.check([dict(s) for s in steps], state=start, mode="all")
+    notes = [f"executed step {v.step} ({v.step_text}) is rejected by the gate: {v.code}"
+             for v in verdict.violations]
+    return verdict.final_state, notes
+
+
+def ground_or_violation(gate: Any, step: Mapping[str, Any]) -> tuple[Any, Any]:
+    """(ground action, None) or (None, structural violation or error text)."""
+    try:
+        ground = gate.ground(dict(step))
+    except Exception as error:  # the gate raises its structural violations as errors
+        return None, getattr(error, "violation", None) or str(error)
+    if hasattr(ground, "code") and hasattr(ground, "message") and not hasattr(ground, "pre"):
+        return None, ground
+    return ground, None
+
+
+def feasible(gate: Any, state: frozenset, step: Mapping[str, Any]) -> tuple[bool, Any, Any]:
+    """(applicable?, ground action or None, violation or None) for one step in `state`."""
+    ground, problem = ground_or_violation(gate, step)
+    if ground is None:
+        return False, None, problem
+    violation = gate.applicable(state, ground)
+    return violation is None, ground, violation
+
+
+def is_noop(gate: Any, state: frozenset, step: Mapping[str, Any]) -> bool:
+    ok, ground, _ = feasible(gate, state, step)
+    return ok and gate.apply(state, ground) == state
+
+
+def fluent_predicates(domain: Domain) -> frozenset[str]:
+    """Predicates some action changes (keys); the others are static properties."""
+    found: set[str] = set()
+
+    def walk(effect: Any) -> None:
+        if isinstance(effect, Atom):
+            found.add(key(effect.predicate))
+        elif isinstance(effect, Not):
+            walk(effect.arg)
+        elif isinstance(effect, And):
+            for part in effect.parts:
+                walk(part)
+        elif isinstance(effect, When):
+            walk(effect.effect)
+        elif isinstance(effect, ForallEffect):
+            walk(effect.effect)
+
+    for action in domain.actions:
+        walk(action.effect)
+    return frozenset(found)
+
+
+def format_atom(gate: Any, atom: tuple[str, ...]) -> str:
+    try:
+        return gate.format_atom(atom)
+    except Exception:  # a gate without original spellings: the lower-case form is still right
+        return "(" + " ".join(atom) + ")"
+
+
+def describe_state(gate: Any, domain: Domain, state: frozenset, *, static: bool = False,
+                   limit: int = 120) -> str:
+    """The state as PDDL facts, one per line: changing facts, then (optionally) static ones."""
+    fluents = fluent_predicates(domain)
+    changing = sorted(a for a in state if a and a[0] in fluents)
+    lines = [format_atom(gate, a) for a in changing] or ["(no changing facts hold)"]
+    if static:
+        fixed = sorted(a for a in state if a and a[0] not in fluents)
+        lines += ["static properties:"] + [format_atom(gate, a) for a in fixed]
+    if len(lines) > limit:
+        lines = lines[:limit] + [f"... ({len(lines) - limit} more facts)"]
+    return "\n".join("  " + line for line in lines)
+
+
+def violation_summary(verdict: Any) -> str:
+    if verdict is None or verdict.valid:
+        return ""
+    return "; ".join(f"step {v.step} {v.step_text or ''}: {v.code}" for v in verdict.violations)
+
+
+def steps_summary(steps: Sequence[Step]) -> str:
+    return ", ".join(step_text(s) for s in steps) or "(none)"

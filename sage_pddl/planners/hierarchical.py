@@ -1,0 +1,87 @@
+"""Hierarchical and Hierarchical Few-Shot: decompose, expand every sub-goal, concatenate.
+
+Plan: one Decompose call (2-5 sub-goals), one Expand call per sub-goal. Unlike SAGE there is no
+symbolic state roll-forward (every expansion sees the initial state), no gate and no refinement.
+The concatenation drops a step that exactly repeats the one before it when the gate shows it is a
+no-op (the reference dropped repeated MoveTo steps; this is the domain-independent version).
+Calls: 1 + K. Repair: a global re-plan (decompose + expand) given the executed steps, the failure
+and the state now; the stored task is not rewritten, so later repairs see the original task.
+
+Hierarchical Few-Shot adds the `top_k` (default 3) most similar solved tasks from `memory` to the
+Decompose and Expand prompts, with the test task and its components left out (the reference
+used a separate hand-written pool that leave-one-out never touched).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .base import CallLog, PlanningTask, PlanResult, Step, SubgoalBlock, same_step
+from .gating import feasible, is_noop
+from .parsing import parse_subgoals
+from .prompts import decompose_messages, examples_block, expand_messages, replan_text
+from .schema import steps_schema, subgoals_schema
+from .session import LLMPlanner
+
+
+class HierarchicalPlanner(LLMPlanner):
+    name = "Hierarchical"
+    use_examples = False
+
+    def plan(self, task: PlanningTask) -> PlanResult:
+        self.start(task)
+        log = self.log()
+        start = self.gate.initial_state
+        return self._plan_from(log, start, "")
+
+    def _plan_from(self, log: CallLog, start: frozenset, context: str) -> PlanResult:
+        task = self.task
+        examples = ""
+        if self.use_examples:
+            examples = examples_block(self.examples(task.instruction))
+            if not examples:
+                log.note("no examples available (no memory, or nothing left after "
+                         "leave-one-out)")
+        text = self.ask(log, decompose_messages(task, examples, context=context),
+                        role="decompose", schema=subgoals_schema(), temperature=0.3)
+        subgoals = parse_subgoals(text)
+        if not subgoals:
+            log.note("decompose gave no sub-goals; the instruction is the only sub-goal")
+            subgoals = [task.instruction]
+        state_text = self.state_text(start)
+        blocks = []
+        for index, subgoal in enumerate(subgoals):
+            answer = self.ask(log, expand_messages(task, subgoal, state_text, examples,
+                                                   later=subgoals[index + 1:]),
+                              role="expand", schema=steps_schema(task.domain, task.problem))
+            blocks.append(SubgoalBlock(subgoal, tuple(self.parse(answer)), certified=False))
+        steps = self._concatenate(log, [s for b in blocks for s in b.steps], start)
+        return self.finish(log, steps, start, blocks=blocks)
+
+    def _concatenate(self, log: CallLog, steps: list[Step], start: frozenset) -> list[Step]:
+        kept: list[Step] = []
+        state = start
+        for step in steps:
+            if kept and same_step(step, kept[-1]) and is_noop(self.gate, state, step):
+                log.note(f"dropped a repeated no-op step: {step['action']} {step['object']}")
+                continue
+            ok, ground, _ = feasible(self.gate, state, step)
+            if ok:
+                state = self.gate.apply(state, ground)
+            kept.append(step)
+        return kept
+
+    def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
+               failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
+        self.require_task()
+        log = self.log()
+        done_steps = self.canonical(done)
+        here = self.state_at(state, done_steps, log)
+        failed = self.canonical([failed_step])[0] if failed_step else None
+        context = replan_text(done_steps, failed, reason, self.state_text(here))
+        return self._plan_from(log, here, context)
+
+
+class HierarchicalFewShotPlanner(HierarchicalPlanner):
+    name = "Hierarchical Few-Shot"
+    use_examples = True

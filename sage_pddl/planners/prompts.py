@@ -1,0 +1,329 @@
+"""Prompts, rendered from the loaded domain and problem (our own wording).
+
+Nothing here names a household action: the action list, each action's step format, its
+preconditions and effects in plain words, and the object list all come from the `Domain` and
+`Problem`, so a new domain needs no prompt edits. `describe_domain` renders the actions,
+`describe_objects` the problem's objects by type; the `*_messages` functions build the chat
+messages of each planner role (system + user).
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+from sage_pddl.pddl.model import (
+    Action, And, Atom, Comparison, Constant, Domain, Equals, Exists, Forall, ForallEffect, Imply,
+    Not, Or, Problem, Unsupported, When, key)
+
+from .base import PlanningTask, Step, step_text
+from .parsing import annotation_words, step_fields
+
+Messages = list[dict[str, str]]
+
+
+# ------------------------------------------------------------------------------ plain words
+def _term(term: Any) -> str:
+    return str(term) if not isinstance(term, Constant) else term.name
+
+
+def words(formula: Any) -> str:
+    """A formula in plain words: `found ?o and not holding-any`."""
+    if isinstance(formula, Atom):
+        return " ".join([formula.predicate.replace("-", " ")] + [_term(a) for a in formula.args])
+    if isinstance(formula, Equals):
+        return f"{_term(formula.left)} is {_term(formula.right)}"
+    if isinstance(formula, Not):
+        inner = formula.arg
+        if isinstance(inner, Equals):
+            return f"{_term(inner.left)} is not {_term(inner.right)}"
+        return f"not ({words(inner)})" if isinstance(inner, (And, Or)) else f"not {words(inner)}"
+    if isinstance(formula, And):
+        return " and ".join(words(p) for p in formula.parts) if formula.parts else "nothing"
+    if isinstance(formula, Or):
+        return "either " + " or ".join(f"({words(p)})" for p in formula.parts)
+    if isinstance(formula, Imply):
+        return f"if {words(formula.antecedent)} then {words(formula.consequent)}"
+    if isinstance(formula, (Exists, Forall)):
+        quant = "some" if isinstance(formula, Exists) else "every"
+        names = ", ".join(f"?{v.name}" + (f" ({'/'.join(v.types)})" if v.types else "")
+                          for v in formula.variables)
+        return f"for {quant} {names}: {words(formula.body)}"
+    if isinstance(formula, When):
+        return f"if {words(formula.condition)} then {words(formula.effect)}"
+    if isinstance(formula, ForallEffect):
+        names = ", ".join(f"?{v.name}" for v in formula.variables)
+        return f"for every {names}: {words(formula.effect)}"
+    if isinstance(formula, (Comparison, Unsupported)):
+        return "a condition outside the gate's scope"
+    return str(formula)
+
+
+def _parameter_words(action: Action, fields: tuple[tuple[str, ...], ...] | None) -> dict[str, str]:
+    """Step JSON field for each parameter, as the prompt shows it."""
+    out = {}
+    for index, param in enumerate(action.parameters):
+        if fields and index < len(fields) and fields[index]:
+            out[param.name] = fields[index][0]
+        else:
+            out[param.name] = ("object", "target")[index] if index < 2 else f"arg{index}"
+    return out
+
+
+def describe_action(action: Action, domain: Domain) -> str:
+    fields = step_fields(domain).get(key(action.name))
+    mapping = _parameter_words(action, fields)
+    example: dict[str, str] = {"action": action.name}
+    for param in action.parameters:
+        kind = "/".join(param.types) if param.types else "object"
+        example[mapping[param.name]] = f"<?{param.name}: {kind}>"
+    reasons = {}
+    for ws in annotation_words(domain, "reason"):
+        if ws and key(ws[0]) == key(action.name):
+            text = " ".join(ws[1:])
+            if '"' in text:
+                reasons[text.split('"')[0].strip()] = text.split('"')[1]
+    lines = [f"- {action.name}: step {json.dumps(example)}",
+             f"    requires: {words(action.precondition)}",
+             f"    results: {words(action.effect)}"]
+    if reasons:
+        lines.append("    if it fails: " + "; ".join(sorted(set(reasons.values()))))
+    return "\n".join(lines)
+
+
+@lru_cache(maxsize=32)
+def describe_domain(domain: Domain) -> str:
+    aliases = {key(ws[0]): ws[1:] for ws in annotation_words(domain, "alias") if ws}
+    parts = []
+    for action in domain.actions:
+        text = describe_action(action, domain)
+        if aliases.get(key(action.name)):
+            text += f"\n    (also called: {', '.join(aliases[key(action.name)])})"
+        parts.append(text)
+    return "\n".join(parts)
+
+
+def describe_objects(domain: Domain, problem: Problem, limit: int = 200) -> str:
+    by_type: dict[str, list[str]] = {}
+    for typed in tuple(problem.objects) + tuple(domain.constants):
+        by_type.setdefault("/".join(typed.types) or "object", []).append(typed.name)
+    lines = [f"  {kind}: {', '.join(names[:limit])}" for kind, names in sorted(by_type.items())]
+    return "\n".join(lines) or "  (none)"
+
+
+def step_format(domain: Domain) -> str:
+    return ("Write each step as a JSON object {\"action\": <action name>, \"object\": <name>, "
+            "\"target\": <name or \"\">}, filling the words exactly as the action list shows. "
+            "Use only the action names and object names listed here; a name that is not listed "
+            "cannot be executed.")
+
+
+def system_text(domain: Domain, role_text: str) -> str:
+    return (f"{role_text}\n\nThe robot can perform these actions (domain "
+            f"{domain.name}); each action lists what must hold before it and what it changes:\n"
+            f"{describe_domain(domain)}\n\n{step_format(domain)}")
+
+
+def task_text(task: PlanningTask) -> str:
+    parts = [f"Task: {task.instruction}"]
+    if task.observation:
+        parts.append(f"What the robot observes:\n{task.observation}")
+    parts.append(f"Objects in the scene (by type):\n{describe_objects(task.domain, task.problem)}")
+    return "\n\n".join(parts)
+
+
+def steps_json(steps: Sequence[Mapping[str, Any]]) -> str:
+    return json.dumps({"steps": [{k: s.get(k, "") for k in ("action", "object", "target")}
+                                 for s in steps]})
+
+
+def numbered(steps: Sequence[Mapping[str, Any]]) -> str:
+    return "\n".join(f"  {i + 1}. {step_text(s)}" for i, s in enumerate(steps)) or "  (none yet)"
+
+
+def _messages(system: str, user: str) -> Messages:
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+# ------------------------------------------------------------------------------------- roles
+ROLE_PLANNER = ("You are the task planner of a household robot. Turn the user's task into a "
+                "sequence of executable steps.")
+ONLY_JSON = 'Answer with JSON only: {"steps": [ ... ]}.'
+
+
+def direct_messages(task: PlanningTask, state_text: str) -> Messages:
+    return _messages(system_text(task.domain, ROLE_PLANNER + " " + ONLY_JSON),
+                     f"{task_text(task)}\n\nCurrent state:\n{state_text}\n\n"
+                     "Write the complete plan.")
+
+
+def replan_text(done: Sequence[Mapping[str, Any]], failed: Mapping[str, Any] | None,
+                reason: str, state_text: str) -> str:
+    failed_text = step_text(failed) if failed else "(no step)"
+    return (f"Steps already executed:\n{numbered(done)}\n\nThe step {failed_text!r} failed: "
+            f"{reason or 'no reason given'}\n\nState now:\n{state_text}\n\n"
+            "Write only the steps that remain to finish the task, starting from this state. "
+            "Do not repeat executed steps; remove the cause of the failure.")
+
+
+def replan_messages(task: PlanningTask, done, failed, reason, state_text: str,
+                    role_text: str = ROLE_PLANNER + " " + ONLY_JSON) -> Messages:
+    return _messages(system_text(task.domain, role_text),
+                     f"{task_text(task)}\n\n{replan_text(done, failed, reason, state_text)}")
+
+
+COT_ROLE = (ROLE_PLANNER + " Think first, then plan. Answer with JSON: {\"reasoning\": <text>, "
+            "\"steps\": [...]}. In the reasoning answer briefly: which objects does the task "
+            "involve, where are they, which containers or devices must be opened or switched, "
+            "and in what order must things happen?")
+
+
+def cot_messages(task: PlanningTask, state_text: str, extra: str = "") -> Messages:
+    return _messages(system_text(task.domain, COT_ROLE),
+                     f"{task_text(task)}\n\nCurrent state:\n{state_text}\n\n{extra}"
+                     "Reason, then write the complete plan.")
+
+
+def examples_block(examples: Sequence[Any]) -> str:
+    """Retrieved memory items as worked examples."""
+    blocks = []
+    for index, item in enumerate(examples, 1):
+        ex = getattr(item, "item", item)
+        score = getattr(item, "score", None)
+        head = f"--- Example {index} ({ex.source}" + (f", similarity {score:.2f}" if score is
+                                                      not None else "") + ") ---"
+        blocks.append(f"{head}\nTask: {ex.instruction}\nPlan: {steps_json(ex.steps)}")
+    return "\n\n".join(blocks)
+
+
+def fewshot_messages(task: PlanningTask, state_text: str, examples: Sequence[Any]) -> Messages:
+    shots = examples_block(examples)
+    user = (f"Solved examples from the same robot:\n\n{shots}\n\n=== Your task ===\n" if shots
+            else "") + f"{task_text(task)}\n\nCurrent state:\n{state_text}\n\n" \
+                       "Reason step by step like the examples, then write the complete plan."
+    return _messages(system_text(task.domain, COT_ROLE), user)
+
+
+def critique_messages(task: PlanningTask, steps, state_text: str) -> Messages:
+    return _messages(
+        system_text(task.domain, "You review plans of a household robot. If the plan achieves "
+                    "the task and every step's requirements hold when it runs, answer exactly "
+                    "NO_ISSUES. Otherwise list the problems as 2 to 5 short bullet points."),
+        f"{task_text(task)}\n\nStart state:\n{state_text}\n\nPlan:\n{steps_json(steps)}")
+
+
+def self_refine_messages(task: PlanningTask, steps, critique: str, state_text: str) -> Messages:
+    return _messages(system_text(task.domain, ROLE_PLANNER + " Improve the plan so that it "
+                                 "answers every point of the review. " + ONLY_JSON),
+                     f"{task_text(task)}\n\nStart state:\n{state_text}\n\nPlan:\n"
+                     f"{steps_json(steps)}\n\nReview:\n{critique}")
+
+
+DECOMPOSE_ROLE = ("You are the high-level planner of a household robot. Split the task into "
+                  "{lo} to {hi} ordered sub-goals: short phrases, each a phase the robot can "
+                  "finish before the next starts. Answer with JSON only: {{\"subgoals\": [...]}}.")
+
+
+def decompose_messages(task: PlanningTask, examples_text: str = "", lo: int = 2, hi: int = 5,
+                       context: str = "") -> Messages:
+    system = (DECOMPOSE_ROLE.format(lo=lo, hi=hi) + "\n\nThe robot's actions:\n"
+              + describe_domain(task.domain))
+    user = (f"Examples of solved tasks (use them for the granularity of sub-goals):\n\n"
+            f"{examples_text}\n\n=== New task ===\n" if examples_text else "")
+    user += task_text(task) + (f"\n\n{context}" if context else "")
+    return _messages(system, user + "\n\nList the sub-goals.")
+
+
+EXPAND_ROLE = ("You are the low-level planner of a household robot. Turn ONE sub-goal into "
+               "steps, starting from the state given. Stay inside this sub-goal: later "
+               "sub-goals are planned separately. " + ONLY_JSON)
+
+
+def expand_messages(task: PlanningTask, subgoal: str, state_text: str, examples_text: str = "",
+                    later: Sequence[str] = ()) -> Messages:
+    user = (f"Examples of solved tasks:\n\n{examples_text}\n\n=== New sub-goal ===\n"
+            if examples_text else "")
+    user += f"{task_text(task)}\n\nCurrent sub-goal: {subgoal}\n"
+    if later:
+        user += "Later sub-goals (do not plan them now): " + "; ".join(later) + "\n"
+    user += f"\nState at the start of this sub-goal:\n{state_text}\n\nWrite the steps."
+    return _messages(system_text(task.domain, EXPAND_ROLE), user)
+
+
+REFINE_ROLE = ("You fix plans of a household robot. The plan for one sub-goal was checked "
+               "against the robot's action rules and some steps cannot run. Rewrite the steps "
+               "of this sub-goal so that every step's requirements hold. " + ONLY_JSON)
+
+
+def refine_messages(task: PlanningTask, subgoal: str, state_text: str, steps,
+                    feedback: str) -> Messages:
+    return _messages(system_text(task.domain, REFINE_ROLE),
+                     f"{task_text(task)}\n\nSub-goal: {subgoal}\n\nState at the start of this "
+                     f"sub-goal:\n{state_text}\n\nPrevious attempt:\n{steps_json(steps)}\n\n"
+                     f"Problems found by the checker:\n{feedback}\n\nWrite the corrected steps.")
+
+
+REPAIR_ROLE = ("You repair a household robot's plan after a step failed during execution. "
+               "Write only the steps that finish the CURRENT sub-goal from the state now: do "
+               "not repeat executed steps and do not plan later sub-goals. " + ONLY_JSON)
+
+
+def repair_messages(task: PlanningTask, subgoal: str, done, failed, reason: str,
+                    state_text: str, later: Sequence[str] = (), examples_text: str = "") -> Messages:
+    recent = ", ".join(step_text(s) for s in list(done)[-6:]) or "nothing yet"
+    user = (f"Examples of solved tasks:\n\n{examples_text}\n\n=== Repair ===\n"
+            if examples_text else "")
+    user += (f"{task_text(task)}\n\nCurrent sub-goal: {subgoal}\n"
+             f"Last executed steps: {recent}\n"
+             f"Failed step: {step_text(failed) if failed else '(none)'}\n"
+             f"Why it failed: {reason or 'no reason given'}\n")
+    if later:
+        user += "Later sub-goals (kept as planned): " + "; ".join(later) + "\n"
+    user += f"\nState now:\n{state_text}\n\nWrite the remaining steps of the current sub-goal."
+    return _messages(system_text(task.domain, REPAIR_ROLE), user)
+
+
+REACT_ROLE = ("You control a household robot one step at a time. Each turn, think briefly, "
+              "then give the next single step, or set done to true when the task is finished. "
+              "Answer with JSON: {\"thought\": <text>, \"done\": <true|false>, \"step\": "
+              "{\"action\", \"object\", \"target\"}}.")
+
+
+def react_messages(task: PlanningTask, history: Sequence[tuple[Mapping[str, Any], str]],
+                   observation: str) -> Messages:
+    lines = [f"  {i + 1}. {step_text(s)} -> {result}" for i, (s, result) in enumerate(history)]
+    return _messages(system_text(task.domain, REACT_ROLE),
+                     f"{task_text(task)}\n\nSteps so far:\n" + ("\n".join(lines) or "  (none)")
+                     + f"\n\nLatest observation:\n{observation}\n\nWhat is the next step?")
+
+
+def llmp_messages(task: PlanningTask, problem_pddl: str, context: str = "",
+                  previous: str = "", error: str = "") -> Messages:
+    predicates = "\n".join(
+        "  (" + " ".join([p.name] + [f"?{a.name}" + (f" - {'/'.join(a.types)}" if a.types else "")
+                                     for a in p.parameters]) + ")"
+        for p in task.domain.predicates)
+    system = ("You translate a household task into a PDDL goal. A classical planner will find "
+              "the actions; you write only the goal: one PDDL formula over the predicates below "
+              "and the problem's objects, for example (and (pred a b) (not (pred2 c))). Answer "
+              "with JSON only: {\"goal\": \"<PDDL formula>\"}.\n\nPredicates of domain "
+              f"{task.domain.name}:\n{predicates}")
+    user = (f"Task: {task.instruction}\n\nThe problem (objects and initial state):\n"
+            f"{problem_pddl}\n" + (f"\n{context}\n" if context else ""))
+    if previous:
+        user += f"\nYour previous goal {previous!r} was rejected: {error}\nWrite a corrected goal."
+    else:
+        user += "\nWrite the goal."
+    return _messages(system, user)
+
+
+def saycan_messages(task: PlanningTask, done, candidates, state_text: str) -> Messages:
+    options = "\n".join(f"  {i}: {step_text(c)}" for i, c in enumerate(candidates))
+    return _messages(
+        system_text(task.domain, "You rate the next step of a household robot. For each "
+                    "candidate give the probability (0 to 1) that it is the best next step for "
+                    "the task; set done to true if the task is already finished. Answer with "
+                    "JSON: {\"scores\": {\"<index>\": <p>, ...}, \"done\": <true|false>}."),
+        f"{task_text(task)}\n\nSteps so far:\n{numbered(done)}\n\nState:\n{state_text}\n\n"
+        f"Candidates:\n{options}")

@@ -1,0 +1,135 @@
+"""ReAct: think, act one step, observe the result, repeat.
+
+Each turn is one call that returns a thought and either the next step or `done`. The step is then
+executed and its result becomes the next observation, so the model always sees fresh
+observations (the reference kept showing the initial one):
+- with an `env` (any object with `step(step) -> StepResult(success, message, observation)`,
+  already reset to the task's problem), the step runs in the environment and the observation is
+  the environment's text and message;
+- without one, the step runs against the gate's symbolic state: an applicable step is applied, a
+  rejected one is reported with the gate's typed reason and changes nothing.
+The loop stops when the model says done, when an answer holds no step (noted), or after
+`max_steps` turns (default 15). Calls: one per turn. Returned steps are the ones that succeeded;
+rejected attempts are listed in the notes. With an env the steps have already been executed
+(noted as "executed in env").
+
+Repair: the loop continues from the executed steps, the failed step and its reason, and returns
+only the new steps.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step, step_text
+from .gating import feasible
+from .parsing import parse_json_value, parse_steps
+from .prompts import react_messages
+from .schema import react_schema
+from .session import LLMPlanner
+
+_DONE = re.compile(r"\bdone\b", re.IGNORECASE)
+_ACTION = re.compile(r"Action:\s*([A-Za-z][\w\-]*)\s*(?:\|\s*([\w\-]*))?\s*(?:\|\s*([\w\-]*))?")
+
+
+def read_turn(text: str | None) -> tuple[bool, Step | None]:
+    """(done, step) from one ReAct answer."""
+    if not text:
+        return False, None
+    value = parse_json_value(text)
+    if isinstance(value, Mapping):
+        step = value.get("step")
+        steps = parse_steps(json.dumps(step)) if isinstance(step, Mapping) else []
+        if not steps and "action" in value:
+            steps = parse_steps(text)
+        if steps and steps[0]["action"]:
+            return False, steps[0]
+        return bool(value.get("done")), None
+    match = _ACTION.search(text)
+    if match:
+        return False, {"action": match.group(1), "object": match.group(2) or "",
+                       "target": match.group(3) or ""}
+    return bool(_DONE.search(text)), None
+
+
+class ReActPlanner(LLMPlanner):
+    name = "ReAct"
+
+    def __init__(self, llm: Any, *, env: Any = None, max_steps: int = 15, **options: Any):
+        super().__init__(llm, **options)
+        if max_steps < 1:
+            raise PlannerError(f"max_steps must be >= 1, got {max_steps}")
+        if env is not None and not callable(getattr(env, "step", None)):
+            raise PlannerError("env must have a step(step) -> StepResult method")
+        self.env = env
+        self.max_steps = max_steps
+
+    def plan(self, task: PlanningTask) -> PlanResult:
+        self.start(task)
+        log = self.log()
+        start = self.gate.initial_state
+        first = self.state_text(start)
+        if task.observation:
+            first = f"{task.observation}\n{first}"
+        steps = self._loop(log, start, [], first, self.max_steps)
+        return self.finish(log, steps, start)
+
+    def _execute(self, state: frozenset, step: Step) -> tuple[bool, str, frozenset, str]:
+        """(success, message, new symbolic state, observation text)."""
+        if self.env is not None:
+            result = self.env.step(dict(step))
+            observation = getattr(result.observation, "text", str(result.observation))
+            ok, ground, _ = feasible(self.gate, state, step)
+            if result.success and ok:  # keep the symbolic view in step for the final report
+                state = self.gate.apply(state, ground)
+            return bool(result.success), str(result.message), state, observation
+        ok, ground, violation = feasible(self.gate, state, step)
+        if ok:
+            state = self.gate.apply(state, ground)
+            return True, "ok", state, self.state_text(state)
+        message = getattr(violation, "message", str(violation))
+        code = getattr(violation, "code", "")
+        return False, f"failed [{code}] {message}" if code else f"failed: {message}", state, \
+            self.state_text(state)
+
+    def _loop(self, log: CallLog, state: frozenset, history: list[tuple[Step, str]],
+              observation: str, budget: int) -> list[Step]:
+        new_steps: list[Step] = []
+        for _ in range(budget):
+            text = self.ask(log, react_messages(self.task, history, observation), role="act",
+                            schema=react_schema(self.task.domain, self.task.problem))
+            done, step = read_turn(text)
+            if done:
+                log.note("the model declared the task done")
+                break
+            if step is None:
+                log.note("an answer held no step; stopping")
+                break
+            step = self.canonical([step])[0]
+            success, message, state, observation = self._execute(state, step)
+            history.append((step, message if not success else "ok"))
+            if success:
+                new_steps.append(step)
+            else:
+                log.note(f"attempt {step_text(step)!r} failed: {message}")
+        else:
+            log.note(f"stopped after {budget} turns")
+        if self.env is not None:
+            log.note("executed in env")
+        return new_steps
+
+    def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
+               failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
+        self.require_task()
+        log = self.log()
+        done_steps = self.canonical(done)
+        here = self.state_at(state, done_steps, log)
+        history = [(s, "ok") for s in done_steps]
+        if failed_step:
+            history.append((self.canonical([failed_step])[0], f"failed: {reason}"))
+        observation = f"The last step failed: {reason}\n{self.state_text(here)}"
+        budget = max(1, self.max_steps - len(done_steps))
+        steps = self._loop(log, here, history, observation, budget)
+        return self.finish(log, steps, here)

@@ -1,0 +1,123 @@
+"""SayCan-style greedy decoding: the LLM rates candidate steps, the gate supplies feasibility.
+
+Each turn the candidates are every grounding of every action over the problem's objects of the
+right types, feasible ones (the gate accepts them in the current state) first, capped at
+`max_candidates` (default 60). One call rates them: `{"scores": {"<index>": p}, "done": bool}`;
+a missing or unreadable score counts 0.3 (as in the reference). The chosen step maximises
+score x affordance, where the affordance is 1.0 for a step the gate accepts and 0.001 otherwise
+(first index wins ties). Decoding stops when the model says done, when the best candidate is
+infeasible ("stuck"), when a call fails, or after `max_steps` (default 18) turns. Every chosen
+step is feasible, so the plan is gate-valid by construction and is certified.
+Calls: one per turn. Repair: decoding continues from the state at the failure with the executed
+steps as history.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step
+from .gating import feasible
+from .parsing import parse_json_value, step_from_args
+from .prompts import saycan_messages
+from .schema import scores_schema
+from .session import LLMPlanner
+
+DEFAULT_SCORE = 0.3
+INFEASIBLE = 0.001
+_PAIR = re.compile(r'"?(\d+)"?\s*:\s*([0-9]*\.?[0-9]+)')
+
+
+def read_scores(text: str | None, count: int) -> tuple[list[float], bool]:
+    scores = [DEFAULT_SCORE] * count
+    if not text:
+        return scores, False
+    value = parse_json_value(text)
+    done = False
+    raw: Mapping[str, Any] = {}
+    if isinstance(value, Mapping):
+        done = bool(value.get("done"))
+        raw = value.get("scores") if isinstance(value.get("scores"), Mapping) else {}
+    else:
+        raw = {m.group(1): m.group(2) for m in _PAIR.finditer(text)}
+    for index, score in raw.items():
+        try:
+            position, number = int(index), float(score)
+        except (TypeError, ValueError):
+            continue
+        if 0 <= position < count:
+            scores[position] = number
+    return scores, done
+
+
+class SayCanPlanner(LLMPlanner):
+    name = "SayCan"
+    gated = True
+
+    def __init__(self, llm: Any, *, max_steps: int = 18, max_candidates: int = 60,
+                 **options: Any):
+        super().__init__(llm, **options)
+        if max_steps < 1 or max_candidates < 1:
+            raise PlannerError("max_steps and max_candidates must be >= 1")
+        self.max_steps = max_steps
+        self.max_candidates = max_candidates
+
+    def candidates(self, state: frozenset) -> list[tuple[Step, bool]]:
+        table = self.gate.table
+        names = self.gate.objects
+        feasible_steps, blocked = [], []
+        for action in self.task.domain.actions:
+            pools = [table.objects_of(p.types) for p in action.parameters]
+            for args in itertools.islice(itertools.product(*pools), 5000):
+                step = step_from_args(self.task.domain, action.name,
+                                      [names.get(a, a) for a in args])
+                ok, _, _ = feasible(self.gate, state, step)
+                (feasible_steps if ok else blocked).append((step, ok))
+        return (feasible_steps + blocked)[:self.max_candidates]
+
+    def plan(self, task: PlanningTask) -> PlanResult:
+        self.start(task)
+        log = self.log()
+        start = self.gate.initial_state
+        return self.finish(log, self._decode(log, start, []), start)
+
+    def _decode(self, log: CallLog, state: frozenset, history: list[Step]) -> list[Step]:
+        chosen: list[Step] = []
+        for _ in range(self.max_steps):
+            options = self.candidates(state)
+            if not options:
+                log.note("no candidate steps")
+                break
+            steps = [s for s, _ in options]
+            text = self.ask(log, saycan_messages(self.task, history + chosen, steps,
+                                                 self.state_text(state)),
+                            role="score", schema=scores_schema(len(steps)), temperature=0.0)
+            if text is None:
+                break
+            scores, done = read_scores(text, len(steps))
+            if done:
+                log.note("the model declared the task done")
+                break
+            combined = [s * (1.0 if ok else INFEASIBLE) for s, (_, ok) in zip(scores, options)]
+            best = max(range(len(combined)), key=lambda i: (combined[i], -i))
+            step, ok = options[best]
+            if not ok:
+                log.note("stuck: every candidate is infeasible or scored 0")
+                break
+            _, ground, _ = feasible(self.gate, state, step)
+            state = self.gate.apply(state, ground)
+            chosen.append(step)
+        else:
+            log.note(f"stopped after {self.max_steps} steps")
+        return chosen
+
+    def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
+               failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
+        self.require_task()
+        log = self.log()
+        done_steps = self.canonical(done)
+        here = self.state_at(state, done_steps, log)
+        log.note(f"repair after failure: {reason}")
+        return self.finish(log, self._decode(log, here, list(done_steps)), here)

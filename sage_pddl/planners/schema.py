@@ -1,0 +1,84 @@
+"""JSON schemas generated from the loaded domain and problem, for structured LLM output.
+
+`steps_schema(domain, problem)` constrains a plan to `{"steps": [{"action", "object",
+"target"}]}` where `action` is an enum of the domain's action names and `object`/`target` are
+enums of the problem's objects and the domain's constants (plus "" for an unused word). A backend
+that honours the schema (Ollama's structured output) therefore cannot produce an unknown action
+or object; for a backend that ignores it, the gate reports such names with the typed codes
+`unknown-action` / `unknown-object`.
+
+Other schemas: `subgoals_schema` (Decompose), `react_schema` (one step or done), `scores_schema`
+(SayCan), `reasoned_steps_schema` (CoT: reasoning text, then steps), `goal_schema` (LLM+P).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from sage_pddl.pddl.model import Domain, Problem
+
+
+def action_enum(domain: Domain) -> list[str]:
+    return [a.name for a in domain.actions]
+
+
+def object_enum(domain: Domain, problem: Problem) -> list[str]:
+    seen: dict[str, str] = {}
+    for typed in tuple(problem.objects) + tuple(domain.constants):
+        seen.setdefault(typed.name.lower(), typed.name)
+    return list(seen.values())
+
+
+def step_item_schema(domain: Domain, problem: Problem) -> dict[str, Any]:
+    words = object_enum(domain, problem) + [""]
+    return {"type": "object",
+            "properties": {"action": {"type": "string", "enum": action_enum(domain)},
+                           "object": {"type": "string", "enum": words},
+                           "target": {"type": "string", "enum": words}},
+            "required": ["action", "object"],
+            "additionalProperties": False}
+
+
+def steps_schema(domain: Domain, problem: Problem, *, max_steps: int | None = None
+                 ) -> dict[str, Any]:
+    steps: dict[str, Any] = {"type": "array", "items": step_item_schema(domain, problem)}
+    if max_steps:
+        steps["maxItems"] = max_steps
+    return {"type": "object", "properties": {"steps": steps}, "required": ["steps"],
+            "additionalProperties": False}
+
+
+def reasoned_steps_schema(domain: Domain, problem: Problem) -> dict[str, Any]:
+    schema = steps_schema(domain, problem)
+    schema["properties"] = {"reasoning": {"type": "string"}, **schema["properties"]}
+    schema["required"] = ["reasoning", "steps"]
+    return schema
+
+
+def subgoals_schema(min_items: int = 2, max_items: int = 5) -> dict[str, Any]:
+    return {"type": "object",
+            "properties": {"subgoals": {"type": "array", "items": {"type": "string"},
+                                        "minItems": min_items, "maxItems": max_items}},
+            "required": ["subgoals"], "additionalProperties": False}
+
+
+def react_schema(domain: Domain, problem: Problem) -> dict[str, Any]:
+    item = step_item_schema(domain, problem)
+    return {"type": "object",
+            "properties": {"thought": {"type": "string"}, "done": {"type": "boolean"},
+                           "step": item},
+            "required": ["thought", "done"], "additionalProperties": False}
+
+
+def scores_schema(count: int) -> dict[str, Any]:
+    return {"type": "object",
+            "properties": {"scores": {"type": "object",
+                                      "properties": {str(i): {"type": "number", "minimum": 0,
+                                                              "maximum": 1}
+                                                     for i in range(count)}},
+                           "done": {"type": "boolean"}},
+            "required": ["scores", "done"], "additionalProperties": False}
+
+
+def goal_schema() -> dict[str, Any]:
+    return {"type": "object", "properties": {"goal": {"type": "string"}},
+            "required": ["goal"], "additionalProperties": False}

@@ -1,0 +1,73 @@
+"""Self-Refine: plan, then alternate critique and refinement by the same model.
+
+Plan: one call writes a plan; then up to `max_iterations` (default 2) rounds of a critique call
+(answer exactly NO_ISSUES, or 2-5 problems) and, unless the critique found no issues, a refine
+call. The loop stops early when the refined plan equals the previous one. An empty or unreadable
+refinement never overwrites the plan (noted). Calls: 1 + 2N at most (N rounds), fewer when the
+critique says NO_ISSUES. Repair: the same loop, starting from one call that is given the executed
+steps, the failure and the state now (the reference forgot the executed steps); it returns only
+the remaining steps.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step, same_step
+from .prompts import critique_messages, direct_messages, replan_messages, self_refine_messages
+from .schema import steps_schema
+from .session import LLMPlanner
+
+
+class SelfRefinePlanner(LLMPlanner):
+    name = "Self-Refine"
+
+    def __init__(self, llm: Any, *, max_iterations: int = 2, **options: Any):
+        super().__init__(llm, **options)
+        if max_iterations < 0:
+            raise PlannerError(f"max_iterations must be >= 0, got {max_iterations}")
+        self.max_iterations = max_iterations
+
+    def plan(self, task: PlanningTask) -> PlanResult:
+        self.start(task)
+        log = self.log()
+        start = self.gate.initial_state
+        text = self.ask(log, direct_messages(task, self.state_text(start)), role="direct",
+                        schema=steps_schema(task.domain, task.problem))
+        return self.finish(log, self._refine_loop(log, self.parse(text), start), start)
+
+    def _refine_loop(self, log: CallLog, steps: list[Step], start: frozenset) -> list[Step]:
+        task = self.task
+        state_text = self.state_text(start)
+        for round_ in range(1, self.max_iterations + 1):
+            critique = self.ask(log, critique_messages(task, steps, state_text),
+                                role="critique", temperature=0.1)
+            if critique is None:
+                break
+            if "NO_ISSUES" in critique.upper():
+                log.note(f"critique {round_}: no issues")
+                break
+            text = self.ask(log, self_refine_messages(task, steps, critique, state_text),
+                            role="self-refine", schema=steps_schema(task.domain, task.problem))
+            refined = self.parse(text)
+            if not refined:
+                log.note(f"refinement {round_} gave no steps; the previous plan stands")
+                break
+            unchanged = len(refined) == len(steps) and all(map(same_step, refined, steps))
+            steps = refined
+            if unchanged:
+                log.note(f"refinement {round_} left the plan unchanged")
+                break
+        return steps
+
+    def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
+               failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
+        task = self.require_task()
+        log = self.log()
+        done_steps = self.canonical(done)
+        here = self.state_at(state, done_steps, log)
+        failed = self.canonical([failed_step])[0] if failed_step else None
+        text = self.ask(log, replan_messages(task, done_steps, failed, reason,
+                                             self.state_text(here)),
+                        role="repair", schema=steps_schema(task.domain, task.problem))
+        return self.finish(log, self._refine_loop(log, self.parse(text), here), here)
