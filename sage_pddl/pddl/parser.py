@@ -1,0 +1,476 @@
+"""Parse PDDL domain and problem text into the immutable model.
+
+The grammar (`grammars/pddl.lark`, shipped as package data) is compiled once into a Lark LALR
+parser whose reduce callbacks build model nodes directly (no intermediate parse tree). Each node
+carries the `Location` of its first token. Lark's errors are translated into `PDDLSyntaxError`
+with file, line, column, the offending text, what was expected, and the source line.
+
+Semantics of the result: names keep their source spelling (compare them with `model.key`),
+keyword operators (`increase`, `minimize`, requirement flags) are lower-cased, variables lose
+their `?`. Constructs outside the gate's scope are kept as `Unsupported` nodes holding their
+exact source text, so `check` can name them and the writer can re-emit them. Structured
+`; @sage ...` comments are collected into `Domain.annotations`.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from functools import lru_cache
+from importlib.resources import files
+from pathlib import Path
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from .errors import PDDLSyntaxError
+from .model import (
+    Action, And, Annotation, Arithmetic, Atom, Comparison, Constant, Domain, Equals, Exists,
+    FluentValue, Forall, ForallEffect, FunctionDef, FunctionTerm, Imply, Location, Metric, Not,
+    Number, NumericEffect, Or, PredicateDef, Problem, Typed, TypeDef, Unsupported, Variable, When,
+)
+
+__all__ = ["parse_domain", "parse_problem", "load_domain", "load_problem", "collect_annotations"]
+
+
+class _Section:
+    """A parsed section of a domain or problem, tagged with its keyword and opening paren."""
+
+    __slots__ = ("kind", "value", "lpar")
+
+    def __init__(self, kind: str, value, lpar: Token):
+        self.kind = kind
+        self.value = value
+        self.lpar = lpar
+
+
+class _Part:
+    """A tagged piece of an action (`:precondition` or `:effect`)."""
+
+    __slots__ = ("kind", "value")
+
+    def __init__(self, kind: str, value):
+        self.kind = kind
+        self.value = value
+
+
+class _ModelBuilder(Transformer):
+    """Reduce callbacks that build model nodes. `file` and `text` are set for each parse (under
+    `_PARSE_LOCK`), because Lark binds the callbacks once, when the parser is built."""
+
+    file: str | None = None
+    text: str = ""
+
+    def _loc(self, token: Token) -> Location:
+        return Location(self.file, token.line, token.column)
+
+    def _source(self, lpar: Token, rpar: Token) -> str:
+        return self.text[lpar.start_pos:rpar.end_pos]
+
+    # --- typed lists ---------------------------------------------------------------------------
+
+    def type(self, c):
+        return tuple(str(t) for t in c if t.type == "NAME")
+
+    def typed_names(self, c):
+        names = [t for t in c if isinstance(t, Token)]
+        types = next((t for t in c if isinstance(t, tuple)), ())
+        rest = c[-1] if c and isinstance(c[-1], list) else []
+        return [Typed(str(n), types, self._loc(n)) for n in names] + rest
+
+    def typed_variables(self, c):
+        names = [t for t in c if isinstance(t, Token)]
+        types = next((t for t in c if isinstance(t, tuple)), ())
+        rest = c[-1] if c and isinstance(c[-1], list) else []
+        return [Typed(str(n)[1:], types, self._loc(n)) for n in names] + rest
+
+    def function_skeleton(self, c):
+        return FunctionDef(str(c[1]), tuple(c[2]), "number", self._loc(c[0]))
+
+    def function_typed_list(self, c):
+        skeletons = [f for f in c if isinstance(f, FunctionDef)]
+        type_token = next((t for t in c if isinstance(t, Token)), None)
+        rest = c[-1] if c and isinstance(c[-1], list) else []
+        if type_token is not None:
+            kind = str(type_token)
+            skeletons = [FunctionDef(f.name, f.parameters, kind, f.loc) for f in skeletons]
+        return skeletons + rest
+
+    # --- domain ----------------------------------------------------------------------------------
+
+    def require_def(self, c):
+        return _Section(":requirements", tuple(str(t).lower() for t in c[1:-1]), c[0])
+
+    def types_def(self, c):
+        return _Section(":types", tuple(TypeDef(t.name, t.types, t.loc) for t in c[1]), c[0])
+
+    def constants_def(self, c):
+        return _Section(":constants", tuple(c[1]), c[0])
+
+    def atomic_formula_skeleton(self, c):
+        return PredicateDef(str(c[1]), tuple(c[2]), self._loc(c[1]))
+
+    def predicates_def(self, c):
+        return _Section(":predicates", tuple(c[1:-1]), c[0])
+
+    def functions_def(self, c):
+        return _Section(":functions", tuple(c[1]), c[0])
+
+    def action_vars(self, c):
+        return c[0]
+
+    def precondition(self, c):
+        return _Part("precondition", c[0])
+
+    def effect_def(self, c):
+        return _Part("effect", c[0])
+
+    def action_def(self, c):
+        name = c[1]
+        parameters: tuple[Typed, ...] = ()
+        precondition = effect = And(())
+        for item in c[2:]:
+            if isinstance(item, Token) and item.type == "VARS_KEYWORD":
+                node = Unsupported(":vars", self._source(c[0], c[-1]), self._loc(c[0]))
+                return _Section("unsupported", node, c[0])
+            if isinstance(item, list):
+                parameters = tuple(item)
+            elif isinstance(item, _Part):
+                if item.kind == "precondition":
+                    precondition = item.value
+                else:
+                    effect = item.value
+        return _Section(":action", Action(str(name), parameters, precondition, effect,
+                                          self._loc(name)), c[0])
+
+    def unsupported_section(self, c):
+        keyword = str(c[1]).lower()
+        node = Unsupported(keyword, self._source(c[0], c[-1]), self._loc(c[0]))
+        return _Section("unsupported", node, c[0])
+
+    def domain(self, c):
+        name = c[2]
+        single: dict[str, _Section] = {}
+        actions, unsupported = [], []
+        for section in c[4:-1]:
+            if section.kind == ":action":
+                actions.append(section.value)
+            elif section.kind == "unsupported":
+                unsupported.append(section.value)
+            elif section.kind in single:
+                raise self._duplicate_section(section)
+            else:
+                single[section.kind] = section
+
+        def value(kind):
+            section = single.get(kind)
+            return section.value if section else ()
+
+        return Domain(
+            name=str(name), requirements=value(":requirements"), types=value(":types"),
+            constants=value(":constants"), predicates=value(":predicates"),
+            functions=value(":functions"), actions=tuple(actions), unsupported=tuple(unsupported),
+            annotations=collect_annotations(self.text, self.file), source=self.text,
+            loc=self._loc(c[0]),
+        )
+
+    def _duplicate_section(self, section: _Section) -> PDDLSyntaxError:
+        return PDDLSyntaxError(f"duplicate {section.kind} section", self._loc(section.lpar),
+                               text=section.kind, source_line=_line_of(self.text, section.lpar.line))
+
+    # --- goal descriptions ---------------------------------------------------------------------
+
+    def constant(self, c):
+        return Constant(str(c[0]), self._loc(c[0]))
+
+    def variable(self, c):
+        return Variable(str(c[0])[1:], self._loc(c[0]))
+
+    def atomic_formula(self, c):
+        return Atom(str(c[1]), tuple(c[2:-1]), self._loc(c[0]))
+
+    def empty(self, c):
+        return And((), self._loc(c[0]))
+
+    def and_gd(self, c):
+        return And(tuple(c[1:-1]), self._loc(c[0]))
+
+    def or_gd(self, c):
+        return Or(tuple(c[1:-1]), self._loc(c[0]))
+
+    def not_gd(self, c):
+        return Not(c[1], self._loc(c[0]))
+
+    def imply_gd(self, c):
+        return Imply(c[1], c[2], self._loc(c[0]))
+
+    def exists_gd(self, c):
+        return Exists(tuple(c[2]), c[4], self._loc(c[0]))
+
+    def forall_gd(self, c):
+        return Forall(tuple(c[2]), c[4], self._loc(c[0]))
+
+    def equals(self, c):
+        return Equals(c[1], c[2], self._loc(c[0]))
+
+    def comparison(self, c):
+        return Comparison(str(c[1]), c[2], c[3], self._loc(c[0]))
+
+    def preference(self, c):
+        return Unsupported("preference", self._source(c[0], c[-1]), self._loc(c[0]))
+
+    def oneof(self, c):
+        return Unsupported("oneof", self._source(c[0], c[-1]), self._loc(c[0]))
+
+    def sexpr_list(self, c):
+        return None
+
+    # --- numeric expressions -------------------------------------------------------------------
+
+    def number(self, c):
+        return Number(str(c[0]), self._loc(c[0]))
+
+    def arithmetic(self, c):
+        return Arithmetic(str(c[1]), tuple(c[2:-1]), self._loc(c[0]))
+
+    def f_head(self, c):
+        return FunctionTerm(str(c[1]), tuple(c[2:-1]), self._loc(c[0]))
+
+    # --- effects -------------------------------------------------------------------------------
+
+    def and_effect(self, c):
+        return And(tuple(c[1:-1]), self._loc(c[0]))
+
+    def not_effect(self, c):
+        return Not(c[1], self._loc(c[0]))
+
+    def forall_effect(self, c):
+        return ForallEffect(tuple(c[2]), c[4], self._loc(c[0]))
+
+    def when_effect(self, c):
+        return When(c[1], c[2], self._loc(c[0]))
+
+    def numeric_effect(self, c):
+        return NumericEffect(str(c[1]).lower(), c[2], c[3], self._loc(c[0]))
+
+    # --- problem -------------------------------------------------------------------------------
+
+    def problem_domain(self, c):
+        return _Section(":domain", str(c[1]), c[0])
+
+    def objects_def(self, c):
+        return _Section(":objects", tuple(c[1]), c[0])
+
+    def ground_atom(self, c):
+        return Atom(str(c[1]), tuple(Constant(str(t), self._loc(t)) for t in c[2:-1]),
+                    self._loc(c[0]))
+
+    def negated_fact(self, c):
+        return Not(c[1], self._loc(c[0]))
+
+    def fluent_value(self, c):
+        return FluentValue(c[1], Number(str(c[2]), self._loc(c[2])), self._loc(c[0]))
+
+    def init_def(self, c):
+        return _Section(":init", tuple(c[1:-1]), c[0])
+
+    def goal_def(self, c):
+        return _Section(":goal", c[1], c[0])
+
+    def metric_def(self, c):
+        return _Section(":metric", Metric(str(c[1]).lower(), c[2], self._loc(c[0])), c[0])
+
+    def problem(self, c):
+        name, closing = c[2], c[-1]
+        single: dict[str, _Section] = {}
+        unsupported = []
+        for section in c[4:-1]:
+            if section.kind == "unsupported":
+                unsupported.append(section.value)
+            elif section.kind in single:
+                raise self._duplicate_section(section)
+            else:
+                single[section.kind] = section
+        for required in (":domain", ":init", ":goal"):
+            if required not in single:
+                raise PDDLSyntaxError(
+                    f"problem {name} has no ({required} ...) section", self._loc(closing),
+                    text=")", expected=f"({required} ...) before the problem's closing ')'",
+                    source_line=_line_of(self.text, closing.line))
+
+        def value(kind, default=()):
+            section = single.get(kind)
+            return section.value if section else default
+
+        return Problem(
+            name=str(name), domain_name=value(":domain"), requirements=value(":requirements"),
+            objects=value(":objects"), init=value(":init"), goal=value(":goal"),
+            metric=value(":metric", None), unsupported=tuple(unsupported), source=self.text,
+            loc=self._loc(c[0]),
+        )
+
+    # --- start symbols -------------------------------------------------------------------------
+
+    def start_domain(self, c):
+        return c[0]
+
+    def start_problem(self, c):
+        return c[0]
+
+
+_PARSE_LOCK = threading.Lock()
+_BUILDER = _ModelBuilder()
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    grammar = (files("sage_pddl") / "grammars" / "pddl.lark").read_text(encoding="utf-8")
+    return Lark(grammar, parser="lalr", lexer="contextual", start=["start_domain", "start_problem"],
+                transformer=_BUILDER, maybe_placeholders=False, cache=True)
+
+
+def _parse(text: str, file: str | None, start: str):
+    parser = _parser()
+    with _PARSE_LOCK:
+        _BUILDER.file, _BUILDER.text = file, text
+        try:
+            return parser.parse(text, start=start)
+        except UnexpectedInput as error:
+            raise _syntax_error(error, text, file, start) from None
+        finally:
+            _BUILDER.file, _BUILDER.text = None, ""
+
+
+def parse_domain(text: str, file: str | Path | None = None) -> Domain:
+    """Parse a PDDL domain. Raises `PDDLSyntaxError` (located) when the text is not a domain."""
+    return _parse(text, str(file) if file is not None else None, "start_domain")
+
+
+def parse_problem(text: str, file: str | Path | None = None) -> Problem:
+    """Parse a PDDL problem. Raises `PDDLSyntaxError` (located) when the text is not a problem."""
+    return _parse(text, str(file) if file is not None else None, "start_problem")
+
+
+def _read(path: str | Path) -> str:
+    from .errors import SageError
+
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as error:
+        raise SageError(f"cannot read {path}: {error.strerror or error}") from None
+
+
+def load_domain(path: str | Path) -> Domain:
+    return parse_domain(_read(path), str(path))
+
+
+def load_problem(path: str | Path) -> Problem:
+    return parse_problem(_read(path), str(path))
+
+
+# --- annotations -------------------------------------------------------------------------------
+
+_ANNOTATION = re.compile(r"^[ \t]*;+[ \t]*@sage(?:[ \t]+(\S+))?[ \t]*(.*?)[ \t\r]*$", re.MULTILINE)
+
+
+def collect_annotations(text: str, file: str | None = None) -> tuple[Annotation, ...]:
+    """The `; @sage <kind> <text>` comment lines of a source, in order, with their locations."""
+    if "@sage" not in text:
+        return ()
+    found, line, last = [], 1, 0
+    for match in _ANNOTATION.finditer(text):
+        line += text.count("\n", last, match.start())
+        last = match.start()
+        column = text.index(";", match.start()) - match.start() + 1
+        found.append(Annotation(match.group(1) or "", match.group(2),
+                                Location(file, line, column)))
+    return tuple(found)
+
+
+# --- error translation ---------------------------------------------------------------------------
+
+_TERMINAL_NAMES = {
+    "LPAR": "'('", "RPAR": "')'", "NAME": "a name", "VARIABLE": "a variable (?x)",
+    "NUMBER": "a number", "MINUS": "'-'", "EQUALS_SIGN": "'='", "COMPARATOR": "a comparison",
+    "ARITH_OP": "an arithmetic operator", "ASSIGN_OP": "increase/decrease/assign",
+    "OPTIMIZATION": "minimize or maximize", "REQUIREMENT": "a requirement flag (:strips)",
+    "SECTION_OUT_OF_SCOPE": "a section keyword", "ANY_TOKEN": "a token", "COMMA": "','",
+    "$END": "end of input",
+}
+
+
+def _describe_expected(expected) -> str:
+    names = []
+    for terminal in sorted(expected or ()):
+        if terminal in _TERMINAL_NAMES:
+            names.append(_TERMINAL_NAMES[terminal])
+        elif terminal.startswith("__ANON") or terminal.startswith("_"):
+            continue
+        else:
+            pattern = _parser().get_terminal(terminal).pattern
+            names.append(f"'{pattern.value}'" if pattern.type == "str" else terminal.lower())
+    unique = list(dict.fromkeys(names))
+    if len(unique) > 8:
+        unique = unique[:8] + ["..."]
+    return ", ".join(unique)
+
+
+def _line_of(text: str, line: int) -> str:
+    lines = text.splitlines()
+    return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+def _unclosed_paren(text: str) -> tuple[int, int] | None:
+    """Line and column of the innermost '(' still open at the end of the text (comments skipped)."""
+    stack: list[tuple[int, int]] = []
+    line, column, in_comment = 1, 0, False
+    for char in text:
+        column += 1
+        if char == "\n":
+            line, column, in_comment = line + 1, 0, False
+        elif in_comment:
+            continue
+        elif char == ";":
+            in_comment = True
+        elif char == "(":
+            stack.append((line, column))
+        elif char == ")" and stack:
+            stack.pop()
+    return stack[-1] if stack else None
+
+
+def _syntax_error(error: UnexpectedInput, text: str, file: str | None, start: str) -> PDDLSyntaxError:
+    what = "domain" if start == "start_domain" else "problem"
+    if isinstance(error, UnexpectedEOF) or (
+            isinstance(error, UnexpectedToken) and error.token.type == "$END"):
+        lines = text.splitlines() or [""]
+        line, column = len(lines), len(lines[-1]) + 1
+        unclosed = _unclosed_paren(text)
+        message = "unexpected end of input"
+        if unclosed:
+            message += (f": unbalanced parentheses, the '(' at line {unclosed[0]}"
+                        f" column {unclosed[1]} is never closed")
+        return PDDLSyntaxError(message, Location(file, line, column), text="",
+                               expected=_describe_expected(error.expected),
+                               source_line=lines[-1])
+    line, column = getattr(error, "line", 1), getattr(error, "column", 1)
+    if not isinstance(line, int) or line < 1:
+        line, column = 1, 1
+    if isinstance(error, UnexpectedToken):
+        offending = str(error.token)
+        expected = _describe_expected(error.accepts or error.expected)
+        if error.token.type == "RPAR" and _unclosed_paren(text[:error.token.start_pos]) is None:
+            message = "unbalanced parentheses: ')' closes nothing"
+        else:
+            message = f"unexpected {offending!r} in {what}"
+    elif isinstance(error, UnexpectedCharacters):
+        offending = text[error.pos_in_stream:error.pos_in_stream + 1]
+        stack = _unclosed_paren(text[:error.pos_in_stream])
+        if offending == ")" and stack is None:
+            message = "unbalanced parentheses: ')' closes nothing"
+        else:
+            message = f"unexpected {offending!r} in {what}"
+        expected = _describe_expected(error.allowed)
+    else:  # pragma: no cover - Lark has no other UnexpectedInput subclasses today
+        offending, expected, message = "", "", f"cannot parse {what}"
+    return PDDLSyntaxError(message, Location(file, line, column), text=offending,
+                           expected=expected, source_line=_line_of(text, line))

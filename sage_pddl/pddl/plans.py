@@ -1,0 +1,199 @@
+"""Read plans in the formats found in the wild into a `Plan`.
+
+Formats (`format=` name, "auto" detects them in this order):
+- "json":  a JSON list of steps, or `{"steps": [...]}`. A step is an object with "action" and
+  named fields ("object", "target", ...; an "args" list is taken as the arguments), or a string
+  read as an IPC or plain step. A JSON object mapping ids to step lists (EAI's
+  `gold_pddl_plan.json`) needs the id: `load_plan("file.json#id")` or `parse_plan(..., plan_id=)`.
+- "val":   VAL's timestamped lines `0.001: (a b c) [1.0]` (several steps may share a timestamp;
+  the optional `[duration]` is ignored).
+- "ipc":   one or more `(action arg ...)` per line, `;` comments (`; cost = 10 (unit cost)`).
+- "plain": one step per line, words separated by spaces or commas: `Pick Apple`.
+Blank lines and `;` comments are skipped in the line formats. A JSON dict step becomes
+`PlanStep(action, args=(non-empty object, target, ...), fields=(("object", ...), ...))`. Anything
+that cannot be read raises `PlanSyntaxError` naming the line or the step.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from .errors import PlanSyntaxError, SageError
+from .model import Location, Plan, PlanStep
+
+__all__ = ["parse_plan", "load_plan", "PLAN_FORMATS"]
+
+PLAN_FORMATS = ("auto", "ipc", "val", "json", "plain")
+
+_TIMESTAMP = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*:\s*")
+_DURATION = re.compile(r"\s*\[\s*[\d.eE+-]+\s*\]\s*$")
+_WORD = re.compile(r"[^\s(),;]+")
+_ARG_FIELDS = ("object", "target")
+
+
+def _strip_comment(line: str) -> str:
+    return line.split(";", 1)[0]
+
+
+def _error(message: str, file: str | None, line: int, column: int, text: str) -> PlanSyntaxError:
+    return PlanSyntaxError(message, Location(file, line, column), text=text.strip(),
+                           source_line=text)
+
+
+# --- line formats ----------------------------------------------------------------------------------
+
+def _parenthesized(body: str, offset: int, line_text: str, line_no: int, file: str | None,
+                   steps: list[PlanStep]) -> None:
+    """Append every `(action args)` group of `body` (which starts at column `offset` + 1)."""
+    position = 0
+    while position < len(body):
+        char = body[position]
+        if char.isspace():
+            position += 1
+            continue
+        column = offset + position + 1
+        if char != "(":
+            raise _error(f"unexpected {body[position:].split()[0]!r} in plan step, expected '('",
+                         file, line_no, column, line_text)
+        end = body.find(")", position)
+        if end < 0:
+            raise _error("unbalanced parentheses: '(' is never closed", file, line_no, column,
+                         line_text)
+        inner = body[position + 1:end]
+        if "(" in inner:
+            raise _error("nested '(' in plan step", file, line_no,
+                         offset + position + 2 + inner.index("("), line_text)
+        words = _WORD.findall(inner)
+        if not words:
+            raise _error("empty plan step '()'", file, line_no, column, line_text)
+        steps.append(PlanStep(words[0], tuple(words[1:]), len(steps),
+                              body[position:end + 1], (), Location(file, line_no, column)))
+        position = end + 1
+
+
+def _parse_lines(text: str, file: str | None, kind: str) -> Plan:
+    steps: list[PlanStep] = []
+    for line_no, line_text in enumerate(text.splitlines(), start=1):
+        body = _strip_comment(line_text)
+        if not body.strip():
+            continue
+        offset = 0
+        if kind == "val":
+            match = _TIMESTAMP.match(body)
+            if not match:
+                raise _error("expected a timestamped step 'time: (action args)'", file, line_no,
+                             len(body) - len(body.lstrip()) + 1, line_text)
+            offset = match.end()
+            body = _DURATION.sub("", body[offset:])
+        if kind == "plain":
+            stripped = body.strip()
+            if stripped.startswith("(") and stripped.endswith(")"):
+                _parenthesized(body, 0, line_text, line_no, file, steps)
+                continue
+            if "(" in stripped or ")" in stripped:
+                raise _error("unbalanced parentheses in plan step", file, line_no,
+                             body.index("(" if "(" in body else ")") + 1, line_text)
+            words = _WORD.findall(body)
+            column = len(body) - len(body.lstrip()) + 1
+            steps.append(PlanStep(words[0], tuple(words[1:]), len(steps), stripped, (),
+                                  Location(file, line_no, column)))
+        else:
+            _parenthesized(body, offset, line_text, line_no, file, steps)
+    return Plan(tuple(steps), source=text)
+
+
+# --- JSON ------------------------------------------------------------------------------------------
+
+def _json_step(raw, index: int, file: str | None) -> PlanStep:
+    where = f"step {index + 1}" + (f" of {file}" if file else "")
+    if isinstance(raw, str):
+        text = raw.strip()
+        if not text:
+            raise PlanSyntaxError(f"{where} is an empty string", text=raw)
+        words_plan = _parse_lines(text, file, "plain")
+        if len(words_plan.steps) != 1:
+            raise PlanSyntaxError(f"{where} is not one step: {raw!r}", text=raw)
+        step = words_plan.steps[0]
+        return PlanStep(step.action, step.args, index, raw, ())
+    if not isinstance(raw, dict):
+        raise PlanSyntaxError(f"{where} is {type(raw).__name__}, expected an object with "
+                              f"\"action\" or a string", text=json.dumps(raw)[:80])
+    action = raw.get("action")
+    if not isinstance(action, str) or not action.strip():
+        raise PlanSyntaxError(f"{where} has no \"action\" name: {json.dumps(raw)[:120]}",
+                              text=json.dumps(raw)[:120])
+    fields = tuple((name, value if isinstance(value, str) else json.dumps(value))
+                   for name, value in raw.items()
+                   if name != "action" and value is not None and not isinstance(value, list))
+    if isinstance(raw.get("args"), list):
+        args = tuple(str(a) for a in raw["args"])
+    else:
+        args = tuple(str(raw[name]).strip() for name in _ARG_FIELDS
+                     if isinstance(raw.get(name), str) and raw[name].strip())
+    return PlanStep(action.strip(), args, index, json.dumps(raw, ensure_ascii=False), fields)
+
+
+def _parse_json(text: str, file: str | None, plan_id: str | None) -> Plan:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise PlanSyntaxError(f"invalid JSON plan: {error.msg}",
+                              Location(file, error.lineno, error.colno),
+                              source_line=text.splitlines()[error.lineno - 1]
+                              if text.splitlines() else "") from None
+    if isinstance(data, dict):
+        if plan_id is not None:
+            if plan_id not in data:
+                raise PlanSyntaxError(f"no plan {plan_id!r} in {file or 'the JSON object'}"
+                                      f" ({len(data)} plans)")
+            data = data[plan_id]
+        elif isinstance(data.get("steps"), list):
+            data = data["steps"]
+        else:
+            raise PlanSyntaxError(
+                f"{file or 'the JSON object'} maps {len(data)} ids to plans; name one as "
+                f"FILE.json#ID" if data and all(isinstance(v, list) for v in data.values())
+                else "a JSON plan must be a list of steps or {\"steps\": [...]}")
+    if not isinstance(data, list):
+        raise PlanSyntaxError(f"a JSON plan must be a list of steps, not {type(data).__name__}")
+    steps = tuple(_json_step(raw, index, file) for index, raw in enumerate(data))
+    return Plan(steps, source=text)
+
+
+# --- entry points ----------------------------------------------------------------------------------
+
+def _detect(text: str) -> str:
+    stripped = text.lstrip()
+    if stripped[:1] in ("[", "{"):
+        return "json"
+    for line in text.splitlines():
+        body = _strip_comment(line).strip()
+        if not body:
+            continue
+        if _TIMESTAMP.match(body):
+            return "val"
+        return "ipc" if body.startswith("(") else "plain"
+    return "ipc"
+
+
+def parse_plan(text: str, file: str | Path | None = None, format: str = "auto",
+               plan_id: str | None = None) -> Plan:
+    """Read a plan; `format` is one of `PLAN_FORMATS`. An empty text is the empty plan."""
+    if format not in PLAN_FORMATS:
+        raise SageError(f"unknown plan format {format!r}; choose one of {', '.join(PLAN_FORMATS)}")
+    name = str(file) if file is not None else None
+    kind = _detect(text) if format == "auto" else format
+    if kind == "json":
+        return _parse_json(text, name, plan_id)
+    return _parse_lines(text, name, kind)
+
+
+def load_plan(ref: str | Path, format: str = "auto") -> Plan:
+    """Read a plan file; `file.json#id` picks one plan of a JSON object of plans."""
+    path, _, plan_id = str(ref).partition("#")
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise SageError(f"cannot read plan {path}: {error.strerror or error}") from None
+    return parse_plan(text, path, format=format, plan_id=plan_id or None)

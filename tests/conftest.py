@@ -1,0 +1,43 @@
+"""Shared pytest fixtures.
+
+`shared_dir` is the folder `shared` beside the repository checkout (or `$SAGE_SHARED`), which holds
+third-party material that cannot be copied into the repository; tests that need it skip with a
+reason when it is absent. `corpus_dir` is its `corpus/` (third-party PDDL, see its README.md).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+FIXTURES_DIR = REPO_ROOT / "tests" / "fixtures"
+
+
+def find_shared_dir() -> Path | None:
+    """`$SAGE_SHARED` if set, else `../shared` next to the repository root; None if missing."""
+    configured = os.environ.get("SAGE_SHARED")
+    candidate = Path(configured) if configured else REPO_ROOT / ".." / "shared"
+    return candidate.resolve() if candidate.is_dir() else None
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    found = find_shared_dir()
+    if found is None:
+        pytest.skip("../shared (or $SAGE_SHARED) is absent: third-party data not available")
+    return found
+
+
+@pytest.fixture(scope="session")
+def corpus_dir(shared_dir: Path) -> Path:
+    corpus = shared_dir / "corpus"
+    if not (corpus / "plans_index.json").is_file():
+        pytest.skip(f"{corpus} has no plans_index.json: the PDDL corpus is not available")
+    return corpus
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> Path:
+    return FIXTURES_DIR

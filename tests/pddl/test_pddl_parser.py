@@ -1,0 +1,270 @@
+"""Parser, writer and semantic checks on small texts and the bundled corpus fixtures."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sage_pddl.pddl import (
+    PDDLSemanticError, PDDLSyntaxError, UnsupportedConstruct, check_domain, check_problem,
+    load_domain, load_problem, parse_domain, parse_problem, raise_first_error, write_domain,
+    write_problem,
+)
+from sage_pddl.pddl.model import (
+    And, Atom, Comparison, Constant, Exists, FluentValue, ForallEffect, Not, NumericEffect,
+    Unsupported, Variable, When,
+)
+
+QUIRKY_DOMAIN = """; quirks seen in real files
+(DEFINE (Domain Kitchen)
+  (:requirements :typing :adl :quantified-preconditions :domain-axioms)
+  (:types agent place thing)                       ; flat, no parents
+  (:predicates (at ?a - agent ?p - place) (open ?t - thing) (handempty)
+               (in ?t - thing ?p - place) (checked ?t - thing))
+  (:functions (distance ?from ?to) (total-cost) - number)
+  ; @sage alias Open OpenObject
+  (:action open
+    :parameters (?a - agent ?t - thing)
+    :precondition ()
+    :effect (and (open ?t) (when (open ?t) (not (open ?t))) (increase (total-cost) 1)))
+  (:action look
+    :parameters (?a - agent ?p - place)
+    :precondition (exists (?q - place, ?t - thing) (and (at ?a ?q) (in ?t ?q) (in SinkType ?q)))
+    :effect (and (checked ?p) (forall (?t - thing) (when (in ?t ?p) (checked ?t)))))
+  (:action noop :parameters () :effect ()))
+"""
+
+QUIRKY_PROBLEM = """(define (problem p1)
+  (:domain kitchen)
+  (:metric minimize (total-cost))
+  (:objects robot - agent kitchen - place apple SinkType - thing thing - thing)
+  (:init (at robot kitchen) (not (open apple)) (= (total-cost) 0) (handempty))
+  (:goal (and (open apple) (not (in apple kitchen)))))
+"""
+
+
+def test_quirks_parse_into_the_model():
+    domain = parse_domain(QUIRKY_DOMAIN, "kitchen.pddl")
+    assert domain.name == "Kitchen"
+    assert ":domain-axioms" in domain.requirements
+    assert [t.parents for t in domain.types] == [(), (), ()]
+    assert domain.functions[0].parameters[0].types == ()
+    assert {f.type for f in domain.functions} == {"number"}
+    open_action = domain.action("OPEN")
+    assert domain.predicate("open") is not None and open_action is not None
+    assert open_action.precondition == And(())
+    effect = open_action.effect
+    assert isinstance(effect.parts[1], When) and isinstance(effect.parts[2], NumericEffect)
+    look = domain.action("look")
+    assert isinstance(look.precondition, Exists)
+    assert [v.name for v in look.precondition.variables] == ["q", "t"]
+    assert isinstance(look.effect.parts[1], ForallEffect)
+    assert domain.action("noop").effect == And(())
+    assert domain.predicate("handempty").parameters == ()
+
+    problem = parse_problem(QUIRKY_PROBLEM, "p1.pddl")
+    assert problem.metric is not None and problem.metric.direction == "minimize"
+    assert Not(Atom("open", (Constant("apple"),))) in problem.init
+    assert any(isinstance(e, FluentValue) for e in problem.init)
+    assert ("thing", ("thing",)) in [(o.name, o.types) for o in problem.objects]
+
+
+def _position(text: str, needle: str, offset: int = 0) -> tuple[int, int]:
+    """1-based line and column of `needle` (plus `offset` characters) in `text`."""
+    index = text.index(needle) + offset
+    line = text.count("\n", 0, index) + 1
+    return line, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+def test_locations_point_at_the_source():
+    domain = parse_domain(QUIRKY_DOMAIN, "kitchen.pddl")
+    look = domain.action("look")
+    assert look.loc.file == "kitchen.pddl"
+    assert (look.loc.line, look.loc.column) == _position(QUIRKY_DOMAIN, "look\n")
+    atom = look.precondition.body.parts[0]
+    assert isinstance(atom, Atom) and isinstance(atom.args[0], Variable)
+    assert (atom.loc.line, atom.loc.column) == _position(QUIRKY_DOMAIN, "(at ?a ?q)")
+    assert (atom.args[0].loc.line, atom.args[0].loc.column) == _position(
+        QUIRKY_DOMAIN, "(at ?a ?q)", 4)
+    loc = domain.predicates[0].loc
+    assert (loc.line, loc.column) == _position(QUIRKY_DOMAIN, "at ?a - agent")
+
+
+def test_quirky_files_check_with_warnings_only():
+    domain = parse_domain(QUIRKY_DOMAIN, "kitchen.pddl")
+    diagnostics = check_domain(domain)
+    assert not [d for d in diagnostics if d.is_error]
+    undeclared = [d for d in diagnostics if d.code == "undeclared-constant"]
+    assert undeclared and "SinkType" in undeclared[0].message
+    problem = parse_problem(QUIRKY_PROBLEM, "p1.pddl")
+    assert not [d for d in check_problem(problem, domain) if d.is_error]
+    without_sink = parse_problem(QUIRKY_PROBLEM.replace(" SinkType", ""), "p2.pddl")
+    errors = [d for d in check_problem(without_sink, domain) if d.is_error]
+    assert errors and "SinkType" in errors[0].message
+
+
+def test_round_trip_keeps_model_and_annotations():
+    domain = parse_domain(QUIRKY_DOMAIN, "kitchen.pddl")
+    text = write_domain(domain)
+    again = parse_domain(text)
+    assert again == domain
+    assert [(a.kind, a.text) for a in again.annotations] == [("alias", "Open OpenObject")]
+    assert text.index("; @sage alias") < text.index("(:action open")
+    problem = parse_problem(QUIRKY_PROBLEM)
+    assert parse_problem(write_problem(problem)) == problem
+
+
+def test_annotations_keep_their_location():
+    domain = parse_domain(QUIRKY_DOMAIN, "kitchen.pddl")
+    (annotation,) = domain.annotations
+    assert (annotation.loc.line, annotation.loc.column) == _position(QUIRKY_DOMAIN, "; @sage")
+
+
+@pytest.mark.parametrize("text, line, column, message", [
+    ("(define (domain d)\n  (:predicates (p ?x))\n", 2, 23, "is never closed"),
+    ("(define (domain d) (:predicates (p)))\n)", 2, 1, "closes nothing"),
+    ("(define (domain d)\n  (:action a :parameters (?x hoist) :effect (p)))", 2, 30, "'hoist'"),
+    ("(define (domain d) (:predicates (p ?x - )))", 1, 41, "unexpected"),
+])
+def test_syntax_errors_are_located(text, line, column, message):
+    with pytest.raises(PDDLSyntaxError) as raised:
+        parse_domain(text, "bad.pddl")
+    error = raised.value
+    assert (error.loc.file, error.loc.line, error.loc.column) == ("bad.pddl", line, column)
+    assert message in str(error)
+
+
+def test_syntax_error_shows_source_line_caret_and_expected():
+    with pytest.raises(PDDLSyntaxError) as raised:
+        parse_domain("(define (domain d)\n  (:action a :parameters (?x hoist)))", "bad.pddl")
+    rendered = str(raised.value)
+    assert rendered.startswith("bad.pddl:2:30: error:")
+    assert "expected" in rendered and "a variable" in rendered
+    assert "(:action a :parameters (?x hoist)))" in rendered
+    assert "\n" + " " * 4 + " " * 29 + "^" in rendered
+
+
+def test_missing_goal_is_a_located_syntax_error():
+    text = "(define (problem p) (:domain d)\n (:objects a)\n (:init (p a))\n)"
+    with pytest.raises(PDDLSyntaxError) as raised:
+        parse_problem(text, "p.pddl")
+    assert "(:goal ...)" in str(raised.value)
+    assert (raised.value.loc.line, raised.value.loc.column) == (4, 1)
+
+
+def test_a_problem_is_not_a_domain():
+    with pytest.raises(PDDLSyntaxError) as raised:
+        parse_domain(QUIRKY_PROBLEM, "p1.pddl")
+    assert raised.value.loc.line == 1
+
+
+def test_unsupported_constructs_parse_with_text_and_location():
+    text = """(define (domain t)
+  (:predicates (p) (q))
+  (:functions (fuel))
+  (:durative-action fly :parameters () :duration (= ?duration 2)
+     :condition (at start (p)) :effect (at end (q)))
+  (:derived (q) (p))
+  (:action a :parameters () :precondition (and (>= (fuel) 1) (p))
+     :effect (and (oneof (p) (q)) (assign (fuel) 3))))"""
+    domain = parse_domain(text, "t.pddl")
+    assert [u.construct for u in domain.unsupported] == [":durative-action", ":derived"]
+    assert domain.unsupported[0].text.startswith("(:durative-action fly")
+    assert (domain.unsupported[0].loc.line, domain.unsupported[0].loc.column) == (4, 3)
+    action = domain.action("a")
+    assert isinstance(action.precondition.parts[0], Comparison)
+    assert isinstance(action.effect.parts[0], Unsupported)
+    diagnostics = [d for d in check_domain(domain) if d.code == "unsupported"]
+    messages = [d.message for d in diagnostics]
+    assert ":durative-action at 4:3 is outside the gate's scope" in messages
+    assert ":derived at 6:3 is outside the gate's scope" in messages
+    assert any(m.startswith("numeric comparison (>= (fuel) 1) at 7:48") for m in messages)
+    assert any(m.startswith("oneof at 8:19") for m in messages)
+    assert any(m.startswith("numeric effect (assign (fuel) 3)") for m in messages)
+    with pytest.raises(UnsupportedConstruct):
+        raise_first_error(diagnostics)
+    assert parse_domain(write_domain(domain)) == domain
+
+
+HIERARCHY = """(define (domain h)
+  (:types crate hoist - locatable place)
+  (:constants depot - place)
+  (:predicates (lifting ?h - hoist ?c - crate) (at ?x - locatable ?p - place) (free))
+  (:action lift :parameters (?h - hoist ?c - crate ?p - place)
+    :precondition (and (at ?h ?p) (free))
+    :effect (and (lifting ?h ?c) (lifting ?c ?h) (at ?h depot)))
+  (:action drop :parameters (?h - hoist ?h - crate)
+    :precondition (and (free ?h) (gone ?h) (at ?z ?h) (at ?h nowhere))
+    :effect (and))
+  (:action drop :parameters () :effect (and)))
+"""
+
+
+def test_semantic_errors_are_named_and_located():
+    diagnostics = check_domain(parse_domain(HIERARCHY, "h.pddl"))
+    by_code = {}
+    for diagnostic in diagnostics:
+        by_code.setdefault(diagnostic.code, []).append(diagnostic)
+    assert by_code["type-mismatch"][0].severity == "error"  # explicit hierarchy: certain
+    assert "?c is crate but lifting expects hoist" in by_code["type-mismatch"][0].message
+    assert by_code["wrong-arity"][0].loc.line == 9
+    assert "gone" in by_code["unknown-predicate"][0].message
+    assert "?z" in by_code["unknown-variable"][0].message
+    assert {d.severity for d in by_code["duplicate"]} == {"error"}
+    assert any("nowhere" in d.message for d in by_code["undeclared-constant"])
+    with pytest.raises(PDDLSemanticError) as raised:
+        raise_first_error(diagnostics)
+    assert raised.value.loc.file == "h.pddl" and raised.value.loc.line > 0
+
+
+def test_problem_errors_unknown_object_arity_and_type():
+    domain = parse_domain(HIERARCHY.replace("(lifting ?c ?h)", "").split("(:action drop")[0] + ")")
+    assert not [d for d in check_domain(domain) if d.is_error]
+    problem = parse_problem("""(define (problem p) (:domain h)
+      (:objects h1 - hoist c1 - crate p1 - place c1 - hoist)
+      (:init (at h1 p1) (at c1) (lifting c1 h1) (free) (at b9 p1))
+      (:goal (forall (?c - crate) (lifting h1 ?c))))""", "p.pddl")
+    codes = [d.code for d in check_problem(problem, domain) if d.is_error]
+    assert codes.count("duplicate") == 1
+    assert "wrong-arity" in codes and "unknown-object" in codes
+    assert "type-mismatch" in codes
+
+
+def test_flat_types_make_mismatches_warnings(fixtures_dir: Path):
+    domain = load_domain(fixtures_dir / "corpus" / "alfworld" / "alfred.pddl")
+    diagnostics = check_domain(domain)
+    assert not [d for d in diagnostics if d.is_error]
+    mismatches = [d for d in diagnostics if d.code == "type-mismatch"]
+    assert any("(checked ?l)" in d.message for d in mismatches)
+
+
+CORPUS_FIXTURES = [
+    ("val-depots/Depots.pddl", "val-depots/pfile1"),
+    ("alfworld/alfred.pddl", None),
+    ("eai-virtualhome/virtualhome.pddl", "eai-virtualhome/problems/60_1.pddl"),
+    ("triangle-tireworld/domain.pddl", "triangle-tireworld/p01.pddl"),
+    ("hello-world-functions/domain.pddl", "hello-world-functions/p0.pddl"),
+]
+
+
+@pytest.mark.parametrize("domain_file, problem_file", CORPUS_FIXTURES)
+def test_fixture_files_parse_round_trip_and_check(fixtures_dir, domain_file, problem_file):
+    root = fixtures_dir / "corpus"
+    domain = load_domain(root / domain_file)
+    assert parse_domain(write_domain(domain)) == domain
+    in_scope = "tireworld" not in domain_file and "functions" not in domain_file
+    errors = [d for d in check_domain(domain) if d.is_error]
+    assert (not errors) if in_scope else errors and all(d.code == "unsupported" for d in errors)
+    if problem_file:
+        problem = load_problem(root / problem_file)
+        assert parse_problem(write_problem(problem)) == problem
+        problem_errors = [d for d in check_problem(problem, domain) if d.is_error]
+        assert all(d.code == "unsupported" for d in problem_errors)
+
+
+def test_truncated_skeleton_is_a_located_syntax_error(fixtures_dir):
+    path = fixtures_dir / "corpus" / "eai-virtualhome" / "virtualhome_pd.pddl"
+    with pytest.raises(PDDLSyntaxError) as raised:
+        load_domain(path)
+    assert raised.value.loc.file == str(path) and raised.value.loc.line > 1
+    assert "never closed" in raised.value.message
