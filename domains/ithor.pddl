@@ -1,0 +1,294 @@
+;; AI2-THOR (iTHOR) household domain for sage-pddl: the SAGE action vocabulary, one PDDL action
+;; per plan step, with the semantics of the AI2-THOR skill server the paper executes on
+;; (../REFERENCE.md §8.3) and of AI2-THOR itself (object types and their actionable properties:
+;; https://ai2thor.allenai.org/ithor/documentation/objects/object-types).
+;;
+;; Objects are AI2-THOR object *types* (Apple, Fridge, CounterTop): plans name types, and the
+;; server resolves a type to the nearest instance, so one PDDL object stands for the type.
+;; Every action takes exactly the words a planner writes (`Pick Apple`, `Place CounterTop`,
+;; `Wait`); the held object is implicit and handled inside the action with universal and
+;; conditional effects, so a plan step maps 1:1 to a ground action.
+;;
+;; State
+;;   (reachable ?x)   the robot has located ?x (MoveTo or Find): the executor can walk to it and
+;;                    interact. Monotone, like the server, which keeps what it found/arrived at
+;;                    and navigates to the object itself before every interaction. MoveTo/Find of
+;;                    ?x also reaches what is in/on ?x and the fixtures `near` ?x (the Faucet of a
+;;                    Sink, the knobs of a StoveBurner).
+;;   (holding ?o) / (hand-empty)          the one object in the robot's hand.
+;;   (inside ?o ?c) / (on ?o ?r)          AI2-THOR's parentReceptacles, split by the kind of
+;;                    receptacle: containers (openable ones, sinks, bins, bowls, pots...) hold
+;;                    things inside, surfaces hold them on top.
+;;   (enclosed ?o)    ?o is inside a closed container: it cannot be found or picked up. Kept in
+;;                    step with (inside ?o ?c) and the container's open state by Open/Close.
+;;   (opened ?x) / (closed ?x)            open state of openable objects (neither holds for an
+;;                    object that cannot open, so "already open" and "already closed" are single
+;;                    literals with their own reason codes).
+;;   (turned-on ?x)   toggle state (AI2-THOR isToggled).
+;;   (sat-on ?x) (lying-on ?x) (heated ?o) (cooled ?o) (cleaned ?o)   task outcomes.
+;;   (water-reachable) (heater-reachable) (cooler-reachable)   a sink/faucet, a heating
+;;                    appliance, a fridge has been located (needed by Wash/Clean, Heat, Cool).
+;; Static affordances come from the task's object catalogue (sage_pddl/tasks/catalogue.py).
+;;
+;; Preconditions are written affordance first, then hand, reachability, state: the first literal
+;; that fails is the one reported, so "Pick Fridge" says not-pickupable, not not-reachable.
+
+(define (domain ithor)
+  (:requirements :strips :typing :negative-preconditions :conditional-effects
+                 :universal-preconditions)
+  (:types thing)
+
+  (:predicates
+    ;; static affordances (AI2-THOR actionable properties and kinds)
+    (pickupable ?x - thing)
+    (openable ?x - thing)
+    (toggleable ?x - thing)
+    (receptacle ?x - thing)
+    (container ?x - thing)
+    (sittable ?x - thing)
+    (lieable ?x - thing)
+    (washable ?x - thing)
+    (water-source ?x - thing)
+    (heater ?x - thing)
+    (cooler ?x - thing)
+    (near ?o - thing ?x - thing)
+    ;; fluents
+    (reachable ?x - thing)
+    (holding ?o - thing)
+    (hand-empty)
+    (inside ?o - thing ?c - thing)
+    (on ?o - thing ?r - thing)
+    (enclosed ?o - thing)
+    (opened ?x - thing)
+    (closed ?x - thing)
+    (turned-on ?x - thing)
+    (sat-on ?x - thing)
+    (lying-on ?x - thing)
+    (heated ?o - thing)
+    (cooled ?o - thing)
+    (cleaned ?o - thing)
+    (water-reachable)
+    (heater-reachable)
+    (cooler-reachable)
+    (waited))
+
+  ;; MoveTo X: walk to the nearest X. The server teleports next to any object that exists (it
+  ;; even reports success when no pose is found), including one inside a closed container, so
+  ;; there is no precondition. In iTHOR a room name ("Kitchen") is not an object: unknown-object.
+  ;; Effect: X, what is in/on X and the fixtures near X become reachable.
+  ; @sage alias MoveTo Navigate GoTo GoToLocation Walk WalkTo
+  (:action MoveTo
+    :parameters (?x - thing)
+    :precondition (and)
+    :effect (and
+      (reachable ?x)
+      (forall (?o - thing) (when (near ?o ?x) (reachable ?o)))
+      (forall (?o - thing) (when (inside ?o ?x) (reachable ?o)))
+      (forall (?o - thing) (when (on ?o ?x) (reachable ?o)))
+      (when (water-source ?x) (water-reachable))
+      (when (heater ?x) (heater-reachable))
+      (when (cooler ?x) (cooler-reachable))
+      (forall (?o - thing) (when (and (near ?o ?x) (water-source ?o)) (water-reachable)))
+      (forall (?o - thing) (when (and (near ?o ?x) (heater ?o)) (heater-reachable)))))
+
+  ;; Find X: turn towards the nearest X and designate it (the server's `found`). An object
+  ;; inside a closed container is not visible, so it cannot be found. Effect as MoveTo.
+  ; @sage alias Find Search Locate LookFor
+  ; @sage reason Find (not (enclosed ?x)) inside-closed-container "?x is inside a closed container: open the container first"
+  (:action Find
+    :parameters (?x - thing)
+    :precondition (and (not (enclosed ?x)))
+    :effect (and
+      (reachable ?x)
+      (forall (?o - thing) (when (near ?o ?x) (reachable ?o)))
+      (forall (?o - thing) (when (inside ?o ?x) (reachable ?o)))
+      (forall (?o - thing) (when (on ?o ?x) (reachable ?o)))
+      (when (water-source ?x) (water-reachable))
+      (when (heater ?x) (heater-reachable))
+      (when (cooler ?x) (cooler-reachable))
+      (forall (?o - thing) (when (and (near ?o ?x) (water-source ?o)) (water-reachable)))
+      (forall (?o - thing) (when (and (near ?o ?x) (heater ?o)) (heater-reachable)))))
+
+  ;; Pick O: PickupObject. AI2-THOR needs a pickupable object and a free hand; the server needs
+  ;; the object located first; an object in a closed container is not interactable. The object
+  ;; leaves its receptacle.
+  ; @sage alias Pick Grab PickUp PickupObject Take Get
+  ; @sage reason Pick (pickupable ?o) not-pickupable "?o cannot be picked up (AI2-THOR: not pickupable)"
+  ; @sage reason Pick (hand-empty) hand-full "the hand already holds an object: place it first"
+  ; @sage reason Pick (reachable ?o) not-reachable "?o has not been located: MoveTo or Find ?o first"
+  ; @sage reason Pick (not (enclosed ?o)) inside-closed-container "?o is inside a closed container: open it first"
+  (:action Pick
+    :parameters (?o - thing)
+    :precondition (and (pickupable ?o) (hand-empty) (reachable ?o) (not (enclosed ?o)))
+    :effect (and
+      (holding ?o)
+      (not (hand-empty))
+      (forall (?r - thing) (not (inside ?o ?r)))
+      (forall (?r - thing) (not (on ?o ?r)))))
+
+  ;; Place R: PutObject of the held object onto/into receptacle R. The server walks to R itself
+  ;; (no MoveTo needed: it navigates before PutObject) and refuses a non-receptacle, an empty
+  ;; hand and a closed container. Legacy JSON steps may name the item in `object` and the
+  ;; receptacle in `target`: the receptacle is taken from `target` when it is given.
+  ; @sage alias Place Put PutOn PutObject PlaceOn
+  ; @sage step Place target|object
+  ; @sage reason Place (receptacle ?r) not-receptacle "?r is not a receptacle: nothing can be placed on it"
+  ; @sage reason Place (not (hand-empty)) hand-empty "the hand is empty: Pick an object first"
+  ; @sage reason Place (not (closed ?r)) container-closed "?r is closed: Open it first"
+  ; @sage reason Place (not (holding ?r)) target-held "?r is the object being held"
+  (:action Place
+    :parameters (?r - thing)
+    :precondition (and (receptacle ?r) (not (hand-empty)) (not (closed ?r)) (not (holding ?r)))
+    :effect (and
+      (reachable ?r)
+      (hand-empty)
+      (forall (?o - thing) (when (and (holding ?o) (container ?r)) (inside ?o ?r)))
+      (forall (?o - thing) (when (and (holding ?o) (not (container ?r))) (on ?o ?r)))
+      (forall (?o - thing) (when (holding ?o) (not (holding ?o))))))
+
+  ;; PutIn C: the server runs the same skill as Place (PutObject); kept as its own action so the
+  ;; plan reads as written and PutIn-specific feedback is possible.
+  ; @sage alias PutIn PutInto PutInside Insert
+  ; @sage step PutIn target|object
+  ; @sage reason PutIn (receptacle ?r) not-receptacle "?r is not a receptacle: nothing can be put in it"
+  ; @sage reason PutIn (not (hand-empty)) hand-empty "the hand is empty: Pick an object first"
+  ; @sage reason PutIn (not (closed ?r)) container-closed "?r is closed: Open it first"
+  ; @sage reason PutIn (not (holding ?r)) target-held "?r is the object being held"
+  (:action PutIn
+    :parameters (?r - thing)
+    :precondition (and (receptacle ?r) (not (hand-empty)) (not (closed ?r)) (not (holding ?r)))
+    :effect (and
+      (reachable ?r)
+      (hand-empty)
+      (forall (?o - thing) (when (and (holding ?o) (container ?r)) (inside ?o ?r)))
+      (forall (?o - thing) (when (and (holding ?o) (not (container ?r))) (on ?o ?r)))
+      (forall (?o - thing) (when (holding ?o) (not (holding ?o))))))
+
+  ;; Open X: OpenObject on a located, openable, closed object. What is inside becomes
+  ;; accessible.
+  ; @sage alias Open OpenObject
+  ; @sage reason Open (openable ?x) not-openable "?x cannot be opened (AI2-THOR: not openable)"
+  ; @sage reason Open (reachable ?x) not-reachable "?x has not been located: MoveTo or Find ?x first"
+  ; @sage reason Open (closed ?x) already-open "?x is already open"
+  (:action Open
+    :parameters (?x - thing)
+    :precondition (and (openable ?x) (reachable ?x) (closed ?x))
+    :effect (and
+      (opened ?x)
+      (not (closed ?x))
+      (forall (?o - thing) (when (inside ?o ?x) (not (enclosed ?o))))))
+
+  ;; Close X: CloseObject on a located, openable, open object. What is inside is enclosed.
+  ; @sage alias Close CloseObject Shut
+  ; @sage reason Close (openable ?x) not-openable "?x cannot be closed (AI2-THOR: not openable)"
+  ; @sage reason Close (reachable ?x) not-reachable "?x has not been located: MoveTo or Find ?x first"
+  ; @sage reason Close (opened ?x) already-closed "?x is already closed"
+  (:action Close
+    :parameters (?x - thing)
+    :precondition (and (openable ?x) (reachable ?x) (opened ?x))
+    :effect (and
+      (closed ?x)
+      (not (opened ?x))
+      (forall (?o - thing) (when (inside ?o ?x) (enclosed ?o)))))
+
+  ;; TurnOn X: ToggleObjectOn, refused by AI2-THOR when X is already on. A heating appliance
+  ;; heats what is inside it (AI2-THOR's contextual temperature change).
+  ; @sage alias TurnOn ToggleOn ToggleObjectOn SwitchOn Activate
+  ; @sage reason TurnOn (toggleable ?x) not-toggleable "?x cannot be turned on or off (AI2-THOR: not toggleable)"
+  ; @sage reason TurnOn (reachable ?x) not-reachable "?x has not been located: MoveTo or Find ?x first"
+  ; @sage reason TurnOn (not (turned-on ?x)) already-on "?x is already on"
+  (:action TurnOn
+    :parameters (?x - thing)
+    :precondition (and (toggleable ?x) (reachable ?x) (not (turned-on ?x)))
+    :effect (and
+      (turned-on ?x)
+      (forall (?o - thing) (when (and (heater ?x) (inside ?o ?x)) (heated ?o)))))
+
+  ;; TurnOff X: ToggleObjectOff, refused by AI2-THOR when X is already off.
+  ; @sage alias TurnOff ToggleOff ToggleObjectOff SwitchOff Deactivate
+  ; @sage reason TurnOff (toggleable ?x) not-toggleable "?x cannot be turned on or off (AI2-THOR: not toggleable)"
+  ; @sage reason TurnOff (reachable ?x) not-reachable "?x has not been located: MoveTo or Find ?x first"
+  ; @sage reason TurnOff (turned-on ?x) already-off "?x is already off"
+  (:action TurnOff
+    :parameters (?x - thing)
+    :precondition (and (toggleable ?x) (reachable ?x) (turned-on ?x))
+    :effect (not (turned-on ?x)))
+
+  ;; Wash O: rinse the held object under a located sink/faucet. (The paper's server routes Wash
+  ;; to Pick and always fails, REFERENCE §8.3: a server bug, not a semantics to copy.)
+  ; @sage alias Wash Rinse
+  ; @sage reason Wash (washable ?o) not-washable "?o cannot be washed"
+  ; @sage reason Wash (holding ?o) not-holding "?o is not in the hand: Pick it first"
+  ; @sage reason Wash (water-reachable) no-water "no sink or faucet has been located: MoveTo the Sink first"
+  (:action Wash
+    :parameters (?o - thing)
+    :precondition (and (washable ?o) (holding ?o) (water-reachable))
+    :effect (cleaned ?o))
+
+  ;; Sit X: the server walks to X and reports success. Only furniture one can sit on is
+  ;; accepted.
+  ; @sage alias Sit SitOn SitDown
+  ; @sage reason Sit (sittable ?x) not-sittable "?x is not something to sit on"
+  (:action Sit
+    :parameters (?x - thing)
+    :precondition (and (sittable ?x))
+    :effect (and (reachable ?x) (sat-on ?x)))
+
+  ; @sage alias LieOn LieDown Lie
+  ; @sage reason LieOn (lieable ?x) not-lieable "?x is not something to lie on"
+  (:action LieOn
+    :parameters (?x - thing)
+    :precondition (and (lieable ?x))
+    :effect (and (reachable ?x) (lying-on ?x)))
+
+  ;; Serve R: the server runs the Place skill: put the held object on/in R.
+  ; @sage alias Serve Deliver
+  ; @sage step Serve target|object
+  ; @sage reason Serve (receptacle ?r) not-receptacle "?r is not a receptacle: nothing can be served on it"
+  ; @sage reason Serve (not (hand-empty)) hand-empty "the hand is empty: Pick an object first"
+  ; @sage reason Serve (not (closed ?r)) container-closed "?r is closed: Open it first"
+  ; @sage reason Serve (not (holding ?r)) target-held "?r is the object being held"
+  (:action Serve
+    :parameters (?r - thing)
+    :precondition (and (receptacle ?r) (not (hand-empty)) (not (closed ?r)) (not (holding ?r)))
+    :effect (and
+      (reachable ?r)
+      (hand-empty)
+      (forall (?o - thing) (when (and (holding ?o) (container ?r)) (inside ?o ?r)))
+      (forall (?o - thing) (when (and (holding ?o) (not (container ?r))) (on ?o ?r)))
+      (forall (?o - thing) (when (holding ?o) (not (holding ?o))))))
+
+  ;; Wait: the server's Pass. No arguments; its only effect records that time passed (some
+  ;; planners' PDDL writers drop an empty effect, which Fast Downward then refuses).
+  ; @sage alias Wait Pass Idle NoOp
+  (:action Wait
+    :parameters ()
+    :precondition (and)
+    :effect (waited))
+
+  ;; Heat/Cool/Clean O: the opt-in object-treatment actions (REFERENCE §1.1): the object stays
+  ;; in the hand and an appliance of the right kind must have been located.
+  ; @sage alias Heat Warm HeatUp
+  ; @sage reason Heat (holding ?o) not-holding "?o is not in the hand: Pick it first"
+  ; @sage reason Heat (heater-reachable) no-heater "no heating appliance (Microwave, StoveBurner, Toaster) has been located: MoveTo one first"
+  (:action Heat
+    :parameters (?o - thing)
+    :precondition (and (holding ?o) (heater-reachable))
+    :effect (and (heated ?o) (not (cooled ?o))))
+
+  ; @sage alias Cool Chill Refrigerate
+  ; @sage reason Cool (holding ?o) not-holding "?o is not in the hand: Pick it first"
+  ; @sage reason Cool (cooler-reachable) no-cooler "no Fridge has been located: MoveTo the Fridge first"
+  (:action Cool
+    :parameters (?o - thing)
+    :precondition (and (holding ?o) (cooler-reachable))
+    :effect (and (cooled ?o) (not (heated ?o))))
+
+  ; @sage alias Clean Scrub
+  ; @sage reason Clean (washable ?o) not-washable "?o cannot be washed"
+  ; @sage reason Clean (holding ?o) not-holding "?o is not in the hand: Pick it first"
+  ; @sage reason Clean (water-reachable) no-water "no sink or faucet has been located: MoveTo the Sink first"
+  (:action Clean
+    :parameters (?o - thing)
+    :precondition (and (washable ?o) (holding ?o) (water-reachable))
+    :effect (cleaned ?o)))

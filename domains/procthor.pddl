@@ -1,0 +1,309 @@
+;; AI2-THOR ProcTHOR household domain for sage-pddl: the iTHOR domain (ithor.pddl, whose
+;; comments document every action) plus the rooms of a ProcTHOR house, as the paper's server
+;; handles them (../REFERENCE.md §8.3):
+;;   * `MoveTo <room>` (Kitchen, LivingRoom, Bedroom, Bathroom, ...) moves the robot into that
+;;     room; rooms are objects of type `room`.
+;;   * `MoveTo <object>` and `Find <object>` need the object in the current room (`here`); the
+;;     server refuses them otherwise ("MoveTo <room> first").
+;;   * Entering another room forgets what was located in the previous one (reachable objects and
+;;     the located sink/heater/fridge): the plan must locate them again. The server would walk
+;;     back to an object it found earlier; asking the plan to re-locate it is stricter but keeps
+;;     "reachable" meaning "in this room, located".
+;;   * Place/PutIn/Serve/Sit/LieOn need their target in the current room: the server walks to
+;;     the nearest instance of the type itself, which in a house may be in another room.
+;;   * The held object travels with the robot: its room follows the robot's.
+;; Objects are object types, as in iTHOR; a type present in several rooms (a Television in the
+;; Kitchen and the LivingRoom) is `here` when one of its rooms is the current room.
+;;   (is-room ?x) static: ?x is a room     (robot-in ?r) the robot's room
+;;   (in-room ?o ?r)  ?o has an instance in room ?r     (here ?x) ?x is in the current room
+;;                    (rooms are always `here`, so MoveTo <room> needs nothing)
+
+(define (domain procthor)
+  (:requirements :strips :typing :negative-preconditions :conditional-effects
+                 :universal-preconditions :equality)
+  (:types
+    location - object
+    room thing - location)
+
+  (:predicates
+    ;; static affordances (AI2-THOR actionable properties and kinds)
+    (pickupable ?x - location)
+    (openable ?x - location)
+    (toggleable ?x - location)
+    (receptacle ?x - location)
+    (container ?x - location)
+    (sittable ?x - location)
+    (lieable ?x - location)
+    (washable ?x - location)
+    (water-source ?x - location)
+    (heater ?x - location)
+    (cooler ?x - location)
+    (near ?o - thing ?x - location)
+    ;; fluents
+    (reachable ?x - location)
+    (holding ?o - thing)
+    (hand-empty)
+    (inside ?o - thing ?c - location)
+    (on ?o - thing ?r - location)
+    (enclosed ?o - thing)
+    (opened ?x - location)
+    (closed ?x - location)
+    (turned-on ?x - location)
+    (sat-on ?x - location)
+    (lying-on ?x - location)
+    (heated ?o - thing)
+    (cooled ?o - thing)
+    (cleaned ?o - thing)
+    (water-reachable)
+    (heater-reachable)
+    (cooler-reachable)
+    (waited)
+    ;; rooms
+    (is-room ?x - location)
+    (robot-in ?r - location)
+    (in-room ?o - thing ?r - location)
+    (here ?x - location))
+
+  ;; MoveTo X: X is a room or an object. A room (its roomType, e.g. Kitchen) always succeeds:
+  ;; the robot enters it; the objects of that room become "here", what was located elsewhere
+  ;; must be located again, and the held object comes along. An object must be in the current
+  ;; room (the server answers "MoveTo <room> first"); it, what is in/on it and the fixtures near
+  ;; it become reachable.
+  ; @sage alias MoveTo Navigate GoTo GoToLocation Walk WalkTo
+  ; @sage reason MoveTo (here ?x) not-in-current-room "?x is not in the current room: MoveTo its room first"
+  (:action MoveTo
+    :parameters (?x - location)
+    :precondition (and (here ?x))
+    :effect (and
+      (reachable ?x)
+      (forall (?o - thing) (when (near ?o ?x) (reachable ?o)))
+      (forall (?o - thing) (when (inside ?o ?x) (reachable ?o)))
+      (forall (?o - thing) (when (on ?o ?x) (reachable ?o)))
+      (when (water-source ?x) (water-reachable))
+      (when (heater ?x) (heater-reachable))
+      (when (cooler ?x) (cooler-reachable))
+      (forall (?o - thing) (when (and (near ?o ?x) (water-source ?o)) (water-reachable)))
+      (forall (?o - thing) (when (and (near ?o ?x) (heater ?o)) (heater-reachable)))
+      ;; entering a room
+      (when (is-room ?x) (robot-in ?x))
+      (forall (?q - room) (when (and (is-room ?x) (robot-in ?q) (not (= ?q ?x))) (not (robot-in ?q))))
+      (forall (?o - thing) (when (and (is-room ?x) (in-room ?o ?x)) (here ?o)))
+      (forall (?o - thing)
+        (when (and (is-room ?x) (not (in-room ?o ?x)) (not (holding ?o)))
+              (and (not (here ?o)) (not (reachable ?o)))))
+      (forall (?o - thing) (when (and (is-room ?x) (holding ?o)) (in-room ?o ?x)))
+      (forall (?o - thing ?q - room)
+        (when (and (is-room ?x) (holding ?o) (in-room ?o ?q) (not (= ?q ?x)))
+              (not (in-room ?o ?q))))
+      (when (is-room ?x) (not (water-reachable)))
+      (when (is-room ?x) (not (heater-reachable)))
+      (when (is-room ?x) (not (cooler-reachable)))))
+
+  ;; Find X: turn towards the nearest X and designate it (the server's `found`). An object
+  ;; inside a closed container is not visible, so it cannot be found; in ProcTHOR only the
+  ;; current room is searched. Effect as MoveTo of an object.
+  ; @sage alias Find Search Locate LookFor
+  ; @sage reason Find (here ?x) not-in-current-room "?x is not in the current room: MoveTo its room first"
+  ; @sage reason Find (not (enclosed ?x)) inside-closed-container "?x is inside a closed container: open the container first"
+  (:action Find
+    :parameters (?x - thing)
+    :precondition (and (here ?x) (not (enclosed ?x)))
+    :effect (and
+      (reachable ?x)
+      (forall (?o - thing) (when (near ?o ?x) (reachable ?o)))
+      (forall (?o - thing) (when (inside ?o ?x) (reachable ?o)))
+      (forall (?o - thing) (when (on ?o ?x) (reachable ?o)))
+      (when (water-source ?x) (water-reachable))
+      (when (heater ?x) (heater-reachable))
+      (when (cooler ?x) (cooler-reachable))
+      (forall (?o - thing) (when (and (near ?o ?x) (water-source ?o)) (water-reachable)))
+      (forall (?o - thing) (when (and (near ?o ?x) (heater ?o)) (heater-reachable)))))
+
+  ;; Pick O: PickupObject. AI2-THOR needs a pickupable object and a free hand; the server needs
+  ;; the object located first; an object in a closed container is not interactable. The object
+  ;; leaves its receptacle.
+  ; @sage alias Pick Grab PickUp PickupObject Take Get
+  ; @sage reason Pick (pickupable ?o) not-pickupable "?o cannot be picked up (AI2-THOR: not pickupable)"
+  ; @sage reason Pick (hand-empty) hand-full "the hand already holds an object: place it first"
+  ; @sage reason Pick (reachable ?o) not-reachable "?o has not been located: MoveTo or Find ?o first"
+  ; @sage reason Pick (not (enclosed ?o)) inside-closed-container "?o is inside a closed container: open it first"
+  (:action Pick
+    :parameters (?o - thing)
+    :precondition (and (pickupable ?o) (hand-empty) (reachable ?o) (not (enclosed ?o)))
+    :effect (and
+      (holding ?o)
+      (not (hand-empty))
+      (forall (?r - thing) (not (inside ?o ?r)))
+      (forall (?r - thing) (not (on ?o ?r)))))
+
+  ;; Place R: PutObject of the held object onto/into receptacle R. The server walks to R itself
+  ;; (no MoveTo needed: it navigates before PutObject) and refuses a non-receptacle, an empty
+  ;; hand and a closed container. Legacy JSON steps may name the item in `object` and the
+  ;; receptacle in `target`: the receptacle is taken from `target` when it is given.
+  ; @sage alias Place Put PutOn PutObject PlaceOn
+  ; @sage step Place target|object
+  ; @sage reason Place (receptacle ?r) not-receptacle "?r is not a receptacle: nothing can be placed on it"
+  ; @sage reason Place (not (hand-empty)) hand-empty "the hand is empty: Pick an object first"
+  ; @sage reason Place (not (closed ?r)) container-closed "?r is closed: Open it first"
+  ; @sage reason Place (not (holding ?r)) target-held "?r is the object being held"
+  ; @sage reason Place (here ?r) not-in-current-room "?r is not in the current room: MoveTo its room first"
+  (:action Place
+    :parameters (?r - thing)
+    :precondition (and (receptacle ?r) (not (hand-empty)) (here ?r) (not (closed ?r)) (not (holding ?r)))
+    :effect (and
+      (reachable ?r)
+      (hand-empty)
+      (forall (?o - thing) (when (and (holding ?o) (container ?r)) (inside ?o ?r)))
+      (forall (?o - thing) (when (and (holding ?o) (not (container ?r))) (on ?o ?r)))
+      (forall (?o - thing) (when (holding ?o) (not (holding ?o))))))
+
+  ;; PutIn C: the server runs the same skill as Place (PutObject); kept as its own action so the
+  ;; plan reads as written and PutIn-specific feedback is possible.
+  ; @sage alias PutIn PutInto PutInside Insert
+  ; @sage step PutIn target|object
+  ; @sage reason PutIn (receptacle ?r) not-receptacle "?r is not a receptacle: nothing can be put in it"
+  ; @sage reason PutIn (not (hand-empty)) hand-empty "the hand is empty: Pick an object first"
+  ; @sage reason PutIn (not (closed ?r)) container-closed "?r is closed: Open it first"
+  ; @sage reason PutIn (not (holding ?r)) target-held "?r is the object being held"
+  ; @sage reason PutIn (here ?r) not-in-current-room "?r is not in the current room: MoveTo its room first"
+  (:action PutIn
+    :parameters (?r - thing)
+    :precondition (and (receptacle ?r) (not (hand-empty)) (here ?r) (not (closed ?r)) (not (holding ?r)))
+    :effect (and
+      (reachable ?r)
+      (hand-empty)
+      (forall (?o - thing) (when (and (holding ?o) (container ?r)) (inside ?o ?r)))
+      (forall (?o - thing) (when (and (holding ?o) (not (container ?r))) (on ?o ?r)))
+      (forall (?o - thing) (when (holding ?o) (not (holding ?o))))))
+
+  ;; Open X: OpenObject on a located, openable, closed object. What is inside becomes
+  ;; accessible.
+  ; @sage alias Open OpenObject
+  ; @sage reason Open (openable ?x) not-openable "?x cannot be opened (AI2-THOR: not openable)"
+  ; @sage reason Open (reachable ?x) not-reachable "?x has not been located: MoveTo or Find ?x first"
+  ; @sage reason Open (closed ?x) already-open "?x is already open"
+  (:action Open
+    :parameters (?x - thing)
+    :precondition (and (openable ?x) (reachable ?x) (closed ?x))
+    :effect (and
+      (opened ?x)
+      (not (closed ?x))
+      (forall (?o - thing) (when (inside ?o ?x) (not (enclosed ?o))))))
+
+  ;; Close X: CloseObject on a located, openable, open object. What is inside is enclosed.
+  ; @sage alias Close CloseObject Shut
+  ; @sage reason Close (openable ?x) not-openable "?x cannot be closed (AI2-THOR: not openable)"
+  ; @sage reason Close (reachable ?x) not-reachable "?x has not been located: MoveTo or Find ?x first"
+  ; @sage reason Close (opened ?x) already-closed "?x is already closed"
+  (:action Close
+    :parameters (?x - thing)
+    :precondition (and (openable ?x) (reachable ?x) (opened ?x))
+    :effect (and
+      (closed ?x)
+      (not (opened ?x))
+      (forall (?o - thing) (when (inside ?o ?x) (enclosed ?o)))))
+
+  ;; TurnOn X: ToggleObjectOn, refused by AI2-THOR when X is already on. A heating appliance
+  ;; heats what is inside it (AI2-THOR's contextual temperature change).
+  ; @sage alias TurnOn ToggleOn ToggleObjectOn SwitchOn Activate
+  ; @sage reason TurnOn (toggleable ?x) not-toggleable "?x cannot be turned on or off (AI2-THOR: not toggleable)"
+  ; @sage reason TurnOn (reachable ?x) not-reachable "?x has not been located: MoveTo or Find ?x first"
+  ; @sage reason TurnOn (not (turned-on ?x)) already-on "?x is already on"
+  (:action TurnOn
+    :parameters (?x - thing)
+    :precondition (and (toggleable ?x) (reachable ?x) (not (turned-on ?x)))
+    :effect (and
+      (turned-on ?x)
+      (forall (?o - thing) (when (and (heater ?x) (inside ?o ?x)) (heated ?o)))))
+
+  ;; TurnOff X: ToggleObjectOff, refused by AI2-THOR when X is already off.
+  ; @sage alias TurnOff ToggleOff ToggleObjectOff SwitchOff Deactivate
+  ; @sage reason TurnOff (toggleable ?x) not-toggleable "?x cannot be turned on or off (AI2-THOR: not toggleable)"
+  ; @sage reason TurnOff (reachable ?x) not-reachable "?x has not been located: MoveTo or Find ?x first"
+  ; @sage reason TurnOff (turned-on ?x) already-off "?x is already off"
+  (:action TurnOff
+    :parameters (?x - thing)
+    :precondition (and (toggleable ?x) (reachable ?x) (turned-on ?x))
+    :effect (not (turned-on ?x)))
+
+  ;; Wash O: rinse the held object under a located sink/faucet. (The paper's server routes Wash
+  ;; to Pick and always fails, REFERENCE §8.3: a server bug, not a semantics to copy.)
+  ; @sage alias Wash Rinse
+  ; @sage reason Wash (washable ?o) not-washable "?o cannot be washed"
+  ; @sage reason Wash (holding ?o) not-holding "?o is not in the hand: Pick it first"
+  ; @sage reason Wash (water-reachable) no-water "no sink or faucet has been located: MoveTo the Sink first"
+  (:action Wash
+    :parameters (?o - thing)
+    :precondition (and (washable ?o) (holding ?o) (water-reachable))
+    :effect (cleaned ?o))
+
+  ;; Sit X: the server walks to X and reports success. Only furniture one can sit on is
+  ;; accepted.
+  ; @sage alias Sit SitOn SitDown
+  ; @sage reason Sit (sittable ?x) not-sittable "?x is not something to sit on"
+  ; @sage reason Sit (here ?x) not-in-current-room "?x is not in the current room: MoveTo its room first"
+  (:action Sit
+    :parameters (?x - thing)
+    :precondition (and (sittable ?x) (here ?x))
+    :effect (and (reachable ?x) (sat-on ?x)))
+
+  ; @sage alias LieOn LieDown Lie
+  ; @sage reason LieOn (lieable ?x) not-lieable "?x is not something to lie on"
+  ; @sage reason LieOn (here ?x) not-in-current-room "?x is not in the current room: MoveTo its room first"
+  (:action LieOn
+    :parameters (?x - thing)
+    :precondition (and (lieable ?x) (here ?x))
+    :effect (and (reachable ?x) (lying-on ?x)))
+
+  ;; Serve R: the server runs the Place skill: put the held object on/in R.
+  ; @sage alias Serve Deliver
+  ; @sage step Serve target|object
+  ; @sage reason Serve (receptacle ?r) not-receptacle "?r is not a receptacle: nothing can be served on it"
+  ; @sage reason Serve (not (hand-empty)) hand-empty "the hand is empty: Pick an object first"
+  ; @sage reason Serve (not (closed ?r)) container-closed "?r is closed: Open it first"
+  ; @sage reason Serve (not (holding ?r)) target-held "?r is the object being held"
+  ; @sage reason Serve (here ?r) not-in-current-room "?r is not in the current room: MoveTo its room first"
+  (:action Serve
+    :parameters (?r - thing)
+    :precondition (and (receptacle ?r) (not (hand-empty)) (here ?r) (not (closed ?r)) (not (holding ?r)))
+    :effect (and
+      (reachable ?r)
+      (hand-empty)
+      (forall (?o - thing) (when (and (holding ?o) (container ?r)) (inside ?o ?r)))
+      (forall (?o - thing) (when (and (holding ?o) (not (container ?r))) (on ?o ?r)))
+      (forall (?o - thing) (when (holding ?o) (not (holding ?o))))))
+
+  ;; Wait: the server's Pass. No arguments; its only effect records that time passed (some
+  ;; planners' PDDL writers drop an empty effect, which Fast Downward then refuses).
+  ; @sage alias Wait Pass Idle NoOp
+  (:action Wait
+    :parameters ()
+    :precondition (and)
+    :effect (waited))
+
+  ;; Heat/Cool/Clean O: the opt-in object-treatment actions (REFERENCE §1.1): the object stays
+  ;; in the hand and an appliance of the right kind must have been located.
+  ; @sage alias Heat Warm HeatUp
+  ; @sage reason Heat (holding ?o) not-holding "?o is not in the hand: Pick it first"
+  ; @sage reason Heat (heater-reachable) no-heater "no heating appliance (Microwave, StoveBurner, Toaster) has been located: MoveTo one first"
+  (:action Heat
+    :parameters (?o - thing)
+    :precondition (and (holding ?o) (heater-reachable))
+    :effect (and (heated ?o) (not (cooled ?o))))
+
+  ; @sage alias Cool Chill Refrigerate
+  ; @sage reason Cool (holding ?o) not-holding "?o is not in the hand: Pick it first"
+  ; @sage reason Cool (cooler-reachable) no-cooler "no Fridge has been located: MoveTo the Fridge first"
+  (:action Cool
+    :parameters (?o - thing)
+    :precondition (and (holding ?o) (cooler-reachable))
+    :effect (and (cooled ?o) (not (heated ?o))))
+
+  ; @sage alias Clean Scrub
+  ; @sage reason Clean (washable ?o) not-washable "?o cannot be washed"
+  ; @sage reason Clean (holding ?o) not-holding "?o is not in the hand: Pick it first"
+  ; @sage reason Clean (water-reachable) no-water "no sink or faucet has been located: MoveTo the Sink first"
+  (:action Clean
+    :parameters (?o - thing)
+    :precondition (and (washable ?o) (holding ?o) (water-reachable))
+    :effect (cleaned ?o)))
