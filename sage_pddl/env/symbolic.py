@@ -1,0 +1,289 @@
+"""The symbolic environment: executes plan steps against a problem's TRUE state with the gate.
+
+`reset(problem)` compiles the gate from the problem and its domain (`compile_gate`) and takes
+the problem's :init as the true state, plus `hidden` facts the planner does not see (what is
+inside a closed fridge) or a whole `true_state` override. A step succeeds iff the gate accepts it
+from the true state (`ground` then `applicable`); its effects are then applied (`apply`). A
+rejected step changes nothing and its message and code are the gate's typed violation (for
+example `pick/requires/reachable`, `unknown-object`). No randomness: the same problem, options and
+steps always give the same results; failures are only added on purpose by `faults`.
+
+Partial view (the Observation). An object is *concealed* when the true state holds a containment
+fact `(in ?o ?c)` (predicates named by `ObservationModel.contain`, object first) and the container
+`?c` is closed or itself concealed. A container is closed when a closed-predicate fact holds for it
+(`(closed ?c)`), or when it is openable (`(openable ?c)`) and no open-predicate fact (`(opened ?c)`,
+`(open ?c)`, ...) holds; an object with a unary `(enclosed ?o)` fact is concealed too. Domains
+without such predicates are fully observable. The robot sees:
+
+- `visible_objects`: every problem object and domain constant not concealed (and not vanished);
+- `facts`: every true fact whose arguments are all visible (0-ary facts included);
+- `text`: `Holding: <objects|nothing>` (when the domain has a holding predicate), `Visible objects:
+  ...`, then one line per visible object listing its *dynamic* facts (predicates some action
+  changes), e.g. `Fridge: opened`, `Apple: in Fridge`, and a `Robot:` line for 0-ary facts. Static
+  facts (types, affordances such as `(openable fridge)`) stay in `facts` but not in the text.
+
+Faults (`sage_pddl.env.faults`) run before each step; a vanished object's facts leave the true
+state and any later step that names it fails with code `object-gone`. If a `log` path is given,
+every step appends a transition record (`sage_pddl.env.transitions`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.model import (And, Atom, Domain, ForallEffect, Not, PlanStep, Problem, When,
+                                  key)
+
+from sage_pddl.gate import StepRejected, compile_gate
+
+from .base import (EnvError, Fact, Observation, StepLike, StepResult, as_plan_step, format_fact,
+                   parse_facts)
+from .faults import GONE, StepContext, compose
+from .transitions import Transition, TransitionLog, make_transition
+
+
+@dataclass(frozen=True)
+class ObservationModel:
+    """Predicate names (case-insensitive) that define what the robot can see."""
+
+    contain: tuple[str, ...] = ("in", "inside", "in-receptacle", "inreceptacle", "contained-in")
+    opened: tuple[str, ...] = ("opened", "open", "is-open", "isopen")
+    closed: tuple[str, ...] = ("closed", "is-closed", "isclosed")
+    openable: tuple[str, ...] = ("openable",)
+    enclosed: tuple[str, ...] = ("enclosed",)  # unary: the object is hidden, whatever holds it
+    holding: tuple[str, ...] = ("holding", "held", "carrying", "in-hand")
+
+
+def effect_predicates(domain: Domain) -> frozenset[str]:
+    """Names (lower case) of the predicates some action can change: the dynamic predicates."""
+    found: set[str] = set()
+
+    def walk(effect: Any) -> None:
+        if isinstance(effect, Atom):
+            found.add(key(effect.predicate))
+        elif isinstance(effect, Not):
+            walk(effect.arg)
+        elif isinstance(effect, And):
+            for part in effect.parts:
+                walk(part)
+        elif isinstance(effect, When):
+            walk(effect.effect)
+        elif isinstance(effect, ForallEffect):
+            walk(effect.effect)
+
+    for action in domain.actions:
+        walk(action.effect)
+    return frozenset(found)
+
+
+class SymbolicEnv:
+    """See the module docstring. Options may be given at construction and overridden at reset."""
+
+    name = "symbolic"
+
+    def __init__(self, domain: Domain | str | None = None, *, hidden: Iterable[Any] | None = None,
+                 true_state: Iterable[Any] | None = None, faults: Any = None,
+                 log: str | Path | None = None, observation: ObservationModel | None = None,
+                 domains_dirs: Iterable[str | Path] | None = None, task: str | None = None):
+        self._domains_dirs = list(domains_dirs) if domains_dirs else None
+        self._default_domain = domain
+        self._default_hidden = hidden
+        self._default_true_state = true_state
+        self._default_faults = faults
+        self._default_task = task
+        self.model = observation or ObservationModel()
+        self._log = TransitionLog(log) if log else None
+        self._episode = -1
+        self.gate: Any = None
+        self.domain: Domain | None = None
+        self.problem: Problem | None = None
+        self.last_transition: Transition | None = None
+
+    # --- episode ---------------------------------------------------------------------------
+
+    def reset(self, problem: Problem, *, domain: Domain | str | None = None,
+              hidden: Iterable[Any] | None = None, true_state: Iterable[Any] | None = None,
+              faults: Any = None, task: str | None = None) -> Observation:
+        domain = self._resolve_domain(domain or self._default_domain, problem)
+        # the same episode again (seeds, retries): reuse the compiled gate
+        same = self.gate is not None and problem is self.problem and domain is self.domain
+        gate = self.gate if same else compile_gate(domain, problem)
+        spelling = self._build_spelling(domain, problem)
+        override = true_state if true_state is not None else self._default_true_state
+        state = parse_facts(override) if override is not None else frozenset(gate.initial_state)
+        extra = parse_facts(hidden if hidden is not None else self._default_hidden)
+        _check_objects(state, spelling, "true-state")
+        _check_objects(extra, spelling, "hidden")
+        fault_set = compose(faults if faults is not None else self._default_faults)
+        # everything is valid: only now replace the previous episode
+        self.domain, self.problem, self.gate, self._spelling = domain, problem, gate, spelling
+        self._state = state | extra
+        self._dynamic = effect_predicates(self.domain)
+        self._task = task or self._default_task or problem.name
+        self._episode += 1
+        self._index = 0
+        self._succeeded = 0
+        self._gone: set[str] = set()
+        self._faults = fault_set
+        self._fault_run = fault_set.start(self._task)
+        self.last_transition = None
+        return self.observe()
+
+    def step(self, step: StepLike) -> StepResult:
+        if self.gate is None:
+            raise EnvError("step() called before reset(): start an episode with reset(problem)")
+        index = self._index
+        self._index += 1
+        try:
+            plan_step = as_plan_step(step, index)
+        except SageError as error:
+            plan_step = PlanStep(str(step), (), index, str(step))
+            return self._finish(plan_step, self._state, False, f"unparsable step: {error}",
+                                "unparsable-step")
+        injection = self._fault_run.before_step(
+            StepContext(self._task, index, self._succeeded, plan_step))
+        if injection and injection.vanish:
+            self._vanish(injection.vanish)
+        pre = self._state
+        if injection and injection.fail:
+            return self._finish(plan_step, pre, False, injection.reason, injection.code)
+        gone = [arg for arg in plan_step.args if key(arg) in self._gone]
+        if gone:
+            return self._finish(plan_step, pre, False, f"{gone[0]} is no longer there", GONE)
+        try:
+            ground = self.gate.ground(plan_step, index)
+        except StepRejected as rejected:
+            violation = rejected.violation
+            return self._finish(plan_step, pre, False, violation.message, violation.code)
+        violation = self.gate.applicable(pre, ground, index, plan_step.text)
+        if violation is not None:
+            return self._finish(plan_step, pre, False, violation.message, violation.code)
+        self._state = frozenset(self.gate.apply(pre, ground))
+        self._succeeded += 1
+        return self._finish(plan_step, pre, True, "ok", None)
+
+    def true_state(self) -> frozenset[Fact]:
+        self._require_episode()
+        return self._state
+
+    def goal_reached(self) -> bool | None:
+        self._require_episode()
+        return bool(self.gate.goal_holds(self._state))
+
+    def close(self) -> None:
+        if self._log is not None:
+            self._log.close()
+
+    # --- observation -----------------------------------------------------------------------
+
+    def observe(self) -> Observation:
+        """The robot's current partial view (see the module docstring)."""
+        self._require_episode()
+        visible = self.visible_objects()
+        facts = tuple(sorted(f for f in self._state if all(a in visible for a in f[1:])))
+        names = tuple(sorted((self._spelling.get(o, o) for o in visible), key=str.lower))
+        return Observation(self._render(visible, facts, names), names, facts)
+
+    def visible_objects(self) -> frozenset[str]:
+        """Lower-case names of the objects the robot can see now."""
+        self._require_episode()
+        return frozenset(self._spelling) - self._gone - self._concealed()
+
+    def describe_objects(self) -> list[dict]:
+        """Every object with its types, visibility and true facts (the harness's view)."""
+        self._require_episode()
+        visible = self.visible_objects()
+        types = {key(t.name): list(t.types) for t in (*self.domain.constants, *self.problem.objects)}
+        return [{"name": self._spelling[o], "types": types.get(o, []), "visible": o in visible,
+                 "gone": o in self._gone,
+                 "facts": sorted(format_fact(f) for f in self._state if o in f[1:])}
+                for o in sorted(self._spelling)]
+
+    @property
+    def step_count(self) -> int:
+        return self._index if self.gate is not None else 0
+
+    def _concealed(self) -> frozenset[str]:
+        m = self.model
+        contain, opened, closed, openable = (frozenset(map(key, names)) for names in
+                                             (m.contain, m.opened, m.closed, m.openable))
+        is_open = {f[1] for f in self._state if f[0] in opened and len(f) == 2}
+        is_closed = {f[1] for f in self._state if len(f) == 2 and (
+            f[0] in closed or (f[0] in openable and f[1] not in is_open))}
+        inside = [(f[1], f[2]) for f in self._state if f[0] in contain and len(f) == 3]
+        enclosed = frozenset(map(key, m.enclosed))
+        concealed: set[str] = {f[1] for f in self._state if f[0] in enclosed and len(f) == 2}
+        changed = True
+        while changed:  # containers inside closed containers conceal their contents too
+            changed = False
+            for obj, container in inside:
+                if obj not in concealed and (container in is_closed or container in concealed):
+                    concealed.add(obj)
+                    changed = True
+        return frozenset(concealed)
+
+    def _render(self, visible: frozenset[str], facts: tuple[Fact, ...],
+                names: tuple[str, ...]) -> str:
+        spell = self._spelling.get
+        holding_preds = frozenset(map(key, self.model.holding))
+        lines = []
+        if any(key(p.name) in holding_preds for p in self.domain.predicates):
+            held = sorted(spell(f[-1], f[-1]) for f in facts if f[0] in holding_preds and len(f) > 1)
+            lines.append("Holding: " + (", ".join(held) if held else "nothing"))
+        lines.append("Visible objects: " + (", ".join(names) if names else "none"))
+        per_object: dict[str, list[str]] = {}
+        robot: list[str] = []
+        for fact in facts:
+            if fact[0] not in self._dynamic or fact[0] in holding_preds:
+                continue
+            if len(fact) == 1:
+                robot.append(fact[0])
+            else:
+                words = " ".join([fact[0], *(spell(a, a) for a in fact[2:])])
+                per_object.setdefault(fact[1], []).append(words)
+        for obj in sorted(per_object, key=lambda o: spell(o, o).lower()):
+            lines.append(f"{spell(obj, obj)}: {', '.join(per_object[obj])}")
+        if robot:
+            lines.append("Robot: " + ", ".join(robot))
+        return "\n".join(lines)
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _finish(self, plan_step: PlanStep, pre: frozenset[Fact], success: bool, message: str,
+                code: str | None) -> StepResult:
+        self.last_transition = make_transition(
+            task=self._task, env=self.name, domain=self.domain.name, step=plan_step.index,
+            plan_step=plan_step, pre=pre, success=success, message=message, post=self._state,
+            code=code, episode=self._episode)
+        if self._log is not None:
+            self._log.append(self.last_transition)
+        return StepResult(success, message, self.observe(), code, plan_step.index)
+
+    def _vanish(self, objects: Iterable[str]) -> None:
+        gone = {key(o) for o in objects}
+        self._gone |= gone
+        self._state = frozenset(f for f in self._state if not gone.intersection(f[1:]))
+
+    def _resolve_domain(self, domain: Domain | str | None, problem: Problem) -> Domain:
+        if isinstance(domain, Domain):
+            return domain
+        from sage_pddl.domains import load_domain
+
+        return load_domain(domain or problem.domain_name, self._domains_dirs)
+
+    @staticmethod
+    def _build_spelling(domain: Domain, problem: Problem) -> dict[str, str]:
+        return {key(t.name): t.name for t in (*domain.constants, *problem.objects)}
+
+    def _require_episode(self) -> None:
+        if self.gate is None:
+            raise EnvError("no episode: call reset(problem) first")
+
+
+def _check_objects(facts: frozenset[Fact], spelling: dict[str, str], what: str) -> None:
+    unknown = sorted({a for f in facts for a in f[1:] if a not in spelling})
+    if unknown:
+        raise EnvError(f"{what} facts name objects the problem does not declare: "
+                       f"{', '.join(unknown)}")

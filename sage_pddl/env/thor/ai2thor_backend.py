@@ -1,0 +1,443 @@
+"""AI2-THOR execution of the household actions (`ai2thor` environment, `--backend ai2thor`).
+
+The household domains (domains/ithor.pddl, procthor.pddl) name AI2-THOR object *types* (Apple,
+Fridge): a plan object is resolved to the nearest instance of that type in the scene
+(`objectType`, case/underscore-insensitive). Each action maps to Controller actions with the
+domain's semantics, and success and the reason are read from `controller.last_event.metadata`
+(`lastActionSuccess`, `errorMessage`):
+
+| step            | Controller actions                                                            |
+|-----------------|-------------------------------------------------------------------------------|
+| MoveTo X        | GetInteractablePoses(X) then TeleportFull to the pose nearest the agent;      |
+|                 | no pose: stay (still a success, as the domain's MoveTo has no precondition)   |
+| Find X          | fails if X is inside a closed receptacle; else turn towards X (Teleport with  |
+|                 | the rotation facing it)                                                       |
+| Pick O          | approach O, PickupObject (retried with forceAction=True)                      |
+| Place/PutIn/Serve R | approach R, PutObject(R, forceAction, placeStationary), then unforced     |
+| Open/Close X    | approach X, OpenObject / CloseObject                                          |
+| TurnOn/TurnOff X| approach X, ToggleObjectOn / ToggleObjectOff                                  |
+| Wash/Clean O    | held O: approach SinkBasin, PutObject, ToggleObjectOn+Off Faucet, PickupObject;|
+|                 | without sink and faucet: CleanObject(O)                                       |
+| Heat O          | ALFRED: approach Microwave, Open, PutObject, Close, ToggleOn, ToggleOff, Open,|
+|                 | PickupObject, Close                                                           |
+| Cool O          | ALFRED: approach Fridge, Open, PutObject, Close, Open, PickupObject, Close    |
+| Sit/LieOn X     | approach X (AI2-THOR has no sitting; the reference server reports success)    |
+| Wait            | Pass                                                                          |
+
+"Approach" = the MoveTo teleport. The simulator decides everything physical (hand full,
+closed containers, not pickupable). What AI2-THOR cannot sense is the planner-level memory of
+the domain, the `reachable`/`*-reachable` predicates (the reference server's found/arrived):
+before executing, a step whose only failed gate literals are those is refused with the gate's
+code, as the reference server refuses "Pick" without "Find". A plan step is read by the gate
+(aliases, arity, objects), so an unknown action or object fails without touching the simulator.
+
+The environment keeps the domain-level state (`true_state`) by applying the gate's effects of
+every step AI2-THOR executed, then overwriting the sensed fluents from metadata (holding /
+hand-empty, opened / closed, turned-on). Faults work as in the symbolic environment; a vanished
+object is removed from the scene with DisableObject.
+
+AI2-THOR is an optional extra (`pip install 'sage-pddl[thor]'`), imported only when a
+Controller must be built; it needs a display or a GPU, so it cannot run in CI. The tests drive
+this module with a fake Controller replaying recorded scene metadata (tests/env/fake_thor.py).
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from sage_pddl.gate import StepRejected, compile_gate
+from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
+
+from ..base import (EnvError, Fact, Observation, StepLike, StepResult, as_plan_step, parse_facts)
+from ..faults import GONE, StepContext, compose
+from ..transitions import Transition, TransitionLog, make_transition
+
+STRUCTURAL_TYPES = frozenset({"wall", "floor", "ceiling", "room", "doorway", "window", "walldecal",
+                              "showerdoor", "showercurtain"})
+MEMORY_PREDICATES = frozenset({"reachable", "water-reachable", "heater-reachable",
+                               "cooler-reachable"})
+CONTROLLER_DEFAULTS = {"agentMode": "default", "visibilityDistance": 1.5, "gridSize": 0.25,
+                       "snapToGrid": True, "width": 640, "height": 480, "fieldOfView": 90}
+
+
+class ThorMissing(EnvError):
+    """AI2-THOR is not installed."""
+
+
+def _type_key(name: str) -> str:
+    return key(name).replace("_", "").replace(" ", "").replace("-", "")
+
+
+def _make_controller(**options: Any) -> Any:
+    try:
+        from ai2thor.controller import Controller
+    except ImportError:
+        raise ThorMissing("AI2-THOR is not installed: install the extra with "
+                          "`pip install 'sage-pddl[thor]'` (it also needs a display or a GPU), "
+                          "or use the symbolic backend") from None
+    return Controller(**{**CONTROLLER_DEFAULTS, **options})
+
+
+class AI2ThorEnv:
+    """See the module docstring."""
+
+    name = "ai2thor"
+
+    def __init__(self, controller: Any = None, *,
+                 controller_factory: Callable[..., Any] | None = None,
+                 controller_options: dict[str, Any] | None = None, log: str | Path | None = None,
+                 domains_dirs: Iterable[str | Path] | None = None, faults: Any = None):
+        self.controller = controller
+        self._factory = controller_factory or _make_controller
+        self._controller_options = dict(controller_options or {})
+        self._log = TransitionLog(log) if log else None
+        self._domains_dirs = list(domains_dirs) if domains_dirs else None
+        self._default_faults = faults
+        self.gate: Any = None
+        self.last_transition: Transition | None = None
+        self._episode = -1
+
+    # --- episode ---------------------------------------------------------------------------
+
+    def reset(self, problem: Problem, *, domain: Domain | str | None = None,
+              scene: str | None = None, task: str | None = None, faults: Any = None,
+              hidden: Iterable[Any] | None = None) -> Observation:
+        if not scene:
+            raise EnvError("the ai2thor backend needs a scene (e.g. FloorPlan1): pass scene= "
+                           "or reset from a task")
+        if not isinstance(domain, Domain):
+            from sage_pddl.domains import load_domain
+
+            domain = load_domain(domain or problem.domain_name, self._domains_dirs)
+        gate = compile_gate(domain, problem)
+        fault_set = compose(faults if faults is not None else self._default_faults)
+        if self.controller is None:
+            self.controller = self._factory(scene=scene, **self._controller_options)
+        else:
+            self.controller.reset(scene=scene)
+        self.domain, self.problem, self.gate, self.scene = domain, problem, gate, scene
+        self._names = {key(t.name): t.name for t in (*domain.constants, *problem.objects)}
+        self._state = frozenset(gate.initial_state) | parse_facts(hidden)
+        self._task = task or problem.name
+        self._episode += 1
+        self._index = self._succeeded = 0
+        self._found: str | None = None
+        self._last_error = ""
+        self._gone: set[str] = set()
+        self._fault_run = fault_set.start(self._task)
+        self.last_transition = None
+        self._sense()
+        return self.observe()
+
+    def step(self, step: StepLike) -> StepResult:
+        if self.gate is None:
+            raise EnvError("step() called before reset(): start an episode with reset(problem)")
+        index = self._index
+        self._index += 1
+        try:
+            plan_step = as_plan_step(step, index)
+        except EnvError as error:
+            return self._finish(PlanStep(str(step), (), index, str(step)), self._state, False,
+                                f"unparsable step: {error}", "unparsable-step")
+        injection = self._fault_run.before_step(
+            StepContext(self._task, index, self._succeeded, plan_step))
+        if injection and injection.vanish:
+            for obj in injection.vanish:
+                for instance in self._instances(obj):
+                    self._do("DisableObject", objectId=instance["objectId"])
+            self._gone |= set(injection.vanish)
+            self._state = frozenset(f for f in self._state if not self._gone.intersection(f[1:]))
+        pre = self._state
+        if injection and injection.fail:
+            return self._finish(plan_step, pre, False, injection.reason, injection.code)
+        gone = [a for a in plan_step.args if key(a) in self._gone]
+        if gone:
+            return self._finish(plan_step, pre, False, f"{gone[0]} is no longer there", GONE)
+        try:
+            ground = self.gate.ground(plan_step, index)
+        except StepRejected as rejected:
+            return self._finish(plan_step, pre, False, rejected.violation.message,
+                                rejected.violation.code)
+        memory = self._memory_violation(pre, ground, index, plan_step.text)
+        if memory is not None:
+            return self._finish(plan_step, pre, False, memory.message, memory.code)
+        skill = getattr(self, "_skill_" + key(ground.name), None)
+        if skill is None:
+            return self._finish(plan_step, pre, False, f"{ground.name} has no AI2-THOR mapping",
+                                "unsupported-action")
+        success, message = skill(*(self._names.get(a, a) for a in ground.args))
+        if success:
+            self._state = frozenset(ground.apply(pre))  # domain effects (reachable, on, ...)
+            self._succeeded += 1
+        self._sense()
+        return self._finish(plan_step, pre, success, "ok" if success else message,
+                            None if success else "simulator-failure")
+
+    def true_state(self) -> frozenset[Fact]:
+        self._require_episode()
+        return self._state
+
+    def goal_reached(self) -> bool | None:
+        self._require_episode()
+        return bool(self.gate.goal_holds(self._state))
+
+    def close(self) -> None:
+        if self.controller is not None:
+            stop = getattr(self.controller, "stop", None)
+            if stop:
+                stop()
+            self.controller = None
+        if self._log is not None:
+            self._log.close()
+
+    @property
+    def step_count(self) -> int:
+        return self._index if self.gate is not None else 0
+
+    # --- observation -----------------------------------------------------------------------
+
+    def observe(self) -> Observation:
+        self._require_episode()
+        metadata = self.controller.last_event.metadata
+        visible = sorted({o["objectType"] for o in metadata.get("objects", [])
+                          if o.get("visible") and _type_key(o["objectType"]) not in STRUCTURAL_TYPES})
+        held = [o["objectType"] for o in metadata.get("objects", []) if o.get("isPickedUp")]
+        seen = {_type_key(v) for v in visible} | {_type_key(h) for h in held}
+        facts = tuple(sorted(f for f in self._state
+                             if all(_type_key(a) in seen for a in f[1:])))
+        agent = metadata.get("agent", {})
+        position, rotation = agent.get("position", {}), agent.get("rotation", {})
+        lines = [f"Scene: {self.scene}",
+                 f"Location: ({position.get('x', 0):.2f}, {position.get('z', 0):.2f}), "
+                 f"facing {rotation.get('y', 0):.0f}°",
+                 "Holding: " + (", ".join(held) if held else "nothing"),
+                 "Found: " + (self._names.get(self._found, self._found) if self._found else "nothing")]
+        if self._last_error:
+            lines.append(f"Last action failed: {self._last_error}")
+        lines.append("Visible objects: " + (", ".join(visible) if visible else "none"))
+        return Observation("\n".join(lines), tuple(visible), facts)
+
+    def describe_objects(self) -> list[dict]:
+        """AI2-THOR's objects (the fields the reference server's get_objects returns)."""
+        self._require_episode()
+        fields = ("objectType", "objectId", "visible", "pickupable", "openable", "toggleable",
+                  "receptacle", "isOpen", "isToggled", "isPickedUp", "parentReceptacles",
+                  "receptacleObjectIds", "distance", "position")
+        return [{f: o.get(f) for f in fields}
+                for o in self.controller.last_event.metadata.get("objects", [])]
+
+    # --- skills ----------------------------------------------------------------------------
+
+    def _skill_moveto(self, name: str) -> tuple[bool, str]:
+        target = self._nearest(name)
+        if target is None:
+            return False, f"no {name} in scene {self.scene}"
+        self._approach(target)
+        return True, ""
+
+    def _skill_find(self, name: str) -> tuple[bool, str]:
+        target = self._nearest(name)
+        if target is None:
+            return False, f"no {name} in scene {self.scene}"
+        if self._enclosed(target):
+            return False, f"{name} is inside a closed container: open the container first"
+        agent = self.controller.last_event.metadata["agent"]
+        dx = target["position"]["x"] - agent["position"]["x"]
+        dz = target["position"]["z"] - agent["position"]["z"]
+        yaw = round(math.degrees(math.atan2(dx, dz)) / 90.0) * 90 % 360
+        self._do("Teleport", position=agent["position"], rotation={"x": 0, "y": yaw, "z": 0},
+                 horizon=agent.get("cameraHorizon", 0))
+        self._found = key(name)
+        return True, ""
+
+    def _skill_pick(self, name: str) -> tuple[bool, str]:
+        target = self._nearest(name)
+        if target is None:
+            return False, f"no {name} in scene {self.scene}"
+        self._approach(target)
+        ok, message = self._do("PickupObject", objectId=target["objectId"])
+        if not ok and not self._enclosed(target) and not self._held():
+            ok, message = self._do("PickupObject", objectId=target["objectId"], forceAction=True)
+        return ok, message
+
+    def _skill_place(self, name: str) -> tuple[bool, str]:
+        if not self._held():
+            return False, "the hand is empty: nothing to place"
+        target = self._nearest(name)
+        if target is None:
+            return False, f"no {name} in scene {self.scene}"
+        self._approach(target)
+        ok, message = self._do("PutObject", objectId=target["objectId"], forceAction=True,
+                               placeStationary=True)
+        if not ok:
+            ok, message = self._do("PutObject", objectId=target["objectId"])
+        return ok, message
+
+    _skill_putin = _skill_place
+    _skill_serve = _skill_place
+
+    def _interact(self, action: str, name: str) -> tuple[bool, str]:
+        target = self._nearest(name)
+        if target is None:
+            return False, f"no {name} in scene {self.scene}"
+        self._approach(target)
+        return self._do(action, objectId=target["objectId"])
+
+    def _skill_open(self, name: str) -> tuple[bool, str]:
+        return self._interact("OpenObject", name)
+
+    def _skill_close(self, name: str) -> tuple[bool, str]:
+        return self._interact("CloseObject", name)
+
+    def _skill_turnon(self, name: str) -> tuple[bool, str]:
+        return self._interact("ToggleObjectOn", name)
+
+    def _skill_turnoff(self, name: str) -> tuple[bool, str]:
+        return self._interact("ToggleObjectOff", name)
+
+    def _skill_wash(self, name: str) -> tuple[bool, str]:
+        held = self._held()
+        if held is None or _type_key(held["objectType"]) != _type_key(name):
+            return False, f"{name} is not in the hand"
+        sink, faucet = self._nearest("SinkBasin") or self._nearest("Sink"), self._nearest("Faucet")
+        if sink is None or faucet is None:
+            return self._do("CleanObject", objectId=held["objectId"])
+        self._approach(sink)
+        return self._sequence([("PutObject", sink, {"forceAction": True}),
+                               ("ToggleObjectOn", faucet, {}), ("ToggleObjectOff", faucet, {}),
+                               ("PickupObject", held, {})])
+
+    _skill_clean = _skill_wash
+
+    def _treat(self, name: str, appliance: str, heat: bool) -> tuple[bool, str]:
+        held = self._held()
+        if held is None or _type_key(held["objectType"]) != _type_key(name):
+            return False, f"{name} is not in the hand"
+        device = self._nearest(appliance)
+        if device is None:
+            return False, f"no {appliance} in scene {self.scene}"
+        self._approach(device)
+        toggle = [("ToggleObjectOn", device, {}), ("ToggleObjectOff", device, {})] if heat else []
+        return self._sequence([("OpenObject", device, {}), ("PutObject", device, {}),
+                               ("CloseObject", device, {}), *toggle, ("OpenObject", device, {}),
+                               ("PickupObject", held, {}), ("CloseObject", device, {})])
+
+    def _skill_heat(self, name: str) -> tuple[bool, str]:
+        return self._treat(name, "Microwave", heat=True)
+
+    def _skill_cool(self, name: str) -> tuple[bool, str]:
+        return self._treat(name, "Fridge", heat=False)
+
+    def _skill_sit(self, name: str) -> tuple[bool, str]:
+        return self._skill_moveto(name)
+
+    _skill_lieon = _skill_sit
+
+    def _skill_wait(self) -> tuple[bool, str]:
+        return self._do("Pass")
+
+    # --- controller helpers ----------------------------------------------------------------
+
+    def _do(self, action: str, **arguments: Any) -> tuple[bool, str]:
+        event = self.controller.step(action=action, **arguments)
+        metadata = event.metadata
+        ok = bool(metadata.get("lastActionSuccess"))
+        message = "" if ok else (metadata.get("errorMessage") or f"{action} failed")
+        return ok, message
+
+    def _sequence(self, actions: list[tuple[str, dict, dict]]) -> tuple[bool, str]:
+        for action, obj, extra in actions:
+            ok, message = self._do(action, objectId=obj["objectId"], **extra)
+            if not ok:
+                return False, f"{action} {obj['objectType']}: {message}"
+        return True, ""
+
+    def _objects(self) -> list[dict]:
+        return list(self.controller.last_event.metadata.get("objects", []))
+
+    def _instances(self, name: str) -> list[dict]:
+        wanted = _type_key(name)
+        return [o for o in self._objects() if _type_key(o["objectType"]) == wanted]
+
+    def _nearest(self, name: str) -> dict | None:
+        found = self._instances(name)
+        return min(found, key=lambda o: o.get("distance", 0.0)) if found else None
+
+    def _held(self) -> dict | None:
+        return next((o for o in self._objects() if o.get("isPickedUp")), None)
+
+    def _enclosed(self, obj: dict) -> bool:
+        by_id = {o["objectId"]: o for o in self._objects()}
+        return any(by_id.get(p, {}).get("openable") and not by_id.get(p, {}).get("isOpen")
+                   for p in obj.get("parentReceptacles") or ())
+
+    def _approach(self, target: dict) -> None:
+        """Teleport to the interactable pose nearest the agent; stay put when there is none."""
+        event = self.controller.step(action="GetInteractablePoses", objectId=target["objectId"],
+                                     horizons=[-30, 0, 30, 60], standings=[True, False])
+        poses = event.metadata.get("actionReturn") or []
+        if not poses:
+            return
+        here = event.metadata["agent"]["position"]
+        pose = min(poses, key=lambda p: (p["x"] - here["x"]) ** 2 + (p["z"] - here["z"]) ** 2)
+        self._do("TeleportFull", **{k: pose[k] for k in ("x", "y", "z", "rotation", "horizon",
+                                                          "standing") if k in pose})
+
+    def _memory_violation(self, state: frozenset, ground: Any, index: int, text: str) -> Any:
+        """The gate's violation if the step fails only on what AI2-THOR cannot sense."""
+        violation = self.gate.applicable(state, ground, index, text)
+        if violation is None:
+            return None
+        failed = self.gate.explain(state, ground, index, text)
+        if all(a[0] in MEMORY_PREDICATES for v in failed for _, a in v.atoms) and \
+                all(v.atoms for v in failed):
+            return failed[0]
+        return None
+
+    def _sense(self) -> None:
+        """Overwrite the fluents AI2-THOR reports (hand, open, toggled) from its metadata."""
+        objects = self._objects()
+        state = set(self._state)
+        by_type: dict[str, list[dict]] = {}
+        for obj in objects:
+            by_type.setdefault(_type_key(obj["objectType"]), []).append(obj)
+        names = {_type_key(n): n for n in self._names}
+        declared = {key(p.name) for p in self.domain.predicates}
+        for type_key, instances in by_type.items():
+            name = names.get(type_key)
+            if name is None:
+                continue
+            nearest = min(instances, key=lambda o: o.get("distance", 0.0))
+            if "holding" in declared:
+                state.discard(("holding", name))
+                if any(o.get("isPickedUp") for o in instances):
+                    state.add(("holding", name))
+            if nearest.get("openable") and {"opened", "closed"} <= declared:
+                state -= {("opened", name), ("closed", name)}
+                state.add(("opened" if nearest.get("isOpen") else "closed", name))
+            if nearest.get("toggleable") and "turned-on" in declared:
+                state.discard(("turned-on", name))
+                if nearest.get("isToggled"):
+                    state.add(("turned-on", name))
+        if "hand-empty" in declared:
+            if any(f[0] == "holding" for f in state):
+                state.discard(("hand-empty",))
+            else:
+                state.add(("hand-empty",))
+        self._state = frozenset(state)
+
+    def _finish(self, plan_step: PlanStep, pre: frozenset[Fact], success: bool, message: str,
+                code: str | None) -> StepResult:
+        self._last_error = "" if success else message
+        self.last_transition = make_transition(
+            task=self._task, env=self.name, domain=self.domain.name, step=plan_step.index,
+            plan_step=plan_step, pre=pre, success=success, message=message, post=self._state,
+            code=code, episode=self._episode)
+        if self._log is not None:
+            self._log.append(self.last_transition)
+        return StepResult(success, message, self.observe(), code, plan_step.index)
+
+    def _require_episode(self) -> None:
+        if self.gate is None:
+            raise EnvError("no episode: call reset(problem, scene=...) first")

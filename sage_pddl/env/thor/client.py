@@ -1,0 +1,233 @@
+"""The `thor` environment: a client of `sage-pddl thor-server` (protocol v1 over ZMQ REQ/REP).
+
+    env = get_env("thor", host="127.0.0.1", port=5555, timeout=60.0)
+    observation = env.reset(problem, domain=domain)      # or env.reset(None, task="ithor#K01")
+    result = env.step({"action": "Pick", "object": "Apple"})
+
+Timeouts and restarts. Every request has a send and a receive timeout (`timeout` seconds) and
+LINGER 0. A REQ socket that timed out is stuck waiting for its reply (ZMQ's strict send/recv
+alternation), so the client closes it and builds a fresh one before doing anything else.
+Idempotent commands (ping, reset, get_state, get_objects) are then retried once on the fresh
+socket, which also reconnects to a server restarted on the same port. `step` is never retried (the
+server may have executed it): a timed-out step raises `ThorTimeout`; a server restarted since the
+reset answers `no-episode`, raised as `ThorServerError` (reset to start again). When nothing answers
+at all the error says so and how to start a server.
+
+If `log` is given, the client appends the transition record the server returns with each step
+(`sage_pddl.env.transitions`), so a remote run leaves the same log as a local one.
+"""
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any, Iterable
+
+from sage_pddl.pddl.model import Domain, Problem
+
+from ..base import EnvError, Fact, Observation, StepLike, StepResult, as_plan_step, parse_fact
+from ..transitions import Transition, TransitionLog
+from . import protocol
+from .protocol import ProtocolError
+
+
+class ThorUnavailable(EnvError):
+    """No server answered (nothing listening, or it stopped answering)."""
+
+
+class ThorTimeout(EnvError):
+    """A non-idempotent request (step, close) timed out and was not retried."""
+
+
+class ThorServerError(EnvError):
+    """The server answered `ok: false`; `code` is the protocol error code."""
+
+    def __init__(self, code: str, message: str):
+        self.code = code
+        super().__init__(f"thor-server error [{code}]: {message}")
+
+
+class _Timeout(Exception):
+    pass
+
+
+class ThorClientEnv:
+    """See the module docstring."""
+
+    name = "thor"
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 5555, timeout: float = 60.0, *,
+                 log: str | Path | None = None,
+                 max_bytes: int = protocol.DEFAULT_MAX_BYTES):
+        import zmq
+
+        if timeout <= 0:
+            raise EnvError(f"thor client timeout must be positive, got {timeout}")
+        self._zmq = zmq
+        self.host, self.port, self.timeout = host, int(port), float(timeout)
+        self.endpoint = f"tcp://{host}:{self.port}"
+        self.max_bytes = max_bytes
+        self._context = zmq.Context()
+        self._socket: Any = None
+        self._ids = itertools.count(1)
+        self._log = TransitionLog(log) if log else None
+        self.last_transition: Transition | None = None
+        self.server_id: str | None = None
+        self._connect()
+
+    # --- transport -------------------------------------------------------------------------
+
+    def _connect(self) -> None:
+        zmq = self._zmq
+        if self._socket is not None:
+            self._socket.close(linger=0)
+        socket = self._context.socket(zmq.REQ)
+        millis = int(self.timeout * 1000)
+        socket.setsockopt(zmq.LINGER, 0)
+        socket.setsockopt(zmq.SNDTIMEO, millis)
+        socket.setsockopt(zmq.RCVTIMEO, millis)
+        socket.connect(self.endpoint)
+        self._socket = socket
+
+    def _exchange(self, payload: bytes) -> bytes:
+        try:
+            self._socket.send(payload)
+            return self._socket.recv()
+        except self._zmq.Again:
+            raise _Timeout() from None
+
+    def request(self, cmd: str, **fields: Any) -> dict:
+        """Send one command, return the reply's fields; raises on timeouts and error replies."""
+        message = protocol.request(cmd, next(self._ids), **fields)
+        payload = protocol.encode(message)
+        if len(payload) > self.max_bytes:
+            raise EnvError(f"{cmd} request of {len(payload)} bytes exceeds the protocol limit of "
+                           f"{self.max_bytes} bytes")
+        attempts = 2 if cmd in protocol.IDEMPOTENT else 1
+        for attempt in range(attempts):
+            try:
+                raw = self._exchange(payload)
+                break
+            except _Timeout:
+                self._connect()  # REQ after a timeout can neither send nor receive: rebuild it
+        else:
+            raise self._timeout_error(cmd, attempts)
+        try:
+            answer = protocol.decode_reply(raw)
+        except ProtocolError as error:
+            raise ThorServerError(error.code, error.message) from None
+        if not answer["ok"]:
+            error = answer.get("error") or {}
+            raise ThorServerError(str(error.get("code", "unknown")), str(error.get("message", "")))
+        return answer
+
+    def _timeout_error(self, cmd: str, attempts: int) -> EnvError:
+        waited = f"{self.timeout:g}" if self.timeout != int(self.timeout) else f"{self.timeout:.1f}"
+        if cmd in protocol.IDEMPOTENT:
+            return ThorUnavailable(
+                f"no sage-pddl thor-server answered at {self.endpoint} within {waited} s "
+                f"({attempts} attempts); start one with "
+                f"`sage-pddl thor-server --port {self.port}`")
+        return ThorTimeout(
+            f"the sage-pddl thor-server at {self.endpoint} did not answer {cmd!r} within "
+            f"{waited} s; it was not retried because the server may have executed it "
+            f"(reset to start the episode again)")
+
+    # --- environment -----------------------------------------------------------------------
+
+    def ping(self) -> dict:
+        answer = self.request("ping")
+        self.server_id = answer.get("server_id")
+        return answer
+
+    def reset(self, problem: Problem | None = None, *, domain: Domain | str | None = None,
+              task: str | None = None, hidden: Iterable[Any] | None = None,
+              faults: Iterable[str] | None = None, scene: str | None = None) -> Observation:
+        fields: dict[str, Any] = {}
+        if task is not None:
+            fields["task"] = task
+            if domain is not None:
+                fields["domain"] = domain if isinstance(domain, str) else domain.name
+        elif problem is not None:
+            fields["problem"] = _problem_text(problem)
+            fields["domain"] = (_domain_text(domain) if isinstance(domain, Domain)
+                                else domain or problem.domain_name)
+        else:
+            raise EnvError("reset needs a problem or a task reference")
+        if hidden is not None:
+            from ..base import format_fact
+
+            fields["hidden"] = [format_fact(parse_fact(f)) for f in hidden]
+        if faults is not None:
+            fields["faults"] = [str(f) for f in faults]
+        if scene is not None:
+            fields["scene"] = scene
+        answer = self.request("reset", **fields)
+        return Observation.from_json(answer.get("observation") or {})
+
+    def step(self, step: StepLike) -> StepResult:
+        answer = self.request("step", step=_wire_step(step))
+        result = StepResult.from_json(answer["result"])
+        record = answer.get("transition")
+        self.last_transition = Transition.from_json(record) if record else None
+        if self.last_transition is not None and self._log is not None:
+            self._log.append(self.last_transition)
+        return result
+
+    def state(self) -> dict:
+        """The server's get_state reply: facts, goal_reached, step_count, observation."""
+        return self.request("get_state")
+
+    def true_state(self) -> frozenset[Fact]:
+        return frozenset(parse_fact(f) for f in self.state().get("facts", ()))
+
+    def goal_reached(self) -> bool | None:
+        return self.state().get("goal_reached")
+
+    def objects(self) -> list[dict]:
+        return list(self.request("get_objects").get("objects", ()))
+
+    def shutdown_server(self) -> None:
+        """Ask the server to exit (the `close` command)."""
+        self.request("close")
+
+    def close(self) -> None:
+        """Release this client's socket and log (the server keeps running)."""
+        if self._socket is not None:
+            self._socket.close(linger=0)
+            self._socket = None
+        self._context.term()
+        if self._log is not None:
+            self._log.close()
+
+
+def _wire_step(step: StepLike) -> Any:
+    if isinstance(step, str):
+        return step
+    if isinstance(step, dict):
+        return {k: v for k, v in step.items() if k in ("action", "args", "object", "target",
+                                                       "text", "reason")}
+    plan_step = as_plan_step(step)
+    out: dict[str, Any] = {"action": plan_step.action}
+    if plan_step.fields:  # keep the JSON field names so `@sage step` rules still apply
+        out.update({k: v for k, v in plan_step.fields if k in ("object", "target")})
+    else:
+        out["args"] = list(plan_step.args)
+    if plan_step.text:
+        out["text"] = plan_step.text
+    return out
+
+
+def _problem_text(problem: Problem) -> str:
+    if problem.source:
+        return problem.source
+    from sage_pddl.pddl import write_problem
+
+    return write_problem(problem)
+
+
+def _domain_text(domain: Domain) -> str:
+    if domain.source:
+        return domain.source
+    from sage_pddl.pddl import write_domain
+
+    return write_domain(domain)

@@ -1,0 +1,190 @@
+"""The sage-pddl thor-server wire protocol, version 1 (docs/thor-protocol.md is the reference).
+
+Transport: one ZMQ REQ/REP exchange per command; each message is one frame of UTF-8 JSON holding
+one object. Every request carries `"v": 1` and `"cmd"`; an optional `"id"` (string or integer) is
+echoed in the reply. Every reply carries `"v": 1` and `"ok"`; on `ok: false` it carries
+`"error": {"code", "message"}`. A failed *action* is not a protocol error: `step` answers
+`ok: true` with `result.success: false`.
+
+Requests (fields beyond these are rejected with `bad-request`):
+
+| cmd          | fields                                                                           |
+|--------------|----------------------------------------------------------------------------------|
+| ping         | -                                                                                |
+| reset        | `problem` (PDDL text) with `domain` (PDDL text or a registered domain name), or  |
+|              | `task` (a task reference such as `ithor#K01`, optional `domain` name); optional  |
+|              | `hidden` (list of facts), `faults` (list of fault specs), `scene` (simulator scene)|
+| step         | `step`: `{"action", "args"}`, `{"action", "object", "target"}` or a text step     |
+| get_state    | -                                                                                |
+| get_objects  | -                                                                                |
+| close        | - (the server replies, then exits)                                               |
+
+Error codes: `bad-json`, `bad-request`, `unknown-command`, `version-mismatch`, `too-large`,
+`no-episode`, `bad-problem`, `backend-error`.
+
+`decode_request` validates raw bytes into a `Request` (raising `ProtocolError` with the code),
+`encode` / `decode_reply` handle the other direction.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from sage_pddl.pddl.errors import SageError
+
+PROTOCOL_VERSION = 1
+DEFAULT_MAX_BYTES = 1 << 20  # 1 MiB
+COMMANDS = ("ping", "reset", "step", "get_state", "get_objects", "close")
+# Safe to send twice: a retry after a lost reply changes nothing (reset restarts the same episode).
+IDEMPOTENT = frozenset({"ping", "reset", "get_state", "get_objects"})
+
+ERROR_CODES = ("bad-json", "bad-request", "unknown-command", "version-mismatch", "too-large",
+               "no-episode", "bad-problem", "backend-error")
+
+_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {  # cmd -> (required, optional)
+    "ping": (frozenset(), frozenset()),
+    "reset": (frozenset(), frozenset({"domain", "problem", "task", "hidden", "faults", "scene"})),
+    "step": (frozenset({"step"}), frozenset()),
+    "get_state": (frozenset(), frozenset()),
+    "get_objects": (frozenset(), frozenset()),
+    "close": (frozenset(), frozenset()),
+}
+_ENVELOPE = frozenset({"v", "cmd", "id"})
+
+
+class ProtocolError(SageError):
+    """A message that breaks the protocol; `code` is one of ERROR_CODES."""
+
+    def __init__(self, code: str, message: str, request_id: Any = None):
+        self.code = code
+        self.message = message
+        self.request_id = request_id
+        super().__init__(f"{code}: {message}")
+
+
+@dataclass(frozen=True)
+class Request:
+    """A validated request: the command, its fields (without the envelope) and the echo id."""
+
+    cmd: str
+    fields: Mapping[str, Any] = field(default_factory=dict)
+    id: Any = None
+
+
+def encode(message: Mapping[str, Any]) -> bytes:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def request(cmd: str, request_id: Any = None, **fields: Any) -> dict:
+    message = {"v": PROTOCOL_VERSION, "cmd": cmd, **fields}
+    if request_id is not None:
+        message["id"] = request_id
+    return message
+
+
+def reply(request_id: Any = None, **fields: Any) -> dict:
+    message = {"v": PROTOCOL_VERSION, "ok": True, **fields}
+    if request_id is not None:
+        message["id"] = request_id
+    return message
+
+
+def error_reply(code: str, message: str, request_id: Any = None) -> dict:
+    out = {"v": PROTOCOL_VERSION, "ok": False, "error": {"code": code, "message": message}}
+    if request_id is not None:
+        out["id"] = request_id
+    return out
+
+
+def _is_str_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _check_step(step: Any) -> None:
+    if isinstance(step, str):
+        if not step.strip():
+            raise ValueError("'step' text is empty")
+        return
+    if not isinstance(step, dict):
+        raise ValueError("'step' must be an object or a string")
+    if not isinstance(step.get("action"), str) or not step["action"].strip():
+        raise ValueError("'step.action' must be a non-empty string")
+    if "args" in step and not _is_str_list(step["args"]):
+        raise ValueError("'step.args' must be a list of strings")
+    for name in ("object", "target", "text", "reason"):
+        if name in step and not isinstance(step[name], str):
+            raise ValueError(f"'step.{name}' must be a string")
+
+
+def _check_reset(fields: Mapping[str, Any]) -> None:
+    for name in ("domain", "problem", "task", "scene"):
+        if name in fields and not isinstance(fields[name], str):
+            raise ValueError(f"'{name}' must be a string")
+    for name in ("hidden", "faults"):
+        if name in fields and not _is_str_list(fields[name]):
+            raise ValueError(f"'{name}' must be a list of strings")
+    has_problem, has_task = "problem" in fields, "task" in fields
+    if has_problem == has_task:
+        raise ValueError("reset needs exactly one of 'problem' (with 'domain') or 'task'")
+    if has_problem and "domain" not in fields:
+        raise ValueError("reset with 'problem' needs 'domain' (PDDL text or a domain name)")
+
+
+def decode_request(raw: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> Request:
+    """Validate one request frame; raises ProtocolError with the matching error code."""
+    if len(raw) > max_bytes:
+        raise ProtocolError("too-large", f"message of {len(raw)} bytes exceeds the limit of "
+                                         f"{max_bytes} bytes")
+    try:
+        message = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise ProtocolError("bad-json", f"not a UTF-8 JSON message: {error}") from None
+    if not isinstance(message, dict):
+        raise ProtocolError("bad-json", "a message must be a JSON object")
+    request_id = message.get("id")
+    if request_id is not None and (not isinstance(request_id, (str, int)) or
+                                   isinstance(request_id, bool)):
+        raise ProtocolError("bad-request", "'id' must be a string or an integer")
+    version = message.get("v")
+    if version != PROTOCOL_VERSION:
+        raise ProtocolError("version-mismatch", f"protocol version {version!r} is not supported; "
+                            f"this server speaks v{PROTOCOL_VERSION}", request_id)
+    cmd = message.get("cmd")
+    if not isinstance(cmd, str):
+        raise ProtocolError("bad-request", "'cmd' must be a string", request_id)
+    if cmd not in _FIELDS:
+        raise ProtocolError("unknown-command", f"unknown command {cmd!r}; known: "
+                            f"{', '.join(COMMANDS)}", request_id)
+    required, optional = _FIELDS[cmd]
+    fields = {k: v for k, v in message.items() if k not in _ENVELOPE}
+    missing = sorted(required - fields.keys())
+    unknown = sorted(fields.keys() - required - optional)
+    if missing:
+        raise ProtocolError("bad-request", f"{cmd}: missing field(s) {', '.join(missing)}",
+                            request_id)
+    if unknown:
+        raise ProtocolError("bad-request", f"{cmd}: unknown field(s) {', '.join(unknown)}",
+                            request_id)
+    try:
+        if cmd == "step":
+            _check_step(fields["step"])
+        elif cmd == "reset":
+            _check_reset(fields)
+    except ValueError as error:
+        raise ProtocolError("bad-request", f"{cmd}: {error}", request_id) from None
+    return Request(cmd, fields, request_id)
+
+
+def decode_reply(raw: bytes) -> dict:
+    """Read a reply frame (client side); raises ProtocolError on a malformed reply."""
+    try:
+        message = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise ProtocolError("bad-json", f"the server sent a reply that is not JSON: {error}") from None
+    if not isinstance(message, dict) or not isinstance(message.get("ok"), bool):
+        raise ProtocolError("bad-json", "the server sent a reply without 'ok'")
+    if message.get("v") != PROTOCOL_VERSION:
+        raise ProtocolError("version-mismatch", f"the server speaks protocol version "
+                            f"{message.get('v')!r}; this client speaks v{PROTOCOL_VERSION}")
+    return message

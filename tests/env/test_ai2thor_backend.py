@@ -1,0 +1,165 @@
+"""The AI2-THOR action mapping, driven by a fake Controller (no simulator can run here)."""
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+
+from sage_pddl.env import get_env
+from sage_pddl.env.faults import Disappear
+from sage_pddl.env.symbolic import SymbolicEnv
+from sage_pddl.env.thor.ai2thor_backend import AI2ThorEnv, ThorMissing
+from sage_pddl.pddl import parse_problem
+
+from .fake_thor import FakeController
+
+PROBLEM = """
+(define (problem apple-to-counter) (:domain ithor)
+  (:objects Apple Mug Fridge CounterTop Microwave Sink SinkBasin Faucet - thing)
+  (:init (pickupable Apple) (pickupable Mug) (washable Mug)
+         (openable Fridge) (closed Fridge) (openable Microwave) (closed Microwave)
+         (receptacle Fridge) (receptacle CounterTop) (receptacle Microwave) (receptacle SinkBasin)
+         (receptacle Sink) (container Fridge) (container Microwave) (container SinkBasin)
+         (container Sink) (toggleable Microwave) (toggleable Faucet) (heater Microwave)
+         (cooler Fridge) (water-source SinkBasin) (water-source Faucet) (water-source Sink)
+         (near Faucet SinkBasin) (near Faucet Sink)
+         (inside Apple Fridge) (enclosed Apple) (on Mug CounterTop) (hand-empty))
+  (:goal (and (on Apple CounterTop) (closed Fridge))))
+"""
+PLAN = ["MoveTo Fridge", "Open Fridge", "Pick Apple", "Close Fridge", "MoveTo CounterTop",
+        "Place CounterTop"]
+
+
+@pytest.fixture(scope="module")
+def ithor():
+    from sage_pddl.domains import load_domain
+
+    return load_domain("ithor")
+
+
+@pytest.fixture
+def thor(ithor):
+    env = AI2ThorEnv(FakeController())
+    env.reset(parse_problem(PROBLEM), domain=ithor, scene="FloorPlan1")
+    yield env
+    env.close()
+
+
+def actions(env, since=0):
+    return [name for name, _ in env.controller.calls[since:]]
+
+
+def test_reference_plan_executes_and_matches_the_symbolic_environment(thor, ithor):
+    symbolic = SymbolicEnv(ithor)
+    symbolic.reset(parse_problem(PROBLEM))
+    for step in PLAN:
+        real, model = thor.step(step), symbolic.step(step)
+        assert real.success and model.success, (step, real.message, model.message)
+    assert thor.goal_reached() is True and symbolic.goal_reached() is True
+    apple = next(o for o in thor.describe_objects() if o["objectType"] == "Apple")
+    assert apple["parentReceptacles"] == ["CounterTop|+01.00|+00.90|+00.00"]
+    assert ("on", "apple", "countertop") in thor.true_state()
+    assert thor.true_state() == symbolic.true_state()
+
+
+def test_moveto_teleports_to_the_nearest_interactable_pose(thor):
+    assert thor.step("MoveTo Fridge").success
+    assert actions(thor) == ["GetInteractablePoses", "TeleportFull"]
+    _, teleport = thor.controller.calls[-1]
+    assert (teleport["x"], teleport["z"]) == (-2.75, 1.0)  # the nearer of the two poses
+    assert ("reachable", "fridge") in thor.true_state()
+
+
+def test_simulator_failures_carry_the_controller_error(thor):
+    thor.step("MoveTo Fridge")
+    result = thor.step("Pick Apple")  # the fridge is still closed
+    assert (result.success, result.code) == (False, "simulator-failure")
+    assert "inside a closed receptacle" in result.message
+    assert "PickupObject" in actions(thor)
+    assert "Last action failed" in result.observation.text
+    assert ("hand-empty",) in thor.true_state()
+
+
+def test_planner_memory_preconditions_are_refused_before_the_simulator(thor):
+    calls = len(thor.controller.calls)
+    result = thor.step("Pick Mug")  # never located: the reference server says "use Find first"
+    assert (result.success, result.code) == (False, "not-reachable")
+    assert len(thor.controller.calls) == calls
+    assert thor.step("Fly Mug").code == "unknown-action"
+    assert thor.step("Pick Banana").code == "unknown-object"
+    assert len(thor.controller.calls) == calls
+
+
+def test_open_toggle_and_sensed_state(thor):
+    thor.step("MoveTo Microwave")
+    assert thor.step("Open Microwave").success and ("opened", "microwave") in thor.true_state()
+    assert actions(thor)[-1] == "OpenObject"
+    again = thor.step("Open Microwave")  # the gate's already-open is not memory: THOR refuses
+    assert not again.success and "already open" in again.message
+    assert thor.step("TurnOn Microwave").success and ("turned-on", "microwave") in thor.true_state()
+    assert thor.step("TurnOff Microwave").success
+    assert ("turned-on", "microwave") not in thor.true_state()
+    assert thor.step("Close Microwave").success and ("closed", "microwave") in thor.true_state()
+
+
+def test_find_turns_towards_a_visible_object_and_refuses_enclosed_ones(thor):
+    assert thor.step("Find Mug").success
+    assert actions(thor)[-1] == "Teleport"
+    assert thor.controller.calls[-1][1]["rotation"]["y"] == 90  # the mug is along +x
+    assert "Found: Mug" in thor.observe().text
+    hidden = thor.step("Find Apple")
+    assert not hidden.success
+
+
+def test_heat_and_wash_follow_alfred_sequences(thor):
+    for step in ("MoveTo CounterTop", "Pick Mug", "MoveTo Microwave"):
+        assert thor.step(step).success, step
+    start = len(thor.controller.calls)
+    assert thor.step("Heat Mug").success
+    assert [a for a in actions(thor, start) if a not in ("GetInteractablePoses", "TeleportFull")] \
+        == ["OpenObject", "PutObject", "CloseObject", "ToggleObjectOn", "ToggleObjectOff",
+            "OpenObject", "PickupObject", "CloseObject"]
+    assert ("heated", "mug") in thor.true_state() and ("holding", "mug") in thor.true_state()
+    assert thor.step("MoveTo Sink").success
+    start = len(thor.controller.calls)
+    assert thor.step("Wash Mug").success
+    assert [a for a in actions(thor, start) if a not in ("GetInteractablePoses", "TeleportFull")] \
+        == ["PutObject", "ToggleObjectOn", "ToggleObjectOff", "PickupObject"]
+    mug = next(o for o in thor.describe_objects() if o["objectType"] == "Mug")
+    assert mug["isPickedUp"] and ("cleaned", "mug") in thor.true_state()
+
+
+def test_wait_is_pass_and_a_vanished_object_is_disabled(ithor):
+    env = AI2ThorEnv(FakeController(), faults=Disappear("Mug", 1))
+    env.reset(parse_problem(PROBLEM), domain=ithor, scene="FloorPlan1")
+    assert env.step("Wait").success and actions(env)[-1] == "Pass"
+    result = env.step("MoveTo Mug")
+    assert (result.success, result.code) == (False, "object-gone")
+    assert "DisableObject" in actions(env)
+    assert all(o["objectType"] != "Mug" for o in env.describe_objects())
+
+
+def test_controller_is_built_once_and_reset_per_episode(ithor):
+    built = []
+
+    def factory(**options):
+        built.append(options)
+        return FakeController(**options)
+
+    env = get_env("ai2thor", controller_factory=factory, controller_options={"width": 300})
+    for _ in range(2):
+        env.reset(parse_problem(PROBLEM), domain=ithor, scene="FloorPlan1")
+    assert built == [{"scene": "FloorPlan1", "width": 300}]
+    with pytest.raises(Exception, match="needs a scene"):
+        env.reset(parse_problem(PROBLEM), domain=ithor)
+    controller = env.controller
+    env.close()
+    assert controller.stopped
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ai2thor") is not None,
+                    reason="ai2thor is installed: the missing-extra message cannot be shown")
+def test_missing_ai2thor_is_a_clear_error(ithor):
+    env = AI2ThorEnv()
+    with pytest.raises(ThorMissing, match=r"pip install 'sage-pddl\[thor\]'"):
+        env.reset(parse_problem(PROBLEM), domain=ithor, scene="FloorPlan1")

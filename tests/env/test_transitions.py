@@ -1,0 +1,79 @@
+"""Transition logs: written per step, flushed per line, read back identically."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sage_pddl.env.faults import FailAt
+from sage_pddl.env.symbolic import SymbolicEnv
+from sage_pddl.env.transitions import (StepAction, Transition, TransitionLog,
+                                       TransitionLogError, read_transitions)
+
+from .conftest import HIDDEN, SOLUTION
+
+
+def test_every_step_is_logged_and_round_trips(tmp_path, kitchen_domain, kitchen_problem):
+    log = tmp_path / "logs" / "run.jsonl"
+    env = SymbolicEnv(kitchen_domain, hidden=HIDDEN, log=log, faults=FailAt(4, "dropped"),
+                      task="kitchen#1")
+    env.reset(kitchen_problem)
+    results = []
+    for step in ["pick Apple Fridge", *SOLUTION[:3]]:
+        results.append(env.step(step))
+        # flushed per line: the file already holds every finished step
+        assert len(log.read_text().splitlines()) == len(results)
+    results.append(env.step(SOLUTION[3]))
+    env.reset(kitchen_problem)
+    results.append(env.step(SOLUTION[0]))
+    env.close()
+
+    records = list(read_transitions(log))
+    assert [r.step for r in records] == [0, 1, 2, 3, 4, 0]
+    assert [r.episode for r in records] == [0, 0, 0, 0, 0, 1]
+    assert [r.success for r in records] == [r.success for r in results]
+    first, pick = records[0], records[3]
+    assert (first.task, first.env, first.domain) == ("kitchen#1", "symbolic", "mini-kitchen")
+    assert first.code == "pick/requires/at" and first.pre == first.post
+    assert pick.action == StepAction("pick", ("Apple", "Fridge"), "pick Apple Fridge")
+    assert ("holding", "apple") in pick.added and ("in", "apple", "fridge") in pick.deleted
+    assert ("in", "apple", "fridge") in records[0].pre  # hidden facts are part of the true state
+    assert records[4].message == "dropped" and records[4].code == "injected-failure"
+    raw = json.loads(log.read_text().splitlines()[3])
+    assert set(raw) >= {"task", "env", "domain", "step", "action", "pre", "success", "message",
+                        "post", "ts"}
+    assert raw["action"] == {"action": "pick", "args": ["Apple", "Fridge"],
+                             "text": "pick Apple Fridge"}
+    assert "(holding apple)" in raw["post"] and raw["pre"] == sorted(raw["pre"])
+    assert all(Transition.from_json(r.to_json()) == r for r in records)
+
+
+def test_log_appends_across_writers(tmp_path):
+    record = Transition("t", "symbolic", "d", 0, StepAction("wait"), frozenset(), True, "ok",
+                        frozenset({("hand-empty",)}), ts=1.0)
+    for _ in range(2):
+        with TransitionLog(tmp_path / "a.jsonl") as log:
+            log.append(record)
+    assert list(read_transitions(tmp_path / "a.jsonl")) == [record, record]
+
+
+@pytest.mark.parametrize("line, problem", [
+    ("{not json", "not a transition record"),
+    ('{"task": "t"}', "missing field 'env'"),
+    ('{"v": 2, "task": "t"}', "format version 2"),
+    ('{"task":"t","env":"e","domain":"d","step":"1","action":{"action":"a"},"pre":[],'
+     '"success":true,"post":[]}', "field 'step' must be int"),
+    ('{"task":"t","env":"e","domain":"d","step":1,"action":{"action":"a"},"pre":["oops"],'
+     '"success":true,"post":[]}', "cannot read a fact"),
+])
+def test_malformed_lines_name_file_and_line(tmp_path, line, problem):
+    path = tmp_path / "bad.jsonl"
+    good = Transition("t", "e", "d", 0, StepAction("a"), frozenset(), True, "", frozenset())
+    path.write_text(json.dumps(good.to_json()) + "\n\n" + line + "\n")
+    with pytest.raises(TransitionLogError, match=rf"bad.jsonl:3: .*{problem}"):
+        list(read_transitions(path))
+
+
+def test_missing_log_file_is_a_clear_error(tmp_path):
+    with pytest.raises(TransitionLogError, match="cannot read transition log"):
+        list(read_transitions(tmp_path / "absent.jsonl"))
