@@ -88,6 +88,9 @@ class SubgoalBlock:
     origin: str = "expand"
     done: int = 0
     """How many of `steps` were executed before the last repair (bookkeeping only)."""
+    rejected: tuple = ()
+    """The attempts the gate rejected before `steps`, oldest first: (steps, violations) pairs,
+    so a report can show what the gate caught and what the refine changed."""
 
     @property
     def violations(self) -> tuple:

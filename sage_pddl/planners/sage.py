@@ -173,8 +173,10 @@ class SagePlanner(LLMPlanner):
         verdict = check_block(self.gate, steps, state)
         passed = verdict.valid and readable
         refines = 0
+        rejected: list[tuple] = []
         while not passed and refines < self.max_refines:
             if readable:
+                rejected.append((tuple(steps), tuple(verdict.violations)))
                 feedback = render_feedback(self.gate, verdict, [dict(s) for s in steps], state)
             else:
                 feedback = ("No steps could be read from the previous answer. Write the steps "
@@ -192,15 +194,16 @@ class SagePlanner(LLMPlanner):
             verdict = check_block(self.gate, steps, state)  # every refined block is re-gated
             passed = verdict.valid
         if passed:
-            return (SubgoalBlock(subgoal, tuple(steps), True, refines, verdict, origin),
-                    verdict.final_state)
+            return (SubgoalBlock(subgoal, tuple(steps), True, refines, verdict, origin,
+                                 rejected=tuple(rejected)), verdict.final_state)
         accepted, after = accepted_prefix(self.gate, steps, state)
         log.note(f"sub-goal {subgoal!r} is uncertified after {refines} refine(s): "
                  + ("; ".join(f"step {v.step + 1} [{v.code}]" for v in verdict.violations)
                     or "no readable steps"))
         if self.uncertified_steps == "prefix":
             steps = steps[:accepted]
-        return SubgoalBlock(subgoal, tuple(steps), False, refines, verdict, origin), after
+        return (SubgoalBlock(subgoal, tuple(steps), False, refines, verdict, origin,
+                             rejected=tuple(rejected)), after)
 
     def _regate(self, block: SubgoalBlock, state: frozenset) -> tuple[SubgoalBlock, frozenset]:
         """Re-check a kept block from a new state (no LLM call)."""
@@ -209,10 +212,10 @@ class SagePlanner(LLMPlanner):
             return replace(block, origin="kept", done=0), verdict.final_state
         if verdict.valid:
             return (replace(block, certified=True, verdict=verdict, origin="kept", done=0,
-                            refines=0), verdict.final_state)
+                            refines=0, rejected=()), verdict.final_state)
         _, after = accepted_prefix(self.gate, block.steps, state)
         return (replace(block, certified=False, verdict=verdict, origin="kept", done=0,
-                        refines=0), after)
+                        refines=0, rejected=()), after)
 
     def _finish(self, log: CallLog, blocks: Sequence[SubgoalBlock], start: frozenset
                 ) -> PlanResult:

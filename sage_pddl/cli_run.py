@@ -1,0 +1,234 @@
+"""CLI commands that plan and execute: `plan`, `run`, `thor-server` and `demo`.
+
+Kept apart from `cli.py` (the PDDL-only commands) because they drive the planners, LLM backends
+and environments; like the rest of the CLI they only parse arguments and call the library.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, Callable
+
+from .pddl.errors import SageError
+
+EXIT_OK, EXIT_INVALID, EXIT_INPUT = 0, 1, 2
+
+
+def _console():
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=True)
+
+
+def _add_llm_options(p) -> None:
+    p.add_argument("--planner", default="SAGE", help="planner name (see --list-planners); default SAGE")
+    p.add_argument("--llm", default="ollama", help="LLM backend: ollama, openai, local, scripted, replay")
+    p.add_argument("--model", default=None, help="model name for the backend (ollama default: qwen2.5:7b)")
+    p.add_argument("--llm-host", default=None, help="LLM server URL (default: $OLLAMA_HOST or http://localhost:11434)")
+    p.add_argument("--cassette", default=None,
+                   help="record/replay every LLM call to this JSONL cassette (wraps --llm)")
+    p.add_argument("--llm-script", default=None, metavar="FILE",
+                   help="JSON script of answers per role for --llm scripted (offline runs, tests)")
+    p.add_argument("--seed", type=int, default=None, help="sampling seed passed to the model")
+    p.add_argument("--domain", default=None,
+                   help="domain name or file (default: the task set's own domain, else ithor)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def make_llm(args) -> Any:
+    from .llm import get_backend
+
+    options: dict[str, Any] = {"model": args.model}
+    if args.llm in ("ollama", "openai", "replay"):
+        options["host"] = args.llm_host
+    if args.llm_script:
+        if args.llm != "scripted":
+            raise SageError("--llm-script FILE goes with --llm scripted")
+        options["script"] = args.llm_script
+    if args.cassette:
+        return get_backend("replay", inner=args.llm, cassette=args.cassette, mode="auto", **options)
+    return get_backend(args.llm, **options)
+
+
+def planning_task(args) -> Any:
+    """The PlanningTask named by the command line: a task reference, or an instruction with
+    --domain and --problem."""
+    from .domains import load_domain
+    from .planners.base import PlanningTask
+
+    dirs = [os.fspath(d) for d in (getattr(args, "domains_dir", None) or [])]
+    if "#" in args.task and not os.path.exists(args.task):
+        from .tasks import load_task
+
+        task = load_task(args.task)
+        domain = load_domain(args.domain or getattr(task, "domain", None) or "ithor", domains_dirs=dirs)
+        return PlanningTask.from_task(task, domain), task
+    if not getattr(args, "problem", None):
+        raise SageError("plan: an instruction needs --problem PROBLEM (a .pddl file or "
+                        "DATASET.json#TASK_ID); or give a task reference such as ithor#K01")
+    from .cli import _load_problem
+
+    domain = load_domain(args.domain or "ithor", domains_dirs=dirs)
+    problem = _load_problem(args.problem, domain, args)
+    return PlanningTask(instruction=args.task, domain=domain, problem=problem), None
+
+
+def cmd_plan(args) -> int:
+    from .planners import get_planner
+
+    task, _ = planning_task(args)
+    planner = get_planner(args.planner, llm=make_llm(args), seed=args.seed)
+    result = planner.plan(task)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        print_plan_result(_console(), result)
+    return EXIT_OK if result.steps else EXIT_INVALID
+
+
+def print_plan_result(out, result) -> None:
+    if result.blocks:
+        for number, block in enumerate(result.blocks, 1):
+            mark = "[green]certified[/green]" if block.certified else "[red]UNCERTIFIED[/red]"
+            refines = f", {block.refines} refine(s)" if block.refines else ""
+            out.print(f"[bold]{number}. {block.subgoal}[/bold]  ({mark}{refines}, {block.origin})")
+            for attempt, violations in block.rejected:
+                out.print("     [dim]rejected: " + " → ".join(format_step(s) for s in attempt) + "[/dim]")
+                for v in violations:
+                    out.print(f"       [red]✗ step {v.step + 1} {v.code}[/red]: {v.message}")
+            for step in block.steps:
+                out.print(f"     {format_step(step)}")
+            for v in block.violations:
+                out.print(f"     [red]{v.code}[/red] {v.message}")
+    else:
+        for step in result.steps:
+            out.print(f"  {format_step(step)}")
+    out.print(f"[dim]{result.planner}: {len(result.steps)} steps, {result.calls} LLM calls, "
+              f"{result.prompt_tokens}+{result.output_tokens} tokens, {result.seconds:.2f} s; "
+              f"certified={result.certified}, goal_reached={result.goal_reached}[/dim]")
+    for note in result.notes:
+        out.print(f"[dim]note: {note}[/dim]")
+
+
+def format_step(step) -> str:
+    words = [str(step.get(k, "")) for k in ("action", "object", "target")]
+    return " ".join(w for w in words if w)
+
+
+def cmd_run(args) -> int:
+    from .env import get_env
+    from .planners import get_planner
+    from .runtime import run_episode
+
+    task, dataset_task = planning_task(args)
+    planner = get_planner(args.planner, llm=make_llm(args), seed=args.seed)
+    env_options: dict[str, Any] = {}
+    if args.env == "thor":
+        env_options.update(host=args.sim_host, port=args.sim_port)
+    if args.log:
+        env_options["log"] = args.log
+    env = get_env(args.env, **env_options)
+    out = _console()
+
+    def show(kind: str, payload: Any) -> None:
+        if args.json:
+            return
+        if kind == "plan":
+            print_plan_result(out, payload)
+        elif kind == "repair":
+            out.print(f"[yellow]repair[/yellow]: {len(payload.steps)} steps, {payload.calls} call(s)")
+        else:
+            colour = {"executed": "green", "failed": "red", "blocked": "magenta",
+                      "injected": "red"}[payload.status]
+            out.print(f"  [{colour}]{payload.status:>8}[/{colour}] {format_step(payload.step)}"
+                      + (f"  [dim]{payload.message}[/dim]" if payload.status != "executed" else ""))
+
+    reset_options: dict[str, Any] = {}
+    if args.fault:
+        if args.env != "symbolic":
+            raise SageError("--fault works with --env symbolic; use --inject-failure elsewhere")
+        from .env.faults import parse_fault
+
+        reset_options["faults"] = [parse_fault(spec) for spec in args.fault]
+    try:
+        report = run_episode(task, planner, env, max_replan=args.max_replan,
+                             reset_options=reset_options,
+                             gate_before_execute=args.gate_before_execute,
+                             inject_failure=args.inject_failure,
+                             fail_injection=getattr(dataset_task, "fail_injection", None),
+                             on_event=show)
+    finally:
+        env.close()
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2, default=str))
+    else:
+        verdict = {True: "[green]goal reached[/green]", False: "[red]goal NOT reached[/red]",
+                   None: "no goal"}[report.success]
+        out.print(f"{verdict}; step success {report.step_success:.2f} over {report.attempted} "
+                  f"attempted ({report.blocked} blocked), {report.dispatch_success:.2f} of "
+                  f"dispatched; {report.repairs} repair(s)")
+    return EXIT_OK if report.success else EXIT_INVALID
+
+
+def cmd_thor_server(args) -> int:
+    from .env.thor.server import serve
+
+    return serve(args.port, args.bind, args.backend, max_bytes=args.max_bytes,
+                 domains_dirs=args.domains_dir or None, log=args.log)
+
+
+def cmd_demo(args) -> int:
+    from .demo import run_demo
+
+    return run_demo(llm=args.llm, model=args.model, host=args.llm_host, json_output=args.json)
+
+
+def _plan_command(command: Callable) -> None:
+    p = command("plan", cmd_plan, "Plan a task with an LLM planner and print the gated sub-goal blocks.")
+    p.add_argument("task", help="an instruction, or a task reference: DATASET.json#TASK_ID, ithor#K01")
+    p.add_argument("--problem", help="problem file or DATASET.json#TASK_ID (with an instruction)")
+    _add_llm_options(p)
+
+
+def _run_command(command: Callable) -> None:
+    p = command("run", cmd_run, "Plan and execute a task in an environment, repairing on failure.")
+    p.add_argument("task", help="a task reference (DATASET.json#TASK_ID, ithor#K01) or an instruction")
+    p.add_argument("--problem", help="problem file (with an instruction)")
+    p.add_argument("--env", default="symbolic", help="symbolic (default), thor, virtualhome, alfworld")
+    p.add_argument("--max-replan", type=int, default=3, help="repairs allowed per episode (default 3)")
+    p.add_argument("--gate-before-execute", action="store_true",
+                   help="gate every step against the believed state before dispatch; blocked steps are repaired and counted")
+    p.add_argument("--inject-failure", default=None, metavar="K|auto",
+                   help="fail the step at index K (or the task's own / the middle step with 'auto')")
+    p.add_argument("--sim-host", default="127.0.0.1", help="thor-server host (--env thor)")
+    p.add_argument("--sim-port", type=int, default=5555, help="thor-server port (--env thor)")
+    p.add_argument("--fault", action="append", default=[], metavar="SPEC",
+                   help="inject a fault in the symbolic world: fail@K:REASON, random:RATE:seed=N, "
+                        "vanish:OBJECT@K (repeatable)")
+    p.add_argument("--log", default=None, help="append every transition to this JSONL file")
+    _add_llm_options(p)
+
+
+def _thor_server_command(command: Callable) -> None:
+    p = command("thor-server", cmd_thor_server,
+                "Serve an environment over ZMQ (AI2-THOR, or the symbolic world for testing).")
+    p.add_argument("--port", type=int, default=5555)
+    p.add_argument("--bind", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--backend", choices=["ai2thor", "symbolic"], default="ai2thor",
+                   help="ai2thor (needs the 'thor' extra and a display or GPU) or symbolic")
+    p.add_argument("--max-bytes", type=int, default=1 << 20,
+                   help="largest accepted request in bytes (default 1 MiB)")
+    p.add_argument("--log", default=None, help="append every transition to this JSONL file")
+
+
+def _demo_command(command: Callable) -> None:
+    p = command("demo", cmd_demo, "Plan, gate, repair and execute a household task, no server needed.")
+    p.add_argument("--llm", default="auto",
+                   help="auto (Ollama if one answers, else the built-in scripted model), ollama, scripted")
+    p.add_argument("--model", default=None, help="Ollama model (default qwen2.5:7b)")
+    p.add_argument("--llm-host", default=None)
+    p.add_argument("--json", action="store_true", help="print the demo's results as JSON")
+
+
+COMMANDS = [_plan_command, _run_command, _thor_server_command, _demo_command]

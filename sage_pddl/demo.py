@@ -1,0 +1,161 @@
+"""`sage-pddl demo`: the whole pipeline on one household task, on a fresh machine, offline.
+
+The story, on iTHOR task K19 ("Put the apple in the cabinet and close it", AI2-THOR FloorPlan1):
+
+1. The task becomes a PDDL problem of the bundled `ithor` domain; the gate checks the task's
+   reference plan (accepted) and a broken plan (rejected, with typed reasons).
+2. SAGE plans it: decompose into sub-goals, expand each, gate each block. The model forgets to
+   open the cabinet; the gate rejects that block with a typed reason and the Refine call fixes
+   only that sub-goal.
+3. The plan runs in the symbolic world with an injected failure at the PutIn step. SAGE repairs
+   only the failed sub-goal's suffix (its repair is gated too) and keeps the later block.
+4. Success is the PDDL goal checked against the world's true state.
+
+The LLM is Ollama when a server answers at the default host (or `--llm-host`) and has the model;
+otherwise a clearly labelled built-in scripted model that makes the mistakes small models make.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+TASK_REF = "ithor#K19"
+BROKEN_PLAN = [
+    {"action": "Pick", "object": "Apple"},
+    {"action": "MoveTo", "object": "Cabinet"},
+    {"action": "PutIn", "object": "Cabinet"},
+    {"action": "Close", "object": "Cabinet"},
+]
+INJECT_AT = 4  # the PutIn step of the scripted plan: MoveTo, Pick, MoveTo, Open, PutIn, Close
+DEFAULT_OLLAMA_MODEL = "qwen2.5:7b"
+
+
+def _steps(*pairs: tuple[str, str]) -> dict:
+    return {"steps": [{"action": a, "object": o} for a, o in pairs]}
+
+
+def scripted_small_model():
+    """The built-in stand-in for a small model, with a small model's typical mistakes:
+    it forgets to open a closed container before putting something in it, and after a failure
+    it re-opens a container that is already open."""
+    from .llm import get_backend
+
+    return get_backend("scripted", model="built-in scripted small model", script={
+        "decompose": [{"subgoals": ["Pick up the apple", "Put the apple in the cabinet",
+                                    "Close the cabinet"]}],
+        "expand": [
+            _steps(("MoveTo", "Apple"), ("Pick", "Apple")),
+            _steps(("MoveTo", "Cabinet"), ("PutIn", "Cabinet")),  # forgets Open
+            _steps(("Close", "Cabinet"),),
+        ],
+        "refine": [
+            _steps(("MoveTo", "Cabinet"), ("Open", "Cabinet"), ("PutIn", "Cabinet")),
+            _steps(("PutIn", "Cabinet"),),
+        ],
+        "repair": [_steps(("Open", "Cabinet"), ("PutIn", "Cabinet"))],  # already open
+    })
+
+
+def choose_llm(llm: str, model: str | None, host: str | None) -> tuple[Any, str]:
+    """(backend, label). `auto` uses Ollama only when it answers and has the model."""
+    from .llm import get_backend
+    from .llm.ollama import is_available, list_models
+
+    wanted = model or DEFAULT_OLLAMA_MODEL
+    if llm == "scripted":
+        return scripted_small_model(), "built-in scripted small model (no LLM server used)"
+    if llm == "ollama" or (llm == "auto" and is_available(host, timeout=1.0)
+                           and any(m.split(":")[0] == wanted.split(":")[0] or m == wanted
+                                   for m in list_models(host, timeout=2.0))):
+        return get_backend("ollama", model=wanted, host=host), f"Ollama model {wanted}"
+    if llm != "auto":
+        from .pddl.errors import SageError
+
+        raise SageError(f"demo: --llm must be auto, ollama or scripted, got {llm!r}")
+    return scripted_small_model(), ("built-in scripted small model (no Ollama server with "
+                                    f"{wanted} answered)")
+
+
+def run_demo(llm: str = "auto", model: str | None = None, host: str | None = None,
+             json_output: bool = False) -> int:
+    from rich.console import Console
+    from rich.panel import Panel
+    from rich.table import Table
+
+    from .cli_run import format_step, print_plan_result
+    from .domains import load_domain
+    from .env import get_env
+    from .gate import compile_gate
+    from .planners import get_planner
+    from .planners.base import PlanningTask
+    from .pddl.writer import write_formula
+    from .runtime import run_episode
+    from .tasks import load_task, normalize_steps
+
+    out = Console(highlight=False, soft_wrap=True, quiet=json_output)
+    domain = load_domain("ithor")
+    task = load_task(TASK_REF)
+    planning = PlanningTask.from_task(task, domain)
+    backend, label = choose_llm(llm, model, host)
+    out.print(Panel(f"[bold]{task.instruction}[/bold]\n{TASK_REF}, AI2-THOR {task.scene}; "
+                    f"LLM: {label}", title="sage-pddl demo"))
+
+    out.rule("1. The gate: the domain file, compiled")
+    gate = compile_gate(domain, planning.problem)
+    goal_text = write_formula(planning.problem.goal)
+    out.print(f"domain [bold]ithor[/bold]: {len(domain.actions)} actions; problem: "
+              f"{len(planning.problem.objects)} objects, {len(gate.initial_state)} facts; "
+              f"goal {goal_text}")
+    reference = normalize_steps(task.reference_steps, domain)
+    good = gate.check(reference)
+    out.print(f"reference plan ({len(reference)} steps): "
+              + ("[green]accepted[/green]" if good.valid else "[red]rejected[/red]")
+              + f", goal reached: {good.goal_reached}")
+    broken = gate.check(BROKEN_PLAN, mode="all")
+    out.print("broken plan: " + " → ".join(format_step(s) for s in BROKEN_PLAN))
+    for v in broken.violations:
+        out.print(f"  [red]✗ step {v.step + 1}[/red] {v.action}: [bold]{v.code}[/bold] — {v.message}"
+                  f" [dim](failed {v.literal})[/dim]")
+
+    out.rule("2. SAGE plans: decompose, expand, gate, refine")
+    planner = get_planner("SAGE", llm=backend)
+    events: list[tuple[str, Any]] = []
+
+    def show(kind: str, payload: Any) -> None:
+        events.append((kind, payload))
+        if kind == "plan":
+            print_plan_result(out, payload)
+            out.rule("3. Execute in the symbolic world, with a failure injected at step "
+                     f"{INJECT_AT}")
+        elif kind == "repair":
+            out.print("[yellow]local repair of the failed sub-goal:[/yellow]")
+            print_plan_result(out, payload)
+        else:
+            colour = {"executed": "green", "failed": "red", "blocked": "magenta",
+                      "injected": "red"}[payload.status]
+            extra = "" if payload.status == "executed" else f"  [dim]{payload.message}[/dim]"
+            out.print(f"  [{colour}]{payload.status:>8}[/{colour}] {format_step(payload.step)}{extra}")
+
+    env = get_env("symbolic")
+    try:
+        report = run_episode(planning, planner, env, max_replan=2, inject_failure=INJECT_AT,
+                             on_event=show)
+    finally:
+        env.close()
+
+    out.rule("4. Summary")
+    table = Table(show_header=False)
+    table.add_row("goal reached (PDDL goal, true state)", str(report.success))
+    table.add_row("recovered from the injected failure", str(report.recovered))
+    table.add_row("steps executed / attempted", f"{report.executed} / {report.attempted}")
+    table.add_row("repairs", str(report.repairs))
+    table.add_row("LLM calls: planning + repair", f"{report.planning_calls} + {report.repair_calls}")
+    table.add_row("tokens (prompt + output)", f"{report.prompt_tokens} + {report.output_tokens}")
+    table.add_row("time", f"{report.seconds:.2f} s")
+    out.print(table)
+    if json_output:
+        print(json.dumps({"llm": label, "task": TASK_REF,
+                          "reference_valid": good.valid,
+                          "broken_plan_violations": [v.code for v in broken.violations],
+                          "episode": report.to_dict()}, indent=2, default=str))
+    return 0 if report.success else 1

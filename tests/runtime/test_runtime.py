@@ -1,0 +1,125 @@
+"""The runtime loop's accounting: goal-based success, blocked steps in the denominator,
+recovery only when the goal holds, bounded repairs."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from sage_pddl.domains import load_domain
+from sage_pddl.env import get_env
+from sage_pddl.planners.base import PlanningTask, PlanResult
+from sage_pddl.runtime import injection_index, run_episode
+from sage_pddl.tasks import load_task
+from sage_pddl.pddl.errors import SageError
+
+
+def step(action: str, obj: str = "") -> dict:
+    return {"action": action, "object": obj}
+
+
+GOOD = [step("MoveTo", "Cabinet"), step("Open", "Cabinet"), step("MoveTo", "Apple"),
+        step("Pick", "Apple"), step("MoveTo", "Cabinet"), step("PutIn", "Cabinet"),
+        step("Close", "Cabinet")]
+
+
+@dataclass
+class FixedPlanner:
+    """A planner double: returns a fixed plan and, on each repair, the next fixed suffix."""
+
+    plan_steps: list
+    repairs: list = field(default_factory=list)
+    name: str = "fixed"
+    repair_calls: list = field(default_factory=list)
+
+    def plan(self, task):
+        return PlanResult(steps=tuple(self.plan_steps), calls=1, prompt_tokens=10,
+                          output_tokens=5, planner=self.name)
+
+    def repair(self, state, done, failed_step, reason):
+        self.repair_calls.append((list(done), dict(failed_step), reason))
+        steps = self.repairs.pop(0) if self.repairs else []
+        return PlanResult(steps=tuple(steps), calls=1, prompt_tokens=3, output_tokens=2,
+                          planner=self.name)
+
+
+@pytest.fixture(scope="module")
+def task():
+    domain = load_domain("ithor")
+    return PlanningTask.from_task(load_task("ithor#K19"), domain)
+
+
+def run(task, planner, **options):
+    env = get_env("symbolic")
+    try:
+        return run_episode(task, planner, env, **options)
+    finally:
+        env.close()
+
+
+def test_success_is_the_goal_not_some_step(task):
+    report = run(task, FixedPlanner(GOOD[:-1]))  # never closes the cabinet
+    assert report.executed == 6 and report.count("failed") == 0
+    assert report.success is False
+    assert run(task, FixedPlanner(GOOD)).success is True
+
+
+def test_recovery_fails_when_the_goal_is_not_reached(task):
+    # the repair after the injected failure forgets the Close: recovered must be False
+    planner = FixedPlanner(GOOD, repairs=[[step("PutIn", "Cabinet")]])
+    report = run(task, planner, inject_failure=5)
+    assert report.injected_at == 5 and report.repairs == 1
+    assert report.count("injected") == 1
+    assert report.success is False and report.recovered is False
+    # the planner saw the failure only through the reason, and got the executed steps
+    done, failed, reason = planner.repair_calls[0]
+    assert failed == step("PutIn", "Cabinet") and len(done) == 5 and "injected" in reason
+
+
+def test_recovery_counts_when_the_goal_holds(task):
+    planner = FixedPlanner(GOOD, repairs=[[step("PutIn", "Cabinet"), step("Close", "Cabinet")]])
+    report = run(task, planner, inject_failure=5)
+    assert report.success is True and report.recovered is True
+    assert report.planning_calls == 1 and report.repair_calls == 1
+    assert report.prompt_tokens == 13 and report.output_tokens == 7
+
+
+def test_blocked_steps_stay_in_the_step_success_denominator(task):
+    bad = [step("MoveTo", "Apple"), step("Pick", "Apple"), step("PutIn", "Cabinet")] + GOOD[4:]
+    planner = FixedPlanner(bad, repairs=[[step("MoveTo", "Cabinet"), step("Open", "Cabinet"),
+                                          step("PutIn", "Cabinet"), step("Close", "Cabinet")]])
+    report = run(task, planner, gate_before_execute=True)
+    assert report.blocked == 1 and report.repairs == 1
+    blocked = next(r for r in report.records if r.status == "blocked")
+    assert blocked.step == step("PutIn", "Cabinet") and blocked.code == "container-closed"
+    assert report.success is True
+    assert report.attempted == report.executed + 1
+    assert report.step_success == pytest.approx(report.executed / (report.executed + 1))
+    assert report.dispatch_success == 1.0  # the executor's view leaves the blocked step out
+    assert "[gate]" in planner.repair_calls[0][2]
+
+
+def test_without_the_gate_the_bad_step_fails_in_the_world(task):
+    bad = [step("MoveTo", "Apple"), step("Pick", "Apple"), step("PutIn", "Cabinet")]
+    report = run(task, FixedPlanner(bad), max_replan=0)
+    failed = [r for r in report.records if r.status == "failed"]
+    assert len(failed) == 1 and failed[0].code == "container-closed"
+    assert report.blocked == 0 and report.success is False
+    assert any("repair budget" in n for n in report.notes)
+
+
+def test_repairs_are_bounded(task):
+    always_bad = [step("PutIn", "Cabinet")]
+    planner = FixedPlanner(always_bad, repairs=[always_bad] * 10)
+    report = run(task, planner, max_replan=2)
+    assert report.repairs == 2 and report.count("failed") == 3
+
+
+def test_injection_index():
+    assert injection_index(None, 6) is None
+    assert injection_index(3, 6) == 3
+    assert injection_index("auto", 6) == 3
+    assert injection_index("auto", 6, {"at_step": 1, "failure_reason": "locked"}) == 1
+    assert injection_index("auto", 1) == 1
+    with pytest.raises(SageError, match="inject-failure"):
+        injection_index("soon", 6)
