@@ -11,6 +11,7 @@ so `import sage_pddl` stays cheap:
     load_task("ithor#K01")         a task of a bundled or given task set
     plan_task(task, planner=...)   plan a task with a registered planner
     run_episode(task, planner, env)  plan, execute, repair; honest accounting
+    run_benchmark(config)          planners x models x tasks x seeds -> results.jsonl
 """
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ _EXPORTS = {
     "get_backend": "sage_pddl.llm",
     "get_env": "sage_pddl.env",
     "run_episode": "sage_pddl.runtime",
+    "run_benchmark": "sage_pddl.bench",
     "SageError": "sage_pddl.pddl.errors",
 }
 

@@ -268,9 +268,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _extra_commands() -> list[Callable]:
     """Commands that live beside the library pieces they drive (planning, execution, demo)."""
-    from . import cli_run
+    from . import cli_bench, cli_run
 
-    return cli_run.COMMANDS
+    return cli_run.COMMANDS + cli_bench.COMMANDS
 
 
 def _version() -> str:

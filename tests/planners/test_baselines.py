@@ -8,7 +8,7 @@ from sage_pddl.env.base import Observation, StepResult
 from sage_pddl.planners import PlannerError, available_planners, get_planner
 from sage_pddl.planners.memory import HybridMemory, MemoryItem
 
-from conftest import GOOD_PLAN, assert_accounting, s, steps
+from .conftest import GOOD_PLAN, assert_accounting, s, steps
 
 GOOD = steps(*GOOD_PLAN)
 

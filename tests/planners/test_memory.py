@@ -9,7 +9,7 @@ import pytest
 from sage_pddl.planners import PlanningTask, get_planner
 from sage_pddl.planners.memory import HybridMemory, MemoryItem, compound_members, leaks
 
-from conftest import GOOD_PLAN, s, steps
+from .conftest import GOOD_PLAN, s, steps
 
 
 def item(task_id, text, members=()):
