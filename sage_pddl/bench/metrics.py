@@ -1,0 +1,217 @@
+"""The benchmark's metrics: one implementation of each, defined on gate verdicts and PDDL goals.
+
+Every number in a results row comes from a function here (the exec-mode step counts come from
+`sage_pddl.runtime.EpisodeReport`, which is their one implementation). `docs/benchmark.md`
+states each definition; `METRICS` lists them with their direction and mode for the report.
+
+Plan metrics score the steps a planner returned with ONE gate check of the whole plan in mode
+"all" from the problem's initial state (a rejected step's effects are skipped and checking goes
+on, so a missing step can also reject later steps that depended on it):
+
+* `goal_success`: 1 when every step is accepted AND the PDDL goal holds in the final state;
+  None when the problem has no goal (excluded from the mean, never a 0 or a 1).
+* `executability`: accepted steps / steps (a step is rejected when it has any violation);
+  0 for an empty plan (a plan that does nothing is not executable progress).
+* `precondition_violations`: violations whose code is a failed precondition literal
+  (`<action>/requires|forbids/<predicate>` or a friendlier `@sage reason` code) — every failed
+  literal counts; structural codes are not preconditions. `violation_codes` counts every code.
+* `hallucination`: steps that name an action or an object the domain/problem does not have
+  (gate codes `unknown-action`, `unknown-object`) / steps; 0 for an empty plan.
+* `redundancy`: adjacent pairs of identical steps (action, object, target; case-insensitive)
+  / adjacent pairs; 0 for plans of fewer than two steps.
+* `step_ratio`: steps / reference steps; None when the task has no reference plan.
+* `object_completeness`: expected objects (deduplicated) named by some step's words, names
+  compared without case, spaces, `_` or `-` (`dining_table` == `DiningTable`); None when the
+  task expects no objects.
+* `calls`, `prompt_tokens`, `output_tokens`, `total_tokens`, `latency_s`: the planner's own
+  accounting of its LLM calls (failed calls included) and its wall-clock time.
+
+Exec metrics (plan + execute with `run_episode`; success is judged on the environment's true
+state, never on a proxy):
+
+* `task_success`: the PDDL goal holds in the environment's true state at the end.
+* `step_success`: executed / attempted, where attempted includes gate-blocked and injected
+  steps; `dispatch_success`: executed / dispatched (the executor's view, blocked steps left out).
+* `blocked`, `repairs`, `attempted`, `executed`, `failed`.
+* `recovered`: only for episodes with an injected failure: 1 iff the goal holds at the end.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+STRUCTURAL_CODES = frozenset({"unknown-action", "wrong-arity", "unknown-object", "type-mismatch",
+                              "unparsable-step"})
+HALLUCINATION_CODES = frozenset({"unknown-action", "unknown-object"})
+STEP_FIELDS = ("action", "object", "target")
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A metric as the report shows it: its name, which modes have it, whether higher is better,
+    whether it is a rate in [0, 1], and a one-line definition."""
+
+    name: str
+    modes: tuple[str, ...]
+    higher_is_better: bool | None
+    rate: bool
+    description: str
+
+
+METRICS: tuple[MetricSpec, ...] = (
+    MetricSpec("goal_success", ("plan",), True, True,
+               "every step accepted and the PDDL goal reached by the plan"),
+    MetricSpec("task_success", ("exec",), True, True,
+               "PDDL goal holds in the environment's true state at the end"),
+    MetricSpec("executability", ("plan", "exec"), True, True, "accepted steps / steps"),
+    MetricSpec("precondition_violations", ("plan", "exec"), False, False,
+               "failed precondition literals per plan"),
+    MetricSpec("hallucination", ("plan", "exec"), False, True,
+               "steps naming an unknown action or object / steps"),
+    MetricSpec("redundancy", ("plan", "exec"), False, True,
+               "adjacent identical step pairs / adjacent pairs"),
+    MetricSpec("object_completeness", ("plan", "exec"), True, True,
+               "expected objects named by the plan / expected objects"),
+    MetricSpec("step_ratio", ("plan", "exec"), None, False, "steps / reference steps"),
+    MetricSpec("step_success", ("exec",), True, True,
+               "executed / attempted (blocked and injected steps included)"),
+    MetricSpec("dispatch_success", ("exec",), True, True, "executed / dispatched"),
+    MetricSpec("blocked", ("exec",), False, False, "steps the gate blocked before dispatch"),
+    MetricSpec("repairs", ("exec",), None, False, "repair calls of the planner"),
+    MetricSpec("recovered", ("exec",), True, True,
+               "goal holds after an injected failure (injected episodes only)"),
+    MetricSpec("calls", ("plan", "exec"), False, False, "LLM calls"),
+    MetricSpec("total_tokens", ("plan", "exec"), False, False, "prompt + output tokens"),
+    MetricSpec("latency_s", ("plan", "exec"), False, False, "wall-clock seconds"),
+)
+METRIC_BY_NAME = {spec.name: spec for spec in METRICS}
+
+
+def metrics_for(mode: str) -> tuple[MetricSpec, ...]:
+    return tuple(spec for spec in METRICS if mode in spec.modes)
+
+
+def primary_metric(mode: str) -> str:
+    """The metric a comparison is about first: the goal, judged as the mode can judge it."""
+    return "goal_success" if mode == "plan" else "task_success"
+
+
+# ------------------------------------------------------------------------------ plan metrics
+def name_key(name: Any) -> str:
+    """How object names compare: case, whitespace, `_` and `-` ignored."""
+    return re.sub(r"[\s_\-]+", "", str(name or "")).lower()
+
+
+def rejected_steps(verdict: Any) -> frozenset[int]:
+    return frozenset(v.step for v in verdict.violations)
+
+
+def goal_success(verdict: Any) -> float | None:
+    if verdict.goal_reached is None:
+        return None
+    return float(bool(verdict.valid and verdict.goal_reached))
+
+
+def executability(verdict: Any, n_steps: int) -> float:
+    if n_steps <= 0:
+        return 0.0
+    return 1.0 - len(rejected_steps(verdict)) / n_steps
+
+
+def is_precondition_code(code: str) -> bool:
+    return code not in STRUCTURAL_CODES
+
+
+def precondition_violations(verdict: Any) -> int:
+    return sum(1 for v in verdict.violations if is_precondition_code(v.code))
+
+
+def violation_codes(verdict: Any) -> dict[str, int]:
+    return dict(sorted(Counter(v.code for v in verdict.violations).items()))
+
+
+def hallucination(verdict: Any, n_steps: int) -> float:
+    if n_steps <= 0:
+        return 0.0
+    steps = {v.step for v in verdict.violations if v.code in HALLUCINATION_CODES}
+    return len(steps) / n_steps
+
+
+def _step_key(step: Mapping[str, Any]) -> tuple[str, ...]:
+    return tuple(" ".join(str(step.get(k, "") or "").lower().split()) for k in STEP_FIELDS)
+
+
+def redundancy(steps: Sequence[Mapping[str, Any]]) -> float:
+    if len(steps) < 2:
+        return 0.0
+    repeats = sum(1 for a, b in zip(steps, steps[1:]) if _step_key(a) == _step_key(b))
+    return repeats / (len(steps) - 1)
+
+
+def step_ratio(n_steps: int, n_reference: int) -> float | None:
+    return n_steps / n_reference if n_reference > 0 else None
+
+
+def object_completeness(steps: Sequence[Mapping[str, Any]], expected: Iterable[str]
+                        ) -> float | None:
+    wanted = {name_key(o) for o in expected if name_key(o)}
+    if not wanted:
+        return None
+    named = {name_key(value) for step in steps for field, value in step.items()
+             if field != "action" and isinstance(value, str)}
+    return len(wanted & named) / len(wanted)
+
+
+def plan_metrics(gate: Any, steps: Sequence[Mapping[str, Any]], *,
+                 expected_objects: Iterable[str] = (), reference_length: int = 0,
+                 state: Any = None) -> dict[str, Any]:
+    """Every plan metric of `steps`, from one gate check in mode "all" (see module docstring)."""
+    plain = [{k: str(s.get(k, "") or "") for k in STEP_FIELDS} for s in steps]
+    verdict = gate.check([dict(s) for s in plain], state=state, mode="all")
+    n = len(plain)
+    return {
+        "n_steps": n,
+        "ref_steps": reference_length,
+        "goal_success": goal_success(verdict),
+        "executability": executability(verdict, n),
+        "precondition_violations": precondition_violations(verdict),
+        "violation_codes": violation_codes(verdict),
+        "hallucination": hallucination(verdict, n),
+        "redundancy": redundancy(plain),
+        "step_ratio": step_ratio(n, reference_length),
+        "object_completeness": object_completeness(plain, expected_objects),
+    }
+
+
+def cost_metrics(calls: int, prompt_tokens: int, output_tokens: int, seconds: float
+                 ) -> dict[str, Any]:
+    return {"calls": int(calls), "prompt_tokens": int(prompt_tokens),
+            "output_tokens": int(output_tokens),
+            "total_tokens": int(prompt_tokens) + int(output_tokens),
+            "latency_s": round(float(seconds), 6)}
+
+
+# ------------------------------------------------------------------------------ exec metrics
+def exec_metrics(report: Any) -> dict[str, Any]:
+    """The execution metrics of an `EpisodeReport` (its properties are the one implementation
+    of the step counts and rates)."""
+    return {
+        "task_success": None if report.success is None else float(bool(report.success)),
+        "step_success": float(report.step_success),
+        "dispatch_success": float(report.dispatch_success),
+        "attempted": report.attempted,
+        "executed": report.executed,
+        "dispatched": report.dispatched,
+        "failed": report.count("failed"),
+        "blocked": report.blocked,
+        "repairs": report.repairs,
+        "injected_at": report.injected_at,
+        "recovered": None if report.recovered is None else float(bool(report.recovered)),
+        "planning_calls": report.planning_calls,
+        "repair_calls": report.repair_calls,
+        "planning_s": round(float(report.planning_seconds), 6),
+        "repair_s": round(float(report.repair_seconds), 6),
+    }

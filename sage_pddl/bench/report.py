@@ -1,0 +1,350 @@
+"""Reports from a run's results.jsonl: summary, comparisons with statistics, Markdown, plots.
+
+`write_report(run_dir)` reads `<run_dir>/results.jsonl` (the latest row per key; truncated lines
+skipped and counted) and writes:
+
+* `summary.csv` — per (model, planner): rows, tasks, error rows and error rate, then for every
+  metric of the run's mode its task-level mean, bootstrap CI (low, high, half-width) and the
+  number of tasks with a value. Error rows are excluded from every mean (never counted as 0).
+* `comparisons.csv` — the candidate planner vs every baseline, per model (and pooled over
+  models, with (model, task) as the unit, when there are several), for each compared metric:
+  means, mean difference with its bootstrap CI, permutation p, Holm-adjusted p, significant.
+  A family for Holm–Bonferroni is all comparisons of one metric in the file.
+* `report.md` — both tables in Markdown.
+* `success_by_planner.png` — the primary metric per planner with CIs (matplotlib, optional:
+  skipped with a note in report.md when it is not installed).
+
+Per-task values are means over seeds (`stats` module docstring). Every CI and test is seeded
+from its own name, so the numbers do not depend on which other comparisons are in the report.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sage_pddl.pddl.errors import SageError
+
+from . import metrics as metric_defs
+from . import stats
+from .runner import latest_rows, read_results
+
+POOLED = "(pooled)"
+DEFAULT_COMPARED = {"plan": ("goal_success", "executability", "hallucination"),
+                    "exec": ("task_success", "step_success", "recovered")}
+
+
+class ReportError(SageError):
+    """A run folder that cannot be reported on."""
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    run_dir: Path
+    summary: Path
+    comparisons: Path
+    markdown: Path
+    plots: tuple[Path, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+
+def is_error(row: Mapping[str, Any]) -> bool:
+    return bool(row.get("error"))
+
+
+def task_values(rows: Iterable[Mapping[str, Any]], metric: str) -> dict[str, float]:
+    """task id -> mean over seeds of `metric`, from non-error rows that have a value."""
+    per_task: dict[str, list[float]] = defaultdict(list)
+    for row in rows:
+        if is_error(row):
+            continue
+        value = row.get(metric)
+        if isinstance(value, bool):
+            value = float(value)
+        if isinstance(value, (int, float)) and math.isfinite(value):
+            per_task[str(row["task_id"])].append(float(value))
+    return {task: sum(v) / len(v) for task, v in per_task.items()}
+
+
+def load_run(run_dir: str | Path) -> tuple[list[dict], dict, int]:
+    """(latest rows, stored config, unreadable lines) of a run folder."""
+    run_dir = Path(run_dir)
+    results = run_dir / "results.jsonl"
+    if not results.exists():
+        raise ReportError(f"{run_dir}: no results.jsonl here (is this a run folder made by "
+                          "'sage-pddl bench'?)")
+    rows, bad = read_results(results)
+    config_path = run_dir / "config.json"
+    config = {}
+    if config_path.exists():
+        try:
+            config = json.loads(config_path.read_text(encoding="utf-8")).get("config", {})
+        except ValueError:
+            config = {}
+    return latest_rows(rows), config, bad
+
+
+def _ordered(values: Iterable[str], preferred: Sequence[str] = ()) -> list[str]:
+    seen = list(dict.fromkeys(values))
+    first = [p for p in preferred if p in seen]
+    return first + [v for v in seen if v not in first]
+
+
+def summarize(rows: Sequence[Mapping[str, Any]], mode: str, *,
+              resamples: int = stats.DEFAULT_RESAMPLES, level: float = stats.DEFAULT_LEVEL,
+              planners: Sequence[str] = (), models: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """One summary record per (model, planner) (see module docstring)."""
+    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
+    for row in rows:
+        groups[(str(row["model"]), str(row["planner"]))].append(row)
+    out = []
+    for model in _ordered((m for m, _ in groups), models):
+        for planner in _ordered((p for m, p in groups if m == model), planners):
+            group = groups.get((model, planner))
+            if not group:
+                continue
+            errors = sum(1 for r in group if is_error(r))
+            record: dict[str, Any] = {
+                "model": model, "planner": planner, "rows": len(group),
+                "tasks": len({r["task_id"] for r in group}), "errors": errors,
+                "error_rate": errors / len(group)}
+            for spec in metric_defs.metrics_for(mode):
+                values = task_values(group, spec.name)
+                interval = stats.bootstrap_ci(list(values.values()), resamples=resamples,
+                                              level=level,
+                                              seed=f"ci/{model}/{planner}/{spec.name}")
+                record[spec.name] = interval.mean
+                record[f"{spec.name}_low"] = interval.low
+                record[f"{spec.name}_high"] = interval.high
+                record[f"{spec.name}_ci"] = interval.half_width
+                record[f"{spec.name}_n"] = interval.n
+            out.append(record)
+    return out
+
+
+def compare_planners(rows: Sequence[Mapping[str, Any]], candidate: str, baselines: Sequence[str],
+                     compared: Sequence[str], *, resamples: int = stats.DEFAULT_RESAMPLES,
+                     level: float = stats.DEFAULT_LEVEL, alpha: float = stats.DEFAULT_ALPHA
+                     ) -> list[stats.Comparison]:
+    """Candidate vs each baseline, per model and pooled; Holm within each metric's family."""
+    models = list(dict.fromkeys(str(r["model"]) for r in rows))
+    by: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by[(str(row["model"]), str(row["planner"]))].append(row)
+    result: list[stats.Comparison] = []
+    for metric in compared:
+        family = []
+        scopes = [(m, [m]) for m in models] + ([(POOLED, models)] if len(models) > 1 else [])
+        for scope, scope_models in scopes:
+            cand = _scoped_values(by, scope_models, candidate, metric)
+            for baseline in baselines:
+                if baseline == candidate:
+                    continue
+                base = _scoped_values(by, scope_models, baseline, metric)
+                if not cand or not base or not set(cand) & set(base):
+                    continue
+                name = f"{metric}/{scope}/{candidate}/vs/{baseline}"
+                family.append(stats.compare(name, metric, scope, candidate, baseline, cand, base,
+                                            resamples=resamples, level=level))
+        result.extend(stats.adjust_family(family, alpha))
+    return result
+
+
+def _scoped_values(by: Mapping[tuple[str, str], list], models: Sequence[str], planner: str,
+                   metric: str) -> dict[Any, float]:
+    values: dict[Any, float] = {}
+    for model in models:
+        for task, value in task_values(by.get((model, planner), []), metric).items():
+            values[(model, task) if len(models) > 1 else task] = value
+    return values
+
+
+# ----------------------------------------------------------------------------------- writing
+def write_report(run_dir: str | Path, *, candidate: str | None = None,
+                 baselines: Sequence[str] | None = None, compared: Sequence[str] | None = None,
+                 resamples: int = stats.DEFAULT_RESAMPLES, level: float = stats.DEFAULT_LEVEL,
+                 alpha: float = stats.DEFAULT_ALPHA, plots: bool = True) -> ReportFiles:
+    """Write summary.csv, comparisons.csv, report.md (and a plot) into `run_dir`."""
+    run_dir = Path(run_dir)
+    rows, config, bad = load_run(run_dir)
+    if not rows:
+        raise ReportError(f"{run_dir}/results.jsonl holds no rows yet")
+    mode = str(config.get("mode") or rows[0].get("mode") or "plan")
+    planners = _ordered((str(r["planner"]) for r in rows), config.get("planners") or ())
+    models = _ordered((str(r["model"]) for r in rows), config.get("models") or ())
+    candidate = candidate or planners[0]
+    if candidate not in planners:
+        raise ReportError(f"report setting 'candidate': no rows for planner {candidate!r} "
+                          f"(planners in the run: {', '.join(planners)})")
+    baselines = [b for b in (baselines or planners) if b != candidate]
+    compared = list(compared or DEFAULT_COMPARED.get(mode, ()))
+    unknown = [m for m in compared if m not in metric_defs.METRIC_BY_NAME]
+    if unknown:
+        raise ReportError(f"report setting 'metrics': unknown metric(s) {', '.join(unknown)}; "
+                          f"known: {', '.join(metric_defs.METRIC_BY_NAME)}")
+    notes = []
+    if bad:
+        notes.append(f"{bad} unreadable line(s) in results.jsonl were skipped (a run cut "
+                     "short mid-write leaves one)")
+    summary = summarize(rows, mode, resamples=resamples, level=level, planners=planners,
+                        models=models)
+    comparisons = compare_planners(rows, candidate, baselines, compared, resamples=resamples,
+                                   level=level, alpha=alpha)
+    files = ReportFiles(run_dir, run_dir / "summary.csv", run_dir / "comparisons.csv",
+                        run_dir / "report.md")
+    _write_summary_csv(files.summary, summary, mode)
+    _write_comparisons_csv(files.comparisons, comparisons)
+    plot_paths: list[Path] = []
+    if plots:
+        path, note = _plot_primary(run_dir, summary, mode, level)
+        if path:
+            plot_paths.append(path)
+        if note:
+            notes.append(note)
+    markdown = render_markdown(config, mode, summary, comparisons, candidate, level, alpha,
+                               notes, plot_paths)
+    files.markdown.write_text(markdown, encoding="utf-8")
+    return ReportFiles(files.run_dir, files.summary, files.comparisons, files.markdown,
+                       tuple(plot_paths), tuple(notes))
+
+
+def _number(value: Any, digits: int = 6) -> Any:
+    if isinstance(value, float):
+        return "" if math.isnan(value) else round(value, digits)
+    return value
+
+
+def _write_summary_csv(path: Path, summary: Sequence[Mapping[str, Any]], mode: str) -> None:
+    columns = ["model", "planner", "rows", "tasks", "errors", "error_rate"]
+    for spec in metric_defs.metrics_for(mode):
+        columns += [spec.name, f"{spec.name}_ci", f"{spec.name}_low", f"{spec.name}_high",
+                    f"{spec.name}_n"]
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns)
+        writer.writeheader()
+        for record in summary:
+            writer.writerow({c: _number(record.get(c)) for c in columns})
+
+
+COMPARISON_COLUMNS = ["metric", "model", "candidate", "baseline", "n_tasks", "candidate_mean",
+                      "baseline_mean", "diff", "diff_low", "diff_high", "p", "p_holm",
+                      "significant"]
+
+
+def _comparison_record(c: stats.Comparison) -> dict[str, Any]:
+    return {"metric": c.metric, "model": c.model, "candidate": c.candidate,
+            "baseline": c.baseline, "n_tasks": c.n_tasks, "candidate_mean": c.candidate_mean,
+            "baseline_mean": c.baseline_mean, "diff": c.diff.mean, "diff_low": c.diff.low,
+            "diff_high": c.diff.high, "p": c.p, "p_holm": c.p_holm,
+            "significant": c.significant}
+
+
+def _write_comparisons_csv(path: Path, comparisons: Sequence[stats.Comparison]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=COMPARISON_COLUMNS)
+        writer.writeheader()
+        for c in comparisons:
+            writer.writerow({k: _number(v) for k, v in _comparison_record(c).items()})
+
+
+def _cell(record: Mapping[str, Any], metric: str) -> str:
+    mean = record.get(metric)
+    if mean is None or (isinstance(mean, float) and math.isnan(mean)):
+        return "—"
+    spec = metric_defs.METRIC_BY_NAME[metric]
+    digits = 3 if spec.rate or abs(mean) < 100 else 0
+    half = record.get(f"{metric}_ci") or 0.0
+    text = f"{mean:.{digits}f}"
+    if record.get(f"{metric}_n", 0) > 1:
+        text += f" ± {half:.{digits}f}"
+    return text
+
+
+TABLE_METRICS = {"plan": ("goal_success", "executability", "precondition_violations",
+                          "hallucination", "redundancy", "object_completeness", "step_ratio",
+                          "calls", "total_tokens", "latency_s"),
+                 "exec": ("task_success", "step_success", "dispatch_success", "blocked",
+                          "repairs", "recovered", "executability", "calls", "total_tokens",
+                          "latency_s")}
+
+
+def render_markdown(config: Mapping[str, Any], mode: str, summary: Sequence[Mapping[str, Any]],
+                    comparisons: Sequence[stats.Comparison], candidate: str, level: float,
+                    alpha: float, notes: Sequence[str], plots: Sequence[Path]) -> str:
+    shown = TABLE_METRICS.get(mode, ())
+    lines = [f"# Benchmark report: run `{config.get('run_id', '?')}`", "",
+             f"Mode **{mode}**, LLM backend `{config.get('llm', '?')}`"
+             + (", gate before execute" if config.get("gate_before_execute") else "")
+             + (f", injected failure `{config.get('inject_failure')}`"
+                if config.get("inject_failure") else "")
+             + f". Means over tasks (each task = mean over its seeds) ± half-width of the "
+               f"{level:.0%} task-level bootstrap CI; error rows are excluded from the means and "
+               "counted in `err`.", ""]
+    header = ["model", "planner", "n", "err"] + list(shown)
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for record in summary:
+        cells = [str(record["model"]), str(record["planner"]), str(record["rows"]),
+                 f"{record['error_rate']:.0%}"] + [_cell(record, m) for m in shown]
+        lines.append("| " + " | ".join(cells) + " |")
+    if comparisons:
+        lines += ["", f"## {candidate} vs baselines", "",
+                  "Paired on tasks; diff = candidate − baseline with its bootstrap CI; p from a "
+                  "two-sided sign-flip permutation test; Holm–Bonferroni within each metric; "
+                  f"significant when p_holm < {alpha}.", "",
+                  "| metric | model | baseline | tasks | candidate | baseline | diff [CI] | p | "
+                  "p_holm | sig. |", "|---|---|---|---|---|---|---|---|---|---|"]
+        for c in comparisons:
+            lines.append(
+                f"| {c.metric} | {c.model} | {c.baseline} | {c.n_tasks} | "
+                f"{c.candidate_mean:.3f} | {c.baseline_mean:.3f} | {c.diff.mean:+.3f} "
+                f"[{c.diff.low:+.3f}, {c.diff.high:+.3f}] | {c.p:.4f} | {c.p_holm:.4f} | "
+                f"{'yes' if c.significant else 'no'} |")
+    for plot in plots:
+        lines += ["", f"![{plot.stem}]({plot.name})"]
+    if notes:
+        lines += ["", "Notes:"] + [f"- {n}" for n in notes]
+    return "\n".join(lines) + "\n"
+
+
+def _plot_primary(run_dir: Path, summary: Sequence[Mapping[str, Any]], mode: str,
+                  level: float) -> tuple[Path | None, str | None]:
+    metric = metric_defs.primary_metric(mode)
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None, "plots skipped: matplotlib is not installed (pip install 'sage-pddl[bench]')"
+    models = list(dict.fromkeys(r["model"] for r in summary))
+    planners = list(dict.fromkeys(r["planner"] for r in summary))
+    width = 0.8 / max(1, len(models))
+    figure, axis = plt.subplots(figsize=(max(4.0, 1.2 * len(planners) + 2), 3.6))
+    for index, model in enumerate(models):
+        xs, ys, lows, highs = [], [], [], []
+        for position, planner in enumerate(planners):
+            record = next((r for r in summary if r["model"] == model and r["planner"] == planner),
+                          None)
+            if record is None or math.isnan(record.get(metric, math.nan)):
+                continue
+            xs.append(position + (index - (len(models) - 1) / 2) * width)
+            ys.append(record[metric])
+            lows.append(record[metric] - record[f"{metric}_low"])
+            highs.append(record[f"{metric}_high"] - record[metric])
+        axis.bar(xs, ys, width=width, yerr=[lows, highs], capsize=3, label=model)
+    axis.set_xticks(range(len(planners)), planners, rotation=20, ha="right")
+    axis.set_ylabel(metric.replace("_", " "))
+    axis.set_ylim(0, 1.05)
+    axis.set_title(f"{metric.replace('_', ' ')} by planner ({level:.0%} bootstrap CI)")
+    if len(models) > 1:
+        axis.legend(fontsize="small")
+    figure.tight_layout()
+    path = run_dir / f"{'success'}_by_planner.png"
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+    return path, None

@@ -1,0 +1,708 @@
+"""The benchmark runner: a grid of models × planners × tasks × seeds, one results row per cell.
+
+`run_benchmark(config) -> Path` runs the grid in ONE process and returns the run folder
+`<out>/<run_id>/`, which holds:
+
+* `config.json` — the settings (`BenchConfig`) of the run;
+* `results.jsonl` — one JSON object per (model, planner, task_id, seed, mode), appended and
+  flushed to disk row by row, so an interrupted run loses at most the row in flight;
+* `status.json` — what the last invocation did (rows written, skipped, not run, aborted models).
+
+Modes: `plan` runs `planner.plan(task)` and scores the steps with the gate (`metrics.py`);
+`exec` runs `sage_pddl.runtime.run_episode` in an environment (optionally gating every step
+before dispatch and/or injecting a failure) and adds the execution metrics.
+
+Resumption (`resume=True`): rows already in `results.jsonl` (same key) are skipped; a truncated
+last line (the process died mid-write) is cut off before appending. Error rows are skipped too,
+unless `retry_errors=True`, in which case they are run again and the newer row wins when the
+file is read (`latest_rows`). Settings that change what a row means (mode, LLM backend, gating,
+injection, repairs, memory, environment, domain) must match the stored `config.json`; the grid
+(models, planners, tasks, seeds) may grow.
+
+Errors: an LLM infrastructure failure (server unreachable, timeout, missing model, 5xx,
+exhausted script — not a model's unusable answer, which is a planning failure scored as such),
+a planner or environment error, or an unexpected exception becomes a row with `error` and
+`error_kind` set. Error rows are excluded from every metric mean and reported as an error rate.
+After `max_consecutive_errors` LLM errors in a row for one model, its remaining rows are not run
+(left for a later `--resume`) rather than filled with errors.
+
+Memory: planners that use retrieved examples get a memory built from each task's own task set;
+every retrieval leaves the test task and its components out (`HybridMemory.retrieve(exclude=)`).
+`memory="none"` gives no planner a memory. No live episode pool is used, so rows do not depend
+on the order they run in.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from sage_pddl.pddl.errors import SageError
+
+from . import metrics
+
+MODES = ("plan", "exec")
+MEMORY_MODES = ("loo", "none")
+KEY_FIELDS = ("model", "planner", "task_id", "seed", "mode")
+# Settings that change what a row means: a resumed run must keep them.
+ROW_SETTINGS = ("mode", "llm", "llm_script", "gate_before_execute", "inject_failure",
+                "max_replan", "memory", "env", "domain")
+
+
+class BenchConfigError(SageError):
+    """A bad benchmark setting; the message names the setting."""
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """The settings of one benchmark run (loadable from TOML or JSON with `load_config`)."""
+
+    planners: tuple[str, ...] = ("SAGE", "Direct")
+    models: tuple[str, ...] = ("qwen2.5:7b",)
+    tasks: tuple[str, ...] = ("ithor",)
+    """Task specs: `SET`, `SET#ID`, `SET[#ID,#ID]`, `SET[:N]` (first N); SET is a bundled set
+    (ithor, ithor-gt, procthor) or a task-set JSON file."""
+    seeds: tuple[int, ...] = (0,)
+    mode: str = "plan"
+    llm: str = "ollama"
+    llm_host: str | None = None
+    llm_script: str | None = None
+    """For llm="scripted": a JSON script file; without one the reference responder answers."""
+    cassette_dir: str | None = None
+    """Record/replay every LLM call to `<cassette_dir>/<model>.jsonl`."""
+    out: str = "results"
+    run_id: str | None = None
+    resume: bool = False
+    retry_errors: bool = False
+    env: str = "symbolic"
+    env_options: Mapping[str, Any] = field(default_factory=dict)
+    gate_before_execute: bool = False
+    inject_failure: str | None = None
+    max_replan: int = 3
+    memory: str = "loo"
+    domain: str | None = None
+    domains_dirs: tuple[str, ...] = ()
+    max_rows: int | None = None
+    """Stop after this many new rows (smoke runs); the run can be resumed later."""
+    max_consecutive_errors: int = 3
+    progress: bool = True
+
+    def validated(self) -> "BenchConfig":
+        """A normalised copy, or `BenchConfigError` naming the first bad setting."""
+        from sage_pddl.llm import available_backends
+        from sage_pddl.planners import canonical_name
+
+        def fail(setting: str, message: str) -> BenchConfigError:
+            return BenchConfigError(f"bench setting {setting!r}: {message}")
+
+        if self.mode not in MODES:
+            raise fail("mode", f"expected plan or exec, got {self.mode!r}")
+        planners = _unique(_as_strings(self.planners, "planners"))
+        if not planners:
+            raise fail("planners", "name at least one planner")
+        try:
+            planners = _unique(canonical_name(p) for p in planners)
+        except SageError as error:
+            raise fail("planners", str(error)) from None
+        models = _unique(_as_strings(self.models, "models"))
+        if not models:
+            raise fail("models", "name at least one model")
+        tasks = _as_strings(self.tasks, "tasks")
+        if not tasks:
+            raise fail("tasks", "name at least one task set or task")
+        try:
+            seeds = tuple(dict.fromkeys(int(s) for s in _as_strings(self.seeds, "seeds")))
+        except ValueError:
+            raise fail("seeds", f"expected integers, got {self.seeds!r}") from None
+        if not seeds:
+            raise fail("seeds", "give at least one seed")
+        if self.llm.lower() not in available_backends():
+            raise fail("llm", f"unknown backend {self.llm!r}; available: "
+                              f"{', '.join(available_backends())}")
+        if self.llm_script and self.llm.lower() != "scripted":
+            raise fail("llm_script", "a script file goes with llm='scripted'")
+        if self.memory not in MEMORY_MODES:
+            raise fail("memory", f"expected loo or none, got {self.memory!r}")
+        if int(self.max_replan) < 0:
+            raise fail("max_replan", f"must be >= 0, got {self.max_replan}")
+        if self.max_rows is not None and int(self.max_rows) < 0:
+            raise fail("max_rows", f"must be >= 0, got {self.max_rows}")
+        if int(self.max_consecutive_errors) < 1:
+            raise fail("max_consecutive_errors", "must be >= 1")
+        inject = None if self.inject_failure in (None, "") else str(self.inject_failure)
+        if inject is not None:
+            if self.mode != "exec":
+                raise fail("inject_failure", "failure injection needs mode 'exec'")
+            if inject != "auto" and not (inject.isdigit()):
+                raise fail("inject_failure", f"expected a step index >= 0 or 'auto', got {inject!r}")
+        if self.gate_before_execute and self.mode != "exec":
+            raise fail("gate_before_execute", "gating before execution needs mode 'exec'")
+        if self.mode == "exec":
+            from sage_pddl.env import list_envs
+
+            if self.env.lower() not in list_envs():
+                raise fail("env", f"unknown environment {self.env!r}; known: "
+                                  f"{', '.join(list_envs())}")
+        if self.resume and not self.run_id:
+            raise fail("resume", "resuming needs the run id of the run to continue (--run-id)")
+        if self.run_id is not None and not re.fullmatch(r"[A-Za-z0-9._:+-]+", self.run_id):
+            raise fail("run_id", f"use letters, digits and . _ : + - only, got {self.run_id!r}")
+        return replace(self, planners=planners, models=models, tasks=tasks, seeds=seeds,
+                       llm=self.llm.lower(), inject_failure=inject,
+                       max_replan=int(self.max_replan),
+                       domains_dirs=tuple(str(d) for d in self.domains_dirs),
+                       env_options=dict(self.env_options))
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["env_options"] = dict(self.env_options)
+        return data
+
+
+def _as_strings(value: Any, setting: str) -> tuple[str, ...]:
+    """A list setting given as a list or a comma-separated string (task specs keep brackets)."""
+    if value is None:
+        return ()
+    if isinstance(value, (str, int)):
+        return tuple(p.strip() for p in _split_top(str(value)) if p.strip())
+    if isinstance(value, Iterable):
+        out: list[str] = []
+        for item in value:
+            out.extend(_as_strings(item, setting))
+        return tuple(out)
+    raise BenchConfigError(f"bench setting {setting!r}: expected a list or a comma-separated "
+                           f"string, got {type(value).__name__}")
+
+
+def _split_top(text: str) -> list[str]:
+    """Split on commas outside [...]: `ithor[#K01,#K02],procthor` -> two specs."""
+    parts, depth, current = [], 0, []
+    for char in text:
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth = max(0, depth - 1)
+        if char == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    parts.append("".join(current))
+    return parts
+
+
+def _unique(items: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
+
+
+def load_config(path: str | Path, **overrides: Any) -> BenchConfig:
+    """A `BenchConfig` from a TOML or JSON file (keys are the field names; `-` reads as `_`),
+    with `overrides` (not None) applied on top."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise BenchConfigError(f"bench config {path}: cannot read: {error.strerror}") from None
+    try:
+        if path.suffix.lower() == ".toml":
+            import tomllib
+
+            data = tomllib.loads(text)
+        else:
+            data = json.loads(text)
+    except ValueError as error:
+        raise BenchConfigError(f"bench config {path}: not valid "
+                               f"{'TOML' if path.suffix.lower() == '.toml' else 'JSON'}: {error}"
+                               ) from None
+    if isinstance(data.get("bench"), Mapping):  # allow a [bench] table
+        data = data["bench"]
+    return config_from_mapping(data, source=str(path), **overrides)
+
+
+def config_from_mapping(data: Mapping[str, Any], *, source: str = "bench config",
+                        **overrides: Any) -> BenchConfig:
+    known = {f.name for f in fields(BenchConfig)}
+    values: dict[str, Any] = {}
+    for raw_key, value in data.items():
+        key = str(raw_key).replace("-", "_")
+        if key not in known:
+            raise BenchConfigError(f"{source}: unknown setting {raw_key!r}; known: "
+                                   f"{', '.join(sorted(known))}")
+        values[key] = value
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    for name in ("planners", "models", "tasks", "seeds", "domains_dirs"):
+        if name in values:
+            values[name] = _as_strings(values[name], name)
+    return BenchConfig(**values)
+
+
+# ------------------------------------------------------------------------------------ tasks
+_SPEC = re.compile(r"^(?P<set>[^\[\]#]+?)(?:#(?P<one>[^\[\]#]+)|\[(?P<sel>[^\]]*)\])?$")
+
+
+def select_tasks(specs: Sequence[str]) -> list[Any]:
+    """The tasks named by task specs, in order, without repeats (see `BenchConfig.tasks`)."""
+    from sage_pddl.tasks import load_taskset
+
+    chosen: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+    for spec in specs:
+        match = _SPEC.match(spec.strip())
+        if not match:
+            raise BenchConfigError(f"bench setting 'tasks': cannot read {spec!r}; use SET, "
+                                   "SET#ID, SET[#ID,#ID] or SET[:N]")
+        name = match["set"].strip()
+        try:
+            tasks = load_taskset(name)
+        except SageError as error:
+            raise BenchConfigError(f"bench setting 'tasks': {error}") from None
+        picked = _pick(tasks, match["one"], match["sel"], spec)
+        for task in picked:
+            key = task.task_id.lower()
+            if key in chosen and origin[key] != name:
+                raise BenchConfigError(
+                    f"bench setting 'tasks': task id {task.task_id!r} is in both {origin[key]!r} "
+                    f"and {name!r}; rows are keyed by task id, so run the sets separately")
+            chosen.setdefault(key, task)
+            origin.setdefault(key, name)
+    return list(chosen.values())
+
+
+def _pick(tasks: list[Any], one: str | None, selection: str | None, spec: str) -> list[Any]:
+    if one is None and selection is None:
+        return list(tasks)
+    if selection is not None and re.fullmatch(r"\s*:\s*\d+\s*", selection):
+        return list(tasks[: int(selection.split(":")[1])])
+    wanted = [one] if one is not None else [w for w in selection.split(",") if w.strip()]
+    by_id = {t.task_id.lower(): t for t in tasks}
+    out = []
+    for word in wanted:
+        task_id = word.strip().lstrip("#").strip()
+        if task_id.lower() not in by_id:
+            raise BenchConfigError(f"bench setting 'tasks': no task {task_id!r} in {spec!r}")
+        out.append(by_id[task_id.lower()])
+    return out
+
+
+# ---------------------------------------------------------------------------------- results
+def row_key(row: Mapping[str, Any]) -> tuple:
+    return tuple(str(row.get(k)) for k in KEY_FIELDS)
+
+
+def read_results(path: str | Path) -> tuple[list[dict], int]:
+    """(rows, unreadable lines) of a results.jsonl; a truncated or garbled line is skipped."""
+    path = Path(path)
+    if not path.exists():
+        return [], 0
+    rows, bad = [], 0
+    with path.open("r", encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except ValueError:
+                bad += 1
+                continue
+            if isinstance(value, dict):
+                rows.append(value)
+            else:
+                bad += 1
+    return rows, bad
+
+
+def latest_rows(rows: Iterable[Mapping[str, Any]]) -> list[dict]:
+    """One row per key, the last one written (a retried error row is replaced by its retry)."""
+    latest: dict[tuple, dict] = {}
+    for row in rows:
+        latest.pop(row_key(row), None)  # re-insert so order follows the latest write
+        latest[row_key(row)] = dict(row)
+    return list(latest.values())
+
+
+class ResultsWriter:
+    """Appends rows to results.jsonl, one flushed and fsynced line each."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.dropped_bytes = _cut_partial_line(path)
+        self._handle = path.open("a", encoding="utf-8")
+
+    def append(self, row: Mapping[str, Any]) -> None:
+        self._handle.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+def _cut_partial_line(path: Path) -> int:
+    """Remove an unterminated last line (a write cut short); returns the bytes removed."""
+    if not path.exists() or path.stat().st_size == 0:
+        return 0
+    with path.open("rb+") as handle:
+        data = handle.read()
+        if data.endswith(b"\n"):
+            return 0
+        keep = data.rfind(b"\n") + 1
+        handle.truncate(keep)
+        return len(data) - keep
+
+
+# ------------------------------------------------------------------------------ LLM errors
+class _ErrorWatch:
+    """Wraps an LLM backend and remembers the infrastructure errors raised through it.
+
+    Planners swallow failed calls (they count them and treat them as unusable answers), so the
+    runner watches the backend itself to tell "the model answered badly" (a planning failure,
+    scored) from "the LLM could not be asked" (an error row, excluded)."""
+
+    def __init__(self, inner: Any):
+        self.inner = inner
+        self.errors: list[BaseException] = []
+
+    @property
+    def name(self) -> str:
+        return getattr(self.inner, "name", "?")
+
+    @property
+    def model(self) -> str:
+        return getattr(self.inner, "model", "")
+
+    def complete(self, messages: Any, schema: Any = None, temperature: float = 0.2,
+                 seed: int | None = None, role: str | None = None) -> Any:
+        from sage_pddl.llm import InvalidOutput, LLMError
+
+        try:
+            return self.inner.complete(messages, schema=schema, temperature=temperature,
+                                       seed=seed, role=role)
+        except LLMError as error:
+            if not isinstance(error, InvalidOutput):
+                self.errors.append(error)
+            raise
+
+
+# ----------------------------------------------------------------------------------- runner
+@dataclass
+class _Context:
+    config: BenchConfig
+    tasks: list[Any]
+    llm_factory: Callable[[str], Any]
+    domains: dict[str, Any] = field(default_factory=dict)
+    planning: dict[str, Any] = field(default_factory=dict)
+    gates: dict[str, Any] = field(default_factory=dict)
+    memories: dict[str, Any] = field(default_factory=dict)
+
+    def domain_for(self, task: Any) -> Any:
+        from sage_pddl.domains import load_domain
+
+        name = self.config.domain or getattr(task, "domain", None) or "ithor"
+        if name not in self.domains:
+            self.domains[name] = load_domain(name, domains_dirs=list(self.config.domains_dirs)
+                                             or None)
+        return self.domains[name]
+
+    def planning_task(self, task: Any) -> Any:
+        from sage_pddl.planners.base import PlanningTask
+
+        if task.task_id not in self.planning:
+            self.planning[task.task_id] = PlanningTask.from_task(task, self.domain_for(task))
+        return self.planning[task.task_id]
+
+    def gate(self, task: Any) -> Any:
+        from sage_pddl.gate import compile_gate
+
+        if task.task_id not in self.gates:
+            planning = self.planning_task(task)
+            self.gates[task.task_id] = compile_gate(planning.domain, planning.problem)
+        return self.gates[task.task_id]
+
+    def memory(self, task: Any) -> Any:
+        """The memory of the task's own task set (retrieval leaves the task out)."""
+        from sage_pddl.planners.memory import HybridMemory
+        from sage_pddl.tasks import load_taskset
+
+        source = getattr(task, "source", "") or ""
+        key = f"{source}|{self.config.domain or task.domain}"
+        if key not in self.memories:
+            pool = load_taskset(source) if source else self.tasks
+            self.memories[key] = HybridMemory.from_tasks(pool, self.domain_for(task))
+        return self.memories[key]
+
+
+def default_llm_factory(config: BenchConfig, tasks: Sequence[Any],
+                        domain_for: Callable[[Any], Any]) -> Callable[[str], Any]:
+    """model name -> backend, as the config says (scripted without a script: the reference
+    responder of `oracle.py`; with `cassette_dir`: record/replay around the backend)."""
+    from sage_pddl.llm import get_backend
+
+    def make(model: str) -> Any:
+        options: dict[str, Any] = {"model": model}
+        if config.llm == "scripted":
+            if config.llm_script:
+                options["script"] = config.llm_script
+            else:
+                from .oracle import reference_responder
+
+                options["responder"] = reference_responder(tasks, domain_for)
+        elif config.llm in ("ollama", "openai", "replay") and config.llm_host:
+            options["host"] = config.llm_host
+        if config.cassette_dir:
+            cassette = Path(config.cassette_dir) / f"{_safe(model)}.jsonl"
+            if config.llm == "scripted":
+                return get_backend("replay", inner=get_backend("scripted", **options),
+                                   cassette=str(cassette), mode="auto")
+            return get_backend("replay", inner=config.llm, cassette=str(cassette), mode="auto",
+                               **options)
+        return get_backend(config.llm, **options)
+
+    return make
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
+
+
+def new_run_id() -> str:
+    return f"{datetime.now():%Y%m%d_%H%M%S}_{secrets.token_hex(3)}"
+
+
+def _prepare_run_dir(config: BenchConfig) -> tuple[BenchConfig, Path]:
+    run_id = config.run_id or new_run_id()
+    config = replace(config, run_id=run_id)
+    run_dir = Path(config.out) / run_id
+    results = run_dir / "results.jsonl"
+    stored_path = run_dir / "config.json"
+    created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    if results.exists() and results.stat().st_size > 0:
+        if not config.resume:
+            raise BenchConfigError(f"bench setting 'run_id': run {run_id!r} already has results "
+                                   f"in {results}; pass --resume to continue it or choose "
+                                   "another --run-id")
+        if stored_path.exists():
+            stored = json.loads(stored_path.read_text(encoding="utf-8"))
+            created = stored.get("created", created)
+            for name in ROW_SETTINGS:
+                mine, theirs = getattr(config, name), stored.get("config", {}).get(name)
+                if _comparable(mine) != _comparable(theirs):
+                    raise BenchConfigError(
+                        f"bench setting {name!r}: run {run_id!r} was started with {theirs!r}, "
+                        f"not {mine!r}; rows with different {name} cannot share a run")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    stored = {"run_id": run_id, "created": created,
+              "updated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+              "config": config.to_json()}
+    stored_path.write_text(json.dumps(stored, indent=2, default=str) + "\n", encoding="utf-8")
+    return config, run_dir
+
+
+def _comparable(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return [_comparable(v) for v in value]
+    return value
+
+
+def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
+                  llm_factory: Callable[[str], Any] | None = None) -> Path:
+    """Run (or resume) the grid of `config` and return the run folder (see module docstring).
+
+    `config` is a `BenchConfig`, a mapping of its fields, or a TOML/JSON file. `llm_factory`
+    (model name -> backend) replaces the backend the config names, for library use and tests.
+    """
+    if isinstance(config, (str, Path)):
+        config = load_config(config)
+    elif isinstance(config, Mapping):
+        config = config_from_mapping(config)
+    config = config.validated()
+    tasks = select_tasks(config.tasks)
+    config, run_dir = _prepare_run_dir(config)
+    context = _Context(config, tasks, llm_factory=None)  # type: ignore[arg-type]
+    context.llm_factory = llm_factory or default_llm_factory(config, tasks, context.domain_for)
+
+    results = run_dir / "results.jsonl"
+    existing, _ = read_results(results)
+    done = {row_key(r) for r in latest_rows(existing)
+            if not (config.retry_errors and r.get("error"))}
+    cells = [(m, p, t, s) for m in config.models for p in config.planners for t in tasks
+             for s in config.seeds]
+    todo = [c for c in cells if _key(c, config.mode) not in done]
+    status = {"run_id": config.run_id, "cells": len(cells), "already_done": len(cells) - len(todo),
+              "written": 0, "errors": 0, "not_run": 0, "aborted_models": [],
+              "truncated_bytes_dropped": 0, "finished": False}
+    writer = ResultsWriter(results)
+    status["truncated_bytes_dropped"] = writer.dropped_bytes
+    progress = _progress(len(cells), len(cells) - len(todo), config.progress)
+    try:
+        backends: dict[str, _ErrorWatch] = {}
+        streak: dict[str, int] = {}
+        for index, (model, planner, task, seed) in enumerate(todo):
+            if config.max_rows is not None and status["written"] >= config.max_rows:
+                status["not_run"] = len(todo) - index
+                break
+            if model in status["aborted_models"]:
+                status["not_run"] += 1
+                progress.update(1)
+                continue
+            progress.set_postfix_str(f"{model} {planner} {task.task_id} s{seed}", refresh=False)
+            if model not in backends:
+                backends[model] = _ErrorWatch(context.llm_factory(model))
+            row = run_cell(context, backends[model], model, planner, task, seed)
+            writer.append(row)
+            status["written"] += 1
+            progress.update(1)
+            if row["error"]:
+                status["errors"] += 1
+            streak[model] = streak.get(model, 0) + 1 if row["error_kind"] == "llm" else 0
+            if streak[model] >= config.max_consecutive_errors:
+                status["aborted_models"].append(model)
+                _say(progress, f"{model}: {streak[model]} LLM errors in a row ({row['error']}); "
+                               "its remaining rows are not run (continue later with --resume)")
+        else:
+            status["finished"] = not status["aborted_models"]
+    finally:
+        writer.close()
+        progress.close()
+        (run_dir / "status.json").write_text(json.dumps(status, indent=2) + "\n",
+                                             encoding="utf-8")
+    return run_dir
+
+
+def _key(cell: tuple, mode: str) -> tuple:
+    model, planner, task, seed = cell
+    return row_key({"model": model, "planner": planner, "task_id": task.task_id, "seed": seed,
+                    "mode": mode})
+
+
+def _progress(total: int, initial: int, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, file=sys.stderr, disable=not enabled,
+                desc="bench", unit="row", dynamic_ncols=True)
+
+
+def _say(progress: Any, text: str) -> None:
+    from tqdm import tqdm
+
+    if getattr(progress, "disable", True):
+        print(text, file=sys.stderr)
+    else:
+        tqdm.write(text, file=sys.stderr)
+
+
+# ------------------------------------------------------------------------------------ one row
+def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str, task: Any,
+             seed: int) -> dict[str, Any]:
+    """One results row: plan (and execute) `task` once; never raises for an error of the LLM,
+    the planner or the environment (those become error rows)."""
+    config = context.config
+    row: dict[str, Any] = {
+        "run_id": config.run_id, "model": model, "planner": planner_name,
+        "task_id": task.task_id, "seed": seed, "mode": config.mode,
+        "taskset": getattr(task, "source", ""), "domain": config.domain or task.domain,
+        "difficulty": task.difficulty, "room": task.room, "llm": config.llm,
+        "error": None, "error_kind": None,
+    }
+    llm.errors.clear()
+    began = time.perf_counter()
+    stage = "setup"
+    try:
+        planning = context.planning_task(task)
+        gate = context.gate(task)
+        planner = _build_planner(context, llm, planner_name, task, seed)
+        stage = "planner"
+        if config.mode == "plan":
+            result = planner.plan(planning)
+            row.update(_plan_part(result, gate, task))
+        else:
+            stage = "exec"
+            row.update(_exec_part(context, planner, planning, gate, task))
+    except KeyboardInterrupt:
+        raise
+    except SageError as error:
+        from sage_pddl.env import EnvError
+        from sage_pddl.llm import LLMError
+
+        kind = ("llm" if isinstance(error, LLMError) else "env" if isinstance(error, EnvError)
+                else stage)
+        row.update(error=f"{type(error).__name__}: {error}", error_kind=kind)
+    except (Exception, SystemExit) as error:  # a bug below (a library calling sys.exit
+        # included): keep the run going, keep the evidence
+        row.update(error=f"{type(error).__name__}: {error}", error_kind="internal",
+                   traceback=traceback.format_exc(limit=6))
+    if llm.errors and not row["error"]:
+        first = llm.errors[0]
+        row.update(error=f"{type(first).__name__}: {first}", error_kind="llm")
+    row["row_seconds"] = round(time.perf_counter() - began, 6)
+    row["finished_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return row
+
+
+def _build_planner(context: _Context, llm: Any, name: str, task: Any, seed: int) -> Any:
+    from sage_pddl.planners import MEMORY_PLANNERS, get_planner
+
+    options: dict[str, Any] = {"seed": seed}
+    if context.config.memory == "loo" and name in MEMORY_PLANNERS:
+        options["memory"] = context.memory(task)
+    return get_planner(name, llm=llm, **options)
+
+
+def _plan_part(result: Any, gate: Any, task: Any) -> dict[str, Any]:
+    steps = [dict(s) for s in result.steps]
+    part = {"steps": steps, "certified": bool(result.certified),
+            "failed_calls": sum(1 for c in result.call_log if not c.ok),
+            "notes": _notes(result.notes)}
+    part.update(metrics.plan_metrics(gate, steps, expected_objects=task.expected_objects,
+                                     reference_length=len(task.reference_steps)))
+    part.update(metrics.cost_metrics(result.calls, result.prompt_tokens, result.output_tokens,
+                                     result.seconds))
+    return part
+
+
+def _exec_part(context: _Context, planner: Any, planning: Any, gate: Any, task: Any
+               ) -> dict[str, Any]:
+    from sage_pddl.env import get_env
+    from sage_pddl.runtime import run_episode
+
+    config = context.config
+    first_plan: list[Any] = []
+
+    def on_event(kind: str, payload: Any) -> None:
+        if kind == "plan" and not first_plan:
+            first_plan.append(payload)
+
+    env = get_env(config.env, **dict(config.env_options))
+    try:
+        report = run_episode(planning, planner, env, max_replan=config.max_replan,
+                             gate_before_execute=config.gate_before_execute,
+                             inject_failure=config.inject_failure,
+                             fail_injection=task.fail_injection, on_event=on_event)
+    finally:
+        close = getattr(env, "close", None)
+        if callable(close):
+            close()
+    part: dict[str, Any] = {}
+    if first_plan:
+        part.update(_plan_part(first_plan[0], gate, task))
+    part.update(metrics.exec_metrics(report))
+    part.update(metrics.cost_metrics(report.planning_calls + report.repair_calls,
+                                     report.prompt_tokens, report.output_tokens, report.seconds))
+    part["trace"] = [{"status": r.status, "step": " ".join(
+        str(r.step.get(k, "") or "") for k in metrics.STEP_FIELDS).strip(), "code": r.code}
+        for r in report.records]
+    part["notes"] = _notes(report.notes)  # the episode's notes include the first plan's
+    return part
+
+
+def _notes(notes: Iterable[str], limit: int = 20, width: int = 300) -> list[str]:
+    out = [str(n)[:width] for n in notes]
+    return out[:limit] + ([f"... {len(out) - limit} more"] if len(out) > limit else [])

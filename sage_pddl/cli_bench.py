@@ -1,0 +1,182 @@
+"""CLI commands of the benchmark: `bench` (run or resume a grid) and `report` (tables, plots).
+
+Thin like the rest of the CLI: the options become a `BenchConfig` (optionally read from
+`--config FILE` first, options given on the command line win) and the library does the work.
+Bad settings raise `BenchConfigError` naming the setting (exit 2 through `cli.main`).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+EXIT_OK, EXIT_INVALID, EXIT_INPUT = 0, 1, 2
+
+
+def _list(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    from .bench.runner import _split_top
+
+    return [part.strip() for part in _split_top(text) if part.strip()]
+
+
+def _require_numpy() -> None:
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        from .pddl.errors import SageError
+
+        raise SageError("the benchmark report needs numpy: pip install 'sage-pddl[bench]'") from None
+
+
+def config_from_args(args) -> Any:
+    """The `BenchConfig` of a `bench` command line (`--config` file first, flags on top)."""
+    from .bench.runner import BenchConfig, BenchConfigError, config_from_mapping, load_config
+
+    seeds = _list(args.seeds)
+    if seeds is not None:
+        try:
+            seeds = [int(s) for s in seeds]
+        except ValueError:
+            raise BenchConfigError(f"bench setting 'seeds': expected integers such as 0,1,2, "
+                                   f"got {args.seeds!r}") from None
+    overrides = {
+        "planners": _list(args.planners), "models": _list(args.models),
+        "tasks": _list(args.tasks), "seeds": seeds, "mode": args.mode, "llm": args.llm,
+        "llm_host": args.llm_host, "llm_script": args.llm_script,
+        "cassette_dir": args.cassette_dir, "out": args.out, "run_id": args.run_id,
+        "resume": True if args.resume else None,
+        "retry_errors": True if args.retry_errors else None,
+        "env": args.env,
+        "gate_before_execute": True if args.gate_before_execute else None,
+        "inject_failure": args.inject_failure, "max_replan": args.max_replan,
+        "memory": "loo" if args.loo else args.memory, "domain": args.domain,
+        "domains_dirs": args.domains_dir or None, "max_rows": args.max_rows,
+        "progress": False if args.no_progress else None,
+    }
+    if args.sim_host or args.sim_port:
+        overrides["env_options"] = {k: v for k, v in (("host", args.sim_host),
+                                                      ("port", args.sim_port)) if v}
+    if args.config:
+        return load_config(args.config, **overrides)
+    return config_from_mapping({}, **overrides) if any(
+        v is not None for v in overrides.values()) else BenchConfig()
+
+
+def cmd_bench(args) -> int:
+    from rich.console import Console
+
+    from .bench import run_benchmark
+    from .bench.report import write_report
+
+    config = config_from_args(args)
+    if not args.no_report:
+        _require_numpy()
+    run_dir = run_benchmark(config)
+    status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
+    out = Console(stderr=True, highlight=False, soft_wrap=True)
+    out.print(f"run {status['run_id']}: {status['written']} row(s) written "
+              f"({status['errors']} error row(s)), {status['already_done']} already present, "
+              f"{status['not_run']} not run -> {run_dir / 'results.jsonl'}", markup=False)
+    if status["truncated_bytes_dropped"]:
+        out.print(f"note: a truncated last line ({status['truncated_bytes_dropped']} bytes) was "
+                  "removed before appending", markup=False)
+    report = None
+    if not args.no_report and (run_dir / "results.jsonl").stat().st_size > 0:
+        report = write_report(run_dir, resamples=args.resamples)
+    if args.json:
+        print(json.dumps({"run_dir": str(run_dir), "status": status,
+                          "report": str(report.markdown) if report else None}, indent=2))
+    elif report:
+        print(report.markdown.read_text(encoding="utf-8"))
+    for model in status["aborted_models"]:
+        out.print(f"[red]{model}: stopped after repeated LLM errors; fix the server and run "
+                  f"again with --run-id {status['run_id']} --resume[/red]")
+    return EXIT_INVALID if status["aborted_models"] else EXIT_OK
+
+
+def cmd_report(args) -> int:
+    _require_numpy()
+    from .bench.report import write_report
+
+    files = write_report(args.run_dir, candidate=args.candidate,
+                         baselines=_list(args.baselines), compared=_list(args.metrics),
+                         resamples=args.resamples, alpha=args.alpha, plots=not args.no_plots)
+    if args.json:
+        print(json.dumps({"summary": str(files.summary), "comparisons": str(files.comparisons),
+                          "markdown": str(files.markdown),
+                          "plots": [str(p) for p in files.plots], "notes": list(files.notes)},
+                         indent=2))
+    else:
+        print(files.markdown.read_text(encoding="utf-8"))
+    return EXIT_OK
+
+
+def _bench_command(command: Callable) -> None:
+    p = command("bench", cmd_bench,
+                "Run (or resume) a benchmark grid: planners × models × tasks × seeds.")
+    p.add_argument("--config", default=None, metavar="FILE",
+                   help="TOML or JSON file of bench settings (options given here override it)")
+    p.add_argument("--planners", default=None, help="comma-separated planners (default SAGE,Direct)")
+    p.add_argument("--llm", default=None, help="LLM backend: ollama (default), openai, local, "
+                                               "scripted (reference responder), replay")
+    p.add_argument("--models", default=None, help="comma-separated models (default qwen2.5:7b)")
+    p.add_argument("--llm-host", default=None, help="LLM server URL")
+    p.add_argument("--llm-script", default=None, metavar="FILE",
+                   help="JSON script of answers per role for --llm scripted")
+    p.add_argument("--cassette-dir", default=None, metavar="DIR",
+                   help="record/replay every LLM call to DIR/<model>.jsonl")
+    p.add_argument("--tasks", default=None,
+                   help="task specs: ithor, ithor#K01, 'ithor[#K01,#K02]', 'ithor[:10]', FILE.json "
+                        "(comma-separated; default ithor)")
+    p.add_argument("--seeds", default=None, help="comma-separated seeds (default 0)")
+    p.add_argument("--mode", default=None, choices=["plan", "exec"],
+                   help="plan (gate-scored plans, default) or exec (plan and execute)")
+    p.add_argument("--out", default=None, help="results folder (default results/)")
+    p.add_argument("--run-id", default=None, help="run id (default: date_time_random)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the run --run-id, skipping rows already written")
+    p.add_argument("--retry-errors", action="store_true",
+                   help="with --resume: run error rows again (the newer row wins)")
+    p.add_argument("--env", default=None, help="environment for --mode exec (default symbolic)")
+    p.add_argument("--sim-host", default=None, help="thor-server host (--env thor)")
+    p.add_argument("--sim-port", type=int, default=None, help="thor-server port (--env thor)")
+    p.add_argument("--gate-before-execute", action="store_true",
+                   help="exec: gate every step before dispatch (blocked steps are counted)")
+    p.add_argument("--inject-failure", default=None, metavar="K|auto",
+                   help="exec: fail the step at index K (auto: the task's own, else the middle)")
+    p.add_argument("--max-replan", type=int, default=None, help="repairs per episode (default 3)")
+    p.add_argument("--loo", action="store_true",
+                   help="memory planners retrieve from the task set with the test task left out "
+                        "(the default; same as --memory loo)")
+    p.add_argument("--memory", default=None, choices=["loo", "none"],
+                   help="loo (default) or none (no planner gets a memory)")
+    p.add_argument("--domain", default=None, help="domain for every task (default: the task's own)")
+    p.add_argument("--max-rows", type=int, default=None,
+                   help="stop after this many new rows (resume later)")
+    p.add_argument("--resamples", type=int, default=10_000,
+                   help="bootstrap / permutation resamples for the report (default 10000)")
+    p.add_argument("--no-report", action="store_true", help="do not write the report at the end")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--json", action="store_true", help="print the run folder and status as JSON")
+
+
+def _report_command(command: Callable) -> None:
+    p = command("report", cmd_report,
+                "Write summary.csv, comparisons.csv, report.md and plots for a benchmark run.")
+    p.add_argument("run_dir", type=Path, help="the run folder, e.g. results/<run_id>")
+    p.add_argument("--candidate", default=None, help="planner compared against the others "
+                                                     "(default: the run's first planner)")
+    p.add_argument("--baselines", default=None, help="comma-separated baselines (default: all)")
+    p.add_argument("--metrics", default=None,
+                   help="comma-separated metrics to compare (default: plan goal_success, "
+                        "executability, hallucination; exec task_success, step_success, recovered)")
+    p.add_argument("--resamples", type=int, default=10_000,
+                   help="bootstrap / permutation resamples (default 10000)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--no-plots", action="store_true", help="skip the matplotlib plot")
+    p.add_argument("--json", action="store_true", help="print the written files as JSON")
+
+
+COMMANDS = [_bench_command, _report_command]

@@ -1,0 +1,107 @@
+"""Each metric on hand-made verdicts and plans whose answers are known, and on the real gate."""
+from __future__ import annotations
+
+import pytest
+
+from sage_pddl.bench import metrics
+from sage_pddl.gate import Verdict, Violation, compile_gate
+from sage_pddl.planners.base import PlanningTask
+from sage_pddl.tasks import load_task
+
+
+def violation(step: int, code: str) -> Violation:
+    return Violation(step=step, step_text=f"step {step}", action="a", code=code, literal="",
+                     message="")
+
+
+def verdict(*violations: Violation, goal: bool | None = True) -> Verdict:
+    return Verdict(valid=not violations, steps_checked=5, final_state=frozenset(),
+                   goal_reached=goal, violations=tuple(violations))
+
+
+def s(action: str, obj: str = "", target: str = "") -> dict:
+    return {"action": action, "object": obj, "target": target}
+
+
+def test_goal_success_needs_every_step_and_the_goal():
+    assert metrics.goal_success(verdict()) == 1.0
+    assert metrics.goal_success(verdict(goal=False)) == 0.0
+    # the goal may hold in the final state, but a rejected step means the plan did not reach it
+    assert metrics.goal_success(verdict(violation(1, "pick/requires/reachable"))) == 0.0
+    assert metrics.goal_success(verdict(goal=None)) is None
+
+
+def test_executability_counts_rejected_steps_once():
+    # two failed literals on step 1 and one structural code on step 3: 2 of 5 steps rejected
+    v = verdict(violation(1, "pick/requires/reachable"), violation(1, "hand-full"),
+                violation(3, "unknown-object"))
+    assert metrics.executability(v, 5) == pytest.approx(0.6)
+    assert metrics.executability(verdict(), 0) == 0.0
+
+
+def test_precondition_violations_and_codes():
+    v = verdict(violation(0, "pick/requires/reachable"), violation(0, "hand-full"),
+                violation(2, "unknown-object"), violation(4, "wrong-arity"))
+    assert metrics.precondition_violations(v) == 2  # structural codes are not preconditions
+    assert metrics.violation_codes(v) == {"hand-full": 1, "pick/requires/reachable": 1,
+                                          "unknown-object": 1, "wrong-arity": 1}
+
+
+def test_hallucination_comes_from_structural_codes_not_substrings():
+    v = verdict(violation(0, "unknown-object"), violation(0, "unknown-action"),
+                violation(2, "unknown-action"), violation(3, "type-mismatch"),
+                violation(4, "pick/requires/reachable"))
+    assert metrics.hallucination(v, 4) == pytest.approx(0.5)  # steps 0 and 2
+    assert metrics.hallucination(verdict(), 0) == 0.0
+
+
+def test_redundancy_is_adjacent_identical_pairs():
+    plan = [s("MoveTo", "Apple"), s("moveto", "apple"), s("Pick", "Apple"), s("MoveTo", "Apple")]
+    assert metrics.redundancy(plan) == pytest.approx(1 / 3)
+    assert metrics.redundancy(plan[:1]) == 0.0
+    assert metrics.redundancy([s("Place", "Apple", "Table"), s("Place", "Apple", "Sink")]) == 0.0
+
+
+def test_object_completeness_ignores_case_and_underscores():
+    plan = [s("MoveTo", "DiningTable"), s("Place", "apple", "dining_table")]
+    assert metrics.object_completeness(plan, ["dining_table", "Apple", "Apple", "Fridge"]) == \
+        pytest.approx(2 / 3)  # duplicates in the expected list count once
+    assert metrics.object_completeness(plan, []) is None
+    # a substring is not a match: "Table" does not name "DiningTable"
+    assert metrics.object_completeness([s("MoveTo", "Table")], ["DiningTable"]) == 0.0
+
+
+def test_step_ratio():
+    assert metrics.step_ratio(6, 4) == 1.5
+    assert metrics.step_ratio(3, 0) is None
+
+
+@pytest.fixture(scope="module")
+def k19_gate(ithor):
+    task = PlanningTask.from_task(load_task("ithor#K19"), ithor)
+    return compile_gate(task.domain, task.problem)
+
+
+def test_plan_metrics_on_the_real_gate(k19_gate):
+    good = [s("MoveTo", "Cabinet"), s("Open", "Cabinet"), s("MoveTo", "Apple"), s("Pick", "Apple"),
+            s("MoveTo", "Cabinet"), s("PutIn", "Cabinet"), s("Close", "Cabinet")]
+    result = metrics.plan_metrics(k19_gate, good, expected_objects=["Apple", "Cabinet"],
+                                  reference_length=7)
+    assert result["goal_success"] == 1.0 and result["executability"] == 1.0
+    assert result["precondition_violations"] == 0 and result["step_ratio"] == 1.0
+
+    # forgets to open the cabinet, names an object the scene does not have, repeats a step
+    broken = [s("MoveTo", "Apple"), s("Pick", "Apple"), s("MoveTo", "Cabinet"),
+              s("MoveTo", "Cabinet"), s("PutIn", "Cabinet"), s("MoveTo", "Unicorn")]
+    result = metrics.plan_metrics(k19_gate, broken, expected_objects=["Apple", "Cabinet"],
+                                  reference_length=7)
+    assert result["goal_success"] == 0.0
+    assert result["executability"] == pytest.approx(4 / 6)  # PutIn and MoveTo Unicorn rejected
+    assert result["hallucination"] == pytest.approx(1 / 6)
+    assert result["redundancy"] == pytest.approx(1 / 5)
+    assert result["precondition_violations"] >= 1
+    assert "unknown-object" in result["violation_codes"]
+    assert result["object_completeness"] == 1.0
+    empty = metrics.plan_metrics(k19_gate, [], expected_objects=["Apple"], reference_length=7)
+    assert empty["executability"] == 0.0 and empty["goal_success"] == 0.0
+    assert empty["object_completeness"] == 0.0 and empty["step_ratio"] == 0.0

@@ -1,0 +1,60 @@
+"""Reports: files written, error rows excluded from means, comparisons with Holm."""
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from sage_pddl.bench import BenchConfig, run_benchmark, write_report
+from sage_pddl.bench.report import ReportError, summarize, task_values
+
+from .conftest import TASKS
+
+
+def row(planner, task, seed, goal, error=None, model="m"):
+    return {"model": model, "planner": planner, "task_id": task, "seed": seed, "mode": "plan",
+            "goal_success": goal, "executability": 1.0, "error": error,
+            "error_kind": "llm" if error else None}
+
+
+def test_error_rows_are_excluded_not_zero():
+    rows = [row("A", "t1", 0, 1.0), row("A", "t1", 1, None, error="LLMTimeout: slow"),
+            row("A", "t2", 0, 0.0), row("A", "t2", 1, 1.0)]
+    assert task_values(rows, "goal_success") == {"t1": 1.0, "t2": 0.5}
+    (record,) = summarize(rows, "plan", resamples=200)
+    assert record["errors"] == 1 and record["error_rate"] == 0.25
+    assert record["goal_success"] == pytest.approx(0.75)  # (1.0 + 0.5) / 2, not 0.5
+    assert record["goal_success_n"] == 2
+
+
+def test_report_files_and_comparisons(tmp_path, oracle_factory):
+    config = BenchConfig(planners=("SAGE", "Direct"), models=("m",), tasks=(TASKS,),
+                         seeds=(0, 1), llm="scripted", out=str(tmp_path), run_id="r",
+                         progress=False, memory="none")
+    run_dir = run_benchmark(config, llm_factory=oracle_factory(broken=("K01",)))
+    files = write_report(run_dir, resamples=500)
+    assert files.summary.exists() and files.comparisons.exists() and files.markdown.exists()
+    with files.summary.open() as handle:
+        summary = {r["planner"]: r for r in csv.DictReader(handle)}
+    assert set(summary) == {"SAGE", "Direct"}
+    # the broken K01 plan: the gate refines it for SAGE, Direct keeps it
+    assert float(summary["SAGE"]["goal_success"]) == 1.0
+    assert float(summary["Direct"]["goal_success"]) == pytest.approx(2 / 3, abs=1e-5)
+    assert float(summary["Direct"]["error_rate"]) == 0.0
+    with files.comparisons.open() as handle:
+        comparisons = list(csv.DictReader(handle))
+    goal = next(c for c in comparisons if c["metric"] == "goal_success")
+    assert goal["candidate"] == "SAGE" and goal["baseline"] == "Direct"
+    assert float(goal["diff"]) == pytest.approx(1 / 3, abs=1e-5) and int(goal["n_tasks"]) == 3
+    assert 0 < float(goal["p"]) <= float(goal["p_holm"]) <= 1
+    markdown = files.markdown.read_text()
+    assert "| m | SAGE |" in markdown and "SAGE vs baselines" in markdown
+    assert files.plots and files.plots[0].exists()
+    with pytest.raises(ReportError, match="candidate"):
+        write_report(run_dir, candidate="CoT", resamples=100)
+
+
+def test_report_needs_a_run_folder(tmp_path):
+    with pytest.raises(ReportError, match="results.jsonl"):
+        write_report(tmp_path)

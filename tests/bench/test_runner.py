@@ -1,0 +1,179 @@
+"""The grid runner: rows, resumption after an interruption, truncated lines, error rows."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sage_pddl.bench import BenchConfig, load_config, run_benchmark
+from sage_pddl.bench.runner import (BenchConfigError, KEY_FIELDS, latest_rows, read_results,
+                                    row_key, select_tasks)
+from sage_pddl.llm import LLMUnavailable
+
+from .conftest import TASK_IDS, TASKS
+
+VOLATILE = ("row_seconds", "finished_at", "latency_s", "planning_s", "repair_s", "notes")
+
+
+def config(tmp_path, **changes) -> BenchConfig:
+    values = dict(planners=("SAGE", "Direct"), models=("m",), tasks=(TASKS,), seeds=(0, 1),
+                  llm="scripted", out=str(tmp_path), run_id="run", progress=False,
+                  memory="none")  # building the leave-one-out memory takes ~2 s; one test does
+    values.update(changes)
+    return BenchConfig(**values)
+
+
+def rows_of(run_dir):
+    rows, bad = read_results(run_dir / "results.jsonl")
+    return rows, bad
+
+
+def stable(row: dict) -> dict:
+    return {k: v for k, v in row.items() if k not in VOLATILE}
+
+
+def test_grid_writes_one_row_per_cell(tmp_path, oracle_factory):
+    run_dir = run_benchmark(config(tmp_path, memory="loo"), llm_factory=oracle_factory())
+    rows, bad = rows_of(run_dir)
+    assert bad == 0 and len(rows) == 2 * 3 * 2
+    assert {row_key(r) for r in rows} == {
+        ("m", p, t, str(s), "plan") for p in ("SAGE", "Direct") for t in TASK_IDS for s in (0, 1)}
+    assert all(r["error"] is None for r in rows)
+    assert all(r["goal_success"] == 1.0 and r["executability"] == 1.0 for r in rows)
+    sage = [r for r in rows if r["planner"] == "SAGE"]
+    assert all(r["calls"] >= 3 and r["total_tokens"] > 0 and r["certified"] for r in sage)
+    stored = json.loads((run_dir / "config.json").read_text())
+    assert stored["config"]["mode"] == "plan" and stored["run_id"] == "run"
+    assert json.loads((run_dir / "status.json").read_text())["finished"] is True
+
+
+def test_broken_plans_are_scored_not_errors(tmp_path, oracle_factory):
+    run_dir = run_benchmark(config(tmp_path, planners=("Direct",), seeds=(0,)),
+                            llm_factory=oracle_factory(broken=("K01",)))
+    rows = {r["task_id"]: r for r in rows_of(run_dir)[0]}
+    k01 = rows["K01"]
+    assert k01["error"] is None
+    assert k01["goal_success"] == 0.0 and k01["executability"] < 1.0
+    assert k01["precondition_violations"] >= 1 and k01["violation_codes"]
+    assert rows["K19"]["goal_success"] == 1.0
+
+
+def test_interrupted_run_resumes_to_the_same_rows(tmp_path, oracle_factory):
+    reference = run_benchmark(config(tmp_path / "a"), llm_factory=oracle_factory())
+    expected = sorted((stable(r) for r in rows_of(reference)[0]), key=lambda r: row_key(r))
+
+    def interrupt(call, role):  # Ctrl-C in the middle of the run
+        return KeyboardInterrupt() if call == 20 else None
+
+    with pytest.raises(KeyboardInterrupt):
+        run_benchmark(config(tmp_path / "b"), llm_factory=oracle_factory(fail=interrupt))
+    partial, _ = rows_of(tmp_path / "b" / "run")
+    assert 0 < len(partial) < 12
+    # the process died mid-write: a truncated last line
+    with (tmp_path / "b" / "run" / "results.jsonl").open("a") as handle:
+        handle.write('{"model": "m", "planner": "Dir')
+    resumed = run_benchmark(config(tmp_path / "b", resume=True), llm_factory=oracle_factory())
+    rows, bad = rows_of(resumed)
+    assert bad == 0, "the truncated line must be cut before appending"
+    assert len(rows) == 12 and len({row_key(r) for r in rows}) == 12
+    assert sorted((stable(r) for r in rows), key=lambda r: row_key(r)) == expected
+    status = json.loads((resumed / "status.json").read_text())
+    assert status["already_done"] == len(partial) and status["truncated_bytes_dropped"] > 0
+
+
+def test_row_limit_then_resume(tmp_path, oracle_factory):
+    run_benchmark(config(tmp_path, max_rows=5), llm_factory=oracle_factory())
+    assert len(rows_of(tmp_path / "run")[0]) == 5
+    run_benchmark(config(tmp_path, resume=True), llm_factory=oracle_factory())
+    rows = rows_of(tmp_path / "run")[0]
+    assert len(rows) == 12 and len({row_key(r) for r in rows}) == 12
+
+
+def test_existing_run_needs_resume_and_matching_settings(tmp_path, oracle_factory):
+    run_benchmark(config(tmp_path, seeds=(0,)), llm_factory=oracle_factory())
+    with pytest.raises(BenchConfigError, match="--resume"):
+        run_benchmark(config(tmp_path, seeds=(0,)), llm_factory=oracle_factory())
+    with pytest.raises(BenchConfigError, match="'memory'"):
+        run_benchmark(config(tmp_path, seeds=(0,), resume=True, memory="loo"),
+                      llm_factory=oracle_factory())
+    # the grid may grow: a new seed only runs the new cells
+    run_benchmark(config(tmp_path, seeds=(0, 1), resume=True), llm_factory=oracle_factory())
+    assert len(rows_of(tmp_path / "run")[0]) == 12
+
+
+def test_llm_errors_become_error_rows_and_can_be_retried(tmp_path, ithor):
+    from sage_pddl.bench.oracle import reference_responder
+    from sage_pddl.llm import get_backend
+
+    answer = reference_responder(select_tasks([TASKS]), lambda task: ithor)
+    outage = {"on": True}
+
+    def responder(messages, role):
+        prompt = "\n".join(m["content"] for m in messages)
+        if outage["on"] and "Task: Put the apple in the cabinet" in prompt:
+            raise LLMUnavailable("connection refused")
+        return answer(messages, role)
+
+    factory = lambda model: get_backend("scripted", responder=responder, model=model)
+    run_dir = run_benchmark(config(tmp_path), llm_factory=factory)
+    rows = rows_of(run_dir)[0]
+    errors = [r for r in rows if r["error"]]
+    assert {r["task_id"] for r in errors} == {"K19"} and len(errors) == 4
+    assert all(r["error_kind"] == "llm" and "connection refused" in r["error"] for r in errors)
+    # resuming does not retry them unless asked; with --retry-errors the newer row wins
+    outage["on"] = False
+    run_benchmark(config(tmp_path, resume=True), llm_factory=factory)
+    assert len(rows_of(run_dir)[0]) == 12
+    run_benchmark(config(tmp_path, resume=True, retry_errors=True), llm_factory=factory)
+    latest = latest_rows(rows_of(run_dir)[0])
+    assert len(latest) == 12 and not any(r["error"] for r in latest)
+
+
+def test_repeated_llm_errors_stop_a_model(tmp_path):
+    from sage_pddl.llm import get_backend
+
+    def dead(messages, role):
+        raise LLMUnavailable("connection refused")
+
+    factory = lambda model: get_backend("scripted", responder=dead, model=model)
+    run_dir = run_benchmark(config(tmp_path, max_consecutive_errors=3), llm_factory=factory)
+    status = json.loads((run_dir / "status.json").read_text())
+    assert status["written"] == 3 and status["aborted_models"] == ["m"]
+    assert status["not_run"] == 9 and status["finished"] is False
+
+
+def test_exec_mode_with_injected_failure(tmp_path, oracle_factory):
+    run_dir = run_benchmark(config(tmp_path, mode="exec", seeds=(0,), inject_failure="auto",
+                                   gate_before_execute=True), llm_factory=oracle_factory())
+    rows = rows_of(run_dir)[0]
+    assert len(rows) == 6 and not any(r["error"] for r in rows)
+    for row in rows:
+        assert row["mode"] == "exec" and row["injected_at"] is not None
+        assert row["recovered"] == row["task_success"] == 1.0
+        assert row["repairs"] == 1 and row["step_success"] < 1.0  # the injected step counts
+        assert row["goal_success"] == 1.0  # the first plan's gate score is kept too
+
+
+def test_task_specs_and_config_files(tmp_path):
+    assert [t.task_id for t in select_tasks(["ithor[#K01,K19]", "ithor#L01"])] == \
+        ["K01", "K19", "L01"]
+    assert len(select_tasks(["ithor[:4]"])) == 4
+    with pytest.raises(BenchConfigError, match="'tasks'"):
+        select_tasks(["ithor[#NOPE]"])
+    toml = tmp_path / "bench.toml"
+    toml.write_text('planners = ["SAGE", "direct"]\nmodels = "a,b"\ntasks = ["ithor[#K01,#K02]"]\n'
+                    'seeds = [0, 1]\nmode = "exec"\nmax-replan = 2\nllm = "scripted"\n')
+    loaded = load_config(toml).validated()
+    assert loaded.planners == ("SAGE", "Direct") and loaded.models == ("a", "b")
+    assert loaded.tasks == ("ithor[#K01,#K02]",) and loaded.max_replan == 2
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"planers": ["SAGE"]}')
+    with pytest.raises(BenchConfigError, match="planers"):
+        load_config(bad)
+    for changes, setting in [({"mode": "sim"}, "mode"), ({"planners": ("Nope",)}, "planners"),
+                             ({"inject_failure": "auto"}, "inject_failure"),
+                             ({"seeds": ("x",)}, "seeds"), ({"llm": "gpt"}, "llm"),
+                             ({"resume": True, "run_id": None}, "resume")]:
+        with pytest.raises(BenchConfigError, match=repr(setting)):
+            config(tmp_path, **changes).validated()
+    assert set(KEY_FIELDS) == {"model", "planner", "task_id", "seed", "mode"}
