@@ -126,6 +126,8 @@ def cmd_run(args) -> int:
     env_options: dict[str, Any] = {}
     if args.env == "thor":
         env_options.update(host=args.sim_host, port=args.sim_port)
+    if args.env == "virtualhome" and getattr(args, "problem", None):
+        env_options["task"] = os.path.splitext(os.path.basename(args.problem))[0]  # EAI id, e.g. 60_1
     if args.log:
         env_options["log"] = args.log
     env = get_env(args.env, **env_options)

@@ -8,6 +8,10 @@
 - `thor`: `ThorClientEnv`, a client of a `sage-pddl thor-server` over ZMQ
   (options: host, port, timeout, log, ...).
 - `ai2thor`: `AI2ThorEnv`, AI2-THOR in this process (needs the `thor` extra and a display/GPU).
+- `virtualhome`: `VirtualHomeEnv`, EAI's VirtualHome evolving-graph simulator (extra
+  `virtualhome`; see docs/virtualhome.md).
+- `alfworld`: `AlfworldEnv`, TextWorld's PDDL engine with text observations and admissible
+  commands (extra `alfworld`; see docs/alfworld.md).
 
 Factories are imported lazily, so importing this package needs neither pyzmq nor ai2thor.
 All environments follow `sage_pddl.env.base.Environment`.
@@ -25,6 +29,8 @@ _FACTORIES: dict[str, Callable[..., Any] | str] = {
     "symbolic": "sage_pddl.env.symbolic:SymbolicEnv",
     "thor": "sage_pddl.env.thor.client:ThorClientEnv",
     "ai2thor": "sage_pddl.env.thor.ai2thor_backend:AI2ThorEnv",
+    "virtualhome": "sage_pddl.env.virtualhome:VirtualHomeEnv",
+    "alfworld": "sage_pddl.env.alfworld:AlfworldEnv",
 }
 
 

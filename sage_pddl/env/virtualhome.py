@@ -325,7 +325,9 @@ def to_script_line(action: str, args: Iterable[str], resolver: ObjectResolver) -
             f"({', '.join(sorted(PDDL_TO_SCRIPT))}) or VirtualHome script actions "
             f"({', '.join(sorted(arity))})", "unknown-action")
     wanted = arity[script_action]
-    if len(words) > wanted:  # EAI's PDDL actions name the character first; scripts never do
+    if name in PDDL_TO_SCRIPT and words and key(words[0]) in CHARACTER_NAMES:
+        words = words[1:]  # EAI's PDDL actions name the character first; scripts never do
+    if len(words) > wanted:
         words = [w for w in words if key(w) not in CHARACTER_NAMES] if wanted else []
     if len(words) != wanted:
         raise StepTranslationError(f"{script_action} takes {wanted} object(s), the step gives "
@@ -365,7 +367,10 @@ class VirtualHomeEnv:
 
     # --- episode ---------------------------------------------------------------------------
 
-    def reset(self, problem: Problem | str, *, task: str | None = None) -> Observation:
+    def reset(self, problem: Problem | str, *, task: str | None = None,
+              domain: Any = None) -> Observation:
+        """Start EAI task `task` (or the one `problem` names). `domain` is accepted for the
+        common reset signature and not used: EAI's simulator defines what actions do."""
         task_id = task_id_of(problem, task or self._default_task)
         goals = eai_goals(task_id)
         planner, gold = build_planner(task_id)

@@ -1,0 +1,659 @@
+"""ALFWorld-style text environment on TextWorld's PDDL engine (optional extra `alfworld`).
+
+TextWorld (`textworld.envs.pddl.PddlEnv`, with its compiled Fast Downward from the
+`fast-downward-textworld` package, i.e. `pip install 'textworld[pddl]'`) plays a game given as a
+PDDL domain, a PDDL problem and a TextWorld grammar (`.twl2`): Fast Downward grounds the problem,
+the applicable ground operators become the *admissible commands* through the grammar's command
+templates (`take {o} from {r}`), a command runs only if it is one of them (anything else is
+answered "Nothing happens."), and the grammar writes the text feedback. This is the engine
+ALFWorld's text games run on; ALFWorld's own game files cannot be fetched here, so episodes come
+from PDDL problems.
+
+`AlfworldEnv.reset(problem)` starts a game from a problem (`Problem` model, PDDL text or a path)
+and a domain: by default the bundled `alfworld` domain with `ALFWORLD_GRAMMAR` (below), or any
+domain + grammar pair, for instance ALFWorld's own `alfred.pddl` with its `alfred.twl2`.
+
+A plan step becomes a command (`command_for`):
+
+- a step whose text is an admissible command (`go to desk`) runs as it is;
+- otherwise its action (a domain action or one of its `@sage alias` names) and arguments are
+  matched against the applicable ground operators, comparing arguments in parameter order
+  (case-insensitive; arguments of type `agent` may be left out): the matching operator's command
+  runs;
+- a step that matches no applicable operator is written with its action's command template and
+  sent anyway, so TextWorld itself answers "Nothing happens." (code `not-admissible`); an action
+  the grammar does not know gets code `unknown-action`.
+
+Observations are TextWorld's feedback text; `visible_objects` are the objects the admissible
+commands mention; facts are reported only with `observe_facts=True` (TextWorld knows the whole
+state, an agent does not). `true_state()` is TextWorld's full fact set, `goal_reached()` its
+`won`. `admissible_commands` lists the current admissible commands.
+
+`ALFWORLD_GRAMMAR` is the TextWorld grammar for the bundled `alfworld` domain (actions GoTo,
+Open, Close, Take, Put, Toggle, Heat, Cool, Clean, Slice, Examine, Look, Inventory). Its texts are
+adapted from ALFWorld's `alfred.twl2` (alfworld/alfworld @ ca98194, MIT License, (c) 2020 Mohit
+Shridhar and others) to that domain's predicates; command templates follow ALFWorld's commands
+(`go to`, `open`, `close`, `take .. from ..`, `move .. to ..`, `use`, `heat/cool/clean .. with ..`,
+`slice .. with ..`, `examine`, `look`, `inventory`).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
+
+from .base import EnvError, Fact, Observation, StepLike, StepResult, as_plan_step
+from .transitions import Transition, TransitionLog, make_transition
+
+EXTRA = "alfworld"
+INSTALL_HINT = "pip install 'sage-pddl[alfworld]'  (installs textworld[pddl])"
+NOTHING_HAPPENS = "Nothing happens."
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def require_textworld() -> Any:
+    """Import TextWorld's PDDL environment and its compiled planner, or raise an EnvError naming
+    the extra that provides them."""
+    try:
+        import textworld
+        from textworld.envs.pddl import PddlEnv
+        from textworld.envs.pddl import pddl as pddl_module
+    except ImportError as error:
+        raise EnvError(f"ALFWorld needs the optional extra '{EXTRA}' (TextWorld's PDDL engine): "
+                       f"{INSTALL_HINT}; import failed: {error}") from error
+    if getattr(pddl_module, "fast_downward_missing", False):
+        raise EnvError(f"ALFWorld needs TextWorld's compiled Fast Downward (package "
+                       f"fast-downward-textworld, the 'pddl' extra of textworld): {INSTALL_HINT}")
+    _check_translator()
+    return textworld, PddlEnv
+
+
+def _check_translator() -> None:
+    """TextWorld's Fast Downward (`fast-downward-textworld`) and unified-planning's
+    (`fast-downward.translate`, pulled in by `up-fast-downward`) install the same module,
+    `fast_downward.translate`, in two incompatible versions: whichever was installed last wins.
+    The newer one is recognised by its `options.set_options` API."""
+    import importlib.util
+
+    # Read the file instead of importing it: TextWorld's old translator parses sys.argv (and
+    # exits) on import.
+    spec = importlib.util.find_spec("fast_downward")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    sources = [Path(where) / "translate" / "options.py" for where in locations]
+    if any(source.is_file() and "def set_options" in source.read_text(errors="replace")
+           for source in sources):
+        raise EnvError(
+            "TextWorld's PDDL engine cannot run here: the module fast_downward.translate comes "
+            "from 'fast-downward.translate' (installed by up-fast-downward, the 'planners' and "
+            "'test' extras), which replaces the older copy TextWorld needs. Install the "
+            f"'{EXTRA}' extra in its own virtual environment: {INSTALL_HINT}")
+
+
+def textworld_available() -> bool:
+    try:
+        require_textworld()
+    except EnvError:
+        return False
+    return True
+
+
+def _text_of(source: Any, what: str) -> str:
+    """PDDL/grammar text from a model, a path or the text itself."""
+    from sage_pddl.pddl import write_domain, write_problem
+
+    if isinstance(source, Domain):
+        return write_domain(source)
+    if isinstance(source, Problem):
+        return write_problem(source)
+    if isinstance(source, Path) or (isinstance(source, str) and "(" not in source
+                                     and "::" not in source):
+        path = Path(source)
+        try:
+            return path.read_text(encoding="utf-8")
+        except OSError as error:
+            raise EnvError(f"cannot read the {what} {path}: {error}") from error
+    if isinstance(source, str):
+        return source
+    raise EnvError(f"expected a {what} (model, path or text), got {type(source).__name__}")
+
+
+@dataclass(frozen=True)
+class Command:
+    """The command a plan step became, and how: `admissible` is False when no applicable
+    operator matched (TextWorld will answer "Nothing happens.")."""
+
+    text: str
+    admissible: bool
+    code: str | None = None
+    reason: str = ""
+
+
+class AlfworldEnv:
+    """See the module docstring."""
+
+    name = "alfworld"
+
+    def __init__(self, domain: Domain | str | Path | None = None, *,
+                 grammar: str | Path | None = None, log: str | Path | None = None,
+                 observe_facts: bool = False, domains_dirs: Iterable[str | Path] | None = None,
+                 task: str | None = None):
+        self._textworld, self._pddl_env_class = require_textworld()
+        self._default_domain = domain
+        self._default_grammar = grammar
+        self._domains_dirs = list(domains_dirs) if domains_dirs else None
+        self._default_task = task
+        self.observe_facts = observe_facts
+        self._log = TransitionLog(log) if log else None
+        self._episode = -1
+        self._game: Any = None
+        self._state: Any = None
+        self.last_transition: Transition | None = None
+
+    # --- episode ---------------------------------------------------------------------------
+
+    def reset(self, problem: Problem | str | Path, *, domain: Domain | str | Path | None = None,
+              grammar: str | Path | None = None, task: str | None = None) -> Observation:
+        domain_source = domain if domain is not None else self._default_domain
+        grammar_source = grammar if grammar is not None else self._default_grammar
+        domain_model = self._domain_model(domain_source, problem)
+        domain_text = _text_of(domain_model if domain_model is not None else domain_source,
+                               "domain")
+        grammar_text = (_text_of(grammar_source, "grammar") if grammar_source is not None
+                        else ALFWORLD_GRAMMAR)
+        problem_text = _text_of(problem, "problem")
+        infos = self._textworld.EnvInfos(admissible_commands=True, facts=True)
+        game = self._pddl_env_class(infos)
+        try:
+            game.load({"pddl_domain": domain_text, "pddl_problem": problem_text,
+                       "grammar": grammar_text})
+            _declare_implicit_types(game)
+            state = _retype_operands(game, game.reset())
+        except SageError:
+            raise
+        except Exception as error:  # TextWorld/Fast Downward report bad input with bare errors
+            raise EnvError(f"TextWorld could not load the game: {type(error).__name__}: "
+                           f"{error}") from error
+        self._game, self._state = game, state
+        self._aliases = _alias_map(domain_model)
+        self._domain_name = domain_model.name if domain_model is not None else "alfworld"
+        self._task = task or self._default_task or (
+            problem.name if isinstance(problem, Problem) else "alfworld")
+        self._episode += 1
+        self._index = 0
+        self.last_transition = None
+        return self.observe(state.feedback)
+
+    def step(self, step: StepLike) -> StepResult:
+        self._require_episode()
+        index = self._index
+        self._index += 1
+        pre = self.true_state()
+        try:
+            plan_step = as_plan_step(step, index)
+        except SageError as error:
+            plan_step = PlanStep(str(step), (), index, str(step))
+            return self._finish(plan_step, pre, False, f"unparsable step: {error}",
+                                "unparsable-step", "")
+        command = self.command_for(step)
+        self._state = _retype_operands(self._game, self._game.step(command.text)[0])
+        feedback = self._state.feedback.strip()
+        # TextWorld answers every command it cannot run with exactly this text
+        success = command.admissible and feedback != NOTHING_HAPPENS
+        code = None if success else (command.code or "not-admissible")
+        message = "ok" if success else (
+            f"{command.text!r}: {feedback}" + (f" ({command.reason})" if command.reason else ""))
+        return self._finish(plan_step, pre, success, message, code, feedback)
+
+    def true_state(self) -> frozenset[Fact]:
+        self._require_episode()
+        return frozenset((key(f.name), *(key(v.name) for v in f.arguments))
+                         for f in self._state["_facts"])
+
+    def goal_reached(self) -> bool | None:
+        self._require_episode()
+        return bool(self._state["won"])
+
+    def close(self) -> None:
+        if self._log is not None:
+            self._log.close()
+
+    # --- commands --------------------------------------------------------------------------
+
+    @property
+    def admissible_commands(self) -> list[str]:
+        self._require_episode()
+        return list(self._state["admissible_commands"])
+
+    def command_for(self, step: StepLike) -> Command:
+        """The command a plan step becomes (see the module docstring)."""
+        self._require_episode()
+        raw = " ".join(step.split()) if isinstance(step, str) else None
+        plan_step = as_plan_step(step)
+        text = raw or " ".join(plan_step.text.split())
+        if text and text.lower() in {c.lower() for c in self._state["_valid_commands"]}:
+            return Command(text.lower(), True)
+        action = self._aliases.get(key(plan_step.action), key(plan_step.action))
+        args = [key(a) for a in plan_step.args]
+        partial: set[str] = set()
+        for operator, command in zip(self._state["_valid_actions"], self._state["_valid_commands"]):
+            if operator.name != action:
+                continue
+            values = [(key(v.name), key(p.type)) for p, v in operator.mapping.items()]
+            if [v for v, _ in values] == args or \
+                    [v for v, t in values if t != "agent"] == args:
+                return Command(command, True)
+            if _is_subsequence(args, [v for v, _ in values]):
+                partial.add(command)
+        if len(partial) == 1:  # e.g. `PickupObject cd desk` for PickupObject(?a ?l ?o ?r)
+            return Command(partial.pop(), True)
+        rendered = self._render_template(action, args)
+        if rendered is not None:  # a plan step of a known action: send its command text
+            return Command(rendered, False, "not-admissible", "not an admissible command now")
+        if raw is not None:  # text that is not a step of ours: TextWorld judges it as typed
+            return Command(raw.lower(), False, "not-admissible", "not an admissible command now")
+        return Command(" ".join([plan_step.action, *plan_step.args]).lower(), False,
+                       "unknown-action", f"no action {plan_step.action!r} in the game's grammar")
+
+    def _render_template(self, action: str, args: list[str]) -> str | None:
+        """The action's command template filled with the step's arguments (agent-typed parameters
+        may be left out); None when the grammar has no such action or the arguments do not fit."""
+        logic = self._game._logic.actions.get(action)
+        if logic is None:
+            return None
+        operator = self._game._pddl_state._actions.get(action)
+        parameters = operator.parameters if operator is not None else ()
+        names = [p.name.lstrip("?") for p in parameters]
+        if len(args) != len(names):
+            names = [p.name.lstrip("?") for p in parameters if key(p.type_name) != "agent"]
+        if len(args) != len(names):
+            return None
+        values = dict(zip(names, args))
+        return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), logic.template)
+
+    # --- observation -----------------------------------------------------------------------
+
+    def observe(self, text: str | None = None) -> Observation:
+        self._require_episode()
+        visible = sorted({key(v.name) for a in self._state["_valid_actions"]
+                          for p, v in a.mapping.items() if key(p.type) != "agent"})
+        facts = tuple(sorted(self.true_state())) if self.observe_facts else ()
+        return Observation(text if text is not None else self._state.feedback.strip(),
+                           tuple(visible), facts)
+
+    @property
+    def step_count(self) -> int:
+        return self._index if self._game is not None else 0
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _domain_model(self, source: Any, problem: Any) -> Domain | None:
+        """The domain as a model when we can have one (for aliases); None for raw text our parser
+        does not read (TextWorld may still accept it)."""
+        if isinstance(source, Domain):
+            return source
+        if source is None:
+            from sage_pddl.domains import load_domain
+
+            name = problem.domain_name if isinstance(problem, Problem) else "alfworld"
+            return load_domain(name, self._domains_dirs)
+        from sage_pddl.pddl import parse_domain
+
+        try:
+            return parse_domain(_text_of(source, "domain"))
+        except SageError:
+            return None
+
+    def _finish(self, plan_step: PlanStep, pre: frozenset[Fact], success: bool, message: str,
+                code: str | None, feedback: str) -> StepResult:
+        self.last_transition = make_transition(
+            task=self._task, env=self.name, domain=self._domain_name, step=plan_step.index,
+            plan_step=plan_step, pre=pre, success=success, message=message,
+            post=self.true_state(), code=code, episode=self._episode)
+        if self._log is not None:
+            self._log.append(self.last_transition)
+        return StepResult(success, message, self.observe(feedback or None), code, plan_step.index)
+
+    def _require_episode(self) -> None:
+        if self._game is None:
+            raise EnvError("no episode: call reset(problem) first")
+
+
+def _is_subsequence(words: list[str], values: list[str]) -> bool:
+    remaining = iter(values)
+    return bool(words) and all(word in remaining for word in words)
+
+
+def _declare_implicit_types(game: Any) -> None:
+    """Give TextWorld's type hierarchy the parent types a domain uses without declaring them.
+
+    `(:types item receptacle - thing)` makes `thing` a type (a child of `object`), but Fast
+    Downward's translator lists only declared types, so TextWorld's grammar conditions over
+    `thing` would fail with a KeyError.
+    """
+    from textworld.logic import Type
+
+    hierarchy = game._logic.types
+    known = set(hierarchy._types)
+    for declared in list(hierarchy._types.values()):
+        for parent in declared.parents:
+            if parent not in known:
+                hierarchy.add(Type(parent, ("object",)))
+                known.add(parent)
+
+
+def _retype_operands(game: Any, state: Any) -> Any:
+    """Type the objects of each applicable operator with their declared types.
+
+    TextWorld types an operator's objects with the *parameter* types (`?x - thing`), while the
+    state's facts carry the objects' own types (`fridge_1 - receptacle`); the feedback grammar's
+    conditions would then never match a fact about an object bound to a supertype parameter.
+    The operators are re-read by the next `step`, so fixing them here fixes that step's feedback.
+    """
+    from textworld.logic import Variable
+
+    declared = game._pddl_state.name2type
+    for action in state["_valid_actions"]:
+        action.mapping = {placeholder: Variable(value.name, declared.get(value.name, value.type))
+                          for placeholder, value in action.mapping.items()}
+    return state
+
+
+def _alias_map(domain: Domain | None) -> dict[str, str]:
+    """lower-case alias or action name -> lower-case action name (TextWorld's operator names)."""
+    if domain is None:
+        return {}
+    from sage_pddl.domains import action_aliases
+
+    mapping = {key(a.name): key(a.name) for a in domain.actions}
+    for action, names in action_aliases(domain).items():
+        for name in names:
+            mapping.setdefault(key(name), key(action))
+    return mapping
+
+
+# --- the grammar of the bundled alfworld domain -------------------------------------------------
+
+ALFWORLD_GRAMMAR = r'''
+grammar :: """
+    {
+        "intro": [
+            {
+                "rhs": "-= Welcome to TextWorld, ALFRED! =-\n\n#look.feedback#"
+            }
+        ],
+
+        "GoTo.feedback": [
+            {
+                "rhs": "You arrive at {r.name}. #receptacle(r)#"
+            }
+        ],
+
+        "Open.feedback": [
+            {
+                "rhs": "You open the {r.name}. #receptacle(r)#"
+            }
+        ],
+
+        "Close.feedback": [
+            {
+                "rhs": "You close the {r.name}."
+            }
+        ],
+
+        "Take.feedback": [
+            {
+                "rhs": "You pick up the {o.name} from the {r.name}."
+            }
+        ],
+
+        "Put.feedback": [
+            {
+                "rhs": "You move the {o.name} to the {r.name}."
+            }
+        ],
+
+        "Toggle.feedback": [
+            {
+                "condition": "ison(o:item)",
+                "rhs": "You turn on the {o.name}."
+            },
+            {
+                "rhs": "You turn off the {o.name}."
+            }
+        ],
+
+        "Heat.feedback": [
+            {
+                "rhs": "You heat the {o.name} using the {r.name}."
+            }
+        ],
+
+        "Cool.feedback": [
+            {
+                "rhs": "You cool the {o.name} using the {r.name}."
+            }
+        ],
+
+        "Clean.feedback": [
+            {
+                "rhs": "You clean the {o.name} using the {r.name}."
+            }
+        ],
+
+        "Slice.feedback": [
+            {
+                "rhs": "You slice the {o.name} with the {k.name}."
+            }
+        ],
+
+        "Examine.feedback": [
+            {
+                "condition": "openable(x:thing) & opened(x:thing)",
+                "rhs": "The {x.name} is open. In it, you see #contents(x)#."
+            },
+            {
+                "condition": "openable(x:thing)",
+                "rhs": "The {x.name} is closed."
+            },
+            {
+                "condition": "atreceptacle(x:thing)",
+                "rhs": "On the {x.name}, you see #contents(x)#."
+            },
+            {
+                "condition": "issliced(x:thing) & ishot(x:thing)",
+                "rhs": "This is a hot sliced {x.name}."
+            },
+            {
+                "condition": "issliced(x:thing) & iscool(x:thing)",
+                "rhs": "This is a cool sliced {x.name}."
+            },
+            {
+                "condition": "isclean(x:thing) & ishot(x:thing)",
+                "rhs": "This is a hot and clean {x.name}."
+            },
+            {
+                "condition": "isclean(x:thing) & iscool(x:thing)",
+                "rhs": "This is a cool and clean {x.name}."
+            },
+            {
+                "condition": "issliced(x:thing)",
+                "rhs": "This is a sliced {x.name}."
+            },
+            {
+                "condition": "ishot(x:thing)",
+                "rhs": "This is a hot {x.name}."
+            },
+            {
+                "condition": "iscool(x:thing)",
+                "rhs": "This is a cold {x.name}."
+            },
+            {
+                "condition": "isclean(x:thing)",
+                "rhs": "This is a clean {x.name}."
+            },
+            {
+                "condition": "toggleable(x:thing) & ison(x:thing)",
+                "rhs": "This {x.name} is on."
+            },
+            {
+                "condition": "toggleable(x:thing)",
+                "rhs": "This {x.name} is off."
+            },
+            {
+                "rhs": "There's nothing special about {x.name}."
+            }
+        ],
+
+        "Inventory.feedback": [
+            {
+                "condition": "holdsany()",
+                "rhs": "You are carrying: [{o.indefinite + ' ' + o.name | holds(o:item)}]."
+            },
+            {
+                "rhs": "You are not carrying anything."
+            }
+        ],
+
+        "look.feedback": [
+            {
+                "condition": "atreceptacle(r:receptacle)",
+                "rhs": "You are facing the [{r.name | atreceptacle(r:receptacle)}]."
+            },
+            {
+                "rhs": "You are in the middle of a room. Looking quickly around you, you see #receptacles#."
+            }
+        ],
+
+        "Look.feedback": [
+            {
+                "rhs": "#look.feedback#"
+            }
+        ],
+
+        "receptacles": [
+            {
+                "rhs": "[{r.indefinite + ' ' + r.name | receptacletype(r:receptacle, t:rtype)}]"
+            }
+        ],
+
+        "receptacle(r)": [
+            {
+                "condition": "openable(r:receptacle) & opened(r:receptacle)",
+                "rhs": "The {r.name} is open. In it, you see #contents(r)#."
+            },
+            {
+                "condition": "openable(r:receptacle)",
+                "rhs": "The {r.name} is closed."
+            },
+            {
+                "rhs": "On the {r.name}, you see #contents(r)#."
+            }
+        ],
+
+        "contents(r)": [
+            {
+                "condition": "inreceptacle(o:item, r:receptacle)",
+                "rhs": "[{o.indefinite + ' ' + o.name | inreceptacle(o:item, r:receptacle)}]"
+            },
+            {
+                "rhs": "nothing"
+            }
+        ],
+
+        "contents(x)": [
+            {
+                "condition": "inreceptacle(o:item, x:thing)",
+                "rhs": "[{o.indefinite + ' ' + o.name | inreceptacle(o:item, x:thing)}]"
+            },
+            {
+                "rhs": "nothing"
+            }
+        ],
+
+        "list_empty": [
+            {
+                "rhs": "nothing"
+            }
+        ],
+        "list_separator": [
+            {
+                "rhs": ", "
+            }
+        ],
+        "list_last_separator": [
+            {
+                "rhs": ", and "
+            }
+        ]
+    }
+""";
+
+action GoTo {
+    template :: "go to {r}";
+    feedback :: "#GoTo.feedback#";
+}
+
+action Open {
+    template :: "open {r}";
+    feedback :: "#Open.feedback#";
+}
+
+action Close {
+    template :: "close {r}";
+    feedback :: "#Close.feedback#";
+}
+
+action Take {
+    template :: "take {o} from {r}";
+    feedback :: "#Take.feedback#";
+}
+
+action Put {
+    template :: "move {o} to {r}";
+    feedback :: "#Put.feedback#";
+}
+
+action Toggle {
+    template :: "use {o}";
+    feedback :: "#Toggle.feedback#";
+}
+
+action Heat {
+    template :: "heat {o} with {r}";
+    feedback :: "#Heat.feedback#";
+}
+
+action Cool {
+    template :: "cool {o} with {r}";
+    feedback :: "#Cool.feedback#";
+}
+
+action Clean {
+    template :: "clean {o} with {r}";
+    feedback :: "#Clean.feedback#";
+}
+
+action Slice {
+    template :: "slice {o} with {k}";
+    feedback :: "#Slice.feedback#";
+}
+
+action Examine {
+    template :: "examine {x}";
+    feedback :: "#Examine.feedback#";
+}
+
+action Look {
+    template :: "look";
+    feedback :: "#Look.feedback#";
+}
+
+action Inventory {
+    template :: "inventory";
+    feedback :: "#Inventory.feedback#";
+}
+'''

@@ -1,0 +1,152 @@
+"""AlfworldEnv on TextWorld's PDDL engine (needs the `alfworld` extra: textworld[pddl]).
+
+The kitchen problem below is written here for the bundled `alfworld` domain. The corpus test uses
+TextWorld's own ALFWorld test game (microsoft/TextWorld @ ebae03b, MIT), read from ../shared.
+"""
+from __future__ import annotations
+
+import builtins
+import json
+
+import pytest
+
+from sage_pddl.env.alfworld import AlfworldEnv, require_textworld, textworld_available
+from sage_pddl.env.base import EnvError
+from sage_pddl.pddl import parse_problem
+
+def _unavailable_reason() -> str:
+    try:
+        require_textworld()
+    except EnvError as error:
+        return str(error)
+    return ""
+
+
+needs_textworld = pytest.mark.skipif(not textworld_available(), reason=_unavailable_reason()
+                                     or "TextWorld is available")
+
+KITCHEN = """
+(define (problem heat-apple)
+  (:domain alfworld)
+  (:objects
+    countertop_1 fridge_1 microwave_1 - receptacle
+    apple_1 mug_1 - item
+    CounterTopType - rtype
+    AppleType MugType - otype)
+  (:init
+    (receptacleType countertop_1 CounterTopType)
+    (receptacleType fridge_1 FridgeType)
+    (receptacleType microwave_1 MicrowaveType)
+    (objectType apple_1 AppleType) (objectType mug_1 MugType)
+    (canContain CounterTopType AppleType) (canContain CounterTopType MugType)
+    (canContain FridgeType AppleType)
+    (openable fridge_1) (openable microwave_1)
+    (pickupable apple_1) (pickupable mug_1) (heatable apple_1)
+    (inReceptacle apple_1 fridge_1)
+    (inReceptacle mug_1 countertop_1))
+  (:goal (and (isHot apple_1) (inReceptacle apple_1 countertop_1))))
+"""
+
+SOLUTION = ["GoTo fridge_1", "Open fridge_1", {"action": "Pick", "object": "apple_1",
+                                                "target": "fridge_1"},
+            "GotoLocation microwave_1", "Heat apple_1 microwave_1", "go to countertop_1",
+            "Put apple_1 countertop_1"]
+
+
+def test_missing_textworld_names_the_extra(monkeypatch):
+    real_import = builtins.__import__
+
+    def no_textworld(name, *args, **kwargs):
+        if name == "textworld" or name.startswith("textworld."):
+            raise ImportError("No module named 'textworld'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_textworld)
+    with pytest.raises(EnvError, match=r"extra 'alfworld'.*sage-pddl\[alfworld\]"):
+        require_textworld()
+
+
+@pytest.fixture(scope="module")
+def kitchen():
+    if not textworld_available():
+        pytest.skip("textworld with its compiled Fast Downward is not installed")
+    return parse_problem(KITCHEN, file="heat-apple.pddl")
+
+
+@needs_textworld
+def test_solution_wins_with_real_text_and_admissible_commands(kitchen, tmp_path):
+    log = tmp_path / "alfworld.jsonl"
+    env = AlfworldEnv(log=log)
+    first = env.reset(kitchen)
+    assert "you see a countertop_1, a fridge_1, and a microwave_1" in first.text
+    assert env.admissible_commands == ["go to countertop_1", "go to fridge_1",
+                                       "go to microwave_1", "look"]
+    assert first.facts == ()  # TextWorld knows everything; the agent is not told
+    texts = []
+    for step in SOLUTION:
+        result = env.step(step)
+        assert result.success, (step, result.message)
+        texts.append(result.observation.text)
+    assert texts[1] == "You open the fridge_1. The fridge_1 is open. In it, you see a apple_1."
+    assert texts[2] == "You pick up the apple_1 from the fridge_1."
+    assert texts[-1] == "You move the apple_1 to the countertop_1."
+    assert env.goal_reached() is True
+    assert ("ishot", "apple_1") in env.true_state()
+    env.close()
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(records) == len(SOLUTION) and all(r["success"] for r in records)
+    assert "(inreceptacle apple_1 countertop_1)" in records[-1]["post"]
+
+
+@needs_textworld
+def test_inadmissible_steps_fail_with_textworlds_answer(kitchen):
+    env = AlfworldEnv()
+    env.reset(kitchen)
+    closed = env.step("Take apple_1 fridge_1")  # not at the fridge, and it is closed
+    assert not closed.success and closed.code == "not-admissible"
+    assert "Nothing happens." in closed.message and "take apple_1 from fridge_1" in closed.message
+    env.step("go to fridge_1")
+    still_closed = env.step({"action": "Take", "object": "apple_1", "target": "fridge_1"})
+    assert not still_closed.success
+    unknown = env.step({"action": "Fly", "object": "fridge_1"})
+    assert unknown.code == "unknown-action"
+    assert env.step("Fly fridge_1").code == "not-admissible"  # typed text: TextWorld's call
+    typed = env.step("take apple_1 from the fridge")
+    assert typed.code == "not-admissible"
+    assert env.goal_reached() is False
+
+
+@needs_textworld
+def test_examine_describes_what_the_state_holds(kitchen):
+    env = AlfworldEnv(observe_facts=True)
+    env.reset(kitchen)
+    env.step("go to fridge_1")
+    assert env.step("examine fridge_1").observation.text == "The fridge_1 is closed."
+    env.step("open fridge_1")
+    seen = env.step("Examine fridge_1").observation
+    assert seen.text == "The fridge_1 is open. In it, you see a apple_1."
+    assert "apple_1" in seen.visible_objects and ("opened", "fridge_1") in seen.facts
+
+
+def test_alfworld_corpus_game_plays_with_alfworlds_own_vocabulary(corpus_dir):
+    if not textworld_available():
+        pytest.skip("textworld with its compiled Fast Downward is not installed")
+    game = corpus_dir / "household" / "textworld-alfworld-test"
+    env = AlfworldEnv(game / "domain.pddl", grammar=game / "grammar.twl2")
+    env.reset(game / "problem.pddl")
+    assert "go to desk" in env.admissible_commands
+    assert env.step("go to desk").observation.text.startswith("You arrive at locdesk.")
+    # ALFWorld's operators carry the agent and locations; the plan names only what it means
+    assert env.step("ToggleObject desklamp").observation.text == "You turn on the desklamp."
+    assert env.goal_reached() is False
+    assert env.step("PickupObject cd desk").success
+    assert env.goal_reached() is True
+
+
+@needs_textworld
+def test_bad_game_input_is_an_env_error(kitchen):
+    env = AlfworldEnv()
+    with pytest.raises(EnvError, match="TextWorld could not load the game"):
+        env.reset(kitchen, grammar="grammar :: not a grammar")
+    with pytest.raises(EnvError, match="call reset"):
+        AlfworldEnv().step("look")
