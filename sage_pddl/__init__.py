@@ -12,6 +12,7 @@ so `import sage_pddl` stays cheap:
     plan_task(task, planner=...)   plan a task with a registered planner
     run_episode(task, planner, env)  plan, execute, repair; honest accounting
     run_benchmark(config)          planners x models x tasks x seeds -> results.jsonl
+    induce(paths)                  learn a PDDL domain from logged transitions
 """
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ _EXPORTS = {
     "get_env": "sage_pddl.env",
     "run_episode": "sage_pddl.runtime",
     "run_benchmark": "sage_pddl.bench",
+    "induce": "sage_pddl.induce",
     "SageError": "sage_pddl.pddl.errors",
 }
 

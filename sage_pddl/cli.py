@@ -268,9 +268,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _extra_commands() -> list[Callable]:
     """Commands that live beside the library pieces they drive (planning, execution, demo)."""
-    from . import cli_bench, cli_run
+    from . import cli_bench, cli_run, cli_tools
 
-    return cli_run.COMMANDS + cli_bench.COMMANDS
+    return cli_run.COMMANDS + cli_bench.COMMANDS + cli_tools.COMMANDS
 
 
 def _version() -> str:

@@ -1,0 +1,249 @@
+"""Classical planners and an independent plan validator, through unified-planning.
+
+`solve(domain, problem, planner="auto", timeout=60)` hands the exported PDDL (annotations
+stripped) to unified-planning's `OneshotPlanner` and returns the plan as our `Plan`, in the
+domain's and problem's spelling. Planners by name:
+
+* `fast-downward` (engine `up-fast-downward`): STRIPS with negative preconditions, conditional
+  and universal effects, typing: every bundled household domain;
+* `pyperplan` (engine `up-pyperplan`): STRIPS with typing only. A problem with negative
+  preconditions is first compiled by unified-planning's negative-conditions remover (the plan
+  is mapped back); conditional or universal effects cannot be compiled away at a reasonable
+  size (the standard compilation multiplies each action by 2^#conditional effects), so such
+  a problem is refused with an error naming the features;
+* `auto`: the first of those that is usable here and supports the problem.
+
+`validate(domain, problem, plan)` checks a plan with unified-planning's
+`sequential_plan_validator`, an implementation independent of our gate; steps are grounded by
+the gate first (so dataset-style JSON steps and aliases work). `solve_result` also reports the
+status, the engine and the time.
+
+Errors (planner unknown or not installed, problem outside the planner's scope, no plan found,
+timeout) are `ClassicalPlannerError`s.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+import time
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.model import Domain, Plan, PlanStep, Problem, key
+from sage_pddl.pddl.writer import write_problem
+
+from .ipc import export_domain_text, ground_plan, ipc_plan_text
+
+PLANNERS = ("fast-downward", "pyperplan")
+_ENGINES = {"fast-downward": "fast-downward", "pyperplan": "pyperplan"}
+
+
+class ClassicalPlannerError(SageError):
+    """A classical planner that cannot be used for this problem, or that found no plan."""
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    plan: Plan | None
+    status: str
+    planner: str
+    seconds: float
+    compiled: tuple[str, ...] = ()
+
+    def to_json(self) -> dict:
+        return {"planner": self.planner, "status": self.status, "seconds": round(self.seconds, 3),
+                "compiled": list(self.compiled),
+                "plan": None if self.plan is None else [
+                    " ".join([s.action, *s.args]) for s in self.plan.steps]}
+
+
+@dataclass(frozen=True)
+class Validation:
+    valid: bool
+    message: str = ""
+
+    def to_json(self) -> dict:
+        return {"valid": self.valid, "message": self.message}
+
+
+def up_environment():
+    """unified-planning's global environment, created safely.
+
+    Creating it imports every installed engine. Some Fast Downward translator builds parse
+    `sys.argv` when imported and exit on a command line they do not expect, so the import runs
+    with a neutral command line and stderr captured; such an engine then counts as unavailable.
+    """
+    from unified_planning.shortcuts import get_environment
+
+    saved = sys.argv
+    sys.argv = [saved[0] if saved else "sage-pddl", "domain.pddl", "problem.pddl"]
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            return get_environment()
+    except SystemExit as error:
+        raise ClassicalPlannerError(f"unified-planning could not start: an engine exited while "
+                                    f"being imported ({error})") from None
+    finally:
+        sys.argv = saved
+
+
+@contextmanager
+def _quiet():
+    """unified-planning prints engine credits and warns about heuristics; keep stdout clean."""
+    environment = up_environment()
+    previous = environment.credits_stream
+    environment.credits_stream = None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        environment.credits_stream = previous
+
+
+def to_unified_planning(domain: Domain, problem: Problem):
+    """The problem as a unified-planning Problem (read from our written PDDL)."""
+    from unified_planning.io import PDDLReader
+
+    up_environment()
+    try:
+        return PDDLReader().parse_problem_string(export_domain_text(domain, True),
+                                                 write_problem(problem))
+    except Exception as error:  # UP raises assorted parse errors for what it does not support
+        raise ClassicalPlannerError(
+            f"unified-planning cannot read domain {domain.name!r} / problem {problem.name!r}: "
+            f"{type(error).__name__}: {error}") from None
+
+
+def _engine(name: str):
+    from unified_planning.shortcuts import OneshotPlanner
+
+    try:
+        # a broken engine install may print argparse usage and exit while importing
+        with contextlib.redirect_stderr(io.StringIO()):
+            return OneshotPlanner(name=_ENGINES[name])
+    except (Exception, SystemExit) as error:  # not installed, or its import fails here
+        raise ClassicalPlannerError(
+            f"planner {name!r} is not usable here ({type(error).__name__}: {error}); install "
+            f"the unified-planning engine 'up-{name}'") from None
+
+
+def _missing_features(engine, up_problem) -> list[str]:
+    supported = engine.supported_kind().features
+    return sorted(f for f in up_problem.kind.features if f not in supported)
+
+
+def _compile_for(engine_name: str, engine, up_problem):
+    """(problem the engine supports, plan mapper or None, compilations) or raise."""
+    from unified_planning.shortcuts import CompilationKind, Compiler
+
+    missing = _missing_features(engine, up_problem)
+    if not missing:
+        return up_problem, None, ()
+    if set(missing) <= {"NEGATIVE_CONDITIONS"}:
+        kind = CompilationKind.NEGATIVE_CONDITIONS_REMOVING
+        with Compiler(problem_kind=up_problem.kind, compilation_kind=kind) as compiler:
+            result = compiler.compile(up_problem, kind)
+        return result.problem, result.map_back_action_instance, ("negative-conditions-removing",)
+    raise ClassicalPlannerError(
+        f"{engine_name} cannot solve problem {up_problem.name!r}: it does not support "
+        f"{', '.join(m.lower().replace('_', '-') for m in missing)}"
+        + ("; use --planner fast-downward" if engine_name != "fast-downward" else ""))
+
+
+def _our_plan(up_plan, domain: Domain, problem: Problem, mapper) -> Plan:
+    names = {key(t.name): t.name for t in (*domain.constants, *problem.objects)}
+    steps = []
+    for index, instance in enumerate(up_plan.actions):
+        if mapper is not None:
+            instance = mapper(instance)
+        action = domain.action(instance.action.name)
+        action_name = action.name if action is not None else instance.action.name
+        args = tuple(names.get(key(str(p)), str(p)) for p in instance.actual_parameters)
+        steps.append(PlanStep(action_name, args, index, " ".join([action_name, *args])))
+    return Plan(tuple(steps))
+
+
+def _candidates(planner: str) -> list[str]:
+    if planner == "auto":
+        return list(PLANNERS)
+    if planner not in PLANNERS:
+        raise ClassicalPlannerError(f"--planner {planner!r}: unknown planner; choose one of "
+                                    f"{', '.join(PLANNERS)} or auto")
+    return [planner]
+
+
+def solve_result(domain: Domain, problem: Problem, planner: str = "auto",
+                 timeout: float | None = 60.0) -> SolveResult:
+    """Run a classical planner; see the module docstring. Raises ClassicalPlannerError when no
+    candidate planner can take the problem."""
+    from unified_planning.engines import PlanGenerationResultStatus as Status
+
+    up_problem = to_unified_planning(domain, problem)
+    reasons = []
+    with _quiet():
+        for name in _candidates(planner):
+            try:
+                engine = _engine(name)
+            except ClassicalPlannerError as error:
+                reasons.append(str(error))
+                continue
+            with engine:
+                try:
+                    target, mapper, compiled = _compile_for(name, engine, up_problem)
+                except ClassicalPlannerError as error:
+                    reasons.append(str(error))
+                    continue
+                start = time.perf_counter()
+                result = engine.solve(target, timeout=timeout)
+                seconds = time.perf_counter() - start
+            status = result.status.name.lower().replace("_", "-")
+            plan = None
+            if result.status in (Status.SOLVED_SATISFICING, Status.SOLVED_OPTIMALLY):
+                plan = _our_plan(result.plan, domain, problem, mapper)
+            return SolveResult(plan, status, name, seconds, compiled)
+    raise ClassicalPlannerError("; ".join(reasons))
+
+
+def solve(domain: Domain, problem: Problem, planner: str = "auto",
+          timeout: float | None = 60.0) -> Plan:
+    """A plan from a classical planner; ClassicalPlannerError when none is found."""
+    result = solve_result(domain, problem, planner, timeout)
+    if result.plan is None:
+        raise ClassicalPlannerError(f"{result.planner} found no plan for {problem.name!r} "
+                                    f"({result.status})")
+    return result.plan
+
+
+def validate(domain: Domain, problem: Problem, plan: Any) -> Validation:
+    """Check `plan` with unified-planning's sequential plan validator (not our gate)."""
+    from unified_planning.io import PDDLReader
+    from unified_planning.shortcuts import PlanValidator
+
+    from sage_pddl.gate import compile_gate
+
+    grounded = ground_plan(compile_gate(domain, problem), plan)
+    up_problem = to_unified_planning(domain, problem)
+    with _quiet():
+        try:
+            up_plan = PDDLReader().parse_plan_string(up_problem, ipc_plan_text(grounded))
+        except Exception as error:
+            raise ClassicalPlannerError(f"unified-planning cannot read the plan: "
+                                        f"{type(error).__name__}: {error}") from None
+        with PlanValidator(name="sequential_plan_validator") as validator:
+            result = validator.validate(up_problem, up_plan)
+    valid = result.status.name == "VALID"
+    message = result.reason.name.lower() if getattr(result, "reason", None) else ""
+    if not valid and getattr(result, "inapplicable_action", None) is not None:
+        message = f"inapplicable action {result.inapplicable_action}"
+    elif not valid and result.log_messages:
+        message = "; ".join(m.message for m in result.log_messages)
+    return Validation(valid, message or ("valid" if valid else "invalid"))
+
+
+__all__ = ["ClassicalPlannerError", "PLANNERS", "SolveResult", "Validation", "solve",
+           "solve_result", "to_unified_planning", "validate"]

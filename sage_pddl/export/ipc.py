@@ -1,0 +1,109 @@
+"""Write a domain, a problem and a plan as standard PDDL files for other planning tools.
+
+`export_files(domain, problem, plan, out_dir)` writes `domain.pddl`, `problem.pddl` and (with a
+plan) `plan.ipc`, files that VAL, unified-planning and Fast Downward read:
+
+* `domain.pddl`: `write_domain`; `; @sage ...` annotations are comments, which every PDDL
+  tool ignores, and `strip_annotations=True` leaves them out.
+* `problem.pddl`: `write_problem` (a task's generated problem, or a problem file re-written).
+* `plan.ipc`: one `(action arg ...)` per line, the IPC plan format. Every step is grounded by the
+  gate first (`ground_plan`), so aliases, dataset-style JSON steps and `@sage step` field
+  mappings become the domain's own action and its parameters: `{"action": "Navigate",
+  "object": "Mug"}` is written `(moveto mug)`. Names are written in lower case, as planners
+  print them (PDDL names are case-insensitive).
+
+A step the gate cannot ground (unknown action or object, wrong arity) is an `ExportError`
+naming the step. Preconditions are not checked: exporting an invalid plan is allowed (the other
+tools are then asked to reject it).
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.model import Domain, Plan, PlanStep, Problem, key
+from sage_pddl.pddl.writer import write_domain, write_problem
+
+
+class ExportError(SageError):
+    """A plan step that cannot become a ground action, or an output folder that cannot be used."""
+
+
+@dataclass(frozen=True)
+class ExportedFiles:
+    domain: Path
+    problem: Path
+    plan: Path | None = None
+
+    def to_json(self) -> dict:
+        return {"domain": str(self.domain), "problem": str(self.problem),
+                "plan": str(self.plan) if self.plan else None}
+
+
+def plan_steps(plan: Any) -> list:
+    """The steps of a Plan, a `{"steps": [...]}` object or a list of step dicts/PlanSteps."""
+    if isinstance(plan, Plan):
+        return list(plan.steps)
+    if isinstance(plan, dict) and isinstance(plan.get("steps"), list):
+        return list(plan["steps"])
+    return list(plan)
+
+
+def ground_plan(gate, plan: Any) -> Plan:
+    """The plan as ground actions of the gate's domain: `PlanStep(action, objects)` in the
+    domain's and problem's lower-case names. Raises ExportError for a step that cannot ground."""
+    from sage_pddl.gate import StepRejected
+
+    steps = []
+    for index, step in enumerate(plan_steps(plan)):
+        try:
+            ground = gate.ground(step, index)
+        except StepRejected as rejected:
+            v = rejected.violation
+            raise ExportError(f"plan step {index + 1} ({v.step_text}): [{v.code}] {v.message}") \
+                from None
+        action = key(ground.schema.name)
+        args = tuple(key(a) for a in ground.args)
+        steps.append(PlanStep(action, args, index, "(" + " ".join([action, *args]) + ")"))
+    return Plan(tuple(steps))
+
+
+def ipc_plan_text(plan: Plan) -> str:
+    """IPC plan text: `(action arg ...)` per line, lower case."""
+    return "".join("(" + " ".join([key(s.action), *(key(a) for a in s.args)]) + ")\n"
+                   for s in plan.steps)
+
+
+def export_domain_text(domain: Domain, strip_annotations: bool = False) -> str:
+    if strip_annotations:
+        domain = dataclasses.replace(domain, annotations=())
+    return write_domain(domain)
+
+
+def export_files(domain: Domain, problem: Problem, plan: Any | None, out_dir: str | Path, *,
+                 strip_annotations: bool = False) -> ExportedFiles:
+    """Write domain.pddl, problem.pddl and plan.ipc (when a plan is given) into `out_dir`."""
+    from sage_pddl.gate import compile_gate
+
+    grounded = ground_plan(compile_gate(domain, problem), plan) if plan is not None else None
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        domain_path = out / "domain.pddl"
+        problem_path = out / "problem.pddl"
+        domain_path.write_text(export_domain_text(domain, strip_annotations), encoding="utf-8")
+        problem_path.write_text(write_problem(problem), encoding="utf-8")
+        plan_path = None
+        if grounded is not None:
+            plan_path = out / "plan.ipc"
+            plan_path.write_text(ipc_plan_text(grounded), encoding="utf-8")
+    except OSError as error:
+        raise ExportError(f"--out {out}: cannot write: {error.strerror or error}") from None
+    return ExportedFiles(domain_path, problem_path, plan_path)
+
+
+__all__ = ["ExportError", "ExportedFiles", "export_domain_text", "export_files", "ground_plan",
+           "ipc_plan_text", "plan_steps"]

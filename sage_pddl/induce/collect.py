@@ -1,0 +1,207 @@
+"""Collect transition logs by probing the symbolic environment (the input of induction).
+
+For every task of a task set, with a random generator seeded by (seed, task id):
+
+1. **reference**: reset to the task's problem and execute its reference plan (action names
+   normalised through the domain's aliases), failed steps included;
+2. **walks**: from states on that trajectory, `walks` short random walks of applicable actions
+   (`walk_steps` steps each), for states the reference plan never visits;
+3. **probes**: from up to `states` of the reachable states seen so far (the initial and final
+   ones always among them), single steps each from a fresh reset to that state:
+   `successes` applicable actions, and for every distinct reason the environment would refuse a
+   step there, `per_reason` step(s) refused for that reason (the adversarial probes: a wrong
+   object without the affordance, an object not located yet, a pick while holding, a closed
+   container, an already open door, ...), plus `random` uniformly random steps.
+
+Candidates are every domain action applied to the problem's objects (at most `max_tuples`
+sampled argument tuples for actions of two or more parameters); a candidate's reason is the
+environment's own answer in that state, asked through the same gate before sampling.
+
+Every executed step is logged by the environment (docs/transitions.md). Logs are written per
+task to `<out>/<TASK_ID>.jsonl`: first to `<TASK_ID>.jsonl.part`, renamed when the task is done,
+so an interrupted run resumes where it stopped (finished tasks are skipped, a partial file is
+redone). The same settings and seed give the same transitions (timestamps aside).
+"""
+from __future__ import annotations
+
+import itertools
+import random
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+from sage_pddl.env.symbolic import SymbolicEnv
+from sage_pddl.gate import StepRejected
+from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.model import Domain, PlanStep
+
+
+@dataclass(frozen=True)
+class CollectSettings:
+    seed: int = 0
+    states: int = 5
+    walks: int = 2
+    walk_steps: int = 3
+    successes: int = 3
+    per_reason: int = 1
+    random: int = 2
+    max_tuples: int = 60
+
+
+@dataclass(frozen=True)
+class CollectSummary:
+    files: tuple[Path, ...]
+    written: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()
+    failed: tuple[tuple[str, str], ...] = ()
+    transitions: int = 0
+
+    def to_json(self) -> dict:
+        return {"files": [str(f) for f in self.files], "written": list(self.written),
+                "skipped": list(self.skipped), "transitions": self.transitions,
+                "failed": [{"task": t, "error": e} for t, e in self.failed]}
+
+
+@dataclass
+class _Probe:
+    """The candidate steps of one state, grouped by the environment's answer."""
+
+    applicable: list[PlanStep] = field(default_factory=list)
+    refused: dict[str, list[PlanStep]] = field(default_factory=dict)
+
+
+def _candidates(domain: Domain, objects: Sequence[str], rng: random.Random,
+                max_tuples: int) -> list[PlanStep]:
+    steps = []
+    for action in domain.actions:
+        arity = len(action.parameters)
+        if arity <= 1:
+            tuples = [()] if arity == 0 else [(o,) for o in objects]
+        else:
+            every = list(itertools.product(objects, repeat=arity))
+            tuples = rng.sample(every, min(max_tuples, len(every)))
+        for args in tuples:
+            steps.append(PlanStep(action.name, tuple(args), 0, " ".join([action.name, *args])))
+    return steps
+
+
+def _classify(gate, state: frozenset, steps: Sequence[PlanStep]) -> _Probe:
+    probe = _Probe()
+    for step in steps:
+        try:
+            ground = gate.ground(step)
+        except StepRejected as rejected:
+            probe.refused.setdefault(rejected.violation.code, []).append(step)
+            continue
+        violation = gate.applicable(state, ground)
+        if violation is None:
+            probe.applicable.append(step)
+        else:
+            probe.refused.setdefault(violation.code, []).append(step)
+    return probe
+
+
+def _sample(rng: random.Random, items: Sequence, count: int) -> list:
+    return rng.sample(list(items), min(count, len(items)))
+
+
+def collect_task(task, domain: Domain, log_path: Path, settings: CollectSettings,
+                 ref: str) -> int:
+    """Probe one task; append its transitions to `log_path`; return how many were logged."""
+    from sage_pddl.tasks import normalize_steps, task_problem
+
+    rng = random.Random(f"{settings.seed}:{ref}")
+    problem = task_problem(task, domain)
+    env = SymbolicEnv(domain, log=log_path, task=ref)
+    count = 0
+    try:
+        env.reset(problem, task=ref)
+        states = [env.true_state()]
+        for step in normalize_steps(task.reference_steps, domain):
+            env.step(step)
+            count += 1
+            if env.true_state() != states[-1]:
+                states.append(env.true_state())
+        gate = env.gate
+        objects = sorted(gate.objects.values(), key=str.lower)
+        candidates = _candidates(domain, objects, rng, settings.max_tuples)
+        for _ in range(settings.walks):
+            state = rng.choice(states)
+            env.reset(problem, true_state=state, task=ref)
+            for _ in range(settings.walk_steps):
+                options = _classify(gate, env.true_state(), candidates).applicable
+                if not options:
+                    break
+                env.step(rng.choice(options))
+                count += 1
+                if env.true_state() not in states:
+                    states.append(env.true_state())
+        middle = states[1:-1]
+        chosen = [states[0]] + _sample(rng, middle, max(settings.states - 2, 0))
+        if len(states) > 1:
+            chosen.append(states[-1])
+        for state in chosen:
+            probe = _classify(gate, state, candidates)
+            steps = _sample(rng, probe.applicable, settings.successes)
+            for code in sorted(probe.refused):
+                steps += _sample(rng, probe.refused[code], settings.per_reason)
+            steps += _sample(rng, candidates, settings.random)
+            for step in steps:
+                env.reset(problem, true_state=state, task=ref)
+                env.step(step)
+                count += 1
+    finally:
+        env.close()
+    return count
+
+
+def collect(tasks: Sequence, domain: Domain, out: str | Path, *,
+            settings: CollectSettings = CollectSettings(), taskset: str = "tasks",
+            progress: bool = True,
+            on_task: Callable[[str, int], None] | None = None) -> CollectSummary:
+    """Probe every task; write `<out>/<TASK_ID>.jsonl` per task (see the module docstring)."""
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise SageError(f"--out {out}: cannot create the folder: {error}") from error
+    files, written, skipped, failed = [], [], [], []
+    total = 0
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(tasks), desc="collect", unit="task", file=sys.stderr)
+    try:
+        for task in tasks:
+            final = out / f"{task.task_id}.jsonl"
+            if final.exists():
+                skipped.append(task.task_id)
+                files.append(final)
+            else:
+                part = final.with_name(final.name + ".part")
+                part.unlink(missing_ok=True)
+                try:
+                    count = collect_task(task, domain, part, settings, f"{taskset}#{task.task_id}")
+                except SageError as error:
+                    # a task whose problem cannot be built is reported, the others go on
+                    failed.append((task.task_id, str(error)))
+                    part.unlink(missing_ok=True)
+                else:
+                    part.replace(final)
+                    files.append(final)
+                    written.append(task.task_id)
+                    total += count
+                    if on_task:
+                        on_task(task.task_id, count)
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(transitions=total)
+    finally:
+        if bar is not None:
+            bar.close()
+    return CollectSummary(tuple(files), tuple(written), tuple(skipped), tuple(failed), total)
+
+
+__all__ = ["CollectSettings", "CollectSummary", "collect", "collect_task"]

@@ -1,0 +1,633 @@
+"""Learn a PDDL domain from logged transitions (state, action, success, next state).
+
+Semantics
+---------
+Transitions are grouped into *action schemas*: the action word (case-insensitive, aliases mapped
+through an optional domain) and its number of arguments. Objects are lifted to parameters by
+position (`?x ?y ?z`, then `?x4`...); facts whose arguments are all step arguments become lifted
+literals (a fact naming the same object twice gives every lifting). Negative literals range over
+every predicate observed in the logs (with its arity) applied to the parameters.
+
+Preconditions. A candidate is a literal (positive or negated) over the parameters, or a 0-ary
+fact, that holds in at least `(1 - noise)` of the schema's successful transitions. From those, a
+greedy set cover keeps the literals needed to explain the failures: each chosen literal is false
+in as many not yet explained failures as possible (at least `min_support` of them), ties going
+to the literal that holds in more successes, then to positive literals, then by name; a final
+pass drops any chosen literal whose failures stay explained without it. A failure that no
+candidate explains is reported as *unexplained* (it failed for a reason the logged state does not
+show, or the data is noisy). Failures that are not about preconditions at all (unknown objects or
+actions, wrong arity, injected failures, vanished objects) are excluded and counted.
+A unary predicate that never changes in any transition (a type or static affordance such as
+`(pickupable ?x)`) is treated like any other literal: it becomes a precondition when the
+failures require it; `keep_static=True` also keeps every static unary literal that holds in all
+successes (types the data never contradicts). No types are invented.
+
+Effects. For each lifted fact that some success adds (deletes), the successes are split into
+positives (the fact was added / deleted), negatives (it is false / true afterwards) and
+indifferent ones (it already held / was already false). No negative: an unconditional effect.
+Otherwise a condition is learned by sequential covering over the pre-state literals: the most
+specific description of a positive, generalised by intersecting with further positives while no
+negative satisfies it, then pruned to the literals needed to exclude the negatives; each clause
+becomes a `(when ...)`. Facts naming one object that is not an argument are lifted with an extra
+variable `?o` and become universal effects `(forall (?o) (when C(?o) e(?o)))` learned the same
+way over all (transition, object) pairs. A change that no consistent condition explains (the same
+description both with and without the change), or that names two non-argument objects, is
+reported, never guessed.
+
+Actions that never succeeded have no learnable effects and are left out of the domain (and
+reported). In-sample accuracy is the fraction of a schema's used transitions whose success the
+learned precondition predicts.
+"""
+from __future__ import annotations
+
+import itertools
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+from sage_pddl.env.transitions import Transition
+from sage_pddl.pddl.model import (
+    Action, And, Atom, Domain, ForallEffect, Not, PredicateDef, Typed, Variable, When, key,
+)
+
+# Failure codes that say nothing about preconditions over the logged state.
+EXCLUDED_CODES = frozenset({
+    "unknown-action", "unknown-object", "wrong-arity", "type-mismatch", "unparsable-step",
+    "injected-failure", "object-gone", "simulator-failure",
+})
+
+EXTRA = -1  # the index of the universally quantified variable ?o in lifted atoms
+
+LiftedAtom = tuple[str, tuple[int, ...]]          # (predicate, variable indices)
+Literal = tuple[bool, str, tuple[int, ...]]       # (positive, predicate, variable indices)
+Fact = tuple[str, ...]
+
+
+def variable_names(arity: int) -> tuple[str, ...]:
+    if arity <= 3:
+        return ("x", "y", "z")[:arity]
+    return tuple(f"x{i + 1}" for i in range(arity))
+
+
+def literal_text(literal: Literal, names: Sequence[str]) -> str:
+    positive, predicate, args = literal
+    words = " ".join([predicate, *(("?o" if i == EXTRA else "?" + names[i]) for i in args)])
+    return f"({words})" if positive else f"(not ({words}))"
+
+
+# --- lifting ---------------------------------------------------------------------------------
+
+def _positions(obj: str, binding: Mapping[str, tuple[int, ...]]) -> tuple[int, ...]:
+    return binding.get(obj, ())
+
+
+def lift_state(state: Iterable[Fact], binding: Mapping[str, tuple[int, ...]]) -> frozenset[LiftedAtom]:
+    """The lifted atoms (over the variables in `binding`) that a ground state makes true."""
+    lifted: set[LiftedAtom] = set()
+    for fact in state:
+        choices = [_positions(obj, binding) for obj in fact[1:]]
+        if all(choices):
+            for combo in itertools.product(*choices):
+                lifted.add((fact[0], combo))
+    return frozenset(lifted)
+
+
+def arg_binding(args: Sequence[str]) -> dict[str, tuple[int, ...]]:
+    binding: dict[str, list[int]] = defaultdict(list)
+    for index, obj in enumerate(args):
+        binding[obj].append(index)
+    return {obj: tuple(indices) for obj, indices in binding.items()}
+
+
+def universe(arities: Mapping[str, int], variables: Sequence[int]) -> frozenset[LiftedAtom]:
+    """Every lifted atom of the observed predicates over `variables`."""
+    atoms = set()
+    for predicate, arity in arities.items():
+        for combo in itertools.product(variables, repeat=arity):
+            atoms.add((predicate, combo))
+    return frozenset(atoms)
+
+
+def holds(literal: Literal, true_atoms: frozenset[LiftedAtom]) -> bool:
+    return ((literal[1], literal[2]) in true_atoms) == literal[0]
+
+
+# --- sequential covering (conditions of effects) ---------------------------------------------
+
+def _description(true_atoms: frozenset[LiftedAtom], atoms: frozenset[LiftedAtom]) -> frozenset[Literal]:
+    return frozenset([(True, p, a) for p, a in true_atoms if (p, a) in atoms]
+                     + [(False, p, a) for p, a in atoms - true_atoms])
+
+
+def _split(clause: Iterable[Literal]) -> tuple[frozenset[LiftedAtom], frozenset[LiftedAtom]]:
+    clause = list(clause)
+    return (frozenset((l[1], l[2]) for l in clause if l[0]),
+            frozenset((l[1], l[2]) for l in clause if not l[0]))
+
+
+def _satisfies(true_atoms: frozenset[LiftedAtom], clause: Iterable[Literal]) -> bool:
+    must, must_not = _split(clause)
+    return must <= true_atoms and must_not.isdisjoint(true_atoms)
+
+
+def _any_satisfies(instances: Sequence[frozenset[LiftedAtom]], clause: Iterable[Literal]) -> bool:
+    must, must_not = _split(clause)
+    return any(must <= n and must_not.isdisjoint(n) for n in instances)
+
+
+def _literal_order(literal: Literal) -> tuple:
+    return (not literal[0], literal[1], literal[2])
+
+
+def greedy_cover(candidates: Iterable[Literal], to_explain: Sequence[frozenset[LiftedAtom]],
+                 weights: Sequence[int] | None = None, min_support: int = 1,
+                 preference: Mapping[Literal, float] | None = None) -> tuple[list[Literal], list[int]]:
+    """Choose literals until each described instance violates one; return (chosen, uncovered)."""
+    weights = list(weights) if weights is not None else [1] * len(to_explain)
+    candidates = sorted(set(candidates), key=_literal_order)
+    violates = {c: {i for i, atoms in enumerate(to_explain) if not holds(c, atoms)}
+                for c in candidates}
+    uncovered = set(range(len(to_explain)))
+    chosen: list[Literal] = []
+    preference = preference or {}
+    while uncovered:
+        best, best_key = None, None
+        for c in candidates:
+            gain = sum(weights[i] for i in violates[c] & uncovered)
+            if gain <= 0:
+                continue
+            rank = (gain, preference.get(c, 0.0), c[0])
+            if best_key is None or rank > best_key:
+                best, best_key = c, rank
+        if best is None or best_key[0] < min_support:
+            break
+        chosen.append(best)
+        uncovered -= violates[best]
+    # drop literals made redundant by later choices
+    for c in list(reversed(chosen)):
+        rest = [d for d in chosen if d != c]
+        explained = set().union(*(violates[d] for d in rest)) if rest else set()
+        if explained >= set(range(len(to_explain))) - uncovered:
+            chosen = rest
+    return chosen, sorted(uncovered)
+
+
+def learn_conditions(positives: Sequence[frozenset[LiftedAtom]],
+                     negatives: Sequence[frozenset[LiftedAtom]], atoms: frozenset[LiftedAtom],
+                     min_support: int = 1) -> tuple[list[tuple[Literal, ...]], int]:
+    """Clauses (conjunctions) covering the positives and excluding every negative.
+
+    Returns (clauses, number of positives left unexplained). Identical descriptions are merged
+    first: the instance counts become weights.
+    """
+    pos_counts = Counter(positives)
+    neg_counts = Counter(negatives)
+    negs = list(neg_counts)
+    remaining = sorted(pos_counts, key=lambda a: (-pos_counts[a], sorted(a)))
+    clauses: list[tuple[Literal, ...]] = []
+    unexplained = 0
+    while remaining:
+        seed = remaining[0]
+        clause = _description(seed, atoms)
+        if _any_satisfies(negs, clause):
+            unexplained += pos_counts[seed]
+            remaining = remaining[1:]
+            continue
+        for other in remaining[1:]:
+            trial = clause & _description(other, atoms)
+            if not _any_satisfies(negs, trial):
+                clause = trial
+        must, must_not = _split(clause)
+        covered = [p for p in remaining if must <= p and must_not.isdisjoint(p)]
+        support = sum(pos_counts[p] for p in covered)
+        remaining = [p for p in remaining if p not in covered]
+        if support < min_support:
+            unexplained += support
+            continue
+        # the fewest literals that still exclude every negative
+        chosen, left = greedy_cover(clause, negs, [neg_counts[n] for n in negs])
+        assert not left  # the clause excludes every negative, so its literals can
+        clauses.append(tuple(sorted(chosen, key=_literal_order)))
+    return clauses, unexplained
+
+
+# --- results ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Example:
+    """A transition quoted in the report."""
+
+    task: str
+    episode: int
+    step: int
+    text: str
+    code: str | None
+
+    def __str__(self) -> str:
+        return f"{self.task} ep{self.episode} step {self.step}: {self.text} [{self.code}]"
+
+
+@dataclass(frozen=True)
+class LearnedEffect:
+    """One learned effect: `literal` (over parameters and maybe ?o) under `condition` clauses."""
+
+    literal: Literal
+    condition: tuple[Literal, ...] = ()
+    universal: bool = False
+    support: int = 0
+
+
+@dataclass(frozen=True)
+class ActionReport:
+    name: str
+    arity: int
+    successes: int
+    failures: int
+    excluded: int
+    accuracy: float
+    preconditions: tuple[str, ...]
+    effects: tuple[str, ...]
+    unexplained_failures: int
+    unexplained_examples: tuple[Example, ...] = ()
+    contradicting_successes: int = 0
+    effect_issues: tuple[str, ...] = ()
+    static_candidates: tuple[str, ...] = ()
+    in_domain: bool = True
+
+    @property
+    def support(self) -> int:
+        return self.successes
+
+    def to_json(self) -> dict:
+        return {"action": self.name, "arity": self.arity, "support": self.successes,
+                "successes": self.successes, "failures": self.failures,
+                "excluded": self.excluded, "accuracy": round(self.accuracy, 4),
+                "preconditions": list(self.preconditions), "effects": list(self.effects),
+                "unexplained_failures": self.unexplained_failures,
+                "unexplained_examples": [str(e) for e in self.unexplained_examples],
+                "contradicting_successes": self.contradicting_successes,
+                "effect_issues": list(self.effect_issues),
+                "static_candidates": list(self.static_candidates),
+                "in_domain": self.in_domain}
+
+
+@dataclass(frozen=True)
+class InductionReport:
+    transitions: int
+    files: tuple[str, ...]
+    actions: tuple[ActionReport, ...]
+    static_predicates: tuple[str, ...]
+    settings: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def accuracy(self) -> float:
+        used = sum(a.successes + a.failures for a in self.actions)
+        right = sum(a.accuracy * (a.successes + a.failures) for a in self.actions)
+        return right / used if used else 1.0
+
+    def to_json(self) -> dict:
+        return {"transitions": self.transitions, "files": list(self.files),
+                "accuracy": round(self.accuracy, 4), "settings": dict(self.settings),
+                "static_predicates": list(self.static_predicates),
+                "actions": [a.to_json() for a in self.actions]}
+
+    def render(self) -> str:
+        lines = [f"induced from {self.transitions} transitions in {len(self.files)} file(s); "
+                 f"in-sample accuracy {self.accuracy:.3f}"]
+        for a in self.actions:
+            state = "" if a.in_domain else "  (left out: never succeeded)"
+            lines.append(f"{a.name}/{a.arity}: support {a.successes}, failures {a.failures}"
+                         f" (+{a.excluded} excluded), accuracy {a.accuracy:.3f}, "
+                         f"unexplained failures {a.unexplained_failures}{state}")
+            if a.preconditions:
+                lines.append("    pre: " + " ".join(a.preconditions))
+            if a.effects:
+                lines.append("    eff: " + " ".join(a.effects))
+            for issue in a.effect_issues:
+                lines.append("    effect not learned: " + issue)
+            for example in a.unexplained_examples:
+                lines.append(f"    unexplained: {example}")
+            if a.contradicting_successes:
+                lines.append(f"    successes violating the preconditions (noise): "
+                             f"{a.contradicting_successes}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class LearnedAction:
+    """A learned action schema: enough to predict success and to write PDDL."""
+
+    name: str
+    arity: int
+    preconditions: tuple[Literal, ...]
+    effects: tuple[LearnedEffect, ...]
+
+    def applicable(self, state: Iterable[Fact], args: Sequence[str]) -> bool:
+        true_atoms = lift_state(state, arg_binding([key(a) for a in args]))
+        return all(holds(literal, true_atoms) for literal in self.preconditions)
+
+
+@dataclass(frozen=True)
+class InductionResult:
+    domain: Domain
+    report: InductionReport
+    actions: Mapping[tuple[str, int], LearnedAction] = field(default_factory=dict)
+    aliases: Mapping[str, str] = field(default_factory=dict)
+
+    def schema_key(self, action: str, arity: int) -> tuple[str, int]:
+        from sage_pddl.tasks.taskset import name_key
+
+        name = self.aliases.get(name_key(action), action)
+        return (key(name), arity)
+
+    def predict(self, transition: Transition) -> bool | None:
+        """Whether the learned preconditions accept the transition's step in its pre-state;
+        None when the domain has no action of that name and arity."""
+        learned = self.actions.get(self.schema_key(transition.action.action,
+                                                   len(transition.action.args)))
+        if learned is None:
+            return None
+        return learned.applicable(transition.pre, transition.action.args)
+
+
+# --- the learner -----------------------------------------------------------------------------
+
+@dataclass
+class _Schema:
+    name: str
+    arity: int
+    successes: list[Transition] = field(default_factory=list)
+    failures: list[Transition] = field(default_factory=list)
+    excluded: int = 0
+
+
+def _group(transitions: Iterable[Transition], aliases: Mapping[str, str]):
+    from sage_pddl.tasks.taskset import name_key
+
+    schemas: dict[tuple[str, int], _Schema] = {}
+    arities: dict[str, int] = {}
+    changing: set[str] = set()
+    count = 0
+    for t in transitions:
+        count += 1
+        for fact in t.pre | t.post:
+            arities.setdefault(fact[0], len(fact) - 1)
+        for fact in t.added | t.deleted:
+            changing.add(fact[0])
+        name = aliases.get(name_key(t.action.action), t.action.action)
+        slot = (key(name), len(t.action.args))
+        schema = schemas.setdefault(slot, _Schema(name, len(t.action.args)))
+        if t.success:
+            schema.successes.append(t)
+        elif t.code in EXCLUDED_CODES:
+            schema.excluded += 1
+        else:
+            schema.failures.append(t)
+    return schemas, arities, changing, count
+
+
+def _lifted_pre(t: Transition) -> frozenset[LiftedAtom]:
+    return lift_state(t.pre, arg_binding([key(a) for a in t.action.args]))
+
+
+def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: set[str],
+                         noise: float, min_support: int, keep_static: bool):
+    variables = list(range(schema.arity))
+    atoms = universe(arities, variables)
+    succ = [_lifted_pre(t) for t in schema.successes]
+    fail = [_lifted_pre(t) for t in schema.failures]
+    needed = (1.0 - noise) * len(succ)
+    support: dict[Literal, int] = {}
+    for predicate, args in atoms:
+        true_count = sum((predicate, args) in s for s in succ)
+        support[(True, predicate, args)] = true_count
+        support[(False, predicate, args)] = len(succ) - true_count
+    candidates = [lit for lit, n in support.items() if n > 0 and n >= needed - 1e-9]
+    chosen, uncovered = greedy_cover(candidates, fail, min_support=min_support,
+                                     preference={c: support[c] for c in candidates})
+    static_candidates = sorted(
+        (c for c in candidates if c[0] and c[1] in static and len(c[2]) == 1
+         and support[c] == len(succ) and c not in chosen), key=_literal_order)
+    if keep_static:
+        chosen = chosen + static_candidates
+    chosen = sorted(chosen, key=_literal_order)
+    return tuple(chosen), uncovered, tuple(static_candidates), succ, fail
+
+
+def _effect_instances(schema: _Schema):
+    """Per success: (lifted pre over params, lifted post over params, ground objects)."""
+    for t in schema.successes:
+        args = [key(a) for a in t.action.args]
+        yield t, args, arg_binding(args)
+
+
+def _learn_effects(schema: _Schema, arities: Mapping[str, int], min_support: int):
+    variables = list(range(schema.arity))
+    effects: list[LearnedEffect] = []
+    issues: list[str] = []
+    names = variable_names(schema.arity)
+    # parameter-level effects
+    arg_atoms = universe(arities, variables)
+    lifted = []
+    adds: set[LiftedAtom] = set()
+    dels: set[LiftedAtom] = set()
+    extra_adds: set[LiftedAtom] = set()
+    extra_dels: set[LiftedAtom] = set()
+    two_extra: Counter = Counter()
+    for t, args, binding in _effect_instances(schema):
+        pre = lift_state(t.pre, binding)
+        post = lift_state(t.post, binding)
+        lifted.append((t, binding, pre, post))
+        adds |= post - pre
+        dels |= pre - post
+        for fact in t.added | t.deleted:
+            others = {obj for obj in fact[1:] if obj not in binding}
+            if len(others) == 1:
+                extended = dict(binding)
+                extended[next(iter(others))] = (EXTRA,)
+                for atom in lift_state([fact], extended):
+                    if EXTRA in atom[1]:
+                        (extra_adds if fact in t.added else extra_dels).add(atom)
+            elif len(others) > 1:
+                two_extra[fact[0]] += 1
+    for predicate, count in sorted(two_extra.items()):
+        issues.append(f"{count} change(s) of ({predicate} ...) name two or more objects that are "
+                      "not arguments")
+    for positive, candidates in ((True, adds), (False, dels)):
+        for atom in sorted(candidates):
+            pos, neg = [], []
+            for _t, _b, pre, post in lifted:
+                before, after = atom in pre, atom in post
+                if positive:
+                    if after and not before:
+                        pos.append(pre)
+                    elif not after:
+                        neg.append(pre)
+                else:
+                    if before and not after:
+                        pos.append(pre)
+                    elif after:
+                        neg.append(pre)
+            literal = (positive, atom[0], atom[1])
+            effects_here, unexplained = _conditional(literal, pos, neg, arg_atoms, min_support,
+                                                     universal=False)
+            effects += effects_here
+            if unexplained:
+                issues.append(f"{literal_text(literal, names)}: {unexplained} of {len(pos)} "
+                              "change(s) not explained by a consistent condition")
+    # effects on one object that is not an argument: universal
+    if extra_adds or extra_dels:
+        extra_atoms = universe(arities, variables + [EXTRA])
+        objects_per = []
+        for t, binding, _pre, _post in lifted:
+            objects = {obj for fact in t.pre | t.post for obj in fact[1:]} - set(binding)
+            rows = []
+            for obj in sorted(objects):
+                extended = dict(binding)
+                extended[obj] = (EXTRA,)
+                rows.append((lift_state(t.pre, extended), lift_state(t.post, extended)))
+            objects_per.append(rows)
+        for positive, candidates in ((True, extra_adds), (False, extra_dels)):
+            for atom in sorted(candidates):
+                pos, neg = [], []
+                for rows in objects_per:
+                    for pre, post in rows:
+                        before, after = atom in pre, atom in post
+                        if positive:
+                            if after and not before:
+                                pos.append(pre)
+                            elif not after:
+                                neg.append(pre)
+                        else:
+                            if before and not after:
+                                pos.append(pre)
+                            elif after:
+                                neg.append(pre)
+                literal = (positive, atom[0], atom[1])
+                effects_here, unexplained = _conditional(literal, pos, neg, extra_atoms,
+                                                         min_support, universal=True)
+                effects += effects_here
+                if unexplained:
+                    issues.append(f"{literal_text(literal, names)} for other objects ?o: "
+                                  f"{unexplained} of {len(pos)} change(s) not explained by a "
+                                  "consistent condition")
+    return tuple(effects), tuple(issues)
+
+
+def _conditional(literal: Literal, pos, neg, atoms, min_support: int, universal: bool):
+    if not pos:
+        return [], 0
+    if not neg:
+        return [LearnedEffect(literal, (), universal, len(pos))], 0
+    clauses, unexplained = learn_conditions(pos, neg, atoms, min_support)
+    effects = []
+    for clause in clauses:
+        support = sum(_satisfies(p, clause) for p in pos)
+        effects.append(LearnedEffect(literal, clause, universal, support))
+    return effects, unexplained
+
+
+# --- PDDL ------------------------------------------------------------------------------------
+
+def _term(index: int, names: Sequence[str]) -> Variable:
+    return Variable("o" if index == EXTRA else names[index])
+
+
+def _formula(literal: Literal, names: Sequence[str]):
+    atom = Atom(literal[1], tuple(_term(i, names) for i in literal[2]))
+    return atom if literal[0] else Not(atom)
+
+
+def _conjunction(literals: Sequence[Literal], names: Sequence[str]):
+    parts = tuple(_formula(l, names) for l in literals)
+    return parts[0] if len(parts) == 1 else And(parts)
+
+
+def _effect_formula(effect: LearnedEffect, names: Sequence[str]):
+    node = _formula(effect.literal, names)
+    if effect.condition:
+        node = When(_conjunction(effect.condition, names), node)
+    if effect.universal:
+        node = ForallEffect((Typed("o"),), node)
+    return node
+
+
+def _effect_text(effect: LearnedEffect, names: Sequence[str]) -> str:
+    from sage_pddl.pddl import write_formula
+
+    return write_formula(_effect_formula(effect, names))
+
+
+def learned_domain(name: str, learned: Sequence[LearnedAction], arities: Mapping[str, int]) -> Domain:
+    requirements = [":strips"]
+    if any(not l[0] for a in learned for l in a.preconditions) or any(
+            not l[0] for a in learned for e in a.effects for l in e.condition):
+        requirements.append(":negative-preconditions")
+    if any(e.condition or e.universal for a in learned for e in a.effects):
+        requirements.append(":conditional-effects")
+    predicates = tuple(
+        PredicateDef(p, tuple(Typed(n) for n in ("a", "b", "c", "d", "e", "f")[:n]) if n <= 6
+                     else tuple(Typed(f"a{i}") for i in range(n)))
+        for p, n in sorted(arities.items()))
+    actions = []
+    for action in learned:
+        names = variable_names(action.arity)
+        precondition = And(tuple(_formula(l, names) for l in action.preconditions))
+        effect = And(tuple(_effect_formula(e, names) for e in action.effects))
+        actions.append(Action(action.name, tuple(Typed(n) for n in names), precondition, effect))
+    return Domain(name=name, requirements=tuple(requirements), predicates=predicates,
+                  actions=tuple(actions))
+
+
+def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
+          min_support: int = 1, noise: float = 0.0, keep_static: bool = False,
+          aliases: Mapping[str, str] | None = None, files: Sequence[str] = (),
+          max_examples: int = 5) -> InductionResult:
+    """Learn a domain from transitions (see the module docstring)."""
+    from sage_pddl.pddl.errors import SageError
+
+    if min_support < 1:
+        raise SageError(f"--min-support must be at least 1, not {min_support}")
+    if not 0.0 <= noise < 1.0:
+        raise SageError(f"--noise must be in [0, 1), not {noise}")
+    aliases = dict(aliases or {})
+    schemas, arities, changing, count = _group(transitions, aliases)
+    if count == 0:
+        raise SageError("no transitions to learn from (empty logs)")
+    static = set(arities) - changing
+    learned: dict[tuple[str, int], LearnedAction] = {}
+    reports: list[ActionReport] = []
+    for slot in sorted(schemas):
+        schema = schemas[slot]
+        names = variable_names(schema.arity)
+        if not schema.successes:
+            reports.append(ActionReport(
+                schema.name, schema.arity, 0, len(schema.failures), schema.excluded,
+                accuracy=1.0, preconditions=(), effects=(),
+                unexplained_failures=0, in_domain=False,
+                effect_issues=("no successful transition: effects unknown",)))
+            continue
+        pre, uncovered, static_candidates, succ, fail = _learn_preconditions(
+            schema, arities, static, noise, min_support, keep_static)
+        effects, issues = _learn_effects(schema, arities, min_support)
+        action = LearnedAction(schema.name, schema.arity, pre, effects)
+        learned[slot] = action
+        ok_succ = sum(all(holds(l, s) for l in pre) for s in succ)
+        ok_fail = sum(not all(holds(l, f) for l in pre) for f in fail)
+        used = len(succ) + len(fail)
+        examples = tuple(Example(t.task, t.episode, t.step, t.action.text
+                                 or " ".join([t.action.action, *t.action.args]), t.code)
+                         for t in (schema.failures[i] for i in uncovered[:max_examples]))
+        reports.append(ActionReport(
+            schema.name, schema.arity, len(succ), len(fail), schema.excluded,
+            accuracy=(ok_succ + ok_fail) / used if used else 1.0,
+            preconditions=tuple(literal_text(l, names) for l in pre),
+            effects=tuple(_effect_text(e, names) for e in effects),
+            unexplained_failures=len(uncovered), unexplained_examples=examples,
+            contradicting_successes=len(succ) - ok_succ, effect_issues=issues,
+            static_candidates=tuple(literal_text(l, names) for l in static_candidates)))
+    domain = learned_domain(domain_name, list(learned.values()), arities)
+    report = InductionReport(count, tuple(files), tuple(reports), tuple(sorted(static)),
+                             {"min_support": min_support, "noise": noise,
+                              "keep_static": keep_static, "domain_name": domain_name})
+    return InductionResult(domain, report, learned, aliases)

@@ -1,0 +1,138 @@
+"""Export round trip, unified-planning reading/validating the files, classical planners."""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from sage_pddl.domains import load_domain
+from sage_pddl.export import ExportError, export_files, ground_plan
+from sage_pddl.export.classical import (ClassicalPlannerError, solve, solve_result,
+                                        up_environment, validate)
+from sage_pddl.gate import compile_gate
+from sage_pddl.pddl import load_domain as load_domain_file
+from sage_pddl.pddl import load_plan, load_problem, parse_plan
+from sage_pddl.tasks import load_task, normalize_steps, task_problem
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "corpus" / "val-depots"
+TASKS = ("K01", "L03", "B05")
+
+
+@pytest.fixture(scope="module")
+def ithor():
+    return load_domain("ithor")
+
+
+def _fast_downward_usable() -> str | None:
+    try:
+        up_environment()
+        from unified_planning.shortcuts import OneshotPlanner
+
+        with OneshotPlanner(name="fast-downward"):
+            return None
+    except Exception as error:  # the engine is missing or broken on this machine
+        return f"up-fast-downward is not usable here: {type(error).__name__}: {error}"
+
+
+@pytest.mark.parametrize("task_id", TASKS)
+def test_export_round_trip_and_up_accepts_the_reference_plan(tmp_path, ithor, task_id):
+    from unified_planning.io import PDDLReader
+
+    task = load_task(f"ithor#{task_id}")
+    problem = task_problem(task, ithor)
+    files = export_files(ithor, problem, list(task.reference_steps), tmp_path)
+    assert load_domain_file(files.domain) == ithor
+    assert load_problem(files.problem) == problem
+    exported_plan = load_plan(files.plan)
+    gate = compile_gate(ithor, problem)
+    assert [(s.action, s.args) for s in exported_plan] == \
+        [(s.action, s.args) for s in ground_plan(gate, task.reference_steps)]
+    ours = gate.check(exported_plan)
+    assert ours.valid == gate.check(normalize_steps(task.reference_steps, ithor)).valid
+    # unified-planning reads the files and its validator agrees with the gate
+    up_environment()
+    reader = PDDLReader()
+    up_problem = reader.parse_problem(str(files.domain), str(files.problem))
+    up_plan = reader.parse_plan(up_problem, str(files.plan))
+    assert len(up_plan.actions) == len(exported_plan)
+    assert validate(ithor, problem, exported_plan).valid == ours.solved
+
+
+def test_json_steps_become_ground_actions_and_annotations_can_go(tmp_path, ithor):
+    problem = task_problem(load_task("ithor#K01"), ithor)
+    plan = [{"action": "Navigate", "object": "Mug"}, {"action": "Grab", "object": "Mug"},
+            {"action": "Place", "object": "Mug", "target": "CoffeeMachine"}]
+    files = export_files(ithor, problem, plan, tmp_path, strip_annotations=True)
+    assert files.plan.read_text() == "(moveto mug)\n(pick mug)\n(place coffeemachine)\n"
+    text = files.domain.read_text()
+    assert "@sage" not in text
+    assert load_domain_file(files.domain) == ithor  # annotations never take part in equality
+    with pytest.raises(ExportError, match="step 2"):
+        export_files(ithor, problem, [{"action": "MoveTo", "object": "Mug"},
+                                      {"action": "Fly", "object": "Mug"}], tmp_path)
+
+
+def test_up_validator_rejects_an_invalid_plan(ithor):
+    problem = task_problem(load_task("ithor#K01"), ithor)
+    verdict = validate(ithor, problem, parse_plan("(pick fridge)\n"))
+    assert not verdict.valid and verdict.message
+
+
+def test_classical_corpus_triple_with_pyperplan():
+    domain = load_domain_file(FIXTURES / "Depots.pddl")
+    problem = load_problem(FIXTURES / "pfile1")
+    reference = load_plan(FIXTURES / "pfile1.plan")
+    assert validate(domain, problem, reference).valid
+    gate = compile_gate(domain, problem)
+    assert gate.check(reference).solved
+    result = solve_result(domain, problem, "pyperplan", timeout=60)
+    assert result.planner == "pyperplan" and result.plan is not None
+    assert gate.check(result.plan).solved
+    assert validate(domain, problem, result.plan).valid
+
+
+def test_pyperplan_refuses_conditional_effects_by_name(ithor):
+    problem = task_problem(load_task("ithor#K01"), ithor)
+    with pytest.raises(ClassicalPlannerError, match="conditional-effects"):
+        solve(ithor, problem, planner="pyperplan")
+    with pytest.raises(ClassicalPlannerError, match="unknown planner"):
+        solve(ithor, problem, planner="lama")
+
+
+@pytest.mark.parametrize("task_id", TASKS)
+def test_fast_downward_solves_ithor_tasks_and_the_gate_agrees(ithor, task_id):
+    reason = _fast_downward_usable()
+    if reason:
+        pytest.skip(reason)
+    problem = task_problem(load_task(f"ithor#{task_id}"), ithor)
+    plan = solve(ithor, problem, planner="fast-downward", timeout=60)
+    verdict = compile_gate(ithor, problem).check(plan)
+    assert verdict.valid and verdict.goal_reached
+    assert validate(ithor, problem, plan).valid
+    assert all(ithor.action(step.action) is not None for step in plan)
+
+
+def test_export_and_solve_commands(tmp_path, capsys):
+    from sage_pddl import cli, cli_tools
+
+    original = cli._extra_commands
+    cli._extra_commands = lambda: list(original()) + [
+        c for c in cli_tools.COMMANDS if c not in original()]
+    try:
+        assert cli.main(["export", "ithor", "ithor#K01", "ithor#K01", "--out", str(tmp_path),
+                         "--strip-annotations"]) == 0
+        assert (tmp_path / "plan.ipc").read_text().startswith("(moveto mug)\n")
+        assert str(tmp_path / "domain.pddl") in capsys.readouterr().out
+        code = cli.main(["solve", str(FIXTURES / "Depots.pddl"), str(FIXTURES / "pfile1"),
+                         str(FIXTURES / "pfile1.plan"), "--planner", "pyperplan", "--json"])
+        assert code == 0
+        import json
+
+        out = json.loads(capsys.readouterr().out)
+        assert out["classical"]["gate_valid"] and out["classical"]["up_valid"]
+        assert out["llm"]["gate_valid"] and out["llm"]["up_valid"]
+        assert cli.main(["solve", "ithor", "ithor#K01", "--planner", "pyperplan"]) == 2
+        assert "conditional-effects" in capsys.readouterr().err
+    finally:
+        cli._extra_commands = original

@@ -1,0 +1,103 @@
+"""Collection from the symbolic environment, held-out evaluation, comparison with ithor.pddl."""
+from __future__ import annotations
+
+import pytest
+
+from sage_pddl.domains import load_domain
+from sage_pddl.gate import compile_gate
+from sage_pddl.induce import read_logs
+from sage_pddl.induce.collect import CollectSettings, collect
+from sage_pddl.induce.evaluate import Score, compare_preconditions, holdout_by, score
+from sage_pddl.induce.learner import learn
+from sage_pddl.pddl import parse_domain, write_domain
+from sage_pddl.tasks import load_taskset, task_problem
+
+SETTINGS = CollectSettings(seed=3, states=4)
+
+
+@pytest.fixture(scope="module")
+def ithor():
+    return load_domain("ithor")
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    chosen = []
+    per_scene: dict[str, int] = {}
+    for task in load_taskset("ithor"):  # a few tasks of each of four scenes
+        if task.scene in ("FloorPlan1", "FloorPlan201", "FloorPlan301", "FloorPlan401") and \
+                per_scene.get(task.scene, 0) < 4:
+            per_scene[task.scene] = per_scene.get(task.scene, 0) + 1
+            chosen.append(task)
+    return chosen
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory, tasks, ithor):
+    out = tmp_path_factory.mktemp("logs")
+    summary = collect(tasks, ithor, out, settings=SETTINGS, taskset="ithor", progress=False)
+    assert len(summary.written) == len(tasks) and not summary.failed
+    return out
+
+
+def test_collection_is_deterministic_and_resumes(tmp_path, logs, tasks, ithor):
+    again = collect(tasks[:2], ithor, tmp_path, settings=SETTINGS, taskset="ithor", progress=False)
+    for path in again.files:
+        first = [(t.action, t.pre, t.success, t.post) for t in read_logs([path])]
+        original = [(t.action, t.pre, t.success, t.post) for t in read_logs([logs / path.name])]
+        assert first == original
+    # a finished task is skipped; a partial file left by a crash is redone
+    (tmp_path / f"{tasks[2].task_id}.jsonl.part").write_text("{half a line")
+    resumed = collect(tasks[:3], ithor, tmp_path, settings=SETTINGS, taskset="ithor", progress=False)
+    assert resumed.skipped == (tasks[0].task_id, tasks[1].task_id)
+    assert resumed.written == (tasks[2].task_id,)
+    assert not (tmp_path / f"{tasks[2].task_id}.jsonl.part").exists()
+    assert list(read_logs([tmp_path / f"{tasks[2].task_id}.jsonl"]))
+
+
+def test_logged_transitions_agree_with_the_gate(logs, tasks, ithor):
+    """Every logged outcome is what the hand-written domain says from the logged state."""
+    by_ref = {f"ithor#{t.task_id}": t for t in tasks}
+    transitions = list(read_logs([logs]))
+    kinds = {(t.success, t.code) for t in transitions}
+    assert any(s for s, _ in kinds) and len({c for s, c in kinds if not s}) >= 8
+    gates = {}
+    for t in transitions[::7]:
+        gate = gates.get(t.task) or gates.setdefault(
+            t.task, compile_gate(ithor, task_problem(by_ref[t.task], ithor)))
+        verdict = gate.check([t.action.to_plan_step()], state=t.pre)
+        assert verdict.valid == t.success
+        if t.success:
+            assert verdict.final_state == t.post
+
+
+def test_held_out_prediction_and_reference_preconditions(logs, tasks, ithor):
+    transitions = list(read_logs([logs]))
+    scene = {f"ithor#{t.task_id}": t.scene for t in tasks}
+    total = Score()
+    for _held, train, test in holdout_by(transitions, lambda t: scene[t.task]):
+        total = total + score(learn(train), test)["*"]
+    assert total.total == len(transitions)
+    assert total.accuracy >= 0.95
+    assert total.recall >= 0.95 and total.precision >= 0.9
+
+    result = learn(transitions, domain_name="ithor-induced")
+    domain = parse_domain(write_domain(result.domain))
+    assert domain == result.domain
+    matches = {m.action: m for m in compare_preconditions(domain, ithor)}
+    assert {"(pickupable ?1)", "(hand-empty)", "(reachable ?1)"} <= set(matches["Pick"].recovered)
+    assert not matches["Pick"].extra
+    assert {"(receptacle ?1)", "(not (hand-empty))"} <= set(matches["Place"].recovered)
+    recovered = sum(len(m.recovered) for m in matches.values())
+    extra = sum(len(m.extra) for m in matches.values())
+    assert recovered >= 20 and extra <= 3
+    # the induced domain gates a reference plan like the hand-written one
+    task = tasks[0]
+    problem = task_problem(task, ithor)
+    from dataclasses import replace
+    from sage_pddl.tasks import normalize_steps
+
+    steps = normalize_steps(task.reference_steps, ithor)
+    mine = compile_gate(domain, replace(problem, domain_name=domain.name)).check(steps)
+    theirs = compile_gate(ithor, problem).check(steps)
+    assert mine.valid == theirs.valid
