@@ -24,6 +24,13 @@ class UsageError(SageError):
     """A bad command-line setting; the message names the setting."""
 
 
+def escape(text: str) -> str:
+    """Text shown through rich markup: brackets in PDDL or plan text must stay literal."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
 def _console(stderr: bool = False):
     from rich.console import Console
 
@@ -92,7 +99,7 @@ def cmd_check(args) -> int:
         out = _console()
         for d in diagnostics:
             style = "red" if d.severity == "error" else "yellow"
-            out.print(f"[{style}]{d}[/{style}]", markup=True)
+            out.print(f"[{style}]{escape(str(d))}[/{style}]")
         summary = (f"{domain.name}: {len(domain.actions)} actions, {len(domain.predicates)} "
                    f"predicates, {len(domain.types)} types")
         if problem is not None:
@@ -149,9 +156,10 @@ def _print_verdict(verdict, plan) -> None:
     bad = {v.step for v in verdict.violations}
     for i, step in enumerate(steps[: max(verdict.steps_checked, 1)]):
         mark = "[red]✗[/red]" if i in bad else "[green]✓[/green]"
-        out.print(f" {mark} {i + 1:>3}  {step.text or step.action}")
+        out.print(f" {mark} {i + 1:>3}  {escape(step.text or step.action)}")
     for v in verdict.violations:
-        out.print(f"[red]step {v.step + 1}: {v.code}[/red]  {v.action}: {v.message}  [dim]needs {v.literal}[/dim]")
+        out.print(f"[red]step {v.step + 1}: {escape(v.code)}[/red]  {escape(v.action)}: "
+                  f"{escape(v.message)}  [dim]needs {escape(v.literal)}[/dim]")
     if not verdict.valid:
         status = f"[red]INVALID[/red]: {len(verdict.violations)} violation(s)"
     elif verdict.goal_reached is False:

@@ -152,9 +152,7 @@ class _Checker:
         self.found.append(Diagnostic(severity, code, message, loc, line))
 
     def unsupported(self, construct: str, loc: Location | None) -> None:
-        where = f" at {loc.line}:{loc.column}" if loc else ""
-        self.report("error", "unsupported",
-                    f"{construct}{where} is outside the gate's scope", loc)
+        self.report("error", "unsupported", f"{construct} is outside the gate's scope", loc)
 
     def mismatch_severity(self) -> Severity:
         return "error" if self.types.explicit else "warning"

@@ -114,8 +114,8 @@ def test_out_of_scope_constructs_are_named_with_line_and_column(corpus):
             diagnostics = check_problem(model, domains[corpus.domain_for(name)])
         unsupported = [d for d in diagnostics if d.code == "unsupported"]
         for diagnostic in unsupported:
-            where = f"{diagnostic.loc.line}:{diagnostic.loc.column}"
-            if where not in diagnostic.message or "outside the gate's scope" not in diagnostic.message:
+            where = f":{diagnostic.loc.line}:{diagnostic.loc.column}: error: "
+            if where not in str(diagnostic) or "outside the gate's scope" not in diagnostic.message:
                 failures.append(f"{name}: {diagnostic.message} does not say where")
             # The location points at the construct's opening parenthesis in the source.
             line = text.splitlines()[diagnostic.loc.line - 1]
