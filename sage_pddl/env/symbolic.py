@@ -25,21 +25,28 @@ without such predicates are fully observable. The robot sees:
 Faults (`sage_pddl.env.faults`) run before each step; a vanished object's facts leave the true
 state and any later step that names it fails with code `object-gone`. If a `log` path is given,
 every step appends a transition record (`sage_pddl.env.transitions`).
+
+`GatedEnv` is what this environment shares with the AI2-THOR backend (`thor.ai2thor_backend`),
+which reads steps the same way and only executes them differently: the episode counters, the
+step prologue (number the attempt, read the step, run the faults, refuse a vanished object,
+ground the step with the gate; each failure there has the same message and code in both) and
+the transition record of every step. A subclass says how a grounded step executes (`_execute`),
+how an object vanishes (`_vanish`) and what the robot observes (`observe`).
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
 from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.model import (And, Atom, Domain, ForallEffect, Not, PlanStep, Problem, When,
-                                  key)
+from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 
 from sage_pddl.gate import StepRejected, compile_gate
 
-from .base import (EnvError, Fact, Observation, StepLike, StepResult, as_plan_step, format_fact,
-                   parse_facts)
+from .base import (EnvError, Fact, Observation, StepLike, StepResult, as_plan_step,
+                   effect_predicates, format_fact, parse_facts)
 from .faults import GONE, StepContext, compose
 from .transitions import Transition, TransitionLog, make_transition
 
@@ -56,44 +63,18 @@ class ObservationModel:
     holding: tuple[str, ...] = ("holding", "held", "carrying", "in-hand")
 
 
-def effect_predicates(domain: Domain) -> frozenset[str]:
-    """Names (lower case) of the predicates some action can change: the dynamic predicates."""
-    found: set[str] = set()
+class GatedEnv(ABC):
+    """The episode bookkeeping and step prologue of environments that read steps through the
+    gate (see the module docstring). A subclass's `reset` sets `domain`, `problem`, `gate` and
+    `_state`, then calls `_begin_episode`."""
 
-    def walk(effect: Any) -> None:
-        if isinstance(effect, Atom):
-            found.add(key(effect.predicate))
-        elif isinstance(effect, Not):
-            walk(effect.arg)
-        elif isinstance(effect, And):
-            for part in effect.parts:
-                walk(part)
-        elif isinstance(effect, When):
-            walk(effect.effect)
-        elif isinstance(effect, ForallEffect):
-            walk(effect.effect)
+    name = "gated"
+    _reset_call = "reset(problem)"  # how the "no episode" error tells the caller to start one
 
-    for action in domain.actions:
-        walk(action.effect)
-    return frozenset(found)
-
-
-class SymbolicEnv:
-    """See the module docstring. Options may be given at construction and overridden at reset."""
-
-    name = "symbolic"
-
-    def __init__(self, domain: Domain | str | None = None, *, hidden: Iterable[Any] | None = None,
-                 true_state: Iterable[Any] | None = None, faults: Any = None,
-                 log: str | Path | None = None, observation: ObservationModel | None = None,
-                 domains_dirs: Iterable[str | Path] | None = None, task: str | None = None):
+    def __init__(self, *, log: str | Path | None = None,
+                 domains_dirs: Iterable[str | Path] | None = None, faults: Any = None):
         self._domains_dirs = list(domains_dirs) if domains_dirs else None
-        self._default_domain = domain
-        self._default_hidden = hidden
-        self._default_true_state = true_state
         self._default_faults = faults
-        self._default_task = task
-        self.model = observation or ObservationModel()
         self._log = TransitionLog(log) if log else None
         self._episode = -1
         self.gate: Any = None
@@ -101,35 +82,15 @@ class SymbolicEnv:
         self.problem: Problem | None = None
         self.last_transition: Transition | None = None
 
-    # --- episode ---------------------------------------------------------------------------
-
-    def reset(self, problem: Problem, *, domain: Domain | str | None = None,
-              hidden: Iterable[Any] | None = None, true_state: Iterable[Any] | None = None,
-              faults: Any = None, task: str | None = None) -> Observation:
-        domain = self._resolve_domain(domain or self._default_domain, problem)
-        # the same episode again (seeds, retries): reuse the compiled gate
-        same = self.gate is not None and problem is self.problem and domain is self.domain
-        gate = self.gate if same else compile_gate(domain, problem)
-        spelling = self._build_spelling(domain, problem)
-        override = true_state if true_state is not None else self._default_true_state
-        state = parse_facts(override) if override is not None else frozenset(gate.initial_state)
-        extra = parse_facts(hidden if hidden is not None else self._default_hidden)
-        _check_objects(state, spelling, "true-state")
-        _check_objects(extra, spelling, "hidden")
-        fault_set = compose(faults if faults is not None else self._default_faults)
-        # everything is valid: only now replace the previous episode
-        self.domain, self.problem, self.gate, self._spelling = domain, problem, gate, spelling
-        self._state = state | extra
-        self._dynamic = effect_predicates(self.domain)
-        self._task = task or self._default_task or problem.name
+    def _begin_episode(self, task: str, fault_set: Any) -> None:
+        """Start the counters of a new episode named `task` with its faults."""
+        self._task = task
         self._episode += 1
         self._index = 0
         self._succeeded = 0
         self._gone: set[str] = set()
-        self._faults = fault_set
-        self._fault_run = fault_set.start(self._task)
+        self._fault_run = fault_set.start(task)
         self.last_transition = None
-        return self.observe()
 
     def step(self, step: StepLike) -> StepResult:
         if self.gate is None:
@@ -157,12 +118,19 @@ class SymbolicEnv:
         except StepRejected as rejected:
             violation = rejected.violation
             return self._finish(plan_step, pre, False, violation.message, violation.code)
-        violation = self.gate.applicable(pre, ground, index, plan_step.text)
-        if violation is not None:
-            return self._finish(plan_step, pre, False, violation.message, violation.code)
-        self._state = frozenset(self.gate.apply(pre, ground))
-        self._succeeded += 1
-        return self._finish(plan_step, pre, True, "ok", None)
+        return self._execute(plan_step, pre, ground)
+
+    @abstractmethod
+    def _execute(self, plan_step: PlanStep, pre: frozenset[Fact], ground: Any) -> StepResult:
+        """Run a grounded step from the true state `pre`; `_finish` its outcome."""
+
+    @abstractmethod
+    def _vanish(self, objects: Iterable[str]) -> None:
+        """Remove vanished objects from the world (later steps naming them fail: `_gone`)."""
+
+    @abstractmethod
+    def observe(self) -> Observation:
+        """The robot's current view."""
 
     def true_state(self) -> frozenset[Fact]:
         self._require_episode()
@@ -175,6 +143,84 @@ class SymbolicEnv:
     def close(self) -> None:
         if self._log is not None:
             self._log.close()
+
+    @property
+    def step_count(self) -> int:
+        return self._index if self.gate is not None else 0
+
+    def _finish(self, plan_step: PlanStep, pre: frozenset[Fact], success: bool, message: str,
+                code: str | None) -> StepResult:
+        self.last_transition = make_transition(
+            task=self._task, env=self.name, domain=self.domain.name, step=plan_step.index,
+            plan_step=plan_step, pre=pre, success=success, message=message, post=self._state,
+            code=code, episode=self._episode)
+        if self._log is not None:
+            self._log.append(self.last_transition)
+        return StepResult(success, message, self.observe(), code, plan_step.index)
+
+    def _resolve_domain(self, domain: Domain | str | None, problem: Problem) -> Domain:
+        if isinstance(domain, Domain):
+            return domain
+        from sage_pddl.domains import load_domain
+
+        return load_domain(domain or problem.domain_name, self._domains_dirs)
+
+    @staticmethod
+    def _build_spelling(domain: Domain, problem: Problem) -> dict[str, str]:
+        return {key(t.name): t.name for t in (*domain.constants, *problem.objects)}
+
+    def _require_episode(self) -> None:
+        if self.gate is None:
+            raise EnvError(f"no episode: call {self._reset_call} first")
+
+
+class SymbolicEnv(GatedEnv):
+    """See the module docstring. Options may be given at construction and overridden at reset."""
+
+    name = "symbolic"
+
+    def __init__(self, domain: Domain | str | None = None, *, hidden: Iterable[Any] | None = None,
+                 true_state: Iterable[Any] | None = None, faults: Any = None,
+                 log: str | Path | None = None, observation: ObservationModel | None = None,
+                 domains_dirs: Iterable[str | Path] | None = None, task: str | None = None):
+        super().__init__(log=log, domains_dirs=domains_dirs, faults=faults)
+        self._default_domain = domain
+        self._default_hidden = hidden
+        self._default_true_state = true_state
+        self._default_task = task
+        self.model = observation or ObservationModel()
+
+    # --- episode ---------------------------------------------------------------------------
+
+    def reset(self, problem: Problem, *, domain: Domain | str | None = None,
+              hidden: Iterable[Any] | None = None, true_state: Iterable[Any] | None = None,
+              faults: Any = None, task: str | None = None) -> Observation:
+        domain = self._resolve_domain(domain or self._default_domain, problem)
+        # the same episode again (seeds, retries): reuse the compiled gate
+        same = self.gate is not None and problem is self.problem and domain is self.domain
+        gate = self.gate if same else compile_gate(domain, problem)
+        spelling = self._build_spelling(domain, problem)
+        override = true_state if true_state is not None else self._default_true_state
+        state = parse_facts(override) if override is not None else frozenset(gate.initial_state)
+        extra = parse_facts(hidden if hidden is not None else self._default_hidden)
+        _check_objects(state, spelling, "true-state")
+        _check_objects(extra, spelling, "hidden")
+        fault_set = compose(faults if faults is not None else self._default_faults)
+        # everything is valid: only now replace the previous episode
+        self.domain, self.problem, self.gate, self._spelling = domain, problem, gate, spelling
+        self._state = state | extra
+        self._dynamic = effect_predicates(self.domain)
+        self._faults = fault_set
+        self._begin_episode(task or self._default_task or problem.name, fault_set)
+        return self.observe()
+
+    def _execute(self, plan_step: PlanStep, pre: frozenset[Fact], ground: Any) -> StepResult:
+        violation = self.gate.applicable(pre, ground, plan_step.index, plan_step.text)
+        if violation is not None:
+            return self._finish(plan_step, pre, False, violation.message, violation.code)
+        self._state = frozenset(self.gate.apply(pre, ground))
+        self._succeeded += 1
+        return self._finish(plan_step, pre, True, "ok", None)
 
     # --- observation -----------------------------------------------------------------------
 
@@ -200,10 +246,6 @@ class SymbolicEnv:
                  "gone": o in self._gone,
                  "facts": sorted(format_fact(f) for f in self._state if o in f[1:])}
                 for o in sorted(self._spelling)]
-
-    @property
-    def step_count(self) -> int:
-        return self._index if self.gate is not None else 0
 
     def _concealed(self) -> frozenset[str]:
         m = self.model
@@ -251,35 +293,10 @@ class SymbolicEnv:
 
     # --- helpers ---------------------------------------------------------------------------
 
-    def _finish(self, plan_step: PlanStep, pre: frozenset[Fact], success: bool, message: str,
-                code: str | None) -> StepResult:
-        self.last_transition = make_transition(
-            task=self._task, env=self.name, domain=self.domain.name, step=plan_step.index,
-            plan_step=plan_step, pre=pre, success=success, message=message, post=self._state,
-            code=code, episode=self._episode)
-        if self._log is not None:
-            self._log.append(self.last_transition)
-        return StepResult(success, message, self.observe(), code, plan_step.index)
-
     def _vanish(self, objects: Iterable[str]) -> None:
         gone = {key(o) for o in objects}
         self._gone |= gone
         self._state = frozenset(f for f in self._state if not gone.intersection(f[1:]))
-
-    def _resolve_domain(self, domain: Domain | str | None, problem: Problem) -> Domain:
-        if isinstance(domain, Domain):
-            return domain
-        from sage_pddl.domains import load_domain
-
-        return load_domain(domain or problem.domain_name, self._domains_dirs)
-
-    @staticmethod
-    def _build_spelling(domain: Domain, problem: Problem) -> dict[str, str]:
-        return {key(t.name): t.name for t in (*domain.constants, *problem.objects)}
-
-    def _require_episode(self) -> None:
-        if self.gate is None:
-            raise EnvError("no episode: call reset(problem) first")
 
 
 def _check_objects(facts: frozenset[Fact], spelling: dict[str, str], what: str) -> None:

@@ -18,13 +18,19 @@ was asked for, non-JSON output after all retries), `LLMServerError` (5xx), `LLMC
 (bad backend option), `MissingDependency` (an optional extra is not installed). A failed call
 carries what it spent in `error.usage`, so accounting never loses the tokens of failures.
 
+Backends with an optional extra import it with `import_extra` (a `MissingDependency` naming the
+extra when it is absent) and read an option that has a second name (`model` for `model_path`,
+`host` for `base_url`) with `aliased_option`.
+
 `CallCounter` wraps any backend and counts calls, failures, retries, tokens and seconds per role;
 what one plan cost is `counter.usage() - usage_before` (`Usage` adds and subtracts).
 """
 from __future__ import annotations
 
+import importlib
 import json
 import math
+import operator
 import re
 import threading
 import time
@@ -190,6 +196,25 @@ class LLMBackend(Protocol):
 
 
 # -------------------------------------------------------------------------------------- helpers
+def import_extra(module: str, backend: str, package: str, extra: str) -> Any:
+    """The optional `module` the `backend` needs; `MissingDependency` naming the Python `package`
+    and the `extra` to install when it cannot be imported."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingDependency(backend, package, extra) from None
+
+
+def aliased_option(name: str, value: Any, alias: str, alias_value: Any, *,
+                   same: Callable[[Any, Any], bool] = operator.eq) -> Any:
+    """An option that may be given under either of two names: the one given (`value` first);
+    `LLMConfigError` when both are given and are not the `same`."""
+    if value and alias_value and not same(value, alias_value):
+        raise LLMConfigError(f"options {name}={str(value)!r} and {alias}={alias_value!r} "
+                             "disagree; give one")
+    return value or alias_value
+
+
 def normalize_messages(messages: Messages) -> list[dict[str, str]]:
     """Plain `{"role", "content"}` dicts; `LLMConfigError` naming the bad message otherwise."""
     if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):

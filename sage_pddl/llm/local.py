@@ -23,19 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from .base import (DEFAULT_TEMPERATURE, Attempt, Completion, LLMConfigError, LLMError, Messages,
-                   MissingDependency, RetryPolicy, Schema, complete_with_retries,
+                   RetryPolicy, Schema, aliased_option, complete_with_retries, import_extra,
                    normalize_messages, schema_for_request)
 
 DEFAULT_MAX_TOKENS = 1024
 DEFAULT_CONTEXT = 4096
-
-
-def _import_llama_cpp() -> Any:
-    try:
-        import llama_cpp
-    except ImportError:
-        raise MissingDependency("local", "llama-cpp-python", "local") from None
-    return llama_cpp
 
 
 class LocalBackend:
@@ -48,11 +40,9 @@ class LocalBackend:
                  max_tokens: int = DEFAULT_MAX_TOKENS, chat_format: str | None = None,
                  retries: int = 1, verbose: bool = False,
                  sleep: Callable[[float], None] = time.sleep):
-        self._llama_cpp = _import_llama_cpp()
-        if model_path and model and Path(model_path) != Path(model):
-            raise LLMConfigError(f"options model_path={str(model_path)!r} and model={model!r} "
-                                 "disagree; give one")
-        chosen = model_path or model
+        self._llama_cpp = import_extra("llama_cpp", "local", "llama-cpp-python", "local")
+        chosen = aliased_option("model_path", model_path, "model", model,
+                                same=lambda a, b: Path(a) == Path(b))
         if not chosen:
             raise LLMConfigError("the local backend needs a GGUF file: pass model_path "
                                  "(or --model PATH)")

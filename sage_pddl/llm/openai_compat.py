@@ -20,22 +20,14 @@ from collections.abc import Callable
 from typing import Any
 
 from .base import (DEFAULT_TEMPERATURE, Attempt, Completion, LLMConfigError, LLMError,
-                   LLMServerError, LLMTimeout, LLMUnavailable, Messages, MissingDependency,
-                   ModelNotFound, RetryPolicy, Schema, complete_with_retries, normalize_messages,
-                   schema_for_request)
+                   LLMServerError, LLMTimeout, LLMUnavailable, Messages, ModelNotFound,
+                   RetryPolicy, Schema, aliased_option, complete_with_retries, import_extra,
+                   normalize_messages, schema_for_request)
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_TOKENS = 2048
 # Local OpenAI-compatible servers need some key in the header but never check it.
 PLACEHOLDER_API_KEY = "sk-no-key-required"
-
-
-def _import_openai() -> Any:
-    try:
-        import openai
-    except ImportError:
-        raise MissingDependency("openai", "openai", "openai") from None
-    return openai
 
 
 class OpenAICompatBackend:
@@ -48,14 +40,12 @@ class OpenAICompatBackend:
                  timeout: float = DEFAULT_TIMEOUT, retries: int = 2, backoff: float = 0.5,
                  max_tokens: int | None = DEFAULT_MAX_TOKENS, strict_schema: bool = False,
                  sleep: Callable[[float], None] = time.sleep):
-        self._openai = _import_openai()
+        self._openai = import_extra("openai", "openai", "openai", "openai")
         if not model:
             raise LLMConfigError("the openai backend needs a model name (--model)")
-        if base_url and host and base_url != host:
-            raise LLMConfigError(f"options base_url={base_url!r} and host={host!r} disagree; "
-                                 "give one")
+        url = aliased_option("base_url", base_url, "host", host)
         self.model = model
-        self.base_url = (base_url or host or os.environ.get("OPENAI_BASE_URL") or "").rstrip("/")
+        self.base_url = (url or os.environ.get("OPENAI_BASE_URL") or "").rstrip("/")
         key = api_key or os.environ.get("OPENAI_API_KEY")
         if not key:
             if not self.base_url:

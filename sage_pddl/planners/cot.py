@@ -12,7 +12,7 @@ from typing import Any
 
 from .base import CallLog, PlanningTask, PlanResult, Step
 from .parsing import extract_tag, parse_json_value, parse_steps
-from .prompts import COT_ROLE, cot_messages, replan_messages
+from .prompts import COT_REPAIR_ROLE, cot_messages
 from .schema import reasoned_steps_schema
 from .session import LLMPlanner
 
@@ -33,9 +33,7 @@ class CoTPlanner(LLMPlanner):
     name = "CoT"
 
     def plan(self, task: PlanningTask) -> PlanResult:
-        self.start(task)
-        log = self.log()
-        start = self.gate.initial_state
+        log, start = self.begin_plan(task)
         text = self.ask(log, cot_messages(task, self.state_text(start)), role="cot",
                         schema=reasoned_steps_schema(task.domain, task.problem), temperature=0.3)
         return self.finish(log, self._read(log, text), start)
@@ -48,13 +46,7 @@ class CoTPlanner(LLMPlanner):
 
     def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
                failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
-        task = self.require_task()
-        log = self.log()
-        done_steps = self.canonical(done)
-        here = self.state_at(state, done_steps, log)
-        failed = self.canonical([failed_step])[0] if failed_step else None
-        messages = replan_messages(task, done_steps, failed, reason, self.state_text(here),
-                                   role_text=COT_ROLE + " First think about why the step failed.")
-        text = self.ask(log, messages, role="repair",
-                        schema=reasoned_steps_schema(task.domain, task.problem), temperature=0.3)
-        return self.finish(log, self._read(log, text), here)
+        point = self.begin_repair(state, done, failed_step, reason)
+        text = self.replan(point, role_text=COT_REPAIR_ROLE, temperature=0.3,
+                           schema=reasoned_steps_schema(self.task.domain, self.task.problem))
+        return self.finish(point.log, self._read(point.log, text), point.state)

@@ -11,8 +11,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .base import PlanningTask, PlanResult
-from .prompts import direct_messages, replan_messages
-from .schema import steps_schema
 from .session import LLMPlanner
 
 
@@ -20,21 +18,10 @@ class DirectPlanner(LLMPlanner):
     name = "Direct"
 
     def plan(self, task: PlanningTask) -> PlanResult:
-        self.start(task)
-        log = self.log()
-        start = self.gate.initial_state
-        text = self.ask(log, direct_messages(task, self.state_text(start)), role="direct",
-                        schema=steps_schema(task.domain, task.problem))
-        return self.finish(log, self.parse(text), start)
+        log, start = self.begin_plan(task)
+        return self.finish(log, self.direct_plan(log, start), start)
 
     def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
                failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
-        task = self.require_task()
-        log = self.log()
-        done_steps = self.canonical(done)
-        here = self.state_at(state, done_steps, log)
-        failed = self.canonical([failed_step])[0] if failed_step else None
-        text = self.ask(log, replan_messages(task, done_steps, failed, reason,
-                                             self.state_text(here)),
-                        role="repair", schema=steps_schema(task.domain, task.problem))
-        return self.finish(log, self.parse(text), here)
+        point = self.begin_repair(state, done, failed_step, reason)
+        return self.finish(point.log, self.parse(self.replan(point)), point.state)

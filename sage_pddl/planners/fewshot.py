@@ -12,7 +12,7 @@ from typing import Any
 
 from .base import PlanningTask, PlanResult
 from .cot import CoTPlanner
-from .prompts import COT_ROLE, examples_block, fewshot_messages, replan_messages
+from .prompts import COT_REPAIR_ROLE, examples_block, fewshot_messages
 from .schema import reasoned_steps_schema
 
 
@@ -20,9 +20,7 @@ class FewShotCoTPlanner(CoTPlanner):
     name = "Few-Shot CoT"
 
     def plan(self, task: PlanningTask) -> PlanResult:
-        self.start(task)
-        log = self.log()
-        start = self.gate.initial_state
+        log, start = self.begin_plan(task)
         shots = self.examples(task.instruction)
         if not shots:
             log.note("no examples available (no memory, or nothing left after leave-one-out)")
@@ -32,16 +30,9 @@ class FewShotCoTPlanner(CoTPlanner):
 
     def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
                failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
-        task = self.require_task()
-        log = self.log()
-        done_steps = self.canonical(done)
-        here = self.state_at(state, done_steps, log)
-        failed = self.canonical([failed_step])[0] if failed_step else None
-        messages = replan_messages(task, done_steps, failed, reason, self.state_text(here),
-                                   role_text=COT_ROLE + " First think about why the step failed.")
-        shots = examples_block(self.examples(task.instruction))
-        if shots:
-            messages[1]["content"] = f"Solved examples:\n\n{shots}\n\n{messages[1]['content']}"
-        text = self.ask(log, messages, role="repair",
-                        schema=reasoned_steps_schema(task.domain, task.problem))
-        return self.finish(log, self._read(log, text), here)
+        point = self.begin_repair(state, done, failed_step, reason)
+        task = self.task
+        text = self.replan(point, role_text=COT_REPAIR_ROLE,
+                           examples_text=examples_block(self.examples(task.instruction)),
+                           schema=reasoned_steps_schema(task.domain, task.problem))
+        return self.finish(point.log, self._read(point.log, text), point.state)

@@ -10,15 +10,19 @@ preconditions themselves; they ask the gate and keep its verdicts. Semantics use
 - `replay(gate, steps, state)` applies executed steps (which the executor reported as done) to
   reach the state at a failure; steps the gate rejects are skipped and named in the notes.
 - `is_noop(gate, state, step)` is True when the step is applicable and changes nothing.
+- `drop_noop_repeats(gate, steps, state, previous)` removes each step that exactly repeats the
+  step before it and is a no-op where it stands (the state rolls forward through the applicable
+  kept steps); it returns the kept and the dropped steps.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sage_pddl.pddl.model import And, Atom, Domain, ForallEffect, Not, When, key
+from sage_pddl.env.base import effect_predicates
+from sage_pddl.pddl.model import Domain
 
-from .base import Step, step_text
+from .base import Step, same_step, step_text
 
 
 def compile_for(domain: Any, problem: Any) -> Any:
@@ -83,26 +87,23 @@ def is_noop(gate: Any, state: frozenset, step: Mapping[str, Any]) -> bool:
     return ok and gate.apply(state, ground) == state
 
 
-def fluent_predicates(domain: Domain) -> frozenset[str]:
-    """Predicates some action changes (keys); the others are static properties."""
-    found: set[str] = set()
-
-    def walk(effect: Any) -> None:
-        if isinstance(effect, Atom):
-            found.add(key(effect.predicate))
-        elif isinstance(effect, Not):
-            walk(effect.arg)
-        elif isinstance(effect, And):
-            for part in effect.parts:
-                walk(part)
-        elif isinstance(effect, When):
-            walk(effect.effect)
-        elif isinstance(effect, ForallEffect):
-            walk(effect.effect)
-
-    for action in domain.actions:
-        walk(action.effect)
-    return frozenset(found)
+def drop_noop_repeats(gate: Any, steps: Sequence[Step], state: frozenset,
+                      previous: Step | None = None) -> tuple[list[Step], list[Step]]:
+    """(kept, dropped): `steps` without the exact repeats of the step before them (`previous`
+    before the first) that change nothing in the state reached from `state`."""
+    kept: list[Step] = []
+    dropped: list[Step] = []
+    current = state
+    for step in steps:
+        before = kept[-1] if kept else previous
+        if before is not None and same_step(step, before) and is_noop(gate, current, step):
+            dropped.append(step)
+            continue
+        ok, ground, _ = feasible(gate, current, step)
+        if ok:
+            current = gate.apply(current, ground)
+        kept.append(step)
+    return kept, dropped
 
 
 def format_atom(gate: Any, atom: tuple[str, ...]) -> str:
@@ -115,7 +116,7 @@ def format_atom(gate: Any, atom: tuple[str, ...]) -> str:
 def describe_state(gate: Any, domain: Domain, state: frozenset, *, static: bool = False,
                    limit: int = 120) -> str:
     """The state as PDDL facts, one per line: changing facts, then (optionally) static ones."""
-    fluents = fluent_predicates(domain)
+    fluents = effect_predicates(domain)
     changing = sorted(a for a in state if a and a[0] in fluents)
     lines = [format_atom(gate, a) for a in changing] or ["(no changing facts hold)"]
     if static:

@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .base import CallLog, PlanningTask, PlanResult, Step, SubgoalBlock, same_step
-from .gating import feasible, is_noop
+from .base import CallLog, PlanningTask, PlanResult, Step, SubgoalBlock
+from .gating import drop_noop_repeats
 from .parsing import parse_subgoals
-from .prompts import decompose_messages, examples_block, expand_messages, replan_text
-from .schema import steps_schema, subgoals_schema
+from .prompts import decompose_messages, examples_block, expand_messages
+from .schema import subgoals_schema
 from .session import LLMPlanner
 
 
@@ -29,9 +29,7 @@ class HierarchicalPlanner(LLMPlanner):
     use_examples = False
 
     def plan(self, task: PlanningTask) -> PlanResult:
-        self.start(task)
-        log = self.log()
-        start = self.gate.initial_state
+        log, start = self.begin_plan(task)
         return self._plan_from(log, start, "")
 
     def _plan_from(self, log: CallLog, start: frozenset, context: str) -> PlanResult:
@@ -53,33 +51,21 @@ class HierarchicalPlanner(LLMPlanner):
         for index, subgoal in enumerate(subgoals):
             answer = self.ask(log, expand_messages(task, subgoal, state_text, examples,
                                                    later=subgoals[index + 1:]),
-                              role="expand", schema=steps_schema(task.domain, task.problem))
+                              role="expand", schema=self.steps_schema())
             blocks.append(SubgoalBlock(subgoal, tuple(self.parse(answer)), certified=False))
         steps = self._concatenate(log, [s for b in blocks for s in b.steps], start)
         return self.finish(log, steps, start, blocks=blocks)
 
     def _concatenate(self, log: CallLog, steps: list[Step], start: frozenset) -> list[Step]:
-        kept: list[Step] = []
-        state = start
-        for step in steps:
-            if kept and same_step(step, kept[-1]) and is_noop(self.gate, state, step):
-                log.note(f"dropped a repeated no-op step: {step['action']} {step['object']}")
-                continue
-            ok, ground, _ = feasible(self.gate, state, step)
-            if ok:
-                state = self.gate.apply(state, ground)
-            kept.append(step)
+        kept, dropped = drop_noop_repeats(self.gate, steps, start)
+        for step in dropped:
+            log.note(f"dropped a repeated no-op step: {step['action']} {step['object']}")
         return kept
 
     def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
                failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
-        self.require_task()
-        log = self.log()
-        done_steps = self.canonical(done)
-        here = self.state_at(state, done_steps, log)
-        failed = self.canonical([failed_step])[0] if failed_step else None
-        context = replan_text(done_steps, failed, reason, self.state_text(here))
-        return self._plan_from(log, here, context)
+        point = self.begin_repair(state, done, failed_step, reason)
+        return self._plan_from(point.log, point.state, self.replan_context(point))
 
 
 class HierarchicalFewShotPlanner(HierarchicalPlanner):

@@ -26,8 +26,8 @@ from sage_pddl.pddl.model import Atom, Constant, Problem
 
 from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step
 from .parsing import parse_json_value, step_from_args
-from .prompts import direct_messages, llmp_messages, replan_messages, replan_text
-from .schema import goal_schema, steps_schema
+from .prompts import llmp_messages
+from .schema import goal_schema
 from .session import LLMPlanner
 
 
@@ -90,14 +90,10 @@ class LLMPPlanner(LLMPlanner):
         self.solve_timeout = solve_timeout
 
     def plan(self, task: PlanningTask) -> PlanResult:
-        self.start(task)
-        log = self.log()
-        start = self.gate.initial_state
+        log, start = self.begin_plan(task)
         steps = self._translate_and_solve(log, start, "")
         if steps is None:
-            text = self.ask(log, direct_messages(task, self.state_text(start)), role="direct",
-                            schema=steps_schema(task.domain, task.problem))
-            steps = self.parse(text)
+            steps = self.direct_plan(log, start)
         return self.finish(log, steps, start)
 
     def _translate_and_solve(self, log: CallLog, state: frozenset, context: str
@@ -174,19 +170,11 @@ class LLMPPlanner(LLMPlanner):
 
     def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
                failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
-        task = self.require_task()
-        log = self.log()
-        done_steps = self.canonical(done)
-        here = self.state_at(state, done_steps, log)
-        failed = self.canonical([failed_step])[0] if failed_step else None
-        context = replan_text(done_steps, failed, reason, self.state_text(here))
-        steps = self._translate_and_solve(log, here, context)
+        point = self.begin_repair(state, done, failed_step, reason)
+        steps = self._translate_and_solve(point.log, point.state, self.replan_context(point))
         if steps is None:
-            text = self.ask(log, replan_messages(task, done_steps, failed, reason,
-                                                 self.state_text(here)),
-                            role="direct", schema=steps_schema(task.domain, task.problem))
-            steps = self.parse(text)
-        return self.finish(log, steps, here)
+            steps = self.parse(self.replan(point, role="direct"))
+        return self.finish(point.log, steps, point.state)
 
 
 def _empty_goal() -> Any:

@@ -150,10 +150,11 @@ def _messages(system: str, user: str) -> Messages:
 ROLE_PLANNER = ("You are the task planner of a household robot. Turn the user's task into a "
                 "sequence of executable steps.")
 ONLY_JSON = 'Answer with JSON only: {"steps": [ ... ]}.'
+DIRECT_ROLE = ROLE_PLANNER + " " + ONLY_JSON
 
 
 def direct_messages(task: PlanningTask, state_text: str) -> Messages:
-    return _messages(system_text(task.domain, ROLE_PLANNER + " " + ONLY_JSON),
+    return _messages(system_text(task.domain, DIRECT_ROLE),
                      f"{task_text(task)}\n\nCurrent state:\n{state_text}\n\n"
                      "Write the complete plan.")
 
@@ -168,15 +169,18 @@ def replan_text(done: Sequence[Mapping[str, Any]], failed: Mapping[str, Any] | N
 
 
 def replan_messages(task: PlanningTask, done, failed, reason, state_text: str,
-                    role_text: str = ROLE_PLANNER + " " + ONLY_JSON) -> Messages:
-    return _messages(system_text(task.domain, role_text),
-                     f"{task_text(task)}\n\n{replan_text(done, failed, reason, state_text)}")
+                    role_text: str = DIRECT_ROLE, examples_text: str = "") -> Messages:
+    user = f"{task_text(task)}\n\n{replan_text(done, failed, reason, state_text)}"
+    if examples_text:
+        user = f"Solved examples:\n\n{examples_text}\n\n{user}"
+    return _messages(system_text(task.domain, role_text), user)
 
 
 COT_ROLE = (ROLE_PLANNER + " Think first, then plan. Answer with JSON: {\"reasoning\": <text>, "
             "\"steps\": [...]}. In the reasoning answer briefly: which objects does the task "
             "involve, where are they, which containers or devices must be opened or switched, "
             "and in what order must things happen?")
+COT_REPAIR_ROLE = COT_ROLE + " First think about why the step failed."
 
 
 def cot_messages(task: PlanningTask, state_text: str, extra: str = "") -> Messages:

@@ -67,9 +67,7 @@ class ReActPlanner(LLMPlanner):
         self.max_steps = max_steps
 
     def plan(self, task: PlanningTask) -> PlanResult:
-        self.start(task)
-        log = self.log()
-        start = self.gate.initial_state
+        log, start = self.begin_plan(task)
         first = self.state_text(start)
         if task.observation:
             first = f"{task.observation}\n{first}"
@@ -122,14 +120,11 @@ class ReActPlanner(LLMPlanner):
 
     def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
                failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
-        self.require_task()
-        log = self.log()
-        done_steps = self.canonical(done)
-        here = self.state_at(state, done_steps, log)
-        history = [(s, "ok") for s in done_steps]
-        if failed_step:
-            history.append((self.canonical([failed_step])[0], f"failed: {reason}"))
-        observation = f"The last step failed: {reason}\n{self.state_text(here)}"
-        budget = max(1, self.max_steps - len(done_steps))
-        steps = self._loop(log, here, history, observation, budget)
-        return self.finish(log, steps, here)
+        point = self.begin_repair(state, done, failed_step, reason)
+        history = [(s, "ok") for s in point.done]
+        if point.failed is not None:
+            history.append((point.failed, f"failed: {reason}"))
+        observation = f"The last step failed: {reason}\n{self.state_text(point.state)}"
+        budget = max(1, self.max_steps - len(point.done))
+        steps = self._loop(point.log, point.state, history, observation, budget)
+        return self.finish(point.log, steps, point.state)

@@ -38,13 +38,12 @@ from typing import Any
 from sage_pddl.gate.feedback import render_feedback
 
 from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step, SubgoalBlock, same_step
-from .gating import accepted_prefix, check_block, feasible, is_noop
+from .gating import accepted_prefix, check_block, drop_noop_repeats
 from .parsing import is_json, parse_json_value
 from .prompts import (
-    decompose_messages, examples_block, expand_messages, refine_messages, repair_messages,
-    replan_text)
-from .schema import steps_schema, subgoals_schema
-from .session import LLMPlanner
+    decompose_messages, examples_block, expand_messages, refine_messages, repair_messages)
+from .schema import subgoals_schema
+from .session import LLMPlanner, RepairPoint
 
 
 class SagePlanner(LLMPlanner):
@@ -76,9 +75,7 @@ class SagePlanner(LLMPlanner):
 
     # ------------------------------------------------------------------------------------ plan
     def plan(self, task: PlanningTask) -> PlanResult:
-        self.start(task)
-        log = self.log()
-        start = self.gate.initial_state
+        log, start = self.begin_plan(task)
         blocks, _ = self._plan_blocks(log, start)
         self.blocks = list(blocks)
         return self._finish(log, blocks, start)
@@ -92,7 +89,7 @@ class SagePlanner(LLMPlanner):
         for index, subgoal in enumerate(subgoals):
             text = self.ask(log, expand_messages(task, subgoal, self.state_text(state), examples,
                                                  later=subgoals[index + 1:]),
-                            role="expand", schema=self._steps_schema(), temperature=0.2)
+                            role="expand", schema=self.steps_schema(), temperature=0.2)
             steps, readable = self._read_steps(text)
             if not readable:
                 log.note(f"expand of sub-goal {index + 1} gave no readable steps")
@@ -127,9 +124,6 @@ class SagePlanner(LLMPlanner):
                      f"{self.min_subgoals}; kept as given")
         return subgoals
 
-    def _steps_schema(self) -> dict:
-        return steps_schema(self.task.domain, self.task.problem)
-
     def _read_steps(self, text: str | None) -> tuple[list[Step], bool]:
         """(steps, readable): an explicit empty list is readable; unreadable text is not."""
         if text is None:
@@ -146,19 +140,10 @@ class SagePlanner(LLMPlanner):
     def _drop_noop_repeats(self, log: CallLog, steps: list[Step], state: frozenset,
                            previous: Step | None) -> list[Step]:
         """Remove a step that exactly repeats the step before it and changes nothing."""
-        kept: list[Step] = []
-        current = state
-        for step in steps:
-            before = kept[-1] if kept else previous
-            if before is not None and same_step(step, before) and is_noop(self.gate, current,
-                                                                          step):
-                log.note(f"dropped a repeated no-op step: {step.get('action')} "
-                         f"{step.get('object', '')}".rstrip())
-                continue
-            ok, ground, _ = feasible(self.gate, current, step)
-            if ok:
-                current = self.gate.apply(current, ground)
-            kept.append(step)
+        kept, dropped = drop_noop_repeats(self.gate, steps, state, previous)
+        for step in dropped:
+            log.note(f"dropped a repeated no-op step: {step.get('action')} "
+                     f"{step.get('object', '')}".rstrip())
         return kept
 
     def _gate_block(self, log: CallLog, subgoal: str, steps: list[Step], state: frozenset, *,
@@ -183,7 +168,7 @@ class SagePlanner(LLMPlanner):
                             'as JSON: {"steps": [{"action": ..., "object": ..., "target": ...}]}.')
             text = self.ask(log, refine_messages(self.task, subgoal, self.state_text(state),
                                                  steps, feedback),
-                            role="refine", schema=self._steps_schema(), temperature=0.1)
+                            role="refine", schema=self.steps_schema(), temperature=0.1)
             refines += 1
             new_steps, new_readable = self._read_steps(text)
             if not new_readable:
@@ -226,13 +211,11 @@ class SagePlanner(LLMPlanner):
     # ---------------------------------------------------------------------------------- repair
     def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
                failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
-        task = self.require_task()
-        log = self.log()
-        done_steps = self.canonical(done)
-        failed = self.canonical([failed_step])[0] if failed_step else None
-        here = self.state_at(state, done_steps, log)
+        point = self.begin_repair(state, done, failed_step, reason)
+        task, log, here = self.task, point.log, point.state
+        done_steps, failed = point.done, point.failed
         if not self.local_repair or not self.blocks:
-            return self._global_replan(log, here, done_steps, failed, reason)
+            return self._global_replan(point)
 
         index, offset = self._locate(len(done_steps))
         self._check_alignment(log, done_steps)
@@ -243,7 +226,7 @@ class SagePlanner(LLMPlanner):
                                              self.state_text(here),
                                              later=[b.subgoal for b in later],
                                              examples_text=examples),
-                        role="repair", schema=self._steps_schema(), temperature=0.1)
+                        role="repair", schema=self.steps_schema(), temperature=0.1)
         suffix, readable = self._read_steps(text)
         if not readable:
             log.note("repair gave no readable steps")
@@ -285,10 +268,10 @@ class SagePlanner(LLMPlanner):
                          "sub-goal is located by position")
                 return
 
-    def _global_replan(self, log: CallLog, state: frozenset, done: Sequence[Step],
-                       failed: Step | None, reason: str) -> PlanResult:
+    def _global_replan(self, point: RepairPoint) -> PlanResult:
         """SAGE-NoRepair (and repair without bookkeeping): decompose/expand/refine again."""
-        context = replan_text(done, failed, reason, self.state_text(state))
+        log, state, done = point.log, point.state, point.done
+        context = self.replan_context(point)
         previous = done[-1] if done else None
         blocks, _ = self._plan_blocks(log, state, context=context, previous=previous)
         log.note("global replan from the state at the failure")

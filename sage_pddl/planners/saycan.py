@@ -78,9 +78,7 @@ class SayCanPlanner(LLMPlanner):
         return (feasible_steps + blocked)[:self.max_candidates]
 
     def plan(self, task: PlanningTask) -> PlanResult:
-        self.start(task)
-        log = self.log()
-        start = self.gate.initial_state
+        log, start = self.begin_plan(task)
         return self.finish(log, self._decode(log, start, []), start)
 
     def _decode(self, log: CallLog, state: frozenset, history: list[Step]) -> list[Step]:
@@ -115,9 +113,8 @@ class SayCanPlanner(LLMPlanner):
 
     def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
                failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
-        self.require_task()
-        log = self.log()
-        done_steps = self.canonical(done)
-        here = self.state_at(state, done_steps, log)
-        log.note(f"repair after failure: {reason}")
-        return self.finish(log, self._decode(log, here, list(done_steps)), here)
+        # decoding does not use the failed step, so it is not read (None)
+        point = self.begin_repair(state, done, None, reason)
+        point.log.note(f"repair after failure: {reason}")
+        return self.finish(point.log, self._decode(point.log, point.state, list(point.done)),
+                           point.state)

@@ -14,8 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step, same_step
-from .prompts import critique_messages, direct_messages, replan_messages, self_refine_messages
-from .schema import steps_schema
+from .prompts import critique_messages, self_refine_messages
 from .session import LLMPlanner
 
 
@@ -29,12 +28,8 @@ class SelfRefinePlanner(LLMPlanner):
         self.max_iterations = max_iterations
 
     def plan(self, task: PlanningTask) -> PlanResult:
-        self.start(task)
-        log = self.log()
-        start = self.gate.initial_state
-        text = self.ask(log, direct_messages(task, self.state_text(start)), role="direct",
-                        schema=steps_schema(task.domain, task.problem))
-        return self.finish(log, self._refine_loop(log, self.parse(text), start), start)
+        log, start = self.begin_plan(task)
+        return self.finish(log, self._refine_loop(log, self.direct_plan(log, start), start), start)
 
     def _refine_loop(self, log: CallLog, steps: list[Step], start: frozenset) -> list[Step]:
         task = self.task
@@ -48,7 +43,7 @@ class SelfRefinePlanner(LLMPlanner):
                 log.note(f"critique {round_}: no issues")
                 break
             text = self.ask(log, self_refine_messages(task, steps, critique, state_text),
-                            role="self-refine", schema=steps_schema(task.domain, task.problem))
+                            role="self-refine", schema=self.steps_schema())
             refined = self.parse(text)
             if not refined:
                 log.note(f"refinement {round_} gave no steps; the previous plan stands")
@@ -62,12 +57,6 @@ class SelfRefinePlanner(LLMPlanner):
 
     def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
                failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
-        task = self.require_task()
-        log = self.log()
-        done_steps = self.canonical(done)
-        here = self.state_at(state, done_steps, log)
-        failed = self.canonical([failed_step])[0] if failed_step else None
-        text = self.ask(log, replan_messages(task, done_steps, failed, reason,
-                                             self.state_text(here)),
-                        role="repair", schema=steps_schema(task.domain, task.problem))
-        return self.finish(log, self._refine_loop(log, self.parse(text), here), here)
+        point = self.begin_repair(state, done, failed_step, reason)
+        steps = self._refine_loop(point.log, self.parse(self.replan(point)), point.state)
+        return self.finish(point.log, steps, point.state)

@@ -1,20 +1,40 @@
 """The episode state every LLM planner keeps between `plan` and `repair`.
 
 `LLMPlanner` holds the backend and options; `start(task)` compiles the gate for the task's
-domain and problem (once per task) and remembers the task for a later `repair`. Helpers turn a
-gate state into prompt text, parse and canonicalise steps, and finish a `PlanResult`:
-`certified` is set only by planners that gate their output (`gated = True`) and only when the
-gate accepts every returned step from the state they start in; `goal_reached` is the gate's goal
-test after the returned steps (reported for every planner; it is never shown to the LLM).
+domain and problem (once per task) and remembers the task for a later `repair`; `begin_plan(task)`
+also opens the call log. Every `repair` starts the same way, with `begin_repair`: the episode
+must exist, a fresh call log, the executed and failed steps in the domain's spelling and the
+state at the failure (a `RepairPoint`); `replan` is the one repair call of the planners that
+simply ask for the remaining steps (Direct, CoT, Few-Shot CoT, Self-Refine, LLM+P's fallback).
+Helpers turn a gate state into prompt text, parse and canonicalise steps, and finish a
+`PlanResult`: `certified` is set only by planners that gate their output (`gated = True`) and
+only when the gate accepts every returned step from the state they start in; `goal_reached` is
+the gate's goal test after the returned steps (reported for every planner; it is never shown to
+the LLM).
 """
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step, SubgoalBlock
 from .gating import compile_for, describe_state, replay
 from .parsing import Canonicalizer, parse_steps
+from .prompts import DIRECT_ROLE, direct_messages, replan_messages, replan_text
+from .schema import steps_schema
+
+
+@dataclass(frozen=True)
+class RepairPoint:
+    """Where a repair starts: its call log, the executed steps and the failed one (canonical;
+    None when no step is given), the failure's reason and the state at the failure."""
+
+    log: CallLog
+    done: list[Step]
+    failed: Step | None
+    reason: str
+    state: frozenset
 
 
 class LLMPlanner:
@@ -52,6 +72,22 @@ class LLMPlanner:
             self.canon = Canonicalizer(task.domain, task.problem)
             self._gate_key = gate_key
 
+    def begin_plan(self, task: PlanningTask) -> tuple[CallLog, frozenset]:
+        """Start the episode of `task`: (a fresh call log, the gate's initial state)."""
+        self.start(task)
+        return self.log(), self.gate.initial_state
+
+    def begin_repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
+                     failed_step: Mapping[str, Any] | None, reason: str) -> RepairPoint:
+        """The start every `repair` shares (see `RepairPoint`); the state is the given one or
+        `done` replayed from the initial state."""
+        self.require_task()
+        log = self.log()
+        done_steps = self.canonical(done)
+        here = self.state_at(state, done_steps, log)
+        failed = self.canonical([failed_step])[0] if failed_step else None
+        return RepairPoint(log, done_steps, failed, reason, here)
+
     def require_task(self) -> PlanningTask:
         if self.task is None:
             raise PlannerError(f"{self.name}.repair() was called before plan(): there is no "
@@ -69,7 +105,34 @@ class LLMPlanner:
         return log.complete(messages, role=role, schema=schema,
                             temperature=self.temperature(temperature), seed=self.seed)
 
+    def direct_plan(self, log: CallLog, start: frozenset) -> list[Step]:
+        """One Direct call: the whole plan from `start`, parsed (Direct, Self-Refine and LLM+P's
+        fallback)."""
+        text = self.ask(log, direct_messages(self.task, self.state_text(start)), role="direct",
+                        schema=self.steps_schema())
+        return self.parse(text)
+
+    def replan(self, point: RepairPoint, *, role: str = "repair", role_text: str = DIRECT_ROLE,
+               schema: Any = None, temperature: float = 0.2, examples_text: str = ""
+               ) -> str | None:
+        """One call asking for the steps that remain after the failure at `point`; the answer
+        text. `schema` defaults to the steps schema of the task."""
+        messages = replan_messages(self.task, point.done, point.failed, point.reason,
+                                   self.state_text(point.state), role_text=role_text,
+                                   examples_text=examples_text)
+        return self.ask(point.log, messages, role=role,
+                        schema=self.steps_schema() if schema is None else schema,
+                        temperature=temperature)
+
     # ------------------------------------------------------------------------------- helpers
+    def steps_schema(self) -> dict:
+        """The JSON schema of a step list over the current task's domain and objects."""
+        return steps_schema(self.task.domain, self.task.problem)
+
+    def replan_context(self, point: RepairPoint) -> str:
+        """The failure at `point` as prompt text: executed steps, failed step, the state now."""
+        return replan_text(point.done, point.failed, point.reason, self.state_text(point.state))
+
     def state_text(self, state: frozenset) -> str:
         return describe_state(self.gate, self.task.domain, state)
 

@@ -46,12 +46,12 @@ import math
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from sage_pddl.gate import StepRejected, compile_gate
+from sage_pddl.gate import compile_gate
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 
-from ..base import (EnvError, Fact, Observation, StepLike, StepResult, as_plan_step, parse_facts)
-from ..faults import GONE, StepContext, compose
-from ..transitions import Transition, TransitionLog, make_transition
+from ..base import EnvError, Fact, Observation, StepResult, parse_facts
+from ..faults import compose
+from ..symbolic import GatedEnv
 
 STRUCTURAL_TYPES = frozenset({"wall", "floor", "ceiling", "room", "doorway", "window", "walldecal",
                               "showerdoor", "showercurtain"})
@@ -79,24 +79,20 @@ def _make_controller(**options: Any) -> Any:
     return Controller(**{**CONTROLLER_DEFAULTS, **options})
 
 
-class AI2ThorEnv:
-    """See the module docstring."""
+class AI2ThorEnv(GatedEnv):
+    """See the module docstring; steps are read and grounded as in `GatedEnv`."""
 
     name = "ai2thor"
+    _reset_call = "reset(problem, scene=...)"
 
     def __init__(self, controller: Any = None, *,
                  controller_factory: Callable[..., Any] | None = None,
                  controller_options: dict[str, Any] | None = None, log: str | Path | None = None,
                  domains_dirs: Iterable[str | Path] | None = None, faults: Any = None):
+        super().__init__(log=log, domains_dirs=domains_dirs, faults=faults)
         self.controller = controller
         self._factory = controller_factory or _make_controller
         self._controller_options = dict(controller_options or {})
-        self._log = TransitionLog(log) if log else None
-        self._domains_dirs = list(domains_dirs) if domains_dirs else None
-        self._default_faults = faults
-        self.gate: Any = None
-        self.last_transition: Transition | None = None
-        self._episode = -1
 
     # --- episode ---------------------------------------------------------------------------
 
@@ -106,10 +102,7 @@ class AI2ThorEnv:
         if not scene:
             raise EnvError("the ai2thor backend needs a scene (e.g. FloorPlan1): pass scene= "
                            "or reset from a task")
-        if not isinstance(domain, Domain):
-            from sage_pddl.domains import load_domain
-
-            domain = load_domain(domain or problem.domain_name, self._domains_dirs)
+        domain = self._resolve_domain(domain, problem)
         gate = compile_gate(domain, problem)
         fault_set = compose(faults if faults is not None else self._default_faults)
         if self.controller is None:
@@ -117,49 +110,23 @@ class AI2ThorEnv:
         else:
             self.controller.reset(scene=scene)
         self.domain, self.problem, self.gate, self.scene = domain, problem, gate, scene
-        self._names = {key(t.name): t.name for t in (*domain.constants, *problem.objects)}
+        self._names = self._build_spelling(domain, problem)
         self._state = frozenset(gate.initial_state) | parse_facts(hidden)
-        self._task = task or problem.name
-        self._episode += 1
-        self._index = self._succeeded = 0
         self._found: str | None = None
         self._last_error = ""
-        self._gone: set[str] = set()
-        self._fault_run = fault_set.start(self._task)
-        self.last_transition = None
+        self._begin_episode(task or problem.name, fault_set)
         self._sense()
         return self.observe()
 
-    def step(self, step: StepLike) -> StepResult:
-        if self.gate is None:
-            raise EnvError("step() called before reset(): start an episode with reset(problem)")
-        index = self._index
-        self._index += 1
-        try:
-            plan_step = as_plan_step(step, index)
-        except EnvError as error:
-            return self._finish(PlanStep(str(step), (), index, str(step)), self._state, False,
-                                f"unparsable step: {error}", "unparsable-step")
-        injection = self._fault_run.before_step(
-            StepContext(self._task, index, self._succeeded, plan_step))
-        if injection and injection.vanish:
-            for obj in injection.vanish:
-                for instance in self._instances(obj):
-                    self._do("DisableObject", objectId=instance["objectId"])
-            self._gone |= set(injection.vanish)
-            self._state = frozenset(f for f in self._state if not self._gone.intersection(f[1:]))
-        pre = self._state
-        if injection and injection.fail:
-            return self._finish(plan_step, pre, False, injection.reason, injection.code)
-        gone = [a for a in plan_step.args if key(a) in self._gone]
-        if gone:
-            return self._finish(plan_step, pre, False, f"{gone[0]} is no longer there", GONE)
-        try:
-            ground = self.gate.ground(plan_step, index)
-        except StepRejected as rejected:
-            return self._finish(plan_step, pre, False, rejected.violation.message,
-                                rejected.violation.code)
-        memory = self._memory_violation(pre, ground, index, plan_step.text)
+    def _vanish(self, objects: Iterable[str]) -> None:
+        for obj in objects:
+            for instance in self._instances(obj):
+                self._do("DisableObject", objectId=instance["objectId"])
+        self._gone |= set(objects)
+        self._state = frozenset(f for f in self._state if not self._gone.intersection(f[1:]))
+
+    def _execute(self, plan_step: PlanStep, pre: frozenset[Fact], ground: Any) -> StepResult:
+        memory = self._memory_violation(pre, ground, plan_step.index, plan_step.text)
         if memory is not None:
             return self._finish(plan_step, pre, False, memory.message, memory.code)
         skill = getattr(self, "_skill_" + key(ground.name), None)
@@ -174,26 +141,13 @@ class AI2ThorEnv:
         return self._finish(plan_step, pre, success, "ok" if success else message,
                             None if success else "simulator-failure")
 
-    def true_state(self) -> frozenset[Fact]:
-        self._require_episode()
-        return self._state
-
-    def goal_reached(self) -> bool | None:
-        self._require_episode()
-        return bool(self.gate.goal_holds(self._state))
-
     def close(self) -> None:
         if self.controller is not None:
             stop = getattr(self.controller, "stop", None)
             if stop:
                 stop()
             self.controller = None
-        if self._log is not None:
-            self._log.close()
-
-    @property
-    def step_count(self) -> int:
-        return self._index if self.gate is not None else 0
+        super().close()
 
     # --- observation -----------------------------------------------------------------------
 
@@ -429,15 +383,5 @@ class AI2ThorEnv:
 
     def _finish(self, plan_step: PlanStep, pre: frozenset[Fact], success: bool, message: str,
                 code: str | None) -> StepResult:
-        self._last_error = "" if success else message
-        self.last_transition = make_transition(
-            task=self._task, env=self.name, domain=self.domain.name, step=plan_step.index,
-            plan_step=plan_step, pre=pre, success=success, message=message, post=self._state,
-            code=code, episode=self._episode)
-        if self._log is not None:
-            self._log.append(self.last_transition)
-        return StepResult(success, message, self.observe(), code, plan_step.index)
-
-    def _require_episode(self) -> None:
-        if self.gate is None:
-            raise EnvError("no episode: call reset(problem, scene=...) first")
+        self._last_error = "" if success else message  # shown by the observation
+        return super()._finish(plan_step, pre, success, message, code)
