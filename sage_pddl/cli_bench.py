@@ -21,15 +21,6 @@ def _list(text: str | None) -> list[str] | None:
     return [part.strip() for part in _split_top(text) if part.strip()]
 
 
-def _require_numpy() -> None:
-    try:
-        import numpy  # noqa: F401
-    except ImportError:
-        from .pddl.errors import SageError
-
-        raise SageError("the benchmark report needs numpy: pip install 'sage-pddl[bench]'") from None
-
-
 def config_from_args(args) -> Any:
     """The `BenchConfig` of a `bench` command line (`--config` file first, flags on top)."""
     from .bench.runner import BenchConfig, BenchConfigError, config_from_mapping, load_config
@@ -71,8 +62,6 @@ def cmd_bench(args) -> int:
     from .bench.report import write_report
 
     config = config_from_args(args)
-    if not args.no_report:
-        _require_numpy()
     run_dir = run_benchmark(config)
     status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
     out = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -97,7 +86,6 @@ def cmd_bench(args) -> int:
 
 
 def cmd_report(args) -> int:
-    _require_numpy()
     from .bench.report import write_report
 
     files = write_report(args.run_dir, candidate=args.candidate,

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from typing import Any, Callable
 
 from .pddl.errors import SageError

@@ -35,20 +35,17 @@ how an object vanishes (`_vanish`) and what the robot observes (`observe`).
 """
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 
-from sage_pddl.gate import StepRejected, compile_gate
+from sage_pddl.gate import compile_gate
 
-from .base import (EnvError, Fact, Observation, StepLike, StepResult, as_plan_step,
-                   effect_predicates, format_fact, parse_facts)
-from .faults import GONE, StepContext, compose
-from .transitions import Transition, TransitionLog, make_transition
+from .base import EnvError, Fact, Observation, StepResult, effect_predicates, format_fact, parse_facts
+from .episode import GatedEnv
+from .faults import compose
 
 
 @dataclass(frozen=True)
@@ -61,117 +58,6 @@ class ObservationModel:
     openable: tuple[str, ...] = ("openable",)
     enclosed: tuple[str, ...] = ("enclosed",)  # unary: the object is hidden, whatever holds it
     holding: tuple[str, ...] = ("holding", "held", "carrying", "in-hand")
-
-
-class GatedEnv(ABC):
-    """The episode bookkeeping and step prologue of environments that read steps through the
-    gate (see the module docstring). A subclass's `reset` sets `domain`, `problem`, `gate` and
-    `_state`, then calls `_begin_episode`."""
-
-    name = "gated"
-    _reset_call = "reset(problem)"  # how the "no episode" error tells the caller to start one
-
-    def __init__(self, *, log: str | Path | None = None,
-                 domains_dirs: Iterable[str | Path] | None = None, faults: Any = None):
-        self._domains_dirs = list(domains_dirs) if domains_dirs else None
-        self._default_faults = faults
-        self._log = TransitionLog(log) if log else None
-        self._episode = -1
-        self.gate: Any = None
-        self.domain: Domain | None = None
-        self.problem: Problem | None = None
-        self.last_transition: Transition | None = None
-
-    def _begin_episode(self, task: str, fault_set: Any) -> None:
-        """Start the counters of a new episode named `task` with its faults."""
-        self._task = task
-        self._episode += 1
-        self._index = 0
-        self._succeeded = 0
-        self._gone: set[str] = set()
-        self._fault_run = fault_set.start(task)
-        self.last_transition = None
-
-    def step(self, step: StepLike) -> StepResult:
-        if self.gate is None:
-            raise EnvError("step() called before reset(): start an episode with reset(problem)")
-        index = self._index
-        self._index += 1
-        try:
-            plan_step = as_plan_step(step, index)
-        except SageError as error:
-            plan_step = PlanStep(str(step), (), index, str(step))
-            return self._finish(plan_step, self._state, False, f"unparsable step: {error}",
-                                "unparsable-step")
-        injection = self._fault_run.before_step(
-            StepContext(self._task, index, self._succeeded, plan_step))
-        if injection and injection.vanish:
-            self._vanish(injection.vanish)
-        pre = self._state
-        if injection and injection.fail:
-            return self._finish(plan_step, pre, False, injection.reason, injection.code)
-        gone = [arg for arg in plan_step.args if key(arg) in self._gone]
-        if gone:
-            return self._finish(plan_step, pre, False, f"{gone[0]} is no longer there", GONE)
-        try:
-            ground = self.gate.ground(plan_step, index)
-        except StepRejected as rejected:
-            violation = rejected.violation
-            return self._finish(plan_step, pre, False, violation.message, violation.code)
-        return self._execute(plan_step, pre, ground)
-
-    @abstractmethod
-    def _execute(self, plan_step: PlanStep, pre: frozenset[Fact], ground: Any) -> StepResult:
-        """Run a grounded step from the true state `pre`; `_finish` its outcome."""
-
-    @abstractmethod
-    def _vanish(self, objects: Iterable[str]) -> None:
-        """Remove vanished objects from the world (later steps naming them fail: `_gone`)."""
-
-    @abstractmethod
-    def observe(self) -> Observation:
-        """The robot's current view."""
-
-    def true_state(self) -> frozenset[Fact]:
-        self._require_episode()
-        return self._state
-
-    def goal_reached(self) -> bool | None:
-        self._require_episode()
-        return bool(self.gate.goal_holds(self._state))
-
-    def close(self) -> None:
-        if self._log is not None:
-            self._log.close()
-
-    @property
-    def step_count(self) -> int:
-        return self._index if self.gate is not None else 0
-
-    def _finish(self, plan_step: PlanStep, pre: frozenset[Fact], success: bool, message: str,
-                code: str | None) -> StepResult:
-        self.last_transition = make_transition(
-            task=self._task, env=self.name, domain=self.domain.name, step=plan_step.index,
-            plan_step=plan_step, pre=pre, success=success, message=message, post=self._state,
-            code=code, episode=self._episode)
-        if self._log is not None:
-            self._log.append(self.last_transition)
-        return StepResult(success, message, self.observe(), code, plan_step.index)
-
-    def _resolve_domain(self, domain: Domain | str | None, problem: Problem) -> Domain:
-        if isinstance(domain, Domain):
-            return domain
-        from sage_pddl.domains import load_domain
-
-        return load_domain(domain or problem.domain_name, self._domains_dirs)
-
-    @staticmethod
-    def _build_spelling(domain: Domain, problem: Problem) -> dict[str, str]:
-        return {key(t.name): t.name for t in (*domain.constants, *problem.objects)}
-
-    def _require_episode(self) -> None:
-        if self.gate is None:
-            raise EnvError(f"no episode: call {self._reset_call} first")
 
 
 class SymbolicEnv(GatedEnv):

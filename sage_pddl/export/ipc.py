@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, Plan, PlanStep, Problem, key

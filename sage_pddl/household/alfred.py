@@ -34,7 +34,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..pddl.errors import SageError
@@ -466,7 +466,6 @@ class _Translator:
         where = dict(self.initial_place)  # item name -> receptacle instance (or item holder)
         opened: set[str] = set()
         held: _Instance | None = None
-        at: _Instance | None = None
         out: list[tuple[str, tuple[str, ...]]] = []
 
         def emit(action: str, *args: _Instance) -> None:
@@ -479,7 +478,6 @@ class _Translator:
                 target = self._goto_target(i, where, held)
                 if target is not None:
                     emit("GoTo", target)
-                    at = target
             elif kind in ("PickupObject", "PutObject"):
                 for low in self.low_by_high.get(i, []):
                     api = low["action"]

@@ -17,7 +17,7 @@ from sage_pddl.pddl.model import (
     Action, And, Atom, Comparison, Constant, Domain, Equals, Exists, Forall, ForallEffect, Imply,
     Not, Or, Problem, Unsupported, When, key)
 
-from .base import PlanningTask, Step, step_text
+from .base import PlanningTask, step_text
 from .parsing import annotation_words, step_fields
 
 Messages = list[dict[str, str]]

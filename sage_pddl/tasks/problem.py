@@ -55,14 +55,14 @@ Goal (`TaskScene.goal_source`)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-from ..pddl.model import And, Atom, Constant, Domain, Not, Problem, Typed, key
+from ..pddl.model import And, Atom, Constant, Domain, Not, Problem, Typed
 from . import catalogue
-from .catalogue import ObjectType, affordances, canonical_type
+from .catalogue import affordances, canonical_type
 from .observation import ObservedState, read_observation
-from .taskset import Task, alias_map, name_key, normalize_steps
+from .taskset import Task, name_key, normalize_steps
 
 GOAL_PREDICATES = ("holding", "turned-on", "opened", "closed", "on", "inside", "sat-on",
                    "lying-on", "heated", "cooled", "cleaned")

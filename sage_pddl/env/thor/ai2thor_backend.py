@@ -51,7 +51,7 @@ from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 
 from ..base import EnvError, Fact, Observation, StepResult, parse_facts
 from ..faults import compose
-from ..symbolic import GatedEnv
+from ..episode import GatedEnv
 
 STRUCTURAL_TYPES = frozenset({"wall", "floor", "ceiling", "room", "doorway", "window", "walldecal",
                               "showerdoor", "showercurtain"})
@@ -122,7 +122,7 @@ class AI2ThorEnv(GatedEnv):
         for obj in objects:
             for instance in self._instances(obj):
                 self._do("DisableObject", objectId=instance["objectId"])
-        self._gone |= set(objects)
+        self._gone |= {key(obj) for obj in objects}  # facts and step args compare lower-case
         self._state = frozenset(f for f in self._state if not self._gone.intersection(f[1:]))
 
     def _execute(self, plan_step: PlanStep, pre: frozenset[Fact], ground: Any) -> StepResult:
