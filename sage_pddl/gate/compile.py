@@ -26,23 +26,31 @@ Semantics
   preferences, `oneof` and any other `Unsupported` node make `compile_table` raise
   `UnsupportedConstruct` naming the construct and its line:column.
 
-Annotations (`; @sage alias|step|reason`, see docs/annotations.md) are read here too: action
-aliases and name matching (case, spaces, `_` and `-` ignored), the JSON-field map of each action's
-parameters, and the friendly code and message of a precondition literal.
+* **Speed.** Everything that depends on the domain alone (annotations, names, types, the
+  scope hazards, canonical texts, one template per action) is compiled once per `Domain` object
+  (`schema.domain_schema`), so a table costs only its problem. Grounding substitutes the step's
+  objects into the action's template (one generated function builds all literal atoms) and walks
+  only quantifiers, disjunctions, implications and conditional effects. For checking, a ground
+  action also has a bit-set form (`BitSets`, `PreconditionTable.fast_step`): states are ints,
+  a step is three C-level int operations.
+
+Annotations (`; @sage alias|step|reason`, see docs/annotations.md) are read with the schema:
+action aliases and name matching (case, spaces, `_` and `-` ignored), the JSON-field map of each
+action's parameters, and the friendly code and message of a precondition literal.
 """
 from __future__ import annotations
 
 import itertools
-import re
-import shlex
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Union
 
 from ..pddl.errors import PDDLSemanticError, UnsupportedConstruct
 from ..pddl.model import (
-    Action, And, Annotation, Atom, Comparison, Constant, Domain, Equals, Exists, Forall,
-    ForallEffect, FunctionTerm, Imply, Location, Not, NumericEffect, Or, Problem,
-    Typed, Unsupported, Variable, When, key,
+    Action, And, Atom, Comparison, Constant, Domain, Equals, Exists, Forall, ForallEffect, FunctionTerm,
+    Imply, Location, Not, NumericEffect, Or, Problem, Typed, Unsupported, Variable, When, key,
+)
+from .schema import (  # noqa: F401 - canonical_sexpr, formula_text, loose_name, Reason re-exported
+    Reason, canonical_sexpr, domain_schema, formula_text, loose_name, walk,
 )
 
 GroundAtom = tuple  # ("predicate", "arg", ...), all lower case
@@ -291,30 +299,101 @@ class ConditionalEffects:
                 delete |= effect.delete
         return add, delete
 
-
-@dataclass(frozen=True, slots=True, eq=False)
 class GroundAction:
     """An action with its parameters bound to objects, compiled to sets (pyperplan's Operator).
 
-    `checks` holds the closures that the precondition needs beyond the two literal sets (one per
-    disjunction/implication, and a constant-false one when an equality failed at grounding).
+    `pre_pos`/`pre_neg`/`add`/`delete` are frozensets of interned atoms. `checks` holds the
+    closures the precondition needs beyond the two literal sets (one per disjunction/implication,
+    a clause index for many clauses, a constant-false one when an equality failed at grounding);
+    `conditional` the indexed conditional effects. `text`, `bindings` and `precondition` (the
+    ground condition with each literal's source, for explanations) are built on first use, since
+    checking a plan never needs them. `fast` is the bit-set form the gate's check loop uses
+    (`PreconditionTable.fast_step`). Instances are values: treat them as immutable.
     """
 
-    schema: Action
-    args: tuple[str, ...]
-    text: str
-    bindings: tuple[tuple[str, str], ...]
-    precondition: Cond
-    pre_pos: frozenset
-    pre_neg: frozenset
-    checks: tuple[Callable[[State], bool], ...]
-    add: frozenset
-    delete: frozenset
-    conditional: ConditionalEffects | None = None
+    __slots__ = ("schema", "args", "checks", "conditional", "fast", "_table", "_subs", "_unsat",
+                 "_literals", "_extra", "_sets", "_text", "_bindings", "_precondition")
+
+    def __init__(self, table: "PreconditionTable", schema: Action, args: tuple[str, ...],
+                 literals: tuple[tuple, tuple, tuple, tuple],
+                 extra: tuple[frozenset, frozenset, frozenset, frozenset] | None,
+                 subs: tuple, unsat: bool, conditional: "ConditionalEffects | None"):
+        self.schema = schema
+        self.args = args
+        self.conditional = conditional
+        self._table = table
+        self._literals = literals  # the template's atoms: pre_pos, pre_neg, add, delete
+        self._extra = extra  # the same four from the walked (non-template) parts, or None
+        self._subs = subs
+        self._unsat = unsat
+        self.checks = _set_checks(subs, unsat) if subs or unsat else ()
+        self.fast: tuple = ()
+        self._sets: tuple[frozenset, frozenset, frozenset, frozenset] | None = None
+        self._text: str | None = None
+        self._bindings: tuple[tuple[str, str], ...] | None = None
+        self._precondition: Cond | None = None
+
+    def _build_sets(self) -> tuple[frozenset, frozenset, frozenset, frozenset]:
+        intern = self._table._interned.setdefault
+        sets = tuple(frozenset(map(intern, atoms, atoms)) if atoms else _EMPTY
+                     for atoms in self._literals)
+        if self._extra is not None:
+            sets = tuple(a | b for a, b in zip(sets, self._extra))
+        self._sets = sets
+        return sets
+
+    @property
+    def pre_pos(self) -> frozenset:
+        """Atoms the precondition requires (interned)."""
+        return (self._sets or self._build_sets())[0]
+
+    @property
+    def pre_neg(self) -> frozenset:
+        """Atoms the precondition forbids."""
+        return (self._sets or self._build_sets())[1]
+
+    @property
+    def add(self) -> frozenset:
+        """Atoms the unconditional effect adds."""
+        return (self._sets or self._build_sets())[2]
+
+    @property
+    def delete(self) -> frozenset:
+        """Atoms the unconditional effect deletes."""
+        return (self._sets or self._build_sets())[3]
 
     @property
     def name(self) -> str:
         return self.schema.name
+
+    @property
+    def text(self) -> str:
+        """`(Pick Apple)`: the action and its objects in original spelling."""
+        if self._text is None:
+            names = self._table.object_names
+            self._text = "(" + " ".join([self.schema.name, *(names.get(a, a) for a in self.args)]) + ")"
+        return self._text
+
+    @property
+    def bindings(self) -> tuple[tuple[str, str], ...]:
+        """(parameter name, object in original spelling) pairs."""
+        if self._bindings is None:
+            names = self._table.object_names
+            self._bindings = tuple((p.name, names.get(a, a))
+                                   for p, a in zip(self.schema.parameters, self.args))
+        return self._bindings
+
+    @property
+    def precondition(self) -> Cond:
+        """The ground precondition with every literal's source (what `explain` reports)."""
+        if self._precondition is None:
+            env = {key(p.name): a for p, a in zip(self.schema.parameters, self.args)}
+            self._precondition = self._table.ground_formula(self.schema.precondition, env, True,
+                                                            anchor=None)
+        return self._precondition
+
+    def __repr__(self) -> str:
+        return f"GroundAction{self.text}"
 
     def applicable(self, state: State) -> bool:
         return (self.pre_pos <= state and state.isdisjoint(self.pre_neg)
@@ -340,154 +419,257 @@ class GroundAction:
         state |= add
 
 
-def _never(state: State) -> bool:
+_EMPTY: frozenset = frozenset()
+
+
+def _never(state: object) -> bool:
     return False
 
 
-# --- canonical text --------------------------------------------------------------------------
-
-_TOKEN = re.compile(r"\(|\)|[^\s()]+")
-
-
-def canonical_sexpr(text: str) -> str:
-    """Lower-case, single-spaced s-expression text, used to match annotation literals."""
-    out: list[str] = []
-    for token in _TOKEN.findall(text.lower()):
-        if out and token != ")" and out[-1] != "(":
-            out.append(" ")
-        out.append(token)
-    return "".join(out)
+def _set_checks(subs: tuple, unsat: bool) -> tuple[Callable[[State], bool], ...]:
+    """The closures a precondition needs beyond its literal sets, on frozenset states."""
+    clauses = [sub for sub in subs if isinstance(sub, AnyOf) and sub.is_clause]
+    checks = tuple(sub.holds for sub in subs if not (isinstance(sub, AnyOf) and sub.is_clause))
+    if len(clauses) > 1:
+        checks = (ClauseIndex(clauses).holds, *checks)
+    elif clauses:
+        checks = (clauses[0].holds, *checks)
+    if unsat:
+        checks = (_never, *checks)
+    return checks
 
 
-def _typed_text(variables: tuple[Typed, ...]) -> str:
-    parts = []
-    for v in variables:
-        if not v.types:
-            parts.append(f"?{v.name}")
-        elif len(v.types) == 1:
-            parts.append(f"?{v.name} - {v.types[0]}")
-        else:
-            parts.append(f"?{v.name} - (either {' '.join(v.types)})")
-    return " ".join(parts)
+# --- bit sets ----------------------------------------------------------------------------------
 
+class BitSets:
+    """Atoms as bits of Python ints, for the gate's check loop.
 
-def formula_text(node: object, names: Callable[[object], str] = lambda t: str(t)) -> str:
-    """PDDL text of a formula or effect; `names` renders each term (to substitute bindings)."""
-    def text(n: object) -> str:
-        if isinstance(n, Atom):
-            return "(" + " ".join([n.predicate, *(names(a) for a in n.args)]) + ")"
-        if isinstance(n, Equals):
-            return f"(= {names(n.left)} {names(n.right)})"
-        if isinstance(n, Not):
-            return f"(not {text(n.arg)})"
-        if isinstance(n, And):
-            return "(and" + "".join(" " + text(p) for p in n.parts) + ")"
-        if isinstance(n, Or):
-            return "(or" + "".join(" " + text(p) for p in n.parts) + ")"
-        if isinstance(n, Imply):
-            return f"(imply {text(n.antecedent)} {text(n.consequent)})"
-        if isinstance(n, Exists):
-            return f"(exists ({_typed_text(n.variables)}) {text(n.body)})"
-        if isinstance(n, Forall):
-            return f"(forall ({_typed_text(n.variables)}) {text(n.body)})"
-        if isinstance(n, When):
-            return f"(when {text(n.condition)} {text(n.effect)})"
-        if isinstance(n, ForallEffect):
-            return f"(forall ({_typed_text(n.variables)}) {text(n.effect)})"
-        if isinstance(n, Unsupported):
-            return n.text
-        return str(n)
-    return text(node)
+    An atom gets a bit the first time a mask names it (the initial state's atoms first, then
+    those of the ground actions as they are used), so the ints stay as small as the atoms a
+    problem's plans actually touch. A state is an int; a precondition check is
+    `s & pos == pos and not s & neg`, applying an action `s & keep | add` (`keep` = ~delete):
+    constant-time C operations, and an int state needs no copy. Every `Cond`, `AnyOf`,
+    `Implies`, clause index and conditional effect of the set form has a closure here that
+    computes the same thing on ints.
+    """
 
+    __slots__ = ("bit_of", "atoms")
 
-# --- annotations -----------------------------------------------------------------------------
+    def __init__(self) -> None:
+        self.bit_of: dict[GroundAtom, int] = {}
+        """Atom -> its bit (a power of two)."""
+        self.atoms: list[GroundAtom] = []
+        """Bit position -> atom."""
 
-def loose_name(name: str) -> str:
-    """Action-name identity for plan steps: case, spaces, `_` and `-` ignored."""
-    return re.sub(r"[\s_\-]+", "", name.lower())
+    def bit(self, atom: GroundAtom) -> int:
+        found = self.bit_of.get(atom)
+        if found is None:
+            found = self.bit_of[atom] = 1 << len(self.atoms)
+            self.atoms.append(atom)
+        return found
 
+    def mask(self, atoms: Union[frozenset, set]) -> int:
+        """The bit set of a set of atoms (a set: the bits are summed, duplicates would carry)."""
+        try:
+            return sum(map(self.bit_of.__getitem__, atoms))  # the bits are distinct: sum = or
+        except KeyError:
+            for atom in atoms:
+                if atom not in self.bit_of:
+                    self.bit(atom)
+            return sum(map(self.bit_of.__getitem__, atoms))
 
-@dataclass(frozen=True)
-class Reason:
-    code: str
-    message: str
+    def masks(self, groups: tuple[tuple, ...], intern: Callable) -> list[int]:
+        """The bit sets of tuples of atoms (duplicates allowed); new atoms are interned with
+        `intern` before they get a bit, so `atoms` holds the table's interned objects."""
+        bit_of = self.bit_of
+        out = []
+        try:
+            for group in groups:
+                m = 0
+                for atom in group:
+                    m |= bit_of[atom]
+                out.append(m)
+            return out
+        except KeyError:
+            for group in groups:
+                for atom in group:
+                    if atom not in bit_of:
+                        self.bit(intern(atom, atom))
+            return self.masks(groups, intern)
 
+    def atoms_of(self, mask: int) -> list[GroundAtom]:
+        """The atoms of `mask` (cost: one step per atom in it)."""
+        atoms = self.atoms
+        out = []
+        while mask:
+            low = mask & -mask
+            out.append(atoms[low.bit_length() - 1])
+            mask ^= low
+        return out
 
-def _annotation_error(annotation: Annotation, message: str) -> PDDLSemanticError:
-    return PDDLSemanticError(f"@sage {annotation.kind}: {message}", annotation.loc,
-                             text=annotation.text)
+    def state(self, start: State, start_mask: int, mask: int) -> State:
+        """The frozenset of `mask`, given a frozenset `start` whose mask is `start_mask`:
+        only the atoms that differ are converted."""
+        if mask == start_mask:
+            return start
+        removed = start_mask & ~mask
+        added = mask & ~start_mask
+        out = start.difference(self.atoms_of(removed)) if removed else start
+        return out.union(self.atoms_of(added)) if added else out
 
+    # -- conditions -------------------------------------------------------------------------
 
-def _split_reason(annotation: Annotation) -> tuple[str, str, str, str]:
-    """`Action <literal> code "message"` -> (action, literal, code, message)."""
-    text = annotation.text.strip()
-    head, _, rest = text.partition(" ")
-    rest = rest.lstrip()
-    if not head or not rest:
-        raise _annotation_error(annotation, "expected: <Action> <literal> <code> \"<message>\"")
-    if rest.startswith("("):
-        depth = 0
-        for i, ch in enumerate(rest):
-            depth += ch == "("
-            depth -= ch == ")"
-            if depth == 0:
-                literal, rest = rest[: i + 1], rest[i + 1:].strip()
-                break
-        else:
-            raise _annotation_error(annotation, "unbalanced parentheses in the literal")
-    else:
-        literal, _, rest = rest.partition(" ")
-        rest = rest.strip()
-    try:
-        words = shlex.split(rest)
-    except ValueError as error:
-        raise _annotation_error(annotation, f"cannot read code and message ({error})") from None
-    if not words:
-        raise _annotation_error(annotation, "missing the code after the literal")
-    return head, literal, words[0], " ".join(words[1:])
+    def cond_test(self, cond: Cond) -> Callable[[int], bool]:
+        if cond.unsat:
+            return _never
+        pos, neg = self.mask(cond.pos), self.mask(cond.neg)
+        subs = tuple(self._sub_test(sub) for sub in cond.subs)
+        if subs:
+            return lambda s: s & pos == pos and not s & neg and all(t(s) for t in subs)
+        if neg:
+            return lambda s: s & pos == pos and not s & neg
+        return lambda s: s & pos == pos
+
+    def _sub_test(self, sub: Union[AnyOf, Implies]) -> Callable[[int], bool]:
+        if isinstance(sub, Implies):
+            condition, then = self.cond_test(sub.condition), self.cond_test(sub.then)
+            return lambda s: not condition(s) or then(s)
+        return self._any_of_test(sub)
+
+    def _any_of_test(self, any_of: AnyOf) -> Callable[[int], bool]:
+        some, every = self.mask(any_of.any_pos), self.mask(any_of.any_neg)
+        parts = tuple(self.cond_test(part) for part in any_of.complex_parts)
+        if parts:
+            return lambda s: bool(s & some) or s & every != every or any(p(s) for p in parts)
+        return lambda s: bool(s & some) or s & every != every
+
+    def _clause_index_test(self, clauses: list[AnyOf]) -> Callable[[int], bool]:
+        """ClauseIndex on ints: a clause fails when all its negative atoms are present and none
+        of its positive ones; only clauses filed under a present trigger atom are looked at."""
+        index: dict[int, list[tuple[int, int]]] = {}
+        for clause in clauses:
+            trigger = self.bit(min(clause.any_neg))
+            index.setdefault(trigger, []).append((self.mask(clause.any_pos),
+                                                  self.mask(clause.any_neg)))
+        table = {k: tuple(v) for k, v in index.items()}
+        keys = 0
+        for k in table:
+            keys |= k
+
+        def holds(s: int) -> bool:
+            hit = s & keys
+            while hit:
+                low = hit & -hit
+                for some, every in table[low]:
+                    if not s & some and s & every == every:
+                        return False
+                hit ^= low
+            return True
+        return holds
+
+    def guard(self, subs: tuple, unsat: bool) -> Callable[[int], bool] | None:
+        """What `_set_checks` checks, on ints (None: nothing beyond the literal masks)."""
+        if unsat:
+            return _never
+        clauses = [sub for sub in subs if isinstance(sub, AnyOf) and sub.is_clause]
+        tests = tuple(self._sub_test(sub) for sub in subs
+                      if not (isinstance(sub, AnyOf) and sub.is_clause))
+        if len(clauses) > 1:
+            tests = (self._clause_index_test(clauses), *tests)
+        elif clauses:
+            tests = (self._any_of_test(clauses[0]), *tests)
+        if not tests:
+            return None
+        if len(tests) == 1:
+            return tests[0]
+        return lambda s: all(t(s) for t in tests)
+
+    # -- effects ----------------------------------------------------------------------------
+
+    def effects(self, effects: ConditionalEffects) -> tuple[Callable[[int], tuple[int, int]], int | None]:
+        """`ConditionalEffects.fire` on ints, `(fire, trigger)`: `fire(s)` gives the (add,
+        delete) masks of the effects that fire in `s`; when only effects filed under a trigger
+        atom exist, nothing fires unless `s & trigger`, so the caller can skip the call
+        (`trigger` is None when it cannot)."""
+        triggered = {self.bit(atom): tuple((None if c is None else self.cond_test(c),
+                                            self.mask(a), self.mask(d)) for c, a, d in entries)
+                     for atom, entries in effects.triggered.items()}
+        trigger_keys = 0
+        for k in triggered:
+            trigger_keys |= k
+        absent = {self.bit(atom): (self.mask(a), self.mask(d))
+                  for atom, (a, d) in effects.absent.items()}
+        absent_keys = 0
+        for k in absent:
+            absent_keys |= k
+        absent_add, absent_delete = self.mask(effects.absent_add), self.mask(effects.absent_delete)
+        general = tuple((self.cond_test(e.condition), self.mask(e.add), self.mask(e.delete))
+                        for e in effects.general)
+
+        def fire(s: int) -> tuple[int, int]:
+            add = delete = 0
+            hit = s & trigger_keys
+            while hit:
+                low = hit & -hit
+                for test, effect_add, effect_delete in triggered[low]:
+                    if test is None or test(s):
+                        add |= effect_add
+                        delete |= effect_delete
+                hit ^= low
+            if absent_keys:
+                fired_add, fired_delete = absent_add, absent_delete
+                present = s & absent_keys
+                while present:
+                    low = present & -present
+                    not_add, not_delete = absent[low]
+                    fired_add &= ~not_add
+                    fired_delete &= ~not_delete
+                    present ^= low
+                add |= fired_add
+                delete |= fired_delete
+            for test, effect_add, effect_delete in general:
+                if test(s):
+                    add |= effect_add
+                    delete |= effect_delete
+            return add, delete
+        return fire, (trigger_keys if not absent_keys and not general else None)
 
 
 # --- the table -------------------------------------------------------------------------------
 
-def _walk(node: object) -> Iterator[object]:
-    yield node
-    if isinstance(node, Not):
-        yield from _walk(node.arg)
-    elif isinstance(node, (And, Or)):
-        for part in node.parts:
-            yield from _walk(part)
-    elif isinstance(node, Imply):
-        yield from _walk(node.antecedent)
-        yield from _walk(node.consequent)
-    elif isinstance(node, (Exists, Forall)):
-        yield from _walk(node.body)
-    elif isinstance(node, When):
-        yield from _walk(node.condition)
-        yield from _walk(node.effect)
-    elif isinstance(node, ForallEffect):
-        yield from _walk(node.effect)
+_walk = walk
 
 
 class PreconditionTable:
     """A domain and problem compiled for checking plans: objects, types, actions, annotations,
-    the initial state, the goal, and a cache of ground actions. Build it with `compile_table`."""
+    the initial state, the goal, and a cache of ground actions. Build it with `compile_table`.
+
+    Everything that depends on the domain alone comes from its cached `DomainSchema`, so a
+    table costs only the problem's objects, initial state and goal."""
 
     def __init__(self, domain: Domain, problem: Problem):
         self.domain = domain
         self.problem = problem
+        self.schema = schema = domain_schema(domain)
         self._interned: dict[GroundAtom, GroundAtom] = {}
-        self._canon: dict[object, str] = {}
+        self._canon: dict[int, tuple[object, str]] = {}
         self._cost_fluents = self._find_cost_fluents()
         self._check_scope()
-        self._resolve_types()
+        if schema.annotation_error is not None:
+            schema.reraise_annotation_error(domain.annotations)
         self._resolve_objects()
-        self._resolve_names()
-        self._read_annotations()
+        self.predicate_names: dict[str, str] = schema.predicate_names
+        self.actions: dict[str, Action] = schema.actions
+        self.step_fields: dict[str, tuple[tuple[str, ...], ...]] = schema.step_fields
+        self.reasons: dict[tuple[str, str], Reason] = schema.reasons
         self._ground_cache: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
         self.initial_state: State = self._initial_state()
         self.goal: Cond | None = None
         if not (isinstance(problem.goal, And) and not problem.goal.parts):
             self.goal = self.ground_formula(problem.goal, {}, True, anchor="")
+        self.bits = BitSets()
+        self._initial_mask: int | None = None
+        self._goal_test: Callable[[int], bool] | None = None
 
     # -- scope ----------------------------------------------------------------------------
 
@@ -506,28 +688,29 @@ class PreconditionTable:
             "(it evaluates STRIPS/ADL with typing, equality, quantifiers, conditional effects "
             "and action costs)", loc)
 
+    def _check_node_scope(self, node: object, context: str) -> None:
+        if isinstance(node, Comparison):
+            raise self._unsupported(f"numeric comparison `{node.op}`", node.loc, context)
+        if isinstance(node, Unsupported):
+            raise self._unsupported(node.construct, node.loc, context)
+        if isinstance(node, NumericEffect):
+            cost = (node.op in ("increase", "decrease") and not node.fluent.args
+                    and key(node.fluent.name) in self._cost_fluents)
+            if not cost:
+                raise self._unsupported(
+                    f"numeric effect `({node.op} ({node.fluent.name}) ...)`", node.loc, context)
+
     def _check_formula_scope(self, formula: object, context: str) -> None:
-        for node in _walk(formula):
-            if isinstance(node, Comparison):
-                raise self._unsupported(f"numeric comparison `{node.op}`", node.loc, context)
-            if isinstance(node, Unsupported):
-                raise self._unsupported(node.construct, node.loc, context)
-            if isinstance(node, NumericEffect):
-                cost = (node.op in ("increase", "decrease") and not node.fluent.args
-                        and key(node.fluent.name) in self._cost_fluents)
-                if not cost:
-                    raise self._unsupported(
-                        f"numeric effect `({node.op} ({node.fluent.name}) ...)`", node.loc, context)
+        for node in walk(formula):
+            self._check_node_scope(node, context)
 
     def _check_scope(self) -> None:
         domain, problem = self.domain, self.problem
         if domain.unsupported:
             first = domain.unsupported[0]
             raise self._unsupported(first.construct, first.loc, f"in domain {domain.name}")
-        for action in domain.actions:
-            context = f"in action {action.name}"
-            self._check_formula_scope(action.precondition, context)
-            self._check_formula_scope(action.effect, context)
+        for node, context in self.schema.hazards:  # the domain's actions, walked once per domain
+            self._check_node_scope(node, context)
         if problem.unsupported:
             first = problem.unsupported[0]
             raise self._unsupported(first.construct, first.loc, f"in problem {problem.name}")
@@ -538,41 +721,24 @@ class PreconditionTable:
 
     # -- types and objects ----------------------------------------------------------------
 
-    def _resolve_types(self) -> None:
-        parents: dict[str, set[str]] = {}
-        for typedef in self.domain.types:
-            parents.setdefault(key(typedef.name), set()).update(key(p) for p in typedef.parents)
-        self._type_parents = parents
-        self._ancestors: dict[str, frozenset[str]] = {}
-
     def ancestors(self, type_name: str) -> frozenset[str]:
         """The type, its ancestors and `object`."""
-        type_key = key(type_name)
-        found = self._ancestors.get(type_key)
-        if found is None:
-            seen = {type_key, "object"}
-            todo = [type_key]
-            while todo:
-                for parent in self._type_parents.get(todo.pop(), ()):
-                    if parent not in seen:
-                        seen.add(parent)
-                        todo.append(parent)
-            found = self._ancestors[type_key] = frozenset(seen)
-        return found
+        return self.schema.ancestors(type_name)
 
     def _resolve_objects(self) -> None:
         spelling: dict[str, str] = {}
         types: dict[str, set[str]] = {}
         declared: dict[str, list[str]] = {}
+        ancestors = self.schema.ancestors
         for typed in (*self.domain.constants, *self.problem.objects):
-            name = key(typed.name)
+            name = typed.name.lower()
             spelling.setdefault(name, typed.name)
             bucket = types.setdefault(name, set())
-            declared.setdefault(name, [])
+            names = declared.setdefault(name, [])
             for type_name in typed.types or ("object",):
-                bucket |= self.ancestors(type_name)
-                if type_name not in declared[name]:
-                    declared[name].append(type_name)
+                bucket |= ancestors(type_name)
+                if type_name not in names:
+                    names.append(type_name)
         self.object_names: dict[str, str] = spelling
         """Object key -> original spelling, in declaration order."""
         self.object_types: dict[str, frozenset[str]] = {n: frozenset(t) for n, t in types.items()}
@@ -600,17 +766,9 @@ class PreconditionTable:
 
     # -- names ----------------------------------------------------------------------------
 
-    def _resolve_names(self) -> None:
-        self.predicate_names: dict[str, str] = {key(p.name): p.name for p in self.domain.predicates}
-        self.actions: dict[str, Action] = {}
-        self._loose: dict[str, Action] = {}
-        for action in self.domain.actions:
-            self.actions.setdefault(key(action.name), action)
-            self._loose.setdefault(loose_name(action.name), action)
-
     def resolve_action(self, name: str) -> Action | None:
         """The action a step names: exact (case-insensitive), then alias/loose match."""
-        return self.actions.get(key(name)) or self._loose.get(loose_name(name))
+        return self.schema.resolve_action(name)
 
     def atom(self, parts: tuple[str, ...]) -> GroundAtom:
         return self._interned.setdefault(parts, parts)
@@ -627,53 +785,13 @@ class PreconditionTable:
 
     # -- annotations ----------------------------------------------------------------------
 
-    def _read_annotations(self) -> None:
-        self.step_fields: dict[str, tuple[tuple[str, ...], ...]] = {}
-        self.reasons: dict[tuple[str, str], Reason] = {}
-        for annotation in self.domain.annotations:
-            kind = annotation.kind.lower()
-            if kind == "alias":
-                words = annotation.text.split()
-                action = self._annotated_action(annotation, words[0] if words else "")
-                for alias in words[1:]:
-                    self._loose.setdefault(loose_name(alias), action)
-            elif kind == "step":
-                words = annotation.text.split()
-                action = self._annotated_action(annotation, words[0] if words else "")
-                fields = tuple(tuple(f for f in w.split("|") if f) for w in words[1:])
-                if len(fields) != len(action.parameters):
-                    raise _annotation_error(
-                        annotation, f"{action.name} has {len(action.parameters)} parameter(s) "
-                        f"but the annotation maps {len(fields)}")
-                self.step_fields[key(action.name)] = fields
-            elif kind == "reason":
-                action_name, literal, code, message = _split_reason(annotation)
-                action = self._annotated_action(annotation, action_name)
-                wanted = canonical_sexpr(literal)
-                if wanted not in self._literal_texts(action):
-                    raise _annotation_error(
-                        annotation, f"{literal} is not a precondition literal of {action.name}")
-                self.reasons[(key(action.name), wanted)] = Reason(code, message)
-
-    def _annotated_action(self, annotation: Annotation, name: str) -> Action:
-        action = self.actions.get(key(name)) if name else None
-        if action is None:
-            raise _annotation_error(annotation, f"unknown action {name!r}")
-        return action
-
-    def _literal_texts(self, action: Action) -> set[str]:
-        texts = set()
-        for node in _walk(action.precondition):
-            if isinstance(node, (Atom, Equals)):
-                texts.add(self.canonical(node))
-            texts.add(self.canonical(node))
-        return texts
-
     def canonical(self, node: object, positive: bool = True) -> str:
-        found = self._canon.get(node)
-        if found is None:
-            found = self._canon[node] = canonical_sexpr(formula_text(node))
-        return found if positive else f"(not {found})"
+        entry = self.schema._canon.get(id(node))  # the domain's nodes, computed once per domain
+        if entry is None or entry[0] is not node:
+            entry = self._canon.get(id(node))  # the problem's (the entry keeps the node alive)
+            if entry is None or entry[0] is not node:
+                entry = self._canon[id(node)] = (node, canonical_sexpr(formula_text(node)))
+        return entry[1] if positive else f"(not {entry[1]})"
 
     def reason(self, action: Action, literal_or_anchor: Iterable[str]) -> Reason | None:
         action_key = key(action.name)
@@ -687,16 +805,39 @@ class PreconditionTable:
 
     def _initial_state(self) -> State:
         facts = []
+        atom = self.atom
         for fact in self.problem.init:
             if isinstance(fact, Atom):  # Not facts document absence; FluentValues are numeric
-                facts.append(self.atom((key(fact.predicate), *(key(a.name) for a in fact.args))))
+                facts.append(atom((fact.predicate.lower(), *[a.name.lower() for a in fact.args])))
         return frozenset(facts)
+
+    @property
+    def initial_mask(self) -> int:
+        """The initial state as a bit set (see `BitSets`)."""
+        if self._initial_mask is None:
+            self._initial_mask = self.bits.mask(self.initial_state)
+        return self._initial_mask
+
+    @property
+    def goal_masks(self) -> tuple[int, int] | None:
+        """(pos, neg) masks when the goal is a conjunction of literals, else None."""
+        goal = self.goal
+        if goal is None or goal.subs or goal.unsat:
+            return None
+        return self.bits.mask(goal.pos), self.bits.mask(goal.neg)
+
+    @property
+    def goal_test(self) -> Callable[[int], bool] | None:
+        """The goal on bit-set states (None when the problem has no goal)."""
+        if self._goal_test is None and self.goal is not None:
+            self._goal_test = self.bits.cond_test(self.goal)
+        return self._goal_test
 
     # -- grounding ------------------------------------------------------------------------
 
     def ground(self, action: Action, args: tuple[str, ...]) -> GroundAction:
         """The cached ground action for `action` with object keys `args` (already checked)."""
-        cache_key = (key(action.name), args)
+        cache_key = (action.name.lower(), args)
         found = self._ground_cache.get(cache_key)
         if found is None:
             found = self._ground_cache[cache_key] = self._ground(action, args)
@@ -707,29 +848,68 @@ class PreconditionTable:
         return len(self._ground_cache)
 
     def _ground(self, action: Action, args: tuple[str, ...]) -> GroundAction:
+        """Substitute `args` into the action's template; walk only its non-literal parts.
+
+        The ground action's bit-set form (`fast`) is built here too, from the same sets."""
+        template = self.schema.template(action)
+        pos, neg, add, delete, equalities = template.build(args)
+        literals = (pos, neg, add, delete)
+        unsat = bool(equalities) and any((left == right) != positive
+                                         for left, right, positive in equalities)
+        subs: tuple = ()
+        conditional = None
+        extra = None
+        if template.complex_pre or template.complex_effects:
+            env = dict(zip(template.param_keys, args))
+            extra_pos = extra_neg = extra_add = extra_delete = _EMPTY
+            if template.complex_pre:
+                rest = conjoin(self.ground_formula(part, env, True, self.canonical(part))
+                               for part in template.complex_pre)
+                extra_pos, extra_neg, subs = rest.pos, rest.neg, rest.subs
+                unsat = unsat or bool(rest.unsat)
+            if template.complex_effects:
+                more_add: list[GroundAtom] = []
+                more_delete: list[GroundAtom] = []
+                effects: list[ConditionalEffect] = []
+                for node in template.complex_effects:
+                    self._ground_effect(node, env, TRUE, more_add, more_delete, effects)
+                extra_add, extra_delete = frozenset(more_add), frozenset(more_delete)
+                conditional = ConditionalEffects.build(effects)
+            extra = (extra_pos, extra_neg, extra_add, extra_delete)
+        ground = GroundAction(self, action, args, literals, extra, subs, unsat, conditional)
+        bits = self.bits
+        pos_mask, neg_mask, add_mask, delete_mask = bits.masks(literals, self._interned.setdefault)
+        if extra is not None:
+            pos_mask |= bits.mask(extra[0])
+            neg_mask |= bits.mask(extra[1])
+            add_mask |= bits.mask(extra[2])
+            delete_mask |= bits.mask(extra[3])
+        guard = bits.guard(subs, unsat) if subs or unsat else None
+        fire, trigger = (None, 0) if conditional is None else bits.effects(conditional)
+        special = None if guard is None and fire is None else (guard, fire, trigger)
+        # `s & (pos | neg) == pos`: every required atom present and no forbidden one
+        ground.fast = (pos_mask | neg_mask, pos_mask, ~delete_mask, add_mask, special, ground)
+        return ground
+
+    def ground_by_walking(self, action: Action, args: tuple[str, ...]) -> tuple:
+        """(pre_pos, pre_neg, add, delete, conditional) by walking the whole action, uncached:
+        the reference the templates must agree with (tests compare the two)."""
         env = {key(p.name): a for p, a in zip(action.parameters, args)}
         precondition = self.ground_formula(action.precondition, env, True, anchor=None)
-        clauses = [sub for sub in precondition.subs if isinstance(sub, AnyOf) and sub.is_clause]
-        checks = tuple(sub.holds for sub in precondition.subs
-                       if not (isinstance(sub, AnyOf) and sub.is_clause))
-        if len(clauses) > 1:
-            checks = (ClauseIndex(clauses).holds, *checks)
-        elif clauses:
-            checks = (clauses[0].holds, *checks)
-        if precondition.unsat:
-            checks = (_never, *checks)
         add: list[GroundAtom] = []
         delete: list[GroundAtom] = []
         conditional: list[ConditionalEffect] = []
         self._ground_effect(action.effect, env, TRUE, add, delete, conditional)
-        text = "(" + " ".join([action.name, *(self.object_names.get(a, a) for a in args)]) + ")"
-        return GroundAction(
-            schema=action, args=args, text=text,
-            bindings=tuple((p.name, self.object_names.get(a, a))
-                           for p, a in zip(action.parameters, args)),
-            precondition=precondition, pre_pos=precondition.pos, pre_neg=precondition.neg,
-            checks=checks, add=frozenset(add), delete=frozenset(delete),
-            conditional=ConditionalEffects.build(conditional))
+        return (precondition.pos, precondition.neg, frozenset(add), frozenset(delete),
+                conditional, precondition)
+
+    def fast_step(self, ground: GroundAction) -> tuple:
+        """`ground` in the check loop's form, built when it was ground: `(literals, pos, keep,
+        add, special, ground)` with `literals = pos | neg` masks (the literal precondition holds
+        when `s & literals == pos`), `keep = ~delete`, and `special` None or `(guard, fire,
+        trigger)`: the int test of the rest of the precondition (or None) and the conditional
+        effects (or None), which need not be fired when `s & trigger` is 0 (see `BitSets`)."""
+        return ground.fast
 
     def _term(self, term: object, env: dict[str, str]) -> str:
         if isinstance(term, Variable):

@@ -33,6 +33,8 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
+from operator import attrgetter, itemgetter
 from typing import Any, Iterable, Sequence, Union
 
 from ..pddl.errors import SageError
@@ -43,6 +45,8 @@ from .compile import (
 )
 
 MODES = ("first", "all")
+_new = object.__new__
+_set = object.__setattr__
 StepLike = Union[PlanStep, dict, str]
 
 
@@ -63,13 +67,61 @@ class Violation:
     atoms: tuple[tuple[bool, tuple], ...] = field(default=(), repr=False)
 
 
+def _resolve(pending: tuple) -> frozenset:
+    """A check's final state from its bit-set form `(bits, start, start_mask, mask, masks)`:
+    only the atoms that differ from the start state are converted, and the result's mask is
+    remembered for a next check that starts from it."""
+    bits, start, start_mask, mask, masks = pending
+    state = bits.state(start, start_mask, mask)
+    _remember(masks, state, mask)
+    return state
+
+
+class _FinalState:
+    """The `final_state` field of `Verdict`: always read as a frozenset.
+
+    `Gate.check` runs on bit-set states; converting the last one to a frozenset can cost as much
+    as checking a short plan, and most callers only read `valid`. So a check stores a
+    pending tuple (see `_resolve`) and the first read of `final_state` converts and keeps it. A data descriptor
+    does this on a frozen dataclass (`functools.cached_property` cannot: it would clash with the
+    field of the same name): `__init__` stores through `__set__`, attribute assignment is still
+    refused by the frozen `__setattr__`, and `__eq__`, `__hash__`, `__repr__`, `replace`,
+    `asdict`, copy and pickle all read the field through `__get__`.
+    """
+
+    def __get__(self, obj: Any, owner: type | None = None) -> frozenset:
+        if obj is None:
+            raise AttributeError("final_state")  # tells dataclass: no default
+        value = obj.__dict__["_final_state"]
+        if type(value) is tuple:  # pending: a frozenset is never a tuple
+            value = obj.__dict__["_final_state"] = _resolve(value)
+        return value
+
+    def __set__(self, obj: Any, value: frozenset) -> None:
+        obj.__dict__["_final_state"] = value
+
+
 @dataclass(frozen=True)
 class Verdict:
     valid: bool
     steps_checked: int
-    final_state: frozenset
+    final_state: frozenset = _FinalState()  # type: ignore[assignment] - see _FinalState
     goal_reached: bool | None
     violations: tuple[Violation, ...] = ()
+
+    @classmethod
+    def _of_check(cls, valid: bool, steps_checked: int, pending: tuple,
+                  goal_reached: bool | None, violations: tuple[Violation, ...]) -> "Verdict":
+        """What `Gate.check` returns: the same fields, set in one go rather than by the frozen
+        `__init__`'s one `object.__setattr__` per field (a measurable share of a short plan)."""
+        verdict = _new(cls)
+        _set(verdict, "__dict__", {"valid": valid, "steps_checked": steps_checked,
+                                   "_final_state": pending, "goal_reached": goal_reached,
+                                   "violations": violations})
+        return verdict
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_final_state": self.final_state}
 
     @property
     def solved(self) -> bool:
@@ -99,14 +151,60 @@ def _step_text(step: Any) -> str:
     return str(step)
 
 
+_DICT_KEY = itemgetter("action", "object", "target")
+_PLAN_STEP_KEY = attrgetter("action", "args", "fields")
+_STATE_MASKS_KEPT = 256
+
+
+def _dict_key(step: dict) -> tuple:
+    return (step.get("action"), step.get("object"), step.get("target"))
+
+
+def _special(s: int, keep: int, add: int, special: tuple) -> int | None:
+    """The successor of bit-set state `s` for an action with a non-literal precondition part
+    or conditional effects (`special` = (guard, fire, trigger)), or None when the guard fails.
+    Conditional effects read the pre-state."""
+    guard, fire, trigger = special
+    if guard is not None and not guard(s):
+        return None
+    if fire is None or (trigger is not None and not s & trigger):
+        return s & keep | add
+    fired_add, fired_delete = fire(s)
+    return s & keep & ~fired_delete | add | fired_add
+
+
+def _remember(masks: dict, state: frozenset, mask: int) -> None:
+    """Keep `state`'s bit set for a later check that starts from it (bounded)."""
+    if len(masks) >= _STATE_MASKS_KEPT:
+        masks.clear()
+    masks[state] = mask
+
+
 class Gate:
-    """A domain and problem compiled for checking plans (see the module docstring)."""
+    """A domain and problem compiled for checking plans (see the module docstring).
+
+    How `check` is fast: every distinct step is resolved once, to the bit-set form of its
+    ground action (`PreconditionTable.fast_step`), and cached under the step as written (JSON
+    steps: `(action, object, target)`; PlanSteps: `(action, args, fields)`; text: the text).
+    When every step of a plan is in the cache (a plan of steps seen before), the keys and
+    lookups of the whole plan are done by `map` in C and the loop does only int operations per
+    step; otherwise the plan is walked step by step, grounding on first use. Violations are
+    built only for rejected steps, and the final frozenset state only when read.
+    `_check_sets` is the reference: the same walk on frozensets with `GroundAction.applicable`
+    and `apply_in_place`; tests hold the two to identical verdicts.
+    """
 
     def __init__(self, table: PreconditionTable):
         self.table = table
         self._steps: dict[Any, GroundAction] = {}
         mapped = {name for fields in table.step_fields.values() for names in fields for name in names}
         self._step_fields = ("action", "object", "target", *sorted(mapped - {"object", "target"}))
+        self._simple_fields = len(self._step_fields) == 3
+        # step as written -> fast tuple, one cache per kind of step so keys cannot collide
+        self._fast_dicts: dict[Any, tuple] = {}
+        self._fast_plan_steps: dict[Any, tuple] = {}
+        self._fast_texts: dict[str, tuple] = {}
+        self._masks: dict[frozenset, int] = {}
 
     @classmethod
     def compile(cls, domain: Domain, problem: Problem) -> "Gate":
@@ -203,7 +301,7 @@ class Gate:
             raise self._reject(index, step, "unknown-action",
                                f"unknown action {name!r} (the domain has: {', '.join(known)}){hint}")
         params = action.parameters
-        mapping = table.step_fields.get(key(action.name)) if fields else None
+        mapping = table.step_fields.get(action.name.lower()) if fields else None
         if mapping is not None:
             values = dict(fields)
             filled = []
@@ -224,15 +322,18 @@ class Gate:
                 f"{action.name} takes {len(params)} argument(s) ({signature or 'none'}), "
                 f"the step gives {len(args)}", action.name)
         objects = []
-        for position, (param, word) in enumerate(zip(params, args), start=1):
-            obj = key(word)
-            if obj not in table.object_names:
+        object_types = table.object_types
+        accepted = table.schema.template(action).param_types
+        for position, (param, word, types) in enumerate(zip(params, args, accepted), start=1):
+            obj = word.lower()
+            have = object_types.get(obj)
+            if have is None:
                 close = difflib.get_close_matches(obj, list(table.object_names), n=1)
                 hint = f"; did you mean {table.object_names[close[0]]}?" if close else ""
                 raise self._reject(index, step, "unknown-object",
                                    f"unknown object {word!r} (argument {position} of "
                                    f"{action.name}){hint}", action.name)
-            if not table.fits(obj, param.types):
+            if types is not None and types.isdisjoint(have):  # table.fits, precomputed
                 have = "/".join(table.declared_types.get(obj, ("object",)))
                 raise self._reject(
                     index, step, "type-mismatch",
@@ -256,6 +357,156 @@ class Gate:
 
     def check(self, plan: Any, state: Iterable[tuple] | None = None, mode: str = "first") -> Verdict:
         """Check `plan` (a Plan, a sequence of PlanSteps or JSON step dicts, or plan text)."""
+        if mode == "first":
+            stop = True
+        elif mode == "all":
+            stop = False
+        else:
+            raise SageError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        if state is None:
+            start, start_mask = self._initial
+        else:
+            start = self._state(state)
+            start_mask = self._masks.get(start)
+            if start_mask is None:
+                start_mask = self.table.bits.mask(start)
+                _remember(self._masks, start, start_mask)
+        steps = plan if type(plan) is list else self.plan_steps(plan)
+        if not isinstance(steps, (list, tuple)):
+            steps = list(steps)
+        fasts = None
+        if steps and type(steps[0]) is dict and self._simple_fields:
+            try:  # every key and cache lookup in C
+                fasts = list(map(self._fast_dicts.get, map(_DICT_KEY, steps)))
+            except KeyError:  # a step without "object" or "target": the same key, by .get
+                try:
+                    fasts = list(map(self._fast_dicts.get, map(_dict_key, steps)))
+                except (AttributeError, TypeError):
+                    pass
+            except TypeError:  # unhashable values, or a later step that is not a mapping
+                pass
+        else:
+            fasts = self._cached_steps(steps)
+        if fasts is None or None in fasts:
+            return self._check_stepwise(steps, start, start_mask, stop)
+        s = start_mask
+        violations = None
+        checked = len(steps)
+        for index, (literals, pos, keep, add, special, ground) in enumerate(fasts):
+            if s & literals == pos:
+                if special is None:
+                    s = s & keep | add
+                    continue
+                guard, fire, trigger = special  # inlined _special: the common iTHOR case
+                if guard is None or guard(s):
+                    if fire is None or (trigger is not None and not s & trigger):
+                        s = s & keep | add
+                    else:  # conditional effects read the pre-state
+                        fired_add, fired_delete = fire(s)
+                        s = s & keep & ~fired_delete | add | fired_add
+                    continue
+            if violations is None:
+                violations = []
+            violations.extend(self.explain(self.table.bits.state(start, start_mask, s), ground,
+                                           index, _step_text(steps[index])))
+            if stop:
+                checked = index + 1
+                break
+        goal = self._goal
+        if goal is not None:
+            goal = s & goal[0] == goal[0] and not s & goal[1] if type(goal) is tuple else goal(s)
+        return Verdict._of_check(not violations, checked,
+                                 (self.table.bits, start, start_mask, s, self._masks),
+                                 goal, tuple(violations) if violations else ())
+
+    @cached_property
+    def _initial(self) -> tuple[frozenset, int]:
+        """(initial state, its mask)."""
+        return self.table.initial_state, self.table.initial_mask
+
+    @cached_property
+    def _goal(self) -> Any:
+        """None (no goal), (pos, neg) masks of a conjunctive goal, or a test on bit sets."""
+        table = self.table
+        return None if table.goal is None else (table.goal_masks or table.goal_test)
+
+    def _cached_steps(self, steps: Sequence[Any]) -> list[tuple] | None:
+        """The fast tuples of the steps (None for a step not cached; None for all when they
+        are not of one kind), looked up in C: `map` over an attrgetter and the cache's `get`."""
+        if not steps:
+            return []
+        kind = type(steps[0])
+        try:
+            if kind is PlanStep:
+                fasts = list(map(self._fast_plan_steps.get, map(_PLAN_STEP_KEY, steps)))
+            elif kind is str:
+                fasts = list(map(self._fast_texts.get, steps))
+            else:
+                return None
+        except (TypeError, AttributeError):  # mixed kinds of steps, unhashable values
+            return None
+        return fasts
+
+    def _fast_step(self, step: Any, index: int) -> tuple:
+        """The fast tuple of one step, resolved and cached on first use (raises StepRejected)."""
+        kind = type(step)
+        if kind is dict:
+            cache, cache_key = self._fast_dicts, self._cache_key(step)
+        elif kind is str:
+            cache, cache_key = self._fast_texts, step
+        elif isinstance(step, PlanStep):
+            cache, cache_key = self._fast_plan_steps, (step.action, step.args, step.fields)
+        else:
+            cache = cache_key = None
+        if cache_key is not None:
+            try:
+                found = cache.get(cache_key)
+            except TypeError:  # unhashable field values: resolve every time
+                cache_key = None
+            else:
+                if found is not None:
+                    return found
+        fast = self.table.fast_step(self.ground(step, index))
+        if cache_key is not None:
+            cache[cache_key] = fast
+        return fast
+
+    def _check_stepwise(self, steps: Sequence[Any], start: frozenset, start_mask: int,
+                        stop: bool) -> Verdict:
+        """`check` for a plan with steps not yet cached or rejected as steps."""
+        table = self.table
+        s = start_mask
+        violations: list[Violation] = []
+        checked = 0
+        for index, step in enumerate(steps):
+            checked = index + 1
+            try:
+                literals, pos, keep, add, special, ground = self._fast_step(step, index)
+            except StepRejected as rejected:
+                violations.append(_at(rejected.violation, index))
+                if stop:
+                    break
+                continue
+            if s & literals == pos:
+                if special is None:
+                    s = s & keep | add
+                    continue
+                s_next = _special(s, keep, add, special)
+                if s_next is not None:
+                    s = s_next
+                    continue
+            violations.extend(self.explain(table.bits.state(start, start_mask, s), ground, index,
+                                           _step_text(step)))
+            if stop:
+                break
+        goal = None if table.goal is None else table.goal_test(s)
+        return Verdict._of_check(not violations, checked,
+                                 (table.bits, start, start_mask, s, self._masks),
+                                 goal, tuple(violations))
+
+    def _check_sets(self, plan: Any, state: Iterable[tuple] | None = None,
+                    mode: str = "first") -> Verdict:
+        """`check` on frozenset states, step by step: the reference the fast path must equal."""
         if mode not in MODES:
             raise SageError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         stop = mode == "first"

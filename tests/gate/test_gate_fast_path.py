@@ -1,0 +1,155 @@
+"""The gate's fast paths against its reference paths.
+
+* `Gate.check` (bit-set states, cached step resolution, lazy final state) must return exactly
+  the verdict of `Gate._check_sets` (frozenset states, `GroundAction.applicable`/`apply`) on every
+  iTHOR reference plan of the bundled task set and on every mutant of it
+  (`sage_pddl.tasks.mutations`), in both modes, on a fresh gate (steps ground on first use) and
+  on a warm one (every step a cache hit), from the initial state and from a given state.
+* Template grounding (tuple substitution) must give the same sets as walking the whole action,
+  on every step of every corpus plan and every iTHOR reference plan.
+* The per-domain schema cache is per object: equal domains whose `@sage` annotations differ
+  (annotations are not part of equality) do not share a schema.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+from pathlib import Path
+
+import pytest
+
+from sage_pddl.domains import load_domain as load_bundled_domain
+from sage_pddl.gate import compile_gate
+from sage_pddl.gate.schema import domain_schema
+from sage_pddl.pddl import load_domain, load_problem
+from sage_pddl.pddl.errors import UnsupportedConstruct
+from sage_pddl.pddl.model import Annotation, PlanStep
+from sage_pddl.tasks import load_taskset, task_problem
+from sage_pddl.tasks.mutations import plan_mutants
+
+from .test_gate_corpus import load_triples, read_plan
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def ithor_cases():
+    domain = load_bundled_domain("ithor")
+    tasks = load_taskset(REPO / "data" / "sage" / "eval_dataset_expanded.json")
+    cases = []
+    for task in tasks:
+        problem = task_problem(task, domain)
+        steps = [dict(s) for s in task.reference_steps]
+        mutants = plan_mutants(domain, problem, steps, task.task_id, per_class=2)
+        cases.append((domain, problem, steps, [[dict(s) for s in m.steps] for m in mutants]))
+    return cases
+
+
+def _assert_same(gate, plan, **options):
+    fast = gate.check(plan, **options)
+    slow = gate._check_sets(plan, **options)
+    assert fast == slow, (plan, options)
+    assert type(fast.final_state) is frozenset
+
+
+def test_fast_check_equals_reference_on_ithor_plans_and_mutants(ithor_cases):
+    plans = mutants = 0
+    for domain, problem, reference, mutated in ithor_cases:
+        for plan in [reference, *mutated]:
+            for mode in ("first", "all"):
+                _assert_same(compile_gate(domain, problem), plan, mode=mode)  # grounds on first use
+            warm = compile_gate(domain, problem)
+            warm.check(plan)
+            for mode in ("first", "all"):
+                _assert_same(warm, plan, mode=mode)  # every step a cache hit
+        mutants += len(mutated)
+        plans += 1
+        gate = compile_gate(domain, problem)
+        middle = gate.check(reference[: len(reference) // 2]).final_state
+        _assert_same(gate, reference[len(reference) // 2:], state=middle)
+        _assert_same(gate, reference[len(reference) // 2:], state=list(middle))
+    assert plans == 75 and mutants >= 300, (plans, mutants)
+
+
+def test_rejections_agree_in_both_paths(ithor_cases):
+    domain, problem, reference, mutated = ithor_cases[0]
+    gate = compile_gate(domain, problem)
+    odd_plans = [
+        [{"action": "Teleport", "object": "Mug"}, *reference],
+        [{"action": "MoveTo"}, *reference],  # no "object": key built with .get
+        [reference[0], "Pick Nothing", {"action": ["unhashable"]}],
+        [PlanStep(s["action"], tuple(v for v in (s["object"], s["target"]) if v), index=i,
+                  fields=(("object", s["object"]), ("target", s["target"])))
+         for i, s in enumerate(reference)] + ["Wait"],
+    ]
+    for plan in odd_plans:
+        for mode in ("first", "all"):
+            _assert_same(gate, plan, mode=mode)
+            _assert_same(gate, plan, mode=mode)
+
+
+def test_lazy_final_state_behaves_as_a_frozenset_field(ithor_cases):
+    domain, problem, reference, _ = ithor_cases[0]
+    gate = compile_gate(domain, problem)
+    verdict = gate.check(reference)
+    expected = gate._check_sets(reference).final_state
+    assert pickle.loads(pickle.dumps(verdict)) == verdict
+    assert copy.deepcopy(gate.check(reference)).final_state == expected
+    assert dataclasses.asdict(gate.check(reference))["final_state"] == expected
+    assert hash(gate.check(reference)) == hash(gate._check_sets(reference))
+    assert verdict.final_state is verdict.final_state == expected
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        verdict.final_state = frozenset()  # type: ignore[misc]
+
+
+def _compare_grounding(gate, steps) -> int:
+    compared = 0
+    for step in steps:
+        try:
+            ground = gate.ground(step)
+        except Exception:  # noqa: BLE001 - structural rejections have no ground action
+            continue
+        pos, neg, add, delete, conditional, precondition = gate.table.ground_by_walking(
+            ground.schema, ground.args)
+        assert (ground.pre_pos, ground.pre_neg, ground.add, ground.delete) == (pos, neg, add, delete)
+        assert (precondition.pos, precondition.neg) == (pos, neg)
+        assert (ground.precondition.pos, ground.precondition.neg) == (pos, neg)
+        assert (ground.conditional is None) == (not conditional)
+        compared += 1
+    return compared
+
+
+def test_template_grounding_equals_walking_on_the_corpus(corpus_dir: Path):
+    compared = 0
+    domains: dict[str, object] = {}
+    for triple in load_triples(corpus_dir):
+        path = str(corpus_dir / triple["domain"])
+        if path not in domains:
+            domains[path] = load_domain(path)
+        domain = domains[path]
+        try:
+            gate = compile_gate(domain, load_problem(corpus_dir / triple["problem"]))
+        except UnsupportedConstruct:
+            continue
+        compared += _compare_grounding(gate, read_plan(corpus_dir, triple["plan"]).steps)
+    assert compared > 3000
+
+
+def test_template_grounding_equals_walking_on_ithor(ithor_cases):
+    compared = sum(_compare_grounding(compile_gate(d, p), steps)
+                   for d, p, steps, _ in ithor_cases)
+    assert compared > 200
+
+
+def test_domain_schema_is_cached_per_object_not_per_equality():
+    domain = load_bundled_domain("ithor")
+    assert domain_schema(domain) is domain_schema(domain)
+    renamed = dataclasses.replace(domain, annotations=(
+        *domain.annotations, Annotation("alias", "MoveTo Teleport")))
+    assert renamed == domain  # annotations do not take part in equality...
+    assert domain_schema(renamed) is not domain_schema(domain)  # ...so the cache keys on identity
+    assert domain_schema(renamed).resolve_action("Teleport").name == "MoveTo"
+    assert domain_schema(domain).resolve_action("Teleport") is None
+    schema = domain_schema(renamed)  # it holds no reference to the domain itself
+    assert all(value is not renamed for value in vars(schema).values())
