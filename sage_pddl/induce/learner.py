@@ -421,6 +421,25 @@ def _effect_instances(schema: _Schema):
         yield t, args, arg_binding(args)
 
 
+
+def _split_by_change(atom, positive: bool, transitions) -> tuple[list, list]:
+    """Pre-states of the (pre, post) pairs where the effect literal on `atom` happened (made
+    true when `positive`, made false otherwise) and of those where it did not hold afterwards
+    (so it cannot be an unconditional effect there)."""
+    happened, missed = [], []
+    for pre, post in transitions:
+        before, after = atom in pre, atom in post
+        if positive:
+            if after and not before:
+                happened.append(pre)
+            elif not after:
+                missed.append(pre)
+        elif before and not after:
+            happened.append(pre)
+        elif after:
+            missed.append(pre)
+    return happened, missed
+
 def _learn_effects(schema: _Schema, arities: Mapping[str, int], min_support: int):
     variables = list(range(schema.arity))
     effects: list[LearnedEffect] = []
@@ -455,19 +474,8 @@ def _learn_effects(schema: _Schema, arities: Mapping[str, int], min_support: int
                       "not arguments")
     for positive, candidates in ((True, adds), (False, dels)):
         for atom in sorted(candidates):
-            pos, neg = [], []
-            for _t, _b, pre, post in lifted:
-                before, after = atom in pre, atom in post
-                if positive:
-                    if after and not before:
-                        pos.append(pre)
-                    elif not after:
-                        neg.append(pre)
-                else:
-                    if before and not after:
-                        pos.append(pre)
-                    elif after:
-                        neg.append(pre)
+            pos, neg = _split_by_change(atom, positive,
+                                        ((pre, post) for _t, _b, pre, post in lifted))
             literal = (positive, atom[0], atom[1])
             effects_here, unexplained = _conditional(literal, pos, neg, arg_atoms, min_support,
                                                      universal=False)
@@ -489,20 +497,8 @@ def _learn_effects(schema: _Schema, arities: Mapping[str, int], min_support: int
             objects_per.append(rows)
         for positive, candidates in ((True, extra_adds), (False, extra_dels)):
             for atom in sorted(candidates):
-                pos, neg = [], []
-                for rows in objects_per:
-                    for pre, post in rows:
-                        before, after = atom in pre, atom in post
-                        if positive:
-                            if after and not before:
-                                pos.append(pre)
-                            elif not after:
-                                neg.append(pre)
-                        else:
-                            if before and not after:
-                                pos.append(pre)
-                            elif after:
-                                neg.append(pre)
+                pos, neg = _split_by_change(atom, positive,
+                                            (row for rows in objects_per for row in rows))
                 literal = (positive, atom[0], atom[1])
                 effects_here, unexplained = _conditional(literal, pos, neg, extra_atoms,
                                                          min_support, universal=True)
