@@ -47,7 +47,13 @@ def make_llm(args) -> Any:
         options["script"] = args.llm_script
     if args.cassette:
         return get_backend("replay", inner=args.llm, cassette=args.cassette, mode="auto", **options)
-    return get_backend(args.llm, **options)
+    backend = get_backend(args.llm, **options)
+    # A server that is down or lacks the model is a setting error: say so before planning,
+    # instead of a plan whose every call failed.
+    check = getattr(backend, "check", None)
+    if callable(check):
+        check()
+    return backend
 
 
 def planning_task(args) -> Any:
@@ -118,8 +124,9 @@ def format_step(step) -> str:
 def cmd_run(args) -> int:
     from .env import get_env
     from .planners import get_planner
-    from .runtime import run_episode
+    from .runtime import injection_index, run_episode
 
+    injection_index(args.inject_failure, 0)  # a bad --inject-failure fails before any planning
     task, dataset_task = planning_task(args)
     planner = get_planner(args.planner, llm=make_llm(args), seed=args.seed)
     env_options: dict[str, Any] = {}

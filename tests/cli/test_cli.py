@@ -195,3 +195,20 @@ def test_console_entry_point_has_no_traceback_on_bad_input(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert done.stderr.startswith(f"{bad}:") and "Traceback" not in done.stderr
+
+
+def test_unreachable_llm_server_is_a_setting_error(capsys):
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    code, out, err = run_cli(capsys, "plan", "ithor#K19", "--llm", "ollama",
+                             "--llm-host", f"http://127.0.0.1:{port}")
+    assert code == 2 and "ollama serve" in err and out == ""
+
+
+def test_bad_injection_setting_fails_before_planning(capsys):
+    code, out, err = run_cli(capsys, "run", "ithor#K19", "--llm", "scripted",
+                             "--inject-failure", "soon")
+    assert code == 2 and "--inject-failure" in err and out == ""
