@@ -38,7 +38,8 @@ object is removed from the scene with DisableObject.
 
 AI2-THOR is an optional extra (`pip install 'sage-pddl[thor]'`), imported only when a
 Controller must be built; it needs a display or a GPU, so it cannot run in CI. The tests drive
-this module with a fake Controller replaying recorded scene metadata (tests/env/fake_thor.py).
+this module with a fake Controller that serves scene metadata written by hand in AI2-THOR's format
+(tests/env/fake_thor.py, tests/env/data/kitchen_scene.json), not recorded from a simulator.
 """
 from __future__ import annotations
 
