@@ -29,10 +29,11 @@ Semantics
 * **Speed.** Everything that depends on the domain alone (annotations, names, types, the
   scope hazards, canonical texts, one template per action) is compiled once per `Domain` object
   (`schema.domain_schema`), so a table costs only its problem. Grounding substitutes the step's
-  objects into the action's template (one generated function builds all literal atoms) and walks
-  only quantifiers, disjunctions, implications and conditional effects. For checking, a ground
+  objects into the action's template (one generated function goes straight from the objects to
+  the bit masks of all literal atoms; the atom sets are built only when read) and walks only
+  quantifiers, disjunctions, implications and conditional effects. For checking, a ground
   action also has a bit-set form (`BitSets`, `PreconditionTable.fast_step`): states are ints,
-  a step is three C-level int operations.
+  a STRIPS step is a few C-level int operations.
 
 Annotations (`; @sage alias|step|reason`, see docs/annotations.md) are read with the schema:
 action aliases and name matching (case, spaces, `_` and `-` ignored), the JSON-field map of each
@@ -315,14 +316,15 @@ class GroundAction:
                  "_literals", "_extra", "_sets", "_text", "_bindings", "_precondition")
 
     def __init__(self, table: "PreconditionTable", schema: Action, args: tuple[str, ...],
-                 literals: tuple[tuple, tuple, tuple, tuple],
+                 literals: tuple[tuple, tuple, tuple, tuple] | None,
                  extra: tuple[frozenset, frozenset, frozenset, frozenset] | None,
                  subs: tuple, unsat: bool, conditional: "ConditionalEffects | None"):
         self.schema = schema
         self.args = args
         self.conditional = conditional
         self._table = table
-        self._literals = literals  # the template's atoms: pre_pos, pre_neg, add, delete
+        # the template's atoms: pre_pos, pre_neg, add, delete (None: built when first needed)
+        self._literals = literals
         self._extra = extra  # the same four from the walked (non-template) parts, or None
         self._subs = subs
         self._unsat = unsat
@@ -335,8 +337,11 @@ class GroundAction:
 
     def _build_sets(self) -> tuple[frozenset, frozenset, frozenset, frozenset]:
         intern = self._table._interned.setdefault
+        literals = self._literals
+        if literals is None:
+            literals = self._table.schema.template(self.schema).build(self.args)[:4]
         sets = tuple(frozenset(map(intern, atoms, atoms)) if atoms else _EMPTY
-                     for atoms in self._literals)
+                     for atoms in literals)
         if self._extra is not None:
             sets = tuple(a | b for a, b in zip(sets, self._extra))
         self._sets = sets
@@ -453,13 +458,19 @@ class BitSets:
     computes the same thing on ints.
     """
 
-    __slots__ = ("bit_of", "atoms")
+    __slots__ = ("bit_of", "atoms", "_interned")
 
-    def __init__(self) -> None:
+    ALWAYS = 1
+    """Bit 0 is no atom's: it is set in every state mask (`PreconditionTable.initial_mask`,
+    the gate's masks of given states; effects never clear it), so a step whose `trigger` is
+    ALWAYS always takes its special path (see `PreconditionTable.fast_step`)."""
+
+    def __init__(self, interned: dict | None = None) -> None:
         self.bit_of: dict[GroundAtom, int] = {}
-        """Atom -> its bit (a power of two)."""
-        self.atoms: list[GroundAtom] = []
-        """Bit position -> atom."""
+        """Atom -> its bit (a power of two, never ALWAYS)."""
+        self.atoms: list[GroundAtom | None] = [None]
+        """Bit position -> atom (position 0: ALWAYS)."""
+        self._interned = {} if interned is None else interned
 
     def bit(self, atom: GroundAtom) -> int:
         found = self.bit_of.get(atom)
@@ -468,39 +479,37 @@ class BitSets:
             self.atoms.append(atom)
         return found
 
+    def new(self, atom: GroundAtom) -> int:
+        """The bit of an atom that has none yet, interned first (what templates call)."""
+        atom = self._interned.setdefault(atom, atom)
+        found = self.bit_of[atom] = 1 << len(self.atoms)
+        self.atoms.append(atom)
+        return found
+
     def mask(self, atoms: Union[frozenset, set]) -> int:
         """The bit set of a set of atoms (a set: the bits are summed, duplicates would carry)."""
-        try:
-            return sum(map(self.bit_of.__getitem__, atoms))  # the bits are distinct: sum = or
-        except KeyError:
-            for atom in atoms:
-                if atom not in self.bit_of:
-                    self.bit(atom)
-            return sum(map(self.bit_of.__getitem__, atoms))
-
-    def masks(self, groups: tuple[tuple, ...], intern: Callable) -> list[int]:
-        """The bit sets of tuples of atoms (duplicates allowed); new atoms are interned with
-        `intern` before they get a bit, so `atoms` holds the table's interned objects."""
         bit_of = self.bit_of
-        out = []
+        if not bit_of:  # a fresh table's initial state: consecutive bits, no lookups
+            atoms = list(atoms)
+            first = len(self.atoms)
+            self.atoms.extend(atoms)
+            bit_of.update(zip(atoms, map((1).__lshift__, range(first, first + len(atoms)))))
+            return ((1 << len(atoms)) - 1) << first
         try:
-            for group in groups:
-                m = 0
-                for atom in group:
-                    m |= bit_of[atom]
-                out.append(m)
-            return out
+            return sum(map(bit_of.__getitem__, atoms))  # the bits are distinct: sum = or
         except KeyError:
-            for group in groups:
-                for atom in group:
-                    if atom not in bit_of:
-                        self.bit(intern(atom, atom))
-            return self.masks(groups, intern)
+            # new atoms get consecutive bits in one go (a fresh table's initial state)
+            new = [atom for atom in atoms if atom not in bit_of]
+            first = len(self.atoms)
+            self.atoms.extend(new)
+            bit_of.update(zip(new, map((1).__lshift__, range(first, first + len(new)))))
+            return sum(map(bit_of.__getitem__, atoms))
 
     def atoms_of(self, mask: int) -> list[GroundAtom]:
         """The atoms of `mask` (cost: one step per atom in it)."""
         atoms = self.atoms
         out = []
+        mask &= ~self.ALWAYS
         while mask:
             low = mask & -mask
             out.append(atoms[low.bit_length() - 1])
@@ -586,11 +595,13 @@ class BitSets:
 
     # -- effects ----------------------------------------------------------------------------
 
-    def effects(self, effects: ConditionalEffects) -> tuple[Callable[[int], tuple[int, int]], int | None]:
-        """`ConditionalEffects.fire` on ints, `(fire, trigger)`: `fire(s)` gives the (add,
-        delete) masks of the effects that fire in `s`; when only effects filed under a trigger
-        atom exist, nothing fires unless `s & trigger`, so the caller can skip the call
-        (`trigger` is None when it cannot)."""
+    def effects(self, effects: ConditionalEffects, keep: int,
+                plain_add: int) -> tuple[Callable[[int], int], int | None]:
+        """A whole step's effect on ints, `(fire, trigger)`: `fire(s)` is the successor of `s`
+        for an action whose unconditional effect is `s & keep | plain_add` and whose conditional
+        effects are `effects` (their conditions read `s`, `ConditionalEffects.fire`); when only
+        effects filed under a trigger atom exist, none fires unless `s & trigger`, so the caller
+        can apply the plain effect instead of calling (`trigger` is None when it cannot)."""
         triggered = {self.bit(atom): tuple((None if c is None else self.cond_test(c),
                                             self.mask(a), self.mask(d)) for c, a, d in entries)
                      for atom, entries in effects.triggered.items()}
@@ -606,7 +617,7 @@ class BitSets:
         general = tuple((self.cond_test(e.condition), self.mask(e.add), self.mask(e.delete))
                         for e in effects.general)
 
-        def fire(s: int) -> tuple[int, int]:
+        def fire(s: int) -> int:
             add = delete = 0
             hit = s & trigger_keys
             while hit:
@@ -631,7 +642,7 @@ class BitSets:
                 if test(s):
                     add |= effect_add
                     delete |= effect_delete
-            return add, delete
+            return s & keep & ~delete | plain_add | add
         return fire, (trigger_keys if not absent_keys and not general else None)
 
 
@@ -667,7 +678,7 @@ class PreconditionTable:
         self.goal: Cond | None = None
         if not (isinstance(problem.goal, And) and not problem.goal.parts):
             self.goal = self.ground_formula(problem.goal, {}, True, anchor="")
-        self.bits = BitSets()
+        self.bits = BitSets(self._interned)
         self._initial_mask: int | None = None
         self._goal_test: Callable[[int], bool] | None = None
 
@@ -813,9 +824,9 @@ class PreconditionTable:
 
     @property
     def initial_mask(self) -> int:
-        """The initial state as a bit set (see `BitSets`)."""
+        """The initial state as a state mask (its atoms' bits and `BitSets.ALWAYS`)."""
         if self._initial_mask is None:
-            self._initial_mask = self.bits.mask(self.initial_state)
+            self._initial_mask = self.bits.mask(self.initial_state) | BitSets.ALWAYS
         return self._initial_mask
 
     @property
@@ -850,12 +861,13 @@ class PreconditionTable:
     def _ground(self, action: Action, args: tuple[str, ...]) -> GroundAction:
         """Substitute `args` into the action's template; walk only its non-literal parts.
 
-        The ground action's bit-set form (`fast`) is built here too, from the same sets."""
+        The ground action's bit-set form (`fast`) is built here too: the template's generated
+        `masks` gives the literal part's masks directly (no atom sets are built; the sets are
+        made from `build` only when `pre_pos` & co. are read)."""
         template = self.schema.template(action)
-        pos, neg, add, delete, equalities = template.build(args)
-        literals = (pos, neg, add, delete)
-        unsat = bool(equalities) and any((left == right) != positive
-                                         for left, right, positive in equalities)
+        bits = self.bits
+        pos_mask, neg_mask, add_mask, delete_mask, unsat = template.masks(
+            args, bits.bit_of.get, bits.new)
         subs: tuple = ()
         conditional = None
         extra = None
@@ -876,19 +888,24 @@ class PreconditionTable:
                 extra_add, extra_delete = frozenset(more_add), frozenset(more_delete)
                 conditional = ConditionalEffects.build(effects)
             extra = (extra_pos, extra_neg, extra_add, extra_delete)
-        ground = GroundAction(self, action, args, literals, extra, subs, unsat, conditional)
-        bits = self.bits
-        pos_mask, neg_mask, add_mask, delete_mask = bits.masks(literals, self._interned.setdefault)
+        ground = GroundAction(self, action, args, None, extra, subs, unsat, conditional)
         if extra is not None:
             pos_mask |= bits.mask(extra[0])
             neg_mask |= bits.mask(extra[1])
             add_mask |= bits.mask(extra[2])
             delete_mask |= bits.mask(extra[3])
         guard = bits.guard(subs, unsat) if subs or unsat else None
-        fire, trigger = (None, 0) if conditional is None else bits.effects(conditional)
-        special = None if guard is None and fire is None else (guard, fire, trigger)
+        keep = ~delete_mask
+        fire, fire_trigger = (None, None) if conditional is None else bits.effects(
+            conditional, keep, add_mask)
+        if guard is None and fire is None:
+            trigger, special = 0, None
+        elif guard is None and fire_trigger is not None:
+            trigger, special = fire_trigger, fire
+        else:
+            trigger, special = BitSets.ALWAYS, _special(guard, fire, fire_trigger, keep, add_mask)
         # `s & (pos | neg) == pos`: every required atom present and no forbidden one
-        ground.fast = (pos_mask | neg_mask, pos_mask, ~delete_mask, add_mask, special, ground)
+        ground.fast = (pos_mask | neg_mask, pos_mask, keep, add_mask, trigger, special, ground)
         return ground
 
     def ground_by_walking(self, action: Action, args: tuple[str, ...]) -> tuple:
@@ -905,10 +922,12 @@ class PreconditionTable:
 
     def fast_step(self, ground: GroundAction) -> tuple:
         """`ground` in the check loop's form, built when it was ground: `(literals, pos, keep,
-        add, special, ground)` with `literals = pos | neg` masks (the literal precondition holds
-        when `s & literals == pos`), `keep = ~delete`, and `special` None or `(guard, fire,
-        trigger)`: the int test of the rest of the precondition (or None) and the conditional
-        effects (or None), which need not be fired when `s & trigger` is 0 (see `BitSets`)."""
+        add, trigger, special, ground)` with `literals = pos | neg` masks (the literal
+        precondition holds when `s & literals == pos`) and `keep = ~delete`. When `s & trigger`
+        is 0 the successor is `s & keep | add`; otherwise it is `special(s)`, None when the
+        rest of the precondition fails. `trigger` is 0 for a STRIPS step, the trigger atoms of
+        its conditional effects when nothing else is special (see `BitSets.effects`), else
+        `BitSets.ALWAYS`, set in every state mask."""
         return ground.fast
 
     def _term(self, term: object, env: dict[str, str]) -> str:
@@ -1025,6 +1044,19 @@ class PreconditionTable:
         else:
             raise self._unsupported(type(effect).__name__, getattr(effect, "loc", None),
                                     "in an effect")
+
+
+def _special(guard: Callable[[int], bool] | None, fire: Callable[[int], int] | None,
+             trigger: int | None, keep: int, add: int) -> Callable[[int], int | None]:
+    """A step's successor on bit sets when it has a non-literal precondition part (`guard`)
+    or conditional effects that cannot be skipped by a trigger: None when the guard fails."""
+    def special(s: int) -> int | None:
+        if guard is not None and not guard(s):
+            return None
+        if fire is None or (trigger is not None and not s & trigger):
+            return s & keep | add
+        return fire(s)
+    return special
 
 
 def _walk_numeric(expression: object) -> Iterator[object]:

@@ -33,20 +33,18 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import Any, Iterable, Sequence, Union
 
 from ..pddl.errors import SageError
-from ..pddl.model import Domain, Plan, PlanStep, Problem, Variable, key
+from ..pddl.model import Action, Domain, Plan, PlanStep, Problem, Variable, key
 from .compile import (
-    EQUALS, AnyOf, Cond, GroundAction, GroundLiteral, Implies, PreconditionTable,
+    EQUALS, AnyOf, BitSets, Cond, GroundAction, GroundLiteral, Implies, PreconditionTable,
     compile_table, formula_text,
 )
 
 MODES = ("first", "all")
 _new = object.__new__
-_set = object.__setattr__
 StepLike = Union[PlanStep, dict, str]
 
 
@@ -68,12 +66,12 @@ class Violation:
 
 
 def _resolve(pending: tuple) -> frozenset:
-    """A check's final state from its bit-set form `(bits, start, start_mask, mask, masks)`:
-    only the atoms that differ from the start state are converted, and the result's mask is
-    remembered for a next check that starts from it."""
-    bits, start, start_mask, mask, masks = pending
-    state = bits.state(start, start_mask, mask)
-    _remember(masks, state, mask)
+    """A check's final state from its bit-set form `(gate, start, start_mask, mask)`: only the
+    atoms that differ from the start state are converted, and the result's mask is remembered
+    for a next check that starts from it."""
+    gate, start, start_mask, mask = pending
+    state = gate.table.bits.state(start, start_mask, mask)
+    _remember(gate._masks, state, mask)
     return state
 
 
@@ -112,12 +110,16 @@ class Verdict:
     @classmethod
     def _of_check(cls, valid: bool, steps_checked: int, pending: tuple,
                   goal_reached: bool | None, violations: tuple[Violation, ...]) -> "Verdict":
-        """What `Gate.check` returns: the same fields, set in one go rather than by the frozen
-        `__init__`'s one `object.__setattr__` per field (a measurable share of a short plan)."""
+        """What `Gate.check` returns: the same fields, stored in the instance's own dict rather
+        than by the frozen `__init__`'s one `object.__setattr__` per field (a measurable share of
+        a short plan; `check` inlines this)."""
         verdict = _new(cls)
-        _set(verdict, "__dict__", {"valid": valid, "steps_checked": steps_checked,
-                                   "_final_state": pending, "goal_reached": goal_reached,
-                                   "violations": violations})
+        fields = verdict.__dict__
+        fields["valid"] = valid
+        fields["steps_checked"] = steps_checked
+        fields["_final_state"] = pending
+        fields["goal_reached"] = goal_reached
+        fields["violations"] = violations
         return verdict
 
     def __getstate__(self) -> dict:
@@ -151,26 +153,8 @@ def _step_text(step: Any) -> str:
     return str(step)
 
 
-_DICT_KEY = itemgetter("action", "object", "target")
 _PLAN_STEP_KEY = attrgetter("action", "args", "fields")
 _STATE_MASKS_KEPT = 256
-
-
-def _dict_key(step: dict) -> tuple:
-    return (step.get("action"), step.get("object"), step.get("target"))
-
-
-def _special(s: int, keep: int, add: int, special: tuple) -> int | None:
-    """The successor of bit-set state `s` for an action with a non-literal precondition part
-    or conditional effects (`special` = (guard, fire, trigger)), or None when the guard fails.
-    Conditional effects read the pre-state."""
-    guard, fire, trigger = special
-    if guard is not None and not guard(s):
-        return None
-    if fire is None or (trigger is not None and not s & trigger):
-        return s & keep | add
-    fired_add, fired_delete = fire(s)
-    return s & keep & ~fired_delete | add | fired_add
 
 
 def _remember(masks: dict, state: frozenset, mask: int) -> None:
@@ -185,11 +169,14 @@ class Gate:
 
     How `check` is fast: every distinct step is resolved once, to the bit-set form of its
     ground action (`PreconditionTable.fast_step`), and cached under the step as written (JSON
-    steps: `(action, object, target)`; PlanSteps: `(action, args, fields)`; text: the text).
-    When every step of a plan is in the cache (a plan of steps seen before), the keys and
-    lookups of the whole plan are done by `map` in C and the loop does only int operations per
-    step; otherwise the plan is walked step by step, grounding on first use. Violations are
-    built only for rejected steps, and the final frozenset state only when read.
+    steps: `(action, object, target)`, also nested as action -> object -> target, which is
+    cheaper to look up than a key tuple is to build and hash; PlanSteps: `(action, args,
+    fields)`; text: the text). The step's *content* is the key, never the step object, so a
+    step edited in place is resolved afresh. When every step of a plan is in the cache (a plan
+    of steps seen before), the loop does lookups and int operations only; otherwise the plan is
+    walked step by step, grounding on first use. Action words resolve once per gate. The
+    initial mask and the goal's masks are computed on the first check (`_prepare`). Violations
+    are built only for rejected steps, and the final frozenset state only when read.
     `_check_sets` is the reference: the same walk on frozensets with `GroundAction.applicable`
     and `apply_in_place`; tests hold the two to identical verdicts.
     """
@@ -202,6 +189,13 @@ class Gate:
         self._simple_fields = len(self._step_fields) == 3
         # step as written -> fast tuple, one cache per kind of step so keys cannot collide
         self._fast_dicts: dict[Any, tuple] = {}
+        # the same for JSON steps when only action/object/target matter, nested by those three
+        # values: three dict lookups of strings whose hashes are cached cost less than building
+        # and hashing a key tuple
+        self._fast_nested: dict[Any, dict[Any, dict[Any, tuple]]] = {}
+        self._prepared: tuple | None = None
+        # action word as written -> (action, its step-field map or None, accepted types)
+        self._action_words: dict[str, tuple] = {}
         self._fast_plan_steps: dict[Any, tuple] = {}
         self._fast_texts: dict[str, tuple] = {}
         self._masks: dict[frozenset, int] = {}
@@ -293,15 +287,22 @@ class Gate:
         name, args, fields = self._words(step, index)
         if not name:
             raise self._reject(index, step, "unparsable-step", "the step has no action name")
-        action = table.resolve_action(name)
-        if action is None:
-            known = [a.name for a in table.domain.actions]
-            close = difflib.get_close_matches(name.lower(), [k.lower() for k in known], n=1)
-            hint = f"; did you mean {known[[k.lower() for k in known].index(close[0])]}?" if close else ""
-            raise self._reject(index, step, "unknown-action",
-                               f"unknown action {name!r} (the domain has: {', '.join(known)}){hint}")
+        resolved = self._action_words.get(name)
+        if resolved is None:
+            action = table.resolve_action(name)
+            if action is None:
+                known = [a.name for a in table.domain.actions]
+                close = difflib.get_close_matches(name.lower(), [k.lower() for k in known], n=1)
+                hint = (f"; did you mean {known[[k.lower() for k in known].index(close[0])]}?"
+                        if close else "")
+                raise self._reject(index, step, "unknown-action",
+                                   f"unknown action {name!r} (the domain has: {', '.join(known)}){hint}")
+            resolved = self._action_words[name] = (
+                action, table.step_fields.get(action.name.lower()),
+                table.schema.template(action).param_types)
+        action, step_fields, accepted = resolved
         params = action.parameters
-        mapping = table.step_fields.get(action.name.lower()) if fields else None
+        mapping = step_fields if fields else None
         if mapping is not None:
             values = dict(fields)
             filled = []
@@ -321,27 +322,37 @@ class Gate:
                 index, step, "wrong-arity",
                 f"{action.name} takes {len(params)} argument(s) ({signature or 'none'}), "
                 f"the step gives {len(args)}", action.name)
-        objects = []
+        objects = tuple(map(str.lower, args))
         object_types = table.object_types
-        accepted = table.schema.template(action).param_types
+        for obj, types in zip(objects, accepted):
+            have = object_types.get(obj)
+            if have is None or (types is not None and types.isdisjoint(have)):
+                raise self._object_error(step, index, action, args, accepted)
+        return table.ground(action, objects)
+
+    def _object_error(self, step: Any, index: int, action: Action, args: tuple[str, ...],
+                      accepted: tuple) -> StepRejected:
+        """The rejection of the first argument that is not an object or not of its type."""
+        table = self.table
+        params = action.parameters
+        object_types = table.object_types
         for position, (param, word, types) in enumerate(zip(params, args, accepted), start=1):
             obj = word.lower()
             have = object_types.get(obj)
             if have is None:
                 close = difflib.get_close_matches(obj, list(table.object_names), n=1)
                 hint = f"; did you mean {table.object_names[close[0]]}?" if close else ""
-                raise self._reject(index, step, "unknown-object",
-                                   f"unknown object {word!r} (argument {position} of "
-                                   f"{action.name}){hint}", action.name)
+                return self._reject(index, step, "unknown-object",
+                                    f"unknown object {word!r} (argument {position} of "
+                                    f"{action.name}){hint}", action.name)
             if types is not None and types.isdisjoint(have):  # table.fits, precomputed
                 have = "/".join(table.declared_types.get(obj, ("object",)))
-                raise self._reject(
+                return self._reject(
                     index, step, "type-mismatch",
                     f"argument {position} of {action.name} (?{param.name}) must be "
                     f"{' or '.join(param.types)}, but {table.object_names[obj]} is {have}",
                     action.name)
-            objects.append(obj)
-        return table.ground(action, tuple(objects))
+        raise AssertionError("every argument is an object of its parameter's type")
 
     # -- checking -------------------------------------------------------------------------
 
@@ -363,89 +374,107 @@ class Gate:
             stop = False
         else:
             raise SageError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        prepared = self._prepared
+        if prepared is None:
+            prepared = self._prepare()
+        initial, initial_mask, goal_pos, goal_neg, goal_test = prepared
         if state is None:
-            start, start_mask = self._initial
+            start, start_mask = initial, initial_mask
         else:
             start = self._state(state)
             start_mask = self._masks.get(start)
             if start_mask is None:
-                start_mask = self.table.bits.mask(start)
+                start_mask = self.table.bits.mask(start) | BitSets.ALWAYS
                 _remember(self._masks, start, start_mask)
-        steps = plan if type(plan) is list else self.plan_steps(plan)
-        if not isinstance(steps, (list, tuple)):
-            steps = list(steps)
-        fasts = None
-        if steps and type(steps[0]) is dict and self._simple_fields:
-            try:  # every key and cache lookup in C
-                fasts = list(map(self._fast_dicts.get, map(_DICT_KEY, steps)))
-            except KeyError:  # a step without "object" or "target": the same key, by .get
-                try:
-                    fasts = list(map(self._fast_dicts.get, map(_dict_key, steps)))
-                except (AttributeError, TypeError):
-                    pass
-            except TypeError:  # unhashable values, or a later step that is not a mapping
-                pass
+        if type(plan) is list:
+            steps = plan
         else:
-            fasts = self._cached_steps(steps)
-        if fasts is None or None in fasts:
+            steps = self.plan_steps(plan)
+            if not isinstance(steps, (list, tuple)):
+                steps = list(steps)
+        if not steps:
             return self._check_stepwise(steps, start, start_mask, stop)
         s = start_mask
         violations = None
-        checked = len(steps)
-        for index, (literals, pos, keep, add, special, ground) in enumerate(fasts):
-            if s & literals == pos:
-                if special is None:
-                    s = s & keep | add
-                    continue
-                guard, fire, trigger = special  # inlined _special: the common iTHOR case
-                if guard is None or guard(s):
-                    if fire is None or (trigger is not None and not s & trigger):
-                        s = s & keep | add
-                    else:  # conditional effects read the pre-state
-                        fired_add, fired_delete = fire(s)
-                        s = s & keep & ~fired_delete | add | fired_add
-                    continue
-            if violations is None:
-                violations = []
-            violations.extend(self.explain(self.table.bits.state(start, start_mask, s), ground,
-                                           index, _step_text(steps[index])))
-            if stop:
-                checked = index + 1
-                break
-        goal = self._goal
-        if goal is not None:
-            goal = s & goal[0] == goal[0] and not s & goal[1] if type(goal) is tuple else goal(s)
-        return Verdict._of_check(not violations, checked,
-                                 (self.table.bits, start, start_mask, s, self._masks),
-                                 goal, tuple(violations) if violations else ())
-
-    @cached_property
-    def _initial(self) -> tuple[frozenset, int]:
-        """(initial state, its mask)."""
-        return self.table.initial_state, self.table.initial_mask
-
-    @cached_property
-    def _goal(self) -> Any:
-        """None (no goal), (pos, neg) masks of a conjunctive goal, or a test on bit sets."""
-        table = self.table
-        return None if table.goal is None else (table.goal_masks or table.goal_test)
-
-    def _cached_steps(self, steps: Sequence[Any]) -> list[tuple] | None:
-        """The fast tuples of the steps (None for a step not cached; None for all when they
-        are not of one kind), looked up in C: `map` over an attrgetter and the cache's `get`."""
-        if not steps:
-            return []
+        index = -1
+        # A step not cached yet, a key of unhashable values, a dict without "object" or
+        # "target" and a step of another kind than the first all raise below (KeyError or
+        # TypeError, AttributeError for a PlanStep), and such a plan is checked step by step.
         kind = type(steps[0])
         try:
-            if kind is PlanStep:
-                fasts = list(map(self._fast_plan_steps.get, map(_PLAN_STEP_KEY, steps)))
-            elif kind is str:
-                fasts = list(map(self._fast_texts.get, steps))
+            if kind is dict and self._simple_fields:
+                nested = self._fast_nested
+                for step in steps:
+                    index += 1
+                    literals, pos, keep, add, trigger, special, ground = (
+                        nested[step["action"]][step["object"]][step["target"]])
+                    if s & literals == pos:
+                        if not s & trigger:  # a STRIPS step, or no conditional effect fires
+                            s = s & keep | add
+                            continue
+                        after = special(s)
+                        if after is not None:
+                            s = after
+                            continue
+                    if violations is None:
+                        violations = []
+                    violations.extend(self.explain(self.table.bits.state(start, start_mask, s),
+                                                   ground, index, _step_text(step)))
+                    if stop:
+                        break
             else:
-                return None
-        except (TypeError, AttributeError):  # mixed kinds of steps, unhashable values
-            return None
-        return fasts
+                if kind is PlanStep:
+                    fasts = map(self._fast_plan_steps.__getitem__, map(_PLAN_STEP_KEY, steps))
+                elif kind is str:
+                    fasts = map(self._fast_texts.__getitem__, steps)
+                else:
+                    return self._check_stepwise(steps, start, start_mask, stop)
+                for literals, pos, keep, add, trigger, special, ground in fasts:
+                    index += 1
+                    if s & literals == pos:
+                        if not s & trigger:
+                            s = s & keep | add
+                            continue
+                        after = special(s)
+                        if after is not None:
+                            s = after
+                            continue
+                    if violations is None:
+                        violations = []
+                    violations.extend(self.explain(self.table.bits.state(start, start_mask, s),
+                                                   ground, index, _step_text(steps[index])))
+                    if stop:
+                        break
+        except (KeyError, TypeError, AttributeError):
+            return self._check_stepwise(steps, start, start_mask, stop)
+        if goal_test is None:
+            goal = None if goal_pos is None else s & goal_pos == goal_pos and not s & goal_neg
+        else:
+            goal = goal_test(s)
+        # Verdict._of_check, inlined: a call is a measurable share of checking a short plan
+        verdict = _new(Verdict)
+        fields = verdict.__dict__
+        fields["valid"] = violations is None
+        fields["steps_checked"] = index + 1
+        fields["_final_state"] = (self, start, start_mask, s)
+        fields["goal_reached"] = goal
+        fields["violations"] = () if violations is None else tuple(violations)
+        return verdict
+
+    def _prepare(self) -> tuple:
+        """What every check needs, computed on the first: `(initial state, its mask, goal_pos,
+        goal_neg, goal_test)` with the goal as two masks when it is a conjunction of literals
+        (`goal_test` None), else a test on bit sets (goal_pos None too when there is no goal)."""
+        table = self.table
+        goal_pos = goal_neg = goal_test = None
+        if table.goal is not None:
+            masks = table.goal_masks
+            if masks is None:
+                goal_test = table.goal_test
+            else:
+                goal_pos, goal_neg = masks
+        self._prepared = (table.initial_state, table.initial_mask, goal_pos, goal_neg, goal_test)
+        return self._prepared
 
     def _fast_step(self, step: Any, index: int) -> tuple:
         """The fast tuple of one step, resolved and cached on first use (raises StepRejected)."""
@@ -466,9 +495,16 @@ class Gate:
             else:
                 if found is not None:
                     return found
-        fast = self.table.fast_step(self.ground(step, index))
-        if cache_key is not None:
-            cache[cache_key] = fast
+        if cache_key is None:
+            return self.ground(step, index).fast
+        # `ground` inlined: its cache has the same key (`_cache_key`)
+        ground = self._steps.get(cache_key)
+        if ground is None:
+            ground = self._steps[cache_key] = self._ground(step, index)
+        fast = cache[cache_key] = ground.fast
+        if kind is dict and self._simple_fields:
+            action, obj, target = cache_key
+            self._fast_nested.setdefault(action, {}).setdefault(obj, {})[target] = fast
         return fast
 
     def _check_stepwise(self, steps: Sequence[Any], start: frozenset, start_mask: int,
@@ -481,28 +517,31 @@ class Gate:
         for index, step in enumerate(steps):
             checked = index + 1
             try:
-                literals, pos, keep, add, special, ground = self._fast_step(step, index)
+                literals, pos, keep, add, trigger, special, ground = self._fast_step(step, index)
             except StepRejected as rejected:
                 violations.append(_at(rejected.violation, index))
                 if stop:
                     break
                 continue
             if s & literals == pos:
-                if special is None:
+                if not s & trigger:
                     s = s & keep | add
                     continue
-                s_next = _special(s, keep, add, special)
-                if s_next is not None:
-                    s = s_next
+                after = special(s)
+                if after is not None:
+                    s = after
                     continue
             violations.extend(self.explain(table.bits.state(start, start_mask, s), ground, index,
                                            _step_text(step)))
             if stop:
                 break
-        goal = None if table.goal is None else table.goal_test(s)
-        return Verdict._of_check(not violations, checked,
-                                 (table.bits, start, start_mask, s, self._masks),
-                                 goal, tuple(violations))
+        _, _, goal_pos, goal_neg, goal_test = self._prepared or self._prepare()
+        if goal_test is None:
+            goal = None if goal_pos is None else s & goal_pos == goal_pos and not s & goal_neg
+        else:
+            goal = goal_test(s)
+        return Verdict._of_check(not violations, checked, (self, start, start_mask, s), goal,
+                                 tuple(violations))
 
     def _check_sets(self, plan: Any, state: Iterable[tuple] | None = None,
                     mode: str = "first") -> Verdict:

@@ -190,6 +190,10 @@ class ActionTemplate:
     param_types: tuple[frozenset[str] | None, ...]
     """Per parameter: the type keys it accepts, or None for any object (untyped or `object`)."""
     build: Callable[[tuple[str, ...]], tuple]
+    masks: Callable[[tuple[str, ...], Callable, Callable], tuple]
+    """`masks(args, get, new)`: the bit-set form of `build(args)`, `(pre_pos, pre_neg, add,
+    delete, unsat)` as int masks (`get(atom)` an atom's bit or None, `new(atom)` a new bit) and
+    whether an equality is false for these arguments."""
     complex_pre: tuple[object, ...]
     complex_effects: tuple[object, ...]
 
@@ -219,11 +223,18 @@ def _conjuncts(formula: object) -> tuple[object, ...]:
     return formula.parts if isinstance(formula, And) else (formula,)
 
 
+def _generated(name: str, source: str, action_name: str) -> Callable:
+    """The function `name` defined by generated `source`."""
+    namespace: dict = {}
+    exec(compile(source, f"<gate template {action_name}>", "exec"), namespace)  # noqa: S102
+    return namespace[name]
+
+
 def compile_template(action: Action) -> ActionTemplate:
     params = {key(p.name): i for i, p in enumerate(action.parameters)}
     pos: list[str] = []
     neg: list[str] = []
-    eqs: list[str] = []
+    eqs: list[tuple[str, str, bool]] = []
     complex_pre: list[object] = []
 
     def literal(node: object, positive: bool) -> bool:
@@ -240,7 +251,7 @@ def compile_template(action: Action) -> ActionTemplate:
             left, right = _term_source(node.left, params), _term_source(node.right, params)
             if left is None or right is None:
                 return False
-            eqs.append(f"({left}, {right}, {positive})")
+            eqs.append((left, right, positive))
             return True
         if isinstance(node, And) and positive:
             # nested conjunctions flatten exactly as the walker's conjoin does
@@ -276,18 +287,38 @@ def compile_template(action: Action) -> ActionTemplate:
     def tup(items: list[str]) -> str:
         return "(" + "".join(f"{i}, " for i in items) + ")"
 
-    source = (f"def build(a):\n    return ({tup(pos)}, {tup(neg)}, {tup(add)}, {tup(delete)}, "
-              f"{tup(eqs)})\n")
-    namespace: dict = {}
+    def bits(items: list[str]) -> str:
+        # `get(atom) or new(atom)`: a bit is a power of two, never 0; `|` merges duplicates
+        return " | ".join(f"(get({i}) or new({i}))" for i in items) or "0"
+
+    # an equality decided false at grounding time (the walker's `unsat`)
+    unsat = " or ".join(f"{left} {'!=' if positive else '=='} {right}"
+                        for left, right, positive in eqs) or "False"
+    equalities = tup([f"({left}, {right}, {positive})" for left, right, positive in eqs])
+
     # Generated once per action: one call builds every literal atom of a step (tuple
-    # substitution), several times faster than interpreting the templates per step.
-    exec(compile(source, f"<gate template {action.name}>", "exec"), namespace)  # noqa: S102
+    # substitution), several times faster than interpreting the templates per step. `masks`
+    # goes straight to the bit-set form the check loop uses; `build` (the atoms themselves,
+    # for the set form and explanations) is compiled on its first call, since compiling
+    # is most of a template's cost and checking never needs it.
+    masks = _generated("masks", f"def masks(a, get, new):\n    return ({bits(pos)}, {bits(neg)}, "
+                       f"{bits(add)}, {bits(delete)}, {unsat})\n", action.name)
+    build_source = (f"def build(a):\n    return ({tup(pos)}, {tup(neg)}, {tup(add)}, "
+                    f"{tup(delete)}, {equalities})\n")
+    compiled: list[Callable] = []
+
+    def build(args: tuple[str, ...]) -> tuple:
+        if not compiled:
+            compiled.append(_generated("build", build_source, action.name))
+        return compiled[0](args)
+
     param_types = []
     for p in action.parameters:
         types = frozenset(key(t) for t in p.types)
         param_types.append(None if not types or "object" in types else types)
     return ActionTemplate(action, key(action.name), tuple(params), tuple(param_types),
-                          namespace["build"], tuple(complex_pre), tuple(complex_effects))
+                          build, masks, tuple(complex_pre),
+                          tuple(complex_effects))
 
 
 # --- the schema ------------------------------------------------------------------------------

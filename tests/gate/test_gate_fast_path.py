@@ -153,3 +153,17 @@ def test_domain_schema_is_cached_per_object_not_per_equality():
     assert domain_schema(domain).resolve_action("Teleport") is None
     schema = domain_schema(renamed)  # it holds no reference to the domain itself
     assert all(value is not renamed for value in vars(schema).values())
+
+
+def test_cached_steps_are_keyed_by_content_not_by_the_step_object(ithor_cases):
+    """A planner may edit a step in place: the gate must see the edit on the next check."""
+    domain, problem, reference, _ = ithor_cases[0]
+    gate = compile_gate(domain, problem)
+    plan = [dict(s) for s in reference]
+    assert gate.check(plan).valid
+    plan[-1]["action"] = "Teleport"
+    edited = gate.check(plan)
+    assert not edited.valid and edited.violations[0].code == "unknown-action"
+    assert edited == gate._check_sets(plan)
+    plan[-1] = dict(reference[-1])
+    assert gate.check(plan) == gate._check_sets(plan) and gate.check(plan).valid
