@@ -52,11 +52,9 @@ def test_random_step_sequences_agree_with_the_gate(kitchen_domain, kitchen_probl
 
 
 def _household_cases():
-    try:
-        from sage_pddl.domains import load_domain
-        from sage_pddl.tasks import load_taskset, normalize_steps, task_problem
-    except ImportError as error:  # the task bridge is written in parallel
-        pytest.skip(f"task bridge not available: {error}")
+    from sage_pddl.domains import load_domain
+    from sage_pddl.tasks import load_taskset, normalize_steps, task_problem
+
     return load_domain, load_taskset, normalize_steps, task_problem
 
 
