@@ -2,7 +2,6 @@
 LLM backend wrapped in a call counter (the independent ledger accounting is checked against)."""
 from __future__ import annotations
 
-import json
 
 import pytest
 

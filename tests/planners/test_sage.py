@@ -8,7 +8,7 @@ from sage_pddl.gate import compile_gate
 from sage_pddl.llm import InvalidOutput
 from sage_pddl.planners import PlannerError, get_planner
 
-from .conftest import GOOD_PLAN, assert_accounting, s, steps
+from .conftest import GOOD_PLAN, assert_accounting, steps
 
 
 def sub(*names):
