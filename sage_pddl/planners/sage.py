@@ -156,11 +156,17 @@ class SagePlanner(LLMPlanner):
                     verdict.final_state)
         steps = self._drop_noop_repeats(log, steps, state, previous)
         verdict = check_block(self.gate, steps, state)
-        passed = verdict.valid and readable
+        # An expanded sub-goal with no steps certifies nothing (the gate accepts the empty plan
+        # vacuously); a repair may legitimately leave nothing to do.
+        empty = not steps and origin == "expand"
+        passed = verdict.valid and readable and not empty
         refines = 0
         rejected: list[tuple] = []
         while not passed and refines < self.max_refines:
-            if readable:
+            if readable and empty:
+                feedback = ("The previous answer gave no steps for this sub-goal. Write the steps "
+                            "that achieve it from the current state.")
+            elif readable:
                 rejected.append((tuple(steps), tuple(verdict.violations)))
                 feedback = render_feedback(self.gate, verdict, [dict(s) for s in steps], state)
             else:
@@ -177,14 +183,15 @@ class SagePlanner(LLMPlanner):
                 continue
             steps, readable = self._drop_noop_repeats(log, new_steps, state, previous), True
             verdict = check_block(self.gate, steps, state)  # every refined block is re-gated
-            passed = verdict.valid
+            empty = not steps and origin == "expand"
+            passed = verdict.valid and not empty
         if passed:
             return (SubgoalBlock(subgoal, tuple(steps), True, refines, verdict, origin,
                                  rejected=tuple(rejected)), verdict.final_state)
         accepted, after = accepted_prefix(self.gate, steps, state)
         log.note(f"sub-goal {subgoal!r} is uncertified after {refines} refine(s): "
                  + ("; ".join(f"step {v.step + 1} [{v.code}]" for v in verdict.violations)
-                    or "no readable steps"))
+                    or ("no steps" if readable else "no readable steps")))
         if self.uncertified_steps == "prefix":
             steps = steps[:accepted]
         return (SubgoalBlock(subgoal, tuple(steps), False, refines, verdict, origin,
@@ -195,7 +202,7 @@ class SagePlanner(LLMPlanner):
         verdict = check_block(self.gate, block.steps, state)
         if not self.verifier:
             return replace(block, origin="kept", done=0), verdict.final_state
-        if verdict.valid:
+        if verdict.valid and block.steps:  # an empty block certifies nothing
             return (replace(block, certified=True, verdict=verdict, origin="kept", done=0,
                             refines=0, rejected=()), verdict.final_state)
         _, after = accepted_prefix(self.gate, block.steps, state)

@@ -86,7 +86,9 @@ def test_prefix_mode_returns_only_the_accepted_prefix(task, scripted):
 
 def test_decompose_is_clamped_to_five_and_noted(task, scripted):
     names = [f"phase {i}" for i in range(7)]
-    llm, raw = scripted({"decompose": [sub(*names)], "expand": [steps()] * 5})
+    places = ["Apple", "Mug", "Fridge", "CounterTop", "CoffeeMachine"]
+    llm, raw = scripted({"decompose": [sub(*names)],
+                         "expand": [steps(("MoveTo", place)) for place in places]})
     result = get_planner("SAGE", llm=llm).plan(task)
     assert_accounting(result, llm, calls=1 + 5)
     assert len(result.blocks) == 5 and "phase 6" in result.blocks[-1].subgoal
@@ -239,3 +241,17 @@ def test_schema_ignoring_backend_gets_typed_codes_for_unknown_names(task, script
     assert not result.certified
     schema = raw.calls[1].schema
     assert "Teleport" not in schema["properties"]["steps"]["items"]["properties"]["action"]["enum"]
+
+
+def test_an_empty_expansion_certifies_nothing(task, scripted):
+    # the gate accepts the empty plan vacuously: an expanded sub-goal with no steps is refined,
+    # and stays uncertified when the refines give nothing either
+    llm, raw = scripted({"decompose": [sub("get the apple")], "expand": [steps()],
+                         "refine": [steps(), steps()]})
+    result = get_planner("SAGE", llm=llm).plan(task)
+    assert_accounting(result, llm, calls=1 + 1 + 2)
+    assert result.steps == () and result.certified is False
+    assert result.blocks[0].certified is False
+    assert any("no steps" in n for n in result.notes)
+    assert [c.role for c in raw.calls] == ["decompose", "expand", "refine", "refine"]
+    assert "gave no steps for this sub-goal" in raw.calls[-1].prompt
