@@ -49,9 +49,10 @@ from ..pddl.errors import PDDLSemanticError, UnsupportedConstruct
 from ..pddl.model import (
     Action, And, Atom, Comparison, Constant, Domain, Equals, Exists, Forall, ForallEffect, FunctionTerm,
     Imply, Location, Not, NumericEffect, Or, Problem, Typed, Unsupported, Variable, When, key,
+    walk,
 )
 from .schema import (  # noqa: F401 - canonical_sexpr, formula_text, loose_name, Reason re-exported
-    Reason, canonical_sexpr, domain_schema, formula_text, loose_name, walk,
+    Reason, canonical_sexpr, domain_schema, formula_text, loose_name,
 )
 
 GroundAtom = tuple  # ("predicate", "arg", ...), all lower case

@@ -35,12 +35,12 @@ import re
 import shlex
 import weakref
 from dataclasses import dataclass
-from typing import Callable, Iterator
+from typing import Callable
 
 from ..pddl.errors import PDDLSemanticError
 from ..pddl.model import (
     Action, And, Annotation, Atom, Comparison, Domain, Equals, Exists, Forall,
-    ForallEffect, Imply, Not, NumericEffect, Or, Typed, Unsupported, Variable, When, key,
+    ForallEffect, Imply, Not, NumericEffect, Or, Typed, Unsupported, Variable, When, key, walk,
 )
 
 # --- canonical text --------------------------------------------------------------------------
@@ -97,26 +97,6 @@ def formula_text(node: object, names: Callable[[object], str] = lambda t: str(t)
             return n.text
         return str(n)
     return text(node)
-
-
-def walk(node: object) -> Iterator[object]:
-    """`node` and its sub-formulas/sub-effects, pre-order (terms and numeric parts excluded)."""
-    yield node
-    if isinstance(node, Not):
-        yield from walk(node.arg)
-    elif isinstance(node, (And, Or)):
-        for part in node.parts:
-            yield from walk(part)
-    elif isinstance(node, Imply):
-        yield from walk(node.antecedent)
-        yield from walk(node.consequent)
-    elif isinstance(node, (Exists, Forall)):
-        yield from walk(node.body)
-    elif isinstance(node, When):
-        yield from walk(node.condition)
-        yield from walk(node.effect)
-    elif isinstance(node, ForallEffect):
-        yield from walk(node.effect)
 
 
 # --- annotations -----------------------------------------------------------------------------

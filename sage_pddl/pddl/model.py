@@ -239,6 +239,27 @@ class NumericEffect:
 Effect = Union[Atom, Not, And, When, ForallEffect, NumericEffect, Unsupported]
 
 
+def walk(node: object):
+    """`node` and its sub-formulas/sub-effects, pre-order, children in source order (terms and
+    numeric expressions are not visited)."""
+    yield node
+    if isinstance(node, Not):
+        yield from walk(node.arg)
+    elif isinstance(node, (And, Or)):
+        for part in node.parts:
+            yield from walk(part)
+    elif isinstance(node, Imply):
+        yield from walk(node.antecedent)
+        yield from walk(node.consequent)
+    elif isinstance(node, (Exists, Forall)):
+        yield from walk(node.body)
+    elif isinstance(node, When):
+        yield from walk(node.condition)
+        yield from walk(node.effect)
+    elif isinstance(node, ForallEffect):
+        yield from walk(node.effect)
+
+
 # --- domain ----------------------------------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from .errors import PDDLError, PDDLSemanticError, UnsupportedConstruct
 from .model import (
     Action, And, Arithmetic, Atom, Comparison, Constant, Domain, Equals, Exists, FluentValue, Forall,
     ForallEffect, FunctionTerm, Imply, Location, Not, NumericEffect, Or, Problem, Typed,
-    Unsupported, Variable, When, key,
+    Unsupported, Variable, When, key, walk,
 )
 from .writer import write_formula
 
@@ -293,24 +293,15 @@ class _Checker:
 
 def _compared_fluents(node, found: set[str]) -> None:
     """Names of the fluents a formula compares: those are state, not action costs."""
-    if isinstance(node, Comparison):
-        todo = [node.left, node.right]
-        while todo:
-            expr = todo.pop()
-            if isinstance(expr, FunctionTerm):
-                found.add(key(expr.name))
-            elif isinstance(expr, Arithmetic):
-                todo.extend(expr.args)
-    elif isinstance(node, (And, Or)):
-        for part in node.parts:
-            _compared_fluents(part, found)
-    elif isinstance(node, Not):
-        _compared_fluents(node.arg, found)
-    elif isinstance(node, Imply):
-        _compared_fluents(node.antecedent, found)
-        _compared_fluents(node.consequent, found)
-    elif isinstance(node, (Exists, Forall)):
-        _compared_fluents(node.body, found)
+    for part in walk(node):
+        if isinstance(part, Comparison):
+            todo = [part.left, part.right]
+            while todo:
+                expr = todo.pop()
+                if isinstance(expr, FunctionTerm):
+                    found.add(key(expr.name))
+                elif isinstance(expr, Arithmetic):
+                    todo.extend(expr.args)
 
 
 # --- public checks -------------------------------------------------------------------------------
@@ -341,30 +332,17 @@ def check_domain(domain: Domain) -> list[Diagnostic]:
 
 
 def _constants_used(node, found: dict[str, Constant]) -> None:
-    """Collect the constants of an action's formulas and effects."""
-    if isinstance(node, Constant):
-        found.setdefault(key(node.name), node)
-    elif isinstance(node, (Atom, FunctionTerm)):
-        for arg in node.args:
-            _constants_used(arg, found)
-    elif isinstance(node, Equals):
-        _constants_used(node.left, found)
-        _constants_used(node.right, found)
-    elif isinstance(node, (And, Or)):
-        for part in node.parts:
-            _constants_used(part, found)
-    elif isinstance(node, Not):
-        _constants_used(node.arg, found)
-    elif isinstance(node, Imply):
-        _constants_used(node.antecedent, found)
-        _constants_used(node.consequent, found)
-    elif isinstance(node, (Exists, Forall)):
-        _constants_used(node.body, found)
-    elif isinstance(node, ForallEffect):
-        _constants_used(node.effect, found)
-    elif isinstance(node, When):
-        _constants_used(node.condition, found)
-        _constants_used(node.effect, found)
+    """Collect the constants of an action's formulas and effects, first occurrence kept."""
+    for part in walk(node):
+        if isinstance(part, Atom):
+            terms = part.args
+        elif isinstance(part, Equals):
+            terms = (part.left, part.right)
+        else:
+            continue
+        for term in terms:
+            if isinstance(term, Constant):
+                found.setdefault(key(term.name), term)
 
 
 def check_problem(problem: Problem, domain: Domain) -> list[Diagnostic]:
