@@ -116,25 +116,19 @@ def test_fast_downward_solves_ithor_tasks_and_the_gate_agrees(ithor, task_id):
 
 
 def test_export_and_solve_commands(tmp_path, capsys):
-    from sage_pddl import cli, cli_tools
+    import json
 
-    original = cli._extra_commands
-    cli._extra_commands = lambda: list(original()) + [
-        c for c in cli_tools.COMMANDS if c not in original()]
-    try:
-        assert cli.main(["export", "ithor", "ithor#K01", "ithor#K01", "--out", str(tmp_path),
-                         "--strip-annotations"]) == 0
-        assert (tmp_path / "plan.ipc").read_text().startswith("(moveto mug)\n")
-        assert str(tmp_path / "domain.pddl") in capsys.readouterr().out
-        code = cli.main(["solve", str(FIXTURES / "Depots.pddl"), str(FIXTURES / "pfile1"),
-                         str(FIXTURES / "pfile1.plan"), "--planner", "pyperplan", "--json"])
-        assert code == 0
-        import json
+    from sage_pddl import cli
 
-        out = json.loads(capsys.readouterr().out)
-        assert out["classical"]["gate_valid"] and out["classical"]["up_valid"]
-        assert out["llm"]["gate_valid"] and out["llm"]["up_valid"]
-        assert cli.main(["solve", "ithor", "ithor#K01", "--planner", "pyperplan"]) == 2
-        assert "conditional-effects" in capsys.readouterr().err
-    finally:
-        cli._extra_commands = original
+    assert cli.main(["export", "ithor", "ithor#K01", "ithor#K01", "--out", str(tmp_path),
+                     "--strip-annotations"]) == 0
+    assert (tmp_path / "plan.ipc").read_text().startswith("(moveto mug)\n")
+    assert str(tmp_path / "domain.pddl") in capsys.readouterr().out
+    code = cli.main(["solve", str(FIXTURES / "Depots.pddl"), str(FIXTURES / "pfile1"),
+                     str(FIXTURES / "pfile1.plan"), "--planner", "pyperplan", "--json"])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["classical"]["gate_valid"] and out["classical"]["up_valid"]
+    assert out["llm"]["gate_valid"] and out["llm"]["up_valid"]
+    assert cli.main(["solve", "ithor", "ithor#K01", "--planner", "pyperplan"]) == 2
+    assert "conditional-effects" in capsys.readouterr().err

@@ -151,15 +151,9 @@ def test_induce_reads_files_and_folders(tmp_path):
 
 
 def _run_cli(argv, capsys):
-    from sage_pddl import cli, cli_tools
+    from sage_pddl import cli
 
-    original = cli._extra_commands
-    cli._extra_commands = lambda: list(original()) + [
-        c for c in cli_tools.COMMANDS if c not in original()]
-    try:
-        code = cli.main(argv)
-    finally:
-        cli._extra_commands = original
+    code = cli.main(argv)
     return code, capsys.readouterr()
 
 

@@ -6,24 +6,25 @@ Bad settings raise `BenchConfigError` naming the setting (exit 2 through `cli.ma
 """
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-EXIT_OK, EXIT_INVALID, EXIT_INPUT = 0, 1, 2
+from .common import EXIT_INVALID, EXIT_OK, AddCommand, console
 
 
 def _list(text: str | None) -> list[str] | None:
     if text is None:
         return None
-    from .bench.runner import _split_top
+    from ..bench.runner import _split_top
 
     return [part.strip() for part in _split_top(text) if part.strip()]
 
 
-def config_from_args(args) -> Any:
+def config_from_args(args: argparse.Namespace) -> Any:
     """The `BenchConfig` of a `bench` command line (`--config` file first, flags on top)."""
-    from .bench.runner import BenchConfig, BenchConfigError, config_from_mapping, load_config
+    from ..bench.runner import BenchConfig, BenchConfigError, config_from_mapping, load_config
 
     seeds = _list(args.seeds)
     if seeds is not None:
@@ -55,16 +56,14 @@ def config_from_args(args) -> Any:
         v is not None for v in overrides.values()) else BenchConfig()
 
 
-def cmd_bench(args) -> int:
-    from rich.console import Console
-
-    from .bench import run_benchmark
-    from .bench.report import write_report
+def cmd_bench(args: argparse.Namespace) -> int:
+    from ..bench import run_benchmark
+    from ..bench.report import write_report
 
     config = config_from_args(args)
     run_dir = run_benchmark(config)
     status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
-    out = Console(stderr=True, highlight=False, soft_wrap=True)
+    out = console(stderr=True)
     out.print(f"run {status['run_id']}: {status['written']} row(s) written "
               f"({status['errors']} error row(s)), {status['already_done']} already present, "
               f"{status['not_run']} not run -> {run_dir / 'results.jsonl'}", markup=False)
@@ -85,8 +84,8 @@ def cmd_bench(args) -> int:
     return EXIT_INVALID if status["aborted_models"] else EXIT_OK
 
 
-def cmd_report(args) -> int:
-    from .bench.report import write_report
+def cmd_report(args: argparse.Namespace) -> int:
+    from ..bench.report import write_report
 
     files = write_report(args.run_dir, candidate=args.candidate,
                          baselines=_list(args.baselines), compared=_list(args.metrics),
@@ -101,8 +100,8 @@ def cmd_report(args) -> int:
     return EXIT_OK
 
 
-def _bench_command(command: Callable) -> None:
-    p = command("bench", cmd_bench,
+def register(add_command: AddCommand) -> None:
+    p = add_command("bench", cmd_bench,
                 "Run (or resume) a benchmark grid: planners × models × tasks × seeds.")
     p.add_argument("--config", default=None, metavar="FILE",
                    help="TOML or JSON file of bench settings (options given here override it)")
@@ -149,9 +148,7 @@ def _bench_command(command: Callable) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--json", action="store_true", help="print the run folder and status as JSON")
 
-
-def _report_command(command: Callable) -> None:
-    p = command("report", cmd_report,
+    p = add_command("report", cmd_report,
                 "Write summary.csv, comparisons.csv, report.md and plots for a benchmark run.")
     p.add_argument("run_dir", type=Path, help="the run folder, e.g. results/<run_id>")
     p.add_argument("--candidate", default=None, help="planner compared against the others "
@@ -165,6 +162,3 @@ def _report_command(command: Callable) -> None:
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--no-plots", action="store_true", help="skip the matplotlib plot")
     p.add_argument("--json", action="store_true", help="print the written files as JSON")
-
-
-COMMANDS = [_bench_command, _report_command]

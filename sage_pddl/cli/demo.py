@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .common import EXIT_INVALID, EXIT_OK, format_step, print_plan_result
+
 TASK_REF = "ithor#K19"
 BROKEN_PLAN = [
     {"action": "Pick", "object": "Apple"},
@@ -38,7 +40,7 @@ def scripted_small_model():
     """The built-in stand-in for a small model, with a small model's typical mistakes:
     it forgets to open a closed container before putting something in it, and after a failure
     it re-opens a container that is already open."""
-    from .llm import get_backend
+    from ..llm import get_backend
 
     return get_backend("scripted", model="built-in scripted small model", script={
         "decompose": [{"subgoals": ["Pick up the apple", "Put the apple in the cabinet",
@@ -58,8 +60,8 @@ def scripted_small_model():
 
 def choose_llm(llm: str, model: str | None, host: str | None) -> tuple[Any, str]:
     """(backend, label). `auto` uses Ollama only when it answers and has the model."""
-    from .llm import get_backend
-    from .llm.ollama import is_available, list_models
+    from ..llm import get_backend
+    from ..llm.ollama import is_available, list_models
 
     wanted = model or DEFAULT_OLLAMA_MODEL
     if llm == "scripted":
@@ -69,7 +71,7 @@ def choose_llm(llm: str, model: str | None, host: str | None) -> tuple[Any, str]
                                    for m in list_models(host, timeout=2.0))):
         return get_backend("ollama", model=wanted, host=host), f"Ollama model {wanted}"
     if llm != "auto":
-        from .pddl.errors import SageError
+        from ..pddl.errors import SageError
 
         raise SageError(f"demo: --llm must be auto, ollama or scripted, got {llm!r}")
     return scripted_small_model(), ("built-in scripted small model (no Ollama server with "
@@ -82,15 +84,14 @@ def run_demo(llm: str = "auto", model: str | None = None, host: str | None = Non
     from rich.panel import Panel
     from rich.table import Table
 
-    from .cli_run import format_step, print_plan_result
-    from .domains import load_domain
-    from .env import get_env
-    from .gate import compile_gate
-    from .planners import get_planner
-    from .planners.base import PlanningTask
-    from .pddl.writer import write_formula
-    from .runtime import run_episode
-    from .tasks import load_task, normalize_steps
+    from ..domains import load_domain
+    from ..env import get_env
+    from ..gate import compile_gate
+    from ..pddl.writer import write_formula
+    from ..planners import get_planner
+    from ..planners.base import PlanningTask
+    from ..runtime import run_episode
+    from ..tasks import load_task, normalize_steps
 
     out = Console(highlight=False, soft_wrap=True, quiet=json_output)
     domain = load_domain("ithor")
@@ -158,4 +159,4 @@ def run_demo(llm: str = "auto", model: str | None = None, host: str | None = Non
                           "reference_valid": good.valid,
                           "broken_plan_violations": [v.code for v in broken.violations],
                           "episode": report.to_dict()}, indent=2, default=str))
-    return 0 if report.success else 1
+    return EXIT_OK if report.success else EXIT_INVALID

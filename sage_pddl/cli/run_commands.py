@@ -1,26 +1,22 @@
-"""CLI commands that plan and execute: `plan`, `run`, `thor-server` and `demo`.
+"""Commands that plan and execute: `plan`, `run`, `thor-server` and `demo`.
 
-Kept apart from `cli.py` (the PDDL-only commands) because they drive the planners, LLM backends
-and environments; like the rest of the CLI they only parse arguments and call the library.
+They drive the planners, LLM backends and environments; like the rest of the CLI they only parse
+arguments and call the library.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import os
-from typing import Any, Callable
+from typing import Any
 
-from .pddl.errors import SageError
-
-EXIT_OK, EXIT_INVALID, EXIT_INPUT = 0, 1, 2
-
-
-def _console():
-    from rich.console import Console
-
-    return Console(highlight=False, soft_wrap=True)
+from ..pddl.errors import SageError
+from .common import (
+    EXIT_INVALID, EXIT_OK, AddCommand, console, format_step, load_problem_arg, print_plan_result,
+)
 
 
-def _add_llm_options(p) -> None:
+def _add_llm_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--planner", default="SAGE", help="planner name (see --list-planners); default SAGE")
     p.add_argument("--llm", default="ollama", help="LLM backend: ollama, openai, local, scripted, replay")
     p.add_argument("--model", default=None, help="model name for the backend (ollama default: qwen2.5:7b)")
@@ -35,8 +31,8 @@ def _add_llm_options(p) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
-def make_llm(args) -> Any:
-    from .llm import get_backend
+def make_llm(args: argparse.Namespace) -> Any:
+    from ..llm import get_backend
 
     options: dict[str, Any] = {"model": args.model}
     if args.llm in ("ollama", "openai", "replay"):
@@ -56,15 +52,15 @@ def make_llm(args) -> Any:
     return backend
 
 
-def planning_task(args) -> Any:
+def planning_task(args: argparse.Namespace) -> Any:
     """The PlanningTask named by the command line: a task reference, or an instruction with
     --domain and --problem."""
-    from .domains import load_domain
-    from .planners.base import PlanningTask
+    from ..domains import load_domain
+    from ..planners.base import PlanningTask
 
     dirs = [os.fspath(d) for d in (getattr(args, "domains_dir", None) or [])]
     if "#" in args.task and not os.path.exists(args.task):
-        from .tasks import load_task
+        from ..tasks import load_task
 
         task = load_task(args.task)
         domain = load_domain(args.domain or getattr(task, "domain", None) or "ithor", domains_dirs=dirs)
@@ -72,15 +68,13 @@ def planning_task(args) -> Any:
     if not getattr(args, "problem", None):
         raise SageError("plan: an instruction needs --problem PROBLEM (a .pddl file or "
                         "DATASET.json#TASK_ID); or give a task reference such as ithor#K01")
-    from .cli import _load_problem
-
     domain = load_domain(args.domain or "ithor", domains_dirs=dirs)
-    problem = _load_problem(args.problem, domain, args)
+    problem = load_problem_arg(args.problem, domain, args)
     return PlanningTask(instruction=args.task, domain=domain, problem=problem), None
 
 
-def cmd_plan(args) -> int:
-    from .planners import get_planner
+def cmd_plan(args: argparse.Namespace) -> int:
+    from ..planners import get_planner
 
     task, _ = planning_task(args)
     planner = get_planner(args.planner, llm=make_llm(args), seed=args.seed)
@@ -88,43 +82,14 @@ def cmd_plan(args) -> int:
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
-        print_plan_result(_console(), result)
+        print_plan_result(console(), result)
     return EXIT_OK if result.steps else EXIT_INVALID
 
 
-def print_plan_result(out, result) -> None:
-    if result.blocks:
-        for number, block in enumerate(result.blocks, 1):
-            mark = "[green]certified[/green]" if block.certified else "[red]UNCERTIFIED[/red]"
-            refines = f", {block.refines} refine(s)" if block.refines else ""
-            out.print(f"[bold]{number}. {block.subgoal}[/bold]  ({mark}{refines}, {block.origin})")
-            for attempt, violations in block.rejected:
-                out.print("     [dim]rejected: " + " → ".join(format_step(s) for s in attempt) + "[/dim]")
-                for v in violations:
-                    out.print(f"       [red]✗ step {v.step + 1} {v.code}[/red]: {v.message}")
-            for step in block.steps:
-                out.print(f"     {format_step(step)}")
-            for v in block.violations:
-                out.print(f"     [red]{v.code}[/red] {v.message}")
-    else:
-        for step in result.steps:
-            out.print(f"  {format_step(step)}")
-    out.print(f"[dim]{result.planner}: {len(result.steps)} steps, {result.calls} LLM calls, "
-              f"{result.prompt_tokens}+{result.output_tokens} tokens, {result.seconds:.2f} s; "
-              f"certified={result.certified}, goal_reached={result.goal_reached}[/dim]")
-    for note in result.notes:
-        out.print(f"[dim]note: {note}[/dim]")
-
-
-def format_step(step) -> str:
-    words = [str(step.get(k, "")) for k in ("action", "object", "target")]
-    return " ".join(w for w in words if w)
-
-
-def cmd_run(args) -> int:
-    from .env import get_env
-    from .planners import get_planner
-    from .runtime import injection_index, run_episode
+def cmd_run(args: argparse.Namespace) -> int:
+    from ..env import get_env
+    from ..planners import get_planner
+    from ..runtime import injection_index, run_episode
 
     injection_index(args.inject_failure, 0)  # a bad --inject-failure fails before any planning
     task, dataset_task = planning_task(args)
@@ -137,7 +102,7 @@ def cmd_run(args) -> int:
     if args.log:
         env_options["log"] = args.log
     env = get_env(args.env, **env_options)
-    out = _console()
+    out = console()
 
     def show(kind: str, payload: Any) -> None:
         if args.json:
@@ -156,7 +121,7 @@ def cmd_run(args) -> int:
     if args.fault:
         if args.env != "symbolic":
             raise SageError("--fault works with --env symbolic; use --inject-failure elsewhere")
-        from .env.faults import parse_fault
+        from ..env.faults import parse_fault
 
         reset_options["faults"] = [parse_fault(spec) for spec in args.fault]
     try:
@@ -179,28 +144,26 @@ def cmd_run(args) -> int:
     return EXIT_OK if report.success else EXIT_INVALID
 
 
-def cmd_thor_server(args) -> int:
-    from .env.thor.server import serve
+def cmd_thor_server(args: argparse.Namespace) -> int:
+    from ..env.thor.server import serve
 
     return serve(args.port, args.bind, args.backend, max_bytes=args.max_bytes,
                  domains_dirs=args.domains_dir or None, log=args.log)
 
 
-def cmd_demo(args) -> int:
+def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
     return run_demo(llm=args.llm, model=args.model, host=args.llm_host, json_output=args.json)
 
 
-def _plan_command(command: Callable) -> None:
-    p = command("plan", cmd_plan, "Plan a task with an LLM planner and print the gated sub-goal blocks.")
+def register(add_command: AddCommand) -> None:
+    p = add_command("plan", cmd_plan, "Plan a task with an LLM planner and print the gated sub-goal blocks.")
     p.add_argument("task", help="an instruction, or a task reference: DATASET.json#TASK_ID, ithor#K01")
     p.add_argument("--problem", help="problem file or DATASET.json#TASK_ID (with an instruction)")
     _add_llm_options(p)
 
-
-def _run_command(command: Callable) -> None:
-    p = command("run", cmd_run, "Plan and execute a task in an environment, repairing on failure.")
+    p = add_command("run", cmd_run, "Plan and execute a task in an environment, repairing on failure.")
     p.add_argument("task", help="a task reference (DATASET.json#TASK_ID, ithor#K01) or an instruction")
     p.add_argument("--problem", help="problem file (with an instruction)")
     p.add_argument("--env", default="symbolic", help="symbolic (default), thor, virtualhome, alfworld")
@@ -217,9 +180,7 @@ def _run_command(command: Callable) -> None:
     p.add_argument("--log", default=None, help="append every transition to this JSONL file")
     _add_llm_options(p)
 
-
-def _thor_server_command(command: Callable) -> None:
-    p = command("thor-server", cmd_thor_server,
+    p = add_command("thor-server", cmd_thor_server,
                 "Serve an environment over ZMQ (AI2-THOR, or the symbolic world for testing).")
     p.add_argument("--port", type=int, default=5555)
     p.add_argument("--bind", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
@@ -229,14 +190,9 @@ def _thor_server_command(command: Callable) -> None:
                    help="largest accepted request in bytes (default 1 MiB)")
     p.add_argument("--log", default=None, help="append every transition to this JSONL file")
 
-
-def _demo_command(command: Callable) -> None:
-    p = command("demo", cmd_demo, "Plan, gate, repair and execute a household task, no server needed.")
+    p = add_command("demo", cmd_demo, "Plan, gate, repair and execute a household task, no server needed.")
     p.add_argument("--llm", default="auto",
                    help="auto (Ollama if one answers, else the built-in scripted model), ollama, scripted")
     p.add_argument("--model", default=None, help="Ollama model (default qwen2.5:7b)")
     p.add_argument("--llm-host", default=None)
     p.add_argument("--json", action="store_true", help="print the demo's results as JSON")
-
-
-COMMANDS = [_plan_command, _run_command, _thor_server_command, _demo_command]

@@ -1,0 +1,83 @@
+"""The `sage-pddl` command line: a thin layer that parses arguments and calls the library.
+
+One module per command group, each with a `register(add_command)` function:
+
+* `pddl_commands`: check, gate, fmt, domains, problem (PDDL only);
+* `run_commands`: plan, run, thor-server, demo (planners, LLM backends, environments);
+* `bench_commands`: bench, report;
+* `tools_commands`: collect, induce, export, solve.
+
+`common` holds what they share (exit codes, output, argument resolution); imports run one way,
+from here to the groups to `common`. Every error the library raises for bad input is a
+`SageError`: it is printed like a compiler diagnostic (`file:line:col: error: ...`) and the
+command exits 2. `--json` prints a machine-readable result on stdout (documented in README.md).
+"""
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from ..pddl.errors import SageError
+from . import bench_commands, pddl_commands, run_commands, tools_commands
+from .common import (
+    EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, Handler, console, debug_enabled,
+)
+
+GROUPS = (pddl_commands, run_commands, bench_commands, tools_commands)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sage-pddl",
+        description="PDDL-centric LLM task planning: parse, gate, plan, execute, evaluate.")
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    def add_command(name: str, handler: Handler, help: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help)
+        p.add_argument("--domains-dir", action="append", metavar="DIR",
+                       help="extra folder of drop-in .pddl domains (repeatable; also "
+                            "SAGE_PDDL_DOMAINS)")
+        p.set_defaults(handler=handler)
+        return p
+
+    for group in GROUPS:
+        group.register(add_command)
+    return parser
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return f"sage-pddl {__version__}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return EXIT_INPUT
+    try:
+        code: int = handler(args)
+        return code
+    except SageError as exc:
+        console(stderr=True).print(str(exc), markup=False)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        console(stderr=True).print("interrupted", markup=False)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as exc:  # a bug, not bad input: say so plainly, keep the trace on request
+        if debug_enabled():
+            raise
+        console(stderr=True).print(
+            f"internal error: {type(exc).__name__}: {exc}\n"
+            "This is a bug in sage-pddl; run again with SAGE_PDDL_DEBUG=1 for the traceback "
+            "and report it.", markup=False)
+        return EXIT_INTERNAL
+
+
+__all__ = ["build_parser", "main"]

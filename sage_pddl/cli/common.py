@@ -1,0 +1,166 @@
+"""What every `sage-pddl` command shares: exit codes, console output, and argument resolution.
+
+Exit codes (the one definition; README.md documents them): 0 success or a valid plan, 1 an
+invalid plan or a failed check, 2 a usage or input error (every `SageError`), 70 an internal
+error (a bug). Command modules import from here and never from each other, so the CLI's imports
+run one way: `cli/__init__` -> command groups -> `common`.
+
+Argument resolution: a DOMAIN argument is a file or a bundled/drop-in domain name; a PROBLEM is a
+`.pddl` file or a task reference `DATASET.json#TASK_ID`; a PLAN is a plan file in any format
+(`-` for stdin) or, where a command says so, a task reference whose reference steps are the plan.
+
+Library modules are imported inside the functions that need them: `sage-pddl --help` and the
+PDDL-only commands must not pay for numpy, the planners or the environments (start-up time).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..pddl.errors import SageError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from ..pddl.model import Domain, Plan, Problem
+
+EXIT_OK = 0
+EXIT_INVALID = 1
+EXIT_INPUT = 2
+EXIT_INTERNAL = 70  # EX_SOFTWARE: a bug in sage-pddl, not bad input
+EXIT_INTERRUPTED = 130
+
+
+class UsageError(SageError):
+    """A bad command-line setting; the message names the setting."""
+
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+class AddCommand(Protocol):
+    """What a command group's `register` receives: adds one sub-command and returns its parser."""
+
+    def __call__(self, name: str, handler: Handler, help: str) -> argparse.ArgumentParser: ...
+
+
+# --- output ----------------------------------------------------------------------------------
+
+def escape(text: str) -> str:
+    """Text shown through rich markup: brackets in PDDL or plan text must stay literal."""
+    from rich.markup import escape as rich_escape  # start-up time
+
+    return rich_escape(text)
+
+
+def console(stderr: bool = False, quiet: bool = False) -> Console:
+    from rich.console import Console  # start-up time
+
+    return Console(stderr=stderr, highlight=False, soft_wrap=True, quiet=quiet)
+
+
+def err(text: str) -> None:
+    """One plain line on stderr (no markup)."""
+    print(text, file=sys.stderr)
+
+
+def format_step(step: Mapping[str, Any]) -> str:
+    """A JSON plan step as one line of words: `Place CounterTop`, `put_inside apple fridge`."""
+    args = step.get("args")
+    if isinstance(args, (list, tuple)):
+        words = [str(step.get("action", "")), *(str(a) for a in args)]
+    else:
+        words = [str(step.get(k, "")) for k in ("action", "object", "target")]
+    return " ".join(w for w in words if w)
+
+
+def print_plan_result(out: Console, result: Any) -> None:
+    """A planner's `PlanResult`: its sub-goal blocks with the gate's judgement, then a summary.
+    Model and PDDL text is escaped: a bracket in a step must not be read as rich markup."""
+    if result.blocks:
+        for number, block in enumerate(result.blocks, 1):
+            mark = "[green]certified[/green]" if block.certified else "[red]UNCERTIFIED[/red]"
+            refines = f", {block.refines} refine(s)" if block.refines else ""
+            out.print(f"[bold]{number}. {escape(block.subgoal)}[/bold]  "
+                      f"({mark}{refines}, {block.origin})")
+            for attempt, violations in block.rejected:
+                out.print("     [dim]rejected: "
+                          + escape(" → ".join(format_step(s) for s in attempt)) + "[/dim]")
+                for v in violations:
+                    out.print(f"       [red]✗ step {v.step + 1} {escape(v.code)}[/red]: "
+                              f"{escape(v.message)}")
+            for step in block.steps:
+                out.print(f"     {escape(format_step(step))}")
+            for v in block.violations:
+                out.print(f"     [red]{escape(v.code)}[/red] {escape(v.message)}")
+    else:
+        for step in result.steps:
+            out.print(f"  {escape(format_step(step))}")
+    out.print(f"[dim]{escape(result.planner)}: {len(result.steps)} steps, {result.calls} LLM "
+              f"calls, {result.prompt_tokens}+{result.output_tokens} tokens, "
+              f"{result.seconds:.2f} s; certified={result.certified}, "
+              f"goal_reached={result.goal_reached}[/dim]")
+    for note in result.notes:
+        out.print(f"[dim]note: {escape(note)}[/dim]")
+
+
+# --- DOMAIN / PROBLEM / PLAN arguments ---------------------------------------------------------
+
+def domains_dirs(args: argparse.Namespace) -> list[Path]:
+    return [Path(d) for d in (getattr(args, "domains_dir", None) or [])]
+
+
+def load_domain_arg(ref: str, args: argparse.Namespace) -> Domain:
+    from ..domains import load_domain
+
+    return load_domain(ref, domains_dirs=domains_dirs(args))
+
+
+def is_task_ref(ref: str) -> bool:
+    return "#" in ref and not Path(ref).exists()
+
+
+def load_problem_arg(ref: str, domain: Domain, args: argparse.Namespace) -> Problem:
+    """A PROBLEM argument: a .pddl path or a task reference `DATASET.json#TASK_ID`."""
+    if is_task_ref(ref):
+        from ..tasks import load_task, task_problem
+
+        return task_problem(load_task(ref), domain)
+    from ..pddl import load_problem
+
+    return load_problem(ref)
+
+
+def read_plan_arg(ref: str) -> Plan:
+    """A PLAN argument: a plan file in any format (FILE.json#ID), or `-` for stdin."""
+    from ..pddl import load_plan, parse_plan
+
+    if ref == "-":
+        return parse_plan(sys.stdin.read(), file="<stdin>")
+    return load_plan(ref)
+
+
+def plan_or_reference_arg(ref: str) -> Any:
+    """A PLAN argument that may also be a task reference, whose reference steps are the plan."""
+    if is_task_ref(ref):
+        from ..tasks import TaskSetError, load_task
+
+        try:
+            return list(load_task(ref).reference_steps)
+        except TaskSetError:
+            pass  # not a task set: a JSON file of plans, FILE.json#ID
+    return read_plan_arg(ref)
+
+
+def domain_and_problem(args: argparse.Namespace) -> tuple[Domain, Problem]:
+    domain = load_domain_arg(args.domain, args)
+    return domain, load_problem_arg(args.problem, domain, args)
+
+
+def debug_enabled() -> bool:
+    """`SAGE_PDDL_DEBUG=1`: let internal errors raise with their traceback."""
+    return bool(os.environ.get("SAGE_PDDL_DEBUG"))

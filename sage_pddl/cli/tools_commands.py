@@ -1,0 +1,205 @@
+"""CLI commands for domain induction and export: `collect`, `induce`, `export`, `solve`.
+
+Like the rest of the CLI they only parse arguments and call the library
+(`sage_pddl.induce`, `sage_pddl.export`).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..pddl.errors import SageError
+from .common import (
+    EXIT_INVALID, EXIT_OK, AddCommand, domain_and_problem, err, load_domain_arg,
+    plan_or_reference_arg,
+)
+
+
+# --- collect --------------------------------------------------------------------------------
+
+def cmd_collect(args: argparse.Namespace) -> int:
+    from ..induce.collect import CollectSettings, collect
+    from ..tasks import load_taskset
+
+    domain = load_domain_arg(args.domain, args)
+    tasks = load_taskset(args.tasks)
+    if args.task:
+        wanted = {t.lower() for t in args.task}
+        tasks = [t for t in tasks if t.task_id.lower() in wanted]
+        if not tasks:
+            raise SageError(f"--task {', '.join(args.task)}: no such task in {args.tasks}")
+    if args.limit is not None:
+        tasks = tasks[:args.limit]
+    settings = CollectSettings(seed=args.seed, states=args.states, walks=args.walks,
+                               successes=args.successes, per_reason=args.per_reason,
+                               random=args.random)
+    taskset = Path(args.tasks).stem if args.tasks.endswith(".json") else args.tasks
+    summary = collect(tasks, domain, args.out, settings=settings, taskset=taskset,
+                      progress=not args.no_progress and not args.json)
+    if args.json:
+        print(json.dumps(summary.to_json(), indent=2))
+    else:
+        print(f"{len(summary.written)} task(s) probed, {summary.transitions} transitions written; "
+              f"{len(summary.skipped)} already done; logs in {args.out}")
+        for task_id, error in summary.failed:
+            err(f"{task_id}: skipped: {error}")
+    return EXIT_INVALID if summary.failed else EXIT_OK
+
+
+# --- induce ---------------------------------------------------------------------------------
+
+def cmd_induce(args: argparse.Namespace) -> int:
+    from ..induce import induce
+    from ..pddl import write_domain
+
+    aliases = None
+    if args.aliases:
+        aliases = load_domain_arg(args.aliases, args)
+    result = induce(args.logs, domain_name=args.domain_name, min_support=args.min_support,
+                    noise=args.noise, keep_static=args.keep_static, aliases_from=aliases)
+    text = write_domain(result.domain)
+    if args.out:
+        try:
+            Path(args.out).write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise SageError(f"--out {args.out}: cannot write: {error.strerror or error}") from None
+    if args.report:
+        try:
+            Path(args.report).write_text(json.dumps(result.report.to_json(), indent=2),
+                                         encoding="utf-8")
+        except OSError as error:
+            raise SageError(f"--report {args.report}: cannot write: {error.strerror or error}") from None
+    if args.json:
+        print(json.dumps({"domain": text, "report": result.report.to_json()}, indent=2))
+    else:
+        if not args.out:
+            sys.stdout.write(text)
+        if not args.quiet:
+            err(result.report.render())
+    return EXIT_OK
+
+
+# --- export ---------------------------------------------------------------------------------
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from ..export import export_files
+
+    domain, problem = domain_and_problem(args)
+    plan = plan_or_reference_arg(args.plan) if args.plan else None
+    files = export_files(domain, problem, plan, args.out, strip_annotations=args.strip_annotations)
+    if args.json:
+        print(json.dumps(files.to_json(), indent=2))
+    else:
+        for path in (files.domain, files.problem, files.plan):
+            if path is not None:
+                print(path)
+    return EXIT_OK
+
+
+# --- solve ----------------------------------------------------------------------------------
+
+def _assess(domain: Any, problem: Any, gate: Any, plan: Any) -> dict[str, Any]:
+    from ..export.classical import ClassicalPlannerError, validate
+
+    verdict = gate.check(plan, mode="all")
+    row: dict[str, Any] = {"length": len(gate.plan_steps(plan)), "gate_valid": verdict.valid,
+                           "goal_reached": verdict.goal_reached,
+                           "violations": [f"step {v.step + 1} {v.code}" for v in verdict.violations]}
+    try:
+        checked = validate(domain, problem, plan)
+        row["up_valid"], row["up_message"] = checked.valid, checked.message
+    except (ClassicalPlannerError, SageError) as error:
+        row["up_valid"], row["up_message"] = None, str(error)
+    return row
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from ..export.classical import solve_result
+    from ..gate import compile_gate
+
+    domain, problem = domain_and_problem(args)
+    gate = compile_gate(domain, problem)
+    result = solve_result(domain, problem, args.planner, args.timeout)
+    out: dict[str, Any] = {"problem": problem.name, "classical": result.to_json()}
+    if result.plan is not None:
+        out["classical"].update(_assess(domain, problem, gate, result.plan))
+    if args.plan:
+        out["llm"] = _assess(domain, problem, gate, plan_or_reference_arg(args.plan))
+    if args.json:
+        print(json.dumps(out, indent=2, default=str))
+    else:
+        c = out["classical"]
+        print(f"{problem.name}: {c['planner']} {c['status']} in {c['seconds']:.2f} s")
+        if result.plan is not None:
+            for step in c["plan"]:
+                print(f"  ({step})")
+        for label in ("classical", "llm"):
+            row = out.get(label)
+            if row and "length" in row:
+                print(f"{label:>9}: {row['length']} steps, gate valid={row['gate_valid']}, "
+                      f"goal reached={row['goal_reached']}, UP valid={row['up_valid']}"
+                      + (f" ({row['up_message']})" if row['up_valid'] is False else ""))
+                for violation in row["violations"][:5]:
+                    print(f"           {violation}")
+    solved = result.plan is not None and out["classical"]["gate_valid"] and \
+        out["classical"]["goal_reached"] is not False
+    return EXIT_OK if solved else EXIT_INVALID
+
+
+def register(add_command: AddCommand) -> None:
+    p = add_command("collect", cmd_collect,
+                "Probe the symbolic environment on a task set and write transition logs (JSONL).")
+    p.add_argument("--domain", default="ithor", help="domain name or file (default: ithor)")
+    p.add_argument("--tasks", default="ithor", help="task set: ithor, ithor-gt, procthor or a JSON file")
+    p.add_argument("--out", required=True, help="folder for the logs, one TASK_ID.jsonl per task")
+    p.add_argument("--seed", type=int, default=0, help="seed of the probe sampling (default 0)")
+    p.add_argument("--states", type=int, default=5, help="reachable states probed per task (default 5)")
+    p.add_argument("--walks", type=int, default=2, help="random walks per task (default 2)")
+    p.add_argument("--successes", type=int, default=3, help="applicable probes per state (default 3)")
+    p.add_argument("--per-reason", type=int, default=1,
+                   help="refused probes per distinct failure reason and state (default 1)")
+    p.add_argument("--random", type=int, default=2, help="uniformly random probes per state (default 2)")
+    p.add_argument("--task", action="append", default=[], metavar="ID", help="only this task (repeatable)")
+    p.add_argument("--limit", type=int, default=None, help="only the first N tasks")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    p = add_command("induce", cmd_induce,
+                "Learn a PDDL domain from transition logs; the domain goes to stdout, the report to stderr.")
+    p.add_argument("logs", nargs="+", help="JSONL transition logs or folders of them")
+    p.add_argument("--domain-name", default="induced", help="name of the learned domain (default: induced)")
+    p.add_argument("--min-support", type=int, default=1,
+                   help="failures a precondition must explain / positives a conditional effect must cover (default 1)")
+    p.add_argument("--noise", type=float, default=0.0,
+                   help="fraction of successes allowed to violate a precondition (default 0)")
+    p.add_argument("--keep-static", action="store_true",
+                   help="also keep every static unary literal true in all successes (type-like)")
+    p.add_argument("--aliases", default=None, metavar="DOMAIN",
+                   help="map logged action words through this domain's @sage aliases")
+    p.add_argument("--out", default=None, help="write the domain to this file instead of stdout")
+    p.add_argument("--report", default=None, help="also write the report as JSON to this file")
+    p.add_argument("-q", "--quiet", action="store_true", help="no report on stderr")
+    p.add_argument("--json", action="store_true", help="print {domain, report} as JSON")
+
+    p = add_command("export", cmd_export,
+                "Write domain.pddl, problem.pddl and an IPC plan for VAL, unified-planning, Fast Downward.")
+    p.add_argument("domain", help="domain file or bundled/drop-in domain name")
+    p.add_argument("problem", help="problem file or DATASET.json#TASK_ID (ithor#K01)")
+    p.add_argument("plan", nargs="?", help="plan file (IPC, VAL, JSON steps, plain lines; FILE.json#ID) "
+                                           "or a task reference for its reference plan")
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--strip-annotations", action="store_true", help="leave out the '; @sage' comments")
+    p.add_argument("--json", action="store_true", help="print the written paths as JSON")
+
+    p = add_command("solve", cmd_solve,
+                "Solve a problem with a classical planner (unified-planning) and compare with a plan.")
+    p.add_argument("domain", help="domain file or bundled/drop-in domain name")
+    p.add_argument("problem", help="problem file or DATASET.json#TASK_ID (ithor#K01)")
+    p.add_argument("plan", nargs="?", help="a plan to compare (an LLM plan file, or a task reference "
+                                           "for its reference plan)")
+    p.add_argument("--planner", default="auto", help="fast-downward, pyperplan or auto (default)")
+    p.add_argument("--timeout", type=float, default=60.0, help="planner time limit in seconds (default 60)")
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON")
