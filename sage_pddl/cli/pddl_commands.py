@@ -6,7 +6,6 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
 
 from ..pddl.errors import SageError
 from .common import (

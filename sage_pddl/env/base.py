@@ -132,11 +132,6 @@ def parse_facts(values: Iterable[Any] | None) -> frozenset[Fact]:
     return frozenset(parse_fact(v) for v in (values or ()))
 
 
-def problem_init_facts(problem: Problem) -> frozenset[Fact]:
-    """The positive ground atoms of a problem's :init."""
-    return frozenset(parse_fact(a) for a in problem.init if isinstance(a, Atom))
-
-
 def effect_predicates(domain: Domain) -> frozenset[str]:
     """Names (lower case) of the predicates some action can change: the dynamic predicates."""
     found: set[str] = set()

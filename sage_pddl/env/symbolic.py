@@ -96,7 +96,6 @@ class SymbolicEnv(GatedEnv):
         self.domain, self.problem, self.gate, self._spelling = domain, problem, gate, spelling
         self._state = state | extra
         self._dynamic = effect_predicates(self.domain)
-        self._faults = fault_set
         self._begin_episode(task or self._default_task or problem.name, fault_set)
         return self.observe()
 

@@ -55,9 +55,6 @@ class StepAction:
     args: tuple[str, ...] = ()
     text: str = ""
 
-    def to_plan_step(self, index: int = 0) -> PlanStep:
-        return PlanStep(self.action, self.args, index, self.text)
-
 
 @dataclass(frozen=True)
 class Transition:

@@ -241,10 +241,6 @@ class ScriptLine:
     def text(self) -> str:
         return " ".join([f"[{self.action}]", *(f"<{n}> ({i})" for n, i in self.objects)])
 
-    def llm_params(self) -> list[str]:
-        """The parameters as EAI's action-sequencing output writes them: name, id, name, id."""
-        return [str(v) for name, node in self.objects for v in (name, node)]
-
 
 @lru_cache(maxsize=1)
 def script_arity() -> dict[str, int]:

@@ -314,12 +314,6 @@ def load_trajectory(path: "str | Path") -> dict:
         raise SageError(f"{path}:{error.lineno}:{error.colno}: not JSON: {error.msg}") from error
 
 
-def _item_type_of(object_id: str) -> str:
-    """The ALFWorld type of the item an id names: a slice is its whole object (ALFWorld keeps one
-    object and marks it `isSliced`)."""
-    return _parse_object_id(object_id)[0]
-
-
 class _Translator:
     def __init__(self, traj: dict, distractors: bool = True) -> None:
         self.traj = traj

@@ -143,9 +143,6 @@ class ScriptedBackend:
                 return len(self._queues.get(role, ()))
             return sum(len(queue) for queue in self._queues.values())
 
-    def calls_for(self, role: str) -> list[ScriptedCall]:
-        return [call for call in self.calls if call.role == role]
-
     def __repr__(self) -> str:
         return f"ScriptedBackend(roles={sorted(self._queues)}, calls={len(self.calls)})"
 

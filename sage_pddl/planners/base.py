@@ -210,13 +210,6 @@ class CallLog:
             goal_reached=goal_reached, call_log=tuple(self.records), planner=planner)
 
 
-def step_dict(action: str, obj: str = "", target: str = "", **extra: str) -> Step:
-    """A JSON-style step."""
-    out: Step = {"action": action, "object": obj, "target": target}
-    out.update({k: v for k, v in extra.items() if v})
-    return out
-
-
 def step_text(step: Mapping[str, Any]) -> str:
     """`Action object [target]` for prompts and notes."""
     words = [str(step.get("action", "")), str(step.get("object", "") or ""),

@@ -22,7 +22,7 @@ from typing import Any
 from sage_pddl.env.base import effect_predicates
 from sage_pddl.pddl.model import Domain
 
-from .base import Step, same_step, step_text
+from .base import Step, same_step
 
 
 def compile_for(domain: Any, problem: Any) -> Any:
@@ -127,11 +127,3 @@ def describe_state(gate: Any, domain: Domain, state: frozenset, *, static: bool 
     return "\n".join("  " + line for line in lines)
 
 
-def violation_summary(verdict: Any) -> str:
-    if verdict is None or verdict.valid:
-        return ""
-    return "; ".join(f"step {v.step} {v.step_text or ''}: {v.code}" for v in verdict.violations)
-
-
-def steps_summary(steps: Sequence[Step]) -> str:
-    return ", ".join(step_text(s) for s in steps) or "(none)"

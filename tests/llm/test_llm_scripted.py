@@ -92,7 +92,7 @@ def test_calls_record_role_messages_schema_temperature_seed():
     backend = ScriptedBackend({"critique": ["fine"]})
     schema = {"type": "object"}
     backend.complete(ask("check it"), schema=schema, temperature=0.0, seed=5, role="critique")
-    [call] = backend.calls_for("critique")
+    [call] = [c for c in backend.calls if c.role == "critique"]
     assert call.messages[-1] == {"role": "user", "content": "check it"}
     assert call.schema == schema and call.temperature == 0.0 and call.seed == 5
     assert "You are a planner." in call.prompt
