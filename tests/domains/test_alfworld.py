@@ -8,7 +8,7 @@ import pytest
 
 from sage_pddl.domains import load_domain
 from sage_pddl.gate import compile_gate
-from sage_pddl.household import (alfworld_command, find_trajectories, parse_alfworld_command,
+from sage_pddl.tasks.alfred import (alfworld_command, find_trajectories, parse_alfworld_command,
                                  translate_trajectory)
 from sage_pddl.pddl import SageError, check_domain, errors_of, parse_problem, write_problem
 

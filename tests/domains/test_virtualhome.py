@@ -10,7 +10,7 @@ import pytest
 
 from sage_pddl.domains import domain_info, load_domain
 from sage_pddl.gate import compile_gate
-from sage_pddl.household.eai import eai_plan, gold_plans, problem_files
+from sage_pddl.tasks.eai import eai_plan, gold_plans, problem_files
 from sage_pddl.pddl import check_problem, errors_of, load_domain as load_domain_file, load_problem
 
 HOUSEHOLD = Path(__file__).resolve().parents[1] / "fixtures" / "household"
