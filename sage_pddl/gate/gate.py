@@ -33,15 +33,18 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from operator import attrgetter
-from typing import Any, Iterable, Sequence, Union
+import itertools
+from collections.abc import Iterable, Sequence
+from operator import attrgetter, itemgetter
+from typing import Any, Union
 
 from ..pddl.errors import SageError
 from ..pddl.model import Action, Domain, Plan, PlanStep, Problem, Variable, key
-from .compile import (
-    EQUALS, AnyOf, BitSets, Cond, GroundAction, GroundLiteral, Implies, PreconditionTable,
-    compile_table, formula_text,
-)
+from ..pddl.vocabulary import ObjectNames
+from ..pddl.writer import write_formula
+from .bits import BitSets
+from .ground import EQUALS, AnyOf, Cond, GroundAction, GroundLiteral, Implies
+from .table import PreconditionTable, compile_table
 
 MODES = ("first", "all")
 _new = object.__new__
@@ -148,13 +151,19 @@ def _step_text(step: Any) -> str:
     if isinstance(step, PlanStep):
         return step.text or " ".join([step.action, *step.args])
     if isinstance(step, dict):
-        words = [str(step.get(k, "")).strip() for k in ("action", "object", "target")]
+        args = step.get("args")
+        if isinstance(args, (list, tuple)):
+            words = [str(step.get("action", "")).strip(), *(str(a).strip() for a in args)]
+        else:
+            words = [str(step.get(k, "")).strip() for k in ("action", "object", "target")]
         return " ".join(w for w in words if w)
     return str(step)
 
 
 _PLAN_STEP_KEY = attrgetter("action", "args", "fields")
+_SIMPLE_KEY = itemgetter("action", "object", "target")
 _STATE_MASKS_KEPT = 256
+_STOPS = {"first": True, "all": False}
 
 
 def _remember(masks: dict, state: frozenset, mask: int) -> None:
@@ -164,40 +173,71 @@ def _remember(masks: dict, state: frozenset, mask: int) -> None:
     masks[state] = mask
 
 
+class Choice:
+    """A step whose word names several instances (`Open Cabinet` with `Cabinet_1`,
+    `Cabinet_2`): it acts on the first candidate whose ground action is applicable in the
+    current state; when none is, it is rejected with the first candidate's violations."""
+
+    __slots__ = ("candidates",)
+
+    def __init__(self, candidates: tuple[GroundAction, ...]):
+        self.candidates = candidates
+
+    def chosen(self, state: frozenset) -> GroundAction:
+        """The candidate the step acts on in `state` (the first one when none applies)."""
+        return next((g for g in self.candidates if g.applicable(state)), self.candidates[0])
+
+    def fast(self) -> tuple:
+        """The check loop's tuple: the literal test always passes (`0 == 0`) and the trigger
+        is `ALWAYS`, so the loop calls `pick`, which tries each candidate's own tuple."""
+        fasts = tuple(g.fast for g in self.candidates)
+
+        def pick(s: int) -> int | None:
+            for literals, pos, keep, add, trigger, special, _ in fasts:
+                if s & literals == pos:
+                    if not s & trigger:
+                        return s & keep | add
+                    after = special(s)
+                    if after is not None:
+                        return after
+            return None
+        return (0, 0, -1, 0, BitSets.ALWAYS, pick, self)
+
+
+def _rejection_fast(violation: Violation) -> tuple:
+    """The check loop's tuple of a step that is not a ground action: the literal test fails in
+    every state (`ALWAYS` is set in every state mask), so the loop reports `violation`."""
+    return (BitSets.ALWAYS, 0, -1, 0, 0, None, violation)
+
+
 class Gate:
     """A domain and problem compiled for checking plans (see the module docstring).
 
-    How `check` is fast: every distinct step is resolved once, to the bit-set form of its
-    ground action (`PreconditionTable.fast_step`), and cached under the step as written (JSON
-    steps: `(action, object, target)`, also nested as action -> object -> target, which is
-    cheaper to look up than a key tuple is to build and hash; PlanSteps: `(action, args,
-    fields)`; text: the text). The step's *content* is the key, never the step object, so a
-    step edited in place is resolved afresh. When every step of a plan is in the cache (a plan
-    of steps seen before), the loop does lookups and int operations only; otherwise the plan is
-    walked step by step, grounding on first use. Action words resolve once per gate. The
-    initial mask and the goal's masks are computed on the first check (`_prepare`). Violations
+    How `check` is fast: every distinct step is resolved once, to the bit-set form of its ground
+    action (`GroundAction.fast`: `(literals, pos, keep, add, trigger, special, ground)`), and
+    cached under the step's CONTENT, never the step object, so a step edited in place is
+    resolved afresh: JSON steps under `(action, object, target)` (or all their parameter fields
+    and `args`), PlanSteps under `(action, args, fields)`, text under the text. A step that is not
+    a ground action (unknown action or object, wrong arity, type mismatch) is cached as a tuple
+    whose test always fails, and one naming several instances as a `Choice`. `check` first
+    resolves every step (when all are cached: two C-level `map`s), then runs ONE loop of int
+    operations; the modes differ only in whether it stops at the first rejected step. Violations
     are built only for rejected steps, and the final frozenset state only when read.
-    `_check_sets` is the reference: the same walk on frozensets with `GroundAction.applicable`
-    and `apply_in_place`; tests hold the two to identical verdicts.
     """
 
     def __init__(self, table: PreconditionTable):
         self.table = table
-        self._steps: dict[Any, GroundAction] = {}
-        mapped = {name for fields in table.step_fields.values() for names in fields for name in names}
+        self.vocabulary = table.vocabulary
+        mapped = {name for fields in self.vocabulary.step_fields.values()
+                  for names in fields for name in names}
         self._step_fields = ("action", "object", "target", *sorted(mapped - {"object", "target"}))
         self._simple_fields = len(self._step_fields) == 3
-        # step as written -> fast tuple, one cache per kind of step so keys cannot collide
-        self._fast_dicts: dict[Any, tuple] = {}
-        # the same for JSON steps when only action/object/target matter, nested by those three
-        # values: three dict lookups of strings whose hashes are cached cost less than building
-        # and hashing a key tuple
-        self._fast_nested: dict[Any, dict[Any, dict[Any, tuple]]] = {}
+        self._fast: dict[Any, tuple] = {}
+        """Cache key of a step (see `_cache_key`) -> its check-loop tuple."""
         self._prepared: tuple | None = None
         # action word as written -> (action, its step-field map or None, accepted types)
         self._action_words: dict[str, tuple] = {}
-        self._fast_plan_steps: dict[Any, tuple] = {}
-        self._fast_texts: dict[str, tuple] = {}
+        self._object_names: ObjectNames | None = None
         self._masks: dict[frozenset, int] = {}
 
     @classmethod
@@ -226,28 +266,31 @@ class Gate:
 
     # -- steps -> ground actions ----------------------------------------------------------
 
-    def ground(self, step: StepLike, index: int = 0) -> GroundAction:
-        """The ground action a step names; raises `StepRejected` with a structural violation."""
-        cache_key = self._cache_key(step)
-        if cache_key is not None:
-            found = self._steps.get(cache_key)
-            if found is not None:
-                return found
-        ground = self._ground(step, index)
-        if cache_key is not None:
-            self._steps[cache_key] = ground
-        return ground
+    def ground(self, step: StepLike, index: int = 0,
+               state: frozenset | None = None) -> GroundAction:
+        """The ground action a step names; raises `StepRejected` with a structural violation.
+        A step naming several instances acts on the first whose action is applicable in
+        `state` (default: the initial state), as in `check`."""
+        found = self._resolve(step, index)
+        if isinstance(found, Violation):
+            raise StepRejected(_at(found, index))
+        if isinstance(found, Choice):
+            return found.chosen(self.initial_state if state is None else self._state(state))
+        return found
 
     def _cache_key(self, step: Any) -> Any:
-        """What a step's ground action depends on (None: not cacheable)."""
+        """What a step's ground action depends on (None: not cacheable). The kinds of step
+        cannot collide: text is a str, a PlanStep key starts with the action (a str) and holds
+        tuples, a JSON step key is a tuple of its fields' values or ("args", action, args)."""
         kind = type(step)
         if kind is dict:
-            # only the action and the fields that can fill parameters matter (not "reason")
-            fields = self._step_fields
-            if len(fields) == 3:
+            args = step.get("args")
+            if isinstance(args, (list, tuple)):
+                key_: Any = ("args", step.get("action"), tuple(args))
+            elif self._simple_fields:
                 key_ = (step.get("action"), step.get("object"), step.get("target"))
             else:
-                key_ = tuple(step.get(name) for name in fields)
+                key_ = tuple(step.get(name) for name in self._step_fields)
             try:
                 hash(key_)
             except TypeError:
@@ -259,21 +302,55 @@ class Gate:
             return (step.action, step.args, step.fields)
         return None
 
+    def _resolve(self, step: Any, index: int) -> GroundAction | Choice | Violation:
+        """What a step names: its ground action, a choice of instances, or the structural
+        violation that makes it no ground action (uncached; `_fast_of` caches)."""
+        try:
+            return self._ground(step, index)
+        except StepRejected as rejected:
+            return rejected.violation
+
+    def _fast_of(self, step: Any, index: int) -> tuple:
+        """The check-loop tuple of one step, resolved and cached on first use."""
+        cache_key = self._cache_key(step)
+        if cache_key is not None:
+            found = self._fast.get(cache_key)
+            if found is not None:
+                return found
+        resolved = self._resolve(step, index)
+        if isinstance(resolved, Violation):
+            fast = _rejection_fast(resolved)
+        elif isinstance(resolved, Choice):
+            fast = resolved.fast()
+        else:
+            fast = resolved.fast
+        if cache_key is not None:
+            self._fast[cache_key] = fast
+        return fast
+
     def _reject(self, index: int, step: Any, code: str, message: str, action: str = "") -> StepRejected:
         text = _step_text(step)
         return StepRejected(Violation(index, text, action or text, code, "", message))
 
-    def _words(self, step: Any, index: int) -> tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]]:
+    def _words(self, step: Any, index: int) -> tuple[str, tuple[str, ...] | None, tuple[tuple[str, str], ...]]:
+        """(action word, argument words or None, named fields): a JSON step with `args` or a
+        text step gives its arguments; one with named fields gives the fields (mapped to the
+        parameters once the action is known)."""
         if isinstance(step, PlanStep):
             return step.action, step.args, step.fields
         if isinstance(step, dict):
             action = step.get("action")
             if not isinstance(action, str) or not action.strip():
                 raise self._reject(index, step, "unparsable-step", "the step has no action name")
+            args = step.get("args")
+            if isinstance(args, (list, tuple)):
+                if not all(isinstance(a, str) for a in args):
+                    raise self._reject(index, step, "unparsable-step",
+                                       "every entry of the step's args must be a string")
+                return action.strip(), tuple(a.strip() for a in args), ()
             fields = tuple((k, v.strip()) for k, v in step.items()
                            if k != "action" and isinstance(v, str))
-            args = tuple(v for k, v in fields if k in ("object", "target") and v)
-            return action.strip(), args, fields
+            return action.strip(), None, fields
         if isinstance(step, str):
             words = step.strip().strip("()").split()
             if not words:
@@ -282,13 +359,10 @@ class Gate:
         raise self._reject(index, step, "unparsable-step",
                            f"a step must be a PlanStep, a JSON object or text, not {type(step).__name__}")
 
-    def _ground(self, step: Any, index: int) -> GroundAction:
-        table = self.table
-        name, args, fields = self._words(step, index)
-        if not name:
-            raise self._reject(index, step, "unparsable-step", "the step has no action name")
+    def _action_of(self, name: str, step: Any, index: int) -> tuple:
         resolved = self._action_words.get(name)
         if resolved is None:
+            table = self.table
             action = table.resolve_action(name)
             if action is None:
                 known = [a.name for a in table.domain.actions]
@@ -298,23 +372,31 @@ class Gate:
                 raise self._reject(index, step, "unknown-action",
                                    f"unknown action {name!r} (the domain has: {', '.join(known)}){hint}")
             resolved = self._action_words[name] = (
-                action, table.step_fields.get(action.name.lower()),
-                table.schema.template(action).param_types)
-        action, step_fields, accepted = resolved
+                action, self.vocabulary.fields(action), table.schema.template(action).param_types)
+        return resolved
+
+    def _ground(self, step: Any, index: int) -> GroundAction | Choice:
+        table = self.table
+        name, args, fields = self._words(step, index)
+        if not name:
+            raise self._reject(index, step, "unparsable-step", "the step has no action name")
+        action, step_fields, accepted = self._action_of(name, step, index)
         params = action.parameters
-        mapping = step_fields if fields else None
-        if mapping is not None:
+        if args is None:  # a JSON step with named fields
             values = dict(fields)
-            filled = []
-            for param, names in zip(params, mapping):
-                value = next((values[n] for n in names if values.get(n)), "")
-                if not value:
-                    raise self._reject(
-                        index, step, "wrong-arity",
-                        f"{action.name} needs ?{param.name} from the step field "
-                        f"{' or '.join(repr(n) for n in names)}, which is empty", action.name)
-                filled.append(value)
-            args = tuple(filled)
+            if step_fields is not None:
+                filled = []
+                for param, names in zip(params, step_fields):
+                    value = next((values[n] for n in names if values.get(n)), "")
+                    if not value:
+                        raise self._reject(
+                            index, step, "wrong-arity",
+                            f"{action.name} needs ?{param.name} from the step field "
+                            f"{' or '.join(repr(n) for n in names)}, which is empty", action.name)
+                    filled.append(value)
+                args = tuple(filled)
+            else:
+                args = tuple(v for v in (values.get("object", ""), values.get("target", "")) if v)
         if len(args) != len(params):
             signature = " ".join(f"?{p.name}" + (f" - {'/'.join(p.types)}" if p.types else "")
                                  for p in params)
@@ -327,32 +409,58 @@ class Gate:
         for obj, types in zip(objects, accepted):
             have = object_types.get(obj)
             if have is None or (types is not None and types.isdisjoint(have)):
-                raise self._object_error(step, index, action, args, accepted)
+                return self._ground_instances(step, index, action, args, accepted)
         return table.ground(action, objects)
+
+    def _ground_instances(self, step: Any, index: int, action: Action, args: tuple[str, ...],
+                          accepted: tuple) -> GroundAction | Choice:
+        """A step some of whose words are not objects of their parameter's type: each such word
+        may name instances (`Cabinet` -> `Cabinet_1`, `Cabinet_2`; see `pddl/vocabulary.py`);
+        the step becomes a `Choice` among every combination that fits the parameter types, or
+        is rejected for the first word that names no fitting object."""
+        table = self.table
+        names = self._names()
+        options: list[tuple[str, ...]] = []
+        for word, types in zip(args, accepted):
+            found = names.candidates(word)
+            fitting = tuple(o for o in found if o in table.object_types and
+                            (types is None or not types.isdisjoint(table.object_types[o])))
+            if not fitting:
+                raise self._object_error(step, index, action, args, accepted)
+            options.append(fitting)
+        candidates = tuple(table.ground(action, combo) for combo in itertools.product(*options))
+        if len(candidates) == 1:
+            return candidates[0]
+        return Choice(candidates)
+
+    def _names(self) -> ObjectNames:
+        if self._object_names is None:
+            self._object_names = ObjectNames(self.table.domain, self.table.problem)
+        return self._object_names
 
     def _object_error(self, step: Any, index: int, action: Action, args: tuple[str, ...],
                       accepted: tuple) -> StepRejected:
-        """The rejection of the first argument that is not an object or not of its type."""
+        """The rejection of the first argument that names no object of its parameter's type."""
         table = self.table
-        params = action.parameters
-        object_types = table.object_types
-        for position, (param, word, types) in enumerate(zip(params, args, accepted), start=1):
-            obj = word.lower()
-            have = object_types.get(obj)
-            if have is None:
-                close = difflib.get_close_matches(obj, list(table.object_names), n=1)
+        names = self._names()
+        for position, (param, word, types) in enumerate(zip(action.parameters, args, accepted),
+                                                        start=1):
+            found = names.candidates(word)
+            if not found:
+                close = difflib.get_close_matches(word.lower(), list(table.object_names), n=1)
                 hint = f"; did you mean {table.object_names[close[0]]}?" if close else ""
                 return self._reject(index, step, "unknown-object",
                                     f"unknown object {word!r} (argument {position} of "
                                     f"{action.name}){hint}", action.name)
-            if types is not None and types.isdisjoint(have):  # table.fits, precomputed
-                have = "/".join(table.declared_types.get(obj, ("object",)))
+            if types is not None and all(types.isdisjoint(table.object_types[o]) for o in found):
+                have = "/".join(dict.fromkeys(t for o in found
+                                              for t in table.declared_types.get(o, ("object",))))
+                named = table.object_names[found[0]] if len(found) == 1 else f"every {word}"
                 return self._reject(
                     index, step, "type-mismatch",
                     f"argument {position} of {action.name} (?{param.name}) must be "
-                    f"{' or '.join(param.types)}, but {table.object_names[obj]} is {have}",
-                    action.name)
-        raise AssertionError("every argument is an object of its parameter's type")
+                    f"{' or '.join(param.types)}, but {named} is {have}", action.name)
+        raise AssertionError("every argument names an object of its parameter's type")
 
     # -- checking -------------------------------------------------------------------------
 
@@ -367,13 +475,12 @@ class Gate:
         return plan
 
     def check(self, plan: Any, state: Iterable[tuple] | None = None, mode: str = "first") -> Verdict:
-        """Check `plan` (a Plan, a sequence of PlanSteps or JSON step dicts, or plan text)."""
-        if mode == "first":
-            stop = True
-        elif mode == "all":
-            stop = False
-        else:
-            raise SageError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        """Check `plan` (a Plan, a sequence of PlanSteps or JSON step dicts, or plan text) from
+        `state` (default: the problem's initial state). Mode "first" stops at the first rejected
+        step; mode "all" goes on, skipping the rejected step's effects."""
+        stop = _STOPS.get(mode)
+        if stop is None:
+            raise SageError(f"mode must be one of {', '.join(_STOPS)}, not {mode!r}")
         prepared = self._prepared
         if prepared is None:
             prepared = self._prepare()
@@ -386,67 +493,26 @@ class Gate:
             if start_mask is None:
                 start_mask = self.table.bits.mask(start) | BitSets.ALWAYS
                 _remember(self._masks, start, start_mask)
-        if type(plan) is list:
-            steps = plan
-        else:
-            steps = self.plan_steps(plan)
-            if not isinstance(steps, (list, tuple)):
-                steps = list(steps)
-        if not steps:
-            return self._check_stepwise(steps, start, start_mask, stop)
+        steps = plan if type(plan) is list else self.plan_steps(plan)
+        fasts = self._fasts(steps)
         s = start_mask
         violations = None
         index = -1
-        # A step not cached yet, a key of unhashable values, a dict without "object" or
-        # "target" and a step of another kind than the first all raise below (KeyError or
-        # TypeError, AttributeError for a PlanStep), and such a plan is checked step by step.
-        kind = type(steps[0])
-        try:
-            if kind is dict and self._simple_fields:
-                nested = self._fast_nested
-                for step in steps:
-                    index += 1
-                    literals, pos, keep, add, trigger, special, ground = (
-                        nested[step["action"]][step["object"]][step["target"]])
-                    if s & literals == pos:
-                        if not s & trigger:  # a STRIPS step, or no conditional effect fires
-                            s = s & keep | add
-                            continue
-                        after = special(s)
-                        if after is not None:
-                            s = after
-                            continue
-                    if violations is None:
-                        violations = []
-                    violations.extend(self.explain(self.table.bits.state(start, start_mask, s),
-                                                   ground, index, _step_text(step)))
-                    if stop:
-                        break
-            else:
-                if kind is PlanStep:
-                    fasts = map(self._fast_plan_steps.__getitem__, map(_PLAN_STEP_KEY, steps))
-                elif kind is str:
-                    fasts = map(self._fast_texts.__getitem__, steps)
-                else:
-                    return self._check_stepwise(steps, start, start_mask, stop)
-                for literals, pos, keep, add, trigger, special, ground in fasts:
-                    index += 1
-                    if s & literals == pos:
-                        if not s & trigger:
-                            s = s & keep | add
-                            continue
-                        after = special(s)
-                        if after is not None:
-                            s = after
-                            continue
-                    if violations is None:
-                        violations = []
-                    violations.extend(self.explain(self.table.bits.state(start, start_mask, s),
-                                                   ground, index, _step_text(steps[index])))
-                    if stop:
-                        break
-        except (KeyError, TypeError, AttributeError):
-            return self._check_stepwise(steps, start, start_mask, stop)
+        for literals, pos, keep, add, trigger, special, ground in fasts:
+            index += 1
+            if s & literals == pos:
+                if not s & trigger:  # a STRIPS step, or no conditional effect fires
+                    s = s & keep | add
+                    continue
+                after = special(s)
+                if after is not None:
+                    s = after
+                    continue
+            if violations is None:
+                violations = []
+            violations.extend(self._explain_fast(start, start_mask, s, ground, index, steps[index]))
+            if stop:
+                break
         if goal_test is None:
             goal = None if goal_pos is None else s & goal_pos == goal_pos and not s & goal_neg
         else:
@@ -460,6 +526,34 @@ class Gate:
         fields["goal_reached"] = goal
         fields["violations"] = () if violations is None else tuple(violations)
         return verdict
+
+    def _fasts(self, steps: Sequence[Any]) -> Sequence[tuple]:
+        """The check-loop tuples of `steps`: when every step is cached, two C-level maps (a
+        missing key, an unhashable value or a missing field raises and the steps are resolved
+        one by one, caching as they go)."""
+        if not steps:
+            return ()
+        kind = type(steps[0])
+        try:
+            if kind is dict and self._simple_fields:
+                return list(map(self._fast.__getitem__, map(_SIMPLE_KEY, steps)))
+            if kind is str:
+                return list(map(self._fast.__getitem__, steps))
+            if kind is PlanStep:
+                return list(map(self._fast.__getitem__, map(_PLAN_STEP_KEY, steps)))
+        except (KeyError, TypeError, AttributeError):
+            pass
+        return [self._fast_of(step, index) for index, step in enumerate(steps)]
+
+    def _explain_fast(self, start: frozenset, start_mask: int, s: int, ground: Any, index: int,
+                      step: Any) -> list[Violation]:
+        """The violations of a rejected step (`ground` as the check-loop tuple holds it)."""
+        if isinstance(ground, Violation):
+            return [_at(ground, index)]
+        state = self.table.bits.state(start, start_mask, s)
+        if isinstance(ground, Choice):
+            ground = ground.candidates[0]
+        return self.explain(state, ground, index, _step_text(step))
 
     def _prepare(self) -> tuple:
         """What every check needs, computed on the first: `(initial state, its mask, goal_pos,
@@ -475,108 +569,6 @@ class Gate:
                 goal_pos, goal_neg = masks
         self._prepared = (table.initial_state, table.initial_mask, goal_pos, goal_neg, goal_test)
         return self._prepared
-
-    def _fast_step(self, step: Any, index: int) -> tuple:
-        """The fast tuple of one step, resolved and cached on first use (raises StepRejected)."""
-        kind = type(step)
-        if kind is dict:
-            cache, cache_key = self._fast_dicts, self._cache_key(step)
-        elif kind is str:
-            cache, cache_key = self._fast_texts, step
-        elif isinstance(step, PlanStep):
-            cache, cache_key = self._fast_plan_steps, (step.action, step.args, step.fields)
-        else:
-            cache = cache_key = None
-        if cache_key is not None:
-            try:
-                found = cache.get(cache_key)
-            except TypeError:  # unhashable field values: resolve every time
-                cache_key = None
-            else:
-                if found is not None:
-                    return found
-        if cache_key is None:
-            return self.ground(step, index).fast
-        # `ground` inlined: its cache has the same key (`_cache_key`)
-        ground = self._steps.get(cache_key)
-        if ground is None:
-            ground = self._steps[cache_key] = self._ground(step, index)
-        fast = cache[cache_key] = ground.fast
-        if kind is dict and self._simple_fields:
-            action, obj, target = cache_key
-            self._fast_nested.setdefault(action, {}).setdefault(obj, {})[target] = fast
-        return fast
-
-    def _check_stepwise(self, steps: Sequence[Any], start: frozenset, start_mask: int,
-                        stop: bool) -> Verdict:
-        """`check` for a plan with steps not yet cached or rejected as steps."""
-        table = self.table
-        s = start_mask
-        violations: list[Violation] = []
-        checked = 0
-        for index, step in enumerate(steps):
-            checked = index + 1
-            try:
-                literals, pos, keep, add, trigger, special, ground = self._fast_step(step, index)
-            except StepRejected as rejected:
-                violations.append(_at(rejected.violation, index))
-                if stop:
-                    break
-                continue
-            if s & literals == pos:
-                if not s & trigger:
-                    s = s & keep | add
-                    continue
-                after = special(s)
-                if after is not None:
-                    s = after
-                    continue
-            violations.extend(self.explain(table.bits.state(start, start_mask, s), ground, index,
-                                           _step_text(step)))
-            if stop:
-                break
-        _, _, goal_pos, goal_neg, goal_test = self._prepared or self._prepare()
-        if goal_test is None:
-            goal = None if goal_pos is None else s & goal_pos == goal_pos and not s & goal_neg
-        else:
-            goal = goal_test(s)
-        return Verdict._of_check(not violations, checked, (self, start, start_mask, s), goal,
-                                 tuple(violations))
-
-    def _check_sets(self, plan: Any, state: Iterable[tuple] | None = None,
-                    mode: str = "first") -> Verdict:
-        """`check` on frozenset states, step by step: the reference the fast path must equal."""
-        if mode not in MODES:
-            raise SageError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-        stop = mode == "first"
-        start = self.initial_state if state is None else self._state(state)
-        current = set(start)  # mutated in place: a step costs O(its effects), not O(state)
-        violations: list[Violation] = []
-        steps = self.plan_steps(plan)
-        cache = self._steps
-        cache_key = self._cache_key
-        checked = 0
-        for index, step in enumerate(steps):
-            checked = index + 1
-            ground = cache.get(cache_key(step))
-            if ground is None:
-                try:
-                    ground = self.ground(step, index)
-                except StepRejected as rejected:
-                    violations.append(_at(rejected.violation, index))
-                    if stop:
-                        break
-                    continue
-            if (ground.pre_pos <= current and current.isdisjoint(ground.pre_neg)
-                    and (not ground.checks or all(check(current) for check in ground.checks))):
-                ground.apply_in_place(current)
-            else:
-                violations.extend(self.explain(current, ground, index, _step_text(step)))
-                if stop:
-                    break
-        final = frozenset(current)
-        goal = None if self.table.goal is None else self.table.goal.holds(final)
-        return Verdict(not violations, checked, final, goal, tuple(violations))
 
     def _state(self, state: Iterable[tuple]) -> frozenset:
         if isinstance(state, frozenset):
@@ -630,7 +622,7 @@ class Gate:
                 return names.get(value, value) if value is not None else f"?{term.name}"
             return names.get(key(term.name), term.name)
 
-        text = formula_text(failure.source, name)
+        text = write_formula(failure.source, name)
         return text if failure.positive else f"(not {text})"
 
     def _violation(self, failure: GroundLiteral | AnyOf, ground: GroundAction, index: int,

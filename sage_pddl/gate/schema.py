@@ -6,10 +6,9 @@ Semantics
 the domain alone, so that compiling a gate for another problem of the same domain redoes none
 of it:
 
-* names: actions by case-insensitive name and by loose name (case, spaces, `_`, `-` ignored),
-  `@sage alias` names, predicate spellings;
-* `@sage step` field maps and `@sage reason` codes/messages (a malformed annotation is kept as
-  the `PDDLSemanticError` it raises, and raised by every compile, after the scope check);
+* the domain's `Vocabulary` (`pddl/vocabulary.py`: action names and aliases, `@sage step`
+  field maps, `@sage reason` codes and messages, canonical texts; a malformed annotation is
+  raised by every compile, after the scope check) and predicate spellings;
 * the type hierarchy (ancestors of each type);
 * the scope hazards: the nodes the scope check must look at (numeric comparisons, unsupported
   constructs, numeric effects), in the order the check visits them, since whether a numeric
@@ -31,125 +30,17 @@ and nodes but never the `Domain` itself, so the cache does not keep domains aliv
 """
 from __future__ import annotations
 
-import re
-import shlex
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
-from ..pddl.errors import PDDLSemanticError
 from ..pddl.model import (
-    Action, And, Annotation, Atom, Comparison, Domain, Equals, Exists, Forall,
-    ForallEffect, Imply, Not, NumericEffect, Or, Typed, Unsupported, Variable, When, key, walk,
+    Action, And, Atom, Comparison, Domain, Equals, Not,
+    NumericEffect, Unsupported, Variable, key, walk,
 )
-
-# --- canonical text --------------------------------------------------------------------------
-
-_TOKEN = re.compile(r"\(|\)|[^\s()]+")
-
-
-def canonical_sexpr(text: str) -> str:
-    """Lower-case, single-spaced s-expression text, used to match annotation literals."""
-    out: list[str] = []
-    for token in _TOKEN.findall(text.lower()):
-        if out and token != ")" and out[-1] != "(":
-            out.append(" ")
-        out.append(token)
-    return "".join(out)
-
-
-def _typed_text(variables: tuple[Typed, ...]) -> str:
-    parts = []
-    for v in variables:
-        if not v.types:
-            parts.append(f"?{v.name}")
-        elif len(v.types) == 1:
-            parts.append(f"?{v.name} - {v.types[0]}")
-        else:
-            parts.append(f"?{v.name} - (either {' '.join(v.types)})")
-    return " ".join(parts)
-
-
-def formula_text(node: object, names: Callable[[object], str] = lambda t: str(t)) -> str:
-    """PDDL text of a formula or effect; `names` renders each term (to substitute bindings)."""
-    def text(n: object) -> str:
-        if isinstance(n, Atom):
-            return "(" + " ".join([n.predicate, *(names(a) for a in n.args)]) + ")"
-        if isinstance(n, Equals):
-            return f"(= {names(n.left)} {names(n.right)})"
-        if isinstance(n, Not):
-            return f"(not {text(n.arg)})"
-        if isinstance(n, And):
-            return "(and" + "".join(" " + text(p) for p in n.parts) + ")"
-        if isinstance(n, Or):
-            return "(or" + "".join(" " + text(p) for p in n.parts) + ")"
-        if isinstance(n, Imply):
-            return f"(imply {text(n.antecedent)} {text(n.consequent)})"
-        if isinstance(n, Exists):
-            return f"(exists ({_typed_text(n.variables)}) {text(n.body)})"
-        if isinstance(n, Forall):
-            return f"(forall ({_typed_text(n.variables)}) {text(n.body)})"
-        if isinstance(n, When):
-            return f"(when {text(n.condition)} {text(n.effect)})"
-        if isinstance(n, ForallEffect):
-            return f"(forall ({_typed_text(n.variables)}) {text(n.effect)})"
-        if isinstance(n, Unsupported):
-            return n.text
-        return str(n)
-    return text(node)
-
-
-# --- annotations -----------------------------------------------------------------------------
-
-def loose_name(name: str) -> str:
-    """Action-name identity for plan steps: case, spaces, `_` and `-` ignored."""
-    return re.sub(r"[\s_\-]+", "", name.lower())
-
-
-@dataclass(frozen=True)
-class Reason:
-    code: str
-    message: str
-
-
-def annotation_error(annotation: Annotation, message: str) -> PDDLSemanticError:
-    return PDDLSemanticError(f"@sage {annotation.kind}: {message}", annotation.loc,
-                             text=annotation.text)
-
-
-def split_reason(annotation: Annotation) -> tuple[str, str, str, str]:
-    """`Action <literal> code "message"` -> (action, literal, code, message)."""
-    text = annotation.text.strip()
-    head, _, rest = text.partition(" ")
-    rest = rest.lstrip()
-    if not head or not rest:
-        raise annotation_error(annotation, "expected: <Action> <literal> <code> \"<message>\"")
-    if rest.startswith("("):
-        depth = 0
-        for i, ch in enumerate(rest):
-            depth += ch == "("
-            depth -= ch == ")"
-            if depth == 0:
-                literal, rest = rest[: i + 1], rest[i + 1:].strip()
-                break
-        else:
-            raise annotation_error(annotation, "unbalanced parentheses in the literal")
-    else:
-        literal, _, rest = rest.partition(" ")
-        rest = rest.strip()
-    try:
-        words = shlex.split(rest)
-    except ValueError as error:
-        raise annotation_error(annotation, f"cannot read code and message ({error})") from None
-    if not words:
-        raise annotation_error(annotation, "missing the code after the literal")
-    return head, literal, words[0], " ".join(words[1:])
-
+from ..pddl.vocabulary import vocabulary
 
 # --- action templates ------------------------------------------------------------------------
-
-Spec = tuple  # per argument: an int (parameter position) or a str (constant key)
-
 
 @dataclass(frozen=True, slots=True, eq=False)
 class ActionTemplate:
@@ -310,20 +201,14 @@ class DomainSchema:
         self.name = domain.name
         self.constants = domain.constants
         self.unsupported = domain.unsupported
-        self.action_list: tuple[Action, ...] = domain.actions
+        self.vocabulary = vocab = vocabulary(domain)
         self.predicate_names: dict[str, str] = {key(p.name): p.name for p in domain.predicates}
-        self.actions: dict[str, Action] = {}
-        self.loose: dict[str, Action] = {}
-        for action in domain.actions:
-            self.actions.setdefault(key(action.name), action)
-            self.loose.setdefault(loose_name(action.name), action)
         self.type_parents: dict[str, set[str]] = {}
         for typedef in domain.types:
             self.type_parents.setdefault(key(typedef.name), set()).update(
                 key(p) for p in typedef.parents)
         self._ancestors: dict[str, frozenset[str]] = {}
         self.hazards: list[tuple[object, str]] = []
-        self._canon: dict[int, tuple[object, str]] = {}
         for action in domain.actions:
             context = f"in action {action.name}"
             for formula in (action.precondition, action.effect):
@@ -331,16 +216,9 @@ class DomainSchema:
                     if isinstance(node, (Comparison, Unsupported, NumericEffect)):
                         self.hazards.append((node, context))
                     elif formula is action.precondition:
-                        self.canonical(node)  # annotation matching and reports need them all
+                        vocab.canonical(node)  # annotation matching and reports need them all
         self.templates: dict[int, ActionTemplate] = {}
         """id(action) -> template, built on first use."""
-        self.step_fields: dict[str, tuple[tuple[str, ...], ...]] = {}
-        self.reasons: dict[tuple[str, str], Reason] = {}
-        self.annotation_error: PDDLSemanticError | None = None
-        try:
-            self._read_annotations(domain.annotations)
-        except PDDLSemanticError as error:
-            self.annotation_error = error
 
     def ancestors(self, type_name: str) -> frozenset[str]:
         """The type, its ancestors and `object`."""
@@ -357,62 +235,11 @@ class DomainSchema:
             found = self._ancestors[type_key] = frozenset(seen)
         return found
 
-    def canonical(self, node: object, positive: bool = True) -> str:
-        """Canonical text of a node (cached by identity; the entry keeps the node alive)."""
-        entry = self._canon.get(id(node))
-        if entry is None or entry[0] is not node:
-            entry = self._canon[id(node)] = (node, canonical_sexpr(formula_text(node)))
-        return entry[1] if positive else f"(not {entry[1]})"
-
     def template(self, action: Action) -> ActionTemplate:
         found = self.templates.get(id(action))
         if found is None:
             found = self.templates[id(action)] = compile_template(action)
         return found
-
-    def resolve_action(self, name: str) -> Action | None:
-        """The action a step names: exact (case-insensitive), then alias/loose match."""
-        return self.actions.get(name.lower()) or self.loose.get(loose_name(name))
-
-    def _read_annotations(self, annotations: tuple[Annotation, ...]) -> None:
-        for annotation in annotations:
-            kind = annotation.kind.lower()
-            if kind == "alias":
-                words = annotation.text.split()
-                action = self._annotated_action(annotation, words[0] if words else "")
-                for alias in words[1:]:
-                    self.loose.setdefault(loose_name(alias), action)
-            elif kind == "step":
-                words = annotation.text.split()
-                action = self._annotated_action(annotation, words[0] if words else "")
-                fields = tuple(tuple(f for f in w.split("|") if f) for w in words[1:])
-                if len(fields) != len(action.parameters):
-                    raise annotation_error(
-                        annotation, f"{action.name} has {len(action.parameters)} parameter(s) "
-                        f"but the annotation maps {len(fields)}")
-                self.step_fields[key(action.name)] = fields
-            elif kind == "reason":
-                action_name, literal, code, message = split_reason(annotation)
-                action = self._annotated_action(annotation, action_name)
-                wanted = canonical_sexpr(literal)
-                if wanted not in self._literal_texts(action):
-                    raise annotation_error(
-                        annotation, f"{literal} is not a precondition literal of {action.name}")
-                self.reasons[(key(action.name), wanted)] = Reason(code, message)
-
-    def reraise_annotation_error(self, annotations: tuple[Annotation, ...]) -> None:
-        """Raise the malformed annotation's error afresh (reading them again is idempotent)."""
-        self._read_annotations(annotations)
-        raise self.annotation_error  # not reached: the same annotation fails again
-
-    def _annotated_action(self, annotation: Annotation, name: str) -> Action:
-        action = self.actions.get(key(name)) if name else None
-        if action is None:
-            raise annotation_error(annotation, f"unknown action {name!r}")
-        return action
-
-    def _literal_texts(self, action: Action) -> set[str]:
-        return {self.canonical(node) for node in walk(action.precondition)}
 
 
 _SCHEMAS: dict[int, tuple[weakref.ref, DomainSchema]] = {}

@@ -138,10 +138,11 @@ def _parse_json(text: str, file: str | None, plan_id: str | None) -> Plan:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
+        lines = text.split("\n")  # JSON counts lines at \n only, as this split does
         raise PlanSyntaxError(f"invalid JSON plan: {error.msg}",
                               Location(file, error.lineno, error.colno),
-                              source_line=text.splitlines()[error.lineno - 1]
-                              if text.splitlines() else "") from None
+                              source_line=lines[error.lineno - 1]
+                              if 0 < error.lineno <= len(lines) else "") from None
     if isinstance(data, dict):
         if plan_id is not None:
             if plan_id not in data:

@@ -9,6 +9,8 @@ end of the domain when no action followed).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from .model import (
     Action, And, Annotation, Arithmetic, Atom, Comparison, Domain, Equals, Exists,
     FluentValue, Forall, ForallEffect, FunctionDef, FunctionTerm, Imply, Metric, Not, Number,
@@ -70,13 +72,17 @@ def _typed(items, variables: bool) -> str:
                     for item in items)
 
 
-def write_numeric(expr) -> str:
+Term = Callable[[object], str]
+"""How a term is written: `_term` (the source text) unless a caller substitutes bindings."""
+
+
+def write_numeric(expr: object, term: Term = _term) -> str:
     if isinstance(expr, Number):
         return expr.text
     if isinstance(expr, FunctionTerm):
-        return "(" + " ".join([expr.name, *(_term(a) for a in expr.args)]) + ")"
+        return "(" + " ".join([expr.name, *(term(a) for a in expr.args)]) + ")"
     if isinstance(expr, Arithmetic):
-        return "(" + " ".join([expr.op, *(write_numeric(a) for a in expr.args)]) + ")"
+        return "(" + " ".join([expr.op, *(write_numeric(a, term) for a in expr.args)]) + ")"
     if isinstance(expr, Unsupported):
         return expr.text
     raise TypeError(f"not a numeric expression: {expr!r}")
@@ -84,60 +90,57 @@ def write_numeric(expr) -> str:
 
 # --- formulas and effects -------------------------------------------------------------------------
 
-def _atom(atom: Atom) -> str:
-    return "(" + " ".join([atom.predicate, *(_term(a) for a in atom.args)]) + ")"
-
-
-def _flat(node) -> str:
+def _flat(node: object, term: Term = _term) -> str:
     """A node on one line."""
-    return _node(node, 0, width=10**9)
+    return _node(node, 0, 10**9, term)
 
 
-def _block(keyword: str, parts, depth: int, width: int) -> str:
+def _block(keyword: str, parts: Sequence[object], depth: int, width: int, term: Term) -> str:
     """`(keyword part ...)` on one line if it fits, else one part per line."""
-    flat = "(" + " ".join([keyword, *(_flat(p) for p in parts)]) + ")"
+    flat = "(" + " ".join([keyword, *(_flat(p, term) for p in parts)]) + ")"
     if len(flat) + depth * len(_INDENT) <= width or not parts:
         return flat
     pad = _INDENT * (depth + 1)
-    inner = "\n".join(pad + _node(p, depth + 1, width) for p in parts)
+    inner = "\n".join(pad + _node(p, depth + 1, width, term) for p in parts)
     return f"({keyword}\n{inner})"
 
 
-def _node(node, depth: int = 0, width: int = _WIDTH) -> str:
+def _node(node: object, depth: int = 0, width: int = _WIDTH, term: Term = _term) -> str:
     if isinstance(node, Atom):
-        return _atom(node)
+        return "(" + " ".join([node.predicate, *(term(a) for a in node.args)]) + ")"
     if isinstance(node, And):
-        return _block("and", node.parts, depth, width)
+        return _block("and", node.parts, depth, width, term)
     if isinstance(node, Or):
-        return _block("or", node.parts, depth, width)
+        return _block("or", node.parts, depth, width, term)
     if isinstance(node, Not):
-        return _block("not", (node.arg,), depth, width)
+        return _block("not", (node.arg,), depth, width, term)
     if isinstance(node, Imply):
-        return _block("imply", (node.antecedent, node.consequent), depth, width)
+        return _block("imply", (node.antecedent, node.consequent), depth, width, term)
     if isinstance(node, (Exists, Forall, ForallEffect)):
         keyword = "exists" if isinstance(node, Exists) else "forall"
         body = node.effect if isinstance(node, ForallEffect) else node.body
         head = f"({keyword} ({_typed(node.variables, True)})"
-        flat = f"{head} {_flat(body)})"
+        flat = f"{head} {_flat(body, term)})"
         if len(flat) + depth * len(_INDENT) <= width:
             return flat
-        return f"{head}\n{_INDENT * (depth + 1)}{_node(body, depth + 1, width)})"
+        return f"{head}\n{_INDENT * (depth + 1)}{_node(body, depth + 1, width, term)})"
     if isinstance(node, When):
-        return _block("when", (node.condition, node.effect), depth, width)
+        return _block("when", (node.condition, node.effect), depth, width, term)
     if isinstance(node, Equals):
-        return f"(= {_term(node.left)} {_term(node.right)})"
+        return f"(= {term(node.left)} {term(node.right)})"
     if isinstance(node, Comparison):
-        return f"({node.op} {write_numeric(node.left)} {write_numeric(node.right)})"
+        return f"({node.op} {write_numeric(node.left, term)} {write_numeric(node.right, term)})"
     if isinstance(node, NumericEffect):
-        return f"({node.op} {write_numeric(node.fluent)} {write_numeric(node.value)})"
+        return f"({node.op} {write_numeric(node.fluent, term)} {write_numeric(node.value, term)})"
     if isinstance(node, Unsupported):
         return node.text
     raise TypeError(f"cannot write {type(node).__name__}")
 
 
-def write_formula(node) -> str:
-    """A formula or effect on one line (for messages)."""
-    return _flat(node)
+def write_formula(node: object, term: Term = _term) -> str:
+    """A formula or effect on one line (for messages). `term` writes each term: pass one to
+    substitute a step's objects for the action's variables."""
+    return _flat(node, term)
 
 
 # --- domain ------------------------------------------------------------------------------------

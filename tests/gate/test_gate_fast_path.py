@@ -1,7 +1,7 @@
 """The gate's fast paths against its reference paths.
 
 * `Gate.check` (bit-set states, cached step resolution, lazy final state) must return exactly
-  the verdict of `Gate._check_sets` (frozenset states, `GroundAction.applicable`/`apply`) on every
+  the verdict of `reference.check_sets` (frozenset states, `GroundAction.applicable`/`apply`) on every
   iTHOR reference plan of the bundled task set and on every mutant of it
   (`sage_pddl.tasks.mutations`), in both modes, on a fresh gate (steps ground on first use) and
   on a warm one (every step a cache hit), from the initial state and from a given state.
@@ -28,6 +28,7 @@ from sage_pddl.pddl.model import Annotation, PlanStep
 from sage_pddl.tasks import load_taskset, task_problem
 from sage_pddl.tasks.mutations import plan_mutants
 
+from .reference import check_sets
 from .test_gate_corpus import load_triples, read_plan
 
 REPO = Path(__file__).resolve().parents[2]
@@ -48,7 +49,7 @@ def ithor_cases():
 
 def _assert_same(gate, plan, **options):
     fast = gate.check(plan, **options)
-    slow = gate._check_sets(plan, **options)
+    slow = check_sets(gate, plan, **options)
     assert fast == slow, (plan, options)
     assert type(fast.final_state) is frozenset
 
@@ -93,11 +94,11 @@ def test_lazy_final_state_behaves_as_a_frozenset_field(ithor_cases):
     domain, problem, reference, _ = ithor_cases[0]
     gate = compile_gate(domain, problem)
     verdict = gate.check(reference)
-    expected = gate._check_sets(reference).final_state
+    expected = check_sets(gate, reference).final_state
     assert pickle.loads(pickle.dumps(verdict)) == verdict
     assert copy.deepcopy(gate.check(reference)).final_state == expected
     assert dataclasses.asdict(gate.check(reference))["final_state"] == expected
-    assert hash(gate.check(reference)) == hash(gate._check_sets(reference))
+    assert hash(gate.check(reference)) == hash(check_sets(gate, reference))
     assert verdict.final_state is verdict.final_state == expected
     with pytest.raises(dataclasses.FrozenInstanceError):
         verdict.final_state = frozenset()  # type: ignore[misc]
@@ -149,10 +150,11 @@ def test_domain_schema_is_cached_per_object_not_per_equality():
         *domain.annotations, Annotation("alias", "MoveTo Teleport")))
     assert renamed == domain  # annotations do not take part in equality...
     assert domain_schema(renamed) is not domain_schema(domain)  # ...so the cache keys on identity
-    assert domain_schema(renamed).resolve_action("Teleport").name == "MoveTo"
-    assert domain_schema(domain).resolve_action("Teleport") is None
-    schema = domain_schema(renamed)  # it holds no reference to the domain itself
+    assert domain_schema(renamed).vocabulary.action("Teleport").name == "MoveTo"
+    assert domain_schema(domain).vocabulary.action("Teleport") is None
+    schema = domain_schema(renamed)  # neither it nor its vocabulary holds the domain itself
     assert all(value is not renamed for value in vars(schema).values())
+    assert all(value is not renamed for value in vars(schema.vocabulary).values())
 
 
 def test_cached_steps_are_keyed_by_content_not_by_the_step_object(ithor_cases):
@@ -164,6 +166,6 @@ def test_cached_steps_are_keyed_by_content_not_by_the_step_object(ithor_cases):
     plan[-1]["action"] = "Teleport"
     edited = gate.check(plan)
     assert not edited.valid and edited.violations[0].code == "unknown-action"
-    assert edited == gate._check_sets(plan)
+    assert edited == check_sets(gate, plan)
     plan[-1] = dict(reference[-1])
-    assert gate.check(plan) == gate._check_sets(plan) and gate.check(plan).valid
+    assert gate.check(plan) == check_sets(gate, plan) and gate.check(plan).valid

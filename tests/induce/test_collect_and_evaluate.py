@@ -10,6 +10,7 @@ from sage_pddl.induce.collect import CollectSettings, collect
 from sage_pddl.induce.evaluate import Score, compare_preconditions, holdout_by, score
 from sage_pddl.induce.learner import learn
 from sage_pddl.pddl import parse_domain, write_domain
+from sage_pddl.pddl.model import PlanStep
 from sage_pddl.tasks import load_taskset, task_problem
 
 SETTINGS = CollectSettings(seed=3, states=4)
@@ -65,7 +66,7 @@ def test_logged_transitions_agree_with_the_gate(logs, tasks, ithor):
     for t in transitions[::7]:
         gate = gates.get(t.task) or gates.setdefault(
             t.task, compile_gate(ithor, task_problem(by_ref[t.task], ithor)))
-        verdict = gate.check([t.action.to_plan_step()], state=t.pre)
+        verdict = gate.check([PlanStep(t.action.action, t.action.args, 0, t.action.text)], state=t.pre)
         assert verdict.valid == t.success
         if t.success:
             assert verdict.final_state == t.post

@@ -1,0 +1,229 @@
+"""Bit-set states: atoms as bits of Python ints, for the gate's check loop.
+
+An atom gets a bit the first time a mask names it (the initial state's atoms first, then those
+of the ground actions as they are used), so the ints stay as small as the atoms a problem's plans
+actually touch. A state is an int; a precondition check is `s & pos == pos and not s & neg`,
+applying an action `s & keep | add` (`keep` = ~delete): constant-time C operations, and an int
+state needs no copy. Every condition and conditional effect of the set form (`ground.py`) has a
+closure here that computes the same thing on ints.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Union
+
+from .ground import (
+    AnyOf, Cond, ConditionalEffects, GroundAtom, Implies, State, _never,
+)
+
+class BitSets:
+    """Atoms as bits of Python ints, for the gate's check loop.
+
+    An atom gets a bit the first time a mask names it (the initial state's atoms first, then
+    those of the ground actions as they are used), so the ints stay as small as the atoms a
+    problem's plans actually touch. A state is an int; a precondition check is
+    `s & pos == pos and not s & neg`, applying an action `s & keep | add` (`keep` = ~delete):
+    constant-time C operations, and an int state needs no copy. Every `Cond`, `AnyOf`,
+    `Implies`, clause index and conditional effect of the set form has a closure here that
+    computes the same thing on ints.
+    """
+
+    __slots__ = ("bit_of", "atoms", "_interned")
+
+    ALWAYS = 1
+    """Bit 0 is no atom's: it is set in every state mask (`PreconditionTable.initial_mask`,
+    the gate's masks of given states; effects never clear it), so a step whose `trigger` is
+    ALWAYS always takes its special path (see `PreconditionTable.fast_step`)."""
+
+    def __init__(self, interned: dict | None = None) -> None:
+        self.bit_of: dict[GroundAtom, int] = {}
+        """Atom -> its bit (a power of two, never ALWAYS)."""
+        self.atoms: list[GroundAtom | None] = [None]
+        """Bit position -> atom (position 0: ALWAYS)."""
+        self._interned = {} if interned is None else interned
+
+    def bit(self, atom: GroundAtom) -> int:
+        found = self.bit_of.get(atom)
+        if found is None:
+            found = self.bit_of[atom] = 1 << len(self.atoms)
+            self.atoms.append(atom)
+        return found
+
+    def new(self, atom: GroundAtom) -> int:
+        """The bit of an atom that has none yet, interned first (what templates call)."""
+        atom = self._interned.setdefault(atom, atom)
+        found = self.bit_of[atom] = 1 << len(self.atoms)
+        self.atoms.append(atom)
+        return found
+
+    def mask(self, atoms: Union[frozenset, set]) -> int:
+        """The bit set of a set of atoms (a set: the bits are summed, duplicates would carry)."""
+        bit_of = self.bit_of
+        if not bit_of:  # a fresh table's initial state: consecutive bits, no lookups
+            atoms = list(atoms)
+            first = len(self.atoms)
+            self.atoms.extend(atoms)
+            bit_of.update(zip(atoms, map((1).__lshift__, range(first, first + len(atoms)))))
+            return ((1 << len(atoms)) - 1) << first
+        try:
+            return sum(map(bit_of.__getitem__, atoms))  # the bits are distinct: sum = or
+        except KeyError:
+            # new atoms get consecutive bits in one go (a fresh table's initial state)
+            new = [atom for atom in atoms if atom not in bit_of]
+            first = len(self.atoms)
+            self.atoms.extend(new)
+            bit_of.update(zip(new, map((1).__lshift__, range(first, first + len(new)))))
+            return sum(map(bit_of.__getitem__, atoms))
+
+    def atoms_of(self, mask: int) -> list[GroundAtom]:
+        """The atoms of `mask` (cost: one step per atom in it)."""
+        atoms = self.atoms
+        out = []
+        mask &= ~self.ALWAYS
+        while mask:
+            low = mask & -mask
+            out.append(atoms[low.bit_length() - 1])
+            mask ^= low
+        return out
+
+    def state(self, start: State, start_mask: int, mask: int) -> State:
+        """The frozenset of `mask`, given a frozenset `start` whose mask is `start_mask`:
+        only the atoms that differ are converted."""
+        if mask == start_mask:
+            return start
+        removed = start_mask & ~mask
+        added = mask & ~start_mask
+        out = start.difference(self.atoms_of(removed)) if removed else start
+        return out.union(self.atoms_of(added)) if added else out
+
+    # -- conditions -------------------------------------------------------------------------
+
+    def cond_test(self, cond: Cond) -> Callable[[int], bool]:
+        if cond.unsat:
+            return _never
+        pos, neg = self.mask(cond.pos), self.mask(cond.neg)
+        subs = tuple(self._sub_test(sub) for sub in cond.subs)
+        if subs:
+            return lambda s: s & pos == pos and not s & neg and all(t(s) for t in subs)
+        if neg:
+            return lambda s: s & pos == pos and not s & neg
+        return lambda s: s & pos == pos
+
+    def _sub_test(self, sub: Union[AnyOf, Implies]) -> Callable[[int], bool]:
+        if isinstance(sub, Implies):
+            condition, then = self.cond_test(sub.condition), self.cond_test(sub.then)
+            return lambda s: not condition(s) or then(s)
+        return self._any_of_test(sub)
+
+    def _any_of_test(self, any_of: AnyOf) -> Callable[[int], bool]:
+        some, every = self.mask(any_of.any_pos), self.mask(any_of.any_neg)
+        parts = tuple(self.cond_test(part) for part in any_of.complex_parts)
+        if parts:
+            return lambda s: bool(s & some) or s & every != every or any(p(s) for p in parts)
+        return lambda s: bool(s & some) or s & every != every
+
+    def _clause_index_test(self, clauses: list[AnyOf]) -> Callable[[int], bool]:
+        """ClauseIndex on ints: a clause fails when all its negative atoms are present and none
+        of its positive ones; only clauses filed under a present trigger atom are looked at."""
+        index: dict[int, list[tuple[int, int]]] = {}
+        for clause in clauses:
+            trigger = self.bit(min(clause.any_neg))
+            index.setdefault(trigger, []).append((self.mask(clause.any_pos),
+                                                  self.mask(clause.any_neg)))
+        table = {k: tuple(v) for k, v in index.items()}
+        keys = 0
+        for k in table:
+            keys |= k
+
+        def holds(s: int) -> bool:
+            hit = s & keys
+            while hit:
+                low = hit & -hit
+                for some, every in table[low]:
+                    if not s & some and s & every == every:
+                        return False
+                hit ^= low
+            return True
+        return holds
+
+    def guard(self, subs: tuple, unsat: bool) -> Callable[[int], bool] | None:
+        """What `_set_checks` checks, on ints (None: nothing beyond the literal masks)."""
+        if unsat:
+            return _never
+        clauses = [sub for sub in subs if isinstance(sub, AnyOf) and sub.is_clause]
+        tests = tuple(self._sub_test(sub) for sub in subs
+                      if not (isinstance(sub, AnyOf) and sub.is_clause))
+        if len(clauses) > 1:
+            tests = (self._clause_index_test(clauses), *tests)
+        elif clauses:
+            tests = (self._any_of_test(clauses[0]), *tests)
+        if not tests:
+            return None
+        if len(tests) == 1:
+            return tests[0]
+        return lambda s: all(t(s) for t in tests)
+
+    # -- effects ----------------------------------------------------------------------------
+
+    def effects(self, effects: ConditionalEffects, keep: int,
+                plain_add: int) -> tuple[Callable[[int], int], int | None]:
+        """A whole step's effect on ints, `(fire, trigger)`: `fire(s)` is the successor of `s`
+        for an action whose unconditional effect is `s & keep | plain_add` and whose conditional
+        effects are `effects` (their conditions read `s`, `ConditionalEffects.fire`); when only
+        effects filed under a trigger atom exist, none fires unless `s & trigger`, so the caller
+        can apply the plain effect instead of calling (`trigger` is None when it cannot)."""
+        triggered = {self.bit(atom): tuple((None if c is None else self.cond_test(c),
+                                            self.mask(a), self.mask(d)) for c, a, d in entries)
+                     for atom, entries in effects.triggered.items()}
+        trigger_keys = 0
+        for k in triggered:
+            trigger_keys |= k
+        absent = {self.bit(atom): (self.mask(a), self.mask(d))
+                  for atom, (a, d) in effects.absent.items()}
+        absent_keys = 0
+        for k in absent:
+            absent_keys |= k
+        absent_add, absent_delete = self.mask(effects.absent_add), self.mask(effects.absent_delete)
+        general = tuple((self.cond_test(e.condition), self.mask(e.add), self.mask(e.delete))
+                        for e in effects.general)
+
+        def fire(s: int) -> int:
+            add = delete = 0
+            hit = s & trigger_keys
+            while hit:
+                low = hit & -hit
+                for test, effect_add, effect_delete in triggered[low]:
+                    if test is None or test(s):
+                        add |= effect_add
+                        delete |= effect_delete
+                hit ^= low
+            if absent_keys:
+                fired_add, fired_delete = absent_add, absent_delete
+                present = s & absent_keys
+                while present:
+                    low = present & -present
+                    not_add, not_delete = absent[low]
+                    fired_add &= ~not_add
+                    fired_delete &= ~not_delete
+                    present ^= low
+                add |= fired_add
+                delete |= fired_delete
+            for test, effect_add, effect_delete in general:
+                if test(s):
+                    add |= effect_add
+                    delete |= effect_delete
+            return s & keep & ~delete | plain_add | add
+        return fire, (trigger_keys if not absent_keys and not general else None)
+
+
+def special_step(guard: Callable[[int], bool] | None, fire: Callable[[int], int] | None,
+             trigger: int | None, keep: int, add: int) -> Callable[[int], int | None]:
+    """A step's successor on bit sets when it has a non-literal precondition part (`guard`)
+    or conditional effects that cannot be skipped by a trigger: None when the guard fails."""
+    def special(s: int) -> int | None:
+        if guard is not None and not guard(s):
+            return None
+        if fire is None or (trigger is not None and not s & trigger):
+            return s & keep | add
+        return fire(s)
+    return special

@@ -1,0 +1,452 @@
+"""The precondition table: a domain and problem compiled for checking plans.
+
+Semantics
+---------
+* **Objects and types.** The objects of a task are the domain constants followed by the problem
+  objects (a name declared in both is one object whose types are merged; constants that the
+  domain's actions use without declaring them, as ALFWorld does, are simply problem objects). An
+  object belongs to its declared types, their ancestors (a type with several parents, an
+  `either` parent, belongs to all of them) and `object`. An `(either a b)` parameter or
+  quantified variable accepts an object of any of the listed types; an untyped one accepts any.
+* **Initial state and goal.** `Not` facts in `:init` are documentation of absence and ignored;
+  numeric initial values are ignored. The goal is ground once, like a precondition.
+* **Grounding.** An action and a tuple of object names become a `GroundAction` on first use and
+  are cached: nothing is ground that no plan step names (as VAL does). Quantifiers range over
+  the objects of their types and are expanded when the action is grounded (`forall` becomes a
+  conjunction, `exists` a disjunction); equality is decided at grounding time.
+* **Costs.** `increase`/`decrease` of a 0-ary cost fluent (the one the problem's metric names,
+  or `total-cost`/`totalCost`) is ignored: costs never change whether a plan is valid.
+* **Scope.** Numeric comparisons, other numeric effects, durative actions, derived predicates,
+  preferences, `oneof` and any other `Unsupported` node make `compile_table` raise
+  `UnsupportedConstruct` naming the construct and its line:column.
+* **Speed.** Everything that depends on the domain alone (the vocabulary, names, types, scope
+  hazards, canonical texts, one template per action) is compiled once per `Domain` object
+  (`schema.domain_schema`), so a table costs only its problem. Grounding substitutes the step's
+  objects into the action's template (one generated function goes straight from the objects to
+  the bit masks of all literal atoms; the atom sets are built only when read) and walks only
+  quantifiers, disjunctions, implications and conditional effects.
+
+Annotations (`; @sage alias|step|reason`, docs/annotations.md) come from the domain's
+`Vocabulary`: action names, the JSON-field map of each action's parameters, and the friendly
+code and message of a precondition literal.
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Iterator
+
+from ..pddl.errors import PDDLSemanticError, UnsupportedConstruct
+from ..pddl.model import (
+    Action, And, Atom, Comparison, Constant, Domain, Equals, Exists, Forall, ForallEffect,
+    FunctionTerm, Imply, Location, Not, NumericEffect, Or, Problem, Typed, Unsupported, Variable,
+    When, key, walk,
+)
+from ..pddl.vocabulary import Reason, canonical_sexpr
+from ..pddl.writer import write_formula
+from .bits import BitSets, special_step
+from .ground import (
+    EQUALS, TRUE, AnyOf, ConditionalEffect, ConditionalEffects, Cond, GroundAction, GroundAtom,
+    GroundLiteral, Implies, State, _EMPTY, conjoin,
+)
+from .schema import domain_schema
+
+class PreconditionTable:
+    """A domain and problem compiled for checking plans: objects, types, actions, annotations,
+    the initial state, the goal, and a cache of ground actions. Build it with `compile_table`.
+
+    Everything that depends on the domain alone comes from its cached `DomainSchema`, so a
+    table costs only the problem's objects, initial state and goal."""
+
+    def __init__(self, domain: Domain, problem: Problem):
+        self.domain = domain
+        self.problem = problem
+        self.schema = schema = domain_schema(domain)
+        self._interned: dict[GroundAtom, GroundAtom] = {}
+        self._canon: dict[int, tuple[object, str]] = {}
+        self._cost_fluents = self._find_cost_fluents()
+        self._check_scope()
+        self.vocabulary = vocab = schema.vocabulary
+        vocab.raise_error()
+        self._resolve_objects()
+        self.predicate_names: dict[str, str] = schema.predicate_names
+        self._ground_cache: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
+        self.initial_state: State = self._initial_state()
+        self.goal: Cond | None = None
+        if not (isinstance(problem.goal, And) and not problem.goal.parts):
+            self.goal = self.ground_formula(problem.goal, {}, True, anchor="")
+        self.bits = BitSets(self._interned)
+        self._initial_mask: int | None = None
+        self._goal_test: Callable[[int], bool] | None = None
+
+    # -- scope ----------------------------------------------------------------------------
+
+    def _find_cost_fluents(self) -> frozenset[str]:
+        names = {"total-cost", "totalcost"}
+        metric = self.problem.metric
+        if metric is not None:
+            for node in _walk_numeric(metric.expression):
+                if isinstance(node, FunctionTerm) and not node.args:
+                    names.add(key(node.name))
+        return frozenset(names)
+
+    def _unsupported(self, construct: str, loc: Location | None, context: str) -> UnsupportedConstruct:
+        return UnsupportedConstruct(
+            f"{construct} {context} is outside the gate's scope "
+            "(it evaluates STRIPS/ADL with typing, equality, quantifiers, conditional effects "
+            "and action costs)", loc)
+
+    def _check_node_scope(self, node: object, context: str) -> None:
+        if isinstance(node, Comparison):
+            raise self._unsupported(f"numeric comparison `{node.op}`", node.loc, context)
+        if isinstance(node, Unsupported):
+            raise self._unsupported(node.construct, node.loc, context)
+        if isinstance(node, NumericEffect):
+            cost = (node.op in ("increase", "decrease") and not node.fluent.args
+                    and key(node.fluent.name) in self._cost_fluents)
+            if not cost:
+                raise self._unsupported(
+                    f"numeric effect `({node.op} ({node.fluent.name}) ...)`", node.loc, context)
+
+    def _check_formula_scope(self, formula: object, context: str) -> None:
+        for node in walk(formula):
+            self._check_node_scope(node, context)
+
+    def _check_scope(self) -> None:
+        domain, problem = self.domain, self.problem
+        if domain.unsupported:
+            first = domain.unsupported[0]
+            raise self._unsupported(first.construct, first.loc, f"in domain {domain.name}")
+        for node, context in self.schema.hazards:  # the domain's actions, walked once per domain
+            self._check_node_scope(node, context)
+        if problem.unsupported:
+            first = problem.unsupported[0]
+            raise self._unsupported(first.construct, first.loc, f"in problem {problem.name}")
+        for fact in problem.init:
+            if isinstance(fact, Unsupported):
+                raise self._unsupported(fact.construct, fact.loc, f"in the :init of {problem.name}")
+        self._check_formula_scope(problem.goal, f"in the goal of {problem.name}")
+
+    # -- types and objects ----------------------------------------------------------------
+
+    def ancestors(self, type_name: str) -> frozenset[str]:
+        """The type, its ancestors and `object`."""
+        return self.schema.ancestors(type_name)
+
+    def _resolve_objects(self) -> None:
+        spelling: dict[str, str] = {}
+        types: dict[str, set[str]] = {}
+        declared: dict[str, list[str]] = {}
+        ancestors = self.schema.ancestors
+        for typed in (*self.domain.constants, *self.problem.objects):
+            name = typed.name.lower()
+            spelling.setdefault(name, typed.name)
+            bucket = types.setdefault(name, set())
+            names = declared.setdefault(name, [])
+            for type_name in typed.types or ("object",):
+                bucket |= ancestors(type_name)
+                if type_name not in names:
+                    names.append(type_name)
+        self.object_names: dict[str, str] = spelling
+        """Object key -> original spelling, in declaration order."""
+        self.object_types: dict[str, frozenset[str]] = {n: frozenset(t) for n, t in types.items()}
+        self.declared_types: dict[str, tuple[str, ...]] = {n: tuple(t) for n, t in declared.items()}
+        self._objects_of: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def objects_of(self, types: tuple[str, ...]) -> tuple[str, ...]:
+        """Object keys that fit a parameter typed `types` (() = any), in declaration order."""
+        wanted = tuple(key(t) for t in types)
+        found = self._objects_of.get(wanted)
+        if found is None:
+            if not wanted or "object" in wanted:
+                found = tuple(self.object_names)
+            else:
+                want = set(wanted)
+                found = tuple(o for o, t in self.object_types.items() if t & want)
+            self._objects_of[wanted] = found
+        return found
+
+    def fits(self, obj: str, types: tuple[str, ...]) -> bool:
+        if not types:
+            return True
+        have = self.object_types.get(obj, frozenset({"object"}))
+        return any(key(t) in have for t in types)
+
+    # -- names ----------------------------------------------------------------------------
+
+    def resolve_action(self, name: str) -> Action | None:
+        """The action a step names: exact (case-insensitive), then alias/loose match."""
+        return self.vocabulary.action(name)
+
+    def atom(self, parts: tuple[str, ...]) -> GroundAtom:
+        return self._interned.setdefault(parts, parts)
+
+    def format_atom(self, atom: GroundAtom) -> str:
+        """`("found", "apple")` -> `(found Apple)` in the domain's and problem's spelling."""
+        head, *args = atom
+        head = self.predicate_names.get(head, head)
+        return "(" + " ".join([head, *(self.object_names.get(a, a) for a in args)]) + ")"
+
+    def format_literal(self, literal: GroundLiteral) -> str:
+        text = self.format_atom(literal.atom)
+        return text if literal.positive else f"(not {text})"
+
+    # -- annotations ----------------------------------------------------------------------
+
+    def canonical(self, node: object, positive: bool = True) -> str:
+        """Canonical text of a node: the domain's from its vocabulary (computed once per
+        domain), the problem's (its goal) cached here, so they die with the table."""
+        vocab = self.vocabulary
+        entry = vocab._canon.get(id(node))
+        if entry is None or entry[0] is not node:
+            entry = self._canon.get(id(node))
+            if entry is None or entry[0] is not node:
+                entry = self._canon[id(node)] = (node, canonical_sexpr(write_formula(node)))
+        return entry[1] if positive else f"(not {entry[1]})"
+
+    def reason(self, action: Action, literal_or_anchor: Iterable[str]) -> Reason | None:
+        return self.vocabulary.reason(action.name, literal_or_anchor)
+
+    # -- state ----------------------------------------------------------------------------
+
+    def _initial_state(self) -> State:
+        facts = []
+        atom = self.atom
+        for fact in self.problem.init:
+            if isinstance(fact, Atom):  # Not facts document absence; FluentValues are numeric
+                facts.append(atom((fact.predicate.lower(), *[a.name.lower() for a in fact.args])))
+        return frozenset(facts)
+
+    @property
+    def initial_mask(self) -> int:
+        """The initial state as a state mask (its atoms' bits and `BitSets.ALWAYS`)."""
+        if self._initial_mask is None:
+            self._initial_mask = self.bits.mask(self.initial_state) | BitSets.ALWAYS
+        return self._initial_mask
+
+    @property
+    def goal_masks(self) -> tuple[int, int] | None:
+        """(pos, neg) masks when the goal is a conjunction of literals, else None."""
+        goal = self.goal
+        if goal is None or goal.subs or goal.unsat:
+            return None
+        return self.bits.mask(goal.pos), self.bits.mask(goal.neg)
+
+    @property
+    def goal_test(self) -> Callable[[int], bool] | None:
+        """The goal on bit-set states (None when the problem has no goal)."""
+        if self._goal_test is None and self.goal is not None:
+            self._goal_test = self.bits.cond_test(self.goal)
+        return self._goal_test
+
+    # -- grounding ------------------------------------------------------------------------
+
+    def ground(self, action: Action, args: tuple[str, ...]) -> GroundAction:
+        """The cached ground action for `action` with object keys `args` (already checked)."""
+        cache_key = (action.name.lower(), args)
+        found = self._ground_cache.get(cache_key)
+        if found is None:
+            found = self._ground_cache[cache_key] = self._ground(action, args)
+        return found
+
+    @property
+    def grounded_count(self) -> int:
+        return len(self._ground_cache)
+
+    def _ground(self, action: Action, args: tuple[str, ...]) -> GroundAction:
+        """Substitute `args` into the action's template; walk only its non-literal parts.
+
+        The ground action's bit-set form (`fast`) is built here too: the template's generated
+        `masks` gives the literal part's masks directly (no atom sets are built; the sets are
+        made from `build` only when `pre_pos` & co. are read)."""
+        template = self.schema.template(action)
+        bits = self.bits
+        pos_mask, neg_mask, add_mask, delete_mask, unsat = template.masks(
+            args, bits.bit_of.get, bits.new)
+        subs: tuple = ()
+        conditional = None
+        extra = None
+        if template.complex_pre or template.complex_effects:
+            env = dict(zip(template.param_keys, args))
+            extra_pos = extra_neg = extra_add = extra_delete = _EMPTY
+            if template.complex_pre:
+                rest = conjoin(self.ground_formula(part, env, True, self.canonical(part))
+                               for part in template.complex_pre)
+                extra_pos, extra_neg, subs = rest.pos, rest.neg, rest.subs
+                unsat = unsat or bool(rest.unsat)
+            if template.complex_effects:
+                more_add: list[GroundAtom] = []
+                more_delete: list[GroundAtom] = []
+                effects: list[ConditionalEffect] = []
+                for node in template.complex_effects:
+                    self._ground_effect(node, env, TRUE, more_add, more_delete, effects)
+                extra_add, extra_delete = frozenset(more_add), frozenset(more_delete)
+                conditional = ConditionalEffects.build(effects)
+            extra = (extra_pos, extra_neg, extra_add, extra_delete)
+        ground = GroundAction(self, action, args, None, extra, subs, unsat, conditional)
+        if extra is not None:
+            pos_mask |= bits.mask(extra[0])
+            neg_mask |= bits.mask(extra[1])
+            add_mask |= bits.mask(extra[2])
+            delete_mask |= bits.mask(extra[3])
+        guard = bits.guard(subs, unsat) if subs or unsat else None
+        keep = ~delete_mask
+        fire, fire_trigger = (None, None) if conditional is None else bits.effects(
+            conditional, keep, add_mask)
+        if guard is None and fire is None:
+            trigger, special = 0, None
+        elif guard is None and fire_trigger is not None:
+            trigger, special = fire_trigger, fire
+        else:
+            trigger, special = BitSets.ALWAYS, special_step(guard, fire, fire_trigger, keep, add_mask)
+        # `s & (pos | neg) == pos`: every required atom present and no forbidden one
+        ground.fast = (pos_mask | neg_mask, pos_mask, keep, add_mask, trigger, special, ground)
+        return ground
+
+    def ground_by_walking(self, action: Action, args: tuple[str, ...]) -> tuple:
+        """(pre_pos, pre_neg, add, delete, conditional) by walking the whole action, uncached:
+        the reference the templates must agree with (tests compare the two)."""
+        env = {key(p.name): a for p, a in zip(action.parameters, args)}
+        precondition = self.ground_formula(action.precondition, env, True, anchor=None)
+        add: list[GroundAtom] = []
+        delete: list[GroundAtom] = []
+        conditional: list[ConditionalEffect] = []
+        self._ground_effect(action.effect, env, TRUE, add, delete, conditional)
+        return (precondition.pos, precondition.neg, frozenset(add), frozenset(delete),
+                conditional, precondition)
+
+    def fast_step(self, ground: GroundAction) -> tuple:
+        """`ground` in the check loop's form, built when it was ground: `(literals, pos, keep,
+        add, trigger, special, ground)` with `literals = pos | neg` masks (the literal
+        precondition holds when `s & literals == pos`) and `keep = ~delete`. When `s & trigger`
+        is 0 the successor is `s & keep | add`; otherwise it is `special(s)`, None when the
+        rest of the precondition fails. `trigger` is 0 for a STRIPS step, the trigger atoms of
+        its conditional effects when nothing else is special (see `BitSets.effects`), else
+        `BitSets.ALWAYS`, set in every state mask."""
+        return ground.fast
+
+    def _term(self, term: object, env: dict[str, str]) -> str:
+        if isinstance(term, Variable):
+            value = env.get(key(term.name))
+            if value is None:
+                raise PDDLSemanticError(f"free variable ?{term.name}", term.loc)
+            return value
+        return key(term.name)  # a constant (declared or not: ALFWorld declares them per problem)
+
+    def _instances(self, variables: tuple[Typed, ...], env: dict[str, str]) -> Iterator[dict[str, str]]:
+        domains = [self.objects_of(v.types) for v in variables]
+        names = [key(v.name) for v in variables]
+        for values in itertools.product(*domains):
+            inner = dict(env)
+            inner.update(zip(names, values))
+            yield inner
+
+    def ground_formula(self, formula: object, env: dict[str, str], positive: bool,
+                       anchor: str | None) -> Cond:
+        """Ground `formula` (negated when not `positive`) under `env` into a `Cond`.
+
+        `anchor` is the canonical text of the enclosing top-level precondition conjunct; None
+        means `formula` is the whole precondition, whose conjuncts become the anchors.
+        """
+        if anchor is None:
+            if isinstance(formula, And) and positive:
+                return conjoin(self.ground_formula(p, env, True, self.canonical(p))
+                               for p in formula.parts)
+            anchor = self.canonical(formula, positive)
+        if isinstance(formula, Atom):
+            atom = self.atom((key(formula.predicate), *(self._term(a, env) for a in formula.args)))
+            literal = GroundLiteral(atom, positive, self.canonical(formula, positive), anchor)
+            if positive:
+                return Cond(frozenset((atom,)), frozenset(), (literal,))
+            return Cond(frozenset(), frozenset((atom,)), (literal,))
+        if isinstance(formula, Equals):
+            left, right = self._term(formula.left, env), self._term(formula.right, env)
+            if (left == right) == positive:
+                return TRUE
+            literal = GroundLiteral((EQUALS, left, right), positive,
+                                    self.canonical(formula, positive), anchor)
+            return Cond(frozenset(), frozenset(), (literal,), (), (literal,))
+        if isinstance(formula, Not):
+            return self.ground_formula(formula.arg, env, not positive, anchor)
+        if isinstance(formula, (And, Or)):
+            conjunctive = isinstance(formula, And) == positive
+            parts = (self.ground_formula(p, env, positive, anchor) for p in formula.parts)
+            if conjunctive:
+                return conjoin(parts)
+            return self._any_of(parts, formula, env, positive, anchor)
+        if isinstance(formula, Imply):
+            condition = self.ground_formula(formula.antecedent, env, True, anchor)
+            if positive:
+                if condition.is_false:
+                    return TRUE
+                then = self.ground_formula(formula.consequent, env, True, anchor)
+                if condition.is_true or then.is_true:
+                    return then
+                return Cond(frozenset(), frozenset(), (), (Implies(condition, then),))
+            return conjoin([condition, self.ground_formula(formula.consequent, env, False, anchor)])
+        if isinstance(formula, (Exists, Forall)):
+            conjunctive = isinstance(formula, Forall) == positive
+            parts = (self.ground_formula(formula.body, inner, positive, anchor)
+                     for inner in self._instances(formula.variables, env))
+            if conjunctive:
+                return conjoin(parts)
+            return self._any_of(parts, formula, env, positive, anchor)
+        raise self._unsupported(type(formula).__name__, getattr(formula, "loc", None),
+                                "in a condition")
+
+    def _any_of(self, parts: Iterable[Cond], source: object, env: dict[str, str],
+                positive: bool, anchor: str) -> Cond:
+        kept = []
+        for part in parts:
+            if part.is_true:
+                return TRUE
+            if not part.is_false:
+                kept.append(part)
+        if len(kept) == 1:
+            return kept[0]
+        bindings = tuple(sorted(env.items()))
+        any_of = AnyOf.of(tuple(kept), source, bindings, positive,
+                          self.canonical(source, positive), anchor)
+        return Cond(frozenset(), frozenset(), (), (any_of,))
+
+    def _ground_effect(self, effect: object, env: dict[str, str], condition: Cond,
+                       add: list, delete: list, conditional: list) -> None:
+        if isinstance(effect, And):
+            for part in effect.parts:
+                self._ground_effect(part, env, condition, add, delete, conditional)
+        elif isinstance(effect, (Atom, Not)):
+            positive = isinstance(effect, Atom)
+            atom_node = effect if positive else effect.arg
+            if not isinstance(atom_node, Atom):
+                raise PDDLSemanticError("an effect may only negate an atom", effect.loc)
+            atom = self.atom((key(atom_node.predicate),
+                              *(self._term(a, env) for a in atom_node.args)))
+            if condition.is_true:
+                (add if positive else delete).append(atom)
+            else:
+                conditional.append(ConditionalEffect(
+                    condition, frozenset((atom,)) if positive else frozenset(),
+                    frozenset() if positive else frozenset((atom,))))
+        elif isinstance(effect, When):
+            inner = conjoin([condition, self.ground_formula(effect.condition, env, True, "")])
+            if not inner.is_false:
+                self._ground_effect(effect.effect, env, inner, add, delete, conditional)
+        elif isinstance(effect, ForallEffect):
+            for inner_env in self._instances(effect.variables, env):
+                self._ground_effect(effect.effect, inner_env, condition, add, delete, conditional)
+        elif isinstance(effect, NumericEffect):
+            pass  # a cost increase (anything else was rejected by _check_scope)
+        else:
+            raise self._unsupported(type(effect).__name__, getattr(effect, "loc", None),
+                                    "in an effect")
+
+
+def _walk_numeric(expression: object) -> Iterator[object]:
+    yield expression
+    for arg in getattr(expression, "args", ()) or ():
+        if not isinstance(arg, (Variable, Constant)):
+            yield from _walk_numeric(arg)
+
+
+def compile_table(domain: Domain, problem: Problem) -> PreconditionTable:
+    """Resolve `domain` and `problem` into a `PreconditionTable` (raises UnsupportedConstruct)."""
+    return PreconditionTable(domain, problem)

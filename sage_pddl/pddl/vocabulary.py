@@ -1,0 +1,337 @@
+"""What sage-pddl reads from a domain beyond PDDL: `; @sage` annotations and the name rules.
+
+This module is the one place that parses annotations or matches names; every layer asks it.
+
+Annotations (docs/annotations.md), one per comment line `; @sage <kind> <arguments>`:
+
+* `alias ACTION NAME...`: other names a plan step may use for ACTION.
+* `step ACTION FIELDS...`: for each parameter of ACTION in order, the JSON step fields that fill
+  it (`target|object`: the first non-empty one wins). Enables the `{"action", "object",
+  "target"}` step form for that action; `{"action", "args": [...]}` always works.
+* `reason ACTION LITERAL CODE "MESSAGE"`: the violation code and message of a precondition
+  literal (`?var` in the message becomes the step's object).
+* `describe TEXT`: a sentence about the domain that opens planner prompts (several lines join).
+
+A malformed annotation is kept as the `PDDLSemanticError` it raises (`Vocabulary.error`), so
+listing a domain still works and compiling a gate reports it; an unknown kind is listed in
+`Vocabulary.unknown` (`check` warns about it).
+
+Name rules:
+
+* `name_key(name)`: how plan words compare with action and object names: case, whitespace, `_`
+  and `-` ignored (`turn_on`, `Turn On` and `TurnOn` are one name).
+* An action word names the action with that name (case-insensitive), else the action whose
+  name or alias has the same `name_key`.
+* An object word names the object with that name (case-insensitive), else the object with the
+  same `name_key`, else the *instances* of that stem: an object named `Stem_N`, `Stem.N` or
+  `Stem N` (N digits) is an instance of `Stem` (ALFWorld's `apple_1`, VirtualHome's
+  `light.245`, iTHOR's `Cabinet_1`). Which instance a step acts on is the gate's decision.
+
+`vocabulary(domain)` is cached per `Domain` object (annotations are excluded from a domain's
+equality, so two domains differing only in comments must not share one).
+"""
+from __future__ import annotations
+
+import re
+import shlex
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import PDDLSemanticError
+from .model import Action, Annotation, Atom, Domain, Problem, key, walk
+from .writer import write_formula
+
+KINDS = ("alias", "step", "reason", "describe")
+"""The annotation kinds sage-pddl reads."""
+
+DEFAULT_FIELDS = ("object", "target")
+"""The JSON step fields that fill an action's parameters in order when no `step` annotation
+maps them (the household step form)."""
+
+_LOOSE = re.compile(r"[\s_\-]+")
+_INSTANCE = re.compile(r"^(?P<stem>.*?[^\s_.\-])[_.\s](?P<number>\d+)$")
+_TOKEN = re.compile(r"\(|\)|[^\s()]+")
+
+
+def name_key(name: object) -> str:
+    """How plan words compare with names: case, whitespace, `_` and `-` ignored."""
+    return _LOOSE.sub("", str(name or "")).lower()
+
+
+def instance_stem(name: str) -> str | None:
+    """`Cabinet_2` -> `Cabinet`, `light.245` -> `light`, `apple 1` -> `apple`; else None."""
+    match = _INSTANCE.match(name.strip())
+    return match.group("stem") if match else None
+
+
+def canonical_sexpr(text: str) -> str:
+    """Lower-case, single-spaced s-expression text: how annotation literals are matched."""
+    out: list[str] = []
+    for token in _TOKEN.findall(text.lower()):
+        if out and token != ")" and out[-1] != "(":
+            out.append(" ")
+        out.append(token)
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class Reason:
+    """The code and message a `reason` annotation gives a precondition literal."""
+
+    code: str
+    message: str
+
+
+def annotation_error(annotation: Annotation, message: str) -> PDDLSemanticError:
+    return PDDLSemanticError(f"@sage {annotation.kind}: {message}", annotation.loc,
+                             text=annotation.text)
+
+
+def split_reason(annotation: Annotation) -> tuple[str, str, str, str]:
+    """`Action <literal> code "message"` -> (action, literal, code, message)."""
+    text = annotation.text.strip()
+    head, _, rest = text.partition(" ")
+    rest = rest.lstrip()
+    if not head or not rest:
+        raise annotation_error(annotation, "expected: <Action> <literal> <code> \"<message>\"")
+    if rest.startswith("("):
+        depth = 0
+        for i, ch in enumerate(rest):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0:
+                literal, rest = rest[: i + 1], rest[i + 1:].strip()
+                break
+        else:
+            raise annotation_error(annotation, "unbalanced parentheses in the literal")
+    else:
+        literal, _, rest = rest.partition(" ")
+        rest = rest.strip()
+    try:
+        words = shlex.split(rest)
+    except ValueError as error:
+        raise annotation_error(annotation, f"cannot read code and message ({error})") from None
+    if not words:
+        raise annotation_error(annotation, "missing the code after the literal")
+    return head, literal, words[0], " ".join(words[1:])
+
+
+class Vocabulary:
+    """What one domain says beyond PDDL (see the module docstring). Build with `vocabulary`."""
+
+    def __init__(self, domain: Domain):
+        self.domain_name = domain.name
+        self.actions: tuple[Action, ...] = domain.actions
+        self._exact: dict[str, Action] = {}
+        self._loose: dict[str, Action] = {}
+        for action in domain.actions:
+            self._exact.setdefault(key(action.name), action)
+            self._loose.setdefault(name_key(action.name), action)
+        self.aliases: dict[str, tuple[str, ...]] = {}
+        """Action name (as declared) -> its alias names, in annotation order."""
+        self.step_fields: dict[str, tuple[tuple[str, ...], ...]] = {}
+        """key(action name) -> per parameter, the JSON fields that fill it (`step`)."""
+        self.reasons: dict[tuple[str, str], Reason] = {}
+        """(key(action name), canonical literal text) -> its `reason`."""
+        self.description = ""
+        self.unknown: tuple[Annotation, ...] = ()
+        self.error: PDDLSemanticError | None = None
+        self._canon: dict[int, tuple[object, str]] = {}
+        self._effect_predicates: frozenset[str] | None = None
+        try:
+            self._read(domain.annotations)
+        except PDDLSemanticError as error:
+            self.error = error
+
+    # -- annotations ----------------------------------------------------------------------
+
+    def _read(self, annotations: Iterable[Annotation]) -> None:
+        unknown: list[Annotation] = []
+        described: list[str] = []
+        for annotation in annotations:
+            kind = annotation.kind.lower()
+            words = annotation.text.split()
+            if kind == "alias":
+                action = self._annotated(annotation, words[0] if words else "")
+                names = list(self.aliases.get(action.name, ()))
+                for alias in words[1:]:
+                    self._loose.setdefault(name_key(alias), action)
+                    if alias not in names:
+                        names.append(alias)
+                self.aliases[action.name] = tuple(names)
+            elif kind == "step":
+                action = self._annotated(annotation, words[0] if words else "")
+                fields = tuple(tuple(f for f in w.split("|") if f) for w in words[1:])
+                if len(fields) != len(action.parameters):
+                    raise annotation_error(
+                        annotation, f"{action.name} has {len(action.parameters)} parameter(s) "
+                        f"but the annotation maps {len(fields)}")
+                self.step_fields[key(action.name)] = fields
+            elif kind == "reason":
+                action_name, literal, code, message = split_reason(annotation)
+                action = self._annotated(annotation, action_name)
+                wanted = canonical_sexpr(literal)
+                if wanted not in {self.canonical(n) for n in walk(action.precondition)}:
+                    raise annotation_error(
+                        annotation, f"{literal} is not a precondition literal of {action.name}")
+                self.reasons[(key(action.name), wanted)] = Reason(code, message)
+            elif kind == "describe":
+                described.append(annotation.text.strip())
+            else:
+                unknown.append(annotation)
+        self.description = " ".join(d for d in described if d)
+        self.unknown = tuple(unknown)
+
+    def _annotated(self, annotation: Annotation, name: str) -> Action:
+        action = self._exact.get(key(name)) if name else None
+        if action is None:
+            raise annotation_error(annotation, f"unknown action {name!r}")
+        return action
+
+    def raise_error(self) -> None:
+        """Raise the malformed annotation's error, if the domain has one."""
+        if self.error is not None:
+            raise self.error
+
+    def canonical(self, node: object, positive: bool = True) -> str:
+        """Canonical text of a formula node (cached by identity; the entry keeps it alive)."""
+        entry = self._canon.get(id(node))
+        if entry is None or entry[0] is not node:
+            entry = self._canon[id(node)] = (node, canonical_sexpr(write_formula(node)))
+        return entry[1] if positive else f"(not {entry[1]})"
+
+    def reason(self, action_name: str, texts: Iterable[str]) -> Reason | None:
+        """The `reason` of the first of `texts` (canonical literal texts) that has one."""
+        action_key = key(action_name)
+        for text in texts:
+            found = self.reasons.get((action_key, text))
+            if found is not None:
+                return found
+        return None
+
+    def reasons_of(self, action_name: str) -> list[Reason]:
+        action_key = key(action_name)
+        return [r for (a, _), r in self.reasons.items() if a == action_key]
+
+    # -- actions --------------------------------------------------------------------------
+
+    def action(self, word: str) -> Action | None:
+        """The action a step's action word names (exact, then alias/loose), or None."""
+        return self._exact.get(word.lower()) or self._loose.get(name_key(word))
+
+    def action_name(self, word: str) -> str:
+        """The declared spelling of the action `word` names, else `word` stripped."""
+        found = self.action(word)
+        return found.name if found is not None else word.strip()
+
+    def fields(self, action: Action) -> tuple[tuple[str, ...], ...] | None:
+        """Per parameter of `action`, the JSON step fields that fill it (its `step`
+        annotation), or None: then the non-empty values of `object`, `target` fill the
+        parameters in that order."""
+        return self.step_fields.get(key(action.name))
+
+    def step_from_args(self, action_name: str, args: Sequence[str]) -> dict[str, str]:
+        """The JSON step that fills `action_name`'s parameters with `args` in order: each
+        argument goes to the first field its parameter's `step` annotation names, else to
+        `object`, `target`, `arg2`, ... by position."""
+        action = self.action(action_name)
+        spelled = action.name if action is not None else action_name.strip()
+        mapped = self.step_fields.get(key(spelled))
+        step: dict[str, str] = {"action": spelled, "object": "", "target": ""}
+        for index, value in enumerate(args):
+            positional = DEFAULT_FIELDS[index] if index < len(DEFAULT_FIELDS) else f"arg{index}"
+            name = mapped[index][0] if mapped and index < len(mapped) and mapped[index] else positional
+            if step.get(name):  # two parameters mapped to one field: fall back to position
+                name = positional
+            step[name] = str(value)
+        return step
+
+    @property
+    def effect_predicates(self) -> frozenset[str]:
+        """Names (lower case) of the predicates some action can change: the dynamic ones."""
+        if self._effect_predicates is None:
+            self._effect_predicates = frozenset(
+                key(node.predicate) for action in self.actions for node in walk(action.effect)
+                if isinstance(node, Atom))
+        return self._effect_predicates
+
+
+_VOCABULARIES: dict[int, tuple[weakref.ref[Domain], Vocabulary]] = {}
+
+
+def vocabulary(domain: Domain) -> Vocabulary:
+    """The cached `Vocabulary` of this very `domain` object."""
+    ident = id(domain)
+    entry = _VOCABULARIES.get(ident)
+    if entry is not None and entry[0]() is domain:
+        return entry[1]
+    found = Vocabulary(domain)
+
+    def forget(ref: weakref.ref[Domain], ident: int = ident) -> None:
+        current = _VOCABULARIES.get(ident)
+        if current is not None and current[0] is ref:
+            del _VOCABULARIES[ident]
+
+    _VOCABULARIES[ident] = (weakref.ref(domain, forget), found)
+    return found
+
+
+class ObjectNames:
+    """The object words of one domain and problem: how a plan word names objects.
+
+    `spelling` maps an object's key (lower case) to its declared spelling, constants first then
+    the problem's objects, in declaration order.
+    """
+
+    def __init__(self, domain: Domain, problem: Problem | None):
+        objects = tuple(domain.constants) + (tuple(problem.objects) if problem else ())
+        self.spelling: dict[str, str] = {}
+        self._loose: dict[str, str] = {}
+        self._instances: dict[str, list[str]] = {}
+        for typed in objects:
+            name_lower = key(typed.name)
+            if name_lower in self.spelling:
+                continue
+            self.spelling[name_lower] = typed.name
+            self._loose.setdefault(name_key(typed.name), name_lower)
+            stem = instance_stem(typed.name)
+            if stem is not None:
+                self._instances.setdefault(name_key(stem), []).append(name_lower)
+
+    def exact(self, word: str) -> str | None:
+        """The key of the object named `word` exactly (case-insensitive) or loosely."""
+        lowered = word.strip().lower()
+        if lowered in self.spelling:
+            return lowered
+        return self._loose.get(name_key(word))
+
+    def candidates(self, word: str) -> tuple[str, ...]:
+        """The keys of the objects `word` names: the object itself, else the instances of the
+        stem `word`, in declaration order; () when it names none."""
+        found = self.exact(word)
+        if found is not None:
+            return (found,)
+        return tuple(self._instances.get(name_key(word), ()))
+
+    def spell(self, word: str) -> str:
+        """The declared spelling of the object `word` names (its first instance for a stem),
+        else `word` stripped."""
+        found = self.candidates(word)
+        return self.spelling[found[0]] if len(found) == 1 else word.strip()
+
+
+def step_words(step: Mapping[str, Any], action: Action | None,
+               vocab: Vocabulary) -> tuple[str, ...]:
+    """The argument words of a JSON step: its `args` list, else its fields as the action's
+    `step` annotation maps them (a parameter whose fields are all empty gives ""), else the
+    non-empty values of `object` and `target` in that order."""
+    args = step.get("args")
+    if isinstance(args, (list, tuple)):
+        return tuple(str(a).strip() for a in args)
+    mapped = vocab.fields(action) if action is not None else None
+    if mapped is None:
+        return tuple(v for v in (str(step.get(f) or "").strip() for f in DEFAULT_FIELDS) if v)
+    return tuple(next((str(step[n]).strip() for n in names if str(step.get(n) or "").strip()), "")
+                 for names in mapped)
