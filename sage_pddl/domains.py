@@ -30,6 +30,7 @@ from pathlib import Path
 
 from .pddl.errors import SageError
 from .pddl.model import Domain, key
+from .pddl.vocabulary import vocabulary
 
 ENV_VAR = "SAGE_PDDL_DOMAINS"
 DOMAIN_SUFFIX = ".pddl"
@@ -169,27 +170,6 @@ def clear_cache() -> None:
 
 # --- summary ---------------------------------------------------------------------------------
 
-def action_aliases(domain: Domain) -> dict[str, tuple[str, ...]]:
-    """The `; @sage alias ACTION NAME...` annotations, keyed by the action's declared name.
-
-    Annotations naming an action the domain does not declare are left out (`sage-pddl check`
-    reports them).
-    """
-    aliases: dict[str, list[str]] = {}
-    for note in domain.annotations:
-        if key(note.kind) != "alias":
-            continue
-        words = note.text.split()
-        if len(words) < 2:
-            continue
-        action = domain.action(words[0])
-        if action is None:
-            continue
-        bucket = aliases.setdefault(action.name, [])
-        bucket.extend(w for w in words[1:] if w not in bucket)
-    return {name: tuple(names) for name, names in aliases.items()}
-
-
 @dataclass(frozen=True)
 class ActionInfo:
     name: str
@@ -223,7 +203,7 @@ class DomainInfo:
 
 def domain_info(domain: Domain) -> DomainInfo:
     """A summary of a domain for listings: its actions, their parameters and aliases."""
-    aliases = action_aliases(domain)
+    aliases = vocabulary(domain).aliases
     actions = tuple(
         ActionInfo(
             name=action.name,

@@ -37,11 +37,12 @@ state, never on a proxy):
 """
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from sage_pddl.pddl.vocabulary import name_key
 
 STRUCTURAL_CODES = frozenset({"unknown-action", "wrong-arity", "unknown-object", "type-mismatch",
                               "unparsable-step"})
@@ -100,11 +101,6 @@ def primary_metric(mode: str) -> str:
 
 
 # ------------------------------------------------------------------------------ plan metrics
-def name_key(name: Any) -> str:
-    """How object names compare: case, whitespace, `_` and `-` ignored."""
-    return re.sub(r"[\s_\-]+", "", str(name or "")).lower()
-
-
 def rejected_steps(verdict: Any) -> frozenset[int]:
     return frozenset(v.step for v in verdict.violations)
 

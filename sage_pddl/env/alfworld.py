@@ -45,6 +45,7 @@ from typing import Any, Iterable
 
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
+from sage_pddl.pddl.vocabulary import name_key, vocabulary
 
 from .base import EnvError, Fact, Observation, StepLike, StepResult, as_plan_step
 from .transitions import Transition, TransitionLog, make_transition
@@ -236,7 +237,7 @@ class AlfworldEnv:
         text = raw or " ".join(plan_step.text.split())
         if text and text.lower() in {c.lower() for c in self._state["_valid_commands"]}:
             return Command(text.lower(), True)
-        action = self._aliases.get(key(plan_step.action), key(plan_step.action))
+        action = self._aliases.get(name_key(plan_step.action), key(plan_step.action))
         args = [key(a) for a in plan_step.args]
         partial: set[str] = set()
         for operator, command in zip(self._state["_valid_actions"], self._state["_valid_commands"]):
@@ -363,16 +364,11 @@ def _retype_operands(game: Any, state: Any) -> Any:
 
 
 def _alias_map(domain: Domain | None) -> dict[str, str]:
-    """lower-case alias or action name -> lower-case action name (TextWorld's operator names)."""
+    """name_key of an alias or action name -> lower-case action name (TextWorld's operator
+    names)."""
     if domain is None:
         return {}
-    from sage_pddl.domains import action_aliases
-
-    mapping = {key(a.name): key(a.name) for a in domain.actions}
-    for action, names in action_aliases(domain).items():
-        for name in names:
-            mapping.setdefault(key(name), key(action))
-    return mapping
+    return {word: key(action) for word, action in vocabulary(domain).action_keys.items()}
 
 
 # --- the grammar of the bundled alfworld domain -------------------------------------------------

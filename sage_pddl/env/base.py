@@ -9,8 +9,8 @@ never for the planner.
 Facts are ground atoms written as tuples of lower-case strings, the gate's form:
 `("holding", "apple")`, `("hand-empty",)`. `format_fact` / `parse_fact` convert them to and from the
 PDDL text form `(holding apple)` used in observations, logs and the wire protocol.
-`effect_predicates(domain)` names the dynamic predicates (those some action changes); the others
-are static properties, which observations (and planners' state descriptions) leave out.
+The dynamic predicates (those some action changes, `Vocabulary.effect_predicates`) are what
+observations (and planners' state descriptions) show; the others are static properties.
 
 `step` accepts a `PlanStep`, a JSON-style step dict (`{"action", "object", "target"}` or
 `{"action", "args"}`) or a one-step text (`Pick Apple`, `(pick apple)`); `as_plan_step` does the
@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Protocol, Union, runtime_checkable
 
 from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.model import (And, Atom, Constant, Domain, ForallEffect, Not, PlanStep,
-                                  Problem, When, key)
+from sage_pddl.pddl.model import (Atom, Constant, PlanStep,
+                                  Problem, key)
 
 Fact = tuple[str, ...]
 StepLike = Union[PlanStep, Mapping[str, Any], str]
@@ -130,28 +130,6 @@ def parse_fact(value: Any) -> Fact:
 
 def parse_facts(values: Iterable[Any] | None) -> frozenset[Fact]:
     return frozenset(parse_fact(v) for v in (values or ()))
-
-
-def effect_predicates(domain: Domain) -> frozenset[str]:
-    """Names (lower case) of the predicates some action can change: the dynamic predicates."""
-    found: set[str] = set()
-
-    def walk(effect: Any) -> None:
-        if isinstance(effect, Atom):
-            found.add(key(effect.predicate))
-        elif isinstance(effect, Not):
-            walk(effect.arg)
-        elif isinstance(effect, And):
-            for part in effect.parts:
-                walk(part)
-        elif isinstance(effect, When):
-            walk(effect.effect)
-        elif isinstance(effect, ForallEffect):
-            walk(effect.effect)
-
-    for action in domain.actions:
-        walk(action.effect)
-    return frozenset(found)
 
 
 # --- steps -------------------------------------------------------------------------------------

@@ -42,8 +42,9 @@ from typing import Any, Iterable
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 
 from sage_pddl.gate import compile_gate
+from sage_pddl.pddl.vocabulary import vocabulary
 
-from .base import EnvError, Fact, Observation, StepResult, effect_predicates, format_fact, parse_facts
+from .base import EnvError, Fact, Observation, StepResult, format_fact, parse_facts
 from .episode import GatedEnv
 from .faults import compose
 
@@ -95,7 +96,7 @@ class SymbolicEnv(GatedEnv):
         # everything is valid: only now replace the previous episode
         self.domain, self.problem, self.gate, self._spelling = domain, problem, gate, spelling
         self._state = state | extra
-        self._dynamic = effect_predicates(self.domain)
+        self._dynamic = vocabulary(self.domain).effect_predicates
         self._begin_episode(task or self._default_task or problem.name, fault_set)
         return self.observe()
 

@@ -51,6 +51,7 @@ from typing import Any, Iterable, Mapping
 
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import PlanStep, Problem, key
+from sage_pddl.pddl.vocabulary import name_key
 
 from .base import EnvError, Fact, Observation, StepLike, StepResult, as_plan_step
 from .transitions import Transition, TransitionLog, make_transition
@@ -259,7 +260,7 @@ class ObjectResolver:
         self._by_class: dict[str, list[int]] = {}
         for node in nodes:
             self.names[node["id"]] = node["class_name"]
-            self._by_class.setdefault(key(node["class_name"]), []).append(node["id"])
+            self._by_class.setdefault(name_key(node["class_name"]), []).append(node["id"])
         for ids in self._by_class.values():
             ids.sort()
         self.relevant = frozenset(relevant_ids)
@@ -267,14 +268,14 @@ class ObjectResolver:
     def resolve(self, word: str) -> tuple[str, int]:
         """(class name, node id) for a plan word; raises StepTranslationError `unknown-object`."""
         word = word.strip()
-        candidates = self._by_class.get(key(word).replace(" ", "_"))
+        candidates = self._by_class.get(name_key(word))
         if candidates:
             chosen = next((i for i in candidates if i in self.relevant), candidates[0])
             return self.names[chosen], chosen
         explicit = _SCRIPT_PARAM.fullmatch(word) or _NAME_WITH_ID.fullmatch(word)
         if explicit and explicit.group(2).strip().isdigit():
-            wanted, node = key(explicit.group(1).strip()).replace(" ", "_"), int(explicit.group(2))
-            if node in self.names and key(self.names[node]) == wanted:
+            wanted, node = explicit.group(1).strip(), int(explicit.group(2))
+            if node in self.names and name_key(self.names[node]) == name_key(wanted):
                 return self.names[node], node
             raise StepTranslationError(f"no object {wanted} with id {node} in the scene",
                                        "unknown-object")

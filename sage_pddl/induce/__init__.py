@@ -19,6 +19,7 @@ from typing import Iterable, Iterator
 from sage_pddl.env.transitions import Transition, read_transitions
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain
+from sage_pddl.pddl.vocabulary import vocabulary
 
 from .learner import (ActionReport, InductionReport, InductionResult, LearnedAction, learn)
 
@@ -60,9 +61,7 @@ def induce(paths: Iterable[str | Path] | str | Path, *, domain_name: str = "indu
     files = log_files(paths)
     aliases = {}
     if aliases_from is not None:
-        from sage_pddl.tasks.taskset import alias_map
-
-        aliases = alias_map(aliases_from)
+        aliases = vocabulary(aliases_from).action_keys
     transitions = (t for path in files for t in read_transitions(path))
     return learn(transitions, domain_name=domain_name, min_support=min_support, noise=noise,
                  keep_static=keep_static, aliases=aliases, files=[str(f) for f in files])

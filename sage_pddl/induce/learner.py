@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 from sage_pddl.env.transitions import Transition
+from sage_pddl.pddl.vocabulary import name_key
 from sage_pddl.pddl.model import (
     Action, And, Atom, Domain, ForallEffect, Not, PredicateDef, Typed, Variable, When, key,
 )
@@ -335,8 +336,6 @@ class InductionResult:
     aliases: Mapping[str, str] = field(default_factory=dict)
 
     def schema_key(self, action: str, arity: int) -> tuple[str, int]:
-        from sage_pddl.tasks.taskset import name_key
-
         name = self.aliases.get(name_key(action), action)
         return (key(name), arity)
 
@@ -362,8 +361,6 @@ class _Schema:
 
 
 def _group(transitions: Iterable[Transition], aliases: Mapping[str, str]):
-    from sage_pddl.tasks.taskset import name_key
-
     schemas: dict[tuple[str, int], _Schema] = {}
     arities: dict[str, int] = {}
     changing: set[str] = set()

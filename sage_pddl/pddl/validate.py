@@ -28,6 +28,7 @@ from .model import (
     ForallEffect, FunctionTerm, Imply, Location, Not, NumericEffect, Or, Problem, Typed,
     Unsupported, Variable, When, key, walk,
 )
+from .vocabulary import KINDS, vocabulary
 from .writer import write_formula
 
 __all__ = ["Diagnostic", "check_domain", "check_problem", "errors_of", "raise_first_error",
@@ -328,6 +329,13 @@ def check_domain(domain: Domain) -> list[Diagnostic]:
         checker.action(action)
     for section in domain.unsupported:
         checker.unsupported(section.construct, section.loc)
+    vocab = vocabulary(domain)
+    if vocab.error is not None:
+        checker.report("error", "annotation", vocab.error.message, vocab.error.loc)
+    for note in vocab.unknown:
+        checker.report("warning", "annotation",
+                       f"unknown annotation @sage {note.kind} (sage-pddl reads "
+                       f"{', '.join(KINDS)}); it is ignored", note.loc)
     return checker.found
 
 

@@ -35,13 +35,15 @@ from __future__ import annotations
 import re
 import shlex
 import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from .errors import PDDLSemanticError
 from .model import Action, Annotation, Atom, Domain, Problem, key, walk
 from .writer import write_formula
+
+T = TypeVar("T")
 
 KINDS = ("alias", "step", "reason", "describe")
 """The annotation kinds sage-pddl reads."""
@@ -140,6 +142,7 @@ class Vocabulary:
         self.error: PDDLSemanticError | None = None
         self._canon: dict[int, tuple[object, str]] = {}
         self._effect_predicates: frozenset[str] | None = None
+        self._memo: dict[str, object] = {}
         try:
             self._read(domain.annotations)
         except PDDLSemanticError as error:
@@ -215,11 +218,23 @@ class Vocabulary:
         action_key = key(action_name)
         return [r for (a, _), r in self.reasons.items() if a == action_key]
 
+    def memo(self, name: str, build: Callable[[], T]) -> T:
+        """A value derived from this domain alone (a prompt's action list, say), built once
+        and kept as long as the domain object lives."""
+        if name not in self._memo:
+            self._memo[name] = build()
+        return self._memo[name]  # type: ignore[no-any-return]
+
     # -- actions --------------------------------------------------------------------------
 
     def action(self, word: str) -> Action | None:
         """The action a step's action word names (exact, then alias/loose), or None."""
         return self._exact.get(word.lower()) or self._loose.get(name_key(word))
+
+    @property
+    def action_keys(self) -> dict[str, str]:
+        """`name_key` of every action name and alias -> the action's declared name."""
+        return {word: action.name for word, action in self._loose.items()}
 
     def action_name(self, word: str) -> str:
         """The declared spelling of the action `word` names, else `word` stripped."""

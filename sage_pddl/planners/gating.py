@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sage_pddl.env.base import effect_predicates
+from sage_pddl.pddl.vocabulary import vocabulary
 from sage_pddl.pddl.model import Domain
 
 from .base import Step, same_step
@@ -116,7 +116,7 @@ def format_atom(gate: Any, atom: tuple[str, ...]) -> str:
 def describe_state(gate: Any, domain: Domain, state: frozenset, *, static: bool = False,
                    limit: int = 120) -> str:
     """The state as PDDL facts, one per line: changing facts, then (optionally) static ones."""
-    fluents = effect_predicates(domain)
+    fluents = vocabulary(domain).effect_predicates
     changing = sorted(a for a in state if a and a[0] in fluents)
     lines = [format_atom(gate, a) for a in changing] or ["(no changing facts hold)"]
     if static:

@@ -24,8 +24,10 @@ from typing import Any
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Atom, Constant, Problem
 
+from sage_pddl.pddl.vocabulary import vocabulary
+
 from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step
-from .parsing import parse_json_value, step_from_args
+from .parsing import parse_json_value
 from .prompts import llmp_messages
 from .schema import goal_schema
 from .session import LLMPlanner
@@ -165,7 +167,7 @@ class LLMPPlanner(LLMPlanner):
         steps = []
         for instance in result.plan.actions:
             args = [names.get(str(p).lower(), str(p)) for p in instance.actual_parameters]
-            steps.append(step_from_args(domain, instance.action.name, args))
+            steps.append(vocabulary(domain).step_from_args(instance.action.name, args))
         return steps
 
     def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],

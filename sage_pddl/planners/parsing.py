@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from sage_pddl.pddl.model import Domain, Problem, key
+from sage_pddl.pddl.model import Domain, Problem
+from sage_pddl.pddl.vocabulary import ObjectNames, vocabulary
 
 from .base import Step
 
@@ -27,11 +28,6 @@ _NO_JSON = object()
 _STEP_KEYS = ("steps", "plan", "actions", "remaining_steps")
 _LINE = re.compile(r"^\s*(?:step\s*)?(?:\d+[.):]|[-*•])?\s*\(?\s*([A-Za-z][\w\-]*)"
                    r"((?:[\s,]+[A-Za-z][\w\-]*)*)\s*\)?\s*$", re.IGNORECASE)
-
-
-def name_key(name: str) -> str:
-    """Names compare ignoring case, spaces, `_` and `-` (as the domain annotations say)."""
-    return re.sub(r"[\s_\-]+", "", str(name)).lower()
 
 
 # ----------------------------------------------------------------------------------- JSON values
@@ -164,74 +160,22 @@ def extract_tag(text: str | None, tag: str) -> str | None:
 
 
 # --------------------------------------------------------------------------- canonical spelling
-def annotation_words(domain: Domain, kind: str) -> list[list[str]]:
-    return [a.text.split() for a in domain.annotations if a.kind.lower() == kind and a.text]
-
-
-def action_names(domain: Domain) -> dict[str, str]:
-    """name key (of an action or one of its aliases) -> the action's spelling in the domain."""
-    names = {name_key(a.name): a.name for a in domain.actions}
-    for words in annotation_words(domain, "alias"):
-        action = domain.action(words[0]) or next(
-            (a for a in domain.actions if name_key(a.name) == name_key(words[0])), None)
-        if action is None:
-            continue
-        for alias in words[1:]:
-            names.setdefault(name_key(alias), action.name)
-    return names
-
-
-def object_names(domain: Domain, problem: Problem) -> dict[str, str]:
-    """name key -> spelling, for the problem's objects and the domain's constants."""
-    out: dict[str, str] = {}
-    for typed in tuple(domain.constants) + tuple(problem.objects):
-        out.setdefault(name_key(typed.name), typed.name)
-    return out
-
-
-def step_fields(domain: Domain) -> dict[str, tuple[tuple[str, ...], ...]]:
-    """action key -> for each parameter, the JSON fields that fill it (`@sage step`)."""
-    out: dict[str, tuple[tuple[str, ...], ...]] = {}
-    for words in annotation_words(domain, "step"):
-        action = domain.action(words[0])
-        if action is not None:
-            out[key(action.name)] = tuple(tuple(w.split("|")) for w in words[1:])
-    return out
-
-
-def step_from_args(domain: Domain, action_name: str, args: Sequence[str]) -> Step:
-    """The JSON step that fills `action_name`'s parameters with `args` in order."""
-    action = domain.action(action_name)
-    spelled = action.name if action else action_name
-    fields = step_fields(domain).get(key(spelled))
-    step: Step = {"action": spelled, "object": "", "target": ""}
-    for index, value in enumerate(args):
-        if fields and index < len(fields) and fields[index]:
-            name = fields[index][0]
-        else:
-            name = ("object", "target")[index] if index < 2 else f"arg{index}"
-        if step.get(name):  # two parameters mapped to one field: fall back to position
-            name = ("object", "target")[index] if index < 2 else f"arg{index}"
-        step[name] = value
-    return step
-
-
 class Canonicalizer:
     """Rewrites steps to the spelling of one domain and problem (see module docstring)."""
 
     def __init__(self, domain: Domain, problem: Problem):
-        self.actions = action_names(domain)
-        self.objects = object_names(domain, problem)
+        self.vocabulary = vocabulary(domain)
+        self.objects = ObjectNames(domain, problem)
 
     def step(self, step: Mapping[str, Any]) -> Step:
         out = {k: str(v) if v is not None else "" for k, v in step.items()}
         out.setdefault("object", "")
         out.setdefault("target", "")
-        action = out.get("action", "")
-        out["action"] = self.actions.get(name_key(action), action.strip())
+        out["action"] = self.vocabulary.action_name(out.get("action", ""))
         for name in ("object", "target"):
             word = out.get(name, "").strip()
-            out[name] = self.objects.get(name_key(word), word) if word else ""
+            found = self.objects.exact(word) if word else None
+            out[name] = self.objects.spelling[found] if found is not None else word
         return out
 
     def steps(self, steps: Iterable[Mapping[str, Any]]) -> list[Step]:

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import Any
 
 from sage_pddl.pddl.model import (
     Action, And, Atom, Comparison, Constant, Domain, Equals, Exists, Forall, ForallEffect, Imply,
-    Not, Or, Problem, Unsupported, When, key)
+    Not, Or, Problem, Unsupported, When)
+
+from sage_pddl.pddl.vocabulary import vocabulary
 
 from .base import PlanningTask, step_text
-from .parsing import annotation_words, step_fields
 
 Messages = list[dict[str, str]]
 
@@ -72,36 +72,33 @@ def _parameter_words(action: Action, fields: tuple[tuple[str, ...], ...] | None)
 
 
 def describe_action(action: Action, domain: Domain) -> str:
-    fields = step_fields(domain).get(key(action.name))
-    mapping = _parameter_words(action, fields)
+    vocab = vocabulary(domain)
+    mapping = _parameter_words(action, vocab.fields(action))
     example: dict[str, str] = {"action": action.name}
     for param in action.parameters:
         kind = "/".join(param.types) if param.types else "object"
         example[mapping[param.name]] = f"<?{param.name}: {kind}>"
-    reasons = {}
-    for ws in annotation_words(domain, "reason"):
-        if ws and key(ws[0]) == key(action.name):
-            text = " ".join(ws[1:])
-            if '"' in text:
-                reasons[text.split('"')[0].strip()] = text.split('"')[1]
+    reasons = [r.message for r in vocab.reasons_of(action.name) if r.message]
     lines = [f"- {action.name}: step {json.dumps(example)}",
              f"    requires: {words(action.precondition)}",
              f"    results: {words(action.effect)}"]
     if reasons:
-        lines.append("    if it fails: " + "; ".join(sorted(set(reasons.values()))))
+        lines.append("    if it fails: " + "; ".join(sorted(set(reasons))))
     return "\n".join(lines)
 
 
-@lru_cache(maxsize=32)
 def describe_domain(domain: Domain) -> str:
-    aliases = {key(ws[0]): ws[1:] for ws in annotation_words(domain, "alias") if ws}
-    parts = []
-    for action in domain.actions:
-        text = describe_action(action, domain)
-        if aliases.get(key(action.name)):
-            text += f"\n    (also called: {', '.join(aliases[key(action.name)])})"
-        parts.append(text)
-    return "\n".join(parts)
+    """The domain's actions for a prompt, rendered once per domain object."""
+    def render() -> str:
+        aliases = vocabulary(domain).aliases
+        parts = []
+        for action in domain.actions:
+            text = describe_action(action, domain)
+            if aliases.get(action.name):
+                text += f"\n    (also called: {', '.join(aliases[action.name])})"
+            parts.append(text)
+        return "\n".join(parts)
+    return vocabulary(domain).memo("prompts.describe_domain", render)
 
 
 def describe_objects(domain: Domain, problem: Problem, limit: int = 200) -> str:

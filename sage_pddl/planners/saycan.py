@@ -18,9 +18,11 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sage_pddl.pddl.vocabulary import vocabulary
+
 from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step
 from .gating import feasible
-from .parsing import parse_json_value, step_from_args
+from .parsing import parse_json_value
 from .prompts import saycan_messages
 from .schema import scores_schema
 from .session import LLMPlanner
@@ -71,7 +73,7 @@ class SayCanPlanner(LLMPlanner):
         for action in self.task.domain.actions:
             pools = [table.objects_of(p.types) for p in action.parameters]
             for args in itertools.islice(itertools.product(*pools), 5000):
-                step = step_from_args(self.task.domain, action.name,
+                step = vocabulary(self.task.domain).step_from_args(action.name,
                                       [names.get(a, a) for a in args])
                 ok, _, _ = feasible(self.gate, state, step)
                 (feasible_steps if ok else blocked).append((step, ok))

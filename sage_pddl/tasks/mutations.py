@@ -36,7 +36,8 @@ from typing import Mapping, Sequence
 
 from ..pddl.model import Domain, Problem
 from . import catalogue
-from .taskset import name_key, normalize_steps
+from ..pddl.vocabulary import name_key
+from .taskset import normalize_steps
 
 MUTATION_CLASSES: dict[str, str] = {
     "pick-while-holding": "hand-full",

@@ -62,7 +62,8 @@ from ..pddl.model import And, Atom, Constant, Domain, Not, Problem, Typed
 from . import catalogue
 from .catalogue import affordances, canonical_type
 from .observation import ObservedState, read_observation
-from .taskset import Task, name_key, normalize_steps
+from ..pddl.vocabulary import name_key
+from .taskset import Task, normalize_steps
 
 GOAL_PREDICATES = ("holding", "turned-on", "opened", "closed", "on", "inside", "sat-on",
                    "lying-on", "heated", "cooled", "cleaned")

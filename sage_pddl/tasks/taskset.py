@@ -21,7 +21,6 @@ as written (the gate reports them as `unknown-action`).
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Any, Iterable, Mapping
 
 from ..pddl.errors import SageError
 from ..pddl.model import Domain
+from ..pddl.vocabulary import vocabulary
 
 BUNDLED: dict[str, str] = {
     "ithor": "eval_dataset_expanded.json",
@@ -134,35 +134,12 @@ def load_task(ref: str) -> Task:
 
 # --- step names ------------------------------------------------------------------------------
 
-def name_key(name: str) -> str:
-    """How action names compare: case, spaces, `_` and `-` ignored."""
-    return re.sub(r"[\s_\-]+", "", name or "").lower()
-
-
-def alias_map(domain: Domain) -> dict[str, str]:
-    """name_key(alias or action) -> canonical action name, from the domain's annotations."""
-    mapping = {name_key(a.name): a.name for a in domain.actions}
-    for note in domain.annotations:
-        if note.kind.lower() != "alias":
-            continue
-        words = note.text.split()
-        if not words:
-            continue
-        action = domain.action(words[0])
-        if action is None:
-            continue
-        for alias in words[1:]:
-            mapping.setdefault(name_key(alias), action.name)
-    return mapping
-
-
 def normalize_steps(steps: Iterable[Mapping[str, Any]], domain: Domain) -> list[dict]:
     """Copies of `steps` whose `action` is the domain's canonical name (aliases resolved)."""
-    mapping = alias_map(domain)
+    vocab = vocabulary(domain)
     normalized = []
     for step in steps:
         copy = dict(step)
-        action = str(copy.get("action") or "")
-        copy["action"] = mapping.get(name_key(action), action)
+        copy["action"] = vocab.action_name(str(copy.get("action") or ""))
         normalized.append(copy)
     return normalized

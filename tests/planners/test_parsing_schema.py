@@ -4,7 +4,8 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from sage_pddl.planners.parsing import Canonicalizer, parse_steps, parse_subgoals, step_from_args
+from sage_pddl.pddl.vocabulary import vocabulary
+from sage_pddl.planners.parsing import Canonicalizer, parse_steps, parse_subgoals
 from sage_pddl.planners.prompts import describe_domain
 from sage_pddl.planners.schema import steps_schema, subgoals_schema
 
@@ -40,7 +41,7 @@ def test_canonicalizer_uses_aliases_and_object_spelling(domain, problem):
 
 
 def test_step_from_args_follows_step_annotation(domain):
-    assert step_from_args(domain, "place", ["Fridge"]) == {"action": "Place", "object": "",
+    assert vocabulary(domain).step_from_args("place", ["Fridge"]) == {"action": "Place", "object": "",
                                                           "target": "Fridge"}
 
 

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from sage_pddl.gate import compile_gate
+from sage_pddl.pddl.vocabulary import name_key
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 
 from ..base import EnvError, Fact, Observation, StepResult, parse_facts
@@ -64,10 +65,6 @@ CONTROLLER_DEFAULTS = {"agentMode": "default", "visibilityDistance": 1.5, "gridS
 
 class ThorMissing(EnvError):
     """AI2-THOR is not installed."""
-
-
-def _type_key(name: str) -> str:
-    return key(name).replace("_", "").replace(" ", "").replace("-", "")
 
 
 def _make_controller(**options: Any) -> Any:
@@ -156,11 +153,11 @@ class AI2ThorEnv(GatedEnv):
         self._require_episode()
         metadata = self.controller.last_event.metadata
         visible = sorted({o["objectType"] for o in metadata.get("objects", [])
-                          if o.get("visible") and _type_key(o["objectType"]) not in STRUCTURAL_TYPES})
+                          if o.get("visible") and name_key(o["objectType"]) not in STRUCTURAL_TYPES})
         held = [o["objectType"] for o in metadata.get("objects", []) if o.get("isPickedUp")]
-        seen = {_type_key(v) for v in visible} | {_type_key(h) for h in held}
+        seen = {name_key(v) for v in visible} | {name_key(h) for h in held}
         facts = tuple(sorted(f for f in self._state
-                             if all(_type_key(a) in seen for a in f[1:])))
+                             if all(name_key(a) in seen for a in f[1:])))
         agent = metadata.get("agent", {})
         position, rotation = agent.get("position", {}), agent.get("rotation", {})
         lines = [f"Scene: {self.scene}",
@@ -253,7 +250,7 @@ class AI2ThorEnv(GatedEnv):
 
     def _skill_wash(self, name: str) -> tuple[bool, str]:
         held = self._held()
-        if held is None or _type_key(held["objectType"]) != _type_key(name):
+        if held is None or name_key(held["objectType"]) != name_key(name):
             return False, f"{name} is not in the hand"
         sink, faucet = self._nearest("SinkBasin") or self._nearest("Sink"), self._nearest("Faucet")
         if sink is None or faucet is None:
@@ -267,7 +264,7 @@ class AI2ThorEnv(GatedEnv):
 
     def _treat(self, name: str, appliance: str, heat: bool) -> tuple[bool, str]:
         held = self._held()
-        if held is None or _type_key(held["objectType"]) != _type_key(name):
+        if held is None or name_key(held["objectType"]) != name_key(name):
             return False, f"{name} is not in the hand"
         device = self._nearest(appliance)
         if device is None:
@@ -312,8 +309,8 @@ class AI2ThorEnv(GatedEnv):
         return list(self.controller.last_event.metadata.get("objects", []))
 
     def _instances(self, name: str) -> list[dict]:
-        wanted = _type_key(name)
-        return [o for o in self._objects() if _type_key(o["objectType"]) == wanted]
+        wanted = name_key(name)
+        return [o for o in self._objects() if name_key(o["objectType"]) == wanted]
 
     def _nearest(self, name: str) -> dict | None:
         found = self._instances(name)
@@ -356,8 +353,8 @@ class AI2ThorEnv(GatedEnv):
         state = set(self._state)
         by_type: dict[str, list[dict]] = {}
         for obj in objects:
-            by_type.setdefault(_type_key(obj["objectType"]), []).append(obj)
-        names = {_type_key(n): n for n in self._names}
+            by_type.setdefault(name_key(obj["objectType"]), []).append(obj)
+        names = {name_key(n): n for n in self._names}
         declared = {key(p.name) for p in self.domain.predicates}
         for type_key, instances in by_type.items():
             name = names.get(type_key)
