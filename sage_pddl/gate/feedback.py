@@ -12,9 +12,9 @@ unmet goal literals the same way. Output is deterministic (facts sorted, actions
 from __future__ import annotations
 
 import weakref
-from typing import Any, Iterable
+from typing import Any
 
-from ..pddl.model import And, Atom, ForallEffect, Not, Variable, When, key
+from ..pddl.model import Atom, Variable, effect_literals, key
 from .gate import Gate, Verdict, Violation
 
 STATE_CAP = 25
@@ -24,27 +24,13 @@ ACHIEVER_CAP = 3
 _effect_index: "weakref.WeakKeyDictionary[Gate, dict]" = weakref.WeakKeyDictionary()
 
 
-def _effects(effect: object) -> Iterable[tuple[Atom, bool]]:
-    if isinstance(effect, Atom):
-        yield effect, True
-    elif isinstance(effect, Not) and isinstance(effect.arg, Atom):
-        yield effect.arg, False
-    elif isinstance(effect, And):
-        for part in effect.parts:
-            yield from _effects(part)
-    elif isinstance(effect, When):
-        yield from _effects(effect.effect)
-    elif isinstance(effect, ForallEffect):
-        yield from _effects(effect.effect)
-
-
 def _index(gate: Gate) -> dict[tuple[str, bool], list[tuple[Any, Atom]]]:
     """(predicate, adds?) -> [(action, effect atom)] in domain order, built once per gate."""
     found = _effect_index.get(gate)
     if found is None:
         found = {}
         for action in gate.domain.actions:
-            for atom, adds in _effects(action.effect):
+            for atom, adds in effect_literals(action.effect):
                 found.setdefault((key(atom.predicate), adds), []).append((action, atom))
         _effect_index[gate] = found
     return found

@@ -37,9 +37,9 @@ from collections.abc import Callable, Iterable, Iterator
 
 from ..pddl.errors import PDDLSemanticError, UnsupportedConstruct
 from ..pddl.model import (
-    Action, And, Atom, Comparison, Constant, Domain, Equals, Exists, Forall, ForallEffect,
+    Action, And, Atom, Comparison, Domain, Equals, Exists, Forall, ForallEffect,
     FunctionTerm, Imply, Location, Not, NumericEffect, Or, Problem, Typed, Unsupported, Variable,
-    When, key, walk,
+    When, key, walk, walk_numeric,
 )
 from ..pddl.vocabulary import Reason, canonical_sexpr
 from ..pddl.writer import write_formula
@@ -84,7 +84,7 @@ class PreconditionTable:
         names = {"total-cost", "totalcost"}
         metric = self.problem.metric
         if metric is not None:
-            for node in _walk_numeric(metric.expression):
+            for node in walk_numeric(metric.expression):
                 if isinstance(node, FunctionTerm) and not node.args:
                     names.add(key(node.name))
         return frozenset(names)
@@ -438,13 +438,6 @@ class PreconditionTable:
         else:
             raise self._unsupported(type(effect).__name__, getattr(effect, "loc", None),
                                     "in an effect")
-
-
-def _walk_numeric(expression: object) -> Iterator[object]:
-    yield expression
-    for arg in getattr(expression, "args", ()) or ():
-        if not isinstance(arg, (Variable, Constant)):
-            yield from _walk_numeric(arg)
 
 
 def compile_table(domain: Domain, problem: Problem) -> PreconditionTable:

@@ -16,6 +16,7 @@ re-writes and reports them by line and column.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -258,6 +259,29 @@ def walk(node: object):
         yield from walk(node.effect)
     elif isinstance(node, ForallEffect):
         yield from walk(node.effect)
+
+
+def walk_numeric(expression: object) -> Iterator[object]:
+    """A numeric expression and its sub-expressions, pre-order (function terms and arithmetic;
+    the terms inside a function term are not visited)."""
+    yield expression
+    if isinstance(expression, Arithmetic):
+        for arg in expression.args:
+            yield from walk_numeric(arg)
+
+
+def effect_literals(effect: object) -> Iterator[tuple[Atom, bool]]:
+    """The literals an effect may set, as (atom, added?) pairs in source order: what `walk`
+    visits minus the conditions of `when` (which an effect reads, never sets)."""
+    if isinstance(effect, Atom):
+        yield effect, True
+    elif isinstance(effect, Not) and isinstance(effect.arg, Atom):
+        yield effect.arg, False
+    elif isinstance(effect, And):
+        for part in effect.parts:
+            yield from effect_literals(part)
+    elif isinstance(effect, (When, ForallEffect)):
+        yield from effect_literals(effect.effect)
 
 
 # --- domain ----------------------------------------------------------------------------------

@@ -24,9 +24,9 @@ from typing import Iterable, Literal
 
 from .errors import PDDLError, PDDLSemanticError, UnsupportedConstruct
 from .model import (
-    Action, And, Arithmetic, Atom, Comparison, Constant, Domain, Equals, Exists, FluentValue, Forall,
+    Action, And, Atom, Comparison, Constant, Domain, Equals, Exists, FluentValue, Forall,
     ForallEffect, FunctionTerm, Imply, Location, Not, NumericEffect, Or, Problem, Typed,
-    Unsupported, Variable, When, key, walk,
+    Unsupported, Variable, When, key, walk, walk_numeric,
 )
 from .vocabulary import KINDS, vocabulary
 from .writer import write_formula
@@ -296,13 +296,8 @@ def _compared_fluents(node, found: set[str]) -> None:
     """Names of the fluents a formula compares: those are state, not action costs."""
     for part in walk(node):
         if isinstance(part, Comparison):
-            todo = [part.left, part.right]
-            while todo:
-                expr = todo.pop()
-                if isinstance(expr, FunctionTerm):
-                    found.add(key(expr.name))
-                elif isinstance(expr, Arithmetic):
-                    todo.extend(expr.args)
+            for side in (part.left, part.right):
+                found.update(key(e.name) for e in walk_numeric(side) if isinstance(e, FunctionTerm))
 
 
 # --- public checks -------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .errors import PDDLSemanticError
-from .model import Action, Annotation, Atom, Domain, Problem, key, walk
+from .model import Action, Annotation, Domain, Problem, effect_literals, key, walk
 from .writer import write_formula
 
 T = TypeVar("T")
@@ -268,8 +268,8 @@ class Vocabulary:
         """Names (lower case) of the predicates some action can change: the dynamic ones."""
         if self._effect_predicates is None:
             self._effect_predicates = frozenset(
-                key(node.predicate) for action in self.actions for node in walk(action.effect)
-                if isinstance(node, Atom))
+                key(atom.predicate) for action in self.actions
+                for atom, _ in effect_literals(action.effect))
         return self._effect_predicates
 
 
