@@ -36,6 +36,8 @@ from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, Plan, PlanStep, Problem, key
 from sage_pddl.pddl.writer import write_problem
 
+from sage_pddl.gate import compile_gate
+
 from .ipc import export_domain_text, ground_plan, ipc_plan_text
 
 PLANNERS = ("fast-downward", "pyperplan")
@@ -77,7 +79,11 @@ def up_environment():
     `sys.argv` when imported and exit on a command line they do not expect, so the import runs
     with a neutral command line and stderr captured; such an engine then counts as unavailable.
     """
-    from unified_planning.shortcuts import get_environment
+    try:
+        from unified_planning.shortcuts import get_environment
+    except ImportError:
+        raise ClassicalPlannerError("classical planning needs unified-planning: install the "
+                                    "extra with `pip install 'sage-pddl[planners]'`") from None
 
     saved = sys.argv
     sys.argv = [saved[0] if saved else "sage-pddl", "domain.pddl", "problem.pddl"]
@@ -107,9 +113,9 @@ def _quiet():
 
 def to_unified_planning(domain: Domain, problem: Problem):
     """The problem as a unified-planning Problem (read from our written PDDL)."""
+    up_environment()  # first: it names the missing extra
     from unified_planning.io import PDDLReader
 
-    up_environment()
     try:
         return PDDLReader().parse_problem_string(export_domain_text(domain, True),
                                                  write_problem(problem))
@@ -181,9 +187,9 @@ def solve_result(domain: Domain, problem: Problem, planner: str = "auto",
                  timeout: float | None = 60.0) -> SolveResult:
     """Run a classical planner; see the module docstring. Raises ClassicalPlannerError when no
     candidate planner can take the problem."""
+    up_problem = to_unified_planning(domain, problem)
     from unified_planning.engines import PlanGenerationResultStatus as Status
 
-    up_problem = to_unified_planning(domain, problem)
     reasons = []
     with _quiet():
         for name in _candidates(planner):
@@ -221,13 +227,11 @@ def solve(domain: Domain, problem: Problem, planner: str = "auto",
 
 def validate(domain: Domain, problem: Problem, plan: Any) -> Validation:
     """Check `plan` with unified-planning's sequential plan validator (not our gate)."""
+    grounded = ground_plan(compile_gate(domain, problem), plan)
+    up_problem = to_unified_planning(domain, problem)
     from unified_planning.io import PDDLReader
     from unified_planning.shortcuts import PlanValidator
 
-    from sage_pddl.gate import compile_gate
-
-    grounded = ground_plan(compile_gate(domain, problem), plan)
-    up_problem = to_unified_planning(domain, problem)
     with _quiet():
         try:
             up_plan = PDDLReader().parse_plan_string(up_problem, ipc_plan_text(grounded))

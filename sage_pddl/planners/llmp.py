@@ -4,10 +4,10 @@ Plan: one call translates the instruction into a goal formula over the loaded do
 predicates and the problem's objects (`{"goal": "<PDDL>"}`). The goal is parsed with our PDDL
 parser and checked against the domain and problem (unknown predicates or objects, wrong arity);
 on an error the model is asked once more with the error (`goal_retries`, default 1). The problem
-with that goal (and, for a repair, the current state as :init) is solved by unified-planning's
-`OneshotPlanner` (by `engine` name, e.g. "fast-downward" or "pyperplan", or by default the first
-installed engine that supports the problem's kind). The solver's plan is mapped back to JSON steps
-through the domain's `@sage step` annotations and gated; a gate-valid plan is certified.
+with that goal (and, for a repair, the current state as :init) is solved by a classical planner
+through `sage_pddl.export.classical` (unified-planning; `engine` "fast-downward", "pyperplan", or
+by default the first usable one that supports the problem). The solver's plan is mapped back to
+JSON steps through the domain's vocabulary and gated; a gate-valid plan is certified.
 
 Fallback (noted with its reason): when no usable goal is written, unified-planning is missing, or
 the solver finds no plan, one Direct-style call writes the plan instead.
@@ -25,6 +25,8 @@ from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Atom, Constant, Problem
 
 from sage_pddl.pddl.vocabulary import vocabulary
+
+from sage_pddl.export.classical import solve
 
 from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step
 from .parsing import parse_json_value
@@ -138,37 +140,12 @@ class LLMPPlanner(LLMPlanner):
         return dataclasses.replace(self.task.problem, init=atoms + others)
 
     def solve(self, problem: Problem) -> list[Step]:
-        """A plan for `problem` from unified-planning, as JSON steps; SageError otherwise."""
-        try:
-            from unified_planning.io import PDDLReader
-            from unified_planning.shortcuts import OneshotPlanner, get_environment
-        except ImportError:
-            raise SageError("unified-planning is not installed (pip install "
-                            "'sage-pddl[planners]')") from None
-        from sage_pddl.pddl import write_domain, write_problem
-
-        get_environment().credits_stream = None
-        domain = self.task.domain
-        try:
-            up_problem = PDDLReader().parse_problem_string(write_domain(domain),
-                                                           write_problem(problem))
-            chooser = {"name": self.engine} if self.engine else {"problem_kind":
-                                                                 up_problem.kind}
-            with OneshotPlanner(**chooser) as planner:
-                try:
-                    result = planner.solve(up_problem, timeout=self.solve_timeout)
-                except TypeError:  # engines without timeout support
-                    result = planner.solve(up_problem)
-        except Exception as error:  # unified-planning raises many types; report them uniformly
-            raise SageError(f"classical planner failed: {type(error).__name__}: {error}") from None
-        if result.plan is None:
-            raise SageError(f"classical planner found no plan ({result.status.name})")
-        names = self.gate.objects
-        steps = []
-        for instance in result.plan.actions:
-            args = [names.get(str(p).lower(), str(p)) for p in instance.actual_parameters]
-            steps.append(vocabulary(domain).step_from_args(instance.action.name, args))
-        return steps
+        """A plan for `problem` from a classical planner (`export.classical`, the same
+        unified-planning setup as `sage-pddl solve`), as JSON steps; SageError otherwise."""
+        plan = solve(self.task.domain, problem, planner=self.engine or "auto",
+                     timeout=self.solve_timeout)
+        vocab = vocabulary(self.task.domain)
+        return [vocab.step_from_args(step.action, step.args) for step in plan.steps]
 
     def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
                failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
