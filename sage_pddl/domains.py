@@ -55,7 +55,7 @@ def bundled_domains_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "domains"
 
 
-def search_dirs(domains_dirs: "list[str | Path] | tuple[str | Path, ...] | str | Path | None" = None
+def search_dirs(domains_dirs: list[str | Path] | tuple[str | Path, ...] | str | Path | None = None
                 ) -> list[Path]:
     """The folders searched for domain names, in priority order.
 
@@ -116,7 +116,7 @@ def _looks_like_path(text: str) -> bool:
             or (os.altsep is not None and os.altsep in text))
 
 
-def resolve_domain(name_or_path: "str | Path", domains_dirs=None) -> Path:
+def resolve_domain(name_or_path: str | Path, domains_dirs=None) -> Path:
     """The file a domain name or path refers to; `SageError` naming the choices otherwise."""
     text = str(name_or_path).strip()
     if isinstance(name_or_path, Path) or _looks_like_path(text):
@@ -141,7 +141,7 @@ def resolve_domain(name_or_path: "str | Path", domains_dirs=None) -> Path:
                     f"(searched {folders}; add folders with --domains-dir or {ENV_VAR})")
 
 
-def load_domain(name_or_path: "str | Path", domains_dirs=None) -> Domain:
+def load_domain(name_or_path: str | Path, domains_dirs=None) -> Domain:
     """Parse a domain by name or path, reusing the parsed model while the file is unchanged."""
     from .pddl import parse_domain  # the parser imports this package's model, not the reverse
 

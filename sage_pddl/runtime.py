@@ -20,8 +20,9 @@ Repairs are bounded by `max_replan`; when they are spent, the episode stops at t
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from .env.base import as_plan_step
 from .pddl.errors import SageError

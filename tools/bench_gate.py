@@ -201,11 +201,12 @@ def corpus_section(corpus: Path, repeat: int, limit: int | None, skip_up: bool) 
                     start = time.perf_counter_ns()
                     gate = compile_gate(domain, problem)
                     compile_ns.append(time.perf_counter_ns() - start)
-                    first_ns.append(timed(lambda: gate.check(plan)))  # grounds every step
+                    # grounds every step
+                    first_ns.append(timed(lambda gate=gate, plan=plan: gate.check(plan)))
                 verdict = gate.check(plan)
                 for _ in range(repeat):
-                    repeat_ns.append(timed(lambda: gate.check(plan)))
-                    final_ns.append(timed(lambda: gate.check(plan).final_state))
+                    repeat_ns.append(timed(lambda gate=gate, plan=plan: gate.check(plan)))
+                    final_ns.append(timed(lambda gate=gate, plan=plan: gate.check(plan).final_state))
             finally:
                 gc.enable()
             row = Row(triple["plan"], max(1, len(plan.steps)), med(compile_ns), med(first_ns),
@@ -300,13 +301,13 @@ def ithor_section(repeat: int) -> None:
                 start = time.perf_counter_ns()
                 gate = compile_gate(domain, problem)
                 compiles.append(time.perf_counter_ns() - start)
-                firsts.append(timed(lambda: gate.check(steps)))
+                firsts.append(timed(lambda gate=gate, steps=steps: gate.check(steps)))
             ours_rejects += not gate.check(steps).valid
             base_rejects += not baseline_verifier.check(steps)[0]
             for _ in range(repeat):
-                ours.append(timed(lambda: gate.check(steps)))
-                base.append(timed(lambda: baseline_verifier.check(steps)))
-                finals.append(timed(lambda: gate.check(steps).final_state))
+                ours.append(timed(lambda gate=gate, steps=steps: gate.check(steps)))
+                base.append(timed(lambda steps=steps: baseline_verifier.check(steps)))
+                finals.append(timed(lambda gate=gate, steps=steps: gate.check(steps).final_state))
             compile_us.append(med(compiles) / 1e3)
             first_us.append(med(firsts) / 1e3)
             ours_us.append(med(ours) / 1e3)

@@ -26,15 +26,26 @@ import copy
 import json
 import logging
 import tempfile
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from sage_pddl.env.base import EnvError, StepLike
-from sage_pddl.env.virtualhome import (ADDITIONAL_STEP, CHARACTER_NAMES, ERROR_CODES,
-                                       PDDL_TO_SCRIPT, StepTranslationError, build_planner,
-                                       eai_goals, eai_paths, require_eai, script_arity,
-                                       step_words, task_resolver)
+from sage_pddl.env.virtualhome import (
+    ADDITIONAL_STEP,
+    CHARACTER_NAMES,
+    ERROR_CODES,
+    PDDL_TO_SCRIPT,
+    StepTranslationError,
+    build_planner,
+    eai_goals,
+    eai_paths,
+    require_eai,
+    script_arity,
+    step_words,
+    task_resolver,
+)
 from sage_pddl.pddl.model import Plan, key
 
 _EVAL_LOGGER = "virtualhome_eval.evaluation.action_sequencing.scripts.evaluate_results"
@@ -126,9 +137,14 @@ def score_llm_output(task_id: str, llm_output: str, *, eai_compat: bool = False)
     require_eai()
     from virtualhome_eval.simulation.evolving_graph.checker import TemporalOrderChecker
     from virtualhome_eval.simulation.evolving_graph.eval_utils import (
-        check_action_grammar, check_name_id_format, check_no_hallucination_in_action,
-        check_no_hallucination_in_arg, json_to_action, load_json_preserving_order,
-        scene_evaluate_wID)
+        check_action_grammar,
+        check_name_id_format,
+        check_no_hallucination_in_action,
+        check_no_hallucination_in_arg,
+        json_to_action,
+        load_json_preserving_order,
+        scene_evaluate_wID,
+    )
 
     goals = eai_goals(task_id)
     nodes, edges, action_goals = list(goals.nodes), list(goals.edges), list(goals.actions)
@@ -326,7 +342,8 @@ def eai_entry_point(outputs: Sequence[Mapping[str, str]], workdir: str | Path | 
     action_sequencing` calls, without its log-file set-up) on these outputs."""
     require_eai()
     from virtualhome_eval.evaluation.action_sequencing.scripts.evaluate_results import (
-        evaluate_results)
+        evaluate_results,
+    )
 
     with tempfile.TemporaryDirectory(dir=workdir) as scratch:
         root = Path(scratch)

@@ -42,7 +42,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +96,7 @@ class BenchConfig:
     max_consecutive_errors: int = 3
     progress: bool = True
 
-    def validated(self) -> "BenchConfig":
+    def validated(self) -> BenchConfig:
         """A normalised copy, or `BenchConfigError` naming the first bad setting."""
         from sage_pddl.llm import available_backends
         from sage_pddl.planners import canonical_name
@@ -483,7 +483,7 @@ def _prepare_run_dir(config: BenchConfig) -> tuple[BenchConfig, Path]:
     run_dir = Path(config.out) / run_id
     results = run_dir / "results.jsonl"
     stored_path = run_dir / "config.json"
-    created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    created = datetime.now(UTC).isoformat(timespec="seconds")
     if results.exists() and results.stat().st_size > 0:
         if not config.resume:
             raise BenchConfigError(f"bench setting 'run_id': run {run_id!r} already has results "
@@ -500,7 +500,7 @@ def _prepare_run_dir(config: BenchConfig) -> tuple[BenchConfig, Path]:
                         f"not {mine!r}; rows with different {name} cannot share a run")
     run_dir.mkdir(parents=True, exist_ok=True)
     stored = {"run_id": run_id, "created": created,
-              "updated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+              "updated": datetime.now(UTC).isoformat(timespec="seconds"),
               "config": config.to_json()}
     stored_path.write_text(json.dumps(stored, indent=2, default=str) + "\n", encoding="utf-8")
     return config, run_dir
@@ -643,7 +643,7 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
         first = llm.errors[0]
         row.update(error=f"{type(first).__name__}: {first}", error_kind="llm")
     row["row_seconds"] = round(time.perf_counter() - began, 6)
-    row["finished_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    row["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     return row
 
 

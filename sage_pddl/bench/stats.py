@@ -32,7 +32,7 @@ BASE_SEED = 20240917
 
 def derived_seed(name: str, base: int = BASE_SEED) -> int:
     """A 64-bit seed that depends only on `name` (and `base`)."""
-    digest = hashlib.sha256(f"{base}:{name}".encode("utf-8")).digest()
+    digest = hashlib.sha256(f"{base}:{name}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
 
 

@@ -20,7 +20,13 @@ from collections.abc import Sequence
 from ..pddl.errors import SageError
 from . import bench_commands, pddl_commands, run_commands, tools_commands
 from .common import (
-    EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, Handler, console, debug_enabled,
+    EXIT_INPUT,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    Handler,
+    console,
+    debug_enabled,
 )
 
 GROUPS = (pddl_commands, run_commands, bench_commands, tools_commands)

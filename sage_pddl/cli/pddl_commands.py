@@ -9,8 +9,16 @@ from pathlib import Path
 
 from ..pddl.errors import SageError
 from .common import (
-    EXIT_INVALID, EXIT_OK, AddCommand, UsageError, console, domains_dirs, escape, load_domain_arg,
-    load_problem_arg, read_plan_arg,
+    EXIT_INVALID,
+    EXIT_OK,
+    AddCommand,
+    UsageError,
+    console,
+    domains_dirs,
+    escape,
+    load_domain_arg,
+    load_problem_arg,
+    read_plan_arg,
 )
 
 
@@ -167,7 +175,8 @@ def cmd_problem(args: argparse.Namespace) -> int:
 
 
 def register(add_command: AddCommand) -> None:
-    p = add_command("check", cmd_check, "Parse and check a domain (and a problem); name constructs outside the gate's scope.")
+    p = add_command("check", cmd_check, "Parse and check a domain (and a problem); name "
+                    "constructs outside the gate's scope.")
     p.add_argument("domain", help="domain file or bundled/drop-in domain name")
     p.add_argument("problem", nargs="?", help="problem file or DATASET.json#TASK_ID")
     p.add_argument("--json", action="store_true", help="print diagnostics as JSON")

@@ -12,7 +12,13 @@ from typing import Any
 
 from ..pddl.errors import SageError
 from .common import (
-    EXIT_INVALID, EXIT_OK, AddCommand, console, format_step, load_problem_arg, print_plan_result,
+    EXIT_INVALID,
+    EXIT_OK,
+    AddCommand,
+    console,
+    format_step,
+    load_problem_arg,
+    print_plan_result,
 )
 
 
@@ -169,7 +175,8 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--env", default="symbolic", help="symbolic (default), thor, virtualhome, alfworld")
     p.add_argument("--max-replan", type=int, default=3, help="repairs allowed per episode (default 3)")
     p.add_argument("--gate-before-execute", action="store_true",
-                   help="gate every step against the believed state before dispatch; blocked steps are repaired and counted")
+                   help="gate every step against the believed state before dispatch; blocked "
+                        "steps are repaired and counted")
     p.add_argument("--inject-failure", default=None, metavar="K|auto",
                    help="fail the step at index K (or the task's own / the middle step with 'auto')")
     p.add_argument("--sim-host", default="127.0.0.1", help="thor-server host (--env thor)")

@@ -13,10 +13,14 @@ from typing import Any
 
 from ..pddl.errors import SageError
 from .common import (
-    EXIT_INVALID, EXIT_OK, AddCommand, domain_and_problem, err, load_domain_arg,
+    EXIT_INVALID,
+    EXIT_OK,
+    AddCommand,
+    domain_and_problem,
+    err,
+    load_domain_arg,
     plan_or_reference_arg,
 )
-
 
 # --- collect --------------------------------------------------------------------------------
 
@@ -172,7 +176,8 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("logs", nargs="+", help="JSONL transition logs or folders of them")
     p.add_argument("--domain-name", default="induced", help="name of the learned domain (default: induced)")
     p.add_argument("--min-support", type=int, default=1,
-                   help="failures a precondition must explain / positives a conditional effect must cover (default 1)")
+                   help="failures a precondition must explain / positives a conditional effect "
+                        "must cover (default 1)")
     p.add_argument("--noise", type=float, default=0.0,
                    help="fraction of successes allowed to violate a precondition (default 0)")
     p.add_argument("--keep-static", action="store_true",

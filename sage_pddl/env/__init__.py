@@ -19,11 +19,20 @@ All environments follow `sage_pddl.env.base.Environment`.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from importlib import import_module
-from typing import Any, Callable
+from typing import Any
 
-from .base import (EnvError, Environment, Fact, Observation, StepResult, as_plan_step,
-                   format_fact, parse_fact)
+from .base import (
+    EnvError,
+    Environment,
+    Fact,
+    Observation,
+    StepResult,
+    as_plan_step,
+    format_fact,
+    parse_fact,
+)
 
 _FACTORIES: dict[str, Callable[..., Any] | str] = {
     "symbolic": "sage_pddl.env.symbolic:SymbolicEnv",

@@ -18,15 +18,15 @@ conversion with the parser's rules so every environment reads steps the same way
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Protocol, Union, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.model import (Atom, Constant, PlanStep,
-                                  Problem, key)
+from sage_pddl.pddl.model import Atom, Constant, PlanStep, Problem, key
 
 Fact = tuple[str, ...]
-StepLike = Union[PlanStep, Mapping[str, Any], str]
+StepLike = PlanStep | Mapping[str, Any] | str
 
 
 class EnvError(SageError):
@@ -51,7 +51,7 @@ class Observation:
                 "facts": [format_fact(f) for f in self.facts]}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "Observation":
+    def from_json(cls, data: Mapping[str, Any]) -> Observation:
         return cls(text=str(data.get("text", "")),
                    visible_objects=tuple(str(o) for o in data.get("visible_objects", ())),
                    facts=tuple(parse_fact(f) for f in data.get("facts", ())))
@@ -78,7 +78,7 @@ class StepResult:
                 "step_index": self.step_index, "observation": self.observation.to_json()}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "StepResult":
+    def from_json(cls, data: Mapping[str, Any]) -> StepResult:
         return cls(success=bool(data["success"]), message=str(data.get("message", "")),
                    observation=Observation.from_json(data.get("observation") or {}),
                    code=data.get("code"), step_index=int(data.get("step_index", 0)))

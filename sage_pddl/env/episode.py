@@ -9,13 +9,13 @@ observes (`observe`).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
-
-from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
+from typing import Any
 
 from sage_pddl.gate import StepRejected
+from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 
 from .base import EnvError, Fact, Observation, StepLike, StepResult, as_plan_step
 from .faults import GONE, StepContext

@@ -32,8 +32,9 @@ Specs:
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping, Protocol, Sequence
+from typing import Any, Literal, Protocol
 
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import PlanStep, key

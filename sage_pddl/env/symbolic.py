@@ -35,13 +35,13 @@ how an object vanishes (`_vanish`) and what the robot observes (`observe`).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
-
-from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
+from typing import Any
 
 from sage_pddl.gate import compile_gate
+from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 from sage_pddl.pddl.vocabulary import vocabulary
 
 from .base import EnvError, Fact, Observation, StepResult, format_fact, parse_facts

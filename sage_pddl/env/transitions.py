@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import PlanStep
@@ -91,7 +92,7 @@ class Transition:
                 "post": sorted(format_fact(f) for f in self.post), "ts": self.ts}
 
     @classmethod
-    def from_json(cls, data: Any) -> "Transition":
+    def from_json(cls, data: Any) -> Transition:
         if not isinstance(data, dict):
             raise ValueError("a record must be a JSON object")
         version = data.get("v", 1)
@@ -152,7 +153,7 @@ class TransitionLog:
         if not self._file.closed:
             self._file.close()
 
-    def __enter__(self) -> "TransitionLog":
+    def __enter__(self) -> TransitionLog:
         return self
 
     def __exit__(self, *exc: object) -> None:

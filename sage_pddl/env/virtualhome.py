@@ -43,11 +43,12 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import PlanStep, Problem, key
@@ -210,7 +211,7 @@ def build_planner(task_id: str) -> tuple[Any, list[str]]:
     return planner, gold_actions
 
 
-def task_resolver(task_id: str, planner: Any = None) -> "ObjectResolver":
+def task_resolver(task_id: str, planner: Any = None) -> ObjectResolver:
     """The object resolver of a task: every node of its initial graph, preferring EAI's
     relevant nodes (`get_relevant_nodes`, the objects of EAI's PDDL problem and prompt)."""
     from virtualhome_eval.simulation.evolving_graph.eval_utils import get_relevant_nodes

@@ -9,8 +9,14 @@ unified-planning is imported only when `classical` is used.
 """
 from __future__ import annotations
 
-from .ipc import (ExportError, ExportedFiles, export_domain_text, export_files, ground_plan,
-                  ipc_plan_text)
+from .ipc import (
+    ExportedFiles,
+    ExportError,
+    export_domain_text,
+    export_files,
+    ground_plan,
+    ipc_plan_text,
+)
 
 __all__ = ["ExportError", "ExportedFiles", "export_domain_text", "export_files", "ground_plan",
            "ipc_plan_text", "solve", "validate"]

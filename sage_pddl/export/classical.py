@@ -32,11 +32,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from sage_pddl.gate import compile_gate
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, Plan, PlanStep, Problem, key
 from sage_pddl.pddl.writer import write_problem
-
-from sage_pddl.gate import compile_gate
 
 from .ipc import export_domain_text, ground_plan, ipc_plan_text
 

@@ -10,11 +10,17 @@ closure here that computes the same thing on ints.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Union
 
 from .ground import (
-    AnyOf, Cond, ConditionalEffects, GroundAtom, Implies, State, _never,
+    AnyOf,
+    Cond,
+    ConditionalEffects,
+    GroundAtom,
+    Implies,
+    State,
+    _never,
 )
+
 
 class BitSets:
     """Atoms as bits of Python ints, for the gate's check loop.
@@ -56,7 +62,7 @@ class BitSets:
         self.atoms.append(atom)
         return found
 
-    def mask(self, atoms: Union[frozenset, set]) -> int:
+    def mask(self, atoms: frozenset | set) -> int:
         """The bit set of a set of atoms (a set: the bits are summed, duplicates would carry)."""
         bit_of = self.bit_of
         if not bit_of:  # a fresh table's initial state: consecutive bits, no lookups
@@ -109,7 +115,7 @@ class BitSets:
             return lambda s: s & pos == pos and not s & neg
         return lambda s: s & pos == pos
 
-    def _sub_test(self, sub: Union[AnyOf, Implies]) -> Callable[[int], bool]:
+    def _sub_test(self, sub: AnyOf | Implies) -> Callable[[int], bool]:
         if isinstance(sub, Implies):
             condition, then = self.cond_test(sub.condition), self.cond_test(sub.then)
             return lambda s: not condition(s) or then(s)

@@ -21,7 +21,7 @@ STATE_CAP = 25
 """Facts shown when the state is bigger than this: the relevant ones only, at most this many."""
 ACHIEVER_CAP = 3
 
-_effect_index: "weakref.WeakKeyDictionary[Gate, dict]" = weakref.WeakKeyDictionary()
+_effect_index: weakref.WeakKeyDictionary[Gate, dict] = weakref.WeakKeyDictionary()
 
 
 def _index(gate: Gate) -> dict[tuple[str, bool], list[tuple[Any, Atom]]]:

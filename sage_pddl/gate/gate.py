@@ -31,12 +31,12 @@ Violation codes
 from __future__ import annotations
 
 import difflib
-import re
-from dataclasses import dataclass, field
 import itertools
+import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
-from typing import Any, Union
+from typing import Any
 
 from ..pddl.errors import SageError
 from ..pddl.model import Action, Domain, Plan, PlanStep, Problem, Variable, key
@@ -48,7 +48,7 @@ from .table import PreconditionTable, compile_table
 
 MODES = ("first", "all")
 _new = object.__new__
-StepLike = Union[PlanStep, dict, str]
+StepLike = PlanStep | dict[str, Any] | str
 
 
 @dataclass(frozen=True)
@@ -83,9 +83,9 @@ class _FinalState:
 
     `Gate.check` runs on bit-set states; converting the last one to a frozenset can cost as much
     as checking a short plan, and most callers only read `valid`. So a check stores a
-    pending tuple (see `_resolve`) and the first read of `final_state` converts and keeps it. A data descriptor
-    does this on a frozen dataclass (`functools.cached_property` cannot: it would clash with the
-    field of the same name): `__init__` stores through `__set__`, attribute assignment is still
+    pending tuple (see `_resolve`) and the first read of `final_state` converts and keeps it. A
+    data descriptor does this on a frozen dataclass (`functools.cached_property` cannot: it would
+    clash with the field of the same name): `__init__` stores through `__set__`, attribute assignment is still
     refused by the frozen `__setattr__`, and `__eq__`, `__hash__`, `__repr__`, `replace`,
     `asdict`, copy and pickle all read the field through `__get__`.
     """
@@ -112,7 +112,7 @@ class Verdict:
 
     @classmethod
     def _of_check(cls, valid: bool, steps_checked: int, pending: tuple,
-                  goal_reached: bool | None, violations: tuple[Violation, ...]) -> "Verdict":
+                  goal_reached: bool | None, violations: tuple[Violation, ...]) -> Verdict:
         """What `Gate.check` returns: the same fields, stored in the instance's own dict rather
         than by the frozen `__init__`'s one `object.__setattr__` per field (a measurable share of
         a short plan; `check` inlines this)."""
@@ -241,7 +241,7 @@ class Gate:
         self._masks: dict[frozenset, int] = {}
 
     @classmethod
-    def compile(cls, domain: Domain, problem: Problem) -> "Gate":
+    def compile(cls, domain: Domain, problem: Problem) -> Gate:
         return cls(compile_table(domain, problem))
 
     @property
@@ -332,7 +332,8 @@ class Gate:
         text = _step_text(step)
         return StepRejected(Violation(index, text, action or text, code, "", message))
 
-    def _words(self, step: Any, index: int) -> tuple[str, tuple[str, ...] | None, tuple[tuple[str, str], ...]]:
+    def _words(self, step: Any, index: int
+               ) -> tuple[str, tuple[str, ...] | None, tuple[tuple[str, str], ...]]:
         """(action word, argument words or None, named fields): a JSON step with `args` or a
         text step gives its arguments; one with named fields gives the fields (mapped to the
         parameters once the action is known)."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 from ..pddl.model import Action, key
 
@@ -64,7 +64,7 @@ class AnyOf:
     parameters (and enclosing quantified variables) replaced by objects.
     """
 
-    parts: tuple["Cond", ...]
+    parts: tuple[Cond, ...]
     source: object
     bindings: tuple[tuple[str, str], ...]
     positive: bool
@@ -72,11 +72,11 @@ class AnyOf:
     anchor: str
     any_pos: frozenset = frozenset()
     any_neg: frozenset = frozenset()
-    complex_parts: tuple["Cond", ...] = ()
+    complex_parts: tuple[Cond, ...] = ()
 
     @classmethod
-    def of(cls, parts: tuple["Cond", ...], source: object, bindings: tuple, positive: bool,
-           schema: str, anchor: str) -> "AnyOf":
+    def of(cls, parts: tuple[Cond, ...], source: object, bindings: tuple, positive: bool,
+           schema: str, anchor: str) -> AnyOf:
         any_pos, any_neg, complex_parts = set(), set(), []
         for part in parts:
             if part.subs or part.unsat or len(part.pos) + len(part.neg) != 1:
@@ -124,8 +124,8 @@ class ClauseIndex:
 class Implies:
     """A ground implication: when `condition` holds, `then` must hold."""
 
-    condition: "Cond"
-    then: "Cond"
+    condition: Cond
+    then: Cond
 
     def holds(self, state: State) -> bool:
         return not self.condition.holds(state) or self.then.holds(state)
@@ -142,7 +142,7 @@ class Cond:
     pos: frozenset
     neg: frozenset
     literals: tuple[GroundLiteral, ...] = ()
-    subs: tuple[Union[AnyOf, Implies], ...] = ()
+    subs: tuple[AnyOf | Implies, ...] = ()
     unsat: tuple[GroundLiteral, ...] = ()
 
     def holds(self, state: State) -> bool:
@@ -218,7 +218,7 @@ class ConditionalEffects:
     general: tuple[ConditionalEffect, ...]
 
     @classmethod
-    def build(cls, effects: list[ConditionalEffect]) -> "ConditionalEffects | None":
+    def build(cls, effects: list[ConditionalEffect]) -> ConditionalEffects | None:
         if not effects:
             return None
         triggered: dict = {}
@@ -291,10 +291,10 @@ class GroundAction:
     __slots__ = ("schema", "args", "checks", "conditional", "fast", "_table", "_subs", "_unsat",
                  "_literals", "_extra", "_sets", "_text", "_bindings", "_precondition")
 
-    def __init__(self, table: "PreconditionTable", schema: Action, args: tuple[str, ...],
+    def __init__(self, table: PreconditionTable, schema: Action, args: tuple[str, ...],
                  literals: tuple[tuple, tuple, tuple, tuple] | None,
                  extra: tuple[frozenset, frozenset, frozenset, frozenset] | None,
-                 subs: tuple, unsat: bool, conditional: "ConditionalEffects | None"):
+                 subs: tuple, unsat: bool, conditional: ConditionalEffects | None):
         self.schema = schema
         self.args = args
         self.conditional = conditional

@@ -35,8 +35,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..pddl.model import (
-    Action, And, Atom, Comparison, Domain, Equals, Not,
-    NumericEffect, Unsupported, Variable, key, walk,
+    Action,
+    And,
+    Atom,
+    Comparison,
+    Domain,
+    Equals,
+    Not,
+    NumericEffect,
+    Unsupported,
+    Variable,
+    key,
+    walk,
 )
 from ..pddl.vocabulary import vocabulary
 

@@ -37,18 +37,50 @@ from collections.abc import Callable, Iterable, Iterator
 
 from ..pddl.errors import PDDLSemanticError, UnsupportedConstruct
 from ..pddl.model import (
-    Action, And, Atom, Comparison, Domain, Equals, Exists, Forall, ForallEffect,
-    FunctionTerm, Imply, Location, Not, NumericEffect, Or, Problem, Typed, Unsupported, Variable,
-    When, key, walk, walk_numeric,
+    Action,
+    And,
+    Atom,
+    Comparison,
+    Domain,
+    Equals,
+    Exists,
+    Forall,
+    ForallEffect,
+    FunctionTerm,
+    Imply,
+    Location,
+    Not,
+    NumericEffect,
+    Or,
+    Problem,
+    Typed,
+    Unsupported,
+    Variable,
+    When,
+    key,
+    walk,
+    walk_numeric,
 )
 from ..pddl.vocabulary import Reason, canonical_sexpr
 from ..pddl.writer import write_formula
 from .bits import BitSets, special_step
 from .ground import (
-    EQUALS, TRUE, AnyOf, ConditionalEffect, ConditionalEffects, Cond, GroundAction, GroundAtom,
-    GroundLiteral, Implies, State, _EMPTY, conjoin,
+    _EMPTY,
+    EQUALS,
+    TRUE,
+    AnyOf,
+    Cond,
+    ConditionalEffect,
+    ConditionalEffects,
+    GroundAction,
+    GroundAtom,
+    GroundLiteral,
+    Implies,
+    State,
+    conjoin,
 )
 from .schema import domain_schema
+
 
 class PreconditionTable:
     """A domain and problem compiled for checking plans: objects, types, actions, annotations,

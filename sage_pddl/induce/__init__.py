@@ -13,15 +13,15 @@ produce logs.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from sage_pddl.env.transitions import Transition, read_transitions
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain
 from sage_pddl.pddl.vocabulary import vocabulary
 
-from .learner import (ActionReport, InductionReport, InductionResult, LearnedAction, learn)
+from .learner import ActionReport, InductionReport, InductionResult, LearnedAction, learn
 
 __all__ = ["ActionReport", "InductionReport", "InductionResult", "LearnedAction", "induce",
            "log_files", "read_logs"]

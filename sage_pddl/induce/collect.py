@@ -27,9 +27,9 @@ from __future__ import annotations
 import itertools
 import random
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 from sage_pddl.env.symbolic import SymbolicEnv
 from sage_pddl.gate import StepRejected

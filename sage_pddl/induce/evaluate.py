@@ -17,8 +17,8 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Sequence
 
 from sage_pddl.env.transitions import Transition
 from sage_pddl.pddl.model import And, Atom, Domain, Not, Variable, key
@@ -49,7 +49,7 @@ class Score:
         actual = self.true_fail + self.missed_fail
         return self.true_fail / actual if actual else 1.0
 
-    def __add__(self, other: "Score") -> "Score":
+    def __add__(self, other: Score) -> Score:
         return Score(*(a + b for a, b in zip(
             (self.total, self.correct, self.true_fail, self.false_fail, self.missed_fail, self.unseen),
             (other.total, other.correct, other.true_fail, other.false_fail, other.missed_fail,
@@ -148,8 +148,9 @@ def compare_preconditions(induced: Domain, reference: Domain) -> list[Preconditi
         got, _ = _literals(mine.precondition, [p.name for p in mine.parameters])
         matches.append(PreconditionMatch(
             action.name, tuple(map(_text, ref)),
-            tuple(_text(l) for l in ref if l in got), tuple(_text(l) for l in ref if l not in got),
-            tuple(_text(l) for l in got if l not in ref), tuple(other)))
+            tuple(_text(lit) for lit in ref if lit in got),
+            tuple(_text(lit) for lit in ref if lit not in got),
+            tuple(_text(lit) for lit in got if lit not in ref), tuple(other)))
     return matches
 
 

@@ -42,14 +42,24 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
 
 from sage_pddl.env.transitions import Transition
-from sage_pddl.pddl.vocabulary import name_key
 from sage_pddl.pddl.model import (
-    Action, And, Atom, Domain, ForallEffect, Not, PredicateDef, Typed, Variable, When, key,
+    Action,
+    And,
+    Atom,
+    Domain,
+    ForallEffect,
+    Not,
+    PredicateDef,
+    Typed,
+    Variable,
+    When,
+    key,
 )
+from sage_pddl.pddl.vocabulary import name_key
 
 # Failure codes that say nothing about preconditions over the logged state.
 EXCLUDED_CODES = frozenset({
@@ -122,8 +132,8 @@ def _description(true_atoms: frozenset[LiftedAtom], atoms: frozenset[LiftedAtom]
 
 def _split(clause: Iterable[Literal]) -> tuple[frozenset[LiftedAtom], frozenset[LiftedAtom]]:
     clause = list(clause)
-    return (frozenset((l[1], l[2]) for l in clause if l[0]),
-            frozenset((l[1], l[2]) for l in clause if not l[0]))
+    return (frozenset((lit[1], lit[2]) for lit in clause if lit[0]),
+            frozenset((lit[1], lit[2]) for lit in clause if not lit[0]))
 
 
 def _satisfies(true_atoms: frozenset[LiftedAtom], clause: Iterable[Literal]) -> bool:
@@ -450,7 +460,7 @@ def _learn_effects(schema: _Schema, arities: Mapping[str, int], min_support: int
     extra_adds: set[LiftedAtom] = set()
     extra_dels: set[LiftedAtom] = set()
     two_extra: Counter = Counter()
-    for t, args, binding in _effect_instances(schema):
+    for t, _args, binding in _effect_instances(schema):
         pre = lift_state(t.pre, binding)
         post = lift_state(t.post, binding)
         lifted.append((t, binding, pre, post))
@@ -532,7 +542,7 @@ def _formula(literal: Literal, names: Sequence[str]):
 
 
 def _conjunction(literals: Sequence[Literal], names: Sequence[str]):
-    parts = tuple(_formula(l, names) for l in literals)
+    parts = tuple(_formula(lit, names) for lit in literals)
     return parts[0] if len(parts) == 1 else And(parts)
 
 
@@ -553,8 +563,8 @@ def _effect_text(effect: LearnedEffect, names: Sequence[str]) -> str:
 
 def learned_domain(name: str, learned: Sequence[LearnedAction], arities: Mapping[str, int]) -> Domain:
     requirements = [":strips"]
-    if any(not l[0] for a in learned for l in a.preconditions) or any(
-            not l[0] for a in learned for e in a.effects for l in e.condition):
+    if any(not lit[0] for a in learned for lit in a.preconditions) or any(
+            not lit[0] for a in learned for e in a.effects for lit in e.condition):
         requirements.append(":negative-preconditions")
     if any(e.condition or e.universal for a in learned for e in a.effects):
         requirements.append(":conditional-effects")
@@ -565,7 +575,7 @@ def learned_domain(name: str, learned: Sequence[LearnedAction], arities: Mapping
     actions = []
     for action in learned:
         names = variable_names(action.arity)
-        precondition = And(tuple(_formula(l, names) for l in action.preconditions))
+        precondition = And(tuple(_formula(lit, names) for lit in action.preconditions))
         effect = And(tuple(_effect_formula(e, names) for e in action.effects))
         actions.append(Action(action.name, tuple(Typed(n) for n in names), precondition, effect))
     return Domain(name=name, requirements=tuple(requirements), predicates=predicates,
@@ -605,8 +615,8 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
         effects, issues = _learn_effects(schema, arities, min_support)
         action = LearnedAction(schema.name, schema.arity, pre, effects)
         learned[slot] = action
-        ok_succ = sum(all(holds(l, s) for l in pre) for s in succ)
-        ok_fail = sum(not all(holds(l, f) for l in pre) for f in fail)
+        ok_succ = sum(all(holds(lit, s) for lit in pre) for s in succ)
+        ok_fail = sum(not all(holds(lit, f) for lit in pre) for f in fail)
         used = len(succ) + len(fail)
         examples = tuple(Example(t.task, t.episode, t.step, t.action.text
                                  or " ".join([t.action.action, *t.action.args]), t.code)
@@ -614,11 +624,11 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
         reports.append(ActionReport(
             schema.name, schema.arity, len(succ), len(fail), schema.excluded,
             accuracy=(ok_succ + ok_fail) / used if used else 1.0,
-            preconditions=tuple(literal_text(l, names) for l in pre),
+            preconditions=tuple(literal_text(lit, names) for lit in pre),
             effects=tuple(_effect_text(e, names) for e in effects),
             unexplained_failures=len(uncovered), unexplained_examples=examples,
             contradicting_successes=len(succ) - ok_succ, effect_issues=issues,
-            static_candidates=tuple(literal_text(l, names) for l in static_candidates)))
+            static_candidates=tuple(literal_text(lit, names) for lit in static_candidates)))
     domain = learned_domain(domain_name, list(learned.values()), arities)
     report = InductionReport(count, tuple(files), tuple(reports), tuple(sorted(static)),
                              {"min_support": min_support, "noise": noise,

@@ -23,9 +23,23 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .base import (Completion, CallCounter, InvalidOutput, LLMBackend, LLMConfigError, LLMError,
-                   LLMServerError, LLMTimeout, LLMUnavailable, Message, Messages,
-                   MissingDependency, ModelNotFound, RetryPolicy, Usage)
+from .base import (
+    CallCounter,
+    Completion,
+    InvalidOutput,
+    LLMBackend,
+    LLMConfigError,
+    LLMError,
+    LLMServerError,
+    LLMTimeout,
+    LLMUnavailable,
+    Message,
+    Messages,
+    MissingDependency,
+    ModelNotFound,
+    RetryPolicy,
+    Usage,
+)
 
 __all__ = [
     "CallCounter", "Completion", "InvalidOutput", "LLMBackend", "LLMConfigError", "LLMError",

@@ -26,9 +26,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .base import (DEFAULT_TEMPERATURE, Attempt, Completion, LLMConfigError, LLMError, Messages,
-                   RetryPolicy, Schema, aliased_option, complete_with_retries, import_extra,
-                   normalize_messages, schema_for_request)
+from .base import (
+    DEFAULT_TEMPERATURE,
+    Attempt,
+    Completion,
+    LLMConfigError,
+    LLMError,
+    Messages,
+    RetryPolicy,
+    Schema,
+    aliased_option,
+    complete_with_retries,
+    import_extra,
+    normalize_messages,
+    schema_for_request,
+)
 
 DEFAULT_MAX_TOKENS = 1024
 DEFAULT_CONTEXT = 4096

@@ -27,10 +27,23 @@ from urllib.parse import urlsplit
 import httpx
 import ollama
 
-from .base import (DEFAULT_TEMPERATURE, Attempt, Completion, LLMConfigError, LLMError,
-                   LLMServerError, LLMTimeout, LLMUnavailable, Messages, ModelNotFound,
-                   RetryPolicy, Schema, complete_with_retries, normalize_messages,
-                   schema_for_request)
+from .base import (
+    DEFAULT_TEMPERATURE,
+    Attempt,
+    Completion,
+    LLMConfigError,
+    LLMError,
+    LLMServerError,
+    LLMTimeout,
+    LLMUnavailable,
+    Messages,
+    ModelNotFound,
+    RetryPolicy,
+    Schema,
+    complete_with_retries,
+    normalize_messages,
+    schema_for_request,
+)
 
 DEFAULT_HOST = "http://localhost:11434"
 DEFAULT_PORT = 11434
@@ -189,7 +202,8 @@ def _positive_seconds(option: str, value: Any) -> float:
     try:
         seconds = float(value)
     except (TypeError, ValueError):
-        raise LLMConfigError(f"option {option!r} must be a number of seconds, got {value!r}")
+        raise LLMConfigError(
+            f"option {option!r} must be a number of seconds, got {value!r}") from None
     if seconds <= 0:
         raise LLMConfigError(f"option {option!r} must be positive, got {value!r}")
     return seconds

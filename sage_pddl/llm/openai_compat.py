@@ -19,10 +19,25 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .base import (DEFAULT_TEMPERATURE, Attempt, Completion, LLMConfigError, LLMError,
-                   LLMServerError, LLMTimeout, LLMUnavailable, Messages, ModelNotFound,
-                   RetryPolicy, Schema, aliased_option, complete_with_retries, import_extra,
-                   normalize_messages, schema_for_request)
+from .base import (
+    DEFAULT_TEMPERATURE,
+    Attempt,
+    Completion,
+    LLMConfigError,
+    LLMError,
+    LLMServerError,
+    LLMTimeout,
+    LLMUnavailable,
+    Messages,
+    ModelNotFound,
+    RetryPolicy,
+    Schema,
+    aliased_option,
+    complete_with_retries,
+    import_extra,
+    normalize_messages,
+    schema_for_request,
+)
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_TOKENS = 2048
@@ -55,7 +70,8 @@ class OpenAICompatBackend:
         try:
             self.timeout = float(timeout)
         except (TypeError, ValueError):
-            raise LLMConfigError(f"option 'timeout' must be a number of seconds, got {timeout!r}")
+            raise LLMConfigError(
+                f"option 'timeout' must be a number of seconds, got {timeout!r}") from None
         self.max_tokens = max_tokens
         self.strict_schema = bool(strict_schema)
         self.policy = RetryPolicy(retries=int(retries), backoff=float(backoff))

@@ -26,8 +26,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .base import (DEFAULT_TEMPERATURE, Completion, LLMBackend, LLMConfigError, LLMError,
-                   Messages, Schema, normalize_messages, schema_for_request)
+from .base import (
+    DEFAULT_TEMPERATURE,
+    Completion,
+    LLMBackend,
+    LLMConfigError,
+    LLMError,
+    Messages,
+    Schema,
+    normalize_messages,
+    schema_for_request,
+)
 
 MODES = ("record", "replay", "auto")
 
@@ -92,7 +101,7 @@ class ReplayBackend:
                     response["text"]  # noqa: B018  (presence check)
                 except (ValueError, KeyError, TypeError) as error:
                     raise CassetteError(f"{where}: not a cassette entry "
-                                        f"({type(error).__name__}: {error})")
+                                        f"({type(error).__name__}: {error})") from None
                 self._queues[key].append(response)
 
     def complete(self, messages: Messages, schema: Schema = None,

@@ -22,8 +22,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .base import (DEFAULT_TEMPERATURE, Completion, LLMConfigError, LLMError, Messages, Schema,
-                   normalize_messages, schema_for_request)
+from .base import (
+    DEFAULT_TEMPERATURE,
+    Completion,
+    LLMConfigError,
+    LLMError,
+    Messages,
+    Schema,
+    normalize_messages,
+    schema_for_request,
+)
 
 ANY_ROLE = "*"
 UNNAMED_ROLE = "-"
@@ -164,9 +172,9 @@ def _load_script(path: Path) -> Mapping[str, Sequence[Any]]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise LLMConfigError(f"{path}: script file not found")
+        raise LLMConfigError(f"{path}: script file not found") from None
     except ValueError as error:
-        raise LLMConfigError(f"{path}: script file is not JSON: {error}")
+        raise LLMConfigError(f"{path}: script file is not JSON: {error}") from None
     if not isinstance(data, dict):
         raise LLMConfigError(f"{path}: a script file holds an object mapping role -> list")
     return data

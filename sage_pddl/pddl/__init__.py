@@ -7,7 +7,11 @@ report semantic problems as located `Diagnostic`s.
 from __future__ import annotations
 
 from .errors import (
-    PDDLError, PDDLSemanticError, PDDLSyntaxError, PlanSyntaxError, SageError,
+    PDDLError,
+    PDDLSemanticError,
+    PDDLSyntaxError,
+    PlanSyntaxError,
+    SageError,
     UnsupportedConstruct,
 )
 from .model import Domain, Location, Plan, PlanStep, Problem, key

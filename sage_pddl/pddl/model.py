@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Union
 
 
 def key(name: str) -> str:
@@ -66,7 +65,7 @@ class Constant:
         return self.name
 
 
-Term = Union[Variable, Constant]
+Term = Variable | Constant
 
 
 @dataclass(frozen=True)
@@ -109,11 +108,11 @@ class Arithmetic:
     """An arithmetic expression `(op arg ...)` with op one of + - * /."""
 
     op: str
-    args: tuple["NumericExpr", ...]
+    args: tuple[NumericExpr, ...]
     loc: Location | None = _loc()
 
 
-NumericExpr = Union[Number, FunctionTerm, Arithmetic]
+NumericExpr = Number | FunctionTerm | Arithmetic
 
 
 # --- formulas --------------------------------------------------------------------------------
@@ -138,7 +137,7 @@ class Equals:
 
 @dataclass(frozen=True)
 class Not:
-    arg: "Formula"
+    arg: Formula
     loc: Location | None = _loc()
 
 
@@ -152,28 +151,28 @@ class And:
 
 @dataclass(frozen=True)
 class Or:
-    parts: tuple["Formula", ...] = ()
+    parts: tuple[Formula, ...] = ()
     loc: Location | None = _loc()
 
 
 @dataclass(frozen=True)
 class Imply:
-    antecedent: "Formula"
-    consequent: "Formula"
+    antecedent: Formula
+    consequent: Formula
     loc: Location | None = _loc()
 
 
 @dataclass(frozen=True)
 class Exists:
     variables: tuple[Typed, ...]
-    body: "Formula"
+    body: Formula
     loc: Location | None = _loc()
 
 
 @dataclass(frozen=True)
 class Forall:
     variables: tuple[Typed, ...]
-    body: "Formula"
+    body: Formula
     loc: Location | None = _loc()
 
 
@@ -200,7 +199,7 @@ class Unsupported:
     loc: Location | None = _loc()
 
 
-Formula = Union[Atom, Equals, Not, And, Or, Imply, Exists, Forall, Comparison, Unsupported]
+Formula = Atom | Equals | Not | And | Or | Imply | Exists | Forall | Comparison | Unsupported
 
 
 # --- effects ---------------------------------------------------------------------------------
@@ -210,7 +209,7 @@ class When:
     """Conditional effect `(when condition effect)`."""
 
     condition: Formula
-    effect: "Effect"
+    effect: Effect
     loc: Location | None = _loc()
 
 
@@ -219,7 +218,7 @@ class ForallEffect:
     """Universal effect `(forall (vars) effect)`."""
 
     variables: tuple[Typed, ...]
-    effect: "Effect"
+    effect: Effect
     loc: Location | None = _loc()
 
 
@@ -237,7 +236,7 @@ class NumericEffect:
     loc: Location | None = _loc()
 
 
-Effect = Union[Atom, Not, And, When, ForallEffect, NumericEffect, Unsupported]
+Effect = Atom | Not | And | When | ForallEffect | NumericEffect | Unsupported
 
 
 def walk(node: object):
@@ -388,7 +387,7 @@ class Problem:
     domain_name: str
     requirements: tuple[str, ...] = ()
     objects: tuple[Typed, ...] = ()
-    init: tuple[Union[Atom, Not, FluentValue, Unsupported], ...] = ()
+    init: tuple[Atom | Not | FluentValue | Unsupported, ...] = ()
     goal: Formula = And(())
     metric: Metric | None = None
     unsupported: tuple[Unsupported, ...] = ()

@@ -24,9 +24,35 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from .errors import PDDLSyntaxError
 from .model import (
-    Action, And, Annotation, Arithmetic, Atom, Comparison, Constant, Domain, Equals, Exists,
-    FluentValue, Forall, ForallEffect, FunctionDef, FunctionTerm, Imply, Location, Metric, Not,
-    Number, NumericEffect, Or, PredicateDef, Problem, Typed, TypeDef, Unsupported, Variable, When,
+    Action,
+    And,
+    Annotation,
+    Arithmetic,
+    Atom,
+    Comparison,
+    Constant,
+    Domain,
+    Equals,
+    Exists,
+    FluentValue,
+    Forall,
+    ForallEffect,
+    FunctionDef,
+    FunctionTerm,
+    Imply,
+    Location,
+    Metric,
+    Not,
+    Number,
+    NumericEffect,
+    Or,
+    PredicateDef,
+    Problem,
+    Typed,
+    TypeDef,
+    Unsupported,
+    Variable,
+    When,
 )
 
 __all__ = ["parse_domain", "parse_problem", "load_domain", "load_problem", "collect_annotations"]

@@ -19,14 +19,37 @@ Unsupported constructs are errors with code "unsupported" naming the construct a
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Literal
+from typing import Literal
 
 from .errors import PDDLError, PDDLSemanticError, UnsupportedConstruct
 from .model import (
-    Action, And, Atom, Comparison, Constant, Domain, Equals, Exists, FluentValue, Forall,
-    ForallEffect, FunctionTerm, Imply, Location, Not, NumericEffect, Or, Problem, Typed,
-    Unsupported, Variable, When, key, walk, walk_numeric,
+    Action,
+    And,
+    Atom,
+    Comparison,
+    Constant,
+    Domain,
+    Equals,
+    Exists,
+    FluentValue,
+    Forall,
+    ForallEffect,
+    FunctionTerm,
+    Imply,
+    Location,
+    Not,
+    NumericEffect,
+    Or,
+    Problem,
+    Typed,
+    Unsupported,
+    Variable,
+    When,
+    key,
+    walk,
+    walk_numeric,
 )
 from .vocabulary import KINDS, vocabulary
 from .writer import write_formula

@@ -18,8 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .base import (CallLog, CallRecord, Planner, PlannerError, PlanningTask, PlanResult,
-                   SubgoalBlock)
+from .base import CallLog, CallRecord, Planner, PlannerError, PlanningTask, PlanResult, SubgoalBlock
 
 PlannerFactory = Callable[..., Planner]
 

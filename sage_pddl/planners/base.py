@@ -47,7 +47,7 @@ class PlanningTask:
     observation: str = ""
 
     @classmethod
-    def from_task(cls, task: Any, domain: Domain) -> "PlanningTask":
+    def from_task(cls, task: Any, domain: Domain) -> PlanningTask:
         """From a dataset `Task` (sage_pddl.tasks): its problem is built with `task_problem`."""
         from sage_pddl.tasks import task_problem
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sage_pddl.pddl.vocabulary import vocabulary
 from sage_pddl.pddl.model import Domain
+from sage_pddl.pddl.vocabulary import vocabulary
 
 from .base import Step, same_step
 

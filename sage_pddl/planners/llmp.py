@@ -21,12 +21,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sage_pddl.export.classical import solve
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Atom, Constant, Problem
-
 from sage_pddl.pddl.vocabulary import vocabulary
-
-from sage_pddl.export.classical import solve
 
 from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step
 from .parsing import parse_json_value

@@ -145,7 +145,7 @@ class HybridMemory:
     # ------------------------------------------------------------------------------ building
     @classmethod
     def from_tasks(cls, tasks: Iterable[Any], domain: Any, *, live_path: Path | str | None = None,
-                   require_valid: bool = True, **options: Any) -> "HybridMemory":
+                   require_valid: bool = True, **options: Any) -> HybridMemory:
         """Seed items from dataset tasks' reference plans, gated on each task's problem."""
         from sage_pddl.gate import compile_gate
         from sage_pddl.tasks import normalize_steps, task_problem

@@ -13,9 +13,23 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sage_pddl.pddl.model import (
-    Action, And, Atom, Comparison, Constant, Domain, Equals, Exists, Forall, ForallEffect, Imply,
-    Not, Or, Problem, Unsupported, When)
-
+    Action,
+    And,
+    Atom,
+    Comparison,
+    Constant,
+    Domain,
+    Equals,
+    Exists,
+    Forall,
+    ForallEffect,
+    Imply,
+    Not,
+    Or,
+    Problem,
+    Unsupported,
+    When,
+)
 from sage_pddl.pddl.vocabulary import vocabulary
 
 from .base import PlanningTask, step_text

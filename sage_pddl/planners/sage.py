@@ -41,7 +41,12 @@ from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step, Subgoal
 from .gating import accepted_prefix, check_block, drop_noop_repeats
 from .parsing import is_json, parse_json_value
 from .prompts import (
-    decompose_messages, examples_block, expand_messages, refine_messages, repair_messages)
+    decompose_messages,
+    examples_block,
+    expand_messages,
+    refine_messages,
+    repair_messages,
+)
 from .schema import subgoals_schema
 from .session import LLMPlanner, RepairPoint
 

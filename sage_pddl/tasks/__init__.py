@@ -13,8 +13,15 @@ from __future__ import annotations
 
 from .compound import compound_tasks
 from .problem import GoalLiteral, SceneFact, TaskScene, scene_problem, task_problem, task_scene
-from .taskset import (BUNDLED, Task, TaskSetError, load_task, load_taskset, normalize_steps,
-                      task_from_record)
+from .taskset import (
+                      BUNDLED,
+                      Task,
+                      TaskSetError,
+                      load_task,
+                      load_taskset,
+                      normalize_steps,
+                      task_from_record,
+)
 
 __all__ = ["BUNDLED", "GoalLiteral", "SceneFact", "Task", "TaskScene", "TaskSetError",
            "compound_tasks", "load_task", "load_taskset", "normalize_steps", "scene_problem",

@@ -38,8 +38,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..pddl.errors import SageError
-from ..pddl.model import (And, Atom, Constant, Equals, Exists, Not, Plan, PlanStep, Problem,
-                          Typed, Variable)
+from ..pddl.model import (
+    And,
+    Atom,
+    Constant,
+    Equals,
+    Exists,
+    Not,
+    Plan,
+    PlanStep,
+    Problem,
+    Typed,
+    Variable,
+)
 
 # --- ALFRED catalogue (gen/constants.py) -------------------------------------------------------
 
@@ -301,7 +312,7 @@ class _Scene:
         return [i for i in self.instances if i.kind == kind]
 
 
-def load_trajectory(path: "str | Path") -> dict:
+def load_trajectory(path: str | Path) -> dict:
     """Read a `traj_data.json` (or the folder holding it)."""
     path = Path(path)
     if path.is_dir():
@@ -636,7 +647,7 @@ def _problem_name(traj: dict) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", raw)
 
 
-def translate_trajectory(traj: "dict | str | Path", distractors: bool = True) -> AlfredEpisode:
+def translate_trajectory(traj: dict | str | Path, distractors: bool = True) -> AlfredEpisode:
     """Translate an ALFRED trajectory (a loaded `traj_data.json`, the file, or its folder).
 
     With `distractors=False` the problem holds only the objects the expert plan touches, not
@@ -667,6 +678,6 @@ def translate_trajectory(traj: "dict | str | Path", distractors: bool = True) ->
     )
 
 
-def find_trajectories(root: "str | Path") -> list[Path]:
+def find_trajectories(root: str | Path) -> list[Path]:
     """Every `traj_data.json` below a folder, sorted."""
     return sorted(Path(root).rglob("traj_data.json"))

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from .taskset import Task
 
@@ -70,7 +70,7 @@ def compound_tasks(tasks: Iterable[Task], per_scene_deg2: int = 6, per_scene_deg
     caps = {2: per_scene_deg2, 3: per_scene_deg3}
     compounds: list[Task] = []
     for degree in (2, 3):
-        for scene, members in by_scene.items():
+        for _scene, members in by_scene.items():
             ordered = sorted(members, key=lambda t: t.task_id)
             kept = 0
             for combo in itertools.combinations(ordered, degree):

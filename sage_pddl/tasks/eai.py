@@ -21,7 +21,7 @@ from ..pddl.errors import PlanSyntaxError, SageError
 from ..pddl.model import Plan, PlanStep
 
 
-def eai_plan(lines: "list[str] | tuple[str, ...]", source: str | None = None) -> Plan:
+def eai_plan(lines: list[str] | tuple[str, ...], source: str | None = None) -> Plan:
     """An EAI plan (a list of `action arg ...` strings) as a `Plan`."""
     steps = []
     for index, line in enumerate(lines):
@@ -34,7 +34,7 @@ def eai_plan(lines: "list[str] | tuple[str, ...]", source: str | None = None) ->
     return Plan(tuple(steps), source=source)
 
 
-def gold_plans(path: "str | Path") -> dict[str, Plan]:
+def gold_plans(path: str | Path) -> dict[str, Plan]:
     """Read an EAI `gold_pddl_plan.json`: {problem id: [step, ...]} -> {problem id: Plan}."""
     path = Path(path)
     try:
@@ -49,7 +49,7 @@ def gold_plans(path: "str | Path") -> dict[str, Plan]:
             for problem_id, lines in data.items()}
 
 
-def problem_files(folder: "str | Path") -> dict[str, Path]:
+def problem_files(folder: str | Path) -> dict[str, Path]:
     """Every EAI problem file below `folder`, keyed by problem id (the file stem)."""
     found: dict[str, Path] = {}
     for path in sorted(Path(folder).rglob("*.pddl")):

@@ -31,12 +31,12 @@ C is closed at that point.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from ..pddl.model import Domain, Problem
-from . import catalogue
 from ..pddl.vocabulary import name_key
+from . import catalogue
 from .taskset import normalize_steps
 
 MUTATION_CLASSES: dict[str, str] = {

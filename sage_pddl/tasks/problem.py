@@ -55,14 +55,14 @@ Goal (`TaskScene.goal_source`)
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 from ..pddl.model import And, Atom, Constant, Domain, Not, Problem, Typed
+from ..pddl.vocabulary import name_key
 from . import catalogue
 from .catalogue import affordances, canonical_type
 from .observation import ObservedState, read_observation
-from ..pddl.vocabulary import name_key
 from .taskset import Task, normalize_steps
 
 GOAL_PREDICATES = ("holding", "turned-on", "opened", "closed", "on", "inside", "sat-on",

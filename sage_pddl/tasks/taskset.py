@@ -21,10 +21,11 @@ as written (the gate reports them as `unknown-action`).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from ..pddl.errors import SageError
 from ..pddl.model import Domain

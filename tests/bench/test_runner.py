@@ -6,8 +6,14 @@ import json
 import pytest
 
 from sage_pddl.bench import BenchConfig, load_config, run_benchmark
-from sage_pddl.bench.runner import (BenchConfigError, KEY_FIELDS, latest_rows, read_results,
-                                    row_key, select_tasks)
+from sage_pddl.bench.runner import (
+    KEY_FIELDS,
+    BenchConfigError,
+    latest_rows,
+    read_results,
+    row_key,
+    select_tasks,
+)
 from sage_pddl.llm import LLMUnavailable
 
 from .conftest import TASK_IDS, TASKS
@@ -114,7 +120,8 @@ def test_llm_errors_become_error_rows_and_can_be_retried(tmp_path, ithor):
             raise LLMUnavailable("connection refused")
         return answer(messages, role)
 
-    factory = lambda model: get_backend("scripted", responder=responder, model=model)
+    def factory(model):
+        return get_backend("scripted", responder=responder, model=model)
     run_dir = run_benchmark(config(tmp_path), llm_factory=factory)
     rows = rows_of(run_dir)[0]
     errors = [r for r in rows if r["error"]]
@@ -135,7 +142,8 @@ def test_repeated_llm_errors_stop_a_model(tmp_path):
     def dead(messages, role):
         raise LLMUnavailable("connection refused")
 
-    factory = lambda model: get_backend("scripted", responder=dead, model=model)
+    def factory(model):
+        return get_backend("scripted", responder=dead, model=model)
     run_dir = run_benchmark(config(tmp_path, max_consecutive_errors=3), llm_factory=factory)
     status = json.loads((run_dir / "status.json").read_text())
     assert status["written"] == 3 and status["aborted_models"] == ["m"]

@@ -98,7 +98,8 @@ def test_syntax_error_is_located_and_exits_2(blocks, capsys):
 
 def test_unknown_predicate_is_a_located_semantic_error(blocks, capsys):
     bad = blocks / "bad-domain.pddl"
-    bad.write_text(BLOCKS_DOMAIN.replace("(holding ?x)))\n  (:action stack", "(grasped ?x)))\n  (:action stack"))
+    bad.write_text(BLOCKS_DOMAIN.replace("(holding ?x)))\n  (:action stack",
+                                         "(grasped ?x)))\n  (:action stack"))
     code, out, err = run_cli(capsys, "check", str(bad))
     assert code in (1, 2)
     assert "grasped" in out + err and f"{bad}:" in out + err

@@ -1,7 +1,7 @@
 """The iTHOR/ProcTHOR domains: the paper's reference plans, goals, and the executor's rules."""
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[2]
 SETS = {"ithor": 75, "procthor": 20}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _gates(set_name: str):
     out = []
     for task in load_taskset(set_name):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -17,7 +17,7 @@ from sage_pddl.tasks.mutations import MUTATION_CLASSES, detect, plan_mutants
 REPO = Path(__file__).resolve().parents[2]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _results():
     total, detected, misses = Counter(), Counter(), []
     for set_name in ("ithor", "procthor"):

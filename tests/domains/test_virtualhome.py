@@ -10,8 +10,9 @@ import pytest
 
 from sage_pddl.domains import domain_info, load_domain
 from sage_pddl.gate import compile_gate
+from sage_pddl.pddl import check_problem, errors_of, load_problem
+from sage_pddl.pddl import load_domain as load_domain_file
 from sage_pddl.tasks.eai import eai_plan, gold_plans, problem_files
-from sage_pddl.pddl import check_problem, errors_of, load_domain as load_domain_file, load_problem
 
 HOUSEHOLD = Path(__file__).resolve().parents[1] / "fixtures" / "household"
 VH = HOUSEHOLD / "eai-virtualhome"

@@ -27,7 +27,7 @@ class ServerProcess:
         self.extra = extra
         self.process: subprocess.Popen | None = None
 
-    def start(self) -> "ServerProcess":
+    def start(self) -> ServerProcess:
         env = dict(os.environ, PYTHONPATH=str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
         self.process = subprocess.Popen(
             [sys.executable, "-m", "sage_pddl.env.thor.server", "--port", str(self.port),

@@ -14,6 +14,7 @@ from sage_pddl.env.alfworld import AlfworldEnv, require_textworld, textworld_ava
 from sage_pddl.env.base import EnvError
 from sage_pddl.pddl import parse_problem
 
+
 def _unavailable_reason() -> str:
     try:
         require_textworld()

@@ -3,8 +3,16 @@ from __future__ import annotations
 
 import pytest
 
-from sage_pddl.env.faults import (Disappear, FailAt, FaultSpecError, Faults, RandomFailures,
-                                  compose, from_task, parse_fault)
+from sage_pddl.env.faults import (
+    Disappear,
+    FailAt,
+    Faults,
+    FaultSpecError,
+    RandomFailures,
+    compose,
+    from_task,
+    parse_fault,
+)
 from sage_pddl.env.symbolic import SymbolicEnv
 
 from .conftest import HIDDEN, SOLUTION

@@ -7,8 +7,13 @@ import pytest
 
 from sage_pddl.env.faults import FailAt
 from sage_pddl.env.symbolic import SymbolicEnv
-from sage_pddl.env.transitions import (StepAction, Transition, TransitionLog,
-                                       TransitionLogError, read_transitions)
+from sage_pddl.env.transitions import (
+    StepAction,
+    Transition,
+    TransitionLog,
+    TransitionLogError,
+    read_transitions,
+)
 
 from .conftest import HIDDEN, SOLUTION
 

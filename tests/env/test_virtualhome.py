@@ -14,8 +14,14 @@ import os
 import pytest
 
 from sage_pddl.env.base import EnvError
-from sage_pddl.env.virtualhome import (VirtualHomeEnv, build_planner, eai_available,
-                                       eai_gold_pddl_plans, list_eai_tasks, require_eai)
+from sage_pddl.env.virtualhome import (
+    VirtualHomeEnv,
+    build_planner,
+    eai_available,
+    eai_gold_pddl_plans,
+    list_eai_tasks,
+    require_eai,
+)
 
 needs_eai = pytest.mark.skipif(
     not eai_available(), reason="eai-eval is not installed (pip install 'sage-pddl[virtualhome]')")

@@ -7,8 +7,13 @@ import pytest
 
 from sage_pddl.domains import load_domain
 from sage_pddl.export import ExportError, export_files, ground_plan
-from sage_pddl.export.classical import (ClassicalPlannerError, solve, solve_result,
-                                        up_environment, validate)
+from sage_pddl.export.classical import (
+    ClassicalPlannerError,
+    solve,
+    solve_result,
+    up_environment,
+    validate,
+)
 from sage_pddl.gate import compile_gate
 from sage_pddl.pddl import load_domain as load_domain_file
 from sage_pddl.pddl import load_plan, load_problem, parse_plan

@@ -2,8 +2,19 @@
 from __future__ import annotations
 
 from sage_pddl.pddl.model import (
-    Action, And, Annotation, Atom, Constant, Domain, Location, Not, PredicateDef, Problem,
-    Typed, TypeDef, Variable,
+    Action,
+    And,
+    Annotation,
+    Atom,
+    Constant,
+    Domain,
+    Location,
+    Not,
+    PredicateDef,
+    Problem,
+    Typed,
+    TypeDef,
+    Variable,
 )
 
 

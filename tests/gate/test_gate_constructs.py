@@ -6,9 +6,26 @@ import pytest
 from sage_pddl.gate import StepRejected, compile_gate
 from sage_pddl.pddl.errors import PDDLSemanticError, SageError, UnsupportedConstruct
 from sage_pddl.pddl.model import (
-    And, Comparison, Equals, Exists, Forall, ForallEffect, FunctionTerm, Imply,
-    Location, Metric, Not, Number, NumericEffect, Or, Plan, PlanStep, Typed, Unsupported,
-    Variable, When,
+    And,
+    Comparison,
+    Equals,
+    Exists,
+    Forall,
+    ForallEffect,
+    FunctionTerm,
+    Imply,
+    Location,
+    Metric,
+    Not,
+    Number,
+    NumericEffect,
+    Or,
+    Plan,
+    PlanStep,
+    Typed,
+    Unsupported,
+    Variable,
+    When,
 )
 
 from .helpers import action, atom, domain, neg, problem
@@ -29,7 +46,8 @@ OPEN = action("Open", "?r - receptacle",
 HOUSE_TYPES = [("item", ""), ("receptacle", ""), ("fridge", "receptacle")]
 
 
-def house(*extra_actions, annotations=(), init=(), objects="Apple - item Fridge - fridge Table - receptacle", goal=None):
+def house(*extra_actions, annotations=(), init=(),
+          objects="Apple - item Fridge - fridge Table - receptacle", goal=None):
     d = domain([PICK, GOTO, OPEN, *extra_actions], types=HOUSE_TYPES, annotations=annotations,
                predicates=("at", "in", "holding", "holding-any", "opened", "openable"))
     p = problem(objects, init=init or [atom("in", "Apple", "Fridge"), atom("openable", "Fridge")],
@@ -312,7 +330,8 @@ def test_json_steps_fill_parameters_from_fields():
 
 def test_reason_annotation_overrides_code_and_message():
     gate = house(annotations=[
-        ("reason", 'Pick (not (holding-any)) hand-full "the hand already holds something: place it before taking ?o"'),
+        ("reason", 'Pick (not (holding-any)) hand-full '
+                   '"the hand already holds something: place it before taking ?o"'),
         ("reason", 'Pick (at ?r) not-there "go to ?r first"'),
     ], init=[atom("in", "Apple", "Fridge"), atom("holding-any")])
     verdict = gate.check(["Pick Apple Fridge"])

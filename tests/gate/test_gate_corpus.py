@@ -11,7 +11,7 @@ scope must be rejected with UnsupportedConstruct, never a crash.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from sage_pddl.gate import compile_gate
@@ -34,7 +34,7 @@ def read_plan(corpus: Path, ref: str):
     return load_plan(corpus / ref)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _domain(path: str):
     return load_domain(path)
 

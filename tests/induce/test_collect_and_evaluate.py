@@ -96,6 +96,7 @@ def test_held_out_prediction_and_reference_preconditions(logs, tasks, ithor):
     task = tasks[0]
     problem = task_problem(task, ithor)
     from dataclasses import replace
+
     from sage_pddl.tasks import normalize_steps
 
     steps = normalize_steps(task.reference_steps, ithor)

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from sage_pddl.env.transitions import Transition, StepAction
+from sage_pddl.env.transitions import StepAction, Transition
 from sage_pddl.gate import compile_gate
 from sage_pddl.induce import induce
 from sage_pddl.induce.learner import learn

@@ -7,10 +7,11 @@ It listens on 127.0.0.1 on a port the OS picks and answers:
   "content"}, "done": true, "done_reason": "stop", "prompt_eval_count", "eval_count"}`
 
 Like a real server it answers 404 `{"error": "model 'x' not found"}` for a model it does not
-have (`x` meaning `x:latest`). Each chat request takes the next scripted `Reply` from its queue (`server.push(...)`), or
+have (`x` meaning `x:latest`). Each chat request takes the next scripted `Reply` from its queue
+(`server.push(...)`), or
 `default_reply` when the queue is empty. Modes: `Reply.ok(content)`, `Reply.missing_model()`,
 `Reply.slow(seconds)` (sleeps before answering, to exceed a client timeout), `Reply.malformed()`
-(non-JSON content), `Reply.empty()`, `Reply.error(500)`, `Reply.garbage()` (a body that is not
+(non-JSON content), `Reply.empty()`, `Reply.server_error(500)`, `Reply.garbage()` (a body that is not
 JSON). Every request is recorded in `server.requests` (path, method and parsed JSON body).
 """
 from __future__ import annotations
@@ -57,7 +58,7 @@ class Reply:
         return cls(content="", eval_count=0)
 
     @classmethod
-    def error(cls, status: int = 500, message: str = "llama runner process has terminated") \
+    def server_error(cls, status: int = 500, message: str = "llama runner process has terminated") \
             -> Reply:
         return cls(status=status, error=message)
 

@@ -5,11 +5,26 @@ import dataclasses
 
 import pytest
 
-from sage_pddl.llm.base import (Attempt, CallCounter, Completion, InvalidOutput, LLMBackend,
-                                LLMConfigError, LLMError, LLMServerError, LLMTimeout,
-                                LLMUnavailable, MissingDependency, ModelNotFound, RetryPolicy,
-                                Usage, check_output, complete_with_retries, estimate_tokens,
-                                normalize_messages)
+from sage_pddl.llm.base import (
+    Attempt,
+    CallCounter,
+    Completion,
+    InvalidOutput,
+    LLMBackend,
+    LLMConfigError,
+    LLMError,
+    LLMServerError,
+    LLMTimeout,
+    LLMUnavailable,
+    MissingDependency,
+    ModelNotFound,
+    RetryPolicy,
+    Usage,
+    check_output,
+    complete_with_retries,
+    estimate_tokens,
+    normalize_messages,
+)
 from sage_pddl.llm.scripted import ScriptedBackend
 from sage_pddl.pddl.errors import SageError
 

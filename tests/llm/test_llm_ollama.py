@@ -6,10 +6,24 @@ import json
 import pytest
 
 from sage_pddl.llm import get_backend
-from sage_pddl.llm.base import (CallCounter, InvalidOutput, LLMConfigError, LLMError,
-                                LLMServerError, LLMTimeout, LLMUnavailable, ModelNotFound)
-from sage_pddl.llm.ollama import (DEFAULT_HOST, OllamaBackend, is_available, list_models,
-                                  normalize_host, resolve_host)
+from sage_pddl.llm.base import (
+    CallCounter,
+    InvalidOutput,
+    LLMConfigError,
+    LLMError,
+    LLMServerError,
+    LLMTimeout,
+    LLMUnavailable,
+    ModelNotFound,
+)
+from sage_pddl.llm.ollama import (
+    DEFAULT_HOST,
+    OllamaBackend,
+    is_available,
+    list_models,
+    normalize_host,
+    resolve_host,
+)
 
 from .fake_ollama import Reply
 
@@ -100,7 +114,7 @@ def test_malformed_output_is_retried_then_invalid_output(fake_ollama, sleeps):
 
 
 def test_retry_recovers_and_counts_attempts(fake_ollama, sleeps):
-    fake_ollama.push(Reply.empty(), Reply.error(500), Reply.ok('{"steps": []}'))
+    fake_ollama.push(Reply.empty(), Reply.server_error(500), Reply.ok('{"steps": []}'))
     counter = CallCounter(backend(fake_ollama, sleep=sleeps))
     completion = counter.complete(MESSAGES, schema=PLAN_SCHEMA, role="decompose")
     assert completion.json() == {"steps": []}
@@ -117,7 +131,7 @@ def test_free_text_non_json_is_fine_without_schema(fake_ollama):
 
 
 def test_server_errors_after_retries(fake_ollama, sleeps):
-    fake_ollama.push(*[Reply.error(500)] * 2)
+    fake_ollama.push(*[Reply.server_error(500)] * 2)
     with pytest.raises(LLMServerError, match="HTTP 500"):
         backend(fake_ollama, retries=1, sleep=sleeps).complete(MESSAGES)
     assert len(fake_ollama.chat_requests()) == 2
@@ -130,7 +144,7 @@ def test_a_reply_that_is_not_ollama_is_a_server_error(fake_ollama, sleeps):
 
 
 def test_bad_request_is_not_retried(fake_ollama, sleeps):
-    fake_ollama.push(Reply.error(400, "invalid format"))
+    fake_ollama.push(Reply.server_error(400, "invalid format"))
     with pytest.raises(LLMError, match="HTTP 400") as raised:
         backend(fake_ollama, sleep=sleeps).complete(MESSAGES)
     assert type(raised.value) is LLMError and sleeps.delays == []

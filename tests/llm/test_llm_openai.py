@@ -11,8 +11,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from sage_pddl.llm import get_backend
-from sage_pddl.llm.base import (InvalidOutput, LLMConfigError, LLMServerError, LLMUnavailable,
-                                MissingDependency, ModelNotFound)
+from sage_pddl.llm.base import (
+    InvalidOutput,
+    LLMConfigError,
+    LLMServerError,
+    LLMUnavailable,
+    MissingDependency,
+    ModelNotFound,
+)
 
 MESSAGES = [{"role": "user", "content": "plan it"}]
 

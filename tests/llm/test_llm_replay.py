@@ -7,8 +7,13 @@ import pytest
 
 from sage_pddl.llm import get_backend
 from sage_pddl.llm.base import Completion, LLMConfigError, LLMTimeout
-from sage_pddl.llm.replay import (CassetteError, CassetteMiss, ReplayBackend, request_key,
-                                  request_record)
+from sage_pddl.llm.replay import (
+    CassetteError,
+    CassetteMiss,
+    ReplayBackend,
+    request_key,
+    request_record,
+)
 from sage_pddl.llm.scripted import ScriptedBackend
 
 ASK = [{"role": "user", "content": "put the apple in the fridge"}]

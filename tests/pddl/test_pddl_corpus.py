@@ -6,8 +6,15 @@ import re
 import pytest
 
 from sage_pddl.pddl import (
-    PDDLError, check_domain, check_problem, load_plan, parse_domain, parse_problem,
-    raise_first_error, write_domain, write_problem,
+    PDDLError,
+    check_domain,
+    check_problem,
+    load_plan,
+    parse_domain,
+    parse_problem,
+    raise_first_error,
+    write_domain,
+    write_problem,
 )
 
 # Good files whose constructs lie outside the gate's scope: numeric fluents in the drone domain,

@@ -6,13 +6,32 @@ from pathlib import Path
 import pytest
 
 from sage_pddl.pddl import (
-    PDDLSemanticError, PDDLSyntaxError, UnsupportedConstruct, check_domain, check_problem,
-    load_domain, load_problem, parse_domain, parse_problem, raise_first_error, write_domain,
+    PDDLSemanticError,
+    PDDLSyntaxError,
+    UnsupportedConstruct,
+    check_domain,
+    check_problem,
+    load_domain,
+    load_problem,
+    parse_domain,
+    parse_problem,
+    raise_first_error,
+    write_domain,
     write_problem,
 )
 from sage_pddl.pddl.model import (
-    And, Atom, Comparison, Constant, Exists, FluentValue, ForallEffect, Not, NumericEffect,
-    Unsupported, Variable, When,
+    And,
+    Atom,
+    Comparison,
+    Constant,
+    Exists,
+    FluentValue,
+    ForallEffect,
+    Not,
+    NumericEffect,
+    Unsupported,
+    Variable,
+    When,
 )
 
 QUIRKY_DOMAIN = """; quirks seen in real files

@@ -9,8 +9,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sage_pddl.pddl import (
-    PDDLError, check_domain, check_problem, parse_domain, parse_plan, parse_problem,
-    write_domain, write_problem,
+    PDDLError,
+    check_domain,
+    check_problem,
+    parse_domain,
+    parse_plan,
+    parse_problem,
+    write_domain,
+    write_problem,
 )
 
 _FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "corpus"

@@ -2,7 +2,6 @@
 LLM backend wrapped in a call counter (the independent ledger accounting is checked against)."""
 from __future__ import annotations
 
-
 import pytest
 
 from sage_pddl.llm import CallCounter, get_backend

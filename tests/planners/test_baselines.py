@@ -200,9 +200,9 @@ def test_saycan_scores_times_feasibility(task, scripted):
         options = [line.strip() for line in prompt.split("Candidates:")[1].splitlines()
                    if line.strip()]
         wanted = {0: "MoveTo Apple", 1: "Pick Apple"}
-        turn = prompt.count("\n  ") and len([l for l in prompt.split("Steps so far:")[1]
+        turn = prompt.count("\n  ") and len([line_ for line_ in prompt.split("Steps so far:")[1]
                                              .split("State:")[0].splitlines()
-                                             if l.strip().startswith(("1.", "2.", "3."))])
+                                             if line_.strip().startswith(("1.", "2.", "3."))])
         if turn >= 2:
             return {"scores": {}, "done": True}
         scores = {}

@@ -2,7 +2,6 @@
 tasks (no retrieved example for a compound task comes from one of its components)."""
 from __future__ import annotations
 
-
 import pytest
 
 from sage_pddl.planners import PlanningTask, get_planner

@@ -8,10 +8,10 @@ import pytest
 
 from sage_pddl.domains import load_domain
 from sage_pddl.env import get_env
+from sage_pddl.pddl.errors import SageError
 from sage_pddl.planners.base import PlanningTask, PlanResult
 from sage_pddl.runtime import injection_index, run_episode
 from sage_pddl.tasks import load_task
-from sage_pddl.pddl.errors import SageError
 
 
 def step(action: str, obj: str = "") -> dict:

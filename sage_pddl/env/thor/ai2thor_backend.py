@@ -44,16 +44,17 @@ this module with a fake Controller that serves scene metadata written by hand in
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from sage_pddl.gate import compile_gate
-from sage_pddl.pddl.vocabulary import name_key
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
+from sage_pddl.pddl.vocabulary import name_key
 
 from ..base import EnvError, Fact, Observation, StepResult, parse_facts
-from ..faults import compose
 from ..episode import GatedEnv
+from ..faults import compose
 
 STRUCTURAL_TYPES = frozenset({"wall", "floor", "ceiling", "room", "doorway", "window", "walldecal",
                               "showerdoor", "showercurtain"})

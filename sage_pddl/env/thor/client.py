@@ -19,8 +19,9 @@ If `log` is given, the client appends the transition record the server returns w
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from sage_pddl.pddl.model import Domain, Problem
 
@@ -103,7 +104,7 @@ class ThorClientEnv:
             raise EnvError(f"{cmd} request of {len(payload)} bytes exceeds the protocol limit of "
                            f"{self.max_bytes} bytes")
         attempts = 2 if cmd in protocol.IDEMPOTENT else 1
-        for attempt in range(attempts):
+        for _attempt in range(attempts):
             try:
                 raw = self._exchange(payload)
                 break

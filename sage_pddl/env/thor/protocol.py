@@ -28,8 +28,9 @@ Error codes: `bad-json`, `bad-request`, `unknown-command`, `version-mismatch`, `
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from sage_pddl.pddl.errors import SageError
 

@@ -25,8 +25,9 @@ import signal
 import sys
 import threading
 import uuid
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from sage_pddl.pddl.errors import SageError
 
