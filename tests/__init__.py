@@ -1,0 +1,1 @@
+"""The sage-pddl test suite (offline and deterministic; see README.md for how to run it)."""

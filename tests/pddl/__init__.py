@@ -1,0 +1,1 @@
+"""Tests of sage_pddl.pddl."""
