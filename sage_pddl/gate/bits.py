@@ -169,21 +169,42 @@ class BitSets:
             return tests[0]
         return lambda s: all(t(s) for t in tests)
 
+    # -- what a test reads ------------------------------------------------------------------
+
+    def cond_reads(self, cond: Cond) -> int:
+        """The bits `cond_test(cond)` can read: a test's result depends on `s & reads` only."""
+        reads = self.mask(cond.pos) | self.mask(cond.neg)
+        for sub in cond.subs:
+            reads |= self.sub_reads(sub)
+        return reads
+
+    def sub_reads(self, sub: AnyOf | Implies) -> int:
+        if isinstance(sub, Implies):
+            return self.cond_reads(sub.condition) | self.cond_reads(sub.then)
+        reads = self.mask(sub.any_pos) | self.mask(sub.any_neg)
+        for part in sub.complex_parts:
+            reads |= self.cond_reads(part)
+        return reads
+
     # -- effects ----------------------------------------------------------------------------
 
-    def effects(self, effects: ConditionalEffects, keep: int,
-                plain_add: int) -> tuple[Callable[[int], int], int | None]:
-        """A whole step's effect on ints, `(fire, trigger)`: `fire(s)` is the successor of `s`
-        for an action whose unconditional effect is `s & keep | plain_add` and whose conditional
-        effects are `effects` (their conditions read `s`, `ConditionalEffects.fire`); when only
-        effects filed under a trigger atom exist, none fires unless `s & trigger`, so the caller
-        can apply the plain effect instead of calling (`trigger` is None when it cannot)."""
+    def effects(self, effects: ConditionalEffects) -> tuple[Callable[[int], tuple[int, int]],
+                                                            int | None, int]:
+        """A step's conditional effects on ints, `(delta, trigger, reads)`: `delta(s)` is the
+        `(add, delete)` masks of the effects whose conditions hold in `s` (the pre-state,
+        `ConditionalEffects.fire`); when only effects filed under a trigger atom exist, none
+        fires unless `s & trigger` (`trigger` is None when that cannot be said); `delta(s)`
+        depends on `s & reads` only."""
         triggered = {self.bit(atom): tuple((None if c is None else self.cond_test(c),
                                             self.mask(a), self.mask(d)) for c, a, d in entries)
                      for atom, entries in effects.triggered.items()}
+        reads = 0
         trigger_keys = 0
-        for k in triggered:
-            trigger_keys |= k
+        for k, entries in effects.triggered.items():
+            trigger_keys |= self.bit(k)
+            for condition, _, _ in entries:
+                if condition is not None:
+                    reads |= self.cond_reads(condition)
         absent = {self.bit(atom): (self.mask(a), self.mask(d))
                   for atom, (a, d) in effects.absent.items()}
         absent_keys = 0
@@ -192,8 +213,11 @@ class BitSets:
         absent_add, absent_delete = self.mask(effects.absent_add), self.mask(effects.absent_delete)
         general = tuple((self.cond_test(e.condition), self.mask(e.add), self.mask(e.delete))
                         for e in effects.general)
+        for e in effects.general:
+            reads |= self.cond_reads(e.condition)
+        reads |= trigger_keys | absent_keys
 
-        def fire(s: int) -> int:
+        def delta(s: int) -> tuple[int, int]:
             add = delete = 0
             hit = s & trigger_keys
             while hit:
@@ -218,18 +242,39 @@ class BitSets:
                 if test(s):
                     add |= effect_add
                     delete |= effect_delete
-            return s & keep & ~delete | plain_add | add
-        return fire, (trigger_keys if not absent_keys and not general else None)
+            return add, delete
+        return delta, (trigger_keys if not absent_keys and not general else None), reads
 
 
-def special_step(guard: Callable[[int], bool] | None, fire: Callable[[int], int] | None,
-             trigger: int | None, keep: int, add: int) -> Callable[[int], int | None]:
-    """A step's successor on bit sets when it has a non-literal precondition part (`guard`)
-    or conditional effects that cannot be skipped by a trigger: None when the guard fails."""
+MEMO_LIMIT = 256
+"""Pre-states (by the bits a step reads) whose successor masks one special step remembers."""
+_FAILS = (0, 0)  # a memo entry: the guard fails (no real entry has keep == 0: ALWAYS is kept)
+
+
+def special_step(guard: Callable[[int], bool] | None,
+                 delta: Callable[[int], tuple[int, int]] | None, trigger: int | None,
+                 keep: int, add: int, reads: int) -> Callable[[int], int | None]:
+    """A step's successor on bit sets when it has a non-literal precondition part (`guard`) or
+    conditional effects (`delta`): None when the guard fails. Both depend on `s & reads` only,
+    so the outcome is remembered per value of `s & reads` as the masks `(keep', add')` of the
+    successor `s & keep' | add'` (at most `MEMO_LIMIT` values; a plan re-checked, or a step
+    taken again from a similar state, then costs a lookup instead of the closures)."""
+    memo: dict[int, tuple[int, int]] = {}
+
     def special(s: int) -> int | None:
-        if guard is not None and not guard(s):
+        found = memo.get(s & reads)
+        if found is None:
+            if guard is not None and not guard(s):
+                found = _FAILS
+            elif delta is None or (trigger is not None and not s & trigger):
+                found = (keep, add)
+            else:
+                more_add, more_delete = delta(s)
+                found = (keep & ~more_delete, add | more_add)
+            if len(memo) >= MEMO_LIMIT:
+                memo.clear()
+            memo[s & reads] = found
+        if found is _FAILS:
             return None
-        if fire is None or (trigger is not None and not s & trigger):
-            return s & keep | add
-        return fire(s)
+        return s & found[0] | found[1]
     return special

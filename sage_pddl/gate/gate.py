@@ -47,7 +47,7 @@ from .ground import EQUALS, AnyOf, Cond, GroundAction, GroundLiteral, Implies
 from .table import PreconditionTable, compile_table
 
 MODES = ("first", "all")
-_new = object.__new__
+_new_tuple = tuple.__new__
 StepLike = PlanStep | dict[str, Any] | str
 
 
@@ -78,64 +78,85 @@ def _resolve(pending: tuple) -> frozenset:
     return state
 
 
-class _FinalState:
-    """The `final_state` field of `Verdict`: always read as a frozenset.
+class Verdict(tuple):  # type: ignore[type-arg]
+    """What `Gate.check` says of a plan: an immutable value of five fields.
 
-    `Gate.check` runs on bit-set states; converting the last one to a frozenset can cost as much
-    as checking a short plan, and most callers only read `valid`. So a check stores a
-    pending tuple (see `_resolve`) and the first read of `final_state` converts and keeps it. A
-    data descriptor does this on a frozen dataclass (`functools.cached_property` cannot: it would
-    clash with the field of the same name): `__init__` stores through `__set__`, attribute assignment is still
-    refused by the frozen `__setattr__`, and `__eq__`, `__hash__`, `__repr__`, `replace`,
-    `asdict`, copy and pickle all read the field through `__get__`.
+    `valid`: every checked step was accepted; `steps_checked`; `final_state`: the state after
+    the checked steps (a frozenset of atoms; a rejected step's effects skipped); `goal_reached`
+    (None when the problem has no goal); `violations`, in step order.
+
+    A verdict is a tuple underneath, because `check` builds one per call and a tuple is the
+    cheapest immutable object Python makes (a dataclass's `__init__` costs as much as checking
+    a short plan). `check` stores the final state in its bit-set form and converts it to a
+    frozenset on the first read of `final_state` (most callers only read `valid`); equality,
+    hashing, `repr`, `to_dict`, copy and pickle all see the frozenset. (No `__slots__`: the
+    converted state is kept in the instance's `__dict__`, which Python creates only when a
+    verdict's final state is first read.)
     """
 
-    def __get__(self, obj: Any, owner: type | None = None) -> frozenset:
-        if obj is None:
-            raise AttributeError("final_state")  # tells dataclass: no default
-        value = obj.__dict__["_final_state"]
-        if type(value) is tuple:  # pending: a frozenset is never a tuple
-            value = obj.__dict__["_final_state"] = _resolve(value)
-        return value
+    _FIELDS = ("valid", "steps_checked", "final_state", "goal_reached", "violations")
 
-    def __set__(self, obj: Any, value: frozenset) -> None:
-        obj.__dict__["_final_state"] = value
+    def __new__(cls, valid: bool, steps_checked: int, final_state: frozenset,
+                goal_reached: bool | None, violations: Iterable[Violation] = ()) -> Verdict:
+        return tuple.__new__(cls, (valid, steps_checked, final_state, goal_reached,
+                                   tuple(violations)))
 
+    valid = property(itemgetter(0))
+    steps_checked = property(itemgetter(1))
+    goal_reached = property(itemgetter(3))
+    violations = property(itemgetter(4))
 
-@dataclass(frozen=True)
-class Verdict:
-    valid: bool
-    steps_checked: int
-    final_state: frozenset = _FinalState()  # type: ignore[assignment] - see _FinalState
-    goal_reached: bool | None
-    violations: tuple[Violation, ...] = ()
+    @property
+    def final_state(self) -> frozenset:
+        value = tuple.__getitem__(self, 2)
+        if type(value) is tuple:  # pending (a frozenset is never a tuple): convert once
+            cache = self.__dict__
+            found = cache.get("_final_state")
+            if found is None:
+                found = cache["_final_state"] = _resolve(value)
+            return found  # type: ignore[no-any-return]
+        return value  # type: ignore[no-any-return]
 
-    @classmethod
-    def _of_check(cls, valid: bool, steps_checked: int, pending: tuple,
-                  goal_reached: bool | None, violations: tuple[Violation, ...]) -> Verdict:
-        """What `Gate.check` returns: the same fields, stored in the instance's own dict rather
-        than by the frozen `__init__`'s one `object.__setattr__` per field (a measurable share of
-        a short plan; `check` inlines this)."""
-        verdict = _new(cls)
-        fields = verdict.__dict__
-        fields["valid"] = valid
-        fields["steps_checked"] = steps_checked
-        fields["_final_state"] = pending
-        fields["goal_reached"] = goal_reached
-        fields["violations"] = violations
-        return verdict
+    def _values(self) -> tuple:
+        return (self[0], self[1], self.final_state, self[3], self[4])
 
-    def __getstate__(self) -> dict:
-        return {**self.__dict__, "_final_state": self.final_state}
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Verdict):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        values = self._values()
+        return "Verdict(" + ", ".join(f"{k}={v!r}" for k, v in zip(self._FIELDS, values)) + ")"
+
+    def __reduce__(self) -> tuple:
+        return (Verdict, self._values())
+
+    def __copy__(self) -> Verdict:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> Verdict:
+        return Verdict(*self._values())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The five fields by name (the final state as a frozenset)."""
+        return dict(zip(self._FIELDS, self._values()))
 
     @property
     def solved(self) -> bool:
         """Every step applicable and the goal (if any) reached."""
-        return self.valid and self.goal_reached is not False
+        return bool(self[0]) and self[3] is not False
 
     @property
     def first_failing_step(self) -> int | None:
-        return self.violations[0].step if self.violations else None
+        return self[4][0].step if self[4] else None
 
 
 class StepRejected(SageError):
@@ -161,9 +182,7 @@ def _step_text(step: Any) -> str:
 
 
 _PLAN_STEP_KEY = attrgetter("action", "args", "fields")
-_SIMPLE_KEY = itemgetter("action", "object", "target")
 _STATE_MASKS_KEPT = 256
-_STOPS = {"first": True, "all": False}
 
 
 def _remember(masks: dict, state: frozenset, mask: int) -> None:
@@ -234,6 +253,10 @@ class Gate:
         self._simple_fields = len(self._step_fields) == 3
         self._fast: dict[Any, tuple] = {}
         """Cache key of a step (see `_cache_key`) -> its check-loop tuple."""
+        self._nested: dict[Any, dict[Any, dict[Any, tuple]]] = {}
+        """The same for JSON steps whose only parameter fields are `object` and `target`, nested
+        as action -> object -> target: three lookups of strings, whose hashes Python caches,
+        cost less than building and hashing a key tuple."""
         self._prepared: tuple | None = None
         # action word as written -> (action, its step-field map or None, accepted types)
         self._action_words: dict[str, tuple] = {}
@@ -326,6 +349,9 @@ class Gate:
             fast = resolved.fast
         if cache_key is not None:
             self._fast[cache_key] = fast
+            if self._simple_fields and type(step) is dict and cache_key[0] != "args":
+                action, obj, target = cache_key
+                self._nested.setdefault(action, {}).setdefault(obj, {})[target] = fast
         return fast
 
     def _reject(self, index: int, step: Any, code: str, message: str, action: str = "") -> StepRejected:
@@ -479,9 +505,12 @@ class Gate:
         """Check `plan` (a Plan, a sequence of PlanSteps or JSON step dicts, or plan text) from
         `state` (default: the problem's initial state). Mode "first" stops at the first rejected
         step; mode "all" goes on, skipping the rejected step's effects."""
-        stop = _STOPS.get(mode)
-        if stop is None:
-            raise SageError(f"mode must be one of {', '.join(_STOPS)}, not {mode!r}")
+        if mode == "first":
+            stop = True
+        elif mode == "all":
+            stop = False
+        else:
+            raise SageError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         prepared = self._prepared
         if prepared is None:
             prepared = self._prepare()
@@ -495,12 +524,22 @@ class Gate:
                 start_mask = self.table.bits.mask(start) | BitSets.ALWAYS
                 _remember(self._masks, start, start_mask)
         steps = plan if type(plan) is list else self.plan_steps(plan)
-        fasts = self._fasts(steps)
+        # JSON steps with the household fields (the common case) are looked up in the nested
+        # cache inline; any other step, or one not cached yet, goes through `_fast_of`
+        nested = self._nested if self._simple_fields and steps and type(steps[0]) is dict else None
+        fast_of = self._fast_of
         s = start_mask
         violations = None
         index = -1
-        for literals, pos, keep, add, trigger, special, ground in fasts:
+        for step in steps:
             index += 1
+            fast = None
+            if nested is not None:
+                try:
+                    fast = nested[step["action"]][step["object"]][step["target"]]
+                except (KeyError, TypeError):  # not cached yet, a missing field, not a dict
+                    pass
+            literals, pos, keep, add, trigger, special, ground = fast or fast_of(step, index)
             if s & literals == pos:
                 if not s & trigger:  # a STRIPS step, or no conditional effect fires
                     s = s & keep | add
@@ -511,40 +550,15 @@ class Gate:
                     continue
             if violations is None:
                 violations = []
-            violations.extend(self._explain_fast(start, start_mask, s, ground, index, steps[index]))
+            violations.extend(self._explain_fast(start, start_mask, s, ground, index, step))
             if stop:
                 break
         if goal_test is None:
             goal = None if goal_pos is None else s & goal_pos == goal_pos and not s & goal_neg
         else:
             goal = goal_test(s)
-        # Verdict._of_check, inlined: a call is a measurable share of checking a short plan
-        verdict = _new(Verdict)
-        fields = verdict.__dict__
-        fields["valid"] = violations is None
-        fields["steps_checked"] = index + 1
-        fields["_final_state"] = (self, start, start_mask, s)
-        fields["goal_reached"] = goal
-        fields["violations"] = () if violations is None else tuple(violations)
-        return verdict
-
-    def _fasts(self, steps: Sequence[Any]) -> Sequence[tuple]:
-        """The check-loop tuples of `steps`: when every step is cached, two C-level maps (a
-        missing key, an unhashable value or a missing field raises and the steps are resolved
-        one by one, caching as they go)."""
-        if not steps:
-            return ()
-        kind = type(steps[0])
-        try:
-            if kind is dict and self._simple_fields:
-                return list(map(self._fast.__getitem__, map(_SIMPLE_KEY, steps)))
-            if kind is str:
-                return list(map(self._fast.__getitem__, steps))
-            if kind is PlanStep:
-                return list(map(self._fast.__getitem__, map(_PLAN_STEP_KEY, steps)))
-        except (KeyError, TypeError, AttributeError):
-            pass
-        return [self._fast_of(step, index) for index, step in enumerate(steps)]
+        return _new_tuple(Verdict, (violations is None, index + 1, (self, start, start_mask, s),
+                                    goal, () if violations is None else tuple(violations)))
 
     def _explain_fast(self, start: frozenset, start_mask: int, s: int, ground: Any, index: int,
                       step: Any) -> list[Violation]:

@@ -321,15 +321,23 @@ class PreconditionTable:
             add_mask |= bits.mask(extra[2])
             delete_mask |= bits.mask(extra[3])
         guard = bits.guard(subs, unsat) if subs or unsat else None
+        reads = 0
+        if guard is not None:
+            for sub in subs:
+                reads |= bits.sub_reads(sub)
         keep = ~delete_mask
-        fire, fire_trigger = (None, None) if conditional is None else bits.effects(
-            conditional, keep, add_mask)
-        if guard is None and fire is None:
+        delta, delta_trigger = None, None
+        if conditional is not None:
+            delta, delta_trigger, delta_reads = bits.effects(conditional)
+            reads |= delta_reads
+        if guard is None and delta is None:
             trigger, special = 0, None
-        elif guard is None and fire_trigger is not None:
-            trigger, special = fire_trigger, fire
         else:
-            trigger, special = BitSets.ALWAYS, special_step(guard, fire, fire_trigger, keep, add_mask)
+            # without a guard, a step whose conditional effects all wait on a trigger atom
+            # takes the plain path when none of those atoms is present
+            trigger = (delta_trigger if guard is None and delta_trigger is not None
+                       else BitSets.ALWAYS)
+            special = special_step(guard, delta, delta_trigger, keep, add_mask, reads)
         # `s & (pos | neg) == pos`: every required atom present and no forbidden one
         ground.fast = (pos_mask | neg_mask, pos_mask, keep, add_mask, trigger, special, ground)
         return ground

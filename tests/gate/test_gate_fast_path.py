@@ -96,12 +96,16 @@ def test_lazy_final_state_behaves_as_a_frozenset_field(ithor_cases):
     verdict = gate.check(reference)
     expected = check_sets(gate, reference).final_state
     assert pickle.loads(pickle.dumps(verdict)) == verdict
+    assert type(pickle.loads(pickle.dumps(verdict)).final_state) is frozenset
     assert copy.deepcopy(gate.check(reference)).final_state == expected
-    assert dataclasses.asdict(gate.check(reference))["final_state"] == expected
+    assert gate.check(reference).to_dict()["final_state"] == expected
     assert hash(gate.check(reference)) == hash(check_sets(gate, reference))
     assert verdict.final_state is verdict.final_state == expected
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    assert "final_state=frozenset(" in repr(gate.check(reference))
+    with pytest.raises(AttributeError):
         verdict.final_state = frozenset()  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        verdict.valid = False  # type: ignore[misc]
 
 
 def _compare_grounding(gate, steps) -> int:
