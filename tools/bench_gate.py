@@ -36,7 +36,9 @@ import gc
 import json
 import os
 import re
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -52,6 +54,9 @@ from sage_pddl.pddl import load_domain, load_plan, load_problem, parse_plan  # n
 from sage_pddl.pddl.errors import UnsupportedConstruct  # noqa: E402
 
 med = statistics.median
+BEFORE = "08c9588"
+"""The last commit before the gate work of issue 11 (one check loop, memoized special steps,
+tuple verdicts, the parser's content cache)."""
 
 
 def shared_dir() -> Path:
@@ -93,6 +98,7 @@ class Row:
     steps: int
     compile_ns: int
     first_ns: int
+    compile_first_ns: int
     repeat_ns: int
     repeat_final_ns: int
     ours: str
@@ -196,13 +202,15 @@ def corpus_section(corpus: Path, repeat: int, limit: int | None, skip_up: bool) 
                 continue
             gc.disable()
             try:
-                compile_ns, first_ns, repeat_ns, final_ns = [], [], [], []
+                compile_ns, first_ns, both_ns, repeat_ns, final_ns = [], [], [], [], []
                 for _ in range(repeat):
                     start = time.perf_counter_ns()
                     gate = compile_gate(domain, problem)
                     compile_ns.append(time.perf_counter_ns() - start)
                     # grounds every step
                     first_ns.append(timed(lambda gate=gate, plan=plan: gate.check(plan)))
+                    both_ns.append(timed(lambda domain=domain, problem=problem, plan=plan:
+                                         compile_gate(domain, problem).check(plan)))
                 verdict = gate.check(plan)
                 for _ in range(repeat):
                     repeat_ns.append(timed(lambda gate=gate, plan=plan: gate.check(plan)))
@@ -210,7 +218,8 @@ def corpus_section(corpus: Path, repeat: int, limit: int | None, skip_up: bool) 
             finally:
                 gc.enable()
             row = Row(triple["plan"], max(1, len(plan.steps)), med(compile_ns), med(first_ns),
-                      med(repeat_ns), med(final_ns), "valid" if verdict.solved else "invalid")
+                      med(both_ns), med(repeat_ns), med(final_ns),
+                      "valid" if verdict.solved else "invalid")
             if up is not None:
                 up.run(corpus, triple, row)
             totals.rows.append(row)
@@ -252,7 +261,8 @@ def report_corpus(totals: Totals, repeat: int) -> None:
           f"{_us(med(r.up_check_ns / r.steps for r in ran))}/step")
     print("  ratios UP validate / ours, on the same triples "
           "(median of per-plan ratios; ratio of medians in brackets):")
-    for label, get in (("first check", lambda r: r.first_ns),
+    for label, get in (("compile + first check", lambda r: r.compile_first_ns),
+                       ("first check", lambda r: r.first_ns),
                        ("repeat check", lambda r: r.repeat_ns),
                        ("repeat check + final_state", lambda r: r.repeat_final_ns)):
         print(f"    {label:27s} {med(r.up_check_ns / get(r) for r in ran):>9,.0f}x  "
@@ -273,7 +283,7 @@ def report_corpus(totals: Totals, repeat: int) -> None:
 
 # --- section 2 ---------------------------------------------------------------------------------
 
-def ithor_section(repeat: int) -> None:
+def ithor_section(repeat: int, quiet: bool = False) -> dict:
     """iTHOR reference plans: our gate vs the paper's hand-written verifier (baseline_verifier).
 
     For each of the 75 tasks of `data/sage/eval_dataset_expanded.json`: build its problem with
@@ -315,6 +325,12 @@ def ithor_section(repeat: int) -> None:
             base_us.append(med(base) / 1e3)
     finally:
         gc.enable()
+    ratios = [o / b for o, b in zip(ours_us, base_us)]
+    summary = {"warm_check_us": med(ours_us), "baseline_us": med(base_us),
+               "warm_ratio": med(ratios),
+               "compile_first_us": med(c + f for c, f in zip(compile_us, first_us))}
+    if quiet:
+        return summary
     print(f"Section 2: iTHOR reference plans — {len(tasks)} tasks, median "
           f"{med(len(t.reference_steps) for t in tasks):g} steps (max "
           f"{max(len(t.reference_steps) for t in tasks)}); each figure the median of {repeat} runs")
@@ -326,11 +342,90 @@ def ithor_section(repeat: int) -> None:
                           ("baseline verifier check", base_us)):
         print(f"  {label:34s}{med(values):>10,.1f}{max(values):>10,.1f}")
     print(f"  rejects: ours {ours_rejects}/{len(tasks)}, baseline {base_rejects}/{len(tasks)}")
-    ratios = [o / b for o, b in zip(ours_us, base_us)]
     with_final = [o / b for o, b in zip(final_us, base_us)]
     print(f"  ratio ours/baseline (<= 1.0: ours no slower): check {med(ratios):.2f} "
           f"[ratio of medians {med(ours_us) / med(base_us):.2f}], check + final_state "
           f"{med(with_final):.2f}, first check {med(f / b for f, b in zip(first_us, base_us)):.1f}")
+    return summary
+
+
+# --- section 3 ---------------------------------------------------------------------------------
+
+def parse_section(repeat: int, quiet: bool = False) -> dict:
+    """Parse time of a household domain and problem (ithor.pddl and problems/ithor/K01.pddl):
+    the first parse of the text in this process, then parses of the same text again (which the
+    parser's content cache answers, when it has one)."""
+    from sage_pddl.pddl import parser as pddl_parser
+    from sage_pddl.pddl import parse_domain, parse_problem
+
+    domain_text = (REPO / "domains" / "ithor.pddl").read_text(encoding="utf-8")
+    problem_text = (REPO / "problems" / "ithor" / "K01.pddl").read_text(encoding="utf-8")
+    parse_domain("(define (domain warm) (:action a :parameters () :effect (and)))")  # Lark
+    first, again = [], []
+    for round_ in range(repeat):
+        cache = getattr(pddl_parser, "_PARSED", None)
+        if cache is not None:
+            cache.clear()  # a first parse every round
+        # a distinct file name per round: no cache of any version can answer a first parse
+        name = f"ithor-{round_}.pddl"
+        first.append(timed(lambda name=name: (parse_domain(domain_text, name),
+                                              parse_problem(problem_text, "K01-" + name))))
+        again.append(timed(lambda name=name: (parse_domain(domain_text, name),
+                                              parse_problem(problem_text, "K01-" + name))))
+    summary = {"parse_first_ms": med(first) / 1e6, "parse_again_ms": med(again) / 1e6}
+    if not quiet:
+        print(f"Section 3: parse ithor.pddl ({len(domain_text):,} bytes) + K01.pddl "
+              f"({len(problem_text):,} bytes), median of {repeat}")
+        print(f"  first parse of the text {summary['parse_first_ms']:.2f} ms; "
+              f"the same text again {summary['parse_again_ms']:.3f} ms")
+    return summary
+
+
+# --- before / after ----------------------------------------------------------------------------
+
+def measure_before(rev: str, args: argparse.Namespace) -> dict:
+    """The same measurements on commit `rev`: its package (git archive) beside a copy of this
+    script, run in a child process (`--json`, unified-planning not run again)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", rev,
+                                  "sage_pddl", "grammars", "domains", "data", "problems"],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        (Path(tmp) / "tools").mkdir()
+        shutil.copy(Path(__file__), Path(tmp) / "tools" / "bench_gate.py")
+        command = [sys.executable, str(Path(tmp) / "tools" / "bench_gate.py"), "--json",
+                   "--skip-up", "--no-before", "--repeat", str(args.repeat),
+                   "--corpus", str(args.corpus)]
+        if args.limit is not None:
+            command += ["--limit", str(args.limit)]
+        if args.skip_corpus:
+            command.append("--skip-corpus")
+        env = {**os.environ, "SAGE_SHARED": str(shared_dir())}
+        done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp)
+        if done.returncode != 0:
+            raise SystemExit(f"measuring {rev} failed:\n{done.stderr[-2000:]}")
+        return json.loads(done.stdout)
+
+
+def print_before_after(rev: str, before: dict, after: dict, up_check: dict[str, int]) -> None:
+    def corpus_ratio(summary: dict) -> tuple[float, float]:
+        ratios = [up_check[plan] / ns for plan, ns in summary.get("compile_first_ns", {}).items()
+                  if plan in up_check]
+        return (med(ratios), min(ratios)) if ratios else (float("nan"), float("nan"))
+    print(f"\nBefore ({rev}) and after (this checkout), measured in this run:")
+    rows = [("warm check, iTHOR (µs/plan)", "warm_check_us", "{:.2f}"),
+            ("  baseline verifier (µs/plan)", "baseline_us", "{:.2f}"),
+            ("  ours / baseline (goal <= 1.0)", "warm_ratio", "{:.2f}"),
+            ("compile + first check, iTHOR (µs)", "compile_first_us", "{:,.1f}"),
+            ("parse ithor + K01, first (ms; goal <= 5)", "parse_first_ms", "{:.2f}"),
+            ("parse ithor + K01, same text again (ms)", "parse_again_ms", "{:.3f}")]
+    print(f"  {'':44s}{'before':>12s}{'after':>12s}")
+    for label, name, form in rows:
+        print(f"  {label:44s}{form.format(before[name]):>12s}{form.format(after[name]):>12s}")
+    if up_check:
+        (b_med, b_min), (a_med, a_min) = corpus_ratio(before), corpus_ratio(after)
+        print(f"  {'UP validate / (compile + first), median':44s}{b_med:>11,.0f}x{a_med:>11,.0f}x")
+        print(f"  {'  worst plan (goal: median >= 1,000x)':44s}{b_min:>11,.0f}x{a_min:>11,.0f}x")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -339,16 +434,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--limit", type=int, default=None, help="only the first N triples")
     parser.add_argument("--skip-up", action="store_true", help="time the gate only")
-    parser.add_argument("--skip-corpus", action="store_true", help="only the iTHOR section")
+    parser.add_argument("--skip-corpus", action="store_true", help="no corpus section")
+    parser.add_argument("--before", default=BEFORE, metavar="REV",
+                        help=f"also measure this commit, for a before/after table (default "
+                             f"{BEFORE}, the gate before the issue-11 work)")
+    parser.add_argument("--no-before", action="store_true", help="no before/after table")
+    parser.add_argument("--json", action="store_true",
+                        help="print the summary as JSON only (used for the before run)")
     args = parser.parse_args(argv)
+    after: dict = {}
+    up_check: dict[str, int] = {}
     if not args.skip_corpus:
         if not (args.corpus / "plans_index.json").is_file():
             print(f"no corpus at {args.corpus} (set SAGE_SHARED or --corpus)", file=sys.stderr)
             return 2
         totals = corpus_section(args.corpus, args.repeat, args.limit, args.skip_up)
-        report_corpus(totals, args.repeat)
+        after["compile_first_ns"] = {r.plan: r.compile_first_ns for r in totals.rows}
+        up_check = {r.plan: r.up_check_ns for r in totals.rows if r.up_check_ns}
+        if not args.json:
+            report_corpus(totals, args.repeat)
+            print()
+    after.update(ithor_section(args.repeat, quiet=args.json))
+    if not args.json:
         print()
-    ithor_section(args.repeat)
+    after.update(parse_section(args.repeat, quiet=args.json))
+    if args.json:
+        print(json.dumps(after))
+        return 0
+    if not args.no_before:
+        print_before_after(args.before, measure_before(args.before, args), after, up_check)
     return 0
 
 

@@ -42,7 +42,10 @@ class GatedEnv(ABC):
         self.last_transition: Transition | None = None
 
     def _begin_episode(self, task: str, fault_set: Any) -> None:
-        """Start the counters of a new episode named `task` with its faults."""
+        """Start the counters of a new episode named `task` with its faults (`gate` and the
+        true state are set). A true state with other static facts than the problem's (hidden
+        facts, an override) gets a gate that does not prune by the problem's."""
+        self.gate = self.gate.for_state(self._state)
         self._task = task
         self._episode += 1
         self._index = 0
@@ -66,6 +69,7 @@ class GatedEnv(ABC):
             StepContext(self._task, index, self._succeeded, plan_step))
         if injection and injection.vanish:
             self._vanish(injection.vanish)
+            self.gate = self.gate.for_state(self._state)  # the object's static facts are gone
         pre = self._state
         if injection and injection.fail:
             return self._finish(plan_step, pre, False, injection.reason, injection.code)
@@ -73,7 +77,7 @@ class GatedEnv(ABC):
         if gone:
             return self._finish(plan_step, pre, False, f"{gone[0]} is no longer there", GONE)
         try:
-            ground = self.gate.ground(plan_step, index)
+            ground = self.gate.ground(plan_step, index, pre)
         except StepRejected as rejected:
             violation = rejected.violation
             return self._finish(plan_step, pre, False, violation.message, violation.code)

@@ -262,10 +262,20 @@ class Gate:
         self._action_words: dict[str, tuple] = {}
         self._object_names: ObjectNames | None = None
         self._masks: dict[frozenset, int] = {}
+        self._unpruned: Gate | None = None
 
     @classmethod
     def compile(cls, domain: Domain, problem: Problem) -> Gate:
         return cls(compile_table(domain, problem))
+
+    def for_state(self, state: Iterable[tuple]) -> Gate:
+        """The gate to use from `state`: this one when `state` has the problem's static facts
+        (what grounding prunes by), else one compiled without that pruning (made once)."""
+        if not self.table.prune_static or self.table.agrees_on_static(self._state(state)):
+            return self
+        if self._unpruned is None:
+            self._unpruned = Gate(compile_table(self.domain, self.problem, prune_static=False))
+        return self._unpruned
 
     @property
     def domain(self) -> Domain:
@@ -521,6 +531,8 @@ class Gate:
             start = self._state(state)
             start_mask = self._masks.get(start)
             if start_mask is None:
+                if self.table.prune_static and not self.table.agrees_on_static(start):
+                    return self.for_state(start).check(plan, start, mode)
                 start_mask = self.table.bits.mask(start) | BitSets.ALWAYS
                 _remember(self._masks, start, start_mask)
         steps = plan if type(plan) is list else self.plan_steps(plan)

@@ -227,7 +227,8 @@ class ConditionalEffects:
         for effect in effects:
             cond = effect.condition
             if cond.pos:
-                trigger = next(lit.atom for lit in cond.literals if lit.positive)
+                trigger = next((lit.atom for lit in cond.literals if lit.positive),
+                               None) or min(cond.pos)
                 # the trigger alone decides a one-literal condition: no need to evaluate it
                 rest = None if cond.is_literal else cond
                 triggered.setdefault(trigger, []).append((rest, effect.add, effect.delete))

@@ -89,7 +89,7 @@ class PreconditionTable:
     Everything that depends on the domain alone comes from its cached `DomainSchema`, so a
     table costs only the problem's objects, initial state and goal."""
 
-    def __init__(self, domain: Domain, problem: Problem):
+    def __init__(self, domain: Domain, problem: Problem, prune_static: bool = True):
         self.domain = domain
         self.problem = problem
         self.schema = schema = domain_schema(domain)
@@ -102,7 +102,16 @@ class PreconditionTable:
         self._resolve_objects()
         self.predicate_names: dict[str, str] = schema.predicate_names
         self._ground_cache: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
+        self.dynamic = vocab.effect_predicates
+        """Predicates some action changes; the others are static: they hold in every state
+        reached from the initial one exactly as there. With `prune_static`, grounding drops
+        a conditional effect whose static condition is false in the initial state (a MoveTo
+        reaches only what stands `near` its target); a gate asked to start from a state with
+        other static facts uses an unpruned table instead (`Gate.for_state`)."""
+        self.prune_static = prune_static
         self.initial_state: State = self._initial_state()
+        self.static_state: State = frozenset(a for a in self.initial_state
+                                             if a[0] not in self.dynamic)
         self.goal: Cond | None = None
         if not (isinstance(problem.goal, And) and not problem.goal.parts):
             self.goal = self.ground_formula(problem.goal, {}, True, anchor="")
@@ -448,6 +457,33 @@ class PreconditionTable:
                           self.canonical(source, positive), anchor)
         return Cond(frozenset(), frozenset(), (), (any_of,))
 
+    def _effect_condition(self, formula: object, env: dict[str, str]) -> Cond | None:
+        """The ground condition of a `when`, simplified by the static facts: a static literal
+        that holds is dropped, one that does not makes the condition false (None). A condition
+        is never reported, so a conjunction of literals becomes two sets without the sources
+        `ground_formula` records for explanations."""
+        parts = formula.parts if isinstance(formula, And) else (formula,)
+        pos: list[GroundAtom] = []
+        neg: list[GroundAtom] = []
+        for part in parts:
+            positive = not isinstance(part, Not)
+            node = part.arg if isinstance(part, Not) else part
+            if not isinstance(node, Atom):  # a quantifier, `or`, `=`...: the general grounder
+                cond = self.ground_formula(formula, env, True, "")
+                return None if cond.is_false else cond
+            atom = self.atom((key(node.predicate), *(self._term(a, env) for a in node.args)))
+            if self.prune_static and atom[0] not in self.dynamic:
+                if (atom in self.initial_state) != positive:
+                    return None
+                continue
+            (pos if positive else neg).append(atom)
+        return Cond(frozenset(pos), frozenset(neg)) if pos or neg else TRUE
+
+    def agrees_on_static(self, state: State) -> bool:
+        """Whether `state` has exactly the problem's static facts: only then may effects
+        dropped by them (`prune_static`) be left out."""
+        return frozenset(a for a in state if a[0] not in self.dynamic) == self.static_state
+
     def _ground_effect(self, effect: object, env: dict[str, str], condition: Cond,
                        add: list, delete: list, conditional: list) -> None:
         if isinstance(effect, And):
@@ -467,7 +503,10 @@ class PreconditionTable:
                     condition, frozenset((atom,)) if positive else frozenset(),
                     frozenset() if positive else frozenset((atom,))))
         elif isinstance(effect, When):
-            inner = conjoin([condition, self.ground_formula(effect.condition, env, True, "")])
+            when = self._effect_condition(effect.condition, env)
+            if when is None:  # false in every state: a static literal that does not hold
+                return
+            inner = when if condition.is_true else conjoin([condition, when])
             if not inner.is_false:
                 self._ground_effect(effect.effect, env, inner, add, delete, conditional)
         elif isinstance(effect, ForallEffect):
@@ -480,6 +519,7 @@ class PreconditionTable:
                                     "in an effect")
 
 
-def compile_table(domain: Domain, problem: Problem) -> PreconditionTable:
+def compile_table(domain: Domain, problem: Problem,
+                  prune_static: bool = True) -> PreconditionTable:
     """Resolve `domain` and `problem` into a `PreconditionTable` (raises UnsupportedConstruct)."""
-    return PreconditionTable(domain, problem)
+    return PreconditionTable(domain, problem, prune_static)

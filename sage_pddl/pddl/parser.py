@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import OrderedDict
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
@@ -354,26 +355,46 @@ def _parser() -> Lark:
                 transformer=_BUILDER, maybe_placeholders=False, cache=True)
 
 
-def _parse(text: str, file: str | None, start: str):
-    parser = _parser()
+_PARSED: OrderedDict[tuple[str, str | None, str], Domain | Problem] = OrderedDict()
+_PARSED_KEPT = 64
+"""Parsed models by (start symbol, file name, text): the model is immutable, so reading the same
+text again (a domain loaded per task, a problem per cell) returns the same object, which also
+keeps the per-domain caches of the vocabulary and the gate warm. Failures are not cached."""
+
+
+def _parse(text: str, file: str | None, start: str) -> Domain | Problem:
+    cache_key = (start, file, text)
     with _PARSE_LOCK:
+        found = _PARSED.get(cache_key)
+        if found is not None:
+            _PARSED.move_to_end(cache_key)
+            return found
+        parser = _parser()
         _BUILDER.file, _BUILDER.text = file, text
         try:
-            return parser.parse(text, start=start)
+            parsed: Domain | Problem = parser.parse(text, start=start)
         except UnexpectedInput as error:
             raise _syntax_error(error, text, file, start) from None
         finally:
             _BUILDER.file, _BUILDER.text = None, ""
+        _PARSED[cache_key] = parsed
+        if len(_PARSED) > _PARSED_KEPT:
+            _PARSED.popitem(last=False)
+        return parsed
 
 
 def parse_domain(text: str, file: str | Path | None = None) -> Domain:
     """Parse a PDDL domain. Raises `PDDLSyntaxError` (located) when the text is not a domain."""
-    return _parse(text, str(file) if file is not None else None, "start_domain")
+    domain = _parse(text, str(file) if file is not None else None, "start_domain")
+    assert isinstance(domain, Domain)
+    return domain
 
 
 def parse_problem(text: str, file: str | Path | None = None) -> Problem:
     """Parse a PDDL problem. Raises `PDDLSyntaxError` (located) when the text is not a problem."""
-    return _parse(text, str(file) if file is not None else None, "start_problem")
+    problem = _parse(text, str(file) if file is not None else None, "start_problem")
+    assert isinstance(problem, Problem)
+    return problem
 
 
 def _read(path: str | Path) -> str:
