@@ -39,7 +39,7 @@ class BitSets:
     ALWAYS = 1
     """Bit 0 is no atom's: it is set in every state mask (`PreconditionTable.initial_mask`,
     the gate's masks of given states; effects never clear it), so a step whose `trigger` is
-    ALWAYS always takes its special path (see `PreconditionTable.fast_step`)."""
+    ALWAYS always takes its special path (see `GroundAction.fast`)."""
 
     def __init__(self, interned: dict | None = None) -> None:
         self.bit_of: dict[GroundAtom, int] = {}

@@ -154,9 +154,6 @@ class Verdict(tuple):  # type: ignore[type-arg]
         """Every step applicable and the goal (if any) reached."""
         return bool(self[0]) and self[3] is not False
 
-    @property
-    def first_failing_step(self) -> int | None:
-        return self[4][0].step if self[4] else None
 
 
 class StepRejected(SageError):

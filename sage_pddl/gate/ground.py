@@ -286,7 +286,7 @@ class GroundAction:
     `conditional` the indexed conditional effects. `text`, `bindings` and `precondition` (the
     ground condition with each literal's source, for explanations) are built on first use, since
     checking a plan never needs them. `fast` is the bit-set form the gate's check loop uses
-    (`PreconditionTable.fast_step`). Instances are values: treat them as immutable.
+    (see `fast` below). Instances are values: treat them as immutable.
     """
 
     __slots__ = ("schema", "args", "checks", "conditional", "fast", "_table", "_subs", "_unsat",
@@ -307,6 +307,13 @@ class GroundAction:
         self._unsat = unsat
         self.checks = _set_checks(subs, unsat) if subs or unsat else ()
         self.fast: tuple = ()
+        """The check loop's form, set by the table when it grounds the action: `(literals,
+        pos, keep, add, trigger, special, ground)` with `literals = pos | neg` masks (the literal
+        precondition holds when `s & literals == pos`) and `keep = ~delete`. When `s & trigger`
+        is 0 the successor is `s & keep | add`; otherwise it is `special(s)`, None when the rest
+        of the precondition fails. `trigger` is 0 for a STRIPS step, the trigger atoms of its
+        conditional effects when nothing else is special (`BitSets.effects`), else
+        `BitSets.ALWAYS`, set in every state mask."""
         self._sets: tuple[frozenset, frozenset, frozenset, frozenset] | None = None
         self._text: str | None = None
         self._bindings: tuple[tuple[str, str], ...] | None = None

@@ -363,16 +363,6 @@ class PreconditionTable:
         return (precondition.pos, precondition.neg, frozenset(add), frozenset(delete),
                 conditional, precondition)
 
-    def fast_step(self, ground: GroundAction) -> tuple:
-        """`ground` in the check loop's form, built when it was ground: `(literals, pos, keep,
-        add, trigger, special, ground)` with `literals = pos | neg` masks (the literal
-        precondition holds when `s & literals == pos`) and `keep = ~delete`. When `s & trigger`
-        is 0 the successor is `s & keep | add`; otherwise it is `special(s)`, None when the
-        rest of the precondition fails. `trigger` is 0 for a STRIPS step, the trigger atoms of
-        its conditional effects when nothing else is special (see `BitSets.effects`), else
-        `BitSets.ALWAYS`, set in every state mask."""
-        return ground.fast
-
     def _term(self, term: object, env: dict[str, str]) -> str:
         if isinstance(term, Variable):
             value = env.get(key(term.name))
