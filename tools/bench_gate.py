@@ -355,8 +355,8 @@ def parse_section(repeat: int, quiet: bool = False) -> dict:
     """Parse time of a household domain and problem (ithor.pddl and problems/ithor/K01.pddl):
     the first parse of the text in this process, then parses of the same text again (which the
     parser's content cache answers, when it has one)."""
-    from sage_pddl.pddl import parser as pddl_parser
     from sage_pddl.pddl import parse_domain, parse_problem
+    from sage_pddl.pddl import parser as pddl_parser
 
     domain_text = (REPO / "domains" / "ithor.pddl").read_text(encoding="utf-8")
     problem_text = (REPO / "problems" / "ithor" / "K01.pddl").read_text(encoding="utf-8")
