@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .pddl.errors import SageError
+from .pddl.limits import read_text
 from .pddl.model import Domain, key
 from .pddl.vocabulary import vocabulary
 
@@ -153,7 +154,7 @@ def load_domain(name_or_path: str | Path, domains_dirs=None) -> Domain:
             cached = _cache.get(path)
         if cached is not None and cached[:2] == signature:
             return cached[2]
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path, "the domain file")
     except OSError as error:
         raise SageError(f"domain file {path}: {error.strerror or error}") from error
     domain = parse_domain(text, file=str(path))

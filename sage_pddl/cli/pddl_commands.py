@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 from ..pddl.errors import SageError
+from ..pddl.limits import read_text
 from .common import (
     EXIT_INVALID,
     EXIT_OK,
     AddCommand,
-    UsageError,
     console,
     domains_dirs,
     escape,
@@ -122,10 +122,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     from ..pddl import parse_domain, parse_problem, write_domain, write_problem
 
     path = Path(args.file)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"fmt: cannot read {path}: {exc.strerror}") from None
+    text = read_text(path, "the file")
     if _looks_like_problem(text):
         formatted = write_problem(parse_problem(text, file=str(path)))
     else:

@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.errors import PDDLSyntaxError, SageError
+from sage_pddl.pddl.limits import decode, load_json
 from sage_pddl.pddl.model import PlanStep
 
 from .base import Fact, format_fact, parse_fact, step_json
@@ -160,6 +161,10 @@ class TransitionLog:
         self.close()
 
 
+MAX_LINE_BYTES = 1024 * 1024
+"""The longest transition record read (a record is a few KB)."""
+
+
 def read_transitions(path: str | Path) -> Iterator[Transition]:
     """Yield the records of a transition log in file order; blank lines are skipped.
 
@@ -167,15 +172,20 @@ def read_transitions(path: str | Path) -> Iterator[Transition]:
     """
     path = Path(path)
     try:
-        handle = path.open(encoding="utf-8")
+        handle = path.open("rb")
     except OSError as error:
         raise TransitionLogError(f"cannot read transition log {path}: {error}") from error
     with handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
                 continue
             try:
-                yield Transition.from_json(json.loads(line))
-            except (ValueError, SageError) as error:
+                text = decode(raw, f"{path}:{number}", "the line", max_bytes=MAX_LINE_BYTES)
+                record = load_json(text, f"{path}:{number}", "JSON")
+                yield Transition.from_json(record)
+            except PDDLSyntaxError as error:
                 raise TransitionLogError(f"{path}:{number}: error: not a transition record: "
-                                         f"{error}") from error
+                                         f"{error.message}") from None
+            except (ValueError, TypeError, KeyError, AttributeError, SageError) as error:
+                raise TransitionLogError(f"{path}:{number}: error: not a transition record: "
+                                         f"{type(error).__name__}: {error}") from None

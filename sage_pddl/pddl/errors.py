@@ -33,8 +33,25 @@ class PDDLError(SageError):
         if self.expected:
             out += f" (expected {self.expected})"
         if self.source_line and self.loc:
-            out += f"\n    {self.source_line.rstrip()}\n    {' ' * (self.loc.column - 1)}^"
+            line, caret = _excerpt(self.source_line.rstrip(), self.loc.column - 1)
+            out += f"\n    {line}\n    {' ' * caret}^"
         return out
+
+
+SOURCE_WIDTH = 100
+"""The widest source line an error shows; a longer one is cut around the offending column."""
+
+
+def _excerpt(line: str, column: int) -> tuple[str, int]:
+    """`line` cut to about SOURCE_WIDTH characters around `column` (0-based), and the caret's
+    column in the cut text."""
+    if len(line) <= SOURCE_WIDTH:
+        return line, column
+    start = max(0, min(column - SOURCE_WIDTH // 2, len(line) - SOURCE_WIDTH))
+    cut = line[start:start + SOURCE_WIDTH]
+    prefix = "..." if start > 0 else ""
+    suffix = "..." if start + SOURCE_WIDTH < len(line) else ""
+    return prefix + cut + suffix, column - start + len(prefix)
 
 
 class PDDLSyntaxError(PDDLError):

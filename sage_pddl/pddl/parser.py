@@ -24,6 +24,7 @@ from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from .errors import PDDLSyntaxError
+from .limits import MAX_BYTES, check_nesting, read_text
 from .model import (
     Action,
     And,
@@ -363,6 +364,10 @@ keeps the per-domain caches of the vocabulary and the gate warm. Failures are no
 
 
 def _parse(text: str, file: str | None, start: str) -> Domain | Problem:
+    if len(text) > MAX_BYTES:
+        raise PDDLSyntaxError(f"the text is {len(text):,} characters, more than the "
+                              f"{MAX_BYTES:,} sage-pddl reads", Location(file, 1, 1))
+    check_nesting(text, file, pddl=True, what="parentheses nest")
     cache_key = (start, file, text)
     with _PARSE_LOCK:
         found = _PARSED.get(cache_key)
@@ -397,21 +402,12 @@ def parse_problem(text: str, file: str | Path | None = None) -> Problem:
     return problem
 
 
-def _read(path: str | Path) -> str:
-    from .errors import SageError
-
-    try:
-        return Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError as error:
-        raise SageError(f"cannot read {path}: {error.strerror or error}") from None
-
-
 def load_domain(path: str | Path) -> Domain:
-    return parse_domain(_read(path), str(path))
+    return parse_domain(read_text(path, "the domain file"), str(path))
 
 
 def load_problem(path: str | Path) -> Problem:
-    return parse_problem(_read(path), str(path))
+    return parse_problem(read_text(path, "the problem file"), str(path))
 
 
 # --- annotations -------------------------------------------------------------------------------
@@ -441,8 +437,15 @@ _TERMINAL_NAMES = {
     "ARITH_OP": "an arithmetic operator", "ASSIGN_OP": "increase/decrease/assign",
     "OPTIMIZATION": "minimize or maximize", "REQUIREMENT": "a requirement flag (:strips)",
     "SECTION_OUT_OF_SCOPE": "a section keyword", "ANY_TOKEN": "a token", "COMMA": "','",
-    "$END": "end of input",
+    "$END": "end of input", "<END-OF-FILE>": "end of input",
 }
+
+
+@lru_cache(maxsize=1)
+def _TERMINALS() -> dict:  # noqa: N802 - a cached constant
+    """The grammar's terminal definitions by name (names Lark makes up, such as its end-of-input
+    marker, are not among them)."""
+    return {t.name: t for t in _parser().terminals}
 
 
 def _describe_expected(expected) -> str:
@@ -453,8 +456,10 @@ def _describe_expected(expected) -> str:
         elif terminal.startswith("__ANON") or terminal.startswith("_"):
             continue
         else:
-            pattern = _parser().get_terminal(terminal).pattern
-            names.append(f"'{pattern.value}'" if pattern.type == "str" else terminal.lower())
+            definition = _TERMINALS().get(terminal)
+            pattern = definition.pattern if definition is not None else None
+            names.append(f"'{pattern.value}'" if pattern is not None and pattern.type == "str"
+                         else terminal.lower())
     unique = list(dict.fromkeys(names))
     if len(unique) > 8:
         unique = unique[:8] + ["..."]

@@ -19,7 +19,8 @@ import json
 import re
 from pathlib import Path
 
-from .errors import PlanSyntaxError, SageError
+from .errors import PDDLSyntaxError, PlanSyntaxError, SageError
+from .limits import load_json, read_text
 from .model import Location, Plan, PlanStep
 
 __all__ = ["parse_plan", "load_plan", "PLAN_FORMATS"]
@@ -136,13 +137,10 @@ def _json_step(raw, index: int, file: str | None) -> PlanStep:
 
 def _parse_json(text: str, file: str | None, plan_id: str | None) -> Plan:
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        lines = text.split("\n")  # JSON counts lines at \n only, as this split does
-        raise PlanSyntaxError(f"invalid JSON plan: {error.msg}",
-                              Location(file, error.lineno, error.colno),
-                              source_line=lines[error.lineno - 1]
-                              if 0 < error.lineno <= len(lines) else "") from None
+        data = load_json(text, file, "JSON plan")
+    except PDDLSyntaxError as error:
+        raise PlanSyntaxError(error.message, error.loc, text=error.text,
+                              source_line=error.source_line) from None
     if isinstance(data, dict):
         if plan_id is not None:
             if plan_id not in data:
@@ -193,8 +191,5 @@ def parse_plan(text: str, file: str | Path | None = None, format: str = "auto",
 def load_plan(ref: str | Path, format: str = "auto") -> Plan:
     """Read a plan file; `file.json#id` picks one plan of a JSON object of plans."""
     path, _, plan_id = str(ref).partition("#")
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise SageError(f"cannot read plan {path}: {error.strerror or error}") from None
+    text = read_text(path, "the plan file")
     return parse_plan(text, path, format=format, plan_id=plan_id or None)

@@ -20,7 +20,6 @@ as written (the gate reports them as `unknown-action`).
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..pddl.errors import SageError
+from ..pddl.limits import load_json, read_text
 from ..pddl.model import Domain
 from ..pddl.vocabulary import vocabulary
 
@@ -78,33 +78,97 @@ def _resolve(path_or_name: str | Path) -> tuple[Path, str]:
     return path, text
 
 
-def _domain_of(record: Mapping[str, Any]) -> str:
-    sim = str(record.get("sim_type") or (record.get("_meta") or {}).get("simulator_type") or "")
+class _Record:
+    """One JSON task record, read field by field: a field of the wrong type is a TaskSetError
+    that names the file, the record and the field (never a TypeError further down)."""
+
+    def __init__(self, record: Any, source: str, index: int):
+        self.where = f"{source or 'task set'}: task {index + 1}"
+        if not isinstance(record, Mapping):
+            raise TaskSetError(f"{self.where}: a task is a JSON object, not "
+                               f"{type(record).__name__}")
+        self.record = record
+        task_id = record.get("task_id")
+        if isinstance(task_id, bool) or not isinstance(task_id, (str, int)) or not str(task_id):
+            raise TaskSetError(f"{self.where}: 'task_id' must be a non-empty string, got "
+                               f"{str(task_id)[:40]!r}")
+        self.where = f"{source or 'task set'}: task {task_id}"
+
+    def _bad(self, name: str, wanted: str, value: Any) -> TaskSetError:
+        return TaskSetError(f"{self.where}: field {name!r} must be {wanted}, not "
+                            f"{type(value).__name__} {str(value)[:40]!r}")
+
+    def text(self, *names: str) -> str:
+        for name in names:
+            value = self.record.get(name)
+            if value is None or value == "":
+                continue
+            if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+                raise self._bad(name, "text", value)
+            return str(value)
+        return ""
+
+    def words(self, name: str, record: Mapping[str, Any] | None = None) -> tuple[str, ...]:
+        value = (self.record if record is None else record).get(name)
+        if value is None:
+            return ()
+        if not isinstance(value, list) or not all(isinstance(v, (str, int)) for v in value):
+            raise self._bad(name, "a list of names", value)
+        return tuple(str(v) for v in value)
+
+    def mapping(self, name: str) -> Mapping[str, Any]:
+        value = self.record.get(name)
+        if value is None:
+            return {}
+        if not isinstance(value, Mapping):
+            raise self._bad(name, "a JSON object", value)
+        return value
+
+    def steps(self) -> tuple[dict[str, str], ...]:
+        value = self.record.get("reference_steps")
+        if value is None:
+            return ()
+        if not isinstance(value, list):
+            raise self._bad("reference_steps", "a list of steps", value)
+        out = []
+        for number, step in enumerate(value, 1):
+            if not isinstance(step, Mapping):
+                raise self._bad(f"reference_steps[{number}]", "a JSON object", step)
+            fields: dict[str, str] = {}
+            for key_, field_value in step.items():
+                if isinstance(field_value, (list, dict)):
+                    raise self._bad(f"reference_steps[{number}].{key_}", "text", field_value)
+                fields[str(key_)] = "" if field_value is None else str(field_value)
+            out.append(fields)
+        return tuple(out)
+
+
+def _domain_of(record: Mapping[str, Any], meta: Mapping[str, Any]) -> str:
+    sim = str(record.get("sim_type") or meta.get("simulator_type") or "")
     scene = str(record.get("scene") or "")
     return "procthor" if sim == "procthor" or scene.lower().startswith("procthor") else "ithor"
 
 
-def task_from_record(record: Mapping[str, Any], source: str = "") -> Task:
-    """One JSON record -> Task (missing fields get empty values)."""
-    if not isinstance(record, Mapping) or not record.get("task_id"):
-        raise TaskSetError(f"{source or 'task set'}: a record without task_id: {str(record)[:80]}")
-    meta = record.get("_meta") or {}
-    steps = tuple(
-        {k: ("" if v is None else str(v)) for k, v in step.items()}
-        for step in (record.get("reference_steps") or []) if isinstance(step, Mapping))
+def task_from_record(record: Mapping[str, Any], source: str = "", index: int = 0) -> Task:
+    """One JSON record -> Task (missing fields get empty values; a field of the wrong type is
+    a TaskSetError naming it)."""
+    read = _Record(record, source, index)
+    meta = read.mapping("_meta")
+    injection = read.mapping("fail_injection")
+    members = read.words("members", meta) or read.words("members")
     return Task(
         task_id=str(record["task_id"]),
-        instruction=str(record.get("task_desc") or record.get("instruction") or ""),
-        scene=str(record.get("scene") or ""),
-        room=str(record.get("room") or ""),
-        obs=str(record.get("obs") or ""),
-        visible_objects=tuple(str(o) for o in record.get("visible_objects") or ()),
-        expected_objects=tuple(str(o) for o in record.get("expected_objects") or ()),
-        reference_steps=steps,
-        difficulty=str(record.get("difficulty") or ""),
-        fail_injection=dict(record["fail_injection"]) if record.get("fail_injection") else None,
-        members=tuple(str(m) for m in (meta.get("members") or record.get("members") or ())),
-        domain=_domain_of(record),
+        instruction=read.text("task_desc", "instruction"),
+        scene=read.text("scene"),
+        room=read.text("room"),
+        obs=read.text("obs"),
+        visible_objects=read.words("visible_objects"),
+        expected_objects=read.words("expected_objects"),
+        reference_steps=read.steps(),
+        difficulty=read.text("difficulty"),
+        fail_injection=dict(injection) if injection else None,
+        members=members,
+        domain=_domain_of(record, meta),
         source=source,
     )
 
@@ -112,14 +176,11 @@ def task_from_record(record: Mapping[str, Any], source: str = "") -> Task:
 def load_taskset(path_or_name: str | Path) -> list[Task]:
     """All tasks of a bundled set (`ithor`, `ithor-gt`, `procthor`) or of a JSON file."""
     path, label = _resolve(path_or_name)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise TaskSetError(f"{path}: cannot read task set: {exc}") from exc
+    data = load_json(read_text(path, "the task set"), str(path), "task set")
     records = data.get("samples") if isinstance(data, Mapping) else data
     if not isinstance(records, list):
         raise TaskSetError(f"{path}: expected a list of tasks or {{\"samples\": [...]}}")
-    return [task_from_record(r, label) for r in records]
+    return [task_from_record(r, label, i) for i, r in enumerate(records)]
 
 
 def load_task(ref: str) -> Task:

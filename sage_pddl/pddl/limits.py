@@ -1,0 +1,138 @@
+"""Reading untrusted text: sizes, nesting and encodings checked before any parser sees it.
+
+Every byte sage-pddl reads may come from someone else: PDDL from a repository, plans from a
+paper, JSON from a language model, requests on a socket. The readers here turn what would be a
+crash deep inside a parser (`RecursionError` on deep nesting, `UnicodeDecodeError` on a binary
+or UTF-16 file, `ValueError` on a 5,000-digit number) into a located `PDDLSyntaxError`
+(`file:line:col: error: ...`), and bound the work one input can cause.
+
+Limits (module constants; a caller may pass its own):
+
+* `MAX_BYTES` (16 MiB): the largest file or text read. The bundled domains are ~15 KB; the
+  largest corpus problem ~100 KB.
+* `MAX_DEPTH` (128): the deepest nesting of parentheses in PDDL and of brackets in JSON. Real
+  PDDL nests about 10 deep; the recursive walks over the model stay far below Python's
+  recursion limit at this depth.
+* `MAX_INT_DIGITS` (100): the longest integer in JSON (Python refuses 4,300 digits with a
+  ValueError; a plan or an answer has no use for more than a few).
+"""
+from __future__ import annotations
+
+import json
+import re
+from itertools import accumulate
+from pathlib import Path
+from typing import Any
+
+from .errors import PDDLSyntaxError
+from .model import Location
+
+MAX_BYTES = 16 * 1024 * 1024
+MAX_DEPTH = 128
+MAX_INT_DIGITS = 100
+
+_COMMENT = re.compile(r";[^\n]*")
+_PARENS = re.compile(r"[()]")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKETS = re.compile(r"[\[\]{}]")
+_LONG_INT = re.compile(rf"(?<![\w.\"])-?\d{{{MAX_INT_DIGITS + 1},}}")
+_STEP = {"(": 1, ")": -1, "[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def location_of(text: str, offset: int, file: str | None) -> tuple[Location, str]:
+    """The 1-based line and column of a character offset, and that line's text."""
+    line = text.count("\n", 0, offset) + 1
+    start = text.rfind("\n", 0, offset) + 1
+    end = text.find("\n", offset)
+    return Location(file, line, offset - start + 1), text[start:end if end >= 0 else len(text)]
+
+
+def decode(data: bytes, file: str | None, what: str = "text",
+           max_bytes: int = MAX_BYTES) -> str:
+    """`data` as text: UTF-8 (a byte-order mark is dropped), no NUL bytes, at most
+    `max_bytes`; otherwise a PDDLSyntaxError at the offending byte."""
+    if len(data) > max_bytes:
+        raise PDDLSyntaxError(f"{what} is {len(data):,} bytes, more than the {max_bytes:,} "
+                              f"sage-pddl reads", Location(file, 1, 1))
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise PDDLSyntaxError(f"{what} is UTF-16; sage-pddl reads UTF-8 (convert it, e.g. "
+                              "with iconv -f UTF-16 -t UTF-8)", Location(file, 1, 1))
+    nul = data.find(b"\x00")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        where, line = location_of(data[: error.start].decode("utf-8", "replace"),
+                                  len(data[: error.start].decode("utf-8", "replace")), file)
+        raise PDDLSyntaxError(f"{what} is not UTF-8 text (byte 0x{data[error.start]:02x})",
+                              where, source_line=line) from None
+    if nul >= 0:
+        prefix = data[:nul].decode("utf-8-sig", "replace")
+        where, line = location_of(prefix, len(prefix), file)
+        raise PDDLSyntaxError(f"{what} is binary (a NUL byte), not text", where,
+                              source_line=line.replace("\x00", ""))
+    return text
+
+
+def read_text(path: str | Path, what: str = "file", max_bytes: int = MAX_BYTES) -> str:
+    """A file as text, checked by `decode`; a missing or unreadable file is a SageError."""
+    from .errors import SageError
+
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise PDDLSyntaxError(f"{what} is {size:,} bytes, more than the {max_bytes:,} "
+                                  "sage-pddl reads", Location(str(path), 1, 1))
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as error:
+        raise SageError(f"cannot read {path}: {error.strerror or error}") from None
+    return decode(data, str(path), what, max_bytes)
+
+
+def check_nesting(text: str, file: str | None, *, pddl: bool, max_depth: int = MAX_DEPTH,
+                  what: str = "nesting") -> None:
+    """Raise a located PDDLSyntaxError where `text` nests deeper than `max_depth`: parentheses
+    of PDDL (comments skipped) or brackets and braces of JSON (strings skipped)."""
+    if pddl:
+        if text.count("(") <= max_depth:
+            return
+        scanned = _COMMENT.sub(lambda m: " " * len(m.group()), text)
+        marks = _PARENS.findall(scanned)
+    else:
+        if text.count("[") + text.count("{") <= max_depth:
+            return
+        scanned = _STRING.sub(lambda m: " " * len(m.group()), text)
+        marks = _BRACKETS.findall(scanned)
+    if max(accumulate(map(_STEP.__getitem__, marks)), default=0) <= max_depth:
+        return
+    depth = 0
+    pattern = _PARENS if pddl else _BRACKETS
+    for match in pattern.finditer(scanned):
+        depth += _STEP[match.group()]
+        if depth > max_depth:
+            where, line = location_of(text, match.start(), file)
+            raise PDDLSyntaxError(f"{what} deeper than {max_depth} levels; sage-pddl reads "
+                                  f"at most {max_depth}", where, text=match.group(),
+                                  source_line=line)
+
+
+def load_json(text: str, file: str | None, what: str = "JSON",
+              max_depth: int = MAX_DEPTH) -> Any:
+    """JSON text as Python values, with every failure a located PDDLSyntaxError: bad JSON,
+    nesting deeper than `max_depth`, an integer longer than `MAX_INT_DIGITS` digits."""
+    check_nesting(text, file, pddl=False, max_depth=max_depth, what=f"{what} nesting")
+    long_int = _LONG_INT.search(_STRING.sub(lambda m: " " * len(m.group()), text))
+    if long_int:
+        where, line = location_of(text, long_int.start(), file)
+        raise PDDLSyntaxError(f"{what}: a number of {len(long_int.group().lstrip('-')):,} "
+                              f"digits (at most {MAX_INT_DIGITS})", where,
+                              text=long_int.group()[:20], source_line=line[:200])
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        where, line = location_of(text, min(error.pos, len(text)), file)
+        raise PDDLSyntaxError(f"invalid {what}: {error.msg}", where, source_line=line) from None
+    except (RecursionError, ValueError) as error:  # belt and braces: the checks above first
+        raise PDDLSyntaxError(f"invalid {what}: {type(error).__name__}: {error}",
+                              Location(file, 1, 1)) from None
