@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..env.thor.protocol import port_number
 from .common import EXIT_INVALID, EXIT_OK, AddCommand, console
 
 
@@ -128,7 +129,7 @@ def register(add_command: AddCommand) -> None:
                    help="with --resume: run error rows again (the newer row wins)")
     p.add_argument("--env", default=None, help="environment for --mode exec (default symbolic)")
     p.add_argument("--sim-host", default=None, help="thor-server host (--env thor)")
-    p.add_argument("--sim-port", type=int, default=None, help="thor-server port (--env thor)")
+    p.add_argument("--sim-port", type=port_number, default=None, help="thor-server port (--env thor)")
     p.add_argument("--gate-before-execute", action="store_true",
                    help="exec: gate every step before dispatch (blocked steps are counted)")
     p.add_argument("--inject-failure", default=None, metavar="K|auto",

@@ -10,6 +10,8 @@ import json
 import os
 from typing import Any
 
+from ..env.thor.protocol import port_number
+from ..env.thor.server import add_arguments as add_server_arguments
 from ..pddl.errors import SageError
 from .common import (
     EXIT_INVALID,
@@ -151,10 +153,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_thor_server(args: argparse.Namespace) -> int:
-    from ..env.thor.server import serve
+    from ..env.thor.server import serve_from_args
 
-    return serve(args.port, args.bind, args.backend, max_bytes=args.max_bytes,
-                 domains_dirs=args.domains_dir or None, log=args.log)
+    return serve_from_args(args)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -180,7 +181,7 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--inject-failure", default=None, metavar="K|auto",
                    help="fail the step at index K (or the task's own / the middle step with 'auto')")
     p.add_argument("--sim-host", default="127.0.0.1", help="thor-server host (--env thor)")
-    p.add_argument("--sim-port", type=int, default=5555, help="thor-server port (--env thor)")
+    p.add_argument("--sim-port", type=port_number, default=5555, help="thor-server port (--env thor)")
     p.add_argument("--fault", action="append", default=[], metavar="SPEC",
                    help="inject a fault in the symbolic world: fail@K:REASON, random:RATE:seed=N, "
                         "vanish:OBJECT@K (repeatable)")
@@ -189,13 +190,7 @@ def register(add_command: AddCommand) -> None:
 
     p = add_command("thor-server", cmd_thor_server,
                 "Serve an environment over ZMQ (AI2-THOR, or the symbolic world for testing).")
-    p.add_argument("--port", type=int, default=5555)
-    p.add_argument("--bind", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--backend", choices=["ai2thor", "symbolic"], default="ai2thor",
-                   help="ai2thor (needs the 'thor' extra and a display or GPU) or symbolic")
-    p.add_argument("--max-bytes", type=int, default=1 << 20,
-                   help="largest accepted request in bytes (default 1 MiB)")
-    p.add_argument("--log", default=None, help="append every transition to this JSONL file")
+    add_server_arguments(p)
 
     p = add_command("demo", cmd_demo, "Plan, gate, repair and execute a household task, no server needed.")
     p.add_argument("--llm", default="auto",

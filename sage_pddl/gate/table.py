@@ -35,7 +35,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 
-from ..pddl.errors import PDDLSemanticError, UnsupportedConstruct
+from ..pddl import limits
+from ..pddl.errors import GroundingTooLarge, PDDLSemanticError, UnsupportedConstruct
 from ..pddl.model import (
     Action,
     And,
@@ -113,6 +114,7 @@ class PreconditionTable:
         self.static_state: State = frozenset(a for a in self.initial_state
                                              if a[0] not in self.dynamic)
         self.goal: Cond | None = None
+        self._ground_budget = limits.MAX_GROUND
         if not (isinstance(problem.goal, And) and not problem.goal.parts):
             self.goal = self.ground_formula(problem.goal, {}, True, anchor="")
         self.bits = BitSets(self._interned)
@@ -301,6 +303,7 @@ class PreconditionTable:
         made from `build` only when `pre_pos` & co. are read)."""
         template = self.schema.template(action)
         bits = self.bits
+        self._ground_budget = limits.MAX_GROUND
         pos_mask, neg_mask, add_mask, delete_mask, unsat = template.masks(
             args, bits.bit_of.get, bits.new)
         subs: tuple = ()
@@ -371,8 +374,22 @@ class PreconditionTable:
             return value
         return key(term.name)  # a constant (declared or not: ALFWorld declares them per problem)
 
-    def _instances(self, variables: tuple[Typed, ...], env: dict[str, str]) -> Iterator[dict[str, str]]:
+    def _instances(self, variables: tuple[Typed, ...], env: dict[str, str],
+                   where: object = None) -> Iterator[dict[str, str]]:
+        """Every binding of `variables` over the problem's objects, counted against the
+        grounding budget first: a formula that would enumerate more than `limits.MAX_GROUND`
+        instances in all is refused before any is built."""
         domains = [self.objects_of(v.types) for v in variables]
+        count = 1
+        for values in domains:
+            count *= len(values)
+        self._ground_budget -= count
+        if self._ground_budget < 0:
+            sizes = " x ".join(str(len(values)) for values in domains)
+            raise GroundingTooLarge(
+                f"grounding needs more than {limits.MAX_GROUND:,} quantifier instances "
+                f"(this quantifier alone ranges over {sizes} = {count:,} bindings)",
+                getattr(where, "loc", None))
         names = [key(v.name) for v in variables]
         for values in itertools.product(*domains):
             inner = dict(env)
@@ -425,7 +442,7 @@ class PreconditionTable:
         if isinstance(formula, (Exists, Forall)):
             conjunctive = isinstance(formula, Forall) == positive
             parts = (self.ground_formula(formula.body, inner, positive, anchor)
-                     for inner in self._instances(formula.variables, env))
+                     for inner in self._instances(formula.variables, env, formula))
             if conjunctive:
                 return conjoin(parts)
             return self._any_of(parts, formula, env, positive, anchor)
@@ -500,7 +517,7 @@ class PreconditionTable:
             if not inner.is_false:
                 self._ground_effect(effect.effect, env, inner, add, delete, conditional)
         elif isinstance(effect, ForallEffect):
-            for inner_env in self._instances(effect.variables, env):
+            for inner_env in self._instances(effect.variables, env, effect):
                 self._ground_effect(effect.effect, inner_env, condition, add, delete, conditional)
         elif isinstance(effect, NumericEffect):
             pass  # a cost increase (anything else was rejected by _check_scope)

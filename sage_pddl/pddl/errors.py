@@ -67,5 +67,9 @@ class UnsupportedConstruct(PDDLError):
     """A construct that parses but lies outside what the gate can evaluate."""
 
 
+class GroundingTooLarge(PDDLError):
+    """Grounding a formula would enumerate more instances than `limits.MAX_GROUND` allows."""
+
+
 class PlanSyntaxError(PDDLError):
     """A plan file that cannot be read as any supported plan format."""

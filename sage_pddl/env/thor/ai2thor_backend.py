@@ -68,14 +68,19 @@ class ThorMissing(EnvError):
     """AI2-THOR is not installed."""
 
 
-def _make_controller(**options: Any) -> Any:
+def require_ai2thor() -> Any:
+    """The `ai2thor.controller.Controller` class; ThorMissing naming the extra if absent."""
     try:
         from ai2thor.controller import Controller
     except ImportError:
         raise ThorMissing("AI2-THOR is not installed: install the extra with "
                           "`pip install 'sage-pddl[thor]'` (it also needs a display or a GPU), "
                           "or use the symbolic backend") from None
-    return Controller(**{**CONTROLLER_DEFAULTS, **options})
+    return Controller
+
+
+def _make_controller(**options: Any) -> Any:
+    return require_ai2thor()(**{**CONTROLLER_DEFAULTS, **options})
 
 
 class AI2ThorEnv(GatedEnv):

@@ -13,12 +13,19 @@ server may have executed it): a timed-out step raises `ThorTimeout`; a server re
 reset answers `no-episode`, raised as `ThorServerError` (reset to start again). When nothing answers
 at all the error says so and how to start a server.
 
+Identity and token. The client connects under a routing id of its own (random, fixed for the
+client's life), so the server keeps its episode apart from other clients' and finds it again
+after a reconnect. A server started with `--token-file` needs its token: pass `token`, or set
+`SAGE_PDDL_THOR_TOKEN`.
+
 If `log` is given, the client appends the transition record the server returns with each step
 (`sage_pddl.env.transitions`), so a remote run leaves the same log as a local one.
 """
 from __future__ import annotations
 
 import itertools
+import os
+import uuid
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -29,6 +36,8 @@ from ..base import EnvError, Fact, Observation, StepLike, StepResult, as_plan_st
 from ..transitions import Transition, TransitionLog
 from . import protocol
 from .protocol import ProtocolError
+
+TOKEN_ENV_VAR = "SAGE_PDDL_THOR_TOKEN"
 
 
 class ThorUnavailable(EnvError):
@@ -58,7 +67,7 @@ class ThorClientEnv:
 
     def __init__(self, host: str = "127.0.0.1", port: int = 5555, timeout: float = 60.0, *,
                  log: str | Path | None = None,
-                 max_bytes: int = protocol.DEFAULT_MAX_BYTES):
+                 max_bytes: int = protocol.DEFAULT_MAX_BYTES, token: str | None = None):
         import zmq
 
         if timeout <= 0:
@@ -70,6 +79,9 @@ class ThorClientEnv:
         self._context = zmq.Context()
         self._socket: Any = None
         self._ids = itertools.count(1)
+        self._identity = b"sage-" + uuid.uuid4().hex.encode("ascii")
+        self.token = token if token is not None else os.environ.get(TOKEN_ENV_VAR) or None
+        self.episode: str | None = None
         self._log = TransitionLog(log) if log else None
         self.last_transition: Transition | None = None
         self.server_id: str | None = None
@@ -84,6 +96,10 @@ class ThorClientEnv:
         socket = self._context.socket(zmq.REQ)
         millis = int(self.timeout * 1000)
         socket.setsockopt(zmq.LINGER, 0)
+        socket.setsockopt(zmq.ROUTING_ID, self._identity)
+        # A reply to an earlier socket of ours (same routing id, a timed-out request) must not
+        # pass for this request's reply: REQ drops replies whose correlation id is not its own.
+        socket.setsockopt(zmq.REQ_CORRELATE, 1)
         socket.setsockopt(zmq.SNDTIMEO, millis)
         socket.setsockopt(zmq.RCVTIMEO, millis)
         socket.connect(self.endpoint)
@@ -99,6 +115,8 @@ class ThorClientEnv:
     def request(self, cmd: str, **fields: Any) -> dict:
         """Send one command, return the reply's fields; raises on timeouts and error replies."""
         message = protocol.request(cmd, next(self._ids), **fields)
+        if self.token:
+            message["token"] = self.token
         payload = protocol.encode(message)
         if len(payload) > self.max_bytes:
             raise EnvError(f"{cmd} request of {len(payload)} bytes exceeds the protocol limit of "
@@ -116,6 +134,8 @@ class ThorClientEnv:
             answer = protocol.decode_reply(raw)
         except ProtocolError as error:
             raise ThorServerError(error.code, error.message) from None
+        if answer.get("episode") is not None:
+            self.episode = str(answer["episode"])
         if not answer["ok"]:
             error = answer.get("error") or {}
             raise ThorServerError(str(error.get("code", "unknown")), str(error.get("message", "")))

@@ -1,10 +1,11 @@
 """The sage-pddl thor-server wire protocol, version 1 (docs/thor-protocol.md is the reference).
 
-Transport: one ZMQ REQ/REP exchange per command; each message is one frame of UTF-8 JSON holding
-one object. Every request carries `"v": 1` and `"cmd"`; an optional `"id"` (string or integer) is
-echoed in the reply. Every reply carries `"v": 1` and `"ok"`; on `ok: false` it carries
-`"error": {"code", "message"}`. A failed *action* is not a protocol error: `step` answers
-`ok: true` with `result.success: false`.
+Transport: one ZMQ REQ/REP exchange per command (the server is a ROUTER, so REQ and DEALER
+clients both work); each message is one frame of UTF-8 JSON holding one object. Every request
+carries `"v": 1` and `"cmd"`; an optional `"id"` (string or integer) is echoed in the reply, and
+`"token"` carries the shared secret of a server started with `--token-file`. Every reply
+carries `"v": 1` and `"ok"`; on `ok: false` it carries `"error": {"code", "message"}`. A
+failed *action* is not a protocol error: `step` answers `ok: true` with `result.success: false`.
 
 Requests (fields beyond these are rejected with `bad-request`):
 
@@ -19,20 +20,23 @@ Requests (fields beyond these are rejected with `bad-request`):
 | get_objects  | -                                                                                |
 | close        | - (the server replies, then exits)                                               |
 
-Error codes: `bad-json`, `bad-request`, `unknown-command`, `version-mismatch`, `too-large`,
-`no-episode`, `bad-problem`, `backend-error`.
+Replies to episode commands carry `"episode"`: the id of the client's episode (a new one per
+reset). Error codes: `bad-json`, `bad-request`, `unknown-command`, `version-mismatch`,
+`too-large`, `no-episode`, `bad-problem`, `backend-error`, `unauthorized`, `busy`, `timeout`.
 
 `decode_request` validates raw bytes into a `Request` (raising `ProtocolError` with the code),
 `encode` / `decode_reply` handle the other direction.
 """
 from __future__ import annotations
 
+import argparse
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.limits import load_json
 
 PROTOCOL_VERSION = 1
 DEFAULT_MAX_BYTES = 1 << 20  # 1 MiB
@@ -41,7 +45,7 @@ COMMANDS = ("ping", "reset", "step", "get_state", "get_objects", "close")
 IDEMPOTENT = frozenset({"ping", "reset", "get_state", "get_objects"})
 
 ERROR_CODES = ("bad-json", "bad-request", "unknown-command", "version-mismatch", "too-large",
-               "no-episode", "bad-problem", "backend-error")
+               "no-episode", "bad-problem", "backend-error", "unauthorized", "busy", "timeout")
 
 _FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {  # cmd -> (required, optional)
     "ping": (frozenset(), frozenset()),
@@ -51,7 +55,7 @@ _FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {  # cmd -> (require
     "get_objects": (frozenset(), frozenset()),
     "close": (frozenset(), frozenset()),
 }
-_ENVELOPE = frozenset({"v", "cmd", "id"})
+_ENVELOPE = frozenset({"v", "cmd", "id", "token"})
 
 
 class ProtocolError(SageError):
@@ -71,10 +75,25 @@ class Request:
     cmd: str
     fields: Mapping[str, Any] = field(default_factory=dict)
     id: Any = None
+    token: str | None = field(default=None, repr=False)
 
 
 def encode(message: Mapping[str, Any]) -> bytes:
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    """One frame of JSON. ASCII-escaped, so any string a request carried (a lone surrogate
+    in an `id` included) can be sent back."""
+    return json.dumps(message, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+def port_number(text: str) -> int:
+    """A TCP port from the command line, 0 to 65535 (an argparse `type`)."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is a whole number from 0 to 65535, "
+                                         f"not {text!r}")
+    return port
 
 
 def request(cmd: str, request_id: Any = None, **fields: Any) -> dict:
@@ -132,21 +151,32 @@ def _check_reset(fields: Mapping[str, Any]) -> None:
         raise ValueError("reset with 'problem' needs 'domain' (PDDL text or a domain name)")
 
 
+def _load(raw: bytes, what: str) -> Any:
+    """One frame as JSON, within the shared limits on nesting and number length."""
+    try:
+        return load_json(raw.decode("utf-8"), f"<{what}>", what)
+    except UnicodeDecodeError as error:
+        raise ProtocolError("bad-json", f"the {what} is not UTF-8: {error}") from None
+    except SageError as error:
+        raise ProtocolError("bad-json", f"the {what} is not usable JSON: "
+                            f"{getattr(error, 'message', error)}") from None
+
+
 def decode_request(raw: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> Request:
     """Validate one request frame; raises ProtocolError with the matching error code."""
     if len(raw) > max_bytes:
         raise ProtocolError("too-large", f"message of {len(raw)} bytes exceeds the limit of "
                                          f"{max_bytes} bytes")
-    try:
-        message = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as error:
-        raise ProtocolError("bad-json", f"not a UTF-8 JSON message: {error}") from None
+    message = _load(raw, "request")
     if not isinstance(message, dict):
         raise ProtocolError("bad-json", "a message must be a JSON object")
     request_id = message.get("id")
     if request_id is not None and (not isinstance(request_id, (str, int)) or
                                    isinstance(request_id, bool)):
         raise ProtocolError("bad-request", "'id' must be a string or an integer")
+    token = message.get("token")
+    if token is not None and not isinstance(token, str):
+        raise ProtocolError("bad-request", "'token' must be a string", request_id)
     version = message.get("v")
     if version != PROTOCOL_VERSION:
         raise ProtocolError("version-mismatch", f"protocol version {version!r} is not supported; "
@@ -174,15 +204,12 @@ def decode_request(raw: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> Request:
             _check_reset(fields)
     except ValueError as error:
         raise ProtocolError("bad-request", f"{cmd}: {error}", request_id) from None
-    return Request(cmd, fields, request_id)
+    return Request(cmd, fields, request_id, token)
 
 
 def decode_reply(raw: bytes) -> dict:
     """Read a reply frame (client side); raises ProtocolError on a malformed reply."""
-    try:
-        message = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as error:
-        raise ProtocolError("bad-json", f"the server sent a reply that is not JSON: {error}") from None
+    message = _load(raw, "reply")
     if not isinstance(message, dict) or not isinstance(message.get("ok"), bool):
         raise ProtocolError("bad-json", "the server sent a reply without 'ok'")
     if message.get("v") != PROTOCOL_VERSION:

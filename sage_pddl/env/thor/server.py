@@ -1,174 +1,301 @@
 """`sage-pddl thor-server`: serve an environment backend over ZMQ (protocol v1).
 
-    python -m sage_pddl.env.thor.server --port 5555 --backend symbolic [--bind 127.0.0.1]
+    sage-pddl thor-server --port 5555 --backend symbolic [--bind 127.0.0.1] [--token-file F]
 
-A REP socket bound to `tcp://<bind>:<port>` (loopback unless `--bind` says otherwise; `--port 0`
-picks a free port) answers one JSON request with one JSON reply (`sage_pddl.env.thor.protocol`,
-docs/thor-protocol.md). The backend is any registered environment: `symbolic` (the gate
-executes against the true state, no simulator needed, used by the tests) or `ai2thor`
-(`sage_pddl.env.thor.ai2thor_backend`, needs the `thor` extra and a display or GPU).
+Design: one process answers the socket, one worker process per client runs its episode.
 
-Robustness: every request gets a reply. Malformed JSON, unknown commands, wrong fields, a
-protocol-version mismatch and messages over `max_bytes` (default 1 MiB) get an error reply;
-an exception inside the backend becomes a `backend-error` reply; the loop keeps serving.
-Frames far beyond the limit (16 x max_bytes) are dropped by ZMQ itself (ZMQ_MAXMSGSIZE) so a
-hostile peer cannot make the server allocate without bound; that peer sees a timeout. The
-server stops cleanly (socket closed, backend closed, exit status 0) on SIGTERM, SIGINT and the
-`close` command. When ready it prints `sage-pddl thor-server listening on <endpoint> (backend
-<name>)` on stdout, flushed, which scripts and tests wait for.
+* The server process owns a ROUTER socket bound to `tcp://<bind>:<port>` (loopback unless
+  `--bind` says otherwise; `--port 0` picks a free port). It decodes and checks every request
+  (`protocol.decode_request`: size, JSON, version, fields, the token), answers `ping` and
+  `close` itself, and passes episode requests to the client's worker. It never parses PDDL
+  or grounds anything, so it answers `ping`, serves other clients and honours SIGTERM and
+  SIGINT within `POLL_MS` while any request works.
+* A client is its ZMQ routing id (`ThorClientEnv` sets a stable one, so a reconnect after a
+  timeout finds its episode again). Each client gets its own worker process
+  (`sage_pddl.env.thor.worker`) and so its own episode: two clients never reset each other.
+  At most `--max-clients` workers live at once; one idle for `--idle-timeout` is ended.
+* Every episode request runs under a time budget (`--reset-timeout` for reset,
+  `--step-timeout` for the others). A worker over its budget is killed and the client gets a
+  `timeout` reply; grounding is capped at `--max-atoms` quantifier instances and the
+  worker's memory at `--max-memory`, both answered `too-large`.
+* With `--token-file`, every request must carry the file's token in `"token"`; others get
+  `unauthorized`. Binding to a non-loopback address without a token prints a warning.
+
+Every request gets exactly one reply, and the reply is always encodable: JSON is written
+ASCII-escaped, so a lone surrogate in an `id` travels back escaped. A failure while replying
+is logged on stderr and the loop goes on. When ready the server prints `sage-pddl thor-server
+listening on <endpoint> (backend <name>)` on stdout, flushed, which scripts and tests wait
+for. docs/thor-protocol.md states the protocol and the threat model.
 """
 from __future__ import annotations
 
 import argparse
-import inspect
+import hmac
+import multiprocessing
 import signal
 import sys
 import threading
+import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sage_pddl.pddl import limits
 from sage_pddl.pddl.errors import SageError
 
-from ..base import Observation, format_fact
 from . import protocol
 from .protocol import ProtocolError, Request
+from .worker import WorkerSettings, default_max_memory, serve_episode
 
-POLL_MS = 100  # how often the loop wakes to notice a stop signal
+POLL_MS = 100  # how often the loop wakes to notice a stop signal or an expired budget
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 class ServerError(SageError):
-    """The server cannot start (bad backend, port in use, ...)."""
+    """The server cannot start (bad backend, port in use, unreadable token file, ...)."""
 
 
-class EpisodeHandler:
-    """Turns validated requests into calls on one environment backend."""
+@dataclass(frozen=True)
+class ServerLimits:
+    """The budgets the server enforces; the CLI flags of the same names set them."""
 
-    def __init__(self, env: Any, backend: str, domains_dirs: Sequence[str | Path] | None = None):
-        self.env = env
-        self.backend = backend
-        self.domains_dirs = list(domains_dirs) if domains_dirs else None
+    max_bytes: int = protocol.DEFAULT_MAX_BYTES
+    reset_timeout: float = 10.0
+    step_timeout: float = 10.0
+    max_atoms: int = limits.MAX_GROUND
+    max_memory: int | None = None  # bytes; None: the backend's default
+    max_clients: int = 8
+    idle_timeout: float = 900.0
+
+    def __post_init__(self) -> None:
+        for name in ("max_bytes", "reset_timeout", "step_timeout", "max_atoms", "max_clients",
+                     "idle_timeout"):
+            if getattr(self, name) <= 0:
+                raise ServerError(f"--{name.replace('_', '-')} must be positive, "
+                                  f"got {getattr(self, name)}")
+
+
+@dataclass
+class Episode:
+    """One client's worker, and the request it is working on."""
+
+    episode_id: str
+    process: Any
+    connection: Any
+    last_used: float
+    envelope: list[bytes] = field(default_factory=list)  # the routing frames of the pending reply
+    request: Request | None = None
+    deadline: float = 0.0
+
+    @property
+    def busy(self) -> bool:
+        return self.request is not None
+
+    def stop(self) -> None:
+        """End the worker: ask politely if idle, kill if it does not go at once."""
+        if not self.busy:
+            try:
+                self.connection.send(None)
+            except (OSError, ValueError):
+                pass
+            self.process.join(0.2)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(1.0)
+        self.connection.close()
+
+
+def _worker_context() -> Any:
+    """Workers fork from a clean fork server where there is one (fast, and no ZMQ threads are
+    inherited); elsewhere they are spawned."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["sage_pddl.env.thor.worker", "sage_pddl.env.symbolic"])
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+class ThorServer:
+    """The socket loop: decode, authorise, dispatch to workers, enforce budgets, reply."""
+
+    def __init__(self, socket: Any, settings: WorkerSettings, server_limits: ServerLimits,
+                 token: bytes | None = None, log: Callable[[str], None] | None = None):
+        self.socket = socket
+        self.settings = settings
+        self.limits = server_limits
+        self.token = token
         self.server_id = uuid.uuid4().hex[:12]
-        self.task: str | None = None
-        self.domain_name: str | None = None
-        self._reset_params = set(inspect.signature(env.reset).parameters)
+        self.episodes: dict[bytes, Episode] = {}
+        self._count = 0
+        self._context = _worker_context()
+        self._log = log or (lambda text: print(f"thor-server: {text}", file=sys.stderr,
+                                               flush=True))
 
-    def handle(self, request: Request) -> dict:
-        method: Callable[[Request], dict] = getattr(self, "cmd_" + request.cmd)
-        return method(request)
+    # -- replies ------------------------------------------------------------------------------
 
-    def cmd_ping(self, request: Request) -> dict:
-        return protocol.reply(request.id, server="sage-pddl", backend=self.backend,
-                              server_id=self.server_id, protocol=protocol.PROTOCOL_VERSION)
-
-    def cmd_close(self, request: Request) -> dict:
-        return protocol.reply(request.id, closing=True)
-
-    def cmd_reset(self, request: Request) -> dict:
-        fields = request.fields
-        options: dict[str, Any] = {}
+    def _send(self, envelope: list[bytes], reply: dict) -> None:
         try:
-            if "task" in fields:
-                domain, problem, task_id, scene = self._from_task(fields["task"], fields.get("domain"))
-            else:
-                domain, problem = self._from_pddl(fields["domain"], fields["problem"])
-                task_id, scene = problem.name, None
-        except SageError as error:
-            raise ProtocolError("bad-problem", str(error), request.id) from None
-        scene = fields.get("scene", scene)
-        if "hidden" in fields:
-            options["hidden"] = fields["hidden"]
-        if "faults" in fields:
-            options["faults"] = list(fields["faults"])
-        if scene is not None and "scene" in self._reset_params:
-            options["scene"] = scene
-        options["domain"] = domain
-        options["task"] = task_id
-        unsupported = sorted(k for k in options if k not in self._reset_params)
-        if unsupported:
-            raise ProtocolError("bad-request", f"backend {self.backend!r} does not take "
-                                f"{', '.join(unsupported)} at reset", request.id)
+            payload = protocol.encode(reply)
+        except (TypeError, ValueError) as error:  # a backend put something odd in a reply
+            self._log(f"reply not encodable ({error}); sent an error instead")
+            payload = protocol.encode(protocol.error_reply(
+                "backend-error", "the reply could not be encoded", None))
         try:
-            observation: Observation = self.env.reset(problem, **options)
-        except SageError as error:
-            raise ProtocolError("bad-problem", str(error), request.id) from None
-        self.task, self.domain_name = task_id, domain.name
-        return protocol.reply(request.id, task=task_id, domain=domain.name,
-                              observation=observation.to_json())
+            self.socket.send_multipart([*envelope, payload])
+        except Exception as error:  # noqa: BLE001 - a vanished peer must not stop the loop
+            self._log(f"reply not sent: {type(error).__name__}: {error}")
 
-    def cmd_step(self, request: Request) -> dict:
-        self._require_episode(request)
-        result = self.env.step(request.fields["step"])  # unparsable steps are failed steps
-        transition = getattr(self.env, "last_transition", None)
-        return protocol.reply(request.id, result=result.to_json(),
-                              transition=transition.to_json() if transition else None)
+    # -- requests -----------------------------------------------------------------------------
 
-    def cmd_get_state(self, request: Request) -> dict:
-        self._require_episode(request)
-        observe = getattr(self.env, "observe", None)
-        return protocol.reply(
-            request.id, task=self.task, domain=self.domain_name,
-            facts=sorted(format_fact(f) for f in self.env.true_state()),
-            goal_reached=self.env.goal_reached(),
-            step_count=getattr(self.env, "step_count", None),
-            observation=observe().to_json() if observe else None)
+    def on_message(self, frames: list[bytes]) -> bool:
+        """Handle one incoming message; returns True when the server should stop."""
+        identity = frames[0]
+        # A REQ peer's routing frames end with an empty delimiter (with REQ_CORRELATE a
+        # request-id frame comes first); a DEALER peer may send the payload straight away.
+        split = frames.index(b"", 1) + 1 if b"" in frames[1:] else 1
+        envelope, body = frames[:split], frames[split:]
+        request_id = None
+        try:
+            if len(body) != 1:
+                raise ProtocolError("bad-request",
+                                    f"expected one frame per message, got {len(body)}")
+            request = protocol.decode_request(body[0], self.limits.max_bytes)
+            request_id = request.id
+            self._authorise(request)
+            if request.cmd == "ping":
+                self._send(envelope, self._ping(request, identity))
+                return False
+            if request.cmd == "close":
+                self._send(envelope, protocol.reply(request.id, closing=True))
+                return True
+            self._dispatch(identity, envelope, request)
+        except ProtocolError as error:
+            self._send(envelope, protocol.error_reply(error.code, error.message,
+                                                      error.request_id or request_id))
+        return False
 
-    def cmd_get_objects(self, request: Request) -> dict:
-        self._require_episode(request)
-        describe = getattr(self.env, "describe_objects", None)
-        objects = describe() if describe else []
-        return protocol.reply(request.id, objects=objects)
+    def _authorise(self, request: Request) -> None:
+        if self.token is None:
+            return
+        given = request.token.encode("utf-8", "surrogatepass") if request.token else b""
+        if not hmac.compare_digest(given, self.token):
+            raise ProtocolError("unauthorized", "this server needs the token from its "
+                                "--token-file in the request's 'token' field", request.id)
 
-    def _require_episode(self, request: Request) -> None:
-        if self.task is None:
-            raise ProtocolError("no-episode", f"{request.cmd} before reset: this server "
-                                f"(id {self.server_id}) has no episode; send reset first",
+    def _ping(self, request: Request, identity: bytes) -> dict:
+        episode = self.episodes.get(identity)
+        return protocol.reply(request.id, server="sage-pddl", backend=self.settings.backend,
+                              server_id=self.server_id, protocol=protocol.PROTOCOL_VERSION,
+                              episode=episode.episode_id if episode else None,
+                              clients=len(self.episodes))
+
+    def _dispatch(self, identity: bytes, envelope: list[bytes], request: Request) -> None:
+        episode = self.episodes.get(identity)
+        if episode is None:
+            if request.cmd != "reset":
+                raise ProtocolError("no-episode", f"{request.cmd} before reset: this client "
+                                    f"has no episode on this server (id {self.server_id}); "
+                                    "send reset first", request.id)
+            episode = self._start_episode(identity, request)
+        if episode.busy:
+            raise ProtocolError("busy", "this client's previous request is still running",
                                 request.id)
+        if request.cmd == "reset":
+            self._count += 1
+            episode.episode_id = f"{self.server_id}-{self._count}"
+        budget = self.limits.reset_timeout if request.cmd == "reset" else self.limits.step_timeout
+        try:
+            episode.connection.send(request)
+        except (OSError, ValueError):
+            self._end(identity)
+            raise ProtocolError("backend-error", "the episode's worker has stopped; send "
+                                "reset to start again", request.id) from None
+        episode.envelope, episode.request = envelope, request
+        episode.deadline = time.monotonic() + budget
 
-    def _from_pddl(self, domain_text: str, problem_text: str) -> tuple[Any, Any]:
-        from sage_pddl.pddl import parse_domain, parse_problem
+    def _start_episode(self, identity: bytes, request: Request) -> Episode:
+        self._reap_idle()
+        if len(self.episodes) >= self.limits.max_clients:
+            raise ProtocolError("busy", f"this server already runs {len(self.episodes)} "
+                                "episodes (--max-clients); try again later", request.id)
+        ours, theirs = self._context.Pipe()
+        process = self._context.Process(target=serve_episode, args=(theirs, self.settings),
+                                        daemon=True, name="thor-episode")
+        process.start()
+        theirs.close()
+        episode = Episode("", process, ours, time.monotonic())
+        self.episodes[identity] = episode
+        return episode
 
-        if "(" in domain_text:
-            domain = parse_domain(domain_text, file="<reset.domain>")
-        else:
-            from sage_pddl.domains import load_domain
+    # -- workers ------------------------------------------------------------------------------
 
-            domain = load_domain(domain_text.strip(), self.domains_dirs)
-        return domain, parse_problem(problem_text, file="<reset.problem>")
+    def on_worker(self, identity: bytes) -> None:
+        """The worker of `identity` has answered (or died)."""
+        episode = self.episodes[identity]
+        request = episode.request
+        assert request is not None
+        try:
+            reply, alive = episode.connection.recv()
+        except (EOFError, OSError):
+            code = episode.process.exitcode
+            reply, alive = protocol.error_reply(
+                "backend-error", f"the episode's worker stopped (exit code {code}); send "
+                "reset to start again", request.id), False
+        reply["episode"] = episode.episode_id
+        episode.request, episode.last_used = None, time.monotonic()
+        self._send(episode.envelope, reply)
+        if not alive:
+            self._end(identity)
 
-    def _from_task(self, ref: str, domain_name: str | None) -> tuple[Any, Any, str, str | None]:
-        from sage_pddl.domains import load_domain
-        from sage_pddl.tasks import load_task, task_problem
+    def check_deadlines(self) -> None:
+        now = time.monotonic()
+        for identity, episode in list(self.episodes.items()):
+            if episode.request is not None and now > episode.deadline:
+                request = episode.request
+                budget = "--reset-timeout" if request.cmd == "reset" else "--step-timeout"
+                self._send(episode.envelope, protocol.error_reply(
+                    "timeout", f"{request.cmd} ran past this server's time budget ({budget}); "
+                    "the episode has ended, send reset to start again", request.id))
+                self._end(identity)
 
-        task = load_task(ref)
-        domain = load_domain(domain_name or getattr(task, "domain", None) or "ithor",
-                             self.domains_dirs)
-        return domain, task_problem(task, domain), ref, getattr(task, "scene", None)
+    def _reap_idle(self) -> None:
+        now = time.monotonic()
+        for identity, episode in list(self.episodes.items()):
+            if not episode.busy and now - episode.last_used > self.limits.idle_timeout:
+                self._end(identity)
+
+    def _end(self, identity: bytes) -> None:
+        episode = self.episodes.pop(identity, None)
+        if episode is not None:
+            episode.stop()
+
+    def close(self) -> None:
+        for identity in list(self.episodes):
+            self._end(identity)
+
+    def busy_connections(self) -> dict[int, bytes]:
+        return {episode.connection.fileno(): identity
+                for identity, episode in self.episodes.items() if episode.busy}
 
 
-def _handle_frames(handler: EpisodeHandler, frames: list[bytes], max_bytes: int) -> tuple[dict, bool]:
-    """One request in, one reply out; never raises. Returns (reply, stop_after_reply)."""
-    request_id = None
+def read_token(path: str | Path) -> bytes:
+    """The shared secret in `path` (surrounding whitespace dropped); ServerError if unusable."""
     try:
-        if len(frames) != 1:
-            raise ProtocolError("bad-request", f"expected one frame per message, got {len(frames)}")
-        request = protocol.decode_request(frames[0], max_bytes)
-        request_id = request.id
-        return handler.handle(request), request.cmd == "close"
-    except ProtocolError as error:
-        return protocol.error_reply(error.code, error.message, error.request_id or request_id), False
-    except SageError as error:
-        return protocol.error_reply("backend-error", str(error), request_id), False
-    except Exception as error:  # the server must outlive any backend bug
-        return protocol.error_reply("backend-error", f"{type(error).__name__}: {error}",
-                                    request_id), False
+        token = Path(path).read_bytes().strip()
+    except OSError as error:
+        raise ServerError(f"--token-file {path}: {error.strerror or error}") from None
+    if not token:
+        raise ServerError(f"--token-file {path}: the file is empty")
+    return token
 
 
 def serve(port: int = 5555, bind: str = "127.0.0.1", backend: str = "symbolic", *,
-          max_bytes: int = protocol.DEFAULT_MAX_BYTES,
-          domains_dirs: Iterable[str | Path] | None = None, log: str | Path | None = None,
-          backend_options: dict[str, Any] | None = None,
+          server_limits: ServerLimits | None = None,
+          domains_dirs: Sequence[str | Path] | None = None,
+          allow_paths: Sequence[str | Path] | None = None, token_file: str | Path | None = None,
+          log: str | Path | None = None, backend_options: dict[str, Any] | None = None,
           on_ready: Callable[[str], None] | None = None,
           stop: threading.Event | None = None, handle_signals: bool = True) -> int:
     """Run the server until `close`, SIGTERM/SIGINT or `stop` is set; returns the exit status.
@@ -179,17 +306,33 @@ def serve(port: int = 5555, bind: str = "127.0.0.1", backend: str = "symbolic", 
     """
     import zmq
 
-    from .. import get_env
+    from .. import list_envs
 
-    if max_bytes <= 0:
-        raise ServerError(f"--max-bytes must be positive, got {max_bytes}")
+    server_limits = server_limits or ServerLimits()
+    if backend not in list_envs() or backend == "thor":
+        raise ServerError(f"unknown backend {backend!r}; choose symbolic or ai2thor")
+    if backend == "ai2thor":
+        from .ai2thor_backend import require_ai2thor
+
+        require_ai2thor()
+    token = read_token(token_file) if token_file else None
+    if token is None and bind not in LOOPBACK:
+        print(f"thor-server: warning: listening on {bind} without --token-file: any host that "
+              "reaches this port can run episodes and stop the server", file=sys.stderr,
+              flush=True)
     options = dict(backend_options or {})
     if log:
-        options["log"] = log
-    if domains_dirs and backend == "symbolic":
-        options["domains_dirs"] = list(domains_dirs)
-    env = get_env(backend, **options)
-    handler = EpisodeHandler(env, backend, list(domains_dirs) if domains_dirs else None)
+        options["log"] = str(log)
+    dirs = tuple(Path(d).resolve() for d in domains_dirs or ())
+    for folder in (*dirs, *(Path(p) for p in allow_paths or ())):
+        if not folder.is_dir():
+            raise ServerError(f"no such folder: {folder}")
+    if dirs and backend == "symbolic":
+        options["domains_dirs"] = [str(d) for d in dirs]
+    max_memory = server_limits.max_memory or default_max_memory(backend)
+    settings = WorkerSettings(backend, options, dirs,
+                              tuple(Path(p).resolve() for p in allow_paths or ()),
+                              server_limits.max_atoms, max_memory)
 
     stop = stop or threading.Event()
     previous: dict[int, Any] = {}
@@ -198,9 +341,11 @@ def serve(port: int = 5555, bind: str = "127.0.0.1", backend: str = "symbolic", 
             previous[signum] = signal.signal(signum, lambda *_: stop.set())
 
     context = zmq.Context()
-    socket = context.socket(zmq.REP)
+    socket = context.socket(zmq.ROUTER)
     socket.setsockopt(zmq.LINGER, 0)
-    socket.setsockopt(zmq.MAXMSGSIZE, 16 * max_bytes)
+    socket.setsockopt(zmq.MAXMSGSIZE, 16 * server_limits.max_bytes)
+    socket.setsockopt(zmq.ROUTER_HANDOVER, 1)  # a client reconnecting under its id takes over
+    server = ThorServer(socket, settings, server_limits, token)
     try:
         try:
             if port == 0:
@@ -214,52 +359,89 @@ def serve(port: int = 5555, bind: str = "127.0.0.1", backend: str = "symbolic", 
             print(f"sage-pddl thor-server listening on {endpoint} (backend {backend})", flush=True)
         else:
             on_ready(endpoint)
-        poller = zmq.Poller()
-        poller.register(socket, zmq.POLLIN)
         while not stop.is_set():
+            poller = zmq.Poller()
+            poller.register(socket, zmq.POLLIN)
+            workers = server.busy_connections()
+            for fd in workers:
+                poller.register(fd, zmq.POLLIN)
             try:
                 events = dict(poller.poll(POLL_MS))
             except zmq.ZMQError as error:
                 if error.errno == zmq.EINTR:  # a signal arrived during poll
                     continue
                 raise
-            if socket not in events:
-                continue
-            frames = socket.recv_multipart()
-            reply, closing = _handle_frames(handler, frames, max_bytes)
-            socket.send(protocol.encode(reply))
-            if closing:
+            for fd, identity in workers.items():
+                if fd in events:
+                    server.on_worker(identity)
+            server.check_deadlines()
+            if socket in events and server.on_message(socket.recv_multipart()):
                 break
         return 0
     finally:
+        server.close()
         socket.close(linger=0)
         context.term()
-        env.close()
         for signum, handler_before in previous.items():
             signal.signal(signum, handler_before)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="sage-pddl thor-server",
-                                     description="Serve an environment backend over ZMQ.")
-    parser.add_argument("--port", type=int, default=5555, help="TCP port (0: pick a free one)")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The server's options, shared by `sage-pddl thor-server` and `python -m` of this module."""
+    defaults = ServerLimits()
+    parser.add_argument("--port", type=protocol.port_number, default=5555,
+                        help="TCP port (0: pick a free one; default 5555)")
     parser.add_argument("--bind", default="127.0.0.1",
                         help="address to listen on (default loopback; '*' for all interfaces)")
-    parser.add_argument("--backend", default="symbolic", choices=["symbolic", "ai2thor"])
-    parser.add_argument("--max-bytes", type=int, default=protocol.DEFAULT_MAX_BYTES,
+    parser.add_argument("--backend", default="symbolic", choices=["symbolic", "ai2thor"],
+                        help="symbolic (default: the gate executes against the true state) or "
+                             "ai2thor (needs the 'thor' extra and a display or GPU)")
+    parser.add_argument("--token-file", metavar="FILE",
+                        help="require the token in FILE in every request")
+    parser.add_argument("--allow-paths", action="append", default=[], metavar="DIR",
+                        help="let clients name domain and task files inside DIR (repeatable; "
+                             "default: names of bundled and --domains-dir domains only)")
+    parser.add_argument("--max-bytes", type=int, default=defaults.max_bytes,
                         help="largest accepted request in bytes (default 1 MiB)")
-    parser.add_argument("--domains-dir", action="append", default=[],
-                        help="extra folder of domain files (repeatable)")
+    parser.add_argument("--reset-timeout", type=float, default=defaults.reset_timeout,
+                        metavar="SECONDS", help="time budget of a reset (default 10)")
+    parser.add_argument("--step-timeout", type=float, default=defaults.step_timeout,
+                        metavar="SECONDS", help="time budget of any other episode request "
+                                                "(default 10)")
+    parser.add_argument("--max-atoms", type=int, default=defaults.max_atoms,
+                        help="most quantifier instances grounded per formula "
+                             f"(default {defaults.max_atoms:,})")
+    parser.add_argument("--max-memory", type=int, default=None, metavar="MIB",
+                        help="address-space cap of each episode's worker in MiB (default 1024 "
+                             "for symbolic, none for ai2thor)")
+    parser.add_argument("--max-clients", type=int, default=defaults.max_clients,
+                        help="episodes served at once (default 8)")
+    parser.add_argument("--idle-timeout", type=float, default=defaults.idle_timeout,
+                        metavar="SECONDS", help="end an episode idle this long (default 900)")
     parser.add_argument("--log", help="append a JSONL transition log here")
-    return parser
+
+
+def serve_from_args(args: argparse.Namespace) -> int:
+    server_limits = ServerLimits(
+        max_bytes=args.max_bytes, reset_timeout=args.reset_timeout,
+        step_timeout=args.step_timeout, max_atoms=args.max_atoms,
+        max_memory=args.max_memory * (1 << 20) if args.max_memory else None,
+        max_clients=args.max_clients, idle_timeout=args.idle_timeout)
+    return serve(args.port, args.bind, args.backend, server_limits=server_limits,
+                 domains_dirs=getattr(args, "domains_dir", None) or None,
+                 allow_paths=args.allow_paths, token_file=args.token_file, log=args.log)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of `python -m sage_pddl.env.thor.server` and `sage-pddl thor-server`."""
-    args = build_parser().parse_args(argv)
+    """Entry point of `python -m sage_pddl.env.thor.server`."""
+    parser = argparse.ArgumentParser(prog="sage-pddl thor-server",
+                                     description="Serve an environment backend over ZMQ.")
+    add_arguments(parser)
+    parser.add_argument("--domains-dir", action="append", default=[],
+                        help="extra folder of domain files (repeatable)")
+    args = parser.parse_args(argv)
     try:
-        return serve(args.port, args.bind, args.backend, max_bytes=args.max_bytes,
-                     domains_dirs=args.domains_dir or None, log=args.log)
+        return serve_from_args(args)
     except SageError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
