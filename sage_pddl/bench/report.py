@@ -20,7 +20,6 @@ from its own name, so the numbers do not depend on which other comparisons are i
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -32,7 +31,7 @@ from sage_pddl.pddl.errors import SageError
 
 from . import metrics as metric_defs
 from . import stats
-from .runner import latest_rows, read_results
+from .runner import latest_rows, read_results, read_run_config
 
 POOLED = "(pooled)"
 DEFAULT_COMPARED = {"plan": ("goal_success", "executability", "hallucination"),
@@ -79,13 +78,7 @@ def load_run(run_dir: str | Path) -> tuple[list[dict], dict, int]:
         raise ReportError(f"{run_dir}: no results.jsonl here (is this a run folder made by "
                           "'sage-pddl bench'?)")
     rows, bad = read_results(results)
-    config_path = run_dir / "config.json"
-    config = {}
-    if config_path.exists():
-        try:
-            config = json.loads(config_path.read_text(encoding="utf-8")).get("config", {})
-        except ValueError:
-            config = {}
+    config = read_run_config(run_dir).get("config", {})
     return latest_rows(rows), config, bad
 
 

@@ -47,8 +47,12 @@ from pathlib import Path
 from typing import Any
 
 from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.files import write_text_atomic
 
 from . import metrics
+
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
+"""A run id names one folder under the output folder: no separators, no `..`, no drive."""
 
 MODES = ("plan", "exec")
 MEMORY_MODES = ("loo", "none")
@@ -154,8 +158,9 @@ class BenchConfig:
                                   f"{', '.join(list_envs())}")
         if self.resume and not self.run_id:
             raise fail("resume", "resuming needs the run id of the run to continue (--run-id)")
-        if self.run_id is not None and not re.fullmatch(r"[A-Za-z0-9._:+-]+", self.run_id):
-            raise fail("run_id", f"use letters, digits and . _ : + - only, got {self.run_id!r}")
+        if self.run_id is not None and not RUN_ID.fullmatch(self.run_id):
+            raise fail("run_id", "a run id is a plain folder name: a letter or digit, then "
+                                 f"letters, digits, '.', '_', '+' or '-'; got {self.run_id!r}")
         return replace(self, planners=planners, models=models, tasks=tasks, seeds=seeds,
                        llm=self.llm.lower(), inject_failure=inject,
                        max_replan=int(self.max_replan),
@@ -490,7 +495,7 @@ def _prepare_run_dir(config: BenchConfig) -> tuple[BenchConfig, Path]:
                                    f"in {results}; pass --resume to continue it or choose "
                                    "another --run-id")
         if stored_path.exists():
-            stored = json.loads(stored_path.read_text(encoding="utf-8"))
+            stored = read_run_config(run_dir)
             created = stored.get("created", created)
             for name in ROW_SETTINGS:
                 mine, theirs = getattr(config, name), stored.get("config", {}).get(name)
@@ -502,8 +507,26 @@ def _prepare_run_dir(config: BenchConfig) -> tuple[BenchConfig, Path]:
     stored = {"run_id": run_id, "created": created,
               "updated": datetime.now(UTC).isoformat(timespec="seconds"),
               "config": config.to_json()}
-    stored_path.write_text(json.dumps(stored, indent=2, default=str) + "\n", encoding="utf-8")
+    write_text_atomic(stored_path, json.dumps(stored, indent=2, default=str) + "\n")
     return config, run_dir
+
+
+def read_run_config(run_dir: str | Path) -> dict[str, Any]:
+    """The stored `config.json` of a run folder ({} when there is none); BenchConfigError
+    naming the file when it is damaged."""
+    path = Path(run_dir) / "config.json"
+    if not path.exists():
+        return {}
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise BenchConfigError(f"{path}: the run's stored settings cannot be read ({error}); "
+                               "restore the file, or delete it to continue the run without "
+                               "checking its settings") from None
+    if not isinstance(stored, dict) or not isinstance(stored.get("config", {}), dict):
+        raise BenchConfigError(f"{path}: the run's stored settings are not a JSON object with "
+                               "a 'config' object; restore or delete the file")
+    return stored
 
 
 def _comparable(value: Any) -> Any:
@@ -572,8 +595,7 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
     finally:
         writer.close()
         progress.close()
-        (run_dir / "status.json").write_text(json.dumps(status, indent=2) + "\n",
-                                             encoding="utf-8")
+        write_text_atomic(run_dir / "status.json", json.dumps(status, indent=2) + "\n")
     return run_dir
 
 
@@ -660,7 +682,7 @@ def _plan_part(result: Any, gate: Any, task: Any) -> dict[str, Any]:
     steps = [dict(s) for s in result.steps]
     part = {"steps": steps, "certified": bool(result.certified),
             "failed_calls": sum(1 for c in result.call_log if not c.ok),
-            "notes": _notes(result.notes)}
+            "notes": _notes(result.notes), "limits_hit": list(result.limits_hit)}
     part.update(metrics.plan_metrics(gate, steps, expected_objects=task.expected_objects,
                                      reference_length=len(task.reference_steps)))
     part.update(metrics.cost_metrics(result.calls, result.prompt_tokens, result.output_tokens,

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..pddl.errors import SageError
+from ..pddl.files import write_text_atomic
 from ..pddl.limits import read_text
 from .common import (
     EXIT_INVALID,
@@ -128,7 +129,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     else:
         formatted = write_domain(parse_domain(text, file=str(path)))
     if args.in_place:
-        path.write_text(formatted, encoding="utf-8")
+        write_text_atomic(path, formatted)
     else:
         sys.stdout.write(formatted)
     return EXIT_OK

@@ -93,7 +93,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     domain, problem = domain_and_problem(args)
     plan = plan_or_reference_arg(args.plan) if args.plan else None
-    files = export_files(domain, problem, plan, args.out, strip_annotations=args.strip_annotations)
+    inputs = [a.split("#")[0] for a in (args.domain, args.problem, args.plan) if a]
+    files = export_files(domain, problem, plan, args.out, strip_annotations=args.strip_annotations,
+                         inputs=inputs)
     if args.json:
         print(json.dumps(files.to_json(), indent=2))
     else:

@@ -19,11 +19,13 @@ tools are then asked to reject it).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.files import write_text_atomic
 from sage_pddl.pddl.model import Domain, Plan, PlanStep, Problem, key
 from sage_pddl.pddl.writer import write_domain, write_problem
 
@@ -84,25 +86,35 @@ def export_domain_text(domain: Domain, strip_annotations: bool = False) -> str:
 
 
 def export_files(domain: Domain, problem: Problem, plan: Any | None, out_dir: str | Path, *,
-                 strip_annotations: bool = False) -> ExportedFiles:
-    """Write domain.pddl, problem.pddl and plan.ipc (when a plan is given) into `out_dir`."""
+                 strip_annotations: bool = False, inputs: Iterable[str | Path] = ()
+                 ) -> ExportedFiles:
+    """Write domain.pddl, problem.pddl and plan.ipc (when a plan is given) into `out_dir`.
+
+    Each file is written whole (`write_text_atomic`). A target that is one of the files read
+    (`inputs`, and the files the domain and problem were parsed from) is refused before
+    anything is written: an export never overwrites its own source."""
     from sage_pddl.gate import compile_gate
 
     grounded = ground_plan(compile_gate(domain, problem), plan) if plan is not None else None
     out = Path(out_dir)
+    texts = {out / "domain.pddl": export_domain_text(domain, strip_annotations),
+             out / "problem.pddl": write_problem(problem)}
+    if grounded is not None:
+        texts[out / "plan.ipc"] = ipc_plan_text(grounded)
+    sources = [*inputs, *(m.loc.file for m in (domain, problem) if m.loc and m.loc.file)]
+    read = {Path(p).resolve() for p in sources if Path(p).is_file()}
+    for target in texts:
+        if target.resolve() in read:
+            raise ExportError(f"--out {out}: {target.name} would overwrite the input file "
+                              f"{target.resolve()}; choose another --out folder")
     try:
         out.mkdir(parents=True, exist_ok=True)
-        domain_path = out / "domain.pddl"
-        problem_path = out / "problem.pddl"
-        domain_path.write_text(export_domain_text(domain, strip_annotations), encoding="utf-8")
-        problem_path.write_text(write_problem(problem), encoding="utf-8")
-        plan_path = None
-        if grounded is not None:
-            plan_path = out / "plan.ipc"
-            plan_path.write_text(ipc_plan_text(grounded), encoding="utf-8")
+        for target, text in texts.items():
+            write_text_atomic(target, text)
     except OSError as error:
         raise ExportError(f"--out {out}: cannot write: {error.strerror or error}") from None
-    return ExportedFiles(domain_path, problem_path, plan_path)
+    paths = list(texts)
+    return ExportedFiles(paths[0], paths[1], paths[2] if grounded is not None else None)
 
 
 __all__ = ["ExportError", "ExportedFiles", "export_domain_text", "export_files", "ground_plan",

@@ -123,10 +123,11 @@ def check_nesting(text: str, file: str | None, *, pddl: bool, max_depth: int = M
                                   source_line=line)
 
 
-def load_json(text: str, file: str | None, what: str = "JSON",
-              max_depth: int = MAX_DEPTH) -> Any:
-    """JSON text as Python values, with every failure a located PDDLSyntaxError: bad JSON,
-    nesting deeper than `max_depth`, an integer longer than `MAX_INT_DIGITS` digits."""
+def check_json_shape(text: str, file: str | None, what: str = "JSON",
+                     max_depth: int = MAX_DEPTH) -> None:
+    """A located PDDLSyntaxError where text that is or holds JSON nests deeper than
+    `max_depth` or writes an integer longer than `MAX_INT_DIGITS` digits: the two inputs on
+    which Python's own JSON reader raises something other than a JSONDecodeError."""
     check_nesting(text, file, pddl=False, max_depth=max_depth, what=f"{what} nesting")
     long_int = _LONG_INT.search(_STRING.sub(lambda m: " " * len(m.group()), text))
     if long_int:
@@ -134,6 +135,13 @@ def load_json(text: str, file: str | None, what: str = "JSON",
         raise PDDLSyntaxError(f"{what}: a number of {len(long_int.group().lstrip('-')):,} "
                               f"digits (at most {MAX_INT_DIGITS})", where,
                               text=long_int.group()[:20], source_line=line[:200])
+
+
+def load_json(text: str, file: str | None, what: str = "JSON",
+              max_depth: int = MAX_DEPTH) -> Any:
+    """JSON text as Python values, with every failure a located PDDLSyntaxError: bad JSON and
+    everything `check_json_shape` refuses."""
+    check_json_shape(text, file, what, max_depth)
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:

@@ -13,6 +13,13 @@ reference and of the gate's JSON input); `PlanResult.steps` holds the steps stil
 Accounting: every LLM call a planner makes goes through one `CallLog`, which records the role,
 tokens and seconds of each call, successful or not. A failed call (an `LLMError`) is counted with
 the tokens it spent (`error.usage`), so nothing an experiment paid for is lost.
+
+Answers are data: a model's answer is never trusted to be usable. `CallLog.complete` refuses an
+answer longer than `MAX_ANSWER_CHARS` or one whose JSON nests deeper or writes longer numbers
+than `pddl.limits` allows (a call that is `ok=False` with the reason); the planner sees None, as
+for a failed call, and returns a failed (empty or partial) plan. A planner run makes at most
+`MAX_CALLS` calls and a hierarchical planner expands at most `MAX_SUBGOALS` sub-goals; a cap
+that is hit is named in `PlanResult.limits_hit` (and so in the bench row).
 """
 from __future__ import annotations
 
@@ -21,10 +28,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from sage_pddl.pddl import limits
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, Problem
 
 Step = dict[str, str]
+
+MAX_CALLS = 64
+"""LLM calls one `plan` or `repair` run may make (SAGE with 5 sub-goals and 3 refines needs 21)."""
+MAX_SUBGOALS = 12
+"""Sub-goals a hierarchical planner expands; the rest of a longer decomposition is dropped."""
+MAX_ANSWER_CHARS = 200_000
+"""The longest answer read (a plan of 100 steps is ~10,000 characters)."""
 
 
 class PlannerError(SageError):
@@ -120,6 +135,7 @@ class PlanResult:
     goal_reached: bool | None = None
     call_log: tuple[CallRecord, ...] = ()
     planner: str = ""
+    limits_hit: tuple[str, ...] = ()
 
     @property
     def total_tokens(self) -> int:
@@ -139,7 +155,7 @@ class PlanResult:
             "calls": self.calls, "prompt_tokens": self.prompt_tokens,
             "output_tokens": self.output_tokens, "seconds": round(self.seconds, 6),
             "notes": list(self.notes), "certified": self.certified,
-            "goal_reached": self.goal_reached,
+            "goal_reached": self.goal_reached, "limits_hit": list(self.limits_hit),
             "call_log": [{"role": c.role, "prompt_tokens": c.prompt_tokens,
                           "output_tokens": c.output_tokens, "ok": c.ok, "error": c.error}
                          for c in self.call_log]}
@@ -161,21 +177,34 @@ class CallLog:
     """Counts the LLM calls of one `plan` or `repair` run.
 
     `complete` forwards to the backend and returns the text, or None when the call failed with
-    an `LLMError`/`SageError` (the failure is recorded with whatever tokens it spent). Planners
-    treat None like an unusable answer.
+    an `LLMError`/`SageError`, when the answer is unusable (see the module docstring) or when
+    the run has made `max_calls` calls already (the failure is recorded with whatever tokens it
+    spent). Planners treat None like an unusable answer.
     """
 
-    def __init__(self, llm: Any):
+    def __init__(self, llm: Any, max_calls: int = MAX_CALLS):
         if llm is None:
             raise PlannerError("this planner needs an LLM backend: pass llm=get_backend(...)")
         self.llm = llm
+        self.max_calls = max_calls
         self.records: list[CallRecord] = []
         self.notes: list[str] = []
+        self.limits_hit: list[str] = []
         self.started = time.perf_counter()
+
+    def hit(self, limit: str, note: str) -> None:
+        """Record that a cap was reached (once per cap and run)."""
+        if limit not in self.limits_hit:
+            self.limits_hit.append(limit)
+            self.notes.append(note)
 
     def complete(self, messages: Sequence[Mapping[str, str]], *, role: str,
                  schema: Any = None, temperature: float = 0.2, seed: int | None = None
                  ) -> str | None:
+        if len(self.records) >= self.max_calls:
+            self.hit("max_calls", f"call cap reached: this run made {self.max_calls} LLM calls "
+                                  f"(MAX_CALLS); later {role} calls were not made")
+            return None
         began = time.perf_counter()
         try:
             completion = self.llm.complete(list(messages), schema=schema,
@@ -189,9 +218,14 @@ class CallLog:
                 error=f"{type(error).__name__}: {error}"))
             self.notes.append(f"{role} call failed: {type(error).__name__}: {error}")
             return None
+        problem = unusable_answer(completion.text)
         self.records.append(CallRecord(role=role, prompt_tokens=int(completion.prompt_tokens),
                                        output_tokens=int(completion.output_tokens),
-                                       seconds=float(completion.seconds)))
+                                       seconds=float(completion.seconds), ok=problem is None,
+                                       error=f"unusable answer: {problem}" if problem else ""))
+        if problem is not None:
+            self.notes.append(f"{role} answer unusable: {problem}")
+            return None
         return completion.text
 
     def note(self, text: str) -> None:
@@ -207,7 +241,22 @@ class CallLog:
             output_tokens=sum(r.output_tokens for r in self.records),
             seconds=time.perf_counter() - self.started,
             notes=tuple(self.notes) + tuple(notes), certified=certified,
-            goal_reached=goal_reached, call_log=tuple(self.records), planner=planner)
+            goal_reached=goal_reached, call_log=tuple(self.records), planner=planner,
+            limits_hit=tuple(self.limits_hit))
+
+
+def unusable_answer(text: Any) -> str | None:
+    """Why an answer cannot be read (not text, too long, JSON too deep or numbers too long),
+    or None when it can be."""
+    if not isinstance(text, str):
+        return f"the backend returned {type(text).__name__}, not text"
+    if len(text) > MAX_ANSWER_CHARS:
+        return f"{len(text):,} characters, more than the {MAX_ANSWER_CHARS:,} read"
+    try:
+        limits.check_json_shape(text, None, "answer")
+    except SageError as error:
+        return getattr(error, "message", str(error))
+    return None
 
 
 def step_text(step: Mapping[str, Any]) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .base import CallLog, PlanningTask, PlanResult, Step, SubgoalBlock
+from .base import MAX_SUBGOALS, CallLog, PlanningTask, PlanResult, Step, SubgoalBlock
 from .gating import drop_noop_repeats
 from .parsing import parse_subgoals
 from .prompts import decompose_messages, examples_block, expand_messages
@@ -46,6 +46,11 @@ class HierarchicalPlanner(LLMPlanner):
         if not subgoals:
             log.note("decompose gave no sub-goals; the instruction is the only sub-goal")
             subgoals = [task.instruction]
+        if len(subgoals) > MAX_SUBGOALS:
+            log.hit("max_subgoals", f"sub-goal cap reached: the decomposition had "
+                                    f"{len(subgoals)} sub-goals, the first {MAX_SUBGOALS} "
+                                    "(MAX_SUBGOALS) were expanded")
+            subgoals = subgoals[:MAX_SUBGOALS]
         state_text = self.state_text(start)
         blocks = []
         for index, subgoal in enumerate(subgoals):

@@ -43,14 +43,14 @@ def parse_json_value(text: str | None) -> Any:
     cleaned = strip_fences(text)
     try:
         return json.loads(cleaned)
-    except ValueError:
+    except (ValueError, RecursionError):  # CallLog refuses such answers; text from elsewhere
         pass
     decoder = json.JSONDecoder()
     best: Any = _NO_JSON
     for match in re.finditer(r"[\[{]", cleaned):
         try:
             value, _ = decoder.raw_decode(cleaned, match.start())
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if isinstance(value, dict) or (isinstance(value, list) and value):
             return value

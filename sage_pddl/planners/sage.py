@@ -37,7 +37,16 @@ from typing import Any
 
 from sage_pddl.gate.feedback import render_feedback
 
-from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step, SubgoalBlock, same_step
+from .base import (
+    MAX_SUBGOALS,
+    CallLog,
+    PlannerError,
+    PlanningTask,
+    PlanResult,
+    Step,
+    SubgoalBlock,
+    same_step,
+)
 from .gating import accepted_prefix, check_block, drop_noop_repeats
 from .parsing import is_json, parse_json_value
 from .prompts import (
@@ -118,6 +127,11 @@ class SagePlanner(LLMPlanner):
         if not subgoals:
             log.note("decompose gave no sub-goals; the instruction is the only sub-goal")
             return [task.instruction]
+        if len(subgoals) > MAX_SUBGOALS:
+            log.hit("max_subgoals", f"sub-goal cap reached: the decomposition had "
+                                    f"{len(subgoals)} sub-goals, the first {MAX_SUBGOALS} "
+                                    "(MAX_SUBGOALS) were kept")
+            subgoals = subgoals[:MAX_SUBGOALS]
         if len(subgoals) > self.max_subgoals:
             keep = self.max_subgoals - 1
             merged = "; then ".join(subgoals[keep:])

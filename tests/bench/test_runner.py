@@ -185,3 +185,24 @@ def test_task_specs_and_config_files(tmp_path):
         with pytest.raises(BenchConfigError, match=repr(setting)):
             config(tmp_path, **changes).validated()
     assert set(KEY_FIELDS) == {"model", "planner", "task_id", "seed", "mode"}
+
+
+@pytest.mark.parametrize("run_id", ["..", "../escape", "a/b", "/tmp/x", ".hidden", "c:x", ""])
+def test_b1_run_ids_are_plain_folder_names(tmp_path, run_id):
+    with pytest.raises(BenchConfigError, match="run_id"):
+        config(tmp_path, run_id=run_id).validated()
+    assert not (tmp_path.parent / "escape").exists()
+
+
+def test_b2_a_damaged_config_is_named_and_rewrites_are_whole(tmp_path, oracle_factory):
+    run_dir = run_benchmark(config(tmp_path, max_rows=1), llm_factory=oracle_factory())
+    assert not list(run_dir.glob(".*.tmp"))  # written via a temporary file, renamed
+    stored = run_dir / "config.json"
+    stored.write_text(stored.read_text()[:40])  # a crash of an older writer, mid-file
+    with pytest.raises(BenchConfigError, match=r"config\.json: the run's stored settings "
+                                               r"cannot be read"):
+        run_benchmark(config(tmp_path, resume=True), llm_factory=oracle_factory())
+    from sage_pddl.bench.report import ReportError, write_report
+
+    with pytest.raises((BenchConfigError, ReportError), match=r"config\.json"):
+        write_report(run_dir)

@@ -137,3 +137,27 @@ def test_export_and_solve_commands(tmp_path, capsys):
     assert out["llm"]["gate_valid"] and out["llm"]["up_valid"]
     assert cli.main(["solve", "ithor", "ithor#K01", "--planner", "pyperplan"]) == 2
     assert "conditional-effects" in capsys.readouterr().err
+
+
+def test_b3_export_refuses_to_overwrite_its_inputs(tmp_path):
+    from sage_pddl.cli import main
+
+    for name in ("Depots.pddl", "pfile1", "pfile1.plan"):
+        (tmp_path / name).write_bytes((FIXTURES / name).read_bytes())
+    (tmp_path / "domain.pddl").write_bytes((FIXTURES / "Depots.pddl").read_bytes())
+    before = (tmp_path / "domain.pddl").read_bytes()
+    code = main(["export", str(tmp_path / "domain.pddl"), str(tmp_path / "pfile1"),
+                 "--out", str(tmp_path)])
+    assert code == 2
+    assert (tmp_path / "domain.pddl").read_bytes() == before
+    assert not (tmp_path / "problem.pddl").exists()  # refused before anything was written
+    domain = load_domain_file(tmp_path / "Depots.pddl")
+    (tmp_path / "problem.pddl").write_bytes((FIXTURES / "pfile1").read_bytes())
+    problem = load_problem(tmp_path / "problem.pddl")  # the file it was read from is protected
+    with pytest.raises(ExportError, match="would overwrite the input file"):
+        export_files(domain, problem, None, tmp_path)
+    with pytest.raises(ExportError, match="would overwrite the input file"):
+        export_files(domain, load_problem(tmp_path / "pfile1"), None, tmp_path,
+                     inputs=[tmp_path / "problem.pddl"])
+    files = export_files(domain, problem, None, tmp_path / "out")
+    assert files.domain.read_text().startswith("(define (domain")

@@ -1,0 +1,1 @@
+"""The fuzz suite: a fixed-seed mutator over every reader of untrusted input."""
