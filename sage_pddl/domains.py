@@ -120,6 +120,7 @@ def _looks_like_path(text: str) -> bool:
 def resolve_domain(name_or_path: str | Path, domains_dirs=None) -> Path:
     """The file a domain name or path refers to; `SageError` naming the choices otherwise."""
     text = str(name_or_path).strip()
+    as_file = None
     if isinstance(name_or_path, Path) or _looks_like_path(text):
         path = Path(text).expanduser()
         if path.is_file():
@@ -127,6 +128,7 @@ def resolve_domain(name_or_path: str | Path, domains_dirs=None) -> Path:
         bare = Path(text).name
         if bare != text or not bare.lower().endswith(DOMAIN_SUFFIX):
             raise SageError(f"domain file {name_or_path}: no such file")
+        as_file = text
         text = bare[: -len(DOMAIN_SUFFIX)]  # "alfworld.pddl" also names the bundled domain
     # A bare name of an existing file in the working directory also works.
     wanted = key(text)
@@ -138,6 +140,9 @@ def resolve_domain(name_or_path: str | Path, domains_dirs=None) -> Path:
         return Path(text)
     available = ", ".join(sorted(domains, key=key)) or "none"
     folders = ", ".join(str(f) for f in search_dirs(domains_dirs))
+    if as_file is not None:
+        raise SageError(f"domain file {as_file}: no such file (nor is {text!r} the name of a "
+                        f"known domain: {available})")
     raise SageError(f"unknown domain {text!r}: available domains are {available} "
                     f"(searched {folders}; add folders with --domains-dir or {ENV_VAR})")
 

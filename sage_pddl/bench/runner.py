@@ -46,6 +46,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from sage_pddl.llm.base import DEFAULT_MODEL
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.files import write_text_atomic
 
@@ -71,7 +72,7 @@ class BenchConfig:
     """The settings of one benchmark run (loadable from TOML or JSON with `load_config`)."""
 
     planners: tuple[str, ...] = ("SAGE", "Direct")
-    models: tuple[str, ...] = ("qwen2.5:7b",)
+    models: tuple[str, ...] | None = None  # None: qwen2.5:7b, or the scripted backend's label
     tasks: tuple[str, ...] = ("ithor",)
     """Task specs: `SET`, `SET#ID`, `SET[#ID,#ID]`, `SET[:N]` (first N); SET is a bundled set
     (ithor, ithor-gt, procthor) or a task-set JSON file."""
@@ -117,7 +118,8 @@ class BenchConfig:
             planners = _unique(canonical_name(p) for p in planners)
         except SageError as error:
             raise fail("planners", str(error)) from None
-        models = _unique(_as_strings(self.models, "models"))
+        models = _unique(_as_strings(self.models if self.models is not None
+                                     else (default_model(self.llm, self.llm_script),), "models"))
         if not models:
             raise fail("models", "name at least one model")
         tasks = _as_strings(self.tasks, "tasks")
@@ -476,6 +478,13 @@ def default_llm_factory(config: BenchConfig, tasks: Sequence[Any],
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
+
+
+def default_model(llm: str, llm_script: str | None) -> str:
+    """The model a row names when --models is not given: the scripted backend is no model."""
+    if llm.lower() == "scripted":
+        return "scripted script" if llm_script else "reference responder"
+    return DEFAULT_MODEL
 
 
 def new_run_id() -> str:

@@ -109,7 +109,8 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--planners", default=None, help="comma-separated planners (default SAGE,Direct)")
     p.add_argument("--llm", default=None, help="LLM backend: ollama (default), openai, local, "
                                                "scripted (reference responder), replay")
-    p.add_argument("--models", default=None, help="comma-separated models (default qwen2.5:7b)")
+    p.add_argument("--models", default=None, help="comma-separated models (default qwen2.5:7b; with --llm "
+                        "scripted: 'reference responder')")
     p.add_argument("--llm-host", default=None, help="LLM server URL")
     p.add_argument("--llm-script", default=None, metavar="FILE",
                    help="JSON script of answers per role for --llm scripted")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..llm.base import DEFAULT_MODEL
 from .common import EXIT_INVALID, EXIT_OK, format_step, print_plan_result
 
 TASK_REF = "ithor#K19"
@@ -29,7 +30,6 @@ BROKEN_PLAN = [
     {"action": "Close", "object": "Cabinet"},
 ]
 INJECT_AT = 4  # the PutIn step of the scripted plan: MoveTo, Pick, MoveTo, Open, PutIn, Close
-DEFAULT_OLLAMA_MODEL = "qwen2.5:7b"
 
 
 def _steps(*pairs: tuple[str, str]) -> dict:
@@ -63,13 +63,16 @@ def choose_llm(llm: str, model: str | None, host: str | None) -> tuple[Any, str]
     from ..llm import get_backend
     from ..llm.ollama import is_available, list_models
 
-    wanted = model or DEFAULT_OLLAMA_MODEL
+    wanted = model or DEFAULT_MODEL
     if llm == "scripted":
         return scripted_small_model(), "built-in scripted small model (no LLM server used)"
     if llm == "ollama" or (llm == "auto" and is_available(host, timeout=1.0)
                            and any(m.split(":")[0] == wanted.split(":")[0] or m == wanted
                                    for m in list_models(host, timeout=2.0))):
-        return get_backend("ollama", model=wanted, host=host), f"Ollama model {wanted}"
+        backend = get_backend("ollama", model=wanted, host=host)
+        if llm == "ollama":
+            backend.check()  # asked for by name: a dead server is a setting error, said once
+        return backend, f"Ollama model {wanted}"
     if llm != "auto":
         from ..pddl.errors import SageError
 
@@ -98,8 +101,8 @@ def run_demo(llm: str = "auto", model: str | None = None, host: str | None = Non
     task = load_task(TASK_REF)
     planning = PlanningTask.from_task(task, domain)
     backend, label = choose_llm(llm, model, host)
-    out.print(Panel(f"[bold]{task.instruction}[/bold]\n{TASK_REF}, AI2-THOR {task.scene}; "
-                    f"LLM: {label}", title="sage-pddl demo"))
+    out.print(Panel(f"[bold]{task.instruction}[/bold]\n{TASK_REF}, AI2-THOR {task.scene}\n"
+                    f"LLM: {label}", title="sage-pddl demo"), soft_wrap=False)
 
     out.rule("1. The gate: the domain file, compiled")
     gate = compile_gate(domain, planning.problem)

@@ -81,7 +81,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(verdict_json(verdict), indent=2))
     else:
-        _print_verdict(verdict, plan)
+        _print_verdict(verdict, plan, prefix=args.prefix)
     accepted = verdict.valid and (args.prefix or verdict.goal_reached is not False)
     return EXIT_OK if accepted else EXIT_INVALID
 
@@ -89,7 +89,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
 def verdict_json(verdict) -> dict:
     return {
         "valid": verdict.valid,
-        "goal_reached": verdict.goal_reached,
+        # after a rejected step the state is not the plan's: the goal test means nothing there
+        "goal_reached": verdict.goal_reached if verdict.valid else None,
         "steps_checked": verdict.steps_checked,
         "violations": [
             {"step": v.step, "action": v.action, "code": v.code, "literal": v.literal,
@@ -99,18 +100,24 @@ def verdict_json(verdict) -> dict:
     }
 
 
-def _print_verdict(verdict, plan) -> None:
+def _print_verdict(verdict, plan, prefix: bool = False) -> None:
     out = console()
     steps = list(plan)
+    if not steps:
+        out.print("[yellow]the plan is empty[/yellow]: only the initial state is checked "
+                  "against the goal")
     bad = {v.step for v in verdict.violations}
     for i, step in enumerate(steps[: max(verdict.steps_checked, 1)]):
         mark = "[red]✗[/red]" if i in bad else "[green]✓[/green]"
         out.print(f" {mark} {i + 1:>3}  {escape(step.text or step.action)}")
     for v in verdict.violations:
+        needs = f"  [dim]needs {escape(v.literal)}[/dim]" if v.literal else ""
         out.print(f"[red]step {v.step + 1}: {escape(v.code)}[/red]  {escape(v.action)}: "
-                  f"{escape(v.message)}  [dim]needs {escape(v.literal)}[/dim]")
+                  f"{escape(v.message)}{needs}")
     if not verdict.valid:
         status = f"[red]INVALID[/red]: {len(verdict.violations)} violation(s)"
+    elif verdict.goal_reached is False and prefix:
+        status = "[green]VALID prefix[/green]: every step applicable, the goal not reached yet"
     elif verdict.goal_reached is False:
         status = ("[yellow]every step applicable, but the goal is NOT reached[/yellow] "
                   "(exit 1; --prefix accepts a partial plan)")
@@ -123,16 +130,29 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     from ..pddl import parse_domain, parse_problem, write_domain, write_problem
 
     path = Path(args.file)
+    if not path.is_file():  # a domain name, as everywhere else
+        from ..domains import resolve_domain
+
+        path = resolve_domain(args.file, domains_dirs(args))
     text = read_text(path, "the file")
     if _looks_like_problem(text):
         formatted = write_problem(parse_problem(text, file=str(path)))
     else:
         formatted = write_domain(parse_domain(text, file=str(path)))
     if args.in_place:
+        lost = _comment_lines(text) - _comment_lines(formatted)
+        if lost:
+            raise SageError(f"fmt -i {path}: formatting would drop {lost} comment line(s) "
+                            "(the writer keeps only `; @sage` annotations); the file is left "
+                            "as it is. Run without -i to see the formatted text.")
         write_text_atomic(path, formatted)
     else:
         sys.stdout.write(formatted)
     return EXIT_OK
+
+
+def _comment_lines(text: str) -> int:
+    return sum(1 for line in text.splitlines() if line.lstrip().startswith(";"))
 
 
 def _looks_like_problem(text: str) -> bool:
@@ -153,9 +173,9 @@ def cmd_domains(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return EXIT_OK
-    from rich.table import Table
+    from rich.table import Column, Table
 
-    table = Table("domain", "actions", "file")
+    table = Table("domain", "actions", Column("file", overflow="fold"))
     for row in rows:
         table.add_row(row["name"], ", ".join(row.get("actions", [])) or f"[red]{row.get('error')}[/red]",
                       row["path"])
@@ -196,5 +216,5 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--json", action="store_true")
 
     p = add_command("problem", cmd_problem, "Print the PDDL problem generated from a task.")
-    p.add_argument("task", help="DATASET.json#TASK_ID, or a bundled set: ithor#K01, procthor#P0_1")
+    p.add_argument("task", help="DATASET.json#TASK_ID, or a bundled set: ithor#K01, procthor#P04_01")
     p.add_argument("--domain", default="ithor", help="domain name or file (default: ithor)")

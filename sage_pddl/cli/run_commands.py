@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from typing import Any
 
 from ..env.thor.protocol import port_number
@@ -24,8 +25,38 @@ from .common import (
 )
 
 
+class _ListPlanners(argparse.Action):
+    """`--list-planners`: print the planners and exit, like --help."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="list the planners and exit")
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        try:
+            print_planners()
+        except BrokenPipeError:  # `| head`: the reader has what it wanted
+            pass
+        parser.exit(EXIT_OK)
+
+
+def print_planners() -> None:
+    from ..planners import available_planners, planner_summary
+
+    names = available_planners()
+    width = max(len(n) for n in names)
+    for name in names:
+        print(f"{name:<{width}}  {planner_summary(name)}")
+
+
+def cmd_planners(args: argparse.Namespace) -> int:
+    print_planners()
+    return EXIT_OK
+
+
 def _add_llm_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--planner", default="SAGE", help="planner name (see --list-planners); default SAGE")
+    p.add_argument("--list-planners", action=_ListPlanners)
     p.add_argument("--llm", default="ollama", help="LLM backend: ollama, openai, local, scripted, replay")
     p.add_argument("--model", default=None, help="model name for the backend (ollama default: qwen2.5:7b)")
     p.add_argument("--llm-host", default=None, help="LLM server URL (default: $OLLAMA_HOST or http://localhost:11434)")
@@ -39,7 +70,14 @@ def _add_llm_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
-def make_llm(args: argparse.Namespace) -> Any:
+REFERENCE_NOTE = ("note: --llm scripted without --llm-script answers with the reference "
+                  "responder: the task's reference plan, split into sub-goals. It exercises the "
+                  "planner, gate and executor, not a model.")
+
+
+def make_llm(args: argparse.Namespace, planning: Any = None, dataset_task: Any = None) -> Any:
+    """The LLM backend the command line names. `--llm scripted` without `--llm-script`
+    answers from `dataset_task`'s reference plan (the bench's reference responder)."""
     from ..llm import get_backend
 
     options: dict[str, Any] = {"model": args.model}
@@ -49,8 +87,25 @@ def make_llm(args: argparse.Namespace) -> Any:
         if args.llm != "scripted":
             raise SageError("--llm-script FILE goes with --llm scripted")
         options["script"] = args.llm_script
-    if args.cassette:
-        return get_backend("replay", inner=args.llm, cassette=args.cassette, mode="auto", **options)
+    elif args.llm == "scripted":
+        if dataset_task is None or not getattr(dataset_task, "reference_steps", None):
+            raise SageError("--llm scripted needs --llm-script FILE (answers per role, see "
+                            "docs/llm-backends.md), or a task reference with a reference plan "
+                            "such as ithor#K01")
+        from ..bench.oracle import reference_responder
+
+        options["responder"] = reference_responder([dataset_task], lambda _task: planning.domain)
+        options["model"] = args.model or "reference responder"
+        print(REFERENCE_NOTE, file=sys.stderr)
+    if args.llm == "replay":  # answers only from a recorded cassette: no model, no server
+        if not args.cassette:
+            raise SageError("--llm replay needs --cassette FILE (a cassette recorded with "
+                            "--cassette or bench --cassette-dir)")
+        return get_backend("replay", inner=None, cassette=args.cassette, mode="replay",
+                           model=args.model or cassette_model(args.cassette))
+    if args.cassette:  # record what is new, replay what the cassette holds
+        return get_backend("replay", inner=get_backend(args.llm, **options),
+                           cassette=args.cassette, mode="auto")
     backend = get_backend(args.llm, **options)
     # A server that is down or lacks the model is a setting error: say so before planning,
     # instead of a plan whose every call failed.
@@ -58,6 +113,20 @@ def make_llm(args: argparse.Namespace) -> Any:
     if callable(check):
         check()
     return backend
+
+
+def cassette_model(path: str) -> str:
+    """The model a cassette was recorded with (its first record's), for replaying it."""
+    from ..pddl.limits import load_json, read_text
+
+    for number, line in enumerate(read_text(path, "the cassette").splitlines(), start=1):
+        if line.strip():
+            record = load_json(line, f"{path}:{number}", "cassette record")
+            model = record.get("request", {}).get("model") if isinstance(record, dict) else None
+            if isinstance(model, str) and model:
+                return model
+            break
+    raise SageError(f"{path}: no model recorded in the cassette's first record; pass --model")
 
 
 def planning_task(args: argparse.Namespace) -> Any:
@@ -84,14 +153,21 @@ def planning_task(args: argparse.Namespace) -> Any:
 def cmd_plan(args: argparse.Namespace) -> int:
     from ..planners import get_planner
 
-    task, _ = planning_task(args)
-    planner = get_planner(args.planner, llm=make_llm(args), seed=args.seed)
+    task, dataset_task = planning_task(args)
+    planner = get_planner(args.planner, llm=make_llm(args, task, dataset_task), seed=args.seed)
     result = planner.plan(task)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
         print_plan_result(console(), result)
-    return EXIT_OK if result.steps else EXIT_INVALID
+    return EXIT_OK if plan_accepted(planner.gate, result.steps) else EXIT_INVALID
+
+
+def plan_accepted(gate: Any, steps: Any) -> bool:
+    """The exit contract of `plan`: the gate accepts every step and the goal holds after them
+    (a problem without a goal needs only the steps)."""
+    verdict = gate.check(list(steps))
+    return bool(steps) and verdict.valid and verdict.goal_reached is not False
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -101,7 +177,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     injection_index(args.inject_failure, 0)  # a bad --inject-failure fails before any planning
     task, dataset_task = planning_task(args)
-    planner = get_planner(args.planner, llm=make_llm(args), seed=args.seed)
+    planner = get_planner(args.planner, llm=make_llm(args, task, dataset_task), seed=args.seed)
     env_options: dict[str, Any] = {}
     if args.env == "thor":
         env_options.update(host=args.sim_host, port=args.sim_port)
@@ -111,6 +187,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         env_options["log"] = args.log
     env = get_env(args.env, **env_options)
     out = console()
+    if args.env == "thor":  # say what we wait for, and fail fast when nothing listens
+        console(stderr=True).print(f"checking the thor-server at {env.endpoint} ...",
+                                   markup=False)
+        try:
+            env.check()
+        except SageError:
+            env.close()
+            raise
 
     def show(kind: str, payload: Any) -> None:
         if args.json:
@@ -187,6 +271,8 @@ def register(add_command: AddCommand) -> None:
                         "vanish:OBJECT@K (repeatable)")
     p.add_argument("--log", default=None, help="append every transition to this JSONL file")
     _add_llm_options(p)
+
+    add_command("planners", cmd_planners, "List the planners (baselines and ablations included).")
 
     p = add_command("thor-server", cmd_thor_server,
                 "Serve an environment over ZMQ (AI2-THOR, or the symbolic world for testing).")

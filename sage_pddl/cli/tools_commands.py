@@ -133,7 +133,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if result.plan is not None:
         out["classical"].update(_assess(domain, problem, gate, result.plan))
     if args.plan:
-        out["llm"] = _assess(domain, problem, gate, plan_or_reference_arg(args.plan))
+        is_reference = "#" in args.plan and not Path(args.plan).is_file()
+        out["compared"] = _assess(domain, problem, gate, plan_or_reference_arg(args.plan))
+        out["compared"]["source"] = (f"reference plan of {args.plan}" if is_reference
+                                     else f"plan file {args.plan}")
     if args.json:
         print(json.dumps(out, indent=2, default=str))
     else:
@@ -142,16 +145,19 @@ def cmd_solve(args: argparse.Namespace) -> int:
         if result.plan is not None:
             for step in c["plan"]:
                 print(f"  ({step})")
-        for label in ("classical", "llm"):
+        for label in ("classical", "compared"):
             row = out.get(label)
             if row and "length" in row:
+                if label == "compared":
+                    print(f" compared: {row['source']}")
                 print(f"{label:>9}: {row['length']} steps, gate valid={row['gate_valid']}, "
                       f"goal reached={row['goal_reached']}, UP valid={row['up_valid']}"
                       + (f" ({row['up_message']})" if row['up_valid'] is False else ""))
                 for violation in row["violations"][:5]:
                     print(f"           {violation}")
-    solved = result.plan is not None and out["classical"]["gate_valid"] and \
-        out["classical"]["goal_reached"] is not False
+    accepted = [row for row in (out["classical"], out.get("compared")) if row is not None]
+    solved = result.plan is not None and all(
+        row.get("gate_valid") and row.get("goal_reached") is not False for row in accepted)
     return EXIT_OK if solved else EXIT_INVALID
 
 

@@ -41,6 +41,8 @@ from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
 from sage_pddl.pddl.errors import SageError
 
 DEFAULT_TEMPERATURE = 0.2
+# The reference implementation's default model, kept so runs without --model stay comparable.
+DEFAULT_MODEL = "qwen2.5:7b"
 MESSAGE_ROLES = ("system", "user", "assistant", "tool")
 
 

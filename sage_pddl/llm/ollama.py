@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 import httpx
 import ollama
 
+from .base import DEFAULT_MODEL as DEFAULT_MODEL  # re-exported: the Ollama default
 from .base import (
     DEFAULT_TEMPERATURE,
     Attempt,
@@ -47,8 +48,6 @@ from .base import (
 
 DEFAULT_HOST = "http://localhost:11434"
 DEFAULT_PORT = 11434
-# The reference implementation's default model, kept so runs without --model stay comparable.
-DEFAULT_MODEL = "qwen2.5:7b"
 DEFAULT_TIMEOUT = 120.0
 # Failing fast on an unreachable host matters more than waiting out a slow network.
 DEFAULT_CONNECT_TIMEOUT = 10.0

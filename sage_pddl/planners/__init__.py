@@ -51,6 +51,19 @@ def available_planners() -> list[str]:
     return list(_REGISTRY)
 
 
+def planner_summary(name: str) -> str:
+    """The first line of the docstring of the planner's factory (or its module)."""
+    import inspect
+    from importlib import import_module
+
+    factory = _REGISTRY[canonical_name(name)]
+    if isinstance(factory, str):
+        module, _, attribute = factory.partition(":")
+        factory = getattr(import_module(module), attribute)
+    doc = factory.__doc__ or inspect.getmodule(factory).__doc__ or ""
+    return doc.strip().split("\n")[0]
+
+
 def canonical_name(name: str) -> str:
     wanted = _key(name)
     for known in _REGISTRY:

@@ -314,15 +314,18 @@ def sage(llm: Any, **options: Any) -> SagePlanner:
 
 
 def sage_no_verifier(llm: Any, **options: Any) -> SagePlanner:
+    """SAGE without the gate: sub-goal blocks are kept unchecked and never refined (ablation)."""
     options.setdefault("name", "SAGE-NoVerifier")
     return SagePlanner(llm, verifier=False, **options)
 
 
 def sage_no_repair(llm: Any, **options: Any) -> SagePlanner:
+    """SAGE whose repair replans the whole remainder instead of the failed sub-goal (ablation)."""
     options.setdefault("name", "SAGE-NoRepair")
     return SagePlanner(llm, local_repair=False, **options)
 
 
 def sage_no_memory(llm: Any, **options: Any) -> SagePlanner:
+    """SAGE without retrieved examples in its prompts (ablation)."""
     options.setdefault("name", "SAGE-NoMemory")
     return SagePlanner(llm, use_memory=False, **options)

@@ -20,6 +20,7 @@ as written (the gate reports them as `unknown-action`).
 """
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -188,10 +189,14 @@ def load_task(ref: str) -> Task:
     if "#" not in ref:
         raise TaskSetError(f"task reference {ref!r}: expected SET#TASK_ID, e.g. ithor#K01")
     where, task_id = ref.rsplit("#", 1)
-    for task in load_taskset(where):
+    tasks = load_taskset(where)
+    for task in tasks:
         if task.task_id.lower() == task_id.lower():
             return task
-    raise TaskSetError(f"task reference {ref!r}: no task {task_id!r} in {where}")
+    ids = [task.task_id for task in tasks]
+    nearest = difflib.get_close_matches(task_id, ids, n=5, cutoff=0.3) or ids[:5]
+    raise TaskSetError(f"task reference {ref!r}: no task {task_id!r} in {where} ({len(ids)} "
+                       f"tasks); nearest: {', '.join(nearest)}")
 
 
 # --- step names ------------------------------------------------------------------------------

@@ -134,7 +134,8 @@ def test_export_and_solve_commands(tmp_path, capsys):
     assert code == 0
     out = json.loads(capsys.readouterr().out)
     assert out["classical"]["gate_valid"] and out["classical"]["up_valid"]
-    assert out["llm"]["gate_valid"] and out["llm"]["up_valid"]
+    assert out["compared"]["gate_valid"] and out["compared"]["up_valid"]
+    assert out["compared"]["source"].startswith("plan file ")
     assert cli.main(["solve", "ithor", "ithor#K01", "--planner", "pyperplan"]) == 2
     assert "conditional-effects" in capsys.readouterr().err
 

@@ -174,9 +174,8 @@ def target_problem(data: bytes) -> None:
     from sage_pddl.pddl import parse_problem
 
     text = _text(data)
-    header = text.split("\n", 1)[0]
-    index = int(header.rsplit(" ", 1)[-1]) if header.startswith("; fuzz-domain ") and \
-        header.rsplit(" ", 1)[-1].isdigit() and int(header.rsplit(" ", 1)[-1]) < len(PAIRS) else 0
+    header = text.split("\n", 1)[0].removeprefix("; fuzz-domain ")
+    index = int(header) if header in {str(i) for i in range(len(PAIRS))} else 0
     compile_gate(_domain(index), parse_problem(text, file="<fuzz>")).check([])
 
 

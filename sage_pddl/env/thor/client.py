@@ -155,6 +155,16 @@ class ThorClientEnv:
 
     # --- environment -----------------------------------------------------------------------
 
+    def check(self, timeout: float = 3.0) -> None:
+        """Fail fast when no server answers: one ping with a short timeout (ThorUnavailable)."""
+        saved, self.timeout = self.timeout, min(self.timeout, timeout)
+        self._connect()
+        try:
+            self.ping()
+        finally:
+            self.timeout = saved
+            self._connect()
+
     def ping(self) -> dict:
         answer = self.request("ping")
         self.server_id = answer.get("server_id")

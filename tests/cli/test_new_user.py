@@ -1,0 +1,197 @@
+"""What a new user tripped over (issue 13), one test per item, through the real CLI.
+
+`--llm scripted` without a script answers with the reference responder: it exercises the
+planner, gate and executor, not a model.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sage_pddl.cli import main
+
+from .test_cli import BLOCKS_DOMAIN, BLOCKS_PROBLEM
+
+ITHOR = Path(__file__).resolve().parents[2] / "sage_pddl" / "domains" / "ithor.pddl"
+
+
+def cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def blocks(tmp_path):
+    (tmp_path / "domain.pddl").write_text(BLOCKS_DOMAIN)
+    (tmp_path / "p.pddl").write_text(BLOCKS_PROBLEM)
+    return tmp_path
+
+
+def test_1_plan_and_run_answer_offline_with_the_reference_responder(capsys):
+    code, out, err = cli(capsys, "plan", "ithor#K01", "--llm", "scripted")
+    assert code == 0 and "certified=True" in out
+    assert "reference responder" in err and "not a model" in err
+    code, out, err = cli(capsys, "run", "ithor#K01", "--llm", "scripted")
+    assert code == 0 and "goal reached" in out
+    code, _, err = cli(capsys, "plan", "Make coffee", "--problem", "ithor#K01", "--llm",
+                       "scripted")
+    assert code == 2 and "--llm-script" in err
+
+
+def test_2_a_cassette_recorded_by_bench_replays_with_llm_replay(tmp_path, capsys):
+    code, _, _ = cli(capsys, "bench", "--tasks", "ithor#K01", "--planners", "Direct", "--llm",
+                     "scripted", "--seeds", "0", "--cassette-dir", str(tmp_path / "cassettes"),
+                     "--out", str(tmp_path / "runs"), "--no-report", "--no-progress")
+    assert code == 0
+    (cassette,) = (tmp_path / "cassettes").glob("*.jsonl")
+    code, out, err = cli(capsys, "plan", "ithor#K01", "--planner", "Direct", "--llm", "replay",
+                         "--cassette", str(cassette), "--seed", "0", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["goal_reached"] and result["calls"] == 1
+    code, _, err = cli(capsys, "plan", "ithor#K01", "--llm", "replay")
+    assert code == 2 and "--cassette" in err
+
+
+def test_3_the_readme_says_where_shared_data_comes_from():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert "$SAGE_SHARED" in readme and "../shared" in readme
+
+
+def test_4_binary_and_utf16_inputs_are_located_input_errors(tmp_path, capsys):
+    (tmp_path / "b.pddl").write_bytes(b"\x00\x01\x02(define")
+    (tmp_path / "u.pddl").write_bytes("(define (domain d))".encode("utf-16"))
+    for name in ("b.pddl", "u.pddl"):
+        for command in (["check"], ["fmt"]):
+            code, _, err = cli(capsys, *command, str(tmp_path / name))
+            assert code == 2 and f"{tmp_path / name}:1:" in err, (command, err)
+
+
+def test_5_solve_without_unified_planning_names_the_extra(blocks, capsys, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_up(name, *args, **kwargs):
+        if name.startswith("unified_planning"):
+            raise ModuleNotFoundError(f"No module named {name!r}")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_up)
+    code, _, err = cli(capsys, "solve", str(blocks / "domain.pddl"), str(blocks / "p.pddl"))
+    assert code == 2 and "planners" in err and "internal error" not in err
+
+
+def test_6_a_missing_pddl_file_is_called_a_missing_file(capsys, tmp_path):
+    code, _, err = cli(capsys, "check", str(tmp_path / "nosuch.pddl"))
+    assert code == 2 and "no such file" in err
+    code, _, err = cli(capsys, "check", "nosuch.pddl")
+    assert code == 2 and "domain file nosuch.pddl: no such file" in err
+
+
+def test_7_gate_prefix_message_and_exit_agree_and_empty_plans_are_named(blocks, capsys):
+    (blocks / "half.plan").write_text("(pick-up a)\n")
+    code, out, _ = cli(capsys, "gate", str(blocks / "domain.pddl"), str(blocks / "p.pddl"),
+                       str(blocks / "half.plan"), "--prefix")
+    assert code == 0 and "exit 1" not in out and "VALID prefix" in out
+    (blocks / "bad.plan").write_text("(stack a b)\n(pick-up a)\n(stack a b)\n")
+    code, out, _ = cli(capsys, "gate", str(blocks / "domain.pddl"), str(blocks / "p.pddl"),
+                       str(blocks / "bad.plan"), "--json")
+    assert code == 1 and json.loads(out)["goal_reached"] is None
+    (blocks / "empty.plan").write_text("")
+    code, out, _ = cli(capsys, "gate", str(blocks / "domain.pddl"), str(blocks / "p.pddl"),
+                       str(blocks / "empty.plan"))
+    assert code == 1 and "the plan is empty" in out
+
+
+def test_8_no_empty_needs_for_unknown_actions(blocks, capsys):
+    (blocks / "odd.plan").write_text("(fly a)\n")
+    _, out, _ = cli(capsys, "gate", str(blocks / "domain.pddl"), str(blocks / "p.pddl"),
+                    str(blocks / "odd.plan"))
+    assert "unknown-action" in out and "needs \n" not in out and not out.rstrip().endswith("needs")
+    assert "needs  " not in out
+
+
+def test_9_plan_exits_1_when_the_plan_does_not_reach_the_goal(tmp_path, capsys):
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"direct": [{"steps": [{"action": "MoveTo",
+                                                         "object": "Mug"}]}]}))
+    code, _, _ = cli(capsys, "plan", "ithor#K01", "--planner", "Direct", "--llm", "scripted",
+                     "--llm-script", str(script))
+    assert code == 1
+    code, _, _ = cli(capsys, "plan", "ithor#K01", "--planner", "Direct", "--llm", "scripted")
+    assert code == 0
+
+
+def test_9_solve_exits_1_when_the_compared_plan_is_invalid(blocks, capsys):
+    pytest.importorskip("up_pyperplan", reason="the 'planners' extra is part of the test extra")
+    (blocks / "bad.plan").write_text("(stack a b)\n")
+    code, out, _ = cli(capsys, "solve", str(blocks / "domain.pddl"), str(blocks / "p.pddl"),
+                       str(blocks / "bad.plan"), "--planner", "pyperplan")
+    assert code == 1 and "compared: plan file" in out  # 16: not labelled "llm"
+
+
+def test_10_run_env_thor_with_no_server_fails_fast(capsys):
+    from tests.env.server_process import free_port
+
+    code, _, err = cli(capsys, "run", "ithor#K01", "--llm", "scripted", "--env", "thor",
+                       "--sim-port", str(free_port()))
+    assert code == 2 and "checking the thor-server" in err and "start one with" in err
+
+
+def test_10_thor_server_refuses_ai2thor_without_the_extra(capsys):
+    if shutil.which("true") and __import__("importlib.util").util.find_spec("ai2thor"):
+        pytest.skip("ai2thor is installed here")
+    code, out, err = cli(capsys, "thor-server", "--backend", "ai2thor", "--port", "0")
+    assert code == 2 and "sage-pddl[thor]" in err and "listening" not in out
+
+
+def test_11_demo_with_ollama_named_and_no_server_stops_once(capsys, monkeypatch):
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
+    code, out, err = cli(capsys, "demo", "--llm", "ollama")
+    assert code == 2 and err.count("Ollama server") == 1 and "0.00" not in out
+
+
+def test_12_planners_are_listed(capsys):
+    code, out, _ = cli(capsys, "planners")
+    assert code == 0 and "SAGE-NoMemory" in out and "LLM+P" in out
+    with pytest.raises(SystemExit) as exited:
+        main(["plan", "--list-planners"])
+    assert exited.value.code == 0 and "SayCan" in capsys.readouterr().out
+
+
+def test_13_fmt_in_place_keeps_comments_or_refuses(tmp_path, capsys):
+    copy = tmp_path / "ithor.pddl"
+    copy.write_bytes(ITHOR.read_bytes())
+    code, _, err = cli(capsys, "fmt", "-i", str(copy))
+    assert code == 2 and "comment line(s)" in err and copy.read_bytes() == ITHOR.read_bytes()
+    code, out, _ = cli(capsys, "fmt", "ithor")
+    assert code == 0 and out.startswith("(define (domain ithor)")
+
+
+def test_14_problem_help_example_exists_and_unknown_ids_list_the_nearest(capsys):
+    code, out, _ = cli(capsys, "problem", "procthor#P04_01")
+    assert code == 0
+    code, _, err = cli(capsys, "problem", "procthor#P0_1")
+    assert code == 2 and "nearest:" in err and "P04_01" in err
+
+
+def test_15_scripted_bench_rows_do_not_name_a_model_they_did_not_use(tmp_path, capsys):
+    code, _, _ = cli(capsys, "bench", "--tasks", "ithor#K01", "--planners", "Direct", "--llm",
+                     "scripted", "--seeds", "0", "--out", str(tmp_path), "--run-id", "r",
+                     "--no-report", "--no-progress")
+    assert code == 0
+    row = json.loads((tmp_path / "r" / "results.jsonl").read_text().splitlines()[0])
+    assert row["model"] == "reference responder"
+
+
+def test_17_the_demo_header_is_not_cut_at_80_columns(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    cli(capsys, "demo")
+    code, out, _ = cli(capsys, "demo")
+    header = out.split("╰")[0]
+    assert "answered)" in header or "no LLM server used" in header
