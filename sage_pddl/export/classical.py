@@ -88,7 +88,11 @@ def up_environment():
     sys.argv = [saved[0] if saved else "sage-pddl", "domain.pddl", "problem.pddl"]
     try:
         with contextlib.redirect_stderr(io.StringIO()):
-            return get_environment()
+            environment = get_environment()
+        # Engine credits would land in the middle of `--json` output (and on whatever stream
+        # was sys.stdout when the environment was made); the README credits the engines.
+        environment.credits_stream = None
+        return environment
     except SystemExit as error:
         raise ClassicalPlannerError(f"unified-planning could not start: an engine exited while "
                                     f"being imported ({error})") from None
@@ -98,16 +102,11 @@ def up_environment():
 
 @contextmanager
 def _quiet():
-    """unified-planning prints engine credits and warns about heuristics; keep stdout clean."""
-    environment = up_environment()
-    previous = environment.credits_stream
-    environment.credits_stream = None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            yield
-    finally:
-        environment.credits_stream = previous
+    """unified-planning warns about heuristics; keep the output clean."""
+    up_environment()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
 
 
 def to_unified_planning(domain: Domain, problem: Problem):
