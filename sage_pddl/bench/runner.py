@@ -582,8 +582,10 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
                 status["not_run"] = len(todo) - index
                 break
             if model in status["aborted_models"]:
-                status["not_run"] += 1
-                progress.update(1)
+                status["not_run"] += 1  # the bar counts rows run, so it stops short of 100%
+                progress.set_postfix_str(f"{status['not_run']} row(s) not run: "
+                                         f"{', '.join(status['aborted_models'])} aborted",
+                                         refresh=False)
                 continue
             progress.set_postfix_str(f"{model} {planner} {task.task_id} s{seed}", refresh=False)
             if model not in backends:

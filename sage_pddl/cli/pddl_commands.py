@@ -78,10 +78,17 @@ def cmd_gate(args: argparse.Namespace) -> int:
     plan = read_plan_arg(args.plan)
     gate = compile_gate(domain, problem)
     verdict = gate.check(plan, mode="all" if args.all else "first")
+    unreachable = []
+    if verdict.valid and verdict.goal_reached is False:
+        from ..gate.causal import unreachable_goals
+
+        unreachable = unreachable_goals(gate.table, verdict.final_state)
     if args.json:
-        print(json.dumps(verdict_json(verdict), indent=2))
+        print(json.dumps({**verdict_json(verdict), "unreachable_goals": unreachable}, indent=2))
     else:
         _print_verdict(verdict, plan, prefix=args.prefix)
+        for line in unreachable:
+            console().print(f"  [magenta]unreachable[/magenta] {escape(line)}")
     accepted = verdict.valid and (args.prefix or verdict.goal_reached is not False)
     return EXIT_OK if accepted else EXIT_INVALID
 

@@ -150,6 +150,18 @@ def test_repeated_llm_errors_stop_a_model(tmp_path):
     assert status["not_run"] == 9 and status["finished"] is False
 
 
+def test_the_progress_bar_stops_short_after_an_abort(tmp_path, capsys):
+    from sage_pddl.llm import get_backend
+
+    def dead(messages, role):
+        raise LLMUnavailable("connection refused")
+
+    run_benchmark(config(tmp_path, max_consecutive_errors=3, progress=True),
+                  llm_factory=lambda model: get_backend("scripted", responder=dead, model=model))
+    bar = capsys.readouterr().err
+    assert "3/12" in bar and "12/12" not in bar and "9 row(s) not run" in bar
+
+
 def test_exec_mode_with_injected_failure(tmp_path, oracle_factory):
     run_dir = run_benchmark(config(tmp_path, mode="exec", seeds=(0,), inject_failure="auto",
                                    gate_before_execute=True), llm_factory=oracle_factory())
