@@ -167,7 +167,7 @@ def score_llm_output(task_id: str, llm_output: str, *, eai_compat: bool = False)
         actions, parse_exception, format_error = None, True, True
     if actions is None or len(actions) == 0 or not check_name_id_format(actions)[0]:
         format_error = True
-    base = dict(task_id=task_id, counted=True, llm_output=llm_output,
+    base: dict[str, Any] = dict(task_id=task_id, counted=True, llm_output=llm_output,
                 parse_exception=parse_exception, format_error=format_error,
                 node_goals=(0, totals[0]), edge_goals=(0, totals[1]),
                 action_goals=(0, totals[2]))
@@ -214,7 +214,7 @@ def score_llm_output(task_id: str, llm_output: str, *, eai_compat: bool = False)
     matched_nodes, matched_edges, matched_actions, success, *_ = scene_evaluate_wID(
         planner.env_state.to_dict(), nodes, edges, planner.acting_char_id,
         action_seq=history_actions, action_goals=action_goals)
-    error_type = None if executable else ERROR_CODES.get(failed_code, "unknown_error")
+    error_type = None if executable else ERROR_CODES.get(failed_code or 0, "unknown_error")
     return EaiVerdict(
         **{**base, "node_goals": (matched_nodes, totals[0]),
            "edge_goals": (matched_edges, totals[1]),

@@ -174,8 +174,8 @@ def write_report(run_dir: str | Path, *, candidate: str | None = None,
     if candidate not in planners:
         raise ReportError(f"report setting 'candidate': no rows for planner {candidate!r} "
                           f"(planners in the run: {', '.join(planners)})")
-    baselines = [b for b in (baselines or planners) if b != candidate]
-    compared = list(compared or DEFAULT_COMPARED.get(mode, ()))
+    baselines = [b for b in (baselines or planners or ()) if b != candidate]
+    compared = list(compared or DEFAULT_COMPARED.get(mode) or ())
     unknown = [m for m in compared if m not in metric_defs.METRIC_BY_NAME]
     if unknown:
         raise ReportError(f"report setting 'metrics': unknown metric(s) {', '.join(unknown)}; "

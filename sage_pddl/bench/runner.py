@@ -192,7 +192,9 @@ def _as_strings(value: Any, setting: str) -> tuple[str, ...]:
 
 def _split_top(text: str) -> list[str]:
     """Split on commas outside [...]: `ithor[#K01,#K02],procthor` -> two specs."""
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in text:
         if char == "[":
             depth += 1
@@ -289,7 +291,7 @@ def _pick(tasks: list[Any], one: str | None, selection: str | None, spec: str) -
         return list(tasks)
     if selection is not None and re.fullmatch(r"\s*:\s*\d+\s*", selection):
         return list(tasks[: int(selection.split(":")[1])])
-    wanted = [one] if one is not None else [w for w in selection.split(",") if w.strip()]
+    wanted = [one] if one is not None else [w for w in (selection or "").split(",") if w.strip()]
     by_id = {t.task_id.lower(): t for t in tasks}
     out = []
     for word in wanted:
@@ -565,12 +567,13 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
     existing, _ = read_results(results)
     done = {row_key(r) for r in latest_rows(existing)
             if not (config.retry_errors and r.get("error"))}
-    cells = [(m, p, t, s) for m in config.models for p in config.planners for t in tasks
+    cells = [(m, p, t, s) for m in config.models or () for p in config.planners for t in tasks
              for s in config.seeds]
     todo = [c for c in cells if _key(c, config.mode) not in done]
-    status = {"run_id": config.run_id, "cells": len(cells), "already_done": len(cells) - len(todo),
-              "written": 0, "errors": 0, "not_run": 0, "aborted_models": [],
-              "truncated_bytes_dropped": 0, "finished": False}
+    status: dict[str, Any] = {
+        "run_id": config.run_id, "cells": len(cells), "already_done": len(cells) - len(todo),
+        "written": 0, "errors": 0, "not_run": 0, "aborted_models": [],
+        "truncated_bytes_dropped": 0, "finished": False}
     writer = ResultsWriter(results)
     status["truncated_bytes_dropped"] = writer.dropped_bytes
     progress = _progress(len(cells), len(cells) - len(todo), config.progress)

@@ -27,10 +27,11 @@ def config_from_args(args: argparse.Namespace) -> Any:
     """The `BenchConfig` of a `bench` command line (`--config` file first, flags on top)."""
     from ..bench.runner import BenchConfig, BenchConfigError, config_from_mapping, load_config
 
-    seeds = _list(args.seeds)
-    if seeds is not None:
+    seed_words = _list(args.seeds)
+    seeds: list[int] | None = None
+    if seed_words is not None:
         try:
-            seeds = [int(s) for s in seeds]
+            seeds = [int(s) for s in seed_words]
         except ValueError:
             raise BenchConfigError(f"bench setting 'seeds': expected integers such as 0,1,2, "
                                    f"got {args.seeds!r}") from None

@@ -71,7 +71,9 @@ def choose_llm(llm: str, model: str | None, host: str | None) -> tuple[Any, str]
                                    for m in list_models(host, timeout=2.0))):
         backend = get_backend("ollama", model=wanted, host=host)
         if llm == "ollama":
-            backend.check()  # asked for by name: a dead server is a setting error, said once
+            check = getattr(backend, "check", None)  # asked for by name: a dead server is a
+            if callable(check):  # setting error, said once
+                check()
         return backend, f"Ollama model {wanted}"
     if llm != "auto":
         from ..pddl.errors import SageError

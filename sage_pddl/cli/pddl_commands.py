@@ -60,12 +60,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _diagnostic_from(exc):
     from ..pddl.validate import Diagnostic
 
-    return Diagnostic(severity="error", message=exc.message, loc=exc.loc)
+    return Diagnostic(severity="error", code="unsupported", message=exc.message, loc=exc.loc)
 
 
 def _diag_json(d) -> dict:
     loc = getattr(d, "loc", None)
-    return {"severity": d.severity, "message": d.message,
+    return {"severity": d.severity, "code": d.code, "message": d.message,
             "file": loc.file if loc else None, "line": loc.line if loc else None,
             "column": loc.column if loc else None}
 
@@ -184,8 +184,8 @@ def cmd_domains(args: argparse.Namespace) -> int:
 
     table = Table("domain", "actions", Column("file", overflow="fold"))
     for row in rows:
-        table.add_row(row["name"], ", ".join(row.get("actions", [])) or f"[red]{row.get('error')}[/red]",
-                      row["path"])
+        table.add_row(str(row["name"]), ", ".join(row.get("actions", []))
+                      or f"[red]{row.get('error')}[/red]", str(row["path"]))
     console().print(table)
     return EXIT_OK
 

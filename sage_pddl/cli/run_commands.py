@@ -160,7 +160,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict(), indent=2))
     else:
         print_plan_result(console(), result)
-    return EXIT_OK if plan_accepted(planner.gate, result.steps) else EXIT_INVALID
+    from ..planners.gating import compile_for
+
+    gate = compile_for(task.domain, task.problem)
+    return EXIT_OK if plan_accepted(gate, result.steps) else EXIT_INVALID
 
 
 def plan_accepted(gate: Any, steps: Any) -> bool:
@@ -172,6 +175,7 @@ def plan_accepted(gate: Any, steps: Any) -> bool:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from ..env import get_env
+    from ..env.thor.client import ThorClientEnv
     from ..planners import get_planner
     from ..runtime import injection_index, run_episode
 
@@ -187,7 +191,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         env_options["log"] = args.log
     env = get_env(args.env, **env_options)
     out = console()
-    if args.env == "thor":  # say what we wait for, and fail fast when nothing listens
+    if isinstance(env, ThorClientEnv):  # say what we wait for; fail fast when nothing listens
         console(stderr=True).print(f"checking the thor-server at {env.endpoint} ...",
                                    markup=False)
         try:

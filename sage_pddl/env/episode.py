@@ -28,6 +28,8 @@ class GatedEnv(ABC):
     `_state`, then calls `_begin_episode`."""
 
     name = "gated"
+    domain: Domain  # set by reset, with `problem` and `gate`
+    problem: Problem
     _reset_call = "reset(problem)"  # how the "no episode" error tells the caller to start one
 
     def __init__(self, *, log: str | Path | None = None,
@@ -37,8 +39,7 @@ class GatedEnv(ABC):
         self._log = TransitionLog(log) if log else None
         self._episode = -1
         self.gate: Any = None
-        self.domain: Domain | None = None
-        self.problem: Problem | None = None
+        self._state: frozenset = frozenset()
         self.last_transition: Transition | None = None
 
     def _begin_episode(self, task: str, fault_set: Any) -> None:

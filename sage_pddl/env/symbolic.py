@@ -171,7 +171,7 @@ class SymbolicEnv(GatedEnv):
             else:
                 words = " ".join([fact[0], *(spell(a, a) for a in fact[2:])])
                 per_object.setdefault(fact[1], []).append(words)
-        for obj in sorted(per_object, key=lambda o: spell(o, o).lower()):
+        for obj in sorted(per_object, key=lambda o: str(spell(o, o)).lower()):
             lines.append(f"{spell(obj, obj)}: {', '.join(per_object[obj])}")
         if robot:
             lines.append("Robot: " + ", ".join(robot))

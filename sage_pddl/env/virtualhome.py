@@ -127,7 +127,7 @@ class EaiPaths:
 
 @lru_cache(maxsize=1)
 def eai_paths() -> EaiPaths:
-    package = Path(require_eai().__file__).resolve().parent
+    package = Path(str(require_eai().__file__)).resolve().parent
     return EaiPaths(resources=package / "resources", dataset=package / "dataset")
 
 

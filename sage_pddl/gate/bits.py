@@ -66,11 +66,11 @@ class BitSets:
         """The bit set of a set of atoms (a set: the bits are summed, duplicates would carry)."""
         bit_of = self.bit_of
         if not bit_of:  # a fresh table's initial state: consecutive bits, no lookups
-            atoms = list(atoms)
+            ordered = list(atoms)
             first = len(self.atoms)
-            self.atoms.extend(atoms)
-            bit_of.update(zip(atoms, map((1).__lshift__, range(first, first + len(atoms)))))
-            return ((1 << len(atoms)) - 1) << first
+            self.atoms.extend(ordered)
+            bit_of.update(zip(ordered, map((1).__lshift__, range(first, first + len(ordered)))))
+            return ((1 << len(ordered)) - 1) << first
         try:
             return sum(map(bit_of.__getitem__, atoms))  # the bits are distinct: sum = or
         except KeyError:
@@ -84,7 +84,7 @@ class BitSets:
     def atoms_of(self, mask: int) -> list[GroundAtom]:
         """The atoms of `mask` (cost: one step per atom in it)."""
         atoms = self.atoms
-        out = []
+        out: list = []
         mask &= ~self.ALWAYS
         while mask:
             low = mask & -mask

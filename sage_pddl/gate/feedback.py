@@ -157,7 +157,7 @@ def render_feedback(gate: Gate, verdict: Verdict, plan: Any, state: Any = None) 
     lines.append("")
     lines.append(f"State before step {first + 1} ({note}):")
     lines += [f"  {fact}" for fact in facts] or ["  (no facts)"]
-    hints: list[str] = []
+    hints = []
     for violation in verdict.violations:
         for positive, atom in violation.atoms:
             hint = _hint(gate, positive, atom)

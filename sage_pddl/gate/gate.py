@@ -78,7 +78,7 @@ def _resolve(pending: tuple) -> frozenset:
     return state
 
 
-class Verdict(tuple):  # type: ignore[type-arg]
+class Verdict(tuple):
     """What `Gate.check` says of a plan: an immutable value of five fields.
 
     `valid`: every checked step was accepted; `steps_checked`; `final_state`: the state after
@@ -114,8 +114,8 @@ class Verdict(tuple):  # type: ignore[type-arg]
             found = cache.get("_final_state")
             if found is None:
                 found = cache["_final_state"] = _resolve(value)
-            return found  # type: ignore[no-any-return]
-        return value  # type: ignore[no-any-return]
+            return found
+        return value
 
     def _values(self) -> tuple:
         return (self[0], self[1], self.final_state, self[3], self[4])
@@ -655,7 +655,7 @@ class Gate:
         action_key = key(ground.name)
         literal = self._failure_text(failure)
         if isinstance(failure, GroundLiteral):
-            atoms = () if failure.atom[0] == EQUALS else ((failure.positive, failure.atom),)
+            atoms: tuple = () if failure.atom[0] == EQUALS else ((failure.positive, failure.atom),)
             if failure.atom[0] == EQUALS:
                 predicate = "equal"
                 detail = "the objects differ" if failure.positive else "the objects are the same"

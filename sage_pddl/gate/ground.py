@@ -77,7 +77,9 @@ class AnyOf:
     @classmethod
     def of(cls, parts: tuple[Cond, ...], source: object, bindings: tuple, positive: bool,
            schema: str, anchor: str) -> AnyOf:
-        any_pos, any_neg, complex_parts = set(), set(), []
+        any_pos: set = set()
+        any_neg: set = set()
+        complex_parts: list = []
         for part in parts:
             if part.subs or part.unsat or len(part.pos) + len(part.neg) != 1:
                 complex_parts.append(part)
@@ -93,7 +95,7 @@ class AnyOf:
         """Only single-literal alternatives, at least one of them negative."""
         return not self.complex_parts and bool(self.any_neg)
 
-    def holds(self, state: State) -> bool:
+    def holds(self, state: State | set) -> bool:
         return (not self.any_pos.isdisjoint(state) or not self.any_neg <= state
                 or any(part.holds(state) for part in self.complex_parts))
 
@@ -112,7 +114,7 @@ class ClauseIndex:
             self.index.setdefault(trigger, []).append(clause)
         self.keys = frozenset(self.index)
 
-    def holds(self, state: State) -> bool:
+    def holds(self, state: State | set) -> bool:
         for atom in self.keys & state:
             for clause in self.index[atom]:
                 if not clause.holds(state):
@@ -127,7 +129,7 @@ class Implies:
     condition: Cond
     then: Cond
 
-    def holds(self, state: State) -> bool:
+    def holds(self, state: State | set) -> bool:
         return not self.condition.holds(state) or self.then.holds(state)
 
 
@@ -145,7 +147,7 @@ class Cond:
     subs: tuple[AnyOf | Implies, ...] = ()
     unsat: tuple[GroundLiteral, ...] = ()
 
-    def holds(self, state: State) -> bool:
+    def holds(self, state: State | set) -> bool:
         if self.unsat or not self.pos <= state or not state.isdisjoint(self.neg):
             return False
         for sub in self.subs:
@@ -249,7 +251,7 @@ class ConditionalEffects:
         return cls({k: tuple(v) for k, v in triggered.items()}, frozenset(triggered),
                    absent, frozenset(absent), absent_add, absent_delete, tuple(general))
 
-    def fire(self, state: State) -> tuple[set, set]:
+    def fire(self, state: State | set) -> tuple[set, set]:
         """(add, delete) of the effects whose conditions hold in `state` (the pre-state)."""
         add: set = set()
         delete: set = set()
@@ -324,8 +326,8 @@ class GroundAction:
         literals = self._literals
         if literals is None:
             literals = self._table.schema.template(self.schema).build(self.args)[:4]
-        sets = tuple(frozenset(map(intern, atoms, atoms)) if atoms else _EMPTY
-                     for atoms in literals)
+        sets: tuple = tuple(frozenset(map(intern, atoms, atoms)) if atoms else _EMPTY
+                            for atoms in literals)
         if self._extra is not None:
             sets = tuple(a | b for a, b in zip(sets, self._extra))
         self._sets = sets

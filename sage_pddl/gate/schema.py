@@ -82,7 +82,7 @@ class ActionTemplate:
 def _spec(term: object, params: dict[str, int]) -> int | str | None:
     if isinstance(term, Variable):
         return params.get(key(term.name))  # None: not a parameter, left to the walker's error
-    return key(term.name)
+    return key(term.name)  # type: ignore[attr-defined]  # a Constant
 
 
 def _atom_source(atom: Atom, params: dict[str, int]) -> str | None:

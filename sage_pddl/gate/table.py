@@ -372,7 +372,7 @@ class PreconditionTable:
             if value is None:
                 raise PDDLSemanticError(f"free variable ?{term.name}", term.loc)
             return value
-        return key(term.name)  # a constant (declared or not: ALFWorld declares them per problem)
+        return key(term.name)  # type: ignore[attr-defined]  # a constant (declared or not)
 
     def _instances(self, variables: tuple[Typed, ...], env: dict[str, str],
                    where: object = None) -> Iterator[dict[str, str]]:
@@ -498,7 +498,7 @@ class PreconditionTable:
                 self._ground_effect(part, env, condition, add, delete, conditional)
         elif isinstance(effect, (Atom, Not)):
             positive = isinstance(effect, Atom)
-            atom_node = effect if positive else effect.arg
+            atom_node = effect.arg if isinstance(effect, Not) else effect
             if not isinstance(atom_node, Atom):
                 raise PDDLSemanticError("an effect may only negate an atom", effect.loc)
             atom = self.atom((key(atom_node.predicate),

@@ -77,7 +77,7 @@ def _candidates(domain: Domain, objects: Sequence[str], rng: random.Random,
     for action in domain.actions:
         arity = len(action.parameters)
         if arity <= 1:
-            tuples = [()] if arity == 0 else [(o,) for o in objects]
+            tuples: list[tuple[str, ...]] = [()] if arity == 0 else [(o,) for o in objects]
         else:
             every = list(itertools.product(objects, repeat=arity))
             tuples = rng.sample(every, min(max_tuples, len(every)))

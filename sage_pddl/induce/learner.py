@@ -170,7 +170,7 @@ def greedy_cover(candidates: Iterable[Literal], to_explain: Sequence[frozenset[L
             rank = (gain, preference.get(c, 0.0), c[0])
             if best_key is None or rank > best_key:
                 best, best_key = c, rank
-        if best is None or best_key[0] < min_support:
+        if best is None or best_key is None or best_key[0] < min_support:
             break
         chosen.append(best)
         uncovered -= violates[best]

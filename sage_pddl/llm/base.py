@@ -291,7 +291,7 @@ def _preview(text: str, limit: int = 120) -> str:
     return repr(flat if len(flat) <= limit else flat[:limit] + "...")
 
 
-def schema_for_request(schema: Schema) -> Mapping[str, Any] | str | None:
+def schema_for_request(schema: Schema) -> Schema:
     """Validate the `schema` argument of `complete`."""
     if schema is None or schema == "json" or isinstance(schema, Mapping):
         return schema

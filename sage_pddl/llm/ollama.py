@@ -160,7 +160,8 @@ class OllamaBackend:
                  temperature: float = DEFAULT_TEMPERATURE, seed: int | None = None,
                  role: str | None = None) -> Completion:
         chat_messages = normalize_messages(messages)
-        request_format = schema_for_request(schema)
+        requested = schema_for_request(schema)
+        request_format = dict(requested) if isinstance(requested, Mapping) else requested
         options = {**self.options, "temperature": float(temperature)}
         if seed is not None:
             options["seed"] = int(seed)

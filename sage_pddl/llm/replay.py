@@ -79,7 +79,7 @@ class ReplayBackend:
         self.inner = inner
         self.cassette = Path(cassette)
         self.mode = mode
-        self.model = model if model is not None else inner.model
+        self.model = model if model is not None else inner.model  # type: ignore[union-attr]
         self.replayed = 0
         self.recorded = 0
         self._queues: dict[str, deque[dict[str, Any]]] = defaultdict(deque)
@@ -120,6 +120,7 @@ class ReplayBackend:
                 return _completion(response, self.model)
             if self.mode == "replay":
                 raise CassetteMiss(self._miss_message(chat_messages, role, key))
+        assert self.inner is not None  # replay mode returned above
         completion = self.inner.complete(chat_messages, schema=schema, temperature=temperature,
                                          seed=seed, role=role)
         self._append({"key": key, "role": role, "request": request,

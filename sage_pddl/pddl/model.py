@@ -38,7 +38,7 @@ class Location:
 
 
 def _loc() -> Location | None:
-    return field(default=None, compare=False, repr=False)  # type: ignore[return-value]
+    return field(default=None, compare=False, repr=False)
 
 
 # --- terms -----------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from collections import OrderedDict
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
+from typing import Any
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
@@ -89,7 +90,7 @@ class _ModelBuilder(Transformer):
     text: str = ""
 
     def _loc(self, token: Token) -> Location:
-        return Location(self.file, token.line, token.column)
+        return Location(self.file, token.line or 1, token.column or 1)
 
     def _source(self, lpar: Token, rpar: Token) -> str:
         return self.text[lpar.start_pos:rpar.end_pos]
@@ -203,7 +204,7 @@ class _ModelBuilder(Transformer):
 
     def _duplicate_section(self, section: _Section) -> PDDLSyntaxError:
         return PDDLSyntaxError(f"duplicate {section.kind} section", self._loc(section.lpar),
-                               text=section.kind, source_line=_line_of(self.text, section.lpar.line))
+                               text=section.kind, source_line=_line_of(self.text, section.lpar.line or 1))
 
     # --- goal descriptions ---------------------------------------------------------------------
 
@@ -377,7 +378,7 @@ def _parse(text: str, file: str | None, start: str) -> Domain | Problem:
         parser = _parser()
         _BUILDER.file, _BUILDER.text = file, text
         try:
-            parsed: Domain | Problem = parser.parse(text, start=start)
+            parsed: Any = parser.parse(text, start=start)
         except UnexpectedInput as error:
             raise _syntax_error(error, text, file, start) from None
         finally:
@@ -515,8 +516,9 @@ def _syntax_error(error: UnexpectedInput, text: str, file: str | None, start: st
         else:
             message = f"unexpected {offending!r} in {what}"
     elif isinstance(error, UnexpectedCharacters):
-        offending = text[error.pos_in_stream:error.pos_in_stream + 1]
-        stack = _unclosed_paren(text[:error.pos_in_stream])
+        position = error.pos_in_stream or 0
+        offending = text[position:position + 1]
+        stack = _unclosed_paren(text[:position])
         if offending == ")" and stack is None:
             message = "unbalanced parentheses: ')' closes nothing"
         else:

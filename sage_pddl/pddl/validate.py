@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from .errors import PDDLError, PDDLSemanticError, UnsupportedConstruct
 from .model import (
@@ -189,7 +189,7 @@ class _Checker:
                                 f"unknown type {type_name} of {what} {item.name}", item.loc)
 
     def check_duplicates(self, items, what: str, severity: Severity = "error") -> None:
-        seen: dict[str, object] = {}
+        seen: dict[str, Any] = {}
         for item in items:
             name = key(item.name)
             if name in seen:

@@ -37,7 +37,7 @@ import shlex
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from .errors import PDDLSemanticError
 from .model import Action, Annotation, Domain, Problem, effect_literals, key, walk
@@ -223,7 +223,7 @@ class Vocabulary:
         and kept as long as the domain object lives."""
         if name not in self._memo:
             self._memo[name] = build()
-        return self._memo[name]  # type: ignore[no-any-return]
+        return cast(T, self._memo[name])
 
     # -- actions --------------------------------------------------------------------------
 

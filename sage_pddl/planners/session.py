@@ -55,9 +55,9 @@ class LLMPlanner:
         self.top_k = top_k
         if name:
             self.name = name
-        self.task: PlanningTask | None = None
+        self.current: PlanningTask | None = None
         self.gate: Any = None
-        self.canon: Canonicalizer | None = None
+        self._canon: Canonicalizer | None = None
         self._gate_key: tuple | None = None
 
     # --------------------------------------------------------------------------------- episode
@@ -65,11 +65,11 @@ class LLMPlanner:
         if not isinstance(task, PlanningTask):
             raise PlannerError(f"{self.name}.plan() takes a PlanningTask, not "
                                f"{type(task).__name__}; build one with PlanningTask.from_task")
-        self.task = task
+        self.current = task
         gate_key = (id(task.domain), id(task.problem))
         if self._gate_key != gate_key:
             self.gate = compile_for(task.domain, task.problem)
-            self.canon = Canonicalizer(task.domain, task.problem)
+            self._canon = Canonicalizer(task.domain, task.problem)
             self._gate_key = gate_key
 
     def begin_plan(self, task: PlanningTask) -> tuple[CallLog, frozenset]:
@@ -89,10 +89,21 @@ class LLMPlanner:
         return RepairPoint(log, done_steps, failed, reason, here)
 
     def require_task(self) -> PlanningTask:
-        if self.task is None:
+        return self.task
+
+    @property
+    def task(self) -> PlanningTask:
+        """The task of the current episode; PlannerError before `plan` started one."""
+        if self.current is None:
             raise PlannerError(f"{self.name}.repair() was called before plan(): there is no "
                                "episode to repair")
-        return self.task
+        return self.current
+
+    @property
+    def canon(self) -> Canonicalizer:
+        self.require_task()
+        assert self._canon is not None  # set with the task
+        return self._canon
 
     def log(self) -> CallLog:
         return CallLog(self.llm)
@@ -155,7 +166,7 @@ class LLMPlanner:
         """Memory items similar to `query`, with the current task left out."""
         if self.memory is None:
             return []
-        return self.memory.retrieve(query, self.top_k if k is None else k, exclude=self.task)
+        return self.memory.retrieve(query, self.top_k if k is None else k, exclude=self.current)
 
     def finish(self, log: CallLog, steps: Sequence[Step], start: frozenset, *,
                blocks: Sequence[SubgoalBlock] = (), certified: bool | None = None
@@ -170,6 +181,6 @@ class LLMPlanner:
 
     def record_episode(self, steps: Sequence[Mapping[str, Any]], success: bool = True) -> Any:
         """Add the current task's successful plan to the live memory (if there is one)."""
-        if self.memory is None or self.task is None:
+        if self.memory is None or self.current is None:
             return None
         return self.memory.add_episode(self.task, steps, success)

@@ -205,7 +205,7 @@ def affordances(name: str) -> ObjectType:
 def fixture_neighbours(names: set[str]) -> set[tuple[str, str]]:
     """Pairs (a, b) of distinct present objects in one fixture group (both directions)."""
     by_key = {n.lower(): n for n in names}
-    pairs = set()
+    pairs: set[tuple[str, str]] = set()
     for group in FIXTURE_GROUPS:
         present = sorted(by_key[g.lower()] for g in group if g.lower() in by_key)
         pairs.update((a, b) for a in present for b in present if a != b)

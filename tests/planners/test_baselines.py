@@ -132,7 +132,7 @@ def test_react_repair_continues_with_history(task, scripted):
     llm, raw = scripted({"act": [{"thought": "t", "done": False, "step": s("Pick", "Apple")},
                                  {"thought": "t", "done": True}]})
     planner = get_planner("ReAct", llm=llm)
-    planner.task = None
+    planner.current = None
     planner.start(task)
     result = planner.repair(None, [s("MoveTo", "Apple")], s("Pick", "Apple"), "slipped")
     assert_accounting(result, llm, calls=2)

@@ -276,7 +276,8 @@ class AI2ThorEnv(GatedEnv):
         if device is None:
             return False, f"no {appliance} in scene {self.scene}"
         self._approach(device)
-        toggle = [("ToggleObjectOn", device, {}), ("ToggleObjectOff", device, {})] if heat else []
+        toggle: list[tuple[str, Any, dict]] = (
+            [("ToggleObjectOn", device, {}), ("ToggleObjectOff", device, {})] if heat else [])
         return self._sequence([("OpenObject", device, {}), ("PutObject", device, {}),
                                ("CloseObject", device, {}), *toggle, ("OpenObject", device, {}),
                                ("PickupObject", held, {}), ("CloseObject", device, {})])

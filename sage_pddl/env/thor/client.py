@@ -137,8 +137,9 @@ class ThorClientEnv:
         if answer.get("episode") is not None:
             self.episode = str(answer["episode"])
         if not answer["ok"]:
-            error = answer.get("error") or {}
-            raise ThorServerError(str(error.get("code", "unknown")), str(error.get("message", "")))
+            details = answer.get("error") or {}
+            raise ThorServerError(str(details.get("code", "unknown")),
+                                  str(details.get("message", "")))
         return answer
 
     def _timeout_error(self, cmd: str, attempts: int) -> EnvError:

@@ -30,6 +30,7 @@ for. docs/thor-protocol.md states the protocol and the threat model.
 from __future__ import annotations
 
 import argparse
+import errno
 import hmac
 import multiprocessing
 import signal
@@ -88,6 +89,9 @@ class Episode:
     envelope: list[bytes] = field(default_factory=list)  # the routing frames of the pending reply
     request: Request | None = None
     deadline: float = 0.0
+    # A client whose request timed out sends its next one while the worker still runs the
+    # old one; that next request waits here and runs as soon as the worker is free.
+    waiting: tuple[list[bytes], Request] | None = None
 
     @property
     def busy(self) -> bool:
@@ -200,8 +204,17 @@ class ThorServer:
                                     "send reset first", request.id)
             episode = self._start_episode(identity, request)
         if episode.busy:
-            raise ProtocolError("busy", "this client's previous request is still running",
-                                request.id)
+            if episode.waiting is not None:  # superseded: its client has given up on it
+                superseded_envelope, superseded = episode.waiting
+                self._send(superseded_envelope, protocol.error_reply(
+                    "busy", "superseded by a later request from the same client",
+                    superseded.id))
+            episode.waiting = (envelope, request)
+            return
+        self._run(identity, episode, envelope, request)
+
+    def _run(self, identity: bytes, episode: Episode, envelope: list[bytes],
+             request: Request) -> None:
         if request.cmd == "reset":
             self._count += 1
             episode.episode_id = f"{self.server_id}-{self._count}"
@@ -248,6 +261,13 @@ class ThorServer:
         self._send(episode.envelope, reply)
         if not alive:
             self._end(identity)
+        elif episode.waiting is not None:
+            envelope, waiting = episode.waiting
+            episode.waiting = None
+            try:
+                self._run(identity, episode, envelope, waiting)
+            except ProtocolError as error:
+                self._send(envelope, protocol.error_reply(error.code, error.message, waiting.id))
 
     def check_deadlines(self) -> None:
         now = time.monotonic()
@@ -268,8 +288,14 @@ class ThorServer:
 
     def _end(self, identity: bytes) -> None:
         episode = self.episodes.pop(identity, None)
-        if episode is not None:
-            episode.stop()
+        if episode is None:
+            return
+        if episode.waiting is not None:
+            envelope, waiting = episode.waiting
+            self._send(envelope, protocol.error_reply(
+                "no-episode", "the episode ended before this request ran; send reset to start "
+                "again", waiting.id))
+        episode.stop()
 
     def close(self) -> None:
         for identity in list(self.episodes):
@@ -368,7 +394,7 @@ def serve(port: int = 5555, bind: str = "127.0.0.1", backend: str = "symbolic", 
             try:
                 events = dict(poller.poll(POLL_MS))
             except zmq.ZMQError as error:
-                if error.errno == zmq.EINTR:  # a signal arrived during poll
+                if error.errno == errno.EINTR:  # a signal arrived during poll
                     continue
                 raise
             for fd, identity in workers.items():
@@ -382,8 +408,8 @@ def serve(port: int = 5555, bind: str = "127.0.0.1", backend: str = "symbolic", 
         server.close()
         socket.close(linger=0)
         context.term()
-        for signum, handler_before in previous.items():
-            signal.signal(signum, handler_before)
+        for number, handler_before in previous.items():
+            signal.signal(number, handler_before)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
