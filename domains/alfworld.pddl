@@ -26,6 +26,8 @@
 ;; Problems name instances as ALFWorld prints them with `_` for the space: "apple 1" is apple_1.
 
 (define (domain alfworld)
+  ; @sage describe A household robot in an ALFWorld (TextWorld) room: it goes to receptacles, opens and closes them, takes and puts objects, and heats, cools, cleans and slices them.
+  ; @sage fields object target
   (:requirements :strips :typing :negative-preconditions :disjunctive-preconditions
                  :equality :existential-preconditions :universal-preconditions
                  :conditional-effects)

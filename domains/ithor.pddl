@@ -34,6 +34,8 @@
 ;; that fails is the one reported, so "Pick Fridge" says not-pickupable, not not-reachable.
 
 (define (domain ithor)
+  ; @sage describe A household robot in an AI2-THOR (iTHOR) room: it moves to objects, picks them up and puts them down, opens and closes containers, and switches appliances on and off.
+  ; @sage fields object target
   (:requirements :strips :typing :negative-preconditions :conditional-effects
                  :universal-preconditions)
   (:types thing)

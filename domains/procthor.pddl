@@ -19,6 +19,8 @@
 ;;                    (rooms are always `here`, so MoveTo <room> needs nothing)
 
 (define (domain procthor)
+  ; @sage describe A household robot in a multi-room ProcTHOR house: it moves between rooms and to objects, picks them up and puts them down, opens and closes containers and doors, and switches appliances on and off.
+  ; @sage fields object target
   (:requirements :strips :typing :negative-preconditions :conditional-effects
                  :universal-preconditions :equality)
   (:types

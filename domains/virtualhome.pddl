@@ -19,6 +19,7 @@
 ;; `_` and PUTON would read as the action `put_on` (PUTBACK).
 
 (define (domain virtualhome)
+  ; @sage describe A household character in a VirtualHome apartment: it walks to objects and rooms, grabs and puts objects, opens and closes containers, and switches devices. Every step's first argument is the character.
     (:requirements :strips :typing :negative-preconditions :disjunctive-preconditions
                    :existential-preconditions :universal-preconditions :conditional-effects)
     (:types

@@ -42,12 +42,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sage_pddl.pddl.vocabulary import name_key
+from sage_pddl.pddl.vocabulary import bare_step, name_key, step_key
 
 STRUCTURAL_CODES = frozenset({"unknown-action", "wrong-arity", "unknown-object", "type-mismatch",
                               "unparsable-step"})
 HALLUCINATION_CODES = frozenset({"unknown-action", "unknown-object"})
-STEP_FIELDS = ("action", "object", "target")
 
 
 @dataclass(frozen=True)
@@ -136,14 +135,10 @@ def hallucination(verdict: Any, n_steps: int) -> float:
     return len(steps) / n_steps
 
 
-def _step_key(step: Mapping[str, Any]) -> tuple[str, ...]:
-    return tuple(" ".join(str(step.get(k, "") or "").lower().split()) for k in STEP_FIELDS)
-
-
 def redundancy(steps: Sequence[Mapping[str, Any]]) -> float:
     if len(steps) < 2:
         return 0.0
-    repeats = sum(1 for a, b in zip(steps, steps[1:]) if _step_key(a) == _step_key(b))
+    repeats = sum(1 for a, b in zip(steps, steps[1:]) if step_key(a) == step_key(b))
     return repeats / (len(steps) - 1)
 
 
@@ -165,8 +160,8 @@ def plan_metrics(gate: Any, steps: Sequence[Mapping[str, Any]], *,
                  expected_objects: Iterable[str] = (), reference_length: int = 0,
                  state: Any = None) -> dict[str, Any]:
     """Every plan metric of `steps`, from one gate check in mode "all" (see module docstring)."""
-    plain = [{k: str(s.get(k, "") or "") for k in STEP_FIELDS} for s in steps]
-    verdict = gate.check([dict(s) for s in plain], state=state, mode="all")
+    plain = [bare_step(s) for s in steps]
+    verdict = gate.check(plain, state=state, mode="all")
     n = len(plain)
     return {
         "n_steps": n,

@@ -29,6 +29,8 @@ import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
+from sage_pddl.pddl.vocabulary import bare_step, step_text
+
 NAVIGATION = frozenset({"moveto", "find"})
 _TASK_LINE = re.compile(r"^Task: (.+)$", re.MULTILINE)
 _SUBGOAL_LINE = re.compile(r"^(?:Current sub-goal|Sub-goal): (.+)$", re.MULTILINE)
@@ -38,7 +40,7 @@ _CANDIDATE_LINE = re.compile(r"^\s+(\d+): (.+)$", re.MULTILINE)
 
 
 def _text(step: Mapping[str, Any]) -> str:
-    return " ".join(str(step.get(k, "") or "") for k in ("action", "object", "target")).strip()
+    return step_text(step)
 
 
 def _same(a: str, b: str) -> bool:
@@ -57,9 +59,7 @@ class ReferenceResponder:
         self._fixed: dict[str, list[dict]] = {}
         broken = {t.lower() for t in broken_tasks}
         for task in tasks:
-            steps = [{"action": str(s.get("action", "")), "object": str(s.get("object", "") or ""),
-                      "target": str(s.get("target", "") or "")}
-                     for s in normalize_steps(task.reference_steps, domain_for(task))]
+            steps = [bare_step(s) for s in normalize_steps(task.reference_steps, domain_for(task))]
             key = " ".join(str(task.instruction).split())
             self._fixed.setdefault(key, steps)
             if task.task_id.lower() in broken:

@@ -49,6 +49,7 @@ from typing import Any
 from sage_pddl.llm.base import DEFAULT_MODEL
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.files import write_text_atomic
+from sage_pddl.pddl.vocabulary import step_text
 
 from . import metrics
 
@@ -732,9 +733,8 @@ def _exec_part(context: _Context, planner: Any, planning: Any, gate: Any, task: 
     part.update(metrics.exec_metrics(report))
     part.update(metrics.cost_metrics(report.planning_calls + report.repair_calls,
                                      report.prompt_tokens, report.output_tokens, report.seconds))
-    part["trace"] = [{"status": r.status, "step": " ".join(
-        str(r.step.get(k, "") or "") for k in metrics.STEP_FIELDS).strip(), "code": r.code}
-        for r in report.records]
+    part["trace"] = [{"status": r.status, "step": step_text(r.step), "code": r.code}
+                     for r in report.records]
     part["notes"] = _notes(report.notes)  # the episode's notes include the first plan's
     return part
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..pddl.errors import SageError
+from ..pddl.vocabulary import step_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -70,12 +71,7 @@ def err(text: str) -> None:
 
 def format_step(step: Mapping[str, Any]) -> str:
     """A JSON plan step as one line of words: `Place CounterTop`, `put_inside apple fridge`."""
-    args = step.get("args")
-    if isinstance(args, (list, tuple)):
-        words = [str(step.get("action", "")), *(str(a) for a in args)]
-    else:
-        words = [str(step.get(k, "")) for k in ("action", "object", "target")]
-    return " ".join(w for w in words if w)
+    return step_text(step)
 
 
 def print_plan_result(out: Console, result: Any) -> None:

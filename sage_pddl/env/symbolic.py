@@ -19,7 +19,7 @@ without such predicates are fully observable. The robot sees:
 - `facts`: every true fact whose arguments are all visible (0-ary facts included);
 - `text`: `Holding: <objects|nothing>` (when the domain has a holding predicate), `Visible objects:
   ...`, then one line per visible object listing its *dynamic* facts (predicates some action
-  changes), e.g. `Fridge: opened`, `Apple: in Fridge`, and a `Robot:` line for 0-ary facts. Static
+  changes), e.g. `Fridge: opened`, `Apple: in Fridge`, and an `Also true:` line for 0-ary facts. Static
   facts (types, affordances such as `(openable fridge)`) stay in `facts` but not in the text.
 
 Faults (`sage_pddl.env.faults`) run before each step; a vanished object's facts leave the true
@@ -162,19 +162,19 @@ class SymbolicEnv(GatedEnv):
             lines.append("Holding: " + (", ".join(held) if held else "nothing"))
         lines.append("Visible objects: " + (", ".join(names) if names else "none"))
         per_object: dict[str, list[str]] = {}
-        robot: list[str] = []
+        nullary: list[str] = []
         for fact in facts:
             if fact[0] not in self._dynamic or fact[0] in holding_preds:
                 continue
             if len(fact) == 1:
-                robot.append(fact[0])
+                nullary.append(fact[0])
             else:
                 words = " ".join([fact[0], *(spell(a, a) for a in fact[2:])])
                 per_object.setdefault(fact[1], []).append(words)
         for obj in sorted(per_object, key=lambda o: str(spell(o, o)).lower()):
             lines.append(f"{spell(obj, obj)}: {', '.join(per_object[obj])}")
-        if robot:
-            lines.append("Robot: " + ", ".join(robot))
+        if nullary:
+            lines.append("Also true: " + ", ".join(nullary))
         return "\n".join(lines)
 
     # --- helpers ---------------------------------------------------------------------------

@@ -40,7 +40,7 @@ from typing import Any
 
 from ..pddl.errors import SageError
 from ..pddl.model import Action, Domain, Plan, PlanStep, Problem, Variable, key
-from ..pddl.vocabulary import ObjectNames
+from ..pddl.vocabulary import ObjectNames, step_text
 from ..pddl.writer import write_formula
 from .bits import BitSets
 from .ground import EQUALS, AnyOf, Cond, GroundAction, GroundLiteral, Implies
@@ -169,12 +169,7 @@ def _step_text(step: Any) -> str:
     if isinstance(step, PlanStep):
         return step.text or " ".join([step.action, *step.args])
     if isinstance(step, dict):
-        args = step.get("args")
-        if isinstance(args, (list, tuple)):
-            words = [str(step.get("action", "")).strip(), *(str(a).strip() for a in args)]
-        else:
-            words = [str(step.get(k, "")).strip() for k in ("action", "object", "target")]
-        return " ".join(w for w in words if w)
+        return step_text(step)
     return str(step)
 
 

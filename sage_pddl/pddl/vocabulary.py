@@ -5,9 +5,12 @@ This module is the one place that parses annotations or matches names; every lay
 Annotations (docs/annotations.md), one per comment line `; @sage <kind> <arguments>`:
 
 * `alias ACTION NAME...`: other names a plan step may use for ACTION.
+* `fields NAME...`: the domain's steps are also written with named fields, `{"action",
+  "object", "target"}` for `fields object target` (the household form): prompts and schemas show
+  that form, and the parameters are filled by the fields in order. Without it, a step is
+  `{"action", "args": [...]}`, with any number of arguments; that form is accepted everywhere.
 * `step ACTION FIELDS...`: for each parameter of ACTION in order, the JSON step fields that fill
-  it (`target|object`: the first non-empty one wins). Enables the `{"action", "object",
-  "target"}` step form for that action; `{"action", "args": [...]}` always works.
+  it (`target|object`: the first non-empty one wins).
 * `reason ACTION LITERAL CODE "MESSAGE"`: the violation code and message of a precondition
   literal (`?var` in the message becomes the step's object).
 * `describe TEXT`: a sentence about the domain that opens planner prompts (several lines join).
@@ -45,7 +48,7 @@ from .writer import write_formula
 
 T = TypeVar("T")
 
-KINDS = ("alias", "step", "reason", "describe")
+KINDS = ("alias", "fields", "step", "reason", "describe")
 """The annotation kinds sage-pddl reads."""
 
 DEFAULT_FIELDS = ("object", "target")
@@ -138,6 +141,8 @@ class Vocabulary:
         self.reasons: dict[tuple[str, str], Reason] = {}
         """(key(action name), canonical literal text) -> its `reason`."""
         self.description = ""
+        self.named_fields: tuple[str, ...] = ()
+        """The step fields of the `fields` annotation; () when steps are written with `args`."""
         self.unknown: tuple[Annotation, ...] = ()
         self.error: PDDLSemanticError | None = None
         self._canon: dict[int, tuple[object, str]] = {}
@@ -164,6 +169,12 @@ class Vocabulary:
                     if alias not in names:
                         names.append(alias)
                 self.aliases[action.name] = tuple(names)
+            elif kind == "fields":
+                if not words or any(not re.fullmatch(r"[A-Za-z_]\w*", w) or w in ("action", "args")
+                                    for w in words):
+                    raise annotation_error(annotation, "expected field names, e.g. "
+                                           "'fields object target'")
+                self.named_fields = tuple(words)
             elif kind == "step":
                 action = self._annotated(annotation, words[0] if words else "")
                 fields = tuple(tuple(f for f in w.split("|") if f) for w in words[1:])
@@ -254,14 +265,30 @@ class Vocabulary:
         action = self.action(action_name)
         spelled = action.name if action is not None else action_name.strip()
         mapped = self.step_fields.get(key(spelled))
-        step: dict[str, str] = {"action": spelled, "object": "", "target": ""}
+        fields = self.named_fields or DEFAULT_FIELDS
+        step: dict[str, str] = {"action": spelled, **{name: "" for name in fields}}
         for index, value in enumerate(args):
-            positional = DEFAULT_FIELDS[index] if index < len(DEFAULT_FIELDS) else f"arg{index}"
+            positional = fields[index] if index < len(fields) else f"arg{index}"
             name = mapped[index][0] if mapped and index < len(mapped) and mapped[index] else positional
             if step.get(name):  # two parameters mapped to one field: fall back to position
                 name = positional
             step[name] = str(value)
         return step
+
+    def uses_fields(self, action: Action) -> bool:
+        """Whether prompts show `action`'s steps with named fields (see `fields`)."""
+        return bool(self.named_fields) and (
+            key(action.name) in self.step_fields
+            or len(action.parameters) <= len(self.named_fields))
+
+    def written_step(self, action_name: str, args: Sequence[str]) -> dict[str, Any]:
+        """The step that applies `action_name` to `args`, in the form this domain's prompts
+        show: named fields where `uses_fields`, else `{"action", "args"}`."""
+        action = self.action(action_name)
+        if action is not None and self.uses_fields(action) and len(args) == len(action.parameters):
+            return self.step_from_args(action.name, args)
+        spelled = action.name if action is not None else action_name.strip()
+        return {"action": spelled, "args": [str(a) for a in args]}
 
     @property
     def effect_predicates(self) -> frozenset[str]:
@@ -350,3 +377,43 @@ def step_words(step: Mapping[str, Any], action: Action | None,
         return tuple(v for v in (str(step.get(f) or "").strip() for f in DEFAULT_FIELDS) if v)
     return tuple(next((str(step[n]).strip() for n in names if str(step.get(n) or "").strip()), "")
                  for names in mapped)
+
+
+def loose_step_words(step: Mapping[str, Any]) -> tuple[str, ...]:
+    """A JSON step's argument words without a domain: its `args` list, else the non-empty
+    values of its other fields (`object`, `target`, ... in the order written; `reason` and
+    other commentary excluded)."""
+    args = step.get("args")
+    if isinstance(args, (list, tuple)):
+        return tuple(str(a).strip() for a in args)
+    return tuple(str(value).strip() for name, value in step.items()
+                 if name not in _NOT_ARGUMENTS and isinstance(value, str) and value.strip())
+
+
+_NOT_ARGUMENTS = frozenset({"action", "args", "reason", "thought", "text", "id"})
+
+
+def step_text(step: Mapping[str, Any]) -> str:
+    """`action word word ...`: a JSON step in one line, for prompts, notes and reports."""
+    return " ".join(w for w in (str(step.get("action", "") or "").strip(),
+                                *loose_step_words(step)) if w)
+
+
+def bare_step(step: Mapping[str, Any]) -> dict[str, Any]:
+    """A JSON step with only what names the step: its action and its `args` list or its text
+    fields (commentary such as `reason` dropped, values as text)."""
+    out: dict[str, Any] = {"action": str(step.get("action", "") or "")}
+    args = step.get("args")
+    if isinstance(args, (list, tuple)):
+        out["args"] = [str(a) for a in args]
+        return out
+    for name, value in step.items():
+        if name not in _NOT_ARGUMENTS and isinstance(value, str):
+            out[name] = value
+    return out
+
+
+def step_key(step: Mapping[str, Any]) -> tuple[str, ...]:
+    """What two JSON steps share when they are the same step, whichever form each is written
+    in: the action and argument words, lower case."""
+    return tuple(" ".join(w.lower().split()) for w in step_text(step).split())

@@ -7,8 +7,10 @@ for scoring, the goal). Build one from a dataset task with `PlanningTask.from_ta
 A planner implements `plan(task) -> PlanResult` and `repair(state, done, failed_step, reason) ->
 PlanResult`; `repair` continues the episode of the last `plan` call.
 
-Steps are JSON-style dicts `{"action", "object", "target"}` (the observable step format of the
-reference and of the gate's JSON input); `PlanResult.steps` holds the steps still to execute.
+Steps are JSON-style dicts, `{"action", "args": [...]}` with any number of arguments, or
+`{"action", "object", "target"}` in domains annotated `@sage fields` (the household form of the
+paper's references); the gate, the environments and the export read both. `PlanResult.steps`
+holds the steps still to execute.
 
 Accounting: every LLM call a planner makes goes through one `CallLog`, which records the role,
 tokens and seconds of each call, successful or not. A failed call (an `LLMError`) is counted with
@@ -31,8 +33,9 @@ from typing import Any, Protocol, runtime_checkable
 from sage_pddl.pddl import limits
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, Problem
+from sage_pddl.pddl.vocabulary import step_key
 
-Step = dict[str, str]
+Step = dict[str, Any]
 
 MAX_CALLS = 64
 """LLM calls one `plan` or `repair` run may make (SAGE with 5 sub-goals and 3 refines needs 21)."""
@@ -259,14 +262,6 @@ def unusable_answer(text: Any) -> str | None:
     return None
 
 
-def step_text(step: Mapping[str, Any]) -> str:
-    """`Action object [target]` for prompts and notes."""
-    words = [str(step.get("action", "")), str(step.get("object", "") or ""),
-             str(step.get("target", "") or "")]
-    return " ".join(w for w in words if w)
-
-
 def same_step(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    """Two steps name the same action and words (case-insensitive)."""
-    return all(str(a.get(k, "") or "").lower() == str(b.get(k, "") or "").lower()
-               for k in ("action", "object", "target"))
+    """Two steps name the same action and words (case-insensitive), in either step form."""
+    return step_key(a) == step_key(b)

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sage_pddl.pddl.vocabulary import bare_step
+
 from .base import PlanningTask, Step
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -283,5 +285,4 @@ def leaks(item: MemoryItem, exclude: PlanningTask | str | None,
 
 
 def _plain_step(step: Mapping[str, Any]) -> Step:
-    return {"action": str(step.get("action", "")), "object": str(step.get("object", "") or ""),
-            "target": str(step.get("target", "") or "")}
+    return bare_step(step)

@@ -3,14 +3,17 @@
 Models wrap JSON in prose or code fences, write `{"plan": [...]}` instead of `{"steps": [...]}`,
 or write plain lines (`1. Pick Apple`). `parse_steps` tries, in order: the whole text as JSON,
 the first decodable JSON value found anywhere in the text (scanning with a real JSON decoder, so
-it never grabs an unbalanced bracket span), then step-like lines. A step becomes
-`{"action", "object", "target"}` with string values; a step given as a string is split into words.
+it never grabs an unbalanced bracket span), then step-like lines. A step with an `args` list
+becomes `{"action", "args": [...]}` (any number of arguments); one with named fields becomes
+`{"action", "object", "target"}` (plus any `argN` fields); a step given as a string or a list of
+words has the field form for up to two arguments and the `args` form beyond.
 
-`canonical_steps(steps, domain, problem)` rewrites a step's action to the domain's spelling
-(case, spaces, `_` and `-` ignored; `@sage alias` names accepted) and its object words to the
-problem's spelling (`dining_table` -> `DiningTable`). Unknown names are kept as written so the gate
-reports them with a typed code (`unknown-action`, `unknown-object`) instead of the planner hiding
-them.
+`Canonicalizer(domain, problem)` rewrites a step to the form the domain's prompts show (the
+vocabulary's `written_step`: `args`, or named fields for domains annotated `@sage fields`), its
+action to the domain's spelling (case, spaces, `_` and `-` ignored; `@sage alias` names
+accepted) and its object words to the problem's spelling (`dining_table` -> `DiningTable`).
+Unknown names are kept as written so the gate reports them with a typed code (`unknown-action`,
+`unknown-object`) instead of the planner hiding them.
 """
 from __future__ import annotations
 
@@ -20,11 +23,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from sage_pddl.pddl.model import Domain, Problem
-from sage_pddl.pddl.vocabulary import ObjectNames, vocabulary
+from sage_pddl.pddl.vocabulary import ObjectNames, loose_step_words, step_words, vocabulary
 
 from .base import Step
 
 _NO_JSON = object()
+_EXTRA_FIELD = re.compile(r"arg\d+")
 _STEP_KEYS = ("steps", "plan", "actions", "remaining_steps")
 _LINE = re.compile(r"^\s*(?:step\s*)?(?:\d+[.):]|[-*•])?\s*\(?\s*([A-Za-z][\w\-]*)"
                    r"((?:[\s,]+[A-Za-z][\w\-]*)*)\s*\)?\s*$", re.IGNORECASE)
@@ -69,15 +73,16 @@ def _as_step(item: Any) -> Step | None:
         action = item.get("action") or item.get("name") or item.get("act")
         if not isinstance(action, str) or not action.strip():
             return None
-        args = item.get("args") or item.get("arguments")
+        args = item.get("args", item.get("arguments"))
         obj = item.get("object", item.get("obj", ""))
         target = item.get("target", item.get("receptacle", ""))
+        step: Step
         if isinstance(args, (list, tuple)) and not obj and not target:
-            words = [str(a) for a in args if str(a).strip()]
-            obj = words[0] if words else ""
-            target = words[1] if len(words) > 1 else ""
-        step = {"action": action.strip(), "object": str(obj or "").strip(),
-                "target": str(target or "").strip()}
+            step = {"action": action.strip(), "args": [_word(a) for a in args]}
+        else:
+            step = {"action": action.strip(), "object": _word(obj), "target": _word(target)}
+            step.update({name: _word(value) for name, value in item.items()
+                         if _EXTRA_FIELD.fullmatch(str(name)) and _word(value)})
         reason = item.get("reason")
         if isinstance(reason, str) and reason.strip():
             step["reason"] = reason.strip()
@@ -85,18 +90,30 @@ def _as_step(item: Any) -> Step | None:
     if isinstance(item, str):
         return _line_step(item)
     if isinstance(item, (list, tuple)) and item and all(isinstance(w, str) for w in item):
-        return {"action": item[0], "object": item[1] if len(item) > 1 else "",
-                "target": item[2] if len(item) > 2 else ""}
+        return words_step(item[0], list(item[1:]))
     return None
+
+
+def _word(value: Any) -> str:
+    """A step value as text: numbers become text, anything else (lists, objects) is dropped."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return ""
+    return str(value).strip()
+
+
+def words_step(action: str, words: list[str]) -> Step:
+    """The step of an action word and argument words (field form up to two arguments)."""
+    if len(words) > 2:
+        return {"action": action, "args": words}
+    return {"action": action, "object": words[0] if words else "",
+            "target": words[1] if len(words) > 1 else ""}
 
 
 def _line_step(line: str) -> Step | None:
     match = _LINE.match(line.strip())
     if not match:
         return None
-    words = [w for w in re.split(r"[\s,]+", match.group(2) or "") if w]
-    return {"action": match.group(1), "object": words[0] if words else "",
-            "target": words[1] if len(words) > 1 else ""}
+    return words_step(match.group(1), [w for w in re.split(r"[\s,]+", match.group(2) or "") if w])
 
 
 def steps_from_value(value: Any) -> list[Step] | None:
@@ -167,16 +184,29 @@ class Canonicalizer:
         self.vocabulary = vocabulary(domain)
         self.objects = ObjectNames(domain, problem)
 
+    def _object(self, word: str) -> str:
+        word = word.strip()
+        found = self.objects.exact(word) if word else None
+        return self.objects.spelling[found] if found is not None else word
+
     def step(self, step: Mapping[str, Any]) -> Step:
-        out = {k: str(v) if v is not None else "" for k, v in step.items()}
-        out.setdefault("object", "")
-        out.setdefault("target", "")
-        out["action"] = self.vocabulary.action_name(out.get("action", ""))
+        action = self.vocabulary.action(str(step.get("action", "") or ""))
+        has_args = isinstance(step.get("args"), (list, tuple))
+        if has_args or (action is not None and not self.vocabulary.uses_fields(action)):
+            words = (step_words(step, action, self.vocabulary) if action is not None
+                     else loose_step_words(step))
+            name = action.name if action is not None else str(step.get("action", "")).strip()
+            out = self.vocabulary.written_step(name, [self._object(w) for w in words])
+            if isinstance(step.get("reason"), str):
+                out["reason"] = step["reason"]
+            return out
+        fields = {k: str(v) if v is not None else "" for k, v in step.items()}
+        fields.setdefault("object", "")
+        fields.setdefault("target", "")
+        fields["action"] = self.vocabulary.action_name(fields.get("action", ""))
         for name in ("object", "target"):
-            word = out.get(name, "").strip()
-            found = self.objects.exact(word) if word else None
-            out[name] = self.objects.spelling[found] if found is not None else word
-        return out
+            fields[name] = self._object(fields[name])
+        return fields
 
     def steps(self, steps: Iterable[Mapping[str, Any]]) -> list[Step]:
         return [self.step(s) for s in steps]

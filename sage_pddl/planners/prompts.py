@@ -1,10 +1,12 @@
 """Prompts, rendered from the loaded domain and problem (our own wording).
 
-Nothing here names a household action: the action list, each action's step format, its
-preconditions and effects in plain words, and the object list all come from the `Domain` and
-`Problem`, so a new domain needs no prompt edits. `describe_domain` renders the actions,
-`describe_objects` the problem's objects by type; the `*_messages` functions build the chat
-messages of each planner role (system + user).
+Nothing here names a domain's world: every system prompt opens with the domain's own
+description (its `; @sage describe` annotation, else its name and action names), and the action
+list, each action's step format (`vocabulary.written_step`), its preconditions and effects in
+plain words, and the object list all come from the `Domain` and `Problem`, so a new domain needs
+no prompt edits and household wording lives in the household domains' annotations.
+`describe_domain` renders the actions, `describe_objects` the problem's objects by type; the
+`*_messages` functions build the chat messages of each planner role (system + user).
 """
 from __future__ import annotations
 
@@ -30,9 +32,9 @@ from sage_pddl.pddl.model import (
     Unsupported,
     When,
 )
-from sage_pddl.pddl.vocabulary import vocabulary
+from sage_pddl.pddl.vocabulary import bare_step, step_text, vocabulary
 
-from .base import PlanningTask, step_text
+from .base import PlanningTask
 
 Messages = list[dict[str, str]]
 
@@ -74,24 +76,10 @@ def words(formula: Any) -> str:
     return str(formula)
 
 
-def _parameter_words(action: Action, fields: tuple[tuple[str, ...], ...] | None) -> dict[str, str]:
-    """Step JSON field for each parameter, as the prompt shows it."""
-    out = {}
-    for index, param in enumerate(action.parameters):
-        if fields and index < len(fields) and fields[index]:
-            out[param.name] = fields[index][0]
-        else:
-            out[param.name] = ("object", "target")[index] if index < 2 else f"arg{index}"
-    return out
-
-
 def describe_action(action: Action, domain: Domain) -> str:
     vocab = vocabulary(domain)
-    mapping = _parameter_words(action, vocab.fields(action))
-    example: dict[str, str] = {"action": action.name}
-    for param in action.parameters:
-        kind = "/".join(param.types) if param.types else "object"
-        example[mapping[param.name]] = f"<?{param.name}: {kind}>"
+    example = vocab.written_step(action.name, [
+        f"<?{p.name}: {'/'.join(p.types) if p.types else 'object'}>" for p in action.parameters])
     reasons = [r.message for r in vocab.reasons_of(action.name) if r.message]
     lines = [f"- {action.name}: step {json.dumps(example)}",
              f"    requires: {words(action.precondition)}",
@@ -124,14 +112,32 @@ def describe_objects(domain: Domain, problem: Problem, limit: int = 200) -> str:
 
 
 def step_format(domain: Domain) -> str:
-    return ("Write each step as a JSON object {\"action\": <action name>, \"object\": <name>, "
-            "\"target\": <name or \"\">}, filling the words exactly as the action list shows. "
+    """How to write one step, in the form `describe_action` shows for this domain."""
+    vocab = vocabulary(domain)
+    if vocab.named_fields and any(vocab.uses_fields(a) for a in domain.actions):
+        fields = ", ".join(f'\"{name}\": <name>' for name in vocab.named_fields)
+        form = (f'a JSON object {{\"action\": <action name>, {fields}}} (\"\" for a field '
+                "the action does not use)")
+    else:
+        form = ('a JSON object {\"action\": <action name>, \"args\": [<name>, ...]} with one '
+                "name per parameter, in the order of the action's parameters")
+    return (f"Write each step as {form}, filling the words exactly as the action list shows. "
             "Use only the action names and object names listed here; a name that is not listed "
             "cannot be executed.")
 
 
+def domain_opening(domain: Domain) -> str:
+    """The sentence that opens every system prompt: the domain's `@sage describe` text, else
+    its name and action names."""
+    described = vocabulary(domain).description
+    if described:
+        return described
+    names = ", ".join(a.name for a in domain.actions)
+    return f"Planning domain {domain.name}, with the actions {names}."
+
+
 def system_text(domain: Domain, role_text: str) -> str:
-    return (f"{role_text}\n\nThe robot can perform these actions (domain "
+    return (f"{domain_opening(domain)}\n\n{role_text}\n\nThe available actions (domain "
             f"{domain.name}); each action lists what must hold before it and what it changes:\n"
             f"{describe_domain(domain)}\n\n{step_format(domain)}")
 
@@ -139,14 +145,13 @@ def system_text(domain: Domain, role_text: str) -> str:
 def task_text(task: PlanningTask) -> str:
     parts = [f"Task: {task.instruction}"]
     if task.observation:
-        parts.append(f"What the robot observes:\n{task.observation}")
+        parts.append(f"What is observed:\n{task.observation}")
     parts.append(f"Objects in the scene (by type):\n{describe_objects(task.domain, task.problem)}")
     return "\n\n".join(parts)
 
 
 def steps_json(steps: Sequence[Mapping[str, Any]]) -> str:
-    return json.dumps({"steps": [{k: s.get(k, "") for k in ("action", "object", "target")}
-                                 for s in steps]})
+    return json.dumps({"steps": [bare_step(s) for s in steps]})
 
 
 def numbered(steps: Sequence[Mapping[str, Any]]) -> str:
@@ -158,8 +163,8 @@ def _messages(system: str, user: str) -> Messages:
 
 
 # ------------------------------------------------------------------------------------- roles
-ROLE_PLANNER = ("You are the task planner of a household robot. Turn the user's task into a "
-                "sequence of executable steps.")
+ROLE_PLANNER = ("You are a task planner. Turn the user's task into a sequence of executable "
+                "steps.")
 ONLY_JSON = 'Answer with JSON only: {"steps": [ ... ]}.'
 DIRECT_ROLE = ROLE_PLANNER + " " + ONLY_JSON
 
@@ -189,8 +194,8 @@ def replan_messages(task: PlanningTask, done, failed, reason, state_text: str,
 
 COT_ROLE = (ROLE_PLANNER + " Think first, then plan. Answer with JSON: {\"reasoning\": <text>, "
             "\"steps\": [...]}. In the reasoning answer briefly: which objects does the task "
-            "involve, where are they, which containers or devices must be opened or switched, "
-            "and in what order must things happen?")
+            "involve, what must hold before each step can run, and in what order must things "
+            "happen?")
 COT_REPAIR_ROLE = COT_ROLE + " First think about why the step failed."
 
 
@@ -214,7 +219,7 @@ def examples_block(examples: Sequence[Any]) -> str:
 
 def fewshot_messages(task: PlanningTask, state_text: str, examples: Sequence[Any]) -> Messages:
     shots = examples_block(examples)
-    user = (f"Solved examples from the same robot:\n\n{shots}\n\n=== Your task ===\n" if shots
+    user = (f"Solved examples from the same domain:\n\n{shots}\n\n=== Your task ===\n" if shots
             else "") + f"{task_text(task)}\n\nCurrent state:\n{state_text}\n\n" \
                        "Reason step by step like the examples, then write the complete plan."
     return _messages(system_text(task.domain, COT_ROLE), user)
@@ -222,7 +227,7 @@ def fewshot_messages(task: PlanningTask, state_text: str, examples: Sequence[Any
 
 def critique_messages(task: PlanningTask, steps, state_text: str) -> Messages:
     return _messages(
-        system_text(task.domain, "You review plans of a household robot. If the plan achieves "
+        system_text(task.domain, "You review plans. If the plan achieves "
                     "the task and every step's requirements hold when it runs, answer exactly "
                     "NO_ISSUES. Otherwise list the problems as 2 to 5 short bullet points."),
         f"{task_text(task)}\n\nStart state:\n{state_text}\n\nPlan:\n{steps_json(steps)}")
@@ -235,24 +240,24 @@ def self_refine_messages(task: PlanningTask, steps, critique: str, state_text: s
                      f"{steps_json(steps)}\n\nReview:\n{critique}")
 
 
-DECOMPOSE_ROLE = ("You are the high-level planner of a household robot. Split the task into "
-                  "{lo} to {hi} ordered sub-goals: short phrases, each a phase the robot can "
-                  "finish before the next starts. Answer with JSON only: {{\"subgoals\": [...]}}.")
+DECOMPOSE_ROLE = ("You are a high-level planner. Split the task into {lo} to {hi} ordered "
+                  "sub-goals: short phrases, each a phase that can be finished before the next "
+                  "starts. Answer with JSON only: {{\"subgoals\": [...]}}.")
 
 
 def decompose_messages(task: PlanningTask, examples_text: str = "", lo: int = 2, hi: int = 5,
                        context: str = "") -> Messages:
-    system = (DECOMPOSE_ROLE.format(lo=lo, hi=hi) + "\n\nThe robot's actions:\n"
-              + describe_domain(task.domain))
+    system = (domain_opening(task.domain) + "\n\n" + DECOMPOSE_ROLE.format(lo=lo, hi=hi)
+              + "\n\nThe available actions:\n" + describe_domain(task.domain))
     user = (f"Examples of solved tasks (use them for the granularity of sub-goals):\n\n"
             f"{examples_text}\n\n=== New task ===\n" if examples_text else "")
     user += task_text(task) + (f"\n\n{context}" if context else "")
     return _messages(system, user + "\n\nList the sub-goals.")
 
 
-EXPAND_ROLE = ("You are the low-level planner of a household robot. Turn ONE sub-goal into "
-               "steps, starting from the state given. Stay inside this sub-goal: later "
-               "sub-goals are planned separately. " + ONLY_JSON)
+EXPAND_ROLE = ("You are a low-level planner. Turn ONE sub-goal into steps, starting from the "
+               "state given. Stay inside this sub-goal: later sub-goals are planned "
+               "separately. " + ONLY_JSON)
 
 
 def expand_messages(task: PlanningTask, subgoal: str, state_text: str, examples_text: str = "",
@@ -266,8 +271,8 @@ def expand_messages(task: PlanningTask, subgoal: str, state_text: str, examples_
     return _messages(system_text(task.domain, EXPAND_ROLE), user)
 
 
-REFINE_ROLE = ("You fix plans of a household robot. The plan for one sub-goal was checked "
-               "against the robot's action rules and some steps cannot run. Rewrite the steps "
+REFINE_ROLE = ("You fix plans. The plan for one sub-goal was checked against the action "
+               "rules and some steps cannot run. Rewrite the steps "
                "of this sub-goal so that every step's requirements hold. " + ONLY_JSON)
 
 
@@ -279,7 +284,7 @@ def refine_messages(task: PlanningTask, subgoal: str, state_text: str, steps,
                      f"Problems found by the checker:\n{feedback}\n\nWrite the corrected steps.")
 
 
-REPAIR_ROLE = ("You repair a household robot's plan after a step failed during execution. "
+REPAIR_ROLE = ("You repair a plan after a step failed during execution. "
                "Write only the steps that finish the CURRENT sub-goal from the state now: do "
                "not repeat executed steps and do not plan later sub-goals. " + ONLY_JSON)
 
@@ -299,10 +304,10 @@ def repair_messages(task: PlanningTask, subgoal: str, done, failed, reason: str,
     return _messages(system_text(task.domain, REPAIR_ROLE), user)
 
 
-REACT_ROLE = ("You control a household robot one step at a time. Each turn, think briefly, "
+REACT_ROLE = ("You act one step at a time. Each turn, think briefly, "
               "then give the next single step, or set done to true when the task is finished. "
               "Answer with JSON: {\"thought\": <text>, \"done\": <true|false>, \"step\": "
-              "{\"action\", \"object\", \"target\"}}.")
+              "<one step, written as below>}.")
 
 
 def react_messages(task: PlanningTask, history: Sequence[tuple[Mapping[str, Any], str]],
@@ -319,7 +324,7 @@ def llmp_messages(task: PlanningTask, problem_pddl: str, context: str = "",
         "  (" + " ".join([p.name] + [f"?{a.name}" + (f" - {'/'.join(a.types)}" if a.types else "")
                                      for a in p.parameters]) + ")"
         for p in task.domain.predicates)
-    system = ("You translate a household task into a PDDL goal. A classical planner will find "
+    system = (domain_opening(task.domain) + "\n\nYou translate a task into a PDDL goal. A classical planner will find "
               "the actions; you write only the goal: one PDDL formula over the predicates below "
               "and the problem's objects, for example (and (pred a b) (not (pred2 c))). Answer "
               "with JSON only: {\"goal\": \"<PDDL formula>\"}.\n\nPredicates of domain "
@@ -336,7 +341,7 @@ def llmp_messages(task: PlanningTask, problem_pddl: str, context: str = "",
 def saycan_messages(task: PlanningTask, done, candidates, state_text: str) -> Messages:
     options = "\n".join(f"  {i}: {step_text(c)}" for i, c in enumerate(candidates))
     return _messages(
-        system_text(task.domain, "You rate the next step of a household robot. For each "
+        system_text(task.domain, "You rate the next step of a plan. For each "
                     "candidate give the probability (0 to 1) that it is the best next step for "
                     "the task; set done to true if the task is already finished. Answer with "
                     "JSON: {\"scores\": {\"<index>\": <p>, ...}, \"done\": <true|false>}."),

@@ -23,15 +23,17 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step, step_text
+from sage_pddl.pddl.vocabulary import step_text
+
+from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step
 from .gating import feasible
-from .parsing import parse_json_value, parse_steps
+from .parsing import parse_json_value, parse_steps, words_step
 from .prompts import react_messages
 from .schema import react_schema
 from .session import LLMPlanner
 
 _DONE = re.compile(r"\bdone\b", re.IGNORECASE)
-_ACTION = re.compile(r"Action:\s*([A-Za-z][\w\-]*)\s*(?:\|\s*([\w\-]*))?\s*(?:\|\s*([\w\-]*))?")
+_ACTION = re.compile(r"Action:\s*([A-Za-z][\w\-]*)((?:\s*\|\s*[\w\-]*)*)")
 
 
 def read_turn(text: str | None) -> tuple[bool, Step | None]:
@@ -49,8 +51,8 @@ def read_turn(text: str | None) -> tuple[bool, Step | None]:
         return bool(value.get("done")), None
     match = _ACTION.search(text)
     if match:
-        return False, {"action": match.group(1), "object": match.group(2) or "",
-                       "target": match.group(3) or ""}
+        words = [w.strip() for w in match.group(2).split("|")[1:] if w.strip()]
+        return False, words_step(match.group(1), words)
     return bool(_DONE.search(text)), None
 
 

@@ -55,6 +55,7 @@ from .prompts import (
     expand_messages,
     refine_messages,
     repair_messages,
+    step_format,
 )
 from .schema import subgoals_schema
 from .session import LLMPlanner, RepairPoint
@@ -189,8 +190,8 @@ class SagePlanner(LLMPlanner):
                 rejected.append((tuple(steps), tuple(verdict.violations)))
                 feedback = render_feedback(self.gate, verdict, [dict(s) for s in steps], state)
             else:
-                feedback = ("No steps could be read from the previous answer. Write the steps "
-                            'as JSON: {"steps": [{"action": ..., "object": ..., "target": ...}]}.')
+                feedback = ("No steps could be read from the previous answer. Answer with JSON "
+                            '{"steps": [...]}. ' + step_format(self.task.domain))
             text = self.ask(log, refine_messages(self.task, subgoal, self.state_text(state),
                                                  steps, feedback),
                             role="refine", schema=self.steps_schema(), temperature=0.1)

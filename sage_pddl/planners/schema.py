@@ -1,11 +1,19 @@
 """JSON schemas generated from the loaded domain and problem, for structured LLM output.
 
-`steps_schema(domain, problem)` constrains a plan to `{"steps": [{"action", "object",
-"target"}]}` where `action` is an enum of the domain's action names and `object`/`target` are
-enums of the problem's objects and the domain's constants (plus "" for an unused word). A backend
-that honours the schema (Ollama's structured output) therefore cannot produce an unknown action
-or object; for a backend that ignores it, the gate reports such names with the typed codes
-`unknown-action` / `unknown-object`.
+`steps_schema(domain, problem)` constrains a plan to `{"steps": [step, ...]}` where a step has
+the form the domain's prompts show (`vocabulary.written_step`):
+
+* `{"action", "args"}`: one alternative per action (`anyOf`), whose `action` is that action's
+  name and whose `args` has exactly one entry per parameter, each an enum of the objects and
+  constants of that parameter's type (all of them when none is of the type, so the gate, not
+  the schema, names the mistake);
+* `{"action", "object", "target"}` for a domain annotated `@sage fields object target` whose
+  actions all fit it: `action` an enum of the action names, each field an enum of the objects
+  and constants plus "" for an unused word.
+
+A backend that honours the schema (Ollama's structured output) therefore cannot produce an
+unknown action or object; for a backend that ignores it, the gate reports such names with the
+typed codes `unknown-action` / `unknown-object`.
 
 Other schemas: `subgoals_schema` (Decompose), `react_schema` (one step or done), `scores_schema`
 (SayCan), `reasoned_steps_schema` (CoT: reasoning text, then steps), `goal_schema` (LLM+P).
@@ -14,7 +22,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sage_pddl.pddl.model import Domain, Problem
+from sage_pddl.pddl.model import Action, Domain, Problem
+from sage_pddl.pddl.validate import TypeHierarchy
+from sage_pddl.pddl.vocabulary import vocabulary
 
 
 def action_enum(domain: Domain) -> list[str]:
@@ -29,13 +39,35 @@ def object_enum(domain: Domain, problem: Problem) -> list[str]:
 
 
 def step_item_schema(domain: Domain, problem: Problem) -> dict[str, Any]:
-    words = object_enum(domain, problem) + [""]
+    vocab = vocabulary(domain)
+    if vocab.named_fields and all(vocab.uses_fields(a) for a in domain.actions):
+        words = object_enum(domain, problem) + [""]
+        return {"type": "object",
+                "properties": {"action": {"type": "string", "enum": action_enum(domain)},
+                               **{name: {"type": "string", "enum": words}
+                                  for name in vocab.named_fields}},
+                "required": ["action", vocab.named_fields[0]],
+                "additionalProperties": False}
+    hierarchy = TypeHierarchy(domain)
+    return {"anyOf": [_args_step_schema(a, domain, problem, hierarchy) for a in domain.actions]}
+
+
+def _args_step_schema(action: Action, domain: Domain, problem: Problem,
+                      hierarchy: TypeHierarchy) -> dict[str, Any]:
+    typed = tuple(problem.objects) + tuple(domain.constants)
+    everything = object_enum(domain, problem)
+    positions = []
+    for param in action.parameters:
+        fitting = list(dict.fromkeys(o.name for o in typed
+                                     if hierarchy.is_subtype(o.types, param.types)))
+        positions.append({"type": "string", "enum": fitting or everything})
+    args: dict[str, Any] = {"type": "array", "minItems": len(positions),
+                            "maxItems": len(positions)}
+    if positions:
+        args["prefixItems"] = positions
     return {"type": "object",
-            "properties": {"action": {"type": "string", "enum": action_enum(domain)},
-                           "object": {"type": "string", "enum": words},
-                           "target": {"type": "string", "enum": words}},
-            "required": ["action", "object"],
-            "additionalProperties": False}
+            "properties": {"action": {"type": "string", "const": action.name}, "args": args},
+            "required": ["action", "args"], "additionalProperties": False}
 
 
 def steps_schema(domain: Domain, problem: Problem, *, max_steps: int | None = None

@@ -59,7 +59,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..pddl.model import And, Atom, Constant, Domain, Not, Problem, Typed
-from ..pddl.vocabulary import name_key
+from ..pddl.vocabulary import loose_step_words, name_key
 from . import catalogue
 from .catalogue import affordances, canonical_type
 from .observation import ObservedState, read_observation
@@ -122,8 +122,7 @@ def _room_name(name: str) -> str:
 
 
 def _step_words(step: Mapping[str, str]) -> list[str]:
-    return [str(step.get(k) or "").strip() for k in ("object", "target")
-            if str(step.get(k) or "").strip()]
+    return [w for w in loose_step_words(step) if w]
 
 
 # --- instruction -----------------------------------------------------------------------------

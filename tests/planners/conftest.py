@@ -10,6 +10,7 @@ from sage_pddl.planners import PlanningTask
 
 KITCHEN_DOMAIN = """
 (define (domain kitchen)
+  ; @sage fields object target
   (:requirements :strips :typing :negative-preconditions :conditional-effects)
   (:types thing)
   (:predicates (pickupable ?x - thing) (openable ?x - thing) (toggleable ?x - thing)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
-from sage_pddl.pddl.vocabulary import vocabulary
+from sage_pddl.pddl.vocabulary import step_text, vocabulary
 from sage_pddl.planners.parsing import Canonicalizer, parse_steps, parse_subgoals
 from sage_pddl.planners.prompts import describe_domain
 from sage_pddl.planners.schema import steps_schema, subgoals_schema
@@ -19,7 +19,7 @@ from sage_pddl.planners.schema import steps_schema, subgoals_schema
     '{"steps": [{"action": "Pick", "args": ["Apple"]}]}',
 ])
 def test_parse_steps_variants(text):
-    assert [(x["action"], x["object"]) for x in parse_steps(text)] == [("Pick", "Apple")]
+    assert [step_text(x) for x in parse_steps(text)] == ["Pick Apple"]
 
 
 def test_parse_steps_gives_nothing_for_prose():
