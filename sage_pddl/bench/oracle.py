@@ -1,4 +1,4 @@
-"""A scripted stand-in for an LLM that answers every planner role from the tasks' reference plans.
+"""A scripted stand-in for an LLM that answers every planner role from a known plan of the task.
 
 `reference_responder(tasks, domain_for)` returns a `responder(messages, role)` for the `scripted`
 backend (`sage_pddl.llm.scripted`). It is NOT a model: it exists so the benchmark harness, its
@@ -7,8 +7,14 @@ scripted`, the tests). Its numbers measure the task set's reference plans throug
 control flow, nothing more.
 
 How it answers: the task is the one whose instruction follows the last `Task:` line of the
-request (retrieved examples come earlier, so the last line is the task being planned). Its
-reference plan (rewritten to the domain's canonical action names) is cut into at most two parts.
+request (retrieved examples come earlier, so the last line is the task being planned). Its plan
+is the task's reference plan (rewritten to the domain's canonical action names), cut into at
+most two parts. A task without a reference plan (a PDDL problem file, say) gets a classical
+plan instead: Fast Downward (or pyperplan) through unified-planning, computed the first time
+the task is asked about and kept; its parts end where a conjunct of the goal first holds, and
+each part's sub-goal names those conjuncts. When no classical plan can be had (the `planners`
+extra is missing, the problem is unsolvable or too hard in `classical_timeout` seconds) the call
+fails with the reason, which the planner records as a failed call.
 
 * `decompose` -> the parts as sub-goals, each naming its steps; `expand`/`refine` -> the steps of
   the sub-goal named in the request ("Current sub-goal:" / "Sub-goal:").
@@ -26,9 +32,11 @@ that fixes its plan once told what is wrong.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
+from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.vocabulary import bare_step, step_text
 
 NAVIGATION = frozenset({"moveto", "find"})
@@ -51,16 +59,23 @@ class ReferenceResponder:
     """`responder(messages, role)` answering from reference plans (see the module docstring)."""
 
     def __init__(self, tasks: Iterable[Any], domain_for: Callable[[Any], Any],
-                 broken_tasks: Collection[str] = ()):
+                 broken_tasks: Collection[str] = (), classical_timeout: float = 60.0):
         from sage_pddl.tasks import normalize_steps
 
         self._domain_for = domain_for
+        self._timeout = classical_timeout
         self._plans: dict[str, tuple[Any, list[dict]]] = {}
         self._fixed: dict[str, list[dict]] = {}
+        self._unplanned: dict[str, Any] = {}
+        self._goal_parts: dict[str, list[tuple[str, list[dict]]]] = {}
+        self._lock = threading.Lock()
         broken = {t.lower() for t in broken_tasks}
         for task in tasks:
-            steps = [bare_step(s) for s in normalize_steps(task.reference_steps, domain_for(task))]
             key = " ".join(str(task.instruction).split())
+            if not task.reference_steps:
+                self._unplanned.setdefault(key, task)
+                continue
+            steps = [bare_step(s) for s in normalize_steps(task.reference_steps, domain_for(task))]
             self._fixed.setdefault(key, steps)
             if task.task_id.lower() in broken:
                 steps = [s for s in steps if s["action"].lower() not in NAVIGATION]
@@ -71,11 +86,11 @@ class ReferenceResponder:
         task, steps = self._task_for(prompt)
         if role in ("refine", "repair"):
             return {"steps": self._corrected(prompt, task, steps, role)}
-        parts = _split(steps)
+        blocks = self._blocks(task, steps)
         if role == "decompose":
-            return {"subgoals": [self._subgoal(task, i, part) for i, part in enumerate(parts)]}
+            return {"subgoals": [name for name, _ in blocks]}
         if role == "expand":
-            return {"steps": self._part_named(prompt, task, parts, steps)}
+            return {"steps": self._part_named(prompt, blocks, steps)}
         if role == "act":
             done = len(_HISTORY_LINE.findall(prompt.split("Steps so far:", 1)[-1]
                                              .split("Latest observation:", 1)[0]))
@@ -94,13 +109,49 @@ class ReferenceResponder:
     def _task_for(self, prompt: str) -> tuple[Any, list[dict]]:
         found = _TASK_LINE.findall(prompt)
         for line in reversed(found):
-            hit = self._plans.get(" ".join(line.split()))
+            key = " ".join(line.split())
+            hit = self._plans.get(key)
+            if hit is None and key in self._unplanned:
+                hit = self._classical(key)
             if hit is not None:
                 return hit
         from sage_pddl.llm.scripted import ScriptExhausted
 
         raise ScriptExhausted("the reference responder knows no task in this request "
                               f"(Task lines: {found[-3:]})")
+
+    def _classical(self, key: str) -> tuple[Any, list[dict]]:
+        """The classical plan of a task without a reference, once; parts by goal conjunct."""
+        with self._lock:
+            if key in self._plans:
+                return self._plans[key]
+            from sage_pddl.export.classical import solve
+            from sage_pddl.gate import compile_gate
+            from sage_pddl.llm.scripted import ScriptExhausted
+            from sage_pddl.pddl.vocabulary import vocabulary
+            from sage_pddl.tasks import task_problem
+
+            task = self._unplanned[key]
+            domain = self._domain_for(task)
+            try:
+                problem = task_problem(task, domain)
+                plan = solve(domain, problem, timeout=self._timeout)
+            except SageError as error:
+                raise ScriptExhausted(f"the reference responder has no plan for task "
+                                      f"{task.task_id}: {error}") from None
+            vocab = vocabulary(domain)
+            steps = [vocab.written_step(step.action, step.args) for step in plan.steps]
+            self._goal_parts[key] = _goal_parts(task.task_id, compile_gate(domain, problem), steps)
+            self._fixed[key] = steps
+            self._plans[key] = (task, steps)
+            return self._plans[key]
+
+    def _blocks(self, task: Any, steps: list[dict]) -> list[tuple[str, list[dict]]]:
+        """The plan's parts with their sub-goal names (see the module docstring)."""
+        found = self._goal_parts.get(" ".join(str(task.instruction).split()))
+        if found is not None:
+            return found
+        return [(self._subgoal(task, i, part), part) for i, part in enumerate(_split(steps))]
 
     def _goal(self, task: Any) -> str:
         from sage_pddl.pddl.writer import write_formula
@@ -114,11 +165,12 @@ class ReferenceResponder:
         words = ", ".join(_text(s) for s in part) or "nothing left to do"
         return f"[{task.task_id} part {index + 1}] {words}"
 
-    def _part_named(self, prompt: str, task: Any, parts: list[list[dict]],
+    @staticmethod
+    def _part_named(prompt: str, blocks: list[tuple[str, list[dict]]],
                     steps: list[dict]) -> list[dict]:
         named = _SUBGOAL_LINE.findall(prompt)
-        for index, part in enumerate(parts):
-            if named and _same(named[-1], self._subgoal(task, index, part)):
+        for name, part in blocks:
+            if named and _same(named[-1], name):
                 return part
         return steps  # a sub-goal it did not write (e.g. the instruction as fallback)
 
@@ -129,9 +181,11 @@ class ReferenceResponder:
         fixed = self._fixed[" ".join(str(task.instruction).split())]
         named = _SUBGOAL_LINE.findall(prompt)
         scope = fixed
-        for index, part in enumerate(_split(steps)):
-            if named and _same(named[-1], self._subgoal(task, index, part)):
-                scope = _correct_part(part, fixed, index, _split(steps))
+        blocks = self._blocks(task, steps)
+        parts = [part for _, part in blocks]
+        for index, (name, part) in enumerate(blocks):
+            if named and _same(named[-1], name):
+                scope = _correct_part(part, fixed, index, parts)
         if role == "refine":
             return scope
         failed = ["".join(groups) for groups in _FAILED_LINE.findall(prompt)]
@@ -174,6 +228,32 @@ def _find(texts: list[str], wanted: str, start: int) -> int:
         if _same(texts[position], wanted):
             return position
     return -1
+
+
+def _goal_parts(task_id: str, gate: Any, steps: list[dict]) -> list[tuple[str, list[dict]]]:
+    """`steps` cut after each step that makes more goal conjuncts hold than any step before
+    it; each part is named after the conjuncts it achieved."""
+    state = gate.initial_state
+    unmet = set(gate.goal_unmet(state))
+    fewest = len(unmet)
+    blocks: list[tuple[str, list[dict]]] = []
+    part: list[dict] = []
+    for step in steps:
+        part.append(step)
+        verdict = gate.check([step], state=state)
+        if not verdict.valid:
+            break
+        state = verdict.final_state
+        now = set(gate.goal_unmet(state))
+        if len(now) < fewest:
+            achieved = sorted(unmet - now) or sorted(now)
+            name = f"[{task_id} part {len(blocks) + 1}] make true: {'; '.join(achieved)}"
+            blocks.append((name, part))
+            part, fewest, unmet = [], len(now), now
+    if part or not blocks:
+        rest = "; ".join(sorted(unmet)) or "nothing left to do"
+        blocks.append((f"[{task_id} part {len(blocks) + 1}] make true: {rest}", part))
+    return blocks
 
 
 def _split(steps: list[dict]) -> list[list[dict]]:

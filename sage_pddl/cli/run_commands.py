@@ -71,8 +71,8 @@ def _add_llm_options(p: argparse.ArgumentParser) -> None:
 
 
 REFERENCE_NOTE = ("note: --llm scripted without --llm-script answers with the reference "
-                  "responder: the task's reference plan, split into sub-goals. It exercises the "
-                  "planner, gate and executor, not a model.")
+                  "responder: the task's reference plan (else a classical planner's plan), split "
+                  "into sub-goals. It exercises the planner, gate and executor, not a model.")
 
 
 def make_llm(args: argparse.Namespace, planning: Any = None, dataset_task: Any = None) -> Any:
@@ -88,10 +88,10 @@ def make_llm(args: argparse.Namespace, planning: Any = None, dataset_task: Any =
             raise SageError("--llm-script FILE goes with --llm scripted")
         options["script"] = args.llm_script
     elif args.llm == "scripted":
-        if dataset_task is None or not getattr(dataset_task, "reference_steps", None):
+        if dataset_task is None:
             raise SageError("--llm scripted needs --llm-script FILE (answers per role, see "
-                            "docs/llm-backends.md), or a task reference with a reference plan "
-                            "such as ithor#K01")
+                            "docs/llm-backends.md), or a task: a reference such as ithor#K01 "
+                            "or a PDDL problem file")
         from ..bench.oracle import reference_responder
 
         options["responder"] = reference_responder([dataset_task], lambda _task: planning.domain)
@@ -136,7 +136,7 @@ def planning_task(args: argparse.Namespace) -> Any:
     from ..planners.base import PlanningTask
 
     dirs = [os.fspath(d) for d in (getattr(args, "domains_dir", None) or [])]
-    if "#" in args.task and not os.path.exists(args.task):
+    if ("#" in args.task and not os.path.exists(args.task)) or args.task.lower().endswith(".pddl"):
         from ..tasks import load_task
 
         task = load_task(args.task)

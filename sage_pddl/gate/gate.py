@@ -541,6 +541,8 @@ class Gate:
             if nested is not None:
                 try:
                     fast = nested[step["action"]][step["object"]][step["target"]]
+                    if "args" in step:  # `args` outranks the fields (vocabulary.step_words)
+                        fast = None
                 except (KeyError, TypeError):  # not cached yet, a missing field, not a dict
                     pass
             literals, pos, keep, add, trigger, special, ground = fast or fast_of(step, index)

@@ -143,7 +143,7 @@ class LLMPPlanner(LLMPlanner):
         plan = solve(self.task.domain, problem, planner=self.engine or "auto",
                      timeout=self.solve_timeout)
         vocab = vocabulary(self.task.domain)
-        return [vocab.step_from_args(step.action, step.args) for step in plan.steps]
+        return [vocab.written_step(step.action, step.args) for step in plan.steps]
 
     def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
                failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:

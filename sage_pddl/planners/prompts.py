@@ -14,66 +14,13 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sage_pddl.pddl.model import (
-    Action,
-    And,
-    Atom,
-    Comparison,
-    Constant,
-    Domain,
-    Equals,
-    Exists,
-    Forall,
-    ForallEffect,
-    Imply,
-    Not,
-    Or,
-    Problem,
-    Unsupported,
-    When,
-)
+from sage_pddl.pddl.model import Action, Domain, Problem
+from sage_pddl.pddl.plain import words
 from sage_pddl.pddl.vocabulary import bare_step, step_text, vocabulary
 
 from .base import PlanningTask
 
 Messages = list[dict[str, str]]
-
-
-# ------------------------------------------------------------------------------ plain words
-def _term(term: Any) -> str:
-    return str(term) if not isinstance(term, Constant) else term.name
-
-
-def words(formula: Any) -> str:
-    """A formula in plain words: `found ?o and not holding-any`."""
-    if isinstance(formula, Atom):
-        return " ".join([formula.predicate.replace("-", " ")] + [_term(a) for a in formula.args])
-    if isinstance(formula, Equals):
-        return f"{_term(formula.left)} is {_term(formula.right)}"
-    if isinstance(formula, Not):
-        inner = formula.arg
-        if isinstance(inner, Equals):
-            return f"{_term(inner.left)} is not {_term(inner.right)}"
-        return f"not ({words(inner)})" if isinstance(inner, (And, Or)) else f"not {words(inner)}"
-    if isinstance(formula, And):
-        return " and ".join(words(p) for p in formula.parts) if formula.parts else "nothing"
-    if isinstance(formula, Or):
-        return "either " + " or ".join(f"({words(p)})" for p in formula.parts)
-    if isinstance(formula, Imply):
-        return f"if {words(formula.antecedent)} then {words(formula.consequent)}"
-    if isinstance(formula, (Exists, Forall)):
-        quant = "some" if isinstance(formula, Exists) else "every"
-        names = ", ".join(f"?{v.name}" + (f" ({'/'.join(v.types)})" if v.types else "")
-                          for v in formula.variables)
-        return f"for {quant} {names}: {words(formula.body)}"
-    if isinstance(formula, When):
-        return f"if {words(formula.condition)} then {words(formula.effect)}"
-    if isinstance(formula, ForallEffect):
-        names = ", ".join(f"?{v.name}" for v in formula.variables)
-        return f"for every {names}: {words(formula.effect)}"
-    if isinstance(formula, (Comparison, Unsupported)):
-        return "a condition outside the gate's scope"
-    return str(formula)
 
 
 def describe_action(action: Action, domain: Domain) -> str:
@@ -324,10 +271,11 @@ def llmp_messages(task: PlanningTask, problem_pddl: str, context: str = "",
         "  (" + " ".join([p.name] + [f"?{a.name}" + (f" - {'/'.join(a.types)}" if a.types else "")
                                      for a in p.parameters]) + ")"
         for p in task.domain.predicates)
-    system = (domain_opening(task.domain) + "\n\nYou translate a task into a PDDL goal. A classical planner will find "
-              "the actions; you write only the goal: one PDDL formula over the predicates below "
-              "and the problem's objects, for example (and (pred a b) (not (pred2 c))). Answer "
-              "with JSON only: {\"goal\": \"<PDDL formula>\"}.\n\nPredicates of domain "
+    system = (domain_opening(task.domain) + "\n\nYou translate a task into a PDDL goal. A "
+              "classical planner will find the actions; you write only the goal: one PDDL "
+              "formula over the predicates below and the problem's objects, for example "
+              "(and (pred a b) (not (pred2 c))). Answer with JSON only: "
+              "{\"goal\": \"<PDDL formula>\"}.\n\nPredicates of domain "
               f"{task.domain.name}:\n{predicates}")
     user = (f"Task: {task.instruction}\n\nThe problem (objects and initial state):\n"
             f"{problem_pddl}\n" + (f"\n{context}\n" if context else ""))

@@ -71,11 +71,11 @@ class SayCanPlanner(LLMPlanner):
         names = self.gate.objects
         feasible_steps: list = []
         blocked: list = []
+        vocab = vocabulary(self.task.domain)
         for action in self.task.domain.actions:
             pools = [table.objects_of(p.types) for p in action.parameters]
             for args in itertools.islice(itertools.product(*pools), 5000):
-                step = vocabulary(self.task.domain).step_from_args(action.name,
-                                      [names.get(a, a) for a in args])
+                step = vocab.written_step(action.name, [names.get(a, a) for a in args])
                 ok, _, _ = feasible(self.gate, state, step)
                 (feasible_steps if ok else blocked).append((step, ok))
         return (feasible_steps + blocked)[:self.max_candidates]

@@ -59,6 +59,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..pddl.model import And, Atom, Constant, Domain, Not, Problem, Typed
+from ..pddl.validate import check_problem, raise_first_error
 from ..pddl.vocabulary import loose_step_words, name_key
 from . import catalogue
 from .catalogue import affordances, canonical_type
@@ -571,8 +572,12 @@ def scene_problem(scene: TaskScene, domain: Domain) -> Problem:
 
 def task_problem(task: Task, domain: Domain | str | None = None,
                  use_reference: bool = True) -> Problem:
-    """The PDDL problem of a task in `domain` (a Domain, a registry name, or the task's own)."""
+    """The PDDL problem of a task in `domain` (a Domain, a registry name, or the task's own):
+    the task's own problem, checked against the domain, or the one built from its scene."""
     if not isinstance(domain, Domain):
         from ..domains import load_domain
         domain = load_domain(domain or task.domain)
+    if task.problem is not None:
+        raise_first_error(check_problem(task.problem, domain))
+        return task.problem
     return scene_problem(task_scene(task, domain, use_reference), domain)

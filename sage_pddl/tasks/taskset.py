@@ -9,7 +9,11 @@ package (`sage_pddl/data/sage`, see its README for attribution):
     ithor-gt   eval_dataset_gt.json           the 38 curated iTHOR tasks
     procthor   eval_dataset_procthor_dev.json 20 of the 70 ProcTHOR tasks
 
-`load_task("ithor#K01")` or `load_task("path/to/file.json#K01")` picks one task. A task's
+A folder or glob of PDDL problem files is a task set too (`problemset.py`: each file is a task,
+its goal in words the instruction): `load_taskset("problems/*.pddl")`.
+
+`load_task("ithor#K01")`, `load_task("path/to/file.json#K01")` or
+`load_task("problems/#p03")` picks one task; `load_task("problems/p03.pddl")` reads one file. A task's
 `domain` is "procthor" when its record says so (`sim_type`, a `procthor_*` scene), else
 "ithor". Compound tasks (`compound.py`) list their member task ids in `members`.
 
@@ -29,7 +33,7 @@ from typing import Any
 
 from ..pddl.errors import SageError
 from ..pddl.limits import load_json, read_text
-from ..pddl.model import Domain
+from ..pddl.model import Domain, Problem
 from ..pddl.vocabulary import vocabulary
 
 BUNDLED: dict[str, str] = {
@@ -45,7 +49,8 @@ class TaskSetError(SageError):
 
 @dataclass(frozen=True)
 class Task:
-    """One household task. Steps are JSON-style dicts (`action`, `object`, `target`, ...)."""
+    """One task: an instruction in a scene, or a PDDL problem (`problem`). Steps are JSON-style
+    dicts (`{"action", "args"}` or named fields)."""
 
     task_id: str
     instruction: str
@@ -61,6 +66,8 @@ class Task:
     domain: str = "ithor"
     source: str = field(default="", compare=False)
     """The task file (bundled name or path) the task was read from."""
+    problem: Problem | None = field(default=None, compare=False, repr=False)
+    """The task's own PDDL problem (problem-file task sets); None: built from the scene."""
 
 
 def data_dir() -> Path:
@@ -75,7 +82,8 @@ def _resolve(path_or_name: str | Path) -> tuple[Path, str]:
     path = Path(text)
     if not path.is_file():
         raise TaskSetError(f"task set {text!r}: no such file and not a bundled set "
-                           f"(bundled: {', '.join(BUNDLED)})")
+                           f"(bundled: {', '.join(BUNDLED)}; a folder or glob of PDDL "
+                           "problem files is a task set too)")
     return path, text
 
 
@@ -175,7 +183,12 @@ def task_from_record(record: Mapping[str, Any], source: str = "", index: int = 0
 
 
 def load_taskset(path_or_name: str | Path) -> list[Task]:
-    """All tasks of a bundled set (`ithor`, `ithor-gt`, `procthor`) or of a JSON file."""
+    """All tasks of a bundled set (`ithor`, `ithor-gt`, `procthor`), of a JSON file, or of a
+    folder or glob of PDDL problem files."""
+    from .problemset import is_problem_spec, problem_tasks
+
+    if str(path_or_name).lower() not in BUNDLED and is_problem_spec(path_or_name):
+        return problem_tasks(path_or_name)
     path, label = _resolve(path_or_name)
     data = load_json(read_text(path, "the task set"), str(path), "task set")
     records = data.get("samples") if isinstance(data, Mapping) else data
@@ -186,6 +199,8 @@ def load_taskset(path_or_name: str | Path) -> list[Task]:
 
 def load_task(ref: str) -> Task:
     """`SET#TASK_ID` where SET is a bundled name or a JSON path: `ithor#K01`."""
+    if "#" not in ref and ref.lower().endswith(".pddl"):
+        return load_taskset(ref)[0]
     if "#" not in ref:
         raise TaskSetError(f"task reference {ref!r}: expected SET#TASK_ID, e.g. ithor#K01")
     where, task_id = ref.rsplit("#", 1)
