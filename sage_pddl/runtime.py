@@ -124,7 +124,8 @@ def run_episode(task: Any, planner: Any, env: Any, *, max_replan: int = 3,
                 on_event: Any = None) -> EpisodeReport:
     """Plan `task` (a `PlanningTask`) with `planner`, execute it in `env`, repair on failures.
 
-    `reset_options` go to `env.reset` (e.g. the symbolic world's `faults` or `hidden` facts).
+    `reset_options` go to `env.reset` (e.g. the symbolic world's `faults` or `hidden` facts),
+    with the task's `scene` unless they name one (AI2-THOR loads it; other worlds ignore it).
 
     `on_event(kind, payload)` is called for "plan", "step", "blocked", "repair" events, so a CLI
     can show progress; it must not change anything.
@@ -134,7 +135,10 @@ def run_episode(task: Any, planner: Any, env: Any, *, max_replan: int = 3,
     emit = on_event or (lambda kind, payload: None)
     began = time.perf_counter()
     gate = compile_gate(task.domain, task.problem)
-    env.reset(task.problem, domain=task.domain, **dict(reset_options or {}))
+    options = dict(reset_options or {})
+    if getattr(task, "scene", ""):
+        options.setdefault("scene", task.scene)
+    env.reset(task.problem, domain=task.domain, **options)
 
     result = planner.plan(task)
     emit("plan", result)

@@ -28,8 +28,11 @@ After `max_consecutive_errors` LLM errors in a row for one model, its remaining 
 
 Memory: planners that use retrieved examples get a memory built from each task's own task set;
 every retrieval leaves the test task and its components out (`HybridMemory.retrieve(exclude=)`).
-`memory="none"` gives no planner a memory. No live episode pool is used, so rows do not depend
-on the order they run in.
+`memory="none"` gives no planner a memory. With `memory="loo"` (the default) no live episode pool
+is used, so rows do not depend on the order they run in. `memory="live"` adds one: a cell whose
+plan reaches the goal (plan mode: the gate's goal test; exec mode: the episode's) appends its
+steps to `RUN_DIR/live_memory.jsonl`, which later cells retrieve from (their own task's episodes
+left out, as always) and a resumed run reads again; rows then depend on the order cells ran in.
 """
 from __future__ import annotations
 
@@ -57,7 +60,8 @@ RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
 """A run id names one folder under the output folder: no separators, no `..`, no drive."""
 
 MODES = ("plan", "exec")
-MEMORY_MODES = ("loo", "none")
+MEMORY_MODES = ("loo", "live", "none")
+LIVE_MEMORY_FILE = "live_memory.jsonl"
 KEY_FIELDS = ("model", "planner", "task_id", "seed", "mode")
 # Settings that change what a row means: a resumed run must keep them.
 ROW_SETTINGS = ("mode", "llm", "llm_script", "gate_before_execute", "inject_failure",
@@ -138,7 +142,8 @@ class BenchConfig:
         if self.llm_script and self.llm.lower() != "scripted":
             raise fail("llm_script", "a script file goes with llm='scripted'")
         if self.memory not in MEMORY_MODES:
-            raise fail("memory", f"expected loo or none, got {self.memory!r}")
+            raise fail("memory", f"expected one of {', '.join(MEMORY_MODES)}, got "
+                       f"{self.memory!r}")
         if int(self.max_replan) < 0:
             raise fail("max_replan", f"must be >= 0, got {self.max_replan}")
         if self.max_rows is not None and int(self.max_rows) < 0:
@@ -412,6 +417,7 @@ class _Context:
     planning: dict[str, Any] = field(default_factory=dict)
     gates: dict[str, Any] = field(default_factory=dict)
     memories: dict[str, Any] = field(default_factory=dict)
+    live_path: Path | None = None
 
     def domain_for(self, task: Any) -> Any:
         from sage_pddl.domains import load_domain
@@ -446,7 +452,8 @@ class _Context:
         key = f"{source}|{self.config.domain or task.domain}"
         if key not in self.memories:
             pool = load_taskset(source) if source else self.tasks
-            self.memories[key] = HybridMemory.from_tasks(pool, self.domain_for(task))
+            self.memories[key] = HybridMemory.from_tasks(pool, self.domain_for(task),
+                                                         live_path=self.live_path)
         return self.memories[key]
 
 
@@ -562,6 +569,8 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
     tasks = select_tasks(config.tasks)
     config, run_dir = _prepare_run_dir(config)
     context = _Context(config, tasks, llm_factory=None)  # type: ignore[arg-type]
+    if config.memory == "live":
+        context.live_path = run_dir / LIVE_MEMORY_FILE
     context.llm_factory = llm_factory or default_llm_factory(config, tasks, context.domain_for)
 
     results = run_dir / "results.jsonl"
@@ -663,6 +672,12 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
         else:
             stage = "exec"
             row.update(_exec_part(context, planner, planning, gate, task))
+        from sage_pddl.planners import MEMORY_PLANNERS
+
+        if config.memory == "live" and planner_name in MEMORY_PLANNERS:
+            reached = row.get("goal_success" if config.mode == "plan" else "task_success")
+            if reached == 1.0:
+                context.memory(task).add_episode(planning, _executed_steps(row))
     except KeyboardInterrupt:
         raise
     except SageError as error:
@@ -684,11 +699,21 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
     return row
 
 
+def _executed_steps(row: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The steps that reached the goal: the plan (plan mode), or the executed ones in the
+    episode's trace (exec)."""
+    if row.get("mode") == "plan":
+        return list(row.get("steps") or [])
+    words = [str(r.get("step", "")).split() for r in row.get("trace") or ()
+             if r.get("status") == "executed"]
+    return [{"action": w[0], "args": w[1:]} for w in words if w]
+
+
 def _build_planner(context: _Context, llm: Any, name: str, task: Any, seed: int) -> Any:
     from sage_pddl.planners import MEMORY_PLANNERS, get_planner
 
     options: dict[str, Any] = {"seed": seed}
-    if context.config.memory == "loo" and name in MEMORY_PLANNERS:
+    if context.config.memory in ("loo", "live") and name in MEMORY_PLANNERS:
         options["memory"] = context.memory(task)
     return get_planner(name, llm=llm, **options)
 

@@ -140,8 +140,9 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--loo", action="store_true",
                    help="memory planners retrieve from the task set with the test task left out "
                         "(the default; same as --memory loo)")
-    p.add_argument("--memory", default=None, choices=["loo", "none"],
-                   help="loo (default) or none (no planner gets a memory)")
+    p.add_argument("--memory", default=None, choices=["loo", "live", "none"],
+                   help="loo (default), live (loo plus the run's successful episodes, kept in "
+                        "RUN_DIR/live_memory.jsonl) or none (no planner gets a memory)")
     p.add_argument("--domain", default=None, help="domain for every task (default: the task's own)")
     p.add_argument("--max-rows", type=int, default=None,
                    help="stop after this many new rows (resume later)")

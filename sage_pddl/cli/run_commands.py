@@ -173,6 +173,21 @@ def plan_accepted(gate: Any, steps: Any) -> bool:
     return bool(steps) and verdict.valid and verdict.goal_reached is not False
 
 
+def _live_memory(args: argparse.Namespace, task: Any, dataset_task: Any) -> Any:
+    """With --live-memory, the memory of a memory planner: the task's own set (when it has
+    one) plus the episodes in the file; None otherwise."""
+    from ..planners import MEMORY_PLANNERS, canonical_name
+
+    if not args.live_memory or canonical_name(args.planner) not in MEMORY_PLANNERS:
+        return None
+    from ..planners.memory import HybridMemory
+    from ..tasks import load_taskset
+
+    source = getattr(dataset_task, "source", "") if dataset_task is not None else ""
+    pool = load_taskset(source) if source else []
+    return HybridMemory.from_tasks(pool, task.domain, live_path=args.live_memory)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from ..env import get_env
     from ..env.thor.client import ThorClientEnv
@@ -181,7 +196,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     injection_index(args.inject_failure, 0)  # a bad --inject-failure fails before any planning
     task, dataset_task = planning_task(args)
-    planner = get_planner(args.planner, llm=make_llm(args, task, dataset_task), seed=args.seed)
+    memory = _live_memory(args, task, dataset_task)
+    planner = get_planner(args.planner, llm=make_llm(args, task, dataset_task), seed=args.seed,
+                          **({"memory": memory} if memory is not None else {}))
     env_options: dict[str, Any] = {}
     if args.env == "thor":
         env_options.update(host=args.sim_host, port=args.sim_port)
@@ -229,6 +246,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                              on_event=show)
     finally:
         env.close()
+    if memory is not None and report.success:
+        memory.add_episode(task, [r.step for r in report.records if r.status == "executed"])
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, default=str))
     else:
@@ -274,6 +293,9 @@ def register(add_command: AddCommand) -> None:
                    help="inject a fault in the symbolic world: fail@K:REASON, random:RATE:seed=N, "
                         "vanish:OBJECT@K (repeatable)")
     p.add_argument("--log", default=None, help="append every transition to this JSONL file")
+    p.add_argument("--live-memory", default=None, metavar="FILE",
+                   help="memory planners retrieve from the task's set and the episodes in FILE "
+                        "(the task's own left out); a run that reaches the goal is appended")
     _add_llm_options(p)
 
     add_command("planners", cmd_planners, "List the planners (baselines and ablations included).")

@@ -158,7 +158,10 @@ class AlfworldEnv:
     # --- episode ---------------------------------------------------------------------------
 
     def reset(self, problem: Problem | str | Path, *, domain: Domain | str | Path | None = None,
-              grammar: str | Path | None = None, task: str | None = None) -> Observation:
+              grammar: str | Path | None = None, task: str | None = None,
+              scene: str | None = None) -> Observation:
+        """Start a TextWorld game of `problem`; `scene` is accepted for the common reset
+        signature and not used (the problem is the game)."""
         domain_source = domain if domain is not None else self._default_domain
         grammar_source = grammar if grammar is not None else self._default_grammar
         domain_model = self._domain_model(domain_source, problem)

@@ -86,7 +86,11 @@ class StepResult:
 
 @runtime_checkable
 class Environment(Protocol):
-    """What every environment provides (symbolic, thor client, ai2thor, ...)."""
+    """What every environment provides (symbolic, thor client, ai2thor, ...).
+
+    `reset` takes at least the keywords `domain`, `task` and `scene` (an environment that has no
+    use for one accepts and ignores it), so `run_episode` can pass a task's scene to any of them.
+    """
 
     name: str
 

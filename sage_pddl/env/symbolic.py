@@ -81,7 +81,10 @@ class SymbolicEnv(GatedEnv):
 
     def reset(self, problem: Problem, *, domain: Domain | str | None = None,
               hidden: Iterable[Any] | None = None, true_state: Iterable[Any] | None = None,
-              faults: Any = None, task: str | None = None) -> Observation:
+              faults: Any = None, task: str | None = None,
+              scene: str | None = None) -> Observation:
+        """Start an episode of `problem`. `task` and `scene` are accepted for the common reset
+        signature and not used: the problem is the whole world here."""
         domain = self._resolve_domain(domain or self._default_domain, problem)
         # the same episode again (seeds, retries): reuse the compiled gate
         same = self.gate is not None and problem is self.problem and domain is self.domain

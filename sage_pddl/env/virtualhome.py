@@ -366,9 +366,10 @@ class VirtualHomeEnv:
     # --- episode ---------------------------------------------------------------------------
 
     def reset(self, problem: Problem | str, *, task: str | None = None,
-              domain: Any = None) -> Observation:
-        """Start EAI task `task` (or the one `problem` names). `domain` is accepted for the
-        common reset signature and not used: EAI's simulator defines what actions do."""
+              domain: Any = None, scene: str | None = None) -> Observation:
+        """Start EAI task `task` (or the one `problem` names). `domain` and `scene` are
+        accepted for the common reset signature and not used: EAI's simulator defines what
+        actions do, and the task names its own scene graph."""
         task_id = task_id_of(problem, task or self._default_task)
         goals = eai_goals(task_id)
         planner, gold = build_planner(task_id)

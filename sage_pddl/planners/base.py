@@ -63,6 +63,8 @@ class PlanningTask:
     task_id: str | None = None
     members: tuple[str, ...] = ()
     observation: str = ""
+    scene: str = ""
+    """The simulator scene the task is set in (`FloorPlan1`), for environments that load one."""
 
     @classmethod
     def from_task(cls, task: Any, domain: Domain) -> PlanningTask:
@@ -72,7 +74,8 @@ class PlanningTask:
         return cls(instruction=str(task.instruction), domain=domain,
                    problem=task_problem(task, domain), task_id=task.task_id,
                    members=tuple(getattr(task, "members", ()) or ()),
-                   observation=str(getattr(task, "obs", "") or ""))
+                   observation=str(getattr(task, "obs", "") or ""),
+                   scene=str(getattr(task, "scene", "") or ""))
 
 
 @dataclass(frozen=True)

@@ -163,3 +163,28 @@ def test_missing_ai2thor_is_a_clear_error(ithor):
     env = AI2ThorEnv()
     with pytest.raises(ThorMissing, match=r"pip install 'sage-pddl\[thor\]'"):
         env.reset(parse_problem(PROBLEM), domain=ithor, scene="FloorPlan1")
+
+
+def test_run_episode_passes_the_task_scene_to_ai2thor(ithor):
+    """Before, run_episode never passed a scene and the AI2-THOR backend refused to reset."""
+    from sage_pddl.llm import get_backend
+    from sage_pddl.planners import get_planner
+    from sage_pddl.planners.base import PlanningTask
+    from sage_pddl.runtime import run_episode
+
+    built = []
+
+    def factory(**options):
+        built.append(options)
+        return FakeController(**options)
+
+    task = PlanningTask("Put the apple on the counter and close the fridge", ithor,
+                        parse_problem(PROBLEM), task_id="fake-1", scene="FloorPlan1")
+    llm = get_backend("scripted", script={"direct": [{"steps": PLAN}]})
+    env = get_env("ai2thor", controller_factory=factory)
+    try:
+        report = run_episode(task, get_planner("Direct", llm=llm), env)
+    finally:
+        env.close()
+    assert built == [{"scene": "FloorPlan1"}]
+    assert report.success is True and report.attempted == len(PLAN)

@@ -155,3 +155,46 @@ def test_bench_on_a_problem_folder_writes_rows_and_a_report(tmp_path, capsys):
     assert all(success[("SAGE", t)] == 1.0 and success[("Direct", t)] == 1.0
                for t in (f"p{i:02d}" for i in range(1, 13)))
     assert "| reference responder | SAGE | 12 |" in out
+
+
+def test_live_memory_keeps_successful_episodes_and_leaves_the_task_out(tmp_path, domain):
+    from sage_pddl.bench import BenchConfig, run_benchmark
+
+    tasks = load_taskset(PROBLEMS)[:4]
+    responder = reference_responder(tasks, lambda _t: domain)
+    prompts: list[tuple[str, str]] = []
+
+    def recording(messages, role):
+        prompts.append((role, "\n".join(m["content"] for m in messages)))
+        return responder(messages, role)
+
+    def run(seeds, resume=False):
+        config = BenchConfig(planners=("SAGE",), models=("m",), tasks=(PROBLEMS + "[:4]",),
+                             seeds=seeds, llm="scripted", out=str(tmp_path), run_id="live",
+                             progress=False, memory="live", domain=str(RELAY / "domain.pddl"),
+                             resume=resume)
+        return run_benchmark(config, llm_factory=lambda model: get_backend(
+            "scripted", responder=recording, model=model))
+
+    run_dir = run((0,))
+    pool = [json.loads(line) for line in (run_dir / "live_memory.jsonl").open()]
+    assert [p["task_id"] for p in pool] == ["p01", "p02", "p03", "p04"]
+    assert all(step["args"] for item in pool for step in item["steps"])
+    prompts.clear()
+    run((0, 1), resume=True)  # a resumed run reads the pool back
+    decompose = [text for role, text in prompts if role == "decompose"]
+    assert len(decompose) == 4
+    for task_id, text in zip(["p01", "p02", "p03", "p04"], decompose):
+        shown = set(re.findall(r"^Task: (.+)$", text, re.MULTILINE)[:-1])
+        own = next(t.instruction for t in tasks if t.task_id == task_id)
+        assert shown and own not in shown  # episodes of other tasks, never its own
+
+
+def test_run_appends_a_successful_episode_to_the_live_memory(tmp_path, capsys):
+    pool = tmp_path / "live.jsonl"
+    for name in ("p02", "p03"):
+        code = main(["run", str(RELAY / "problems" / f"{name}.pddl"), "--domain",
+                     str(RELAY / "domain.pddl"), "--llm", "scripted", "--live-memory", str(pool)])
+        assert code == 0
+    capsys.readouterr()
+    assert [json.loads(line)["task_id"] for line in pool.open()] == ["p02", "p03"]
