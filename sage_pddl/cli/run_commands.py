@@ -54,6 +54,36 @@ def cmd_planners(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_tasks(args: argparse.Namespace) -> int:
+    """The bundled task sets with their sizes, or the tasks of one set."""
+    from ..tasks import BUNDLED, load_taskset
+
+    if not args.set:
+        sets = [{"set": name, "file": file, "tasks": len(load_taskset(name))}
+                for name, file in BUNDLED.items()]
+        if args.json:
+            print(json.dumps(sets, indent=2))
+        else:
+            for entry in sets:
+                print(f"{entry['set']:<10} {entry['tasks']:>4} tasks  {entry['file']}")
+            print("\nAlso a task set: a task-set JSON file, or PDDL problem files (a folder or "
+                  "a glob such as 'problems/*.pddl').")
+        return EXIT_OK
+    tasks = load_taskset(args.set)
+    listing = [{"task_id": t.task_id, "domain": t.domain, "difficulty": t.difficulty,
+                "reference_steps": len(t.reference_steps), "members": list(t.members),
+                "instruction": t.instruction} for t in tasks]
+    if args.json:
+        print(json.dumps(listing, indent=2))
+        return EXIT_OK
+    out = console()
+    for entry in listing:
+        out.print(f"{entry['task_id']:<14} {entry['domain']:<10} {entry['difficulty']:<10} "
+                  f"{entry['reference_steps']:>3} ref  {entry['instruction']}", markup=False,
+                  highlight=False)
+    return EXIT_OK
+
+
 def _add_llm_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--planner", default="SAGE", help="planner name (see --list-planners); default SAGE")
     p.add_argument("--list-planners", action=_ListPlanners)
@@ -299,6 +329,12 @@ def register(add_command: AddCommand) -> None:
     _add_llm_options(p)
 
     add_command("planners", cmd_planners, "List the planners (baselines and ablations included).")
+
+    p = add_command("tasks", cmd_tasks, "List the bundled task sets, or the tasks of one set.")
+    p.add_argument("set", nargs="?", default=None,
+                   help="a bundled set (ithor, ithor-gt, procthor, compound), a task-set JSON "
+                        "file, or PDDL problem files (folder or glob)")
+    p.add_argument("--json", action="store_true", help="print JSON")
 
     p = add_command("thor-server", cmd_thor_server,
                 "Serve an environment over ZMQ (AI2-THOR, or the symbolic world for testing).")

@@ -8,6 +8,7 @@ package (`sage_pddl/data/sage`, see its README for attribution):
     ithor      eval_dataset_expanded.json     the paper's 75 iTHOR tasks
     ithor-gt   eval_dataset_gt.json           the 38 curated iTHOR tasks
     procthor   eval_dataset_procthor_dev.json 20 of the 70 ProcTHOR tasks
+    compound   compound_tasks.json            74 compound iTHOR tasks (tools/make_compound_tasks.py)
 
 A folder or glob of PDDL problem files is a task set too (`problemset.py`: each file is a task,
 its goal in words the instruction): `load_taskset("problems/*.pddl")`.
@@ -40,6 +41,7 @@ BUNDLED: dict[str, str] = {
     "ithor": "eval_dataset_expanded.json",
     "ithor-gt": "eval_dataset_gt.json",
     "procthor": "eval_dataset_procthor_dev.json",
+    "compound": "compound_tasks.json",
 }
 
 
