@@ -230,13 +230,18 @@ def _find(texts: list[str], wanted: str, start: int) -> int:
     return -1
 
 
+MAX_PARTS = 5
+"""The most sub-goals the responder gives: the decompose prompt's default upper bound."""
+
+
 def _goal_parts(task_id: str, gate: Any, steps: list[dict]) -> list[tuple[str, list[dict]]]:
     """`steps` cut after each step that makes more goal conjuncts hold than any step before
-    it; each part is named after the conjuncts it achieved."""
+    it (at most `MAX_PARTS` parts: later ones join the last); each part is named after the
+    conjuncts it achieved."""
     state = gate.initial_state
     unmet = set(gate.goal_unmet(state))
     fewest = len(unmet)
-    blocks: list[tuple[str, list[dict]]] = []
+    cuts: list[tuple[list[str], list[dict]]] = []
     part: list[dict] = []
     for step in steps:
         part.append(step)
@@ -246,14 +251,16 @@ def _goal_parts(task_id: str, gate: Any, steps: list[dict]) -> list[tuple[str, l
         state = verdict.final_state
         now = set(gate.goal_unmet(state))
         if len(now) < fewest:
-            achieved = sorted(unmet - now) or sorted(now)
-            name = f"[{task_id} part {len(blocks) + 1}] make true: {'; '.join(achieved)}"
-            blocks.append((name, part))
+            cuts.append((sorted(unmet - now) or sorted(now), part))
             part, fewest, unmet = [], len(now), now
-    if part or not blocks:
-        rest = "; ".join(sorted(unmet)) or "nothing left to do"
-        blocks.append((f"[{task_id} part {len(blocks) + 1}] make true: {rest}", part))
-    return blocks
+    if part or not cuts:
+        cuts.append((sorted(unmet), part))
+    if len(cuts) > MAX_PARTS:
+        tail = cuts[MAX_PARTS - 1:]
+        cuts = cuts[:MAX_PARTS - 1] + [([c for names, _ in tail for c in names],
+                                        [s for _, steps_ in tail for s in steps_])]
+    return [(f"[{task_id} part {index}] make true: {'; '.join(names) or 'nothing left to do'}",
+             steps_) for index, (names, steps_) in enumerate(cuts, 1)]
 
 
 def _split(steps: list[dict]) -> list[list[dict]]:

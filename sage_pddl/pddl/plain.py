@@ -4,7 +4,7 @@
 PDDL: predicate names with `-` read as spaces, then the arguments, joined by "and", "either ...
 or ...", "if ... then ...", "for every/some ?x: ...": `(and (on a b) (not (clear c)))` is
 "on a b and not clear c". `goal_instruction(problem)` turns a problem's goal into a task
-instruction ("Make these true: on a b; on b c."). The wording is neutral: no domain is assumed.
+instruction ("Problem p01: make these true: on a b; on b c."). The wording is neutral: no domain is assumed.
 """
 from __future__ import annotations
 
@@ -64,12 +64,12 @@ def words(formula: Any) -> str:
     return str(formula)
 
 
-def goal_instruction(problem: Problem) -> str:
-    """The problem's goal as a task instruction: its conjuncts in plain words."""
-    goal = problem.goal
-    if goal is None:
-        return f"Problem {problem.name}: there is no goal."
-    parts = goal.parts if isinstance(goal, And) else (goal,)
+def goal_instruction(problem: Problem, label: str | None = None) -> str:
+    """The problem's goal as a task instruction: its conjuncts in plain words, after the name
+    of the problem (`label`, else the problem's own name). The name keeps two problems with
+    one goal and different initial states apart, as two tasks."""
+    name = label or problem.name
+    parts = problem.goal.parts if isinstance(problem.goal, And) else (problem.goal,)
     if not parts:
-        return f"Problem {problem.name}: the goal already holds."
-    return "Make these true: " + "; ".join(words(p) for p in parts) + "."
+        return f"Problem {name}: the goal already holds."
+    return f"Problem {name}: make these true: " + "; ".join(words(p) for p in parts) + "."

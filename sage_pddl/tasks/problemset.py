@@ -7,8 +7,8 @@ is one of these; `load_taskset` reads it with `problem_tasks`.
 
 Each file becomes a `Task` whose `problem` is the parsed problem (a file that does not parse is
 a `PDDLSyntaxError` naming its file, line and column), whose `task_id` is the file's stem, whose
-instruction is the goal in plain words (`pddl.plain.goal_instruction`: "Make these true: on a
-b; on b c."), and whose `domain` is the problem's `(:domain NAME)`; a command's `--domain`
+instruction is the goal in plain words (`pddl.plain.goal_instruction`: "Problem p01: make these
+true: on a b; on b c."), and whose `domain` is the problem's `(:domain NAME)`; a command's `--domain`
 overrides it, as for any task. The files are read in name order, so the ids and their order
 are stable; two files with one stem are refused, because rows and memory are keyed by id.
 """
@@ -71,7 +71,8 @@ def problem_tasks(spec: str | Path) -> list[Task]:
             raise TaskSetError(f"task set {str(spec)!r}: {path} and {seen[task_id.lower()]} "
                                f"both give the task id {task_id!r}")
         seen[task_id.lower()] = path
-        tasks.append(Task(task_id=task_id, instruction=goal_instruction(problem), scene="",
+        tasks.append(Task(task_id=task_id, instruction=goal_instruction(problem, task_id),
+                          scene="",
                           room="", obs="", domain=problem.domain_name, source=str(spec),
                           problem=problem))
     return tasks

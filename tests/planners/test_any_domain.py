@@ -44,7 +44,7 @@ def tasks():
 
 def test_a_problem_folder_is_a_task_set(tasks):
     assert len(tasks) == 12 and [t.task_id for t in tasks][:2] == ["p01", "p02"]
-    assert tasks[0].instruction.startswith("Make these true: stored p1 ")
+    assert tasks[0].instruction.startswith("Problem p01: make these true: stored p1 ")
     assert tasks[0].domain == "relay" and tasks[0].problem is not None
     assert load_task(str(RELAY / "problems") + "#p03").task_id == "p03"
     assert load_task(str(RELAY / "problems" / "p04.pddl")).task_id == "p04"
@@ -208,3 +208,32 @@ def test_tasks_lists_sets_and_the_tasks_of_a_problem_folder(capsys):
     listing = json.loads(capsys.readouterr().out)
     assert len(listing) == 12 and listing[0]["domain"] == "relay"
     assert main(["tasks", "nosuch"]) == 2
+
+
+IPC_DOMAINS = ("blocksworld", "childsnack", "ferry", "floortile", "miconic", "rovers",
+               "satellite", "sokoban", "transport")
+
+
+@pytest.mark.parametrize("name", IPC_DOMAINS)
+def test_unseen_ipc_domains_plan_and_run_with_the_offline_responder(name, shared_dir):
+    """Domains and problems no one here wrote (IPC 2023 learning track, ../shared/corpus), used
+    as a new user would: the folder is the task set, no annotation, no Python."""
+    from sage_pddl.env import get_env
+    from sage_pddl.planners import get_planner
+    from sage_pddl.runtime import run_episode
+
+    folder = shared_dir / "corpus" / "classical" / "ipc2023-learning" / name
+    domain = load_domain(str(folder / "domain.pddl"))
+    tasks = load_taskset(folder)
+    assert [t.task_id for t in tasks][:1] == ["p01"]
+    raw = get_backend("scripted", responder=reference_responder(tasks, lambda _t: domain))
+    for planner in ("SAGE", "Direct"):
+        result = plan_task(tasks[0], planner=planner, llm=raw, domain=domain)
+        assert result.goal_reached is True, (planner, result.notes)
+    own_words = ((folder / "domain.pddl").read_text() + (folder / "p01.pddl").read_text()).lower()
+    said = {m.lower() for call in raw.calls for m in HOUSEHOLD_WORDS.findall(call.prompt)}
+    assert said <= {w for w in said if w in own_words}  # only words the files themselves use
+    report = run_episode(PlanningTask.from_task(tasks[0], domain),
+                         get_planner("SAGE", llm=raw), get_env("symbolic", domain=domain),
+                         inject_failure=1)
+    assert report.success is True and report.repairs >= 1
