@@ -669,6 +669,9 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
         if config.mode == "plan":
             result = planner.plan(planning)
             row.update(_plan_part(result, gate, task))
+            if getattr(task, "source", "") == "virtualhome":
+                stage = "eai-scorer"
+                row.update(_eai_part(task.task_id, row["steps"]))
         else:
             stage = "exec"
             row.update(_exec_part(context, planner, planning, gate, task))
@@ -697,6 +700,17 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
     row["row_seconds"] = round(time.perf_counter() - began, 6)
     row["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     return row
+
+
+def _eai_part(task_id: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
+    """EAI's own verdict on a VirtualHome plan, beside our PDDL goal test: `eai_counted` is
+    False when EAI skips the task (its gold program fails its own goals)."""
+    from .eai import score_plan
+
+    verdict = score_plan(task_id, steps)
+    return {"eai_counted": verdict.counted, "eai_executable": verdict.executable,
+            "eai_success": verdict.success if verdict.counted else None,
+            "eai_error": verdict.error_type}
 
 
 def _executed_steps(row: Mapping[str, Any]) -> list[dict[str, Any]]:

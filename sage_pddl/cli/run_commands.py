@@ -57,15 +57,23 @@ def cmd_planners(args: argparse.Namespace) -> int:
 def cmd_tasks(args: argparse.Namespace) -> int:
     """The bundled task sets with their sizes, or the tasks of one set."""
     from ..tasks import BUNDLED, load_taskset
+    from ..tasks.taskset import EXTERNAL, TaskSetError
 
     if not args.set:
-        sets = [{"set": name, "file": file, "tasks": len(load_taskset(name))}
-                for name, file in BUNDLED.items()]
+        sets: list[dict[str, Any]] = [{"set": name, "file": file, "tasks": len(load_taskset(name))}
+                                      for name, file in BUNDLED.items()]
+        for name, what in EXTERNAL.items():
+            try:
+                size: int | None = len(load_taskset(name))
+            except TaskSetError:
+                size = None  # its extra is not installed
+            sets.append({"set": name, "file": what, "tasks": size})
         if args.json:
             print(json.dumps(sets, indent=2))
         else:
             for entry in sets:
-                print(f"{entry['set']:<10} {entry['tasks']:>4} tasks  {entry['file']}")
+                count = "  -" if entry["tasks"] is None else entry["tasks"]
+                print(f"{entry['set']:<12} {count:>4} tasks  {entry['file']}")
             print("\nAlso a task set: a task-set JSON file, or PDDL problem files (a folder or "
                   "a glob such as 'problems/*.pddl').")
         return EXIT_OK

@@ -11,14 +11,27 @@ keeps EAI's action names and parameter lists (its `open` action is `open_object`
 * `problem_files(folder)` -> {problem id: path}: VirtualHome problems lie in one sub-folder per
   task (`problems/Drink/528_1.pddl`), BEHAVIOR problems directly in `problems/`; the id is the
   file stem either way.
+* `virtualhome_tasks()`: the `virtualhome` task set, one task per EAI VirtualHome problem that
+  has a gold plan, read from the installed eai-eval (extra `virtualhome`): the problem is EAI's,
+  the reference steps its gold PDDL plan as `{"action", "args"}` steps, the instruction the task
+  name and the goal in words ("EAI 298_2, Put groceries in Fridge: make these true: open
+  freezer; ...").
 """
 from __future__ import annotations
 
+import importlib.util
 import json
+from functools import lru_cache
 from pathlib import Path
 
 from ..pddl.errors import PlanSyntaxError, SageError
+from ..pddl.limits import read_text
 from ..pddl.model import Plan, PlanStep
+from ..pddl.parser import parse_problem
+from ..pddl.plain import goal_instruction
+from .taskset import Task, TaskSetError
+
+EAI_EXTRA = "pip install 'sage-pddl[virtualhome]'"
 
 
 def eai_plan(lines: list[str] | tuple[str, ...], source: str | None = None) -> Plan:
@@ -58,3 +71,32 @@ def problem_files(folder: str | Path) -> dict[str, Path]:
                             f"{found[path.stem]} and {path}")
         found[path.stem] = path
     return found
+
+
+def eai_virtualhome_dir() -> Path:
+    """The installed eai-eval's `resources/virtualhome` folder (found without importing it)."""
+    spec = importlib.util.find_spec("virtualhome_eval")
+    if spec is None or not spec.submodule_search_locations:
+        raise TaskSetError("task set 'virtualhome' needs the Embodied Agent Interface's "
+                           f"evaluator: {EAI_EXTRA}")
+    return Path(next(iter(spec.submodule_search_locations))) / "resources" / "virtualhome"
+
+
+@lru_cache(maxsize=1)
+def virtualhome_tasks() -> tuple[Task, ...]:
+    """The `virtualhome` task set (see the module docstring), sorted by EAI id."""
+    root = eai_virtualhome_dir()
+    gold = gold_plans(root / "gold_pddl_plan.json")
+    tasks = []
+    for task_id, path in problem_files(root / "problem_pddl").items():
+        if task_id not in gold:
+            continue
+        problem = parse_problem(read_text(path, "the problem file"), file=str(path))
+        label = f"EAI {task_id}, {path.parent.name.replace('_', ' ')}"
+        steps = tuple({"action": step.action, "args": list(step.args)}
+                      for step in gold[task_id].steps)
+        tasks.append(Task(task_id=task_id, instruction=goal_instruction(problem, label),
+                          scene="", room="", obs="", reference_steps=steps,
+                          domain="virtualhome", source="virtualhome", problem=problem))
+    return tuple(sorted(tasks, key=lambda t: tuple(int(p) for p in t.task_id.split("_")
+                                                   if p.isdigit())))

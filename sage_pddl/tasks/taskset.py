@@ -10,6 +10,8 @@ package (`sage_pddl/data/sage`, see its README for attribution):
     procthor   eval_dataset_procthor_dev.json 20 of the 70 ProcTHOR tasks
     compound   compound_tasks.json            74 compound iTHOR tasks (tools/make_compound_tasks.py)
 
+and `virtualhome`, read from the installed eai-eval (`eai.virtualhome_tasks`).
+
 A folder or glob of PDDL problem files is a task set too (`problemset.py`: each file is a task,
 its goal in words the instruction): `load_taskset("problems/*.pddl")`.
 
@@ -43,6 +45,11 @@ BUNDLED: dict[str, str] = {
     "procthor": "eval_dataset_procthor_dev.json",
     "compound": "compound_tasks.json",
 }
+EXTERNAL: dict[str, str] = {
+    "virtualhome": "the Embodied Agent Interface's VirtualHome problems and gold plans "
+                   "(extra virtualhome)",
+}
+"""Task sets read from an installed package rather than shipped here."""
 
 
 class TaskSetError(SageError):
@@ -61,7 +68,7 @@ class Task:
     obs: str
     visible_objects: tuple[str, ...] = ()
     expected_objects: tuple[str, ...] = ()
-    reference_steps: tuple[Mapping[str, str], ...] = ()
+    reference_steps: tuple[Mapping[str, Any], ...] = ()
     difficulty: str = ""
     fail_injection: Mapping[str, Any] | None = None
     members: tuple[str, ...] = ()
@@ -189,6 +196,10 @@ def load_taskset(path_or_name: str | Path) -> list[Task]:
     folder or glob of PDDL problem files."""
     from .problemset import is_problem_spec, problem_tasks
 
+    if str(path_or_name).lower() in EXTERNAL:
+        from .eai import virtualhome_tasks
+
+        return list(virtualhome_tasks())
     if str(path_or_name).lower() not in BUNDLED and is_problem_spec(path_or_name):
         return problem_tasks(path_or_name)
     path, label = _resolve(path_or_name)

@@ -203,7 +203,9 @@ def test_run_appends_a_successful_episode_to_the_live_memory(tmp_path, capsys):
 def test_tasks_lists_sets_and_the_tasks_of_a_problem_folder(capsys):
     assert main(["tasks", "--json"]) == 0
     sets = {entry["set"]: entry["tasks"] for entry in json.loads(capsys.readouterr().out)}
-    assert sets == {"ithor": 75, "ithor-gt": 38, "procthor": 20, "compound": 74}
+    assert {k: v for k, v in sets.items() if k != "virtualhome"} == {
+        "ithor": 75, "ithor-gt": 38, "procthor": 20, "compound": 74}
+    assert sets["virtualhome"] in (296, None)  # None: the virtualhome extra is not installed
     assert main(["tasks", PROBLEMS, "--json"]) == 0
     listing = json.loads(capsys.readouterr().out)
     assert len(listing) == 12 and listing[0]["domain"] == "relay"
