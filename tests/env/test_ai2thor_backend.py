@@ -188,3 +188,37 @@ def test_run_episode_passes_the_task_scene_to_ai2thor(ithor):
         env.close()
     assert built == [{"scene": "FloorPlan1"}]
     assert report.success is True and report.attempted == len(PLAN)
+
+
+def test_run_through_the_zmq_server_with_the_ai2thor_backend_passes_the_scene(ithor):
+    """End to end: client -> thor-server (ai2thor backend, fake controller) -> worker; the task's
+    scene travels with the reset."""
+    import threading
+
+    from sage_pddl.env.thor.server import serve
+    from sage_pddl.llm import get_backend
+    from sage_pddl.planners import get_planner
+    from sage_pddl.planners.base import PlanningTask
+    from sage_pddl.runtime import run_episode
+
+    from .server_process import free_port
+
+    port, ready, stop = free_port(), threading.Event(), threading.Event()
+    server = threading.Thread(target=serve, kwargs=dict(
+        port=port, backend="ai2thor", backend_options={"controller_factory": FakeController},
+        on_ready=lambda _endpoint: ready.set(), stop=stop, handle_signals=False), daemon=True)
+    server.start()
+    assert ready.wait(10)
+    env = get_env("thor", port=port, timeout=20)
+    task = PlanningTask("Put the apple on the counter and close the fridge", ithor,
+                        parse_problem(PROBLEM), task_id="fake-1", scene="FloorPlan1")
+    llm = get_backend("scripted", script={"direct": [{"steps": PLAN}]})
+    try:
+        report = run_episode(task, get_planner("Direct", llm=llm), env)
+        assert report.success is True and report.attempted == len(PLAN)
+        assert "Scene: FloorPlan1" in env.reset(parse_problem(PROBLEM), domain=ithor,
+                                                scene="FloorPlan1").text
+    finally:
+        env.close()
+        stop.set()
+        server.join(10)

@@ -337,10 +337,10 @@ def serve(port: int = 5555, bind: str = "127.0.0.1", backend: str = "symbolic", 
     server_limits = server_limits or ServerLimits()
     if backend not in list_envs() or backend == "thor":
         raise ServerError(f"unknown backend {backend!r}; choose symbolic or ai2thor")
-    if backend == "ai2thor":
+    if backend == "ai2thor" and not (backend_options or {}).get("controller_factory"):
         from .ai2thor_backend import require_ai2thor
 
-        require_ai2thor()
+        require_ai2thor()  # a given controller factory (a test's fake) needs no ai2thor
     token = read_token(token_file) if token_file else None
     if token is None and bind not in LOOPBACK:
         print(f"thor-server: warning: listening on {bind} without --token-file: any host that "
