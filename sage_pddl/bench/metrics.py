@@ -10,6 +10,9 @@ on, so a missing step can also reject later steps that depended on it):
 
 * `goal_success`: 1 when every step is accepted AND the PDDL goal holds in the final state;
   None when the problem has no goal (excluded from the mean, never a 0 or a 1).
+* `goal_conditions`: the fraction of the goal's top-level conjuncts that hold after the plan's
+  accepted prefix (execution stops at the first rejected step), as ALFRED and the Embodied Agent
+  Interface score goal-condition success; None when the problem has no goal.
 * `executability`: accepted steps / steps (a step is rejected when it has any violation);
   0 for an empty plan (a plan that does nothing is not executable progress).
 * `precondition_violations`: violations whose code is a failed precondition literal
@@ -64,6 +67,8 @@ class MetricSpec:
 METRICS: tuple[MetricSpec, ...] = (
     MetricSpec("goal_success", ("plan",), True, True,
                "every step accepted and the PDDL goal reached by the plan"),
+    MetricSpec("goal_conditions", ("plan",), True, True,
+               "goal conjuncts holding after the accepted prefix / goal conjuncts"),
     MetricSpec("task_success", ("exec",), True, True,
                "PDDL goal holds in the environment's true state at the end"),
     MetricSpec("executability", ("plan", "exec"), True, True, "accepted steps / steps"),
@@ -108,6 +113,14 @@ def goal_success(verdict: Any) -> float | None:
     if verdict.goal_reached is None:
         return None
     return float(bool(verdict.valid and verdict.goal_reached))
+
+
+def goal_conditions(gate: Any, steps: Sequence[Mapping[str, Any]], state: Any = None
+                    ) -> float | None:
+    """Goal-condition success of `steps` (see the module docstring)."""
+    prefix = gate.check(list(steps), state=state, mode="first")
+    met, total = gate.goal_conditions(prefix.final_state)
+    return met / total if total else None
 
 
 def executability(verdict: Any, n_steps: int) -> float:
@@ -167,6 +180,7 @@ def plan_metrics(gate: Any, steps: Sequence[Mapping[str, Any]], *,
         "n_steps": n,
         "ref_steps": reference_length,
         "goal_success": goal_success(verdict),
+        "goal_conditions": goal_conditions(gate, plain, state),
         "executability": executability(verdict, n),
         "precondition_violations": precondition_violations(verdict),
         "violation_codes": violation_codes(verdict),

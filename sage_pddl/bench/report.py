@@ -34,7 +34,7 @@ from . import stats
 from .runner import latest_rows, read_results, read_run_config
 
 POOLED = "(pooled)"
-DEFAULT_COMPARED = {"plan": ("goal_success", "executability", "hallucination"),
+DEFAULT_COMPARED = {"plan": ("goal_success", "goal_conditions", "executability", "hallucination"),
                     "exec": ("task_success", "step_success", "recovered")}
 
 
@@ -258,7 +258,8 @@ def _cell(record: Mapping[str, Any], metric: str) -> str:
     return text
 
 
-TABLE_METRICS = {"plan": ("goal_success", "executability", "precondition_violations",
+TABLE_METRICS = {"plan": ("goal_success", "goal_conditions", "executability",
+                          "precondition_violations",
                           "hallucination", "redundancy", "object_completeness", "step_ratio",
                           "calls", "total_tokens", "latency_s"),
                  "exec": ("task_success", "step_success", "dispatch_success", "blocked",

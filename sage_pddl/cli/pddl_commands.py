@@ -84,7 +84,10 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
         unreachable = unreachable_goals(gate.table, verdict.final_state)
     if args.json:
-        print(json.dumps({**verdict_json(verdict), "unreachable_goals": unreachable}, indent=2))
+        met, total = gate.goal_conditions(gate.check(plan, mode="first").final_state)
+        print(json.dumps({**verdict_json(verdict), "goal_conditions_met": met,
+                          "goal_conditions_total": total, "unreachable_goals": unreachable},
+                         indent=2))
     else:
         _print_verdict(verdict, plan, prefix=args.prefix)
         for line in unreachable:

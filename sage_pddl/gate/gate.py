@@ -39,7 +39,7 @@ from operator import attrgetter, itemgetter
 from typing import Any
 
 from ..pddl.errors import SageError
-from ..pddl.model import Action, Domain, Plan, PlanStep, Problem, Variable, key
+from ..pddl.model import Action, And, Domain, Plan, PlanStep, Problem, Variable, key
 from ..pddl.vocabulary import ObjectNames, step_text
 from ..pddl.writer import write_formula
 from .bits import BitSets
@@ -253,6 +253,7 @@ class Gate:
         # action word as written -> (action, its step-field map or None, accepted types)
         self._action_words: dict[str, tuple] = {}
         self._object_names: ObjectNames | None = None
+        self._goal_parts: tuple | None = None
         self._masks: dict[frozenset, int] = {}
         self._unpruned: Gate | None = None
 
@@ -609,6 +610,17 @@ class Gate:
     def goal_holds(self, state: frozenset) -> bool:
         """Whether the goal holds (True when the problem has no goal)."""
         return self.table.goal is None or self.table.goal.holds(state)
+
+    def goal_conditions(self, state: frozenset) -> tuple[int, int]:
+        """(met, total) over the goal's top-level conjuncts in `state` (a goal that is not a
+        conjunction is one condition; no goal: (0, 0)). Goal-condition success, as ALFRED and
+        the Embodied Agent Interface score it, is met / total."""
+        if self._goal_parts is None:
+            goal = self.table.problem.goal
+            parts = goal.parts if isinstance(goal, And) else (goal,)
+            self._goal_parts = tuple(self.table.ground_formula(part, {}, True, anchor="")
+                                     for part in parts)
+        return sum(1 for part in self._goal_parts if part.holds(state)), len(self._goal_parts)
 
     def goal_unmet(self, state: frozenset) -> list[str]:
         """The goal's failed literals/disjunctions as PDDL text (empty when it holds)."""

@@ -105,3 +105,27 @@ def test_plan_metrics_on_the_real_gate(k19_gate):
     empty = metrics.plan_metrics(k19_gate, [], expected_objects=["Apple"], reference_length=7)
     assert empty["executability"] == 0.0 and empty["goal_success"] == 0.0
     assert empty["object_completeness"] == 0.0 and empty["step_ratio"] == 0.0
+
+
+def test_goal_conditions_count_conjuncts_met_after_the_accepted_prefix():
+    from pathlib import Path
+
+    from sage_pddl.domains import load_domain
+    from sage_pddl.gate import compile_gate
+    from sage_pddl.pddl import load_problem
+
+    relay = Path(__file__).resolve().parents[2] / "examples" / "relay"
+    domain = load_domain(str(relay / "domain.pddl"))
+    gate = compile_gate(domain, load_problem(relay / "problems" / "p03.pddl"))
+    assert gate.goal_conditions(gate.initial_state) == (0, 2)
+    # p03: c1 and p1 start at h1, p1 goes to h3 by h4 (r4, r3 open); p2 (h3 -> h4) stays put
+    one = [{"action": "pickup", "args": ["c1", "p1", "h1"]},
+           {"action": "travel", "args": ["c1", "h1", "h4", "r4"]},
+           {"action": "travel", "args": ["c1", "h4", "h3", "r3"]},
+           {"action": "dropoff", "args": ["c1", "p1", "h3"]}]
+    assert gate.check(one).valid, gate.check(one).violations
+    assert metrics.goal_conditions(gate, one) == 0.5
+    rejected_first = [{"action": "dropoff", "args": ["c1", "p1", "h3"]}, *one]
+    assert metrics.goal_conditions(gate, rejected_first) == 0.0  # execution stops at step 1
+    row = metrics.plan_metrics(gate, one)
+    assert row["goal_success"] == 0.0 and row["goal_conditions"] == 0.5
