@@ -30,7 +30,8 @@ on, so a missing step can also reject later steps that depended on it):
   accounting of its LLM calls (failed calls included) and its wall-clock time.
 
 Exec metrics (plan + execute with `run_episode`; success is judged on the environment's true
-state, never on a proxy):
+state, never on a proxy; `goal_conditions` there is the fraction of goal conjuncts true in it,
+for environments whose goal test is the PDDL goal, the symbolic world and AI2-THOR, else None):
 
 * `task_success`: the PDDL goal holds in the environment's true state at the end.
 * `step_success`: executed / attempted, where attempted includes gate-blocked and injected
@@ -67,8 +68,9 @@ class MetricSpec:
 METRICS: tuple[MetricSpec, ...] = (
     MetricSpec("goal_success", ("plan",), True, True,
                "every step accepted and the PDDL goal reached by the plan"),
-    MetricSpec("goal_conditions", ("plan",), True, True,
-               "goal conjuncts holding after the accepted prefix / goal conjuncts"),
+    MetricSpec("goal_conditions", ("plan", "exec"), True, True,
+               "goal conjuncts holding at the end (plan: after the accepted prefix; exec: in "
+               "the true state) / goal conjuncts"),
     MetricSpec("task_success", ("exec",), True, True,
                "PDDL goal holds in the environment's true state at the end"),
     MetricSpec("executability", ("plan", "exec"), True, True, "accepted steps / steps"),

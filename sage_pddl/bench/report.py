@@ -35,7 +35,7 @@ from .runner import latest_rows, read_results, read_run_config
 
 POOLED = "(pooled)"
 DEFAULT_COMPARED = {"plan": ("goal_success", "goal_conditions", "executability", "hallucination"),
-                    "exec": ("task_success", "step_success", "recovered")}
+                    "exec": ("task_success", "goal_conditions", "step_success", "recovered")}
 
 
 class ReportError(SageError):
@@ -262,9 +262,9 @@ TABLE_METRICS = {"plan": ("goal_success", "goal_conditions", "executability",
                           "precondition_violations",
                           "hallucination", "redundancy", "object_completeness", "step_ratio",
                           "calls", "total_tokens", "latency_s"),
-                 "exec": ("task_success", "step_success", "dispatch_success", "blocked",
-                          "repairs", "recovered", "executability", "calls", "total_tokens",
-                          "latency_s")}
+                 "exec": ("task_success", "goal_conditions", "step_success", "dispatch_success",
+                          "blocked", "repairs", "recovered", "executability", "calls",
+                          "total_tokens", "latency_s")}
 
 
 def render_markdown(config: Mapping[str, Any], mode: str, summary: Sequence[Mapping[str, Any]],

@@ -747,6 +747,7 @@ def _plan_part(result: Any, gate: Any, task: Any) -> dict[str, Any]:
 def _exec_part(context: _Context, planner: Any, planning: Any, gate: Any, task: Any
                ) -> dict[str, Any]:
     from sage_pddl.env import get_env
+    from sage_pddl.env.episode import GatedEnv
     from sage_pddl.runtime import run_episode
 
     config = context.config
@@ -757,11 +758,15 @@ def _exec_part(context: _Context, planner: Any, planning: Any, gate: Any, task: 
             first_plan.append(payload)
 
     env = get_env(config.env, **dict(config.env_options))
+    conditions: float | None = None
     try:
         report = run_episode(planning, planner, env, max_replan=config.max_replan,
                              gate_before_execute=config.gate_before_execute,
                              inject_failure=config.inject_failure,
                              fail_injection=task.fail_injection, on_event=on_event)
+        if isinstance(env, GatedEnv):  # its goal test is the PDDL goal on the true state
+            met, total = env.goal_conditions()
+            conditions = met / total if total else None
     finally:
         close = getattr(env, "close", None)
         if callable(close):
@@ -770,6 +775,7 @@ def _exec_part(context: _Context, planner: Any, planning: Any, gate: Any, task: 
     if first_plan:
         part.update(_plan_part(first_plan[0], gate, task))
     part.update(metrics.exec_metrics(report))
+    part["goal_conditions"] = conditions
     part.update(metrics.cost_metrics(report.planning_calls + report.repair_calls,
                                      report.prompt_tokens, report.output_tokens, report.seconds))
     part["trace"] = [{"status": r.status, "step": step_text(r.step), "code": r.code}

@@ -104,6 +104,11 @@ class GatedEnv(ABC):
         self._require_episode()
         return bool(self.gate.goal_holds(self._state))
 
+    def goal_conditions(self) -> tuple[int, int]:
+        """(met, total) of the goal's top-level conjuncts in the true state."""
+        self._require_episode()
+        return self.gate.goal_conditions(self._state)
+
     def close(self) -> None:
         if self._log is not None:
             self._log.close()

@@ -129,3 +129,9 @@ def test_goal_conditions_count_conjuncts_met_after_the_accepted_prefix():
     assert metrics.goal_conditions(gate, rejected_first) == 0.0  # execution stops at step 1
     row = metrics.plan_metrics(gate, one)
     assert row["goal_success"] == 0.0 and row["goal_conditions"] == 0.5
+    from sage_pddl.env.symbolic import SymbolicEnv  # exec mode: the same count on the true state
+
+    env = SymbolicEnv(domain)
+    env.reset(load_problem(relay / "problems" / "p03.pddl"))
+    assert all(env.step(step).success for step in one)
+    assert env.goal_conditions() == (1, 2) and env.goal_reached() is False

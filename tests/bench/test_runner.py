@@ -169,7 +169,7 @@ def test_exec_mode_with_injected_failure(tmp_path, oracle_factory):
     assert len(rows) == 6 and not any(r["error"] for r in rows)
     for row in rows:
         assert row["mode"] == "exec" and row["injected_at"] is not None
-        assert row["recovered"] == row["task_success"] == 1.0
+        assert row["recovered"] == row["task_success"] == row["goal_conditions"] == 1.0
         assert row["repairs"] == 1 and row["step_success"] < 1.0  # the injected step counts
         assert row["goal_success"] == 1.0  # the first plan's gate score is kept too
 
