@@ -54,7 +54,8 @@ def problem_files(spec: str | Path) -> list[Path]:
 
 def _defines_domain(path: Path) -> bool:
     try:
-        head = path.open("rb").read(4096).decode("utf-8", "replace").lower()
+        with path.open("rb") as handle:
+            head = handle.read(4096).decode("utf-8", "replace").lower()
     except OSError:
         return False
     return "(domain" in head.replace("( ", "(") and "(problem" not in head.replace("( ", "(")
