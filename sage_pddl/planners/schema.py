@@ -3,13 +3,14 @@
 `steps_schema(domain, problem)` constrains a plan to `{"steps": [step, ...]}` where a step has
 the form the domain's prompts show (`vocabulary.written_step`):
 
-* `{"action", "args"}`: one alternative per action (`anyOf`), whose `action` is that action's
-  name and whose `args` has exactly one entry per parameter, each an enum of the objects and
-  constants of that parameter's type (all of them when none is of the type, so the gate, not
-  the schema, names the mistake);
 * `{"action", "object", "target"}` for a domain annotated `@sage fields object target` whose
   actions all fit it: `action` an enum of the action names, each field an enum of the objects
-  and constants plus "" for an unused word.
+  and constants plus "" for an unused word;
+* otherwise one alternative per action (`anyOf`) whose `action` is that action's name: an
+  action shown with named fields gets those fields, as above; any other gets `args` with
+  exactly one entry per parameter, each an enum of the objects and constants of that
+  parameter's type (all of them when none is of the type, so the gate, not the schema, names
+  the mistake).
 
 A backend that honours the schema (Ollama's structured output) therefore cannot produce an
 unknown action or object; for a backend that ignores it, the gate reports such names with the
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sage_pddl.pddl.model import Action, Domain, Problem
+from sage_pddl.pddl.model import Domain, Problem
 from sage_pddl.pddl.validate import TypeHierarchy
 from sage_pddl.pddl.vocabulary import vocabulary
 
@@ -40,34 +41,40 @@ def object_enum(domain: Domain, problem: Problem) -> list[str]:
 
 def step_item_schema(domain: Domain, problem: Problem) -> dict[str, Any]:
     vocab = vocabulary(domain)
-    if vocab.named_fields and all(vocab.uses_fields(a) for a in domain.actions):
-        words = object_enum(domain, problem) + [""]
-        return {"type": "object",
-                "properties": {"action": {"type": "string", "enum": action_enum(domain)},
-                               **{name: {"type": "string", "enum": words}
-                                  for name in vocab.named_fields}},
-                "required": ["action", vocab.named_fields[0]],
-                "additionalProperties": False}
-    hierarchy = TypeHierarchy(domain)
-    return {"anyOf": [_args_step_schema(a, domain, problem, hierarchy) for a in domain.actions]}
-
-
-def _args_step_schema(action: Action, domain: Domain, problem: Problem,
-                      hierarchy: TypeHierarchy) -> dict[str, Any]:
-    typed = tuple(problem.objects) + tuple(domain.constants)
     everything = object_enum(domain, problem)
-    positions = []
-    for param in action.parameters:
-        fitting = list(dict.fromkeys(o.name for o in typed
-                                     if hierarchy.is_subtype(o.types, param.types)))
-        positions.append({"type": "string", "enum": fitting or everything})
-    args: dict[str, Any] = {"type": "array", "minItems": len(positions),
-                            "maxItems": len(positions)}
-    if positions:
-        args["prefixItems"] = positions
+    if vocab.named_fields and all(vocab.uses_fields(a) for a in domain.actions):
+        return _fields_step_schema(vocab.named_fields, {"enum": action_enum(domain)},
+                                   everything)
+    hierarchy = TypeHierarchy(domain)
+    typed = tuple(problem.objects) + tuple(domain.constants)
+    alternatives = []
+    for action in domain.actions:
+        name = {"const": action.name}
+        if vocab.uses_fields(action):
+            alternatives.append(_fields_step_schema(vocab.named_fields, name, everything))
+            continue
+        positions = [{"type": "string",
+                      "enum": list(dict.fromkeys(o.name for o in typed
+                                                 if hierarchy.is_subtype(o.types, p.types)))
+                      or everything} for p in action.parameters]
+        args: dict[str, Any] = {"type": "array", "minItems": len(positions),
+                                "maxItems": len(positions)}
+        if positions:
+            args["prefixItems"] = positions
+        alternatives.append({"type": "object",
+                             "properties": {"action": {"type": "string", **name}, "args": args},
+                             "required": ["action", "args"], "additionalProperties": False})
+    return {"anyOf": alternatives}
+
+
+def _fields_step_schema(fields: tuple[str, ...], action: dict[str, Any], objects: list[str]
+                        ) -> dict[str, Any]:
+    """A named-field step: `action` constrained as given, each field an object or ""."""
+    words = objects + [""]
     return {"type": "object",
-            "properties": {"action": {"type": "string", "const": action.name}, "args": args},
-            "required": ["action", "args"], "additionalProperties": False}
+            "properties": {"action": {"type": "string", **action},
+                           **{name: {"type": "string", "enum": words} for name in fields}},
+            "required": ["action", fields[0]], "additionalProperties": False}
 
 
 def steps_schema(domain: Domain, problem: Problem, *, max_steps: int | None = None

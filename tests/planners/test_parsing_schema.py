@@ -74,3 +74,28 @@ def test_plan_task_end_to_end_on_a_bundled_task(scripted):
     result = plan_task("ithor#K01", planner="Direct", llm=llm)
     assert result.calls == 1 and len(result.steps) == 4
     assert "CoffeeMachine" in raw.calls[0].prompt
+
+
+def test_schema_follows_each_actions_form_in_a_mixed_domain():
+    """A `fields` domain with an action too long for the fields: that action is written with
+    `args` in the prompt, so the schema must take `args` for it and fields for the others."""
+    from sage_pddl.pddl import parse_domain, parse_problem
+    from sage_pddl.planners.prompts import describe_domain
+
+    domain = parse_domain("""(define (domain mixed)
+      ; @sage fields object target
+      (:types thing)
+      (:predicates (held ?x - thing) (at ?x ?y ?z - thing))
+      (:action take :parameters (?x - thing) :precondition (and) :effect (held ?x))
+      (:action set3 :parameters (?x ?y ?z - thing) :precondition (and) :effect (at ?x ?y ?z)))""")
+    problem = parse_problem("(define (problem p) (:domain mixed) (:objects a b c - thing) "
+                            "(:init) (:goal (held a)))")
+    text = describe_domain(domain)
+    assert '"object": "<?x: thing>"' in text and '"args": ["<?x: thing>"' in text
+    schema = steps_schema(domain, problem)
+    jsonschema.validate({"steps": [{"action": "take", "object": "a", "target": ""},
+                                   {"action": "set3", "args": ["a", "b", "c"]}]}, schema)
+    for bad in ({"action": "take", "args": ["a"]},
+                {"action": "set3", "object": "a", "target": "b"}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"steps": [bad]}, schema)
