@@ -47,10 +47,6 @@ _HISTORY_LINE = re.compile(r"^\s+\d+\. .+$", re.MULTILINE)
 _CANDIDATE_LINE = re.compile(r"^\s+(\d+): (.+)$", re.MULTILINE)
 
 
-def _text(step: Mapping[str, Any]) -> str:
-    return step_text(step)
-
-
 def _same(a: str, b: str) -> bool:
     return " ".join(a.lower().split()) == " ".join(b.lower().split())
 
@@ -162,7 +158,7 @@ class ReferenceResponder:
 
     @staticmethod
     def _subgoal(task: Any, index: int, part: Sequence[dict]) -> str:
-        words = ", ".join(_text(s) for s in part) or "nothing left to do"
+        words = ", ".join(step_text(s) for s in part) or "nothing left to do"
         return f"[{task.task_id} part {index + 1}] {words}"
 
     @staticmethod
@@ -191,7 +187,7 @@ class ReferenceResponder:
         failed = ["".join(groups) for groups in _FAILED_LINE.findall(prompt)]
         if failed:
             for index, step in enumerate(scope):
-                if _same(_text(step), failed[-1]):
+                if _same(step_text(step), failed[-1]):
                     return scope[index:]
         return scope
 
@@ -202,7 +198,7 @@ class ReferenceResponder:
         candidates = _CANDIDATE_LINE.findall(prompt.split("Candidates:", 1)[-1])
         if done >= len(steps):
             return {"scores": {}, "done": True}
-        wanted = _text(steps[done])
+        wanted = step_text(steps[done])
         return {"scores": {index: (1.0 if _same(text, wanted) else 0.0)
                            for index, text in candidates}, "done": False}
 
@@ -213,11 +209,11 @@ def _correct_part(part: list[dict], fixed: list[dict], index: int,
     and including this part's last step, located in the correct plan (navigation included)."""
     if not part:
         return []
-    texts = [_text(s) for s in fixed]
-    end = _find(texts, _text(part[-1]), 0)
+    texts = [step_text(s) for s in fixed]
+    end = _find(texts, step_text(part[-1]), 0)
     begin = 0
     if index > 0 and parts[index - 1]:
-        begin = _find(texts, _text(parts[index - 1][-1]), 0) + 1
+        begin = _find(texts, step_text(parts[index - 1][-1]), 0) + 1
     if end < begin:
         return list(part)
     return list(fixed[begin:end + 1])

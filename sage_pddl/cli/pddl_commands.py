@@ -84,7 +84,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
         unreachable = unreachable_goals(gate.table, verdict.final_state)
     if args.json:
-        met, total = gate.goal_conditions(gate.check(plan, mode="first").final_state)
+        prefix = gate.check(plan, mode="first") if args.all else verdict  # the accepted prefix
+        met, total = gate.goal_conditions(prefix.final_state)
         print(json.dumps({**verdict_json(verdict), "goal_conditions_met": met,
                           "goal_conditions_total": total, "unreachable_goals": unreachable},
                          indent=2))

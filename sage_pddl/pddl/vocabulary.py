@@ -416,4 +416,4 @@ def bare_step(step: Mapping[str, Any]) -> dict[str, Any]:
 def step_key(step: Mapping[str, Any]) -> tuple[str, ...]:
     """What two JSON steps share when they are the same step, whichever form each is written
     in: the action and argument words, lower case."""
-    return tuple(" ".join(w.lower().split()) for w in step_text(step).split())
+    return tuple(step_text(step).lower().split())

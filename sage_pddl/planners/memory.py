@@ -160,7 +160,7 @@ class HybridMemory:
             if not reference:
                 rejected.append((task.task_id, ("empty-reference",)))
                 continue
-            steps = tuple(_plain_step(s) for s in normalize_steps(reference, domain))
+            steps = tuple(bare_step(s) for s in normalize_steps(reference, domain))
             try:
                 gate = compile_gate(domain, task_problem(task, domain))
                 verdict = gate.check([dict(s) for s in steps], mode="all")
@@ -194,7 +194,7 @@ class HybridMemory:
                 data = json.loads(line)
                 items.append(MemoryItem(
                     task_id=data.get("task_id"), instruction=str(data["instruction"]).strip(),
-                    steps=tuple(_plain_step(s) for s in data.get("steps", [])),
+                    steps=tuple(bare_step(s) for s in data.get("steps", [])),
                     source="episode", members=tuple(data.get("members", ()) or ()),
                     domain=str(data.get("domain", ""))))
             except (ValueError, KeyError, TypeError, AttributeError):
@@ -220,7 +220,7 @@ class HybridMemory:
         else:
             instruction, domain = str(task), ""
         item = MemoryItem(task_id=task_id, instruction=instruction.strip(),
-                          steps=tuple(_plain_step(s) for s in steps), source="episode",
+                          steps=tuple(bare_step(s) for s in steps), source="episode",
                           members=tuple(members), domain=domain)
         self._live.append(item)
         if self.live_path:
@@ -283,6 +283,3 @@ def leaks(item: MemoryItem, exclude: PlanningTask | str | None,
         test_ids.add(test_id.lower())
     return bool(item.components & test_ids)
 
-
-def _plain_step(step: Mapping[str, Any]) -> Step:
-    return bare_step(step)

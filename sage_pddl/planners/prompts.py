@@ -61,7 +61,7 @@ def describe_objects(domain: Domain, problem: Problem, limit: int = 200) -> str:
 def step_format(domain: Domain) -> str:
     """How to write one step, in the form `describe_action` shows for this domain."""
     vocab = vocabulary(domain)
-    if vocab.named_fields and any(vocab.uses_fields(a) for a in domain.actions):
+    if any(vocab.uses_fields(a) for a in domain.actions):
         fields = ", ".join(f'\"{name}\": <name>' for name in vocab.named_fields)
         form = (f'a JSON object {{\"action\": <action name>, {fields}}} (\"\" for a field '
                 "the action does not use)")
