@@ -41,26 +41,40 @@ import os
 import re
 import secrets
 import sys
+import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from sage_pddl.llm.base import DEFAULT_MODEL
+from sage_pddl.llm.hosts import HostPool, split_hosts
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.files import write_text_atomic
 from sage_pddl.pddl.vocabulary import step_text
 
 from . import metrics
+from .executors import (
+    Cell,
+    Executor,
+    InlineExecutor,
+    RayExecutor,
+    RayUnavailable,
+    Runner,
+    ThreadExecutor,
+)
 
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
 """A run id names one folder under the output folder: no separators, no `..`, no drive."""
 
 MODES = ("plan", "exec")
 MEMORY_MODES = ("loo", "live", "none")
+EXECUTORS = ("local", "ray")
 LIVE_MEMORY_FILE = "live_memory.jsonl"
 KEY_FIELDS = ("model", "planner", "task_id", "seed", "mode")
 # Settings that change what a row means: a resumed run must keep them.
@@ -105,6 +119,15 @@ class BenchConfig:
     """Stop after this many new rows (smoke runs); the run can be resumed later."""
     max_consecutive_errors: int = 3
     progress: bool = True
+    workers: int = 1
+    """Cells run at once (threads, or Ray tasks with executor="ray"); rows do not depend on it."""
+    per_host: int | None = None
+    """Requests in flight to each LLM host at most (default: `workers`); with several hosts in
+    `llm_host` (comma-separated) the cells' requests are spread over them (`llm/hosts.py`)."""
+    executor: str = "local"
+    """local (threads of this process) or ray (Ray tasks; extra `ray`)."""
+    ray_address: str | None = None
+    """The Ray cluster to join (executor="ray"); without it a local Ray instance is started."""
 
     def validated(self) -> BenchConfig:
         """A normalised copy, or `BenchConfigError` naming the first bad setting."""
@@ -164,6 +187,23 @@ class BenchConfig:
             if self.env.lower() not in list_envs():
                 raise fail("env", f"unknown environment {self.env!r}; known: "
                                   f"{', '.join(list_envs())}")
+        workers = int(self.workers)
+        if workers < 1:
+            raise fail("workers", f"must be >= 1, got {self.workers}")
+        if self.executor not in EXECUTORS:
+            raise fail("executor", f"expected one of {', '.join(EXECUTORS)}, got "
+                                   f"{self.executor!r}")
+        if self.ray_address and self.executor != "ray":
+            raise fail("ray_address", "a Ray cluster address goes with executor='ray'")
+        if self.memory == "live" and (workers > 1 or self.executor != "local"):
+            raise fail("memory", "live memory makes a row depend on the cells that ran before "
+                                 "it, so it needs one worker (--workers 1, executor local)")
+        if self.per_host is not None and int(self.per_host) < 1:
+            raise fail("per_host", f"must be >= 1, got {self.per_host}")
+        hosts = split_hosts(self.llm_host)
+        if len(hosts) > 1 and self.llm.lower() not in ("ollama", "openai"):
+            raise fail("llm_host", f"several hosts are for the ollama and openai backends, not "
+                                   f"{self.llm!r}")
         if self.resume and not self.run_id:
             raise fail("resume", "resuming needs the run id of the run to continue (--run-id)")
         if self.run_id is not None and not RUN_ID.fullmatch(self.run_id):
@@ -171,7 +211,8 @@ class BenchConfig:
                                  f"letters, digits, '.', '_', '+' or '-'; got {self.run_id!r}")
         return replace(self, planners=planners, models=models, tasks=tasks, seeds=seeds,
                        llm=self.llm.lower(), inject_failure=inject,
-                       max_replan=int(self.max_replan),
+                       max_replan=int(self.max_replan), workers=workers,
+                       per_host=None if self.per_host is None else int(self.per_host),
                        domains_dirs=tuple(str(d) for d in self.domains_dirs),
                        env_options=dict(self.env_options))
 
@@ -376,15 +417,18 @@ def _cut_partial_line(path: Path) -> int:
 
 # ------------------------------------------------------------------------------ LLM errors
 class _ErrorWatch:
-    """Wraps an LLM backend and remembers the infrastructure errors raised through it.
+    """Wraps an LLM backend for ONE cell and remembers the infrastructure errors raised through
+    it and the hosts that answered.
 
     Planners swallow failed calls (they count them and treat them as unusable answers), so the
     runner watches the backend itself to tell "the model answered badly" (a planning failure,
-    scored) from "the LLM could not be asked" (an error row, excluded)."""
+    scored) from "the LLM could not be asked" (an error row, excluded). A watch per cell keeps
+    cells that run at once from seeing each other's errors."""
 
     def __init__(self, inner: Any):
         self.inner = inner
         self.errors: list[BaseException] = []
+        self.hosts: set[str] = set()
 
     @property
     def name(self) -> str:
@@ -399,20 +443,25 @@ class _ErrorWatch:
         from sage_pddl.llm import InvalidOutput, LLMError
 
         try:
-            return self.inner.complete(messages, schema=schema, temperature=temperature,
-                                       seed=seed, role=role)
+            completion = self.inner.complete(messages, schema=schema, temperature=temperature,
+                                             seed=seed, role=role)
         except LLMError as error:
             if not isinstance(error, InvalidOutput):
                 self.errors.append(error)
             raise
+        host = getattr(completion, "host", "") or getattr(self.inner, "host", "")
+        if host:
+            self.hosts.add(str(host))
+        return completion
 
 
 # ----------------------------------------------------------------------------------- runner
 @dataclass
 class _Context:
+    """What one runner caches: parsed domains, planning tasks, compiled gates, memories."""
+
     config: BenchConfig
     tasks: list[Any]
-    llm_factory: Callable[[str], Any]
     domains: dict[str, Any] = field(default_factory=dict)
     planning: dict[str, Any] = field(default_factory=dict)
     gates: dict[str, Any] = field(default_factory=dict)
@@ -460,28 +509,34 @@ class _Context:
 def default_llm_factory(config: BenchConfig, tasks: Sequence[Any],
                         domain_for: Callable[[Any], Any]) -> Callable[[str], Any]:
     """model name -> backend, as the config says (scripted without a script: the reference
-    responder of `oracle.py`; with `cassette_dir`: record/replay around the backend)."""
+    responder of `oracle.py`; several hosts or `per_host`: a `HostPool` over them; with
+    `cassette_dir`: record/replay around the backend)."""
     from sage_pddl.llm import get_backend
 
-    def make(model: str) -> Any:
-        options: dict[str, Any] = {"model": model}
-        if config.llm == "scripted":
-            if config.llm_script:
-                options["script"] = config.llm_script
-            else:
-                from .oracle import reference_responder
+    hosts = split_hosts(config.llm_host)
 
-                options["responder"] = reference_responder(tasks, domain_for)
-        elif config.llm in ("ollama", "openai", "replay") and config.llm_host:
-            options["host"] = config.llm_host
+    def make(model: str) -> Any:
+        backend = one_backend(model)
         if config.cassette_dir:
             cassette = Path(config.cassette_dir) / f"{_safe(model)}.jsonl"
-            if config.llm == "scripted":
-                return get_backend("replay", inner=get_backend("scripted", **options),
-                                   cassette=str(cassette), mode="auto")
-            return get_backend("replay", inner=config.llm, cassette=str(cassette), mode="auto",
-                               **options)
-        return get_backend(config.llm, **options)
+            return get_backend("replay", inner=backend, cassette=str(cassette), mode="auto",
+                               model=model)
+        return backend
+
+    def one_backend(model: str) -> Any:
+        if config.llm == "scripted":
+            if config.llm_script:
+                return get_backend("scripted", model=model, script=config.llm_script)
+            from .oracle import reference_responder
+
+            return get_backend("scripted", model=model,
+                               responder=reference_responder(tasks, domain_for))
+        if len(hosts) > 1 or (hosts and config.per_host is not None):
+            return HostPool([(host, get_backend(config.llm, model=model, host=host))
+                             for host in hosts], per_host=config.per_host or config.workers)
+        takes_host = config.llm in ("ollama", "openai", "replay")
+        return get_backend(config.llm, model=model,
+                           host=hosts[0] if hosts and takes_host else None)
 
     return make
 
@@ -559,7 +614,8 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
     """Run (or resume) the grid of `config` and return the run folder (see module docstring).
 
     `config` is a `BenchConfig`, a mapping of its fields, or a TOML/JSON file. `llm_factory`
-    (model name -> backend) replaces the backend the config names, for library use and tests.
+    (model name -> backend) replaces the backend the config names, for library use and tests;
+    with `workers` > 1 its backends are called from several threads at once.
     """
     if isinstance(config, (str, Path)):
         config = load_config(config)
@@ -568,81 +624,161 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
     config = config.validated()
     tasks = select_tasks(config.tasks)
     config, run_dir = _prepare_run_dir(config)
-    context = _Context(config, tasks, llm_factory=None)  # type: ignore[arg-type]
-    if config.memory == "live":
-        context.live_path = run_dir / LIVE_MEMORY_FILE
-    context.llm_factory = llm_factory or default_llm_factory(config, tasks, context.domain_for)
+    live_path = run_dir / LIVE_MEMORY_FILE if config.memory == "live" else None
 
     results = run_dir / "results.jsonl"
     existing, _ = read_results(results)
     done = {row_key(r) for r in latest_rows(existing)
             if not (config.retry_errors and r.get("error"))}
-    cells = [(m, p, t, s) for m in config.models or () for p in config.planners for t in tasks
-             for s in config.seeds]
-    todo = [c for c in cells if _key(c, config.mode) not in done]
+    cells = [Cell(m, p, t, s) for m in config.models or () for p in config.planners
+             for t in tasks for s in config.seeds]
+    todo = deque(c for c in cells if _key(c, config.mode) not in done)
     status: dict[str, Any] = {
         "run_id": config.run_id, "cells": len(cells), "already_done": len(cells) - len(todo),
         "written": 0, "errors": 0, "not_run": 0, "aborted_models": [],
-        "truncated_bytes_dropped": 0, "finished": False}
+        "truncated_bytes_dropped": 0, "finished": False, "workers": config.workers,
+        "executor": config.executor}
     writer = ResultsWriter(results)
     status["truncated_bytes_dropped"] = writer.dropped_bytes
-    progress = _progress(len(cells), len(cells) - len(todo), config.progress)
+    progress = _Progress(len(cells), len(cells) - len(todo), config.progress)
+    executor: Any = None
     try:
-        backends: dict[str, _ErrorWatch] = {}
+        executor = _executor(config, tasks, llm_factory, live_path) if todo else None
         streak: dict[str, int] = {}
-        for index, (model, planner, task, seed) in enumerate(todo):
-            if config.max_rows is not None and status["written"] >= config.max_rows:
-                status["not_run"] = len(todo) - index
+        submitted = 0
+        while todo or (executor is not None and executor.in_flight):
+            while todo and executor.in_flight < executor.capacity:
+                cell = todo.popleft()
+                if config.max_rows is not None and submitted >= config.max_rows:
+                    status["not_run"] += 1 + len(todo)
+                    todo.clear()
+                elif cell.model in status["aborted_models"]:
+                    status["not_run"] += 1
+                else:
+                    executor.submit(cell)
+                    submitted += 1
+            progress.show(status, executor.in_flight)
+            if not executor.in_flight:
                 break
-            if model in status["aborted_models"]:
-                status["not_run"] += 1  # the bar counts rows run, so it stops short of 100%
-                progress.set_postfix_str(f"{status['not_run']} row(s) not run: "
-                                         f"{', '.join(status['aborted_models'])} aborted",
-                                         refresh=False)
-                continue
-            progress.set_postfix_str(f"{model} {planner} {task.task_id} s{seed}", refresh=False)
-            if model not in backends:
-                backends[model] = _ErrorWatch(context.llm_factory(model))
-            row = run_cell(context, backends[model], model, planner, task, seed)
+            cell, row = executor.next_done()
             writer.append(row)
             status["written"] += 1
-            progress.update(1)
             if row["error"]:
                 status["errors"] += 1
+            progress.advance()
+            model = cell.model
             streak[model] = streak.get(model, 0) + 1 if row["error_kind"] == "llm" else 0
-            if streak[model] >= config.max_consecutive_errors:
+            if streak[model] >= config.max_consecutive_errors \
+                    and model not in status["aborted_models"]:
                 status["aborted_models"].append(model)
-                _say(progress, f"{model}: {streak[model]} LLM errors in a row ({row['error']}); "
-                               "its remaining rows are not run (continue later with --resume)")
-        else:
-            status["finished"] = not status["aborted_models"]
+                progress.say(f"{model}: {streak[model]} LLM errors in a row ({row['error']}); "
+                             "its remaining rows are not run (continue later with --resume)")
+        status["finished"] = not status["aborted_models"] and not status["not_run"]
+        progress.show(status, 0)
     finally:
+        if executor is not None:
+            executor.close()
         writer.close()
         progress.close()
         write_text_atomic(run_dir / "status.json", json.dumps(status, indent=2) + "\n")
     return run_dir
 
 
-def _key(cell: tuple, mode: str) -> tuple:
-    model, planner, task, seed = cell
-    return row_key({"model": model, "planner": planner, "task_id": task.task_id, "seed": seed,
-                    "mode": mode})
+def _executor(config: BenchConfig, tasks: list[Any], llm_factory: Callable[[str], Any] | None,
+              live_path: Path | None) -> Executor:
+    """The executor the config asks for, with a runner factory for its threads or workers."""
+    if config.executor == "ray":
+        try:
+            return RayExecutor(config.workers if config.workers > 1 else None,
+                               partial(_fresh_runner, config, llm_factory),
+                               key=(config.run_id, secrets.token_hex(4)),
+                               address=config.ray_address)
+        except RayUnavailable as error:
+            raise BenchConfigError(f"bench setting 'executor': {error}") from None
+    main = _Context(config, tasks, live_path=live_path)
+    backends = _Backends(llm_factory or default_llm_factory(config, tasks, main.domain_for))
+    make_runner = partial(_runner, config, tasks, backends, live_path)
+    if config.workers == 1:
+        return InlineExecutor(make_runner)
+    return ThreadExecutor(config.workers, make_runner)
 
 
-def _progress(total: int, initial: int, enabled: bool) -> Any:
-    from tqdm import tqdm
+class _Backends:
+    """model -> its backend, made once and shared by every thread of the run."""
 
-    return tqdm(total=total, initial=initial, file=sys.stderr, disable=not enabled,
-                desc="bench", unit="row", dynamic_ncols=True)
+    def __init__(self, factory: Callable[[str], Any]):
+        self._factory = factory
+        self._made: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, model: str) -> Any:
+        with self._lock:
+            if model not in self._made:
+                self._made[model] = self._factory(model)
+            return self._made[model]
 
 
-def _say(progress: Any, text: str) -> None:
-    from tqdm import tqdm
+def _runner(config: BenchConfig, tasks: list[Any], backends: _Backends,
+            live_path: Path | None) -> Runner:
+    """A runner with its own context (domains, gates, memories are not shared between
+    threads: compiled gates ground and intern lazily)."""
+    context = _Context(config, tasks, live_path=live_path)
 
-    if getattr(progress, "disable", True):
-        print(text, file=sys.stderr)
-    else:
-        tqdm.write(text, file=sys.stderr)
+    def run(cell: Cell) -> dict[str, Any]:
+        return run_cell(context, _ErrorWatch(backends(cell.model)), *cell)
+
+    return run
+
+
+def _fresh_runner(config: BenchConfig, llm_factory: Callable[[str], Any] | None) -> Runner:
+    """A runner made from the config alone (a Ray worker process: tasks and backends are
+    loaded there)."""
+    tasks = select_tasks(config.tasks)
+    main = _Context(config, tasks)
+    backends = _Backends(llm_factory or default_llm_factory(config, tasks, main.domain_for))
+    return _runner(config, tasks, backends, None)
+
+
+def _key(cell: Cell, mode: str) -> tuple:
+    return row_key({"model": cell.model, "planner": cell.planner, "task_id": cell.task.task_id,
+                    "seed": cell.seed, "mode": mode})
+
+
+class _Progress:
+    """The progress bar on stderr: rows done of the grid, error rows, cells in flight, and an
+    ETA from the rate observed in this invocation. Rows not run (an aborted model, --max-rows)
+    are never counted as done, so the bar stops short and says how many are left."""
+
+    def __init__(self, total: int, initial: int, enabled: bool):
+        from tqdm import tqdm
+
+        self._bar = tqdm(total=total, initial=initial, file=sys.stderr, disable=not enabled,
+                         desc="bench", unit="row", dynamic_ncols=True, smoothing=0.1)
+
+    def show(self, status: Mapping[str, Any], in_flight: int) -> None:
+        parts = [f"errors={status['errors']}"]
+        if in_flight:
+            parts.append(f"running={in_flight}")
+        if status["not_run"]:
+            why = (f"{', '.join(status['aborted_models'])} aborted"
+                   if status["aborted_models"] else "--max-rows reached")
+            parts.append(f"{status['not_run']} left ({why}; --resume runs them)")
+        self._bar.set_postfix_str(" ".join(parts), refresh=False)
+
+    def advance(self) -> None:
+        self._bar.update(1)
+
+    def say(self, text: str) -> None:
+        from tqdm import tqdm
+
+        if self._bar.disable:
+            print(text, file=sys.stderr)
+        else:
+            tqdm.write(text, file=sys.stderr)
+
+    def close(self) -> None:
+        self._bar.refresh()
+        self._bar.close()
 
 
 # ------------------------------------------------------------------------------------ one row
@@ -658,7 +794,6 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
         "difficulty": task.difficulty, "room": task.room, "llm": config.llm,
         "error": None, "error_kind": None,
     }
-    llm.errors.clear()
     began = time.perf_counter()
     stage = "setup"
     try:
@@ -697,6 +832,7 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
     if llm.errors and not row["error"]:
         first = llm.errors[0]
         row.update(error=f"{type(first).__name__}: {first}", error_kind="llm")
+    row["llm_hosts"] = sorted(llm.hosts)
     row["row_seconds"] = round(time.perf_counter() - began, 6)
     row["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     return row

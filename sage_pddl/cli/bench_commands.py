@@ -48,6 +48,8 @@ def config_from_args(args: argparse.Namespace) -> Any:
         "memory": "loo" if args.loo else args.memory, "domain": args.domain,
         "domains_dirs": args.domains_dir or None, "max_rows": args.max_rows,
         "progress": False if args.no_progress else None,
+        "workers": args.workers, "per_host": args.per_host, "executor": args.executor,
+        "ray_address": args.ray_address,
     }
     if args.sim_host or args.sim_port:
         overrides["env_options"] = {k: v for k, v in (("host", args.sim_host),
@@ -112,7 +114,17 @@ def register(add_command: AddCommand) -> None:
                                                "scripted (reference responder), replay")
     p.add_argument("--models", default=None, help="comma-separated models (default qwen2.5:7b; with --llm "
                         "scripted: 'reference responder')")
-    p.add_argument("--llm-host", default=None, help="LLM server URL")
+    p.add_argument("--llm-host", default=None,
+                   help="LLM server URL, or several comma-separated (requests are spread over "
+                        "them; a failing host is set aside)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="cells run at once (default 1); rows do not depend on it")
+    p.add_argument("--per-host", type=int, default=None, metavar="K",
+                   help="requests in flight to each LLM host at most (default: --workers)")
+    p.add_argument("--executor", default=None, choices=["local", "ray"],
+                   help="local threads (default) or Ray tasks (extra 'ray')")
+    p.add_argument("--ray-address", default=None, metavar="ADDR",
+                   help="Ray cluster to join with --executor ray (default: start a local one)")
     p.add_argument("--llm-script", default=None, metavar="FILE",
                    help="JSON script of answers per role for --llm scripted")
     p.add_argument("--cassette-dir", default=None, metavar="DIR",

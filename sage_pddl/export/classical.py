@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import io
 import sys
+import threading
 import time
 import warnings
 from contextlib import contextmanager
@@ -71,6 +72,12 @@ class Validation:
         return {"valid": self.valid, "message": self.message}
 
 
+UP_LOCK = threading.RLock()
+"""Held around every use of unified-planning. Its global environment (expressions, types, the
+engine factory) is not safe to use from several threads, and a private environment per thread
+does not help: its PDDL reader makes the variables of a `forall` effect in the global one."""
+
+
 def up_environment():
     """unified-planning's global environment, created safely.
 
@@ -110,7 +117,8 @@ def _quiet():
 
 
 def to_unified_planning(domain: Domain, problem: Problem):
-    """The problem as a unified-planning Problem (read from our written PDDL)."""
+    """The problem as a unified-planning Problem (read from our written PDDL); hold `UP_LOCK`
+    while using it."""
     up_environment()  # first: it names the missing extra
     from unified_planning.io import PDDLReader
 
@@ -185,6 +193,12 @@ def solve_result(domain: Domain, problem: Problem, planner: str = "auto",
                  timeout: float | None = 60.0) -> SolveResult:
     """Run a classical planner; see the module docstring. Raises ClassicalPlannerError when no
     candidate planner can take the problem."""
+    with UP_LOCK:
+        return _solve_result(domain, problem, planner, timeout)
+
+
+def _solve_result(domain: Domain, problem: Problem, planner: str,
+                  timeout: float | None) -> SolveResult:
     up_problem = to_unified_planning(domain, problem)
     from unified_planning.engines import PlanGenerationResultStatus as Status
 
@@ -225,6 +239,11 @@ def solve(domain: Domain, problem: Problem, planner: str = "auto",
 
 def validate(domain: Domain, problem: Problem, plan: Any) -> Validation:
     """Check `plan` with unified-planning's sequential plan validator (not our gate)."""
+    with UP_LOCK:
+        return _validate(domain, problem, plan)
+
+
+def _validate(domain: Domain, problem: Problem, plan: Any) -> Validation:
     grounded = ground_plan(compile_gate(domain, problem), plan)
     up_problem = to_unified_planning(domain, problem)
     from unified_planning.io import PDDLReader

@@ -102,6 +102,8 @@ class Completion:
     estimated_tokens: bool = False
     attempts: int = 1
     model: str = ""
+    host: str = ""
+    """The server that answered, when a `HostPool` chose it among several ("" otherwise)."""
 
     @property
     def total_tokens(self) -> int:

@@ -159,7 +159,7 @@ def test_the_progress_bar_stops_short_after_an_abort(tmp_path, capsys):
     run_benchmark(config(tmp_path, max_consecutive_errors=3, progress=True),
                   llm_factory=lambda model: get_backend("scripted", responder=dead, model=model))
     bar = capsys.readouterr().err
-    assert "3/12" in bar and "12/12" not in bar and "9 row(s) not run" in bar
+    assert "3/12" in bar and "12/12" not in bar and "9 left (m aborted" in bar
 
 
 def test_exec_mode_with_injected_failure(tmp_path, oracle_factory):

@@ -1,0 +1,166 @@
+"""An Ollama-compatible stand-in server for timing and fault tests of the benchmark harness.
+
+`FakeOllama(responder, latency=0.2, capacity=4)` serves Ollama's chat API on 127.0.0.1 (a free
+port unless one is given) from a background thread. `POST /api/chat` waits for one of
+`capacity` slots, like a server started with `OLLAMA_NUM_PARALLEL=capacity` (requests beyond it
+queue), sleeps `latency` seconds in the slot, and answers with `responder(messages, role)`: by
+default the reference responder of `oracle.py`, which is NOT a model. Its answers are the tasks'
+reference plans, so a grid run against it measures the harness (concurrency, routing,
+resumption), not planning. `GET /api/tags` lists the one model; `GET /` says it is running.
+
+The chat API carries no planner role, so the server reads it from the system prompt's role
+sentence (`ROLE_MARKERS`); a request with none gets the responder's default answer (a whole
+plan), as `direct`, `cot` and `fewshot` do. `stop()` closes the port, so later requests are
+refused, as with a server that died; `served`, `peak` (the most requests in a slot at once) and
+`in_slot` tell a test what happened. Requests larger than `MAX_BODY` bytes get HTTP 413.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from sage_pddl.planners.prompts import (
+    DECOMPOSE_ROLE,
+    EXPAND_ROLE,
+    REACT_ROLE,
+    REFINE_ROLE,
+    REPAIR_ROLE,
+)
+
+Responder = Callable[[Sequence[Mapping[str, str]], str | None], Any]
+
+MAX_BODY = 4 * 1024 * 1024
+
+
+def _opening(role_text: str) -> str:
+    return role_text.split(".", 1)[0] + "."
+
+
+ROLE_MARKERS: tuple[tuple[str, str], ...] = (
+    (_opening(DECOMPOSE_ROLE), "decompose"),
+    (_opening(EXPAND_ROLE), "expand"),
+    (_opening(REFINE_ROLE), "refine"),
+    (_opening(REPAIR_ROLE), "repair"),
+    (_opening(REACT_ROLE), "act"),
+    ("You rate the next step of a plan.", "score"),
+    ("You translate a task into a PDDL goal.", "goal"),
+    ("You review plans.", "critique"),
+)
+"""(sentence of a role's system prompt, role): how a chat request reveals its planner role."""
+
+
+def role_of(messages: Sequence[Mapping[str, str]]) -> str | None:
+    """The planner role that wrote `messages`, read from its system prompt (None: unknown)."""
+    system = " ".join(str(m.get("content", "")) for m in messages if m.get("role") == "system")
+    for marker, role in ROLE_MARKERS:
+        if marker in system:
+            return role
+    return None
+
+
+class FakeOllama:
+    """See the module docstring. Use as a context manager, or call `start()` and `stop()`."""
+
+    def __init__(self, responder: Responder, *, latency: float = 0.2, capacity: int = 4,
+                 model: str = "fake", port: int = 0):
+        self.responder = responder
+        self.latency = float(latency)
+        self.capacity = int(capacity)
+        self.model = model
+        self._slots = threading.BoundedSemaphore(self.capacity)
+        self._count = threading.Lock()
+        self.served = 0
+        self.in_slot = 0
+        self.peak = 0
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
+        self._server.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> FakeOllama:
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
+                                        name=f"fake-ollama-{self.url}")
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> FakeOllama:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def answer(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """The chat reply to one request body, after waiting for a slot and the latency."""
+        messages = request.get("messages")
+        if not isinstance(messages, list):
+            raise ValueError("'messages' must be a list")
+        with self._slots:
+            with self._count:
+                self.in_slot += 1
+                self.peak = max(self.peak, self.in_slot)
+            try:
+                time.sleep(self.latency)
+                answer = self.responder(messages, role_of(messages))
+            finally:
+                with self._count:
+                    self.in_slot -= 1
+                    self.served += 1
+        text = answer if isinstance(answer, str) else json.dumps(answer)
+        prompt = " ".join(str(m.get("content", "")) for m in messages)
+        return {"model": request.get("model", self.model),
+                "created_at": datetime.now(UTC).isoformat(),
+                "message": {"role": "assistant", "content": text}, "done": True,
+                "done_reason": "stop", "prompt_eval_count": max(1, len(prompt.split())),
+                "eval_count": max(1, len(text.split()))}
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:  # quiet
+                pass
+
+            def _send(self, status: int, body: Mapping[str, Any] | str) -> None:
+                data = (body if isinstance(body, str) else json.dumps(body)).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/") == "/api/tags":
+                    self._send(200, {"models": [{"name": server.model, "model": server.model}]})
+                else:
+                    self._send(200, "Ollama is running")
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                if length > MAX_BODY:
+                    self._send(413, {"error": f"request body over {MAX_BODY} bytes"})
+                    return
+                if self.path.rstrip("/") != "/api/chat":
+                    self._send(404, {"error": f"no endpoint {self.path}"})
+                    return
+                try:
+                    request = json.loads(self.rfile.read(length) or b"{}")
+                    reply = server.answer(request)
+                except Exception as error:  # the client sees a 500, as from a failing server
+                    self._send(500, {"error": f"{type(error).__name__}: {error}"})
+                    return
+                self._send(200, reply)
+
+        return Handler
