@@ -83,8 +83,7 @@ class FakeOllama:
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://127.0.0.1:{self._server.server_port}"
 
     def start(self) -> FakeOllama:
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
