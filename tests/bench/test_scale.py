@@ -1,0 +1,281 @@
+"""Concurrent cells, several LLM hosts, Ray: the rows do not depend on how the grid ran.
+
+The LLM here is the reference responder (`bench/oracle.py`), which exercises the harness, not a
+model; over HTTP it is served by `bench/fakellm.py`, an Ollama-compatible stand-in on 127.0.0.1.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from sage_pddl.bench import BenchConfig, run_benchmark
+from sage_pddl.bench.fakellm import FakeOllama, role_of
+from sage_pddl.bench.oracle import reference_responder
+from sage_pddl.bench.runner import BenchConfigError, read_results, row_key, select_tasks
+from sage_pddl.domains import load_domain
+from sage_pddl.llm import Completion, InvalidOutput, LLMUnavailable
+from sage_pddl.llm.hosts import HostPool, split_hosts
+
+# Fields that say when, how fast or through which host a row was made, not what it holds.
+HOW = ("row_seconds", "finished_at", "latency_s", "planning_s", "repair_s", "run_id",
+       "llm_hosts")
+SIX_TASKS = "ithor[:6]"
+
+
+def content(run_dir: Path) -> list[str]:
+    rows, bad = read_results(run_dir / "results.jsonl")
+    assert bad == 0
+    return sorted(json.dumps({k: v for k, v in r.items() if k not in HOW}, sort_keys=True)
+                  for r in rows)
+
+
+def grid(tmp_path, run_id, **changes) -> BenchConfig:
+    values = dict(planners=("SAGE", "Direct", "ReAct", "LLM+P"), models=("m",),
+                  tasks=(SIX_TASKS,), seeds=(0,), llm="scripted", out=str(tmp_path),
+                  run_id=run_id, progress=False, memory="none")
+    values.update(changes)
+    return BenchConfig(**values)
+
+
+def test_rows_do_not_depend_on_the_number_of_workers(tmp_path):
+    one = run_benchmark(grid(tmp_path, "w1"))
+    four = run_benchmark(grid(tmp_path, "w4", workers=4))
+    assert len(content(one)) == 4 * 6
+    assert content(one) == content(four)
+    status = json.loads((four / "status.json").read_text())
+    assert status["finished"] and status["workers"] == 4 and status["written"] == 24
+
+
+def test_exec_rows_with_failure_injection_do_not_depend_on_workers(tmp_path):
+    changes = dict(planners=("SAGE", "Direct"), mode="exec", inject_failure="auto",
+                   seeds=(0,), memory="loo")
+    one = run_benchmark(grid(tmp_path, "e1", **changes))
+    three = run_benchmark(grid(tmp_path, "e3", workers=3, **changes))
+    assert content(one) == content(three)
+    rows, _ = read_results(three / "results.jsonl")
+    assert any(r["recovered"] for r in rows)  # the injected failures were repaired
+
+
+def test_live_memory_and_other_order_dependent_settings_are_refused(tmp_path):
+    with pytest.raises(BenchConfigError, match="'memory'.*one worker"):
+        run_benchmark(grid(tmp_path, "x", memory="live", workers=2))
+    with pytest.raises(BenchConfigError, match="'workers'"):
+        run_benchmark(grid(tmp_path, "x", workers=0))
+    with pytest.raises(BenchConfigError, match="'llm_host'.*several hosts"):
+        run_benchmark(grid(tmp_path, "x", llm_host="a,b"))
+    with pytest.raises(BenchConfigError, match="'ray_address'"):
+        run_benchmark(grid(tmp_path, "x", ray_address="10.0.0.1:6379"))
+
+
+# ------------------------------------------------------------------------------ host pool
+class Slow:
+    """A backend that answers after `delay` s, counting the calls it holds at once."""
+
+    model = "m"
+    name = "slow"
+
+    def __init__(self, delay=0.05, error=None):
+        self.delay, self.error = delay, error
+        self.calls = self.now = self.peak = 0
+        self._lock = threading.Lock()
+
+    def complete(self, messages, schema=None, temperature=0.2, seed=None, role=None):
+        with self._lock:
+            self.calls += 1
+            self.now += 1
+            self.peak = max(self.peak, self.now)
+        try:
+            time.sleep(self.delay)
+            if self.error is not None:
+                raise self.error
+            return Completion(text="{}", prompt_tokens=1, output_tokens=1, seconds=self.delay)
+        finally:
+            with self._lock:
+                self.now -= 1
+
+
+def hammer(pool, calls, threads=8):
+    out, errors = [], []
+
+    def work():
+        for _ in range(calls // threads):
+            try:
+                out.append(pool.complete([{"role": "user", "content": "x"}]).host)
+            except Exception as error:
+                errors.append(error)
+
+    workers = [threading.Thread(target=work) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return out, errors
+
+
+def test_the_pool_spreads_requests_and_keeps_each_host_within_per_host():
+    a, b = Slow(), Slow()
+    pool = HostPool([("a", a), ("b", b)], per_host=2)
+    hosts, errors = hammer(pool, 32)
+    assert not errors and len(hosts) == 32
+    assert a.peak <= 2 and b.peak <= 2
+    assert a.calls >= 8 and b.calls >= 8 and set(hosts) == {"a", "b"}
+
+
+def test_a_failing_host_is_set_aside_and_its_requests_move(capsys):
+    dead = Slow(delay=0.0, error=LLMUnavailable("refused"))
+    live = Slow()
+    pool = HostPool([("dead", dead), ("live", live)], per_host=4, max_failures=2)
+    hosts, errors = hammer(pool, 24)
+    assert not errors and set(hosts) == {"live"} and len(hosts) == 24
+    assert pool.live_hosts() == ["live"]
+    assert dead.calls <= 2 + 7  # at most the calls in flight when it was set aside
+    assert "LLM host dead set aside" in capsys.readouterr().err
+
+
+def test_when_every_host_fails_the_request_fails_and_a_bad_answer_is_not_a_host_failure():
+    pool = HostPool([("a", Slow(0, LLMUnavailable("a down"))),
+                     ("b", Slow(0, LLMUnavailable("b down")))], max_failures=1)
+    with pytest.raises(LLMUnavailable, match="every LLM host .* set aside"):
+        pool.complete([{"role": "user", "content": "x"}])
+    picky = Slow(0, InvalidOutput("not JSON"))
+    pool = HostPool([("a", picky)], max_failures=1)
+    for _ in range(3):
+        with pytest.raises(InvalidOutput):
+            pool.complete([{"role": "user", "content": "x"}])
+    assert pool.live_hosts() == ["a"]
+
+
+def test_split_hosts():
+    assert split_hosts(" a:1, b ,a:1,,") == ["a:1", "b"]
+    assert split_hosts(None) == []
+
+
+# --------------------------------------------------------------------------- over HTTP
+@pytest.fixture(scope="module")
+def responder():
+    tasks = select_tasks(["ithor"])
+    domain = load_domain("ithor")
+    return reference_responder(tasks, lambda task: domain)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_the_fake_server_reads_every_planner_role_from_its_prompt(tmp_path, responder):
+    seen = []
+
+    def recording(messages, role):
+        seen.append(role)
+        return responder(messages, role)
+
+    planners = ("SAGE", "Direct", "CoT", "ReAct", "SayCan", "LLM+P", "Self-Refine")
+    with FakeOllama(recording, latency=0.0, capacity=4) as server:
+        run = run_benchmark(grid(tmp_path, "roles", llm="ollama", llm_host=server.url,
+                                 models=("fake",), planners=planners, tasks=("ithor#K01",),
+                                 seeds=(0,), workers=3))
+    rows, _ = read_results(run / "results.jsonl")
+    assert [r["error"] for r in rows] == [None] * len(planners)
+    assert all(r["goal_success"] == 1.0 for r in rows)
+    assert {"decompose", "expand", "act", "score", "goal", "critique", None} <= set(seen)
+    assert role_of([{"role": "system", "content": "anything"}]) is None
+
+
+def test_a_dead_host_among_two_leaves_the_grid_to_the_other(tmp_path, responder, capsys):
+    dead = f"http://127.0.0.1:{free_port()}"
+    with FakeOllama(responder, latency=0.01, capacity=4) as live:
+        run = run_benchmark(grid(tmp_path, "hosts", llm="ollama", llm_host=f"{dead},{live.url}",
+                                 models=("fake",), planners=("SAGE", "Direct"), workers=4,
+                                 per_host=2))
+        assert live.peak <= 2
+    rows, bad = read_results(run / "results.jsonl")
+    assert bad == 0 and len(rows) == 2 * 6
+    assert all(r["error"] is None and r["llm_hosts"] == [live.url] for r in rows)
+    assert "set aside" in capsys.readouterr().err
+
+
+def test_error_rows_of_dead_hosts_are_counted_and_a_resume_finishes_them(tmp_path, responder):
+    dead = [f"http://127.0.0.1:{free_port()}" for _ in range(2)]
+    first = run_benchmark(grid(tmp_path, "down", llm="ollama", llm_host=",".join(dead),
+                               models=("fake",), planners=("Direct",), seeds=(0,), workers=2,
+                               max_consecutive_errors=2))
+    status = json.loads((first / "status.json").read_text())
+    assert status["aborted_models"] == ["fake"] and not status["finished"]
+    assert status["errors"] == status["written"] >= 2
+    assert status["written"] + status["not_run"] == 6
+    with FakeOllama(responder, latency=0.0) as live:
+        run_benchmark(grid(tmp_path, "down", llm="ollama", llm_host=live.url, models=("fake",),
+                           planners=("Direct",), seeds=(0,), workers=2, resume=True,
+                           retry_errors=True))
+    status = json.loads((first / "status.json").read_text())
+    assert status["finished"] and status["written"] == 6
+
+
+# ------------------------------------------------------------------------------ kill -9
+def test_kill_9_during_a_run_with_8_workers_loses_and_doubles_no_row(tmp_path, responder):
+    """Three SIGKILLs at different moments of one run, then a resume to the end."""
+    planners, tasks, seeds = ("SAGE", "Direct", "ReAct", "CoT"), "ithor[:10]", (0,)
+    cells = len(planners) * 10 * len(seeds)
+    results = tmp_path / "killed" / "results.jsonl"
+    with FakeOllama(responder, latency=0.1, capacity=16) as server:
+        command = [sys.executable, "-m", "sage_pddl", "bench", "--llm", "ollama", "--llm-host",
+                   server.url, "--models", "fake", "--planners", ",".join(planners),
+                   "--tasks", tasks, "--workers", "8", "--out", str(tmp_path), "--run-id",
+                   "killed", "--no-report", "--no-progress", "--resume"]
+        for kill_after in (2, 12, 24):
+            process = subprocess.Popen(command, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL, env={**os.environ})
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and process.poll() is None:
+                if results.exists() and results.read_bytes().count(b"\n") >= kill_after:
+                    break
+                time.sleep(0.005)
+            assert process.poll() is None, "the run ended before it could be killed"
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+            written = results.read_bytes().count(b"\n")
+            assert kill_after <= written < cells
+        finished = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        assert finished.returncode == 0, finished.stderr
+    rows, bad = read_results(results)
+    assert bad == 0 and results.read_bytes().endswith(b"\n")
+    keys = [row_key(r) for r in rows]
+    assert len(keys) == len(set(keys)) == cells
+    assert all(r["error"] is None for r in rows)
+
+
+# ---------------------------------------------------------------------------------- Ray
+def test_the_ray_executor_gives_the_rows_of_the_local_one(tmp_path):
+    pytest.importorskip("ray", reason="the ray extra is not installed: pip install "
+                                      "'sage-pddl[ray]'")
+    import ray
+
+    small = dict(planners=("SAGE", "Direct"), tasks=("ithor[:3]",))
+    local = run_benchmark(grid(tmp_path, "local", **small))
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        on_ray = run_benchmark(grid(tmp_path, "ray", executor="ray", **small))
+        half = run_benchmark(grid(tmp_path, "ray-resume", executor="ray", max_rows=5, **small))
+        assert json.loads((half / "status.json").read_text())["written"] == 5
+        run_benchmark(grid(tmp_path, "ray-resume", executor="ray", resume=True, **small))
+    finally:
+        ray.shutdown()
+    assert content(local) == content(on_ray) == content(half)
+    assert json.loads((on_ray / "status.json").read_text())["executor"] == "ray"
+
+
+def test_without_ray_the_executor_setting_says_how_to_install_it(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if the extra were not installed
+    with pytest.raises(BenchConfigError, match=r"'executor'.*sage-pddl\[ray\]"):
+        run_benchmark(grid(tmp_path, "noray", executor="ray"))
