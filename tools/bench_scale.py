@@ -5,8 +5,9 @@ Starts Ollama-compatible fake servers (`sage_pddl.bench.fakellm`, each in its ow
 which is NOT a model: it exercises the harness. Each serves at most `--capacity` requests at
 once and queues the rest, like `OLLAMA_NUM_PARALLEL`. In one run it times the same grid with
 `--workers 1, 2, 4, 8, 16` against one server, then with the largest N against two servers
-(`--llm-host a,b --per-host CAPACITY`: twice the capacity), and prints the wall time, the speed-up over `--workers 1` with its ratio to
-the ideal N (goal: at least 0.8 up to the server's capacity), and whether the rows are
+(`--llm-host a,b --per-host CAPACITY`: twice the capacity). It prints the wall time, the
+speed-up over `--workers 1`, its ratio to the ideal (N, capped by the servers' capacity and by
+the longest cell, whose calls are sequential; goal: at least 0.8), and whether the rows are
 identical to those of `--workers 1` (compared after sorting, without timing fields).
 
     python tools/bench_scale.py                  # 96 cells, 200 ms latency, capacity 8
