@@ -57,7 +57,9 @@ def is_error(row: Mapping[str, Any]) -> bool:
 
 
 def task_values(rows: Iterable[Mapping[str, Any]], metric: str) -> dict[str, float]:
-    """task id -> mean over seeds of `metric`, from non-error rows that have a value."""
+    """task id -> mean over seeds of `metric`, from non-error rows that have a value; in task
+    id order, with an exactly rounded sum, so that no statistic depends on the order the rows
+    were written in (cells run concurrently finish in any order)."""
     per_task: dict[str, list[float]] = defaultdict(list)
     for row in rows:
         if is_error(row):
@@ -67,7 +69,7 @@ def task_values(rows: Iterable[Mapping[str, Any]], metric: str) -> dict[str, flo
             value = float(value)
         if isinstance(value, (int, float)) and math.isfinite(value):
             per_task[str(row["task_id"])].append(float(value))
-    return {task: sum(v) / len(v) for task, v in per_task.items()}
+    return {task: math.fsum(per_task[task]) / len(per_task[task]) for task in sorted(per_task)}
 
 
 def load_run(run_dir: str | Path) -> tuple[list[dict], dict, int]:

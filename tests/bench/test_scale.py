@@ -5,6 +5,7 @@ model; over HTTP it is served by `bench/fakellm.py`, an Ollama-compatible stand-
 """
 from __future__ import annotations
 
+import csv
 import json
 import os
 import signal
@@ -20,6 +21,7 @@ import pytest
 from sage_pddl.bench import BenchConfig, run_benchmark
 from sage_pddl.bench.fakellm import FakeOllama, role_of
 from sage_pddl.bench.oracle import reference_responder
+from sage_pddl.bench.report import write_report
 from sage_pddl.bench.runner import BenchConfigError, read_results, row_key, select_tasks
 from sage_pddl.domains import load_domain
 from sage_pddl.llm import Completion, InvalidOutput, LLMUnavailable
@@ -38,6 +40,13 @@ def content(run_dir: Path) -> list[str]:
                   for r in rows)
 
 
+def without_timing(csv_file: Path) -> list[dict]:
+    """The rows of a report table without the columns of measured time."""
+    with csv_file.open(newline="") as handle:
+        return [{k: v for k, v in row.items() if "latency" not in k and "seconds" not in k}
+                for row in csv.DictReader(handle)]
+
+
 def grid(tmp_path, run_id, **changes) -> BenchConfig:
     values = dict(planners=("SAGE", "Direct", "ReAct", "LLM+P"), models=("m",),
                   tasks=(SIX_TASKS,), seeds=(0,), llm="scripted", out=str(tmp_path),
@@ -53,6 +62,11 @@ def test_rows_do_not_depend_on_the_number_of_workers(tmp_path):
     assert content(one) == content(four)
     status = json.loads((four / "status.json").read_text())
     assert status["finished"] and status["workers"] == 4 and status["written"] == 24
+    # the report's statistics do not depend on the order the rows were written in either
+    reports = [write_report(run, resamples=500, plots=False) for run in (one, four)]
+    for name in ("summary", "comparisons"):
+        first, second = (without_timing(getattr(r, name)) for r in reports)
+        assert first == second and len(first) > 1
 
 
 def test_exec_rows_with_failure_injection_do_not_depend_on_workers(tmp_path):
