@@ -22,7 +22,7 @@ must be thread-safe.
 """
 from __future__ import annotations
 
-import concurrent.futures as futures
+import queue
 import threading
 from collections import deque
 from collections.abc import Callable, Hashable
@@ -92,46 +92,51 @@ class InlineExecutor:
 
 
 class ThreadExecutor:
-    """Up to `workers` cells at once, each thread with its own runner."""
+    """Up to `workers` cells at once, each thread with its own runner.
+
+    The threads are daemons: after Ctrl-C the process exits without waiting for the cells in
+    flight (their rows were not written, so a resume runs them again)."""
 
     def __init__(self, workers: int, make_runner: RunnerFactory):
         self.capacity = int(workers)
         self._make_runner = make_runner
-        self._local = threading.local()
-        self._pool = futures.ThreadPoolExecutor(max_workers=self.capacity,
-                                                thread_name_prefix="bench-cell")
-        self._running: dict[futures.Future[Row], Cell] = {}
+        self._todo: queue.SimpleQueue[Cell | None] = queue.SimpleQueue()
+        self._done: queue.SimpleQueue[tuple[Cell, Row | None, BaseException | None]] = \
+            queue.SimpleQueue()
+        self._in_flight = 0
+        for number in range(self.capacity):
+            threading.Thread(target=self._work, daemon=True,
+                             name=f"bench-cell-{number}").start()
 
-    def _run(self, cell: Cell) -> Row:
-        runner = getattr(self._local, "runner", None)
-        if runner is None:
-            runner = self._local.runner = self._make_runner()
-        return runner(cell)
+    def _work(self) -> None:
+        runner: Runner | None = None
+        while (cell := self._todo.get()) is not None:
+            try:
+                if runner is None:
+                    runner = self._make_runner()
+                self._done.put((cell, runner(cell), None))
+            except BaseException as error:  # handed to the runner's thread, raised there
+                self._done.put((cell, None, error))
 
     def submit(self, cell: Cell) -> None:
-        self._running[self._pool.submit(self._run, cell)] = cell
+        self._in_flight += 1
+        self._todo.put(cell)
 
     def next_done(self) -> tuple[Cell, Row]:
-        done, _ = futures.wait(self._running, return_when=futures.FIRST_COMPLETED)
-        future = min(done, key=lambda f: _submission_order(self._running, f))
-        cell = self._running.pop(future)
-        return cell, future.result()
+        cell, row, error = self._done.get()
+        self._in_flight -= 1
+        if error is not None:
+            raise error
+        assert row is not None
+        return cell, row
 
     @property
     def in_flight(self) -> int:
-        return len(self._running)
+        return self._in_flight
 
     def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
-
-
-def _submission_order(running: dict[Any, Cell], future: Any) -> int:
-    """Among cells that finished together, hand back the one submitted first (dicts keep
-    insertion order), so a run that finishes everything at once writes in grid order."""
-    for index, candidate in enumerate(running):
-        if candidate is future:
-            return index
-    return len(running)
+        for _ in range(self.capacity):
+            self._todo.put(None)
 
 
 # ----------------------------------------------------------------------------------------- Ray
