@@ -41,8 +41,21 @@ def cmd_collect(args: argparse.Namespace) -> int:
                                successes=args.successes, per_reason=args.per_reason,
                                random=args.random)
     taskset = Path(args.tasks).stem if args.tasks.endswith(".json") else args.tasks
+    probe = None
+    env_options: dict[str, Any] = {}
+    if args.env:
+        from ..env import list_envs
+        from ..induce.probe import ProbeSettings
+
+        if args.env.lower() not in list_envs():
+            raise SageError(f"--env {args.env!r}: unknown environment; known: "
+                            f"{', '.join(list_envs())}")
+        probe = ProbeSettings(seed=args.seed, random=args.random, walks=args.walks)
+        env_options = {k: v for k, v in (("host", args.sim_host), ("port", args.sim_port)) if v}
     summary = collect(tasks, domain, args.out, settings=settings, taskset=taskset,
-                      progress=not args.no_progress and not args.json)
+                      progress=not args.no_progress and not args.json,
+                      env=args.env.lower() if args.env else None, env_options=env_options,
+                      probe=probe)
     if args.json:
         print(json.dumps(summary.to_json(), indent=2))
     else:
@@ -62,8 +75,10 @@ def cmd_induce(args: argparse.Namespace) -> int:
     aliases = None
     if args.aliases:
         aliases = load_domain_arg(args.aliases, args)
+    types_from = load_domain_arg(args.types_from, args) if args.types_from else None
     result = induce(args.logs, domain_name=args.domain_name, min_support=args.min_support,
-                    noise=args.noise, keep_static=args.keep_static, aliases_from=aliases)
+                    noise=args.noise, keep_static=args.keep_static, aliases_from=aliases,
+                    types_from=types_from)
     text = write_domain(result.domain)
     if args.out:
         try:
@@ -83,6 +98,25 @@ def cmd_induce(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
         if not args.quiet:
             err(result.report.render())
+    return EXIT_OK
+
+
+# --- rule-deletion ---------------------------------------------------------------------------
+
+def cmd_rule_deletion(args: argparse.Namespace) -> int:
+    from ..induce.deletion import deletion_study
+    from ..tasks import load_taskset
+
+    domain = load_domain_arg(args.domain, args)
+    induced = load_domain_arg(args.induced, args) if args.induced else None
+    result = deletion_study(domain, load_taskset(args.tasks), induced)
+    text = json.dumps(result.to_json(), indent=2) if args.json else result.markdown()
+    if args.out:
+        try:
+            Path(args.out).write_text(text + "\n", encoding="utf-8")
+        except OSError as error:
+            raise SageError(f"--out {args.out}: cannot write: {error.strerror or error}") from None
+    print(text)
     return EXIT_OK
 
 
@@ -163,9 +197,17 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 def register(add_command: AddCommand) -> None:
     p = add_command("collect", cmd_collect,
-                "Probe the symbolic environment on a task set and write transition logs (JSONL).")
+                "Probe an environment on a task set and write transition logs (JSONL).")
     p.add_argument("--domain", default="ithor", help="domain name or file (default: ithor)")
-    p.add_argument("--tasks", default="ithor", help="task set: ithor, ithor-gt, procthor or a JSON file")
+    p.add_argument("--tasks", default="ithor",
+                   help="task set: ithor, ithor-gt, procthor, virtualhome, a JSON file or PDDL "
+                        "problems")
+    p.add_argument("--env", default=None,
+                   help="probe this environment through its interface (symbolic, virtualhome, "
+                        "alfworld, thor); without it the symbolic world is probed guided by the "
+                        "domain's own gate (circular evidence)")
+    p.add_argument("--sim-host", default=None, help="thor-server host (--env thor)")
+    p.add_argument("--sim-port", type=int, default=None, help="thor-server port (--env thor)")
     p.add_argument("--out", required=True, help="folder for the logs, one TASK_ID.jsonl per task")
     p.add_argument("--seed", type=int, default=0, help="seed of the probe sampling (default 0)")
     p.add_argument("--states", type=int, default=5, help="reachable states probed per task (default 5)")
@@ -192,10 +234,24 @@ def register(add_command: AddCommand) -> None:
                    help="also keep every static unary literal true in all successes (type-like)")
     p.add_argument("--aliases", default=None, metavar="DOMAIN",
                    help="map logged action words through this domain's @sage aliases")
+    p.add_argument("--types-from", default=None, metavar="DOMAIN",
+                   help="write the domain with this domain's types and predicate declarations, "
+                        "typing parameters from the logged tasks' problems (so `check` accepts "
+                        "the induced domain with that domain's problems)")
     p.add_argument("--out", default=None, help="write the domain to this file instead of stdout")
     p.add_argument("--report", default=None, help="also write the report as JSON to this file")
     p.add_argument("-q", "--quiet", action="store_true", help="no report on stderr")
     p.add_argument("--json", action="store_true", help="print {domain, report} as JSON")
+
+    p = add_command("rule-deletion", cmd_rule_deletion,
+                "Delete each precondition rule of a domain in turn: the injected violations the "
+                "gate then misses, and which deletions an induced domain restores.")
+    p.add_argument("domain", help="the hand-written domain (name or file)")
+    p.add_argument("--tasks", default="ithor", help="task set whose reference plans are mutated")
+    p.add_argument("--induced", default=None, metavar="FILE",
+                   help="an induced domain written with --types-from DOMAIN")
+    p.add_argument("--out", default=None, help="also write the table (or JSON) to this file")
+    p.add_argument("--json", action="store_true", help="JSON instead of a Markdown table")
 
     p = add_command("export", cmd_export,
                 "Write domain.pddl, problem.pddl and an IPC plan for VAL, unified-planning, Fast Downward.")

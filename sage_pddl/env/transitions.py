@@ -15,6 +15,7 @@ soon as the step finishes, so a crashed run keeps every transition up to the cra
      "code": null,                    # reason code on failure (gate code, injected-failure, ...)
      "message": "ok",                 # executor message; the failure reason otherwise
      "post": ["(holding apple)", ...],                     # true state after the step
+     "unknown": ["(opened fridge)"],  # optional: facts not observed before the step
      "ts": 1732240000.123}            # wall-clock time (seconds since the epoch)
 
 Facts are PDDL ground atoms in lower case, `(predicate arg ...)`, sorted. `pre`/`post` are the
@@ -74,6 +75,9 @@ class Transition:
     ts: float = field(default=0.0, compare=False)
     code: str | None = None
     episode: int = 0
+    unknown: frozenset[Fact] = frozenset()
+    """Facts whose truth before the step was not observed (partial observability): neither in
+    `pre` (known true) nor known false."""
 
     @property
     def added(self) -> frozenset[Fact]:
@@ -90,7 +94,9 @@ class Transition:
                            "text": self.action.text},
                 "pre": sorted(format_fact(f) for f in self.pre),
                 "success": self.success, "code": self.code, "message": self.message,
-                "post": sorted(format_fact(f) for f in self.post), "ts": self.ts}
+                "post": sorted(format_fact(f) for f in self.post), "ts": self.ts,
+                **({"unknown": sorted(format_fact(f) for f in self.unknown)}
+                   if self.unknown else {})}
 
     @classmethod
     def from_json(cls, data: Any) -> Transition:
@@ -112,13 +118,17 @@ class Transition:
         if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
             raise ValueError("field 'action.args' must be a list of strings")
         code = data.get("code")
+        unknown = data.get("unknown", [])
+        if not isinstance(unknown, list):
+            raise ValueError("field 'unknown' must be a list of facts")
         return cls(task=data["task"], env=data["env"], domain=data["domain"], step=data["step"],
                    action=StepAction(action["action"], tuple(args), str(action.get("text", ""))),
                    pre=frozenset(parse_fact(f) for f in data["pre"]),
                    success=data["success"], message=str(data.get("message", "")),
                    post=frozenset(parse_fact(f) for f in data["post"]),
                    ts=float(data.get("ts", 0.0)), code=None if code is None else str(code),
-                   episode=int(data.get("episode", 0)))
+                   episode=int(data.get("episode", 0)),
+                   unknown=frozenset(parse_fact(f) for f in unknown))
 
 
 def make_transition(*, task: str, env: str, domain: str, step: int, plan_step: PlanStep,

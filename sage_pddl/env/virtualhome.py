@@ -9,8 +9,10 @@ order, affordance error, additional step). `VirtualHomeEnv` runs exactly that co
 episode; nothing here re-implements VirtualHome's action semantics.
 
 Task identity: an EAI task is a file id such as `11_1` (program 11, scene graph variant 1).
-`reset(problem)` takes it from the `task` option, from the problem name when it contains one
-(`11_1`, `eai_11_1`, `vh-11_1`), or from a plain string passed instead of a problem.
+`reset(problem)` takes it from the `task` option, else from `scene` (the `virtualhome` task set
+gives each task its EAI id as its scene, since the id names the task's scene graph), else from
+the problem name when it contains one (`11_1`, `eai_11_1`, `vh-11_1`), or from a plain string
+passed instead of a problem.
 
 Plan steps are translated to script lines (`to_script_line`):
 
@@ -367,10 +369,10 @@ class VirtualHomeEnv:
 
     def reset(self, problem: Problem | str, *, task: str | None = None,
               domain: Any = None, scene: str | None = None) -> Observation:
-        """Start EAI task `task` (or the one `problem` names). `domain` and `scene` are
+        """Start EAI task `task` (else `scene`, else the one `problem` names). `domain` is
         accepted for the common reset signature and not used: EAI's simulator defines what
-        actions do, and the task names its own scene graph."""
-        task_id = task_id_of(problem, task or self._default_task)
+        actions do."""
+        task_id = task_id_of(problem, task or self._default_task or scene)
         goals = eai_goals(task_id)
         planner, gold = build_planner(task_id)
         self.resolver = task_resolver(task_id, planner)

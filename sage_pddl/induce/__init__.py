@@ -8,8 +8,9 @@ docs/transitions.md) and returns an `InductionResult(domain, report, actions, al
 `domain` is a PDDL `Domain`, `report` an `InductionReport` with, per action, its support,
 success/failure counts, in-sample accuracy and the failures no learned precondition explains;
 `result.predict(transition)` says whether the learned preconditions accept a transition's step.
-`learner.py` states what is learned and how; `collect.py` probes the symbolic environment to
-produce logs.
+`learner.py` states what is learned and how; `collect.py` and `probe.py` probe an environment
+to produce logs; `evaluate.py` scores induced domains; `deletion.py` runs the rule-deletion
+study.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from sage_pddl.pddl.vocabulary import vocabulary
 from .learner import ActionReport, InductionReport, InductionResult, LearnedAction, learn
 
 __all__ = ["ActionReport", "InductionReport", "InductionResult", "LearnedAction", "induce",
-           "log_files", "read_logs"]
+           "log_files", "object_types_of", "read_logs"]
 
 
 def log_files(paths: Iterable[str | Path]) -> list[Path]:
@@ -50,11 +51,15 @@ def read_logs(paths: Iterable[str | Path]) -> Iterator[Transition]:
 
 def induce(paths: Iterable[str | Path] | str | Path, *, domain_name: str = "induced",
            min_support: int = 1, noise: float = 0.0, keep_static: bool = False,
-           aliases_from: Domain | None = None) -> InductionResult:
+           aliases_from: Domain | None = None, types_from: Domain | None = None
+           ) -> InductionResult:
     """Learn a domain from the transition logs under `paths` (see `learner.py`).
 
     `aliases_from`: a domain whose `@sage alias` annotations map logged action words to its
     canonical action names (so `Navigate` and `MoveTo` steps form one schema).
+    `types_from`: write the domain in this domain's types and predicate declarations, typing
+    each parameter from the objects it took; an object's type is read from the problem of the
+    task that logged it (the record's `task`, a task reference such as `ithor#K01`).
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]
@@ -62,6 +67,28 @@ def induce(paths: Iterable[str | Path] | str | Path, *, domain_name: str = "indu
     aliases = {}
     if aliases_from is not None:
         aliases = vocabulary(aliases_from).action_keys
-    transitions = (t for path in files for t in read_transitions(path))
+    transitions = [t for path in files for t in read_transitions(path)]
+    object_types = (object_types_of({t.task for t in transitions}, types_from)
+                    if types_from is not None else None)
     return learn(transitions, domain_name=domain_name, min_support=min_support, noise=noise,
-                 keep_static=keep_static, aliases=aliases, files=[str(f) for f in files])
+                 keep_static=keep_static, aliases=aliases, files=[str(f) for f in files],
+                 types_from=types_from, object_types=object_types)
+
+
+def object_types_of(task_refs: Iterable[str], domain: Domain) -> dict[str, str]:
+    """object key -> its declared type, from the problems of the tasks `task_refs` name in
+    `domain` (and its constants). A reference that names no loadable task is passed over: its
+    objects stay untyped, and the parameters they fill with them."""
+    from sage_pddl.pddl.model import key
+    from sage_pddl.tasks import load_task, task_problem
+
+    types = {key(c.name): c.types[0] for c in domain.constants if c.types}
+    for ref in sorted(task_refs):
+        try:
+            problem = task_problem(load_task(ref), domain)
+        except SageError:
+            continue
+        for obj in problem.objects:
+            if obj.types:
+                types.setdefault(key(obj.name), obj.types[0])
+    return types

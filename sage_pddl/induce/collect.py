@@ -1,4 +1,10 @@
-"""Collect transition logs by probing the symbolic environment (the input of induction).
+"""Collect transition logs by probing an environment (the input of induction).
+
+`collect(..., env=NAME)` probes any environment through its interface (`probe.py`: the
+environment alone decides every outcome, so the logs of VirtualHome or ALFWorld owe nothing to
+our PDDL). Without `env`, the symbolic world is probed as below, guided by the gate of the same
+domain: its logs recover that domain from its own transitions, which checks the learner, not the
+domain (circular evidence, and labelled so in docs/induction.md).
 
 For every task of a task set, with a random generator seeded by (seed, task id):
 
@@ -27,14 +33,18 @@ from __future__ import annotations
 import itertools
 import random
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sage_pddl.env.symbolic import SymbolicEnv
+from sage_pddl.env.transitions import TransitionLog
 from sage_pddl.gate import StepRejected
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, PlanStep
+
+from .probe import ProbeSettings, probe_task
 
 
 @dataclass(frozen=True)
@@ -156,11 +166,31 @@ def collect_task(task, domain: Domain, log_path: Path, settings: CollectSettings
     return count
 
 
+def collect_in_env(task, domain: Domain, log_path: Path, settings: ProbeSettings, ref: str,
+                   env: str, env_options: Mapping[str, Any] | None = None) -> int:
+    """Probe one task in the environment `env` (`probe.py`); returns the transitions logged."""
+    from sage_pddl.env import get_env
+    from sage_pddl.tasks import task_problem
+
+    problem = task_problem(task, domain)
+    world = get_env(env, **dict(env_options or {}))
+    try:
+        with TransitionLog(log_path) as log:
+            return probe_task(task, domain, problem, world, log, settings, ref)
+    finally:
+        close = getattr(world, "close", None)
+        if callable(close):
+            close()
+
+
 def collect(tasks: Sequence, domain: Domain, out: str | Path, *,
             settings: CollectSettings = CollectSettings(), taskset: str = "tasks",
             progress: bool = True,
-            on_task: Callable[[str, int], None] | None = None) -> CollectSummary:
-    """Probe every task; write `<out>/<TASK_ID>.jsonl` per task (see the module docstring)."""
+            on_task: Callable[[str, int], None] | None = None, env: str | None = None,
+            env_options: Mapping[str, Any] | None = None,
+            probe: ProbeSettings | None = None) -> CollectSummary:
+    """Probe every task; write `<out>/<TASK_ID>.jsonl` per task (see the module docstring).
+    With `env`, each task is probed in that environment with `probe` settings."""
     out = Path(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -182,8 +212,13 @@ def collect(tasks: Sequence, domain: Domain, out: str | Path, *,
             else:
                 part = final.with_name(final.name + ".part")
                 part.unlink(missing_ok=True)
+                ref = f"{taskset}#{task.task_id}"
                 try:
-                    count = collect_task(task, domain, part, settings, f"{taskset}#{task.task_id}")
+                    if env is None:
+                        count = collect_task(task, domain, part, settings, ref)
+                    else:
+                        count = collect_in_env(task, domain, part, probe or ProbeSettings(),
+                                               ref, env, env_options)
                 except SageError as error:
                     # a task whose problem cannot be built is reported, the others go on
                     failed.append((task.task_id, str(error)))
@@ -204,4 +239,4 @@ def collect(tasks: Sequence, domain: Domain, out: str | Path, *,
     return CollectSummary(tuple(files), tuple(written), tuple(skipped), tuple(failed), total)
 
 
-__all__ = ["CollectSettings", "CollectSummary", "collect", "collect_task"]
+__all__ = ["CollectSettings", "CollectSummary", "collect", "collect_in_env", "collect_task"]

@@ -40,6 +40,7 @@ learned precondition predicts.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -152,11 +153,17 @@ def _literal_order(literal: Literal) -> tuple:
 
 def greedy_cover(candidates: Iterable[Literal], to_explain: Sequence[frozenset[LiftedAtom]],
                  weights: Sequence[int] | None = None, min_support: int = 1,
-                 preference: Mapping[Literal, float] | None = None) -> tuple[list[Literal], list[int]]:
-    """Choose literals until each described instance violates one; return (chosen, uncovered)."""
+                 preference: Mapping[Literal, float] | None = None,
+                 hidden: Sequence[frozenset[LiftedAtom]] | None = None
+                 ) -> tuple[list[Literal], list[int]]:
+    """Choose literals until each described instance violates one; return (chosen, uncovered).
+    An instance violates a literal only where its atom was observed (`hidden`: the atoms each
+    instance did not observe)."""
     weights = list(weights) if weights is not None else [1] * len(to_explain)
     candidates = sorted(set(candidates), key=_literal_order)
-    violates = {c: {i for i, atoms in enumerate(to_explain) if not holds(c, atoms)}
+    unseen = list(hidden) if hidden is not None else [frozenset()] * len(to_explain)
+    violates = {c: {i for i, atoms in enumerate(to_explain)
+                    if (c[1], c[2]) not in unseen[i] and not holds(c, atoms)}
                 for c in candidates}
     uncovered = set(range(len(to_explain)))
     chosen: list[Literal] = []
@@ -264,6 +271,7 @@ class ActionReport:
     effect_issues: tuple[str, ...] = ()
     static_candidates: tuple[str, ...] = ()
     in_domain: bool = True
+    evidence: tuple[Evidence, ...] = ()
 
     @property
     def support(self) -> int:
@@ -279,7 +287,10 @@ class ActionReport:
                 "contradicting_successes": self.contradicting_successes,
                 "effect_issues": list(self.effect_issues),
                 "static_candidates": list(self.static_candidates),
-                "in_domain": self.in_domain}
+                "in_domain": self.in_domain,
+                "evidence": [{"literal": e.literal, "held": e.held, "observed": e.observed,
+                              "unobserved": e.unobserved, "explains": e.explains}
+                             for e in self.evidence]}
 
 
 @dataclass(frozen=True)
@@ -312,6 +323,8 @@ class InductionReport:
                          f"unexplained failures {a.unexplained_failures}{state}")
             if a.preconditions:
                 lines.append("    pre: " + " ".join(a.preconditions))
+            for evidence in a.evidence:
+                lines.append(f"      {evidence}")
             if a.effects:
                 lines.append("    eff: " + " ".join(a.effects))
             for issue in a.effect_issues:
@@ -377,7 +390,7 @@ def _group(transitions: Iterable[Transition], aliases: Mapping[str, str]):
     count = 0
     for t in transitions:
         count += 1
-        for fact in t.pre | t.post:
+        for fact in t.pre | t.post | t.unknown:
             arities.setdefault(fact[0], len(fact) - 1)
         for fact in t.added | t.deleted:
             changing.add(fact[0])
@@ -397,28 +410,66 @@ def _lifted_pre(t: Transition) -> frozenset[LiftedAtom]:
     return lift_state(t.pre, arg_binding([key(a) for a in t.action.args]))
 
 
+def _lifted_unknown(t: Transition) -> frozenset[LiftedAtom]:
+    """The lifted atoms whose truth before the step was not observed."""
+    if not t.unknown:
+        return frozenset()
+    return lift_state(t.unknown, arg_binding([key(a) for a in t.action.args]))
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a learned precondition literal rests on: the successes where its atom was observed
+    and the literal held, those where the atom was not observed, and the failures where it was
+    observed false (which it explains)."""
+
+    literal: str
+    held: int
+    observed: int
+    unobserved: int
+    explains: int
+
+    def __str__(self) -> str:
+        hidden = f" ({self.unobserved} not observed)" if self.unobserved else ""
+        return (f"{self.literal}: held in {self.held} of {self.observed} successes where "
+                f"observed{hidden}; false in {self.explains} failure(s)")
+
+
 def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: set[str],
                          noise: float, min_support: int, keep_static: bool):
     variables = list(range(schema.arity))
     atoms = universe(arities, variables)
     succ = [_lifted_pre(t) for t in schema.successes]
     fail = [_lifted_pre(t) for t in schema.failures]
-    needed = (1.0 - noise) * len(succ)
+    succ_hidden = [_lifted_unknown(t) for t in schema.successes]
+    fail_hidden = [_lifted_unknown(t) for t in schema.failures]
     support: dict[Literal, int] = {}
-    for predicate, args in atoms:
-        true_count = sum((predicate, args) in s for s in succ)
-        support[(True, predicate, args)] = true_count
-        support[(False, predicate, args)] = len(succ) - true_count
-    candidates = [lit for lit, n in support.items() if n > 0 and n >= needed - 1e-9]
+    observed: dict[LiftedAtom, int] = {}
+    for atom in atoms:
+        seen = [s for s, hidden in zip(succ, succ_hidden) if atom not in hidden]
+        true_count = sum(atom in s for s in seen)
+        observed[atom] = len(seen)
+        support[(True, *atom)] = true_count
+        support[(False, *atom)] = len(seen) - true_count
+    candidates = [lit for lit, n in support.items()
+                  if n > 0 and n >= (1.0 - noise) * observed[(lit[1], lit[2])] - 1e-9]
     chosen, uncovered = greedy_cover(candidates, fail, min_support=min_support,
-                                     preference={c: support[c] for c in candidates})
+                                     preference={c: support[c] for c in candidates},
+                                     hidden=fail_hidden)
     static_candidates = sorted(
         (c for c in candidates if c[0] and c[1] in static and len(c[2]) == 1
          and support[c] == len(succ) and c not in chosen), key=_literal_order)
     if keep_static:
         chosen = chosen + static_candidates
     chosen = sorted(chosen, key=_literal_order)
-    return tuple(chosen), uncovered, tuple(static_candidates), succ, fail
+    names = variable_names(schema.arity)
+    evidence = tuple(
+        Evidence(literal_text(c, names), support[c], observed[(c[1], c[2])],
+                 len(succ) - observed[(c[1], c[2])],
+                 sum(1 for f, hidden in zip(fail, fail_hidden)
+                     if (c[1], c[2]) not in hidden and not holds(c, f)))
+        for c in chosen)
+    return tuple(chosen), uncovered, tuple(static_candidates), succ, fail, evidence
 
 
 def _effect_instances(schema: _Schema):
@@ -582,11 +633,53 @@ def learned_domain(name: str, learned: Sequence[LearnedAction], arities: Mapping
                   actions=tuple(actions))
 
 
+def typed_domain(learned: Domain, types_from: Domain, object_types: Mapping[str, str],
+                 seen: Mapping[str, Sequence[set[str]]]) -> Domain:
+    """`learned` in the vocabulary of `types_from`: its types, constants and predicate
+    declarations (predicates it lacks stay untyped), and each parameter typed with the most
+    specific type that every object seen there in a success has (`object_types`: object key ->
+    its declared type; `seen`: action key -> the object keys per position). A position whose
+    objects have no type in common, or no known type, stays untyped."""
+    parents = {key(t.name): tuple(key(p) for p in t.parents) for t in types_from.types}
+    spelled = {key(t.name): t.name for t in types_from.types}
+
+    def ancestors(type_name: str) -> list[str]:
+        chain, current = [], key(type_name)
+        while current and current not in chain and current != "object":
+            chain.append(current)
+            current = parents.get(current, ("object",))[0] if parents.get(current) else "object"
+        return chain
+
+    def common_type(objects: set[str]) -> tuple[str, ...]:
+        chains = [ancestors(object_types[o]) for o in objects if o in object_types]
+        if not chains or len(chains) < len(objects):
+            return ()
+        shared = [t for t in chains[0] if all(t in chain for chain in chains[1:])]
+        return (spelled.get(shared[0], shared[0]),) if shared else ()
+
+    actions = []
+    for action in learned.actions:
+        positions = seen.get(key(action.name), [])
+        parameters = tuple(
+            Typed(p.name, common_type(positions[i]) if i < len(positions) else ())
+            for i, p in enumerate(action.parameters))
+        actions.append(dataclasses.replace(action, parameters=parameters))
+    declared = {key(p.name) for p in types_from.predicates}
+    predicates = types_from.predicates + tuple(p for p in learned.predicates
+                                               if key(p.name) not in declared)
+    requirements = tuple(dict.fromkeys((*learned.requirements, ":typing")))
+    return dataclasses.replace(learned, requirements=requirements, types=types_from.types,
+                               constants=types_from.constants, predicates=predicates,
+                               actions=tuple(actions))
+
+
 def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
           min_support: int = 1, noise: float = 0.0, keep_static: bool = False,
           aliases: Mapping[str, str] | None = None, files: Sequence[str] = (),
-          max_examples: int = 5) -> InductionResult:
-    """Learn a domain from transitions (see the module docstring)."""
+          max_examples: int = 5, types_from: Domain | None = None,
+          object_types: Mapping[str, str] | None = None) -> InductionResult:
+    """Learn a domain from transitions (see the module docstring). With `types_from`, the
+    domain is written in that domain's types and predicate declarations (`typed_domain`)."""
     from sage_pddl.pddl.errors import SageError
 
     if min_support < 1:
@@ -610,7 +703,7 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
                 unexplained_failures=0, in_domain=False,
                 effect_issues=("no successful transition: effects unknown",)))
             continue
-        pre, uncovered, static_candidates, succ, fail = _learn_preconditions(
+        pre, uncovered, static_candidates, succ, fail, evidence = _learn_preconditions(
             schema, arities, static, noise, min_support, keep_static)
         effects, issues = _learn_effects(schema, arities, min_support)
         action = LearnedAction(schema.name, schema.arity, pre, effects)
@@ -628,8 +721,14 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
             effects=tuple(_effect_text(e, names) for e in effects),
             unexplained_failures=len(uncovered), unexplained_examples=examples,
             contradicting_successes=len(succ) - ok_succ, effect_issues=issues,
-            static_candidates=tuple(literal_text(lit, names) for lit in static_candidates)))
+            static_candidates=tuple(literal_text(lit, names) for lit in static_candidates),
+            evidence=evidence))
     domain = learned_domain(domain_name, list(learned.values()), arities)
+    if types_from is not None:
+        seen = {key(schema.name): [{key(t.action.args[i]) for t in schema.successes}
+                                   for i in range(schema.arity)]
+                for slot, schema in schemas.items() if slot in learned}
+        domain = typed_domain(domain, types_from, object_types or {}, seen)
     report = InductionReport(count, tuple(files), tuple(reports), tuple(sorted(static)),
                              {"min_support": min_support, "noise": noise,
                               "keep_static": keep_static, "domain_name": domain_name})
