@@ -68,7 +68,8 @@ CHARACTER_ID = 65
 
 PDDL_TO_SCRIPT: dict[str, str] = {
     "walk_towards": "WALK", "walk_into": "WALK", "find": "FIND", "sit": "SIT",
-    "standup": "STANDUP", "grab": "GRAB", "open": "OPEN", "close": "CLOSE",
+    "standup": "STANDUP", "grab": "GRAB", "open": "OPEN", "open_object": "OPEN",
+    "close": "CLOSE",
     "put_on": "PUTBACK", "put_on_character": "PUTON", "put_inside": "PUTIN",
     "switch_on": "SWITCHON", "switch_off": "SWITCHOFF", "drink": "DRINK", "turn_to": "TURNTO",
     "look_at": "LOOKAT", "wipe": "WIPE", "drop": "DROP", "read": "READ", "touch": "TOUCH",
@@ -76,7 +77,8 @@ PDDL_TO_SCRIPT: dict[str, str] = {
     "wash": "WASH", "squeeze": "SQUEEZE", "plug_in": "PLUGIN", "plug_out": "PLUGOUT",
     "cut": "CUT", "eat": "EAT", "sleep": "SLEEP", "wake_up": "WAKEUP",
 }
-"""EAI's PDDL actions (resources/virtualhome/virtualhome.pddl) -> VirtualHome script actions."""
+"""EAI's PDDL actions (resources/virtualhome/virtualhome.pddl) -> VirtualHome script actions;
+`open_object` is the bundled domain's name for EAI's `open` (see domains/virtualhome.pddl)."""
 
 CHARACTER_NAMES = frozenset({"character", "char", "agent", "robot"})
 ERROR_CODES: dict[int, str] = {0: "wrong_temporal_order", 1: "missing_step", 2: "affordance_error",
