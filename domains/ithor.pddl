@@ -13,8 +13,10 @@
 ;;   (reachable ?x)   the robot has located ?x (MoveTo or Find): the executor can walk to it and
 ;;                    interact. Monotone, like the server, which keeps what it found/arrived at
 ;;                    and navigates to the object itself before every interaction. MoveTo/Find of
-;;                    ?x also reaches what is in/on ?x and the fixtures `near` ?x (the Faucet of a
-;;                    Sink, the knobs of a StoveBurner).
+;;                    ?x also reaches what is in/on ?x, the fixtures `near` ?x (the Faucet of a
+;;                    Sink, the knobs of a StoveBurner) and the other instances of its type
+;;                    (`same-kind`): the server keeps the type it arrived at or found, and
+;;                    walks to the instance a step acts on by itself.
 ;;   (holding ?o) / (hand-empty)          the one object in the robot's hand.
 ;;   (inside ?o ?c) / (on ?o ?r)          AI2-THOR's parentReceptacles, split by the kind of
 ;;                    receptacle: containers (openable ones, sinks, bins, bowls, pots...) hold
@@ -24,21 +26,46 @@
 ;;   (opened ?x) / (closed ?x)            open state of openable objects (neither holds for an
 ;;                    object that cannot open, so "already open" and "already closed" are single
 ;;                    literals with their own reason codes).
-;;   (turned-on ?x)   toggle state (AI2-THOR isToggled).
-;;   (sat-on ?x) (lying-on ?x) (heated ?o) (cooled ?o) (cleaned ?o)   task outcomes.
+;;   (turned-on ?x)   toggle state (AI2-THOR isToggled). A StoveKnob and the StoveBurner it
+;;                    `controls` switch together: AI2-THOR toggles a burner only through its
+;;                    knob (CanToggleOnOff), and the action server turns the knob for
+;;                    "TurnOn StoveBurner".
+;;   (heated ?o) / (cooled ?o)   AI2-THOR's temperature Hot / Cold (ObjectTemperature): what is
+;;                    in or on a heat source that is on (Microwave, Toaster, StoveBurner)
+;;                    turns Hot, what goes into the Fridge turns Cold (HeatZone, ColdZone).
+;;                    Heat reaches one level: what is in a pan on a burner is not modelled,
+;;                    so a goal that cooks in a pan states the pan, the burner and its state.
+;;   (cooked ?o)      isCooked: a cookable object (Potato; Bread and Egg once sliced/cracked)
+;;                    heated as above, or by the Heat action.
+;;   (sliced ?o)      isSliced: SliceObject, with a knife in the hand (ALFRED's rule).
+;;   (filled ?o ?l)   isFilledWithLiquid with fillLiquid ?l (water, coffee, wine): Fill at a
+;;                    sink; a fillable object in a basin under a running faucet (Fill.cs); a
+;;                    Mug on a CoffeeMachine that is on gets coffee (and turns Hot).
+;;   (dirty ?o)       isDirty (Dirtyable types; scenes start clean): Wash/Clean, or running
+;;                    water over it, clean it (Dirty.cs). A Bed that is dirty is unmade.
+;;   (cleaned ?o)     ?o was washed (Wash/Clean, or held under running water): the outcome of
+;;                    "wash X" whether or not X was dirty.
+;;   (sat-on ?x) (lying-on ?x)   task outcomes (AI2-THOR has no sitting; the server walks there).
 ;;   (water-reachable) (heater-reachable) (cooler-reachable)   a sink/faucet, a heating
 ;;                    appliance, a fridge has been located (needed by Wash/Clean, Heat, Cool).
-;; Static affordances come from the task's object catalogue (sage_pddl/tasks/catalogue.py).
+;; Static affordances come from the task's object catalogue (sage_pddl/tasks/catalogue.py), which
+;; is written from AI2-THOR's object-type documentation: pickupable, openable, toggleable,
+;; receptacle, sliceable, cookable, fillable (CanFillWithLiquid), dirtyable are its actionable
+;; properties; the other static predicates are kinds the actions need (container, heater, ...).
+;; A type may have several instances (Cabinet_1, Cabinet_2): a step naming the type acts on the
+;; first instance for which it is applicable (sage_pddl/tasks/problem.py).
 ;;
 ;; Preconditions are written affordance first, then hand, reachability, state: the first literal
 ;; that fails is the one reported, so "Pick Fridge" says not-pickupable, not not-reachable.
 
 (define (domain ithor)
-  ; @sage describe A household robot in an AI2-THOR (iTHOR) room: it moves to objects, picks them up and puts them down, opens and closes containers, and switches appliances on and off.
+  ; @sage describe A household robot in an AI2-THOR (iTHOR) room: it moves to objects, picks them up and puts them down, opens and closes containers, switches appliances on and off, and washes, fills, slices, heats and cools objects.
   ; @sage fields object target
   (:requirements :strips :typing :negative-preconditions :conditional-effects
-                 :universal-preconditions)
-  (:types thing)
+                 :universal-preconditions :existential-preconditions
+                 :disjunctive-preconditions)
+  (:types thing liquid)
+  (:constants water coffee wine - liquid)
 
   (:predicates
     ;; static affordances (AI2-THOR actionable properties and kinds)
@@ -54,6 +81,17 @@
     (heater ?x - thing)
     (cooler ?x - thing)
     (near ?o - thing ?x - thing)
+    (sliceable ?x - thing)
+    (cookable ?x - thing)
+    (cookable-sliced ?x - thing)
+    (fillable ?x - thing)
+    (dirtyable ?x - thing)
+    (slicer ?x - thing)
+    (food ?x - thing)
+    (coffee-maker ?x - thing)
+    (toggles-closed ?x - thing)
+    (controls ?k - thing ?b - thing)
+    (same-kind ?a - thing ?b - thing)
     ;; fluents
     (reachable ?x - thing)
     (holding ?o - thing)
@@ -69,6 +107,10 @@
     (heated ?o - thing)
     (cooled ?o - thing)
     (cleaned ?o - thing)
+    (sliced ?o - thing)
+    (cooked ?o - thing)
+    (dirty ?o - thing)
+    (filled ?o - thing ?l - liquid)
     (water-reachable)
     (heater-reachable)
     (cooler-reachable)
@@ -84,6 +126,7 @@
     :precondition (and)
     :effect (and
       (reachable ?x)
+      (forall (?o - thing) (when (same-kind ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (near ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (inside ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (on ?o ?x) (reachable ?o)))
@@ -102,6 +145,7 @@
     :precondition (and (not (enclosed ?x)))
     :effect (and
       (reachable ?x)
+      (forall (?o - thing) (when (same-kind ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (near ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (inside ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (on ?o ?x) (reachable ?o)))
@@ -146,7 +190,23 @@
       (hand-empty)
       (forall (?o - thing) (when (and (holding ?o) (container ?r)) (inside ?o ?r)))
       (forall (?o - thing) (when (and (holding ?o) (not (container ?r))) (on ?o ?r)))
-      (forall (?o - thing) (when (holding ?o) (not (holding ?o))))))
+      (forall (?o - thing) (when (holding ?o) (not (holding ?o))))
+      (forall (?o - thing) (when (and (holding ?o) (heater ?r) (turned-on ?r))
+                                 (and (heated ?o) (not (cooled ?o)))))
+      (forall (?o - thing) (when (and (holding ?o) (heater ?r) (turned-on ?r) (cookable ?o))
+                                 (cooked ?o)))
+      (forall (?o - thing) (when (and (holding ?o) (heater ?r) (turned-on ?r)
+                                      (cookable-sliced ?o) (sliced ?o))
+                                 (cooked ?o)))
+      (forall (?o - thing) (when (and (holding ?o) (cooler ?r)) (and (cooled ?o) (not (heated ?o)))))
+      (forall (?o - thing) (when (and (holding ?o) (coffee-maker ?r) (turned-on ?r) (fillable ?o))
+                                 (and (filled ?o coffee) (heated ?o) (not (cooled ?o)))))
+      (forall (?o ?f - thing)
+        (when (and (holding ?o) (near ?f ?r) (water-source ?f) (turned-on ?f) (fillable ?o))
+              (filled ?o water)))
+      (forall (?o ?f - thing)
+        (when (and (holding ?o) (near ?f ?r) (water-source ?f) (turned-on ?f) (washable ?o))
+              (and (cleaned ?o) (not (dirty ?o)))))))
 
   ;; PutIn C: the server runs the same skill as Place (PutObject); kept as its own action so the
   ;; plan reads as written and PutIn-specific feedback is possible.
@@ -164,7 +224,23 @@
       (hand-empty)
       (forall (?o - thing) (when (and (holding ?o) (container ?r)) (inside ?o ?r)))
       (forall (?o - thing) (when (and (holding ?o) (not (container ?r))) (on ?o ?r)))
-      (forall (?o - thing) (when (holding ?o) (not (holding ?o))))))
+      (forall (?o - thing) (when (holding ?o) (not (holding ?o))))
+      (forall (?o - thing) (when (and (holding ?o) (heater ?r) (turned-on ?r))
+                                 (and (heated ?o) (not (cooled ?o)))))
+      (forall (?o - thing) (when (and (holding ?o) (heater ?r) (turned-on ?r) (cookable ?o))
+                                 (cooked ?o)))
+      (forall (?o - thing) (when (and (holding ?o) (heater ?r) (turned-on ?r)
+                                      (cookable-sliced ?o) (sliced ?o))
+                                 (cooked ?o)))
+      (forall (?o - thing) (when (and (holding ?o) (cooler ?r)) (and (cooled ?o) (not (heated ?o)))))
+      (forall (?o - thing) (when (and (holding ?o) (coffee-maker ?r) (turned-on ?r) (fillable ?o))
+                                 (and (filled ?o coffee) (heated ?o) (not (cooled ?o)))))
+      (forall (?o ?f - thing)
+        (when (and (holding ?o) (near ?f ?r) (water-source ?f) (turned-on ?f) (fillable ?o))
+              (filled ?o water)))
+      (forall (?o ?f - thing)
+        (when (and (holding ?o) (near ?f ?r) (water-source ?f) (turned-on ?f) (washable ?o))
+              (and (cleaned ?o) (not (dirty ?o)))))))
 
   ;; Open X: OpenObject on a located, openable, closed object. What is inside becomes
   ;; accessible.
@@ -172,9 +248,11 @@
   ; @sage reason Open (openable ?x) not-openable "?x cannot be opened (AI2-THOR: not openable)"
   ; @sage reason Open (reachable ?x) not-reachable "?x has not been located: MoveTo or Find ?x first"
   ; @sage reason Open (closed ?x) already-open "?x is already open"
+  ; @sage reason Open (imply (toggles-closed ?x) (not (turned-on ?x))) turned-on "?x is on: turn it off before opening it (AI2-THOR)"
   (:action Open
     :parameters (?x - thing)
-    :precondition (and (openable ?x) (reachable ?x) (closed ?x))
+    :precondition (and (openable ?x) (reachable ?x) (closed ?x)
+                       (imply (toggles-closed ?x) (not (turned-on ?x))))
     :effect (and
       (opened ?x)
       (not (closed ?x))
@@ -193,20 +271,47 @@
       (not (opened ?x))
       (forall (?o - thing) (when (inside ?o ?x) (enclosed ?o)))))
 
-  ;; TurnOn X: ToggleObjectOn, refused by AI2-THOR when X is already on. A heating appliance
-  ;; heats what is inside it (AI2-THOR's contextual temperature change).
+  ;; TurnOn X: ToggleObjectOn, refused by AI2-THOR when X is already on, and for a Microwave
+  ;; that is open (CanToggleOnOff.MustBeClosedToTurnOn). A StoveKnob and the StoveBurner it
+  ;; controls switch together. What is in or on a heat source that comes on turns Hot and cooks if
+  ;; cookable (HeatZone); a CoffeeMachine fills the Mug on it with coffee; a Faucet or ShowerHead
+  ;; fills and washes what stands in a basin under it (Fill.cs, Dirty.cs).
   ; @sage alias TurnOn ToggleOn ToggleObjectOn SwitchOn Activate
   ; @sage reason TurnOn (toggleable ?x) not-toggleable "?x cannot be turned on or off (AI2-THOR: not toggleable)"
   ; @sage reason TurnOn (reachable ?x) not-reachable "?x has not been located: MoveTo or Find ?x first"
   ; @sage reason TurnOn (not (turned-on ?x)) already-on "?x is already on"
+  ; @sage reason TurnOn (imply (toggles-closed ?x) (closed ?x)) must-be-closed "?x is open: close it before turning it on (AI2-THOR)"
   (:action TurnOn
     :parameters (?x - thing)
-    :precondition (and (toggleable ?x) (reachable ?x) (not (turned-on ?x)))
+    :precondition (and (toggleable ?x) (reachable ?x) (not (turned-on ?x))
+                       (imply (toggles-closed ?x) (closed ?x)))
     :effect (and
       (turned-on ?x)
-      (forall (?o - thing) (when (and (heater ?x) (inside ?o ?x)) (heated ?o)))))
+      (forall (?b - thing) (when (controls ?x ?b) (turned-on ?b)))
+      (forall (?k - thing) (when (controls ?k ?x) (turned-on ?k)))
+      (forall (?o - thing) (when (and (heater ?x) (inside ?o ?x)) (and (heated ?o) (not (cooled ?o)))))
+      (forall (?o - thing) (when (and (heater ?x) (on ?o ?x)) (and (heated ?o) (not (cooled ?o)))))
+      (forall (?o - thing) (when (and (heater ?x) (inside ?o ?x) (cookable ?o)) (cooked ?o)))
+      (forall (?o - thing) (when (and (heater ?x) (on ?o ?x) (cookable ?o)) (cooked ?o)))
+      (forall (?o - thing) (when (and (heater ?x) (inside ?o ?x) (cookable-sliced ?o) (sliced ?o))
+                                 (cooked ?o)))
+      (forall (?o - thing) (when (and (heater ?x) (on ?o ?x) (cookable-sliced ?o) (sliced ?o))
+                                 (cooked ?o)))
+      (forall (?b ?o - thing) (when (and (controls ?x ?b) (heater ?b) (on ?o ?b))
+                                    (and (heated ?o) (not (cooled ?o)))))
+      (forall (?b ?o - thing) (when (and (controls ?x ?b) (heater ?b) (on ?o ?b) (cookable ?o))
+                                    (cooked ?o)))
+      (forall (?o - thing) (when (and (coffee-maker ?x) (on ?o ?x) (fillable ?o))
+                                 (and (filled ?o coffee) (heated ?o) (not (cooled ?o)))))
+      (forall (?o - thing) (when (and (coffee-maker ?x) (inside ?o ?x) (fillable ?o))
+                                 (and (filled ?o coffee) (heated ?o) (not (cooled ?o)))))
+      (forall (?b ?o - thing) (when (and (water-source ?x) (near ?b ?x) (inside ?o ?b) (fillable ?o))
+                                    (filled ?o water)))
+      (forall (?b ?o - thing) (when (and (water-source ?x) (near ?b ?x) (inside ?o ?b) (washable ?o))
+                                    (and (cleaned ?o) (not (dirty ?o)))))))
 
-  ;; TurnOff X: ToggleObjectOff, refused by AI2-THOR when X is already off.
+  ;; TurnOff X: ToggleObjectOff, refused by AI2-THOR when X is already off. A knob and its
+  ;; burner switch off together.
   ; @sage alias TurnOff ToggleOff ToggleObjectOff SwitchOff Deactivate
   ; @sage reason TurnOff (toggleable ?x) not-toggleable "?x cannot be turned on or off (AI2-THOR: not toggleable)"
   ; @sage reason TurnOff (reachable ?x) not-reachable "?x has not been located: MoveTo or Find ?x first"
@@ -214,7 +319,10 @@
   (:action TurnOff
     :parameters (?x - thing)
     :precondition (and (toggleable ?x) (reachable ?x) (turned-on ?x))
-    :effect (not (turned-on ?x)))
+    :effect (and
+      (not (turned-on ?x))
+      (forall (?b - thing) (when (controls ?x ?b) (not (turned-on ?b))))
+      (forall (?k - thing) (when (controls ?k ?x) (not (turned-on ?k))))))
 
   ;; Wash O: rinse the held object under a located sink/faucet. (The paper's server routes Wash
   ;; to Pick and always fails, REFERENCE §8.3: a server bug, not a semantics to copy.)
@@ -225,7 +333,7 @@
   (:action Wash
     :parameters (?o - thing)
     :precondition (and (washable ?o) (holding ?o) (water-reachable))
-    :effect (cleaned ?o))
+    :effect (and (cleaned ?o) (not (dirty ?o))))
 
   ;; Sit X: the server walks to X and reports success. Only furniture one can sit on is
   ;; accepted.
@@ -258,7 +366,23 @@
       (hand-empty)
       (forall (?o - thing) (when (and (holding ?o) (container ?r)) (inside ?o ?r)))
       (forall (?o - thing) (when (and (holding ?o) (not (container ?r))) (on ?o ?r)))
-      (forall (?o - thing) (when (holding ?o) (not (holding ?o))))))
+      (forall (?o - thing) (when (holding ?o) (not (holding ?o))))
+      (forall (?o - thing) (when (and (holding ?o) (heater ?r) (turned-on ?r))
+                                 (and (heated ?o) (not (cooled ?o)))))
+      (forall (?o - thing) (when (and (holding ?o) (heater ?r) (turned-on ?r) (cookable ?o))
+                                 (cooked ?o)))
+      (forall (?o - thing) (when (and (holding ?o) (heater ?r) (turned-on ?r)
+                                      (cookable-sliced ?o) (sliced ?o))
+                                 (cooked ?o)))
+      (forall (?o - thing) (when (and (holding ?o) (cooler ?r)) (and (cooled ?o) (not (heated ?o)))))
+      (forall (?o - thing) (when (and (holding ?o) (coffee-maker ?r) (turned-on ?r) (fillable ?o))
+                                 (and (filled ?o coffee) (heated ?o) (not (cooled ?o)))))
+      (forall (?o ?f - thing)
+        (when (and (holding ?o) (near ?f ?r) (water-source ?f) (turned-on ?f) (fillable ?o))
+              (filled ?o water)))
+      (forall (?o ?f - thing)
+        (when (and (holding ?o) (near ?f ?r) (water-source ?f) (turned-on ?f) (washable ?o))
+              (and (cleaned ?o) (not (dirty ?o)))))))
 
   ;; Wait: the server's Pass. No arguments; its only effect records that time passed (some
   ;; planners' PDDL writers drop an empty effect, which Fast Downward then refuses).
@@ -276,7 +400,9 @@
   (:action Heat
     :parameters (?o - thing)
     :precondition (and (holding ?o) (heater-reachable))
-    :effect (and (heated ?o) (not (cooled ?o))))
+    :effect (and (heated ?o) (not (cooled ?o))
+                 (when (cookable ?o) (cooked ?o))
+                 (when (and (cookable-sliced ?o) (sliced ?o)) (cooked ?o))))
 
   ; @sage alias Cool Chill Refrigerate
   ; @sage reason Cool (holding ?o) not-holding "?o is not in the hand: Pick it first"
@@ -293,4 +419,38 @@
   (:action Clean
     :parameters (?o - thing)
     :precondition (and (washable ?o) (holding ?o) (water-reachable))
-    :effect (cleaned ?o)))
+    :effect (and (cleaned ?o) (not (dirty ?o))))
+
+  ;; Slice O: SliceObject on a located sliceable object (Apple, Bread, Egg, Lettuce, Potato,
+  ;; Tomato; an Egg cracks) with a knife in the hand (Knife or ButterKnife, ALFRED's rule). The
+  ;; pieces keep the object's name here (AI2-THOR names them AppleSliced_1, ...).
+  ; @sage alias Slice Cut SliceObject Chop
+  ; @sage reason Slice (sliceable ?o) not-sliceable "?o cannot be sliced (AI2-THOR: not sliceable)"
+  ; @sage reason Slice (reachable ?o) not-reachable "?o has not been located: MoveTo or Find ?o first"
+  ; @sage reason Slice (not (sliced ?o)) already-sliced "?o is already sliced"
+  ; @sage reason Slice (exists (?k - thing) (and (holding ?k) (slicer ?k))) no-knife "slicing needs a Knife or ButterKnife in the hand: Pick one first"
+  (:action Slice
+    :parameters (?o - thing)
+    :precondition (and (sliceable ?o) (reachable ?o) (not (sliced ?o))
+                       (exists (?k - thing) (and (holding ?k) (slicer ?k))))
+    :effect (sliced ?o))
+
+  ;; Fill O: fill the held object with water at a located sink or faucet (the action server puts
+  ;; it in the basin and runs the faucet; AI2-THOR's FillObjectWithLiquid with water).
+  ; @sage alias Fill FillWithWater FillObjectWithLiquid
+  ; @sage reason Fill (fillable ?o) not-fillable "?o cannot hold liquid (AI2-THOR: not fillable)"
+  ; @sage reason Fill (holding ?o) not-holding "?o is not in the hand: Pick it first"
+  ; @sage reason Fill (water-reachable) no-water "no sink or faucet has been located: MoveTo the Sink first"
+  (:action Fill
+    :parameters (?o - thing)
+    :precondition (and (fillable ?o) (holding ?o) (water-reachable))
+    :effect (and (filled ?o water) (not (filled ?o coffee)) (not (filled ?o wine))))
+
+  ;; Empty O: pour the liquid out of the held object (EmptyLiquidFromObject).
+  ; @sage alias Empty Pour EmptyLiquidFromObject Dump
+  ; @sage reason Empty (holding ?o) not-holding "?o is not in the hand: Pick it first"
+  ; @sage reason Empty (exists (?l - liquid) (filled ?o ?l)) not-filled "?o holds no liquid"
+  (:action Empty
+    :parameters (?o - thing)
+    :precondition (and (holding ?o) (exists (?l - liquid) (filled ?o ?l)))
+    :effect (forall (?l - liquid) (not (filled ?o ?l)))))

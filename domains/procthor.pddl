@@ -12,20 +12,25 @@
 ;;   * Place/PutIn/Serve/Sit/LieOn need their target in the current room: the server walks to
 ;;     the nearest instance of the type itself, which in a house may be in another room.
 ;;   * The held object travels with the robot: its room follows the robot's.
-;; Objects are object types, as in iTHOR; a type present in several rooms (a Television in the
-;; Kitchen and the LivingRoom) is `here` when one of its rooms is the current room.
+;; Objects are instances of AI2-THOR types, as in iTHOR; a type listed in several rooms (a
+;; Television in the Kitchen and the LivingRoom) has one instance per room (Television_1,
+;; Television_2), and a step naming the type acts on the first instance it applies to: the one
+;; in the current room. Locating an instance locates the other instances of its type in the
+;; same room (`same-kind`, as in iTHOR).
 ;;   (is-room ?x) static: ?x is a room     (robot-in ?r) the robot's room
-;;   (in-room ?o ?r)  ?o has an instance in room ?r     (here ?x) ?x is in the current room
+;;   (in-room ?o ?r)  ?o is in room ?r                   (here ?x) ?x is in the current room
 ;;                    (rooms are always `here`, so MoveTo <room> needs nothing)
 
 (define (domain procthor)
-  ; @sage describe A household robot in a multi-room ProcTHOR house: it moves between rooms and to objects, picks them up and puts them down, opens and closes containers and doors, and switches appliances on and off.
+  ; @sage describe A household robot in a multi-room ProcTHOR house: it moves between rooms and to objects, picks them up and puts them down, opens and closes containers and doors, switches appliances on and off, and washes, fills, slices, heats and cools objects.
   ; @sage fields object target
   (:requirements :strips :typing :negative-preconditions :conditional-effects
-                 :universal-preconditions :equality)
+                 :universal-preconditions :existential-preconditions
+                 :disjunctive-preconditions :equality)
   (:types
-    location - object
+    location liquid - object
     room thing - location)
+  (:constants water coffee wine - liquid)
 
   (:predicates
     ;; static affordances (AI2-THOR actionable properties and kinds)
@@ -41,6 +46,17 @@
     (heater ?x - location)
     (cooler ?x - location)
     (near ?o - thing ?x - location)
+    (sliceable ?x - thing)
+    (cookable ?x - thing)
+    (cookable-sliced ?x - thing)
+    (fillable ?x - thing)
+    (dirtyable ?x - thing)
+    (slicer ?x - thing)
+    (food ?x - thing)
+    (coffee-maker ?x - thing)
+    (toggles-closed ?x - thing)
+    (controls ?k - thing ?b - thing)
+    (same-kind ?a - thing ?b - location)
     ;; fluents
     (reachable ?x - location)
     (holding ?o - thing)
@@ -56,6 +72,10 @@
     (heated ?o - thing)
     (cooled ?o - thing)
     (cleaned ?o - thing)
+    (sliced ?o - thing)
+    (cooked ?o - thing)
+    (dirty ?o - thing)
+    (filled ?o - thing ?l - liquid)
     (water-reachable)
     (heater-reachable)
     (cooler-reachable)
@@ -78,6 +98,7 @@
     :precondition (and (here ?x))
     :effect (and
       (reachable ?x)
+      (forall (?o - thing) (when (same-kind ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (near ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (inside ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (on ?o ?x) (reachable ?o)))
@@ -112,6 +133,7 @@
     :precondition (and (here ?x) (not (enclosed ?x)))
     :effect (and
       (reachable ?x)
+      (forall (?o - thing) (when (same-kind ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (near ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (inside ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (on ?o ?x) (reachable ?o)))
@@ -157,7 +179,23 @@
       (hand-empty)
       (forall (?o - thing) (when (and (holding ?o) (container ?r)) (inside ?o ?r)))
       (forall (?o - thing) (when (and (holding ?o) (not (container ?r))) (on ?o ?r)))
-      (forall (?o - thing) (when (holding ?o) (not (holding ?o))))))
+      (forall (?o - thing) (when (holding ?o) (not (holding ?o))))
+      (forall (?o - thing) (when (and (holding ?o) (heater ?r) (turned-on ?r))
+                                 (and (heated ?o) (not (cooled ?o)))))
+      (forall (?o - thing) (when (and (holding ?o) (heater ?r) (turned-on ?r) (cookable ?o))
+                                 (cooked ?o)))
+      (forall (?o - thing) (when (and (holding ?o) (heater ?r) (turned-on ?r)
+                                      (cookable-sliced ?o) (sliced ?o))
+                                 (cooked ?o)))
+      (forall (?o - thing) (when (and (holding ?o) (cooler ?r)) (and (cooled ?o) (not (heated ?o)))))
+      (forall (?o - thing) (when (and (holding ?o) (coffee-maker ?r) (turned-on ?r) (fillable ?o))
+                                 (and (filled ?o coffee) (heated ?o) (not (cooled ?o)))))
+      (forall (?o ?f - thing)
+        (when (and (holding ?o) (near ?f ?r) (water-source ?f) (turned-on ?f) (fillable ?o))
+              (filled ?o water)))
+      (forall (?o ?f - thing)
+        (when (and (holding ?o) (near ?f ?r) (water-source ?f) (turned-on ?f) (washable ?o))
+              (and (cleaned ?o) (not (dirty ?o)))))))
 
   ;; PutIn C: the server runs the same skill as Place (PutObject); kept as its own action so the
   ;; plan reads as written and PutIn-specific feedback is possible.
@@ -176,7 +214,23 @@
       (hand-empty)
       (forall (?o - thing) (when (and (holding ?o) (container ?r)) (inside ?o ?r)))
       (forall (?o - thing) (when (and (holding ?o) (not (container ?r))) (on ?o ?r)))
-      (forall (?o - thing) (when (holding ?o) (not (holding ?o))))))
+      (forall (?o - thing) (when (holding ?o) (not (holding ?o))))
+      (forall (?o - thing) (when (and (holding ?o) (heater ?r) (turned-on ?r))
+                                 (and (heated ?o) (not (cooled ?o)))))
+      (forall (?o - thing) (when (and (holding ?o) (heater ?r) (turned-on ?r) (cookable ?o))
+                                 (cooked ?o)))
+      (forall (?o - thing) (when (and (holding ?o) (heater ?r) (turned-on ?r)
+                                      (cookable-sliced ?o) (sliced ?o))
+                                 (cooked ?o)))
+      (forall (?o - thing) (when (and (holding ?o) (cooler ?r)) (and (cooled ?o) (not (heated ?o)))))
+      (forall (?o - thing) (when (and (holding ?o) (coffee-maker ?r) (turned-on ?r) (fillable ?o))
+                                 (and (filled ?o coffee) (heated ?o) (not (cooled ?o)))))
+      (forall (?o ?f - thing)
+        (when (and (holding ?o) (near ?f ?r) (water-source ?f) (turned-on ?f) (fillable ?o))
+              (filled ?o water)))
+      (forall (?o ?f - thing)
+        (when (and (holding ?o) (near ?f ?r) (water-source ?f) (turned-on ?f) (washable ?o))
+              (and (cleaned ?o) (not (dirty ?o)))))))
 
   ;; Open X: OpenObject on a located, openable, closed object. What is inside becomes
   ;; accessible.
@@ -184,9 +238,11 @@
   ; @sage reason Open (openable ?x) not-openable "?x cannot be opened (AI2-THOR: not openable)"
   ; @sage reason Open (reachable ?x) not-reachable "?x has not been located: MoveTo or Find ?x first"
   ; @sage reason Open (closed ?x) already-open "?x is already open"
+  ; @sage reason Open (imply (toggles-closed ?x) (not (turned-on ?x))) turned-on "?x is on: turn it off before opening it (AI2-THOR)"
   (:action Open
     :parameters (?x - thing)
-    :precondition (and (openable ?x) (reachable ?x) (closed ?x))
+    :precondition (and (openable ?x) (reachable ?x) (closed ?x)
+                       (imply (toggles-closed ?x) (not (turned-on ?x))))
     :effect (and
       (opened ?x)
       (not (closed ?x))
@@ -205,20 +261,47 @@
       (not (opened ?x))
       (forall (?o - thing) (when (inside ?o ?x) (enclosed ?o)))))
 
-  ;; TurnOn X: ToggleObjectOn, refused by AI2-THOR when X is already on. A heating appliance
-  ;; heats what is inside it (AI2-THOR's contextual temperature change).
+  ;; TurnOn X: ToggleObjectOn, refused by AI2-THOR when X is already on, and for a Microwave
+  ;; that is open (CanToggleOnOff.MustBeClosedToTurnOn). A StoveKnob and the StoveBurner it
+  ;; controls switch together. What is in or on a heat source that comes on turns Hot and cooks if
+  ;; cookable (HeatZone); a CoffeeMachine fills the Mug on it with coffee; a Faucet or ShowerHead
+  ;; fills and washes what stands in a basin under it (Fill.cs, Dirty.cs).
   ; @sage alias TurnOn ToggleOn ToggleObjectOn SwitchOn Activate
   ; @sage reason TurnOn (toggleable ?x) not-toggleable "?x cannot be turned on or off (AI2-THOR: not toggleable)"
   ; @sage reason TurnOn (reachable ?x) not-reachable "?x has not been located: MoveTo or Find ?x first"
   ; @sage reason TurnOn (not (turned-on ?x)) already-on "?x is already on"
+  ; @sage reason TurnOn (imply (toggles-closed ?x) (closed ?x)) must-be-closed "?x is open: close it before turning it on (AI2-THOR)"
   (:action TurnOn
     :parameters (?x - thing)
-    :precondition (and (toggleable ?x) (reachable ?x) (not (turned-on ?x)))
+    :precondition (and (toggleable ?x) (reachable ?x) (not (turned-on ?x))
+                       (imply (toggles-closed ?x) (closed ?x)))
     :effect (and
       (turned-on ?x)
-      (forall (?o - thing) (when (and (heater ?x) (inside ?o ?x)) (heated ?o)))))
+      (forall (?b - thing) (when (controls ?x ?b) (turned-on ?b)))
+      (forall (?k - thing) (when (controls ?k ?x) (turned-on ?k)))
+      (forall (?o - thing) (when (and (heater ?x) (inside ?o ?x)) (and (heated ?o) (not (cooled ?o)))))
+      (forall (?o - thing) (when (and (heater ?x) (on ?o ?x)) (and (heated ?o) (not (cooled ?o)))))
+      (forall (?o - thing) (when (and (heater ?x) (inside ?o ?x) (cookable ?o)) (cooked ?o)))
+      (forall (?o - thing) (when (and (heater ?x) (on ?o ?x) (cookable ?o)) (cooked ?o)))
+      (forall (?o - thing) (when (and (heater ?x) (inside ?o ?x) (cookable-sliced ?o) (sliced ?o))
+                                 (cooked ?o)))
+      (forall (?o - thing) (when (and (heater ?x) (on ?o ?x) (cookable-sliced ?o) (sliced ?o))
+                                 (cooked ?o)))
+      (forall (?b ?o - thing) (when (and (controls ?x ?b) (heater ?b) (on ?o ?b))
+                                    (and (heated ?o) (not (cooled ?o)))))
+      (forall (?b ?o - thing) (when (and (controls ?x ?b) (heater ?b) (on ?o ?b) (cookable ?o))
+                                    (cooked ?o)))
+      (forall (?o - thing) (when (and (coffee-maker ?x) (on ?o ?x) (fillable ?o))
+                                 (and (filled ?o coffee) (heated ?o) (not (cooled ?o)))))
+      (forall (?o - thing) (when (and (coffee-maker ?x) (inside ?o ?x) (fillable ?o))
+                                 (and (filled ?o coffee) (heated ?o) (not (cooled ?o)))))
+      (forall (?b ?o - thing) (when (and (water-source ?x) (near ?b ?x) (inside ?o ?b) (fillable ?o))
+                                    (filled ?o water)))
+      (forall (?b ?o - thing) (when (and (water-source ?x) (near ?b ?x) (inside ?o ?b) (washable ?o))
+                                    (and (cleaned ?o) (not (dirty ?o)))))))
 
-  ;; TurnOff X: ToggleObjectOff, refused by AI2-THOR when X is already off.
+  ;; TurnOff X: ToggleObjectOff, refused by AI2-THOR when X is already off. A knob and its
+  ;; burner switch off together.
   ; @sage alias TurnOff ToggleOff ToggleObjectOff SwitchOff Deactivate
   ; @sage reason TurnOff (toggleable ?x) not-toggleable "?x cannot be turned on or off (AI2-THOR: not toggleable)"
   ; @sage reason TurnOff (reachable ?x) not-reachable "?x has not been located: MoveTo or Find ?x first"
@@ -226,7 +309,10 @@
   (:action TurnOff
     :parameters (?x - thing)
     :precondition (and (toggleable ?x) (reachable ?x) (turned-on ?x))
-    :effect (not (turned-on ?x)))
+    :effect (and
+      (not (turned-on ?x))
+      (forall (?b - thing) (when (controls ?x ?b) (not (turned-on ?b))))
+      (forall (?k - thing) (when (controls ?k ?x) (not (turned-on ?k))))))
 
   ;; Wash O: rinse the held object under a located sink/faucet. (The paper's server routes Wash
   ;; to Pick and always fails, REFERENCE §8.3: a server bug, not a semantics to copy.)
@@ -237,7 +323,7 @@
   (:action Wash
     :parameters (?o - thing)
     :precondition (and (washable ?o) (holding ?o) (water-reachable))
-    :effect (cleaned ?o))
+    :effect (and (cleaned ?o) (not (dirty ?o))))
 
   ;; Sit X: the server walks to X and reports success. Only furniture one can sit on is
   ;; accepted.
@@ -273,7 +359,23 @@
       (hand-empty)
       (forall (?o - thing) (when (and (holding ?o) (container ?r)) (inside ?o ?r)))
       (forall (?o - thing) (when (and (holding ?o) (not (container ?r))) (on ?o ?r)))
-      (forall (?o - thing) (when (holding ?o) (not (holding ?o))))))
+      (forall (?o - thing) (when (holding ?o) (not (holding ?o))))
+      (forall (?o - thing) (when (and (holding ?o) (heater ?r) (turned-on ?r))
+                                 (and (heated ?o) (not (cooled ?o)))))
+      (forall (?o - thing) (when (and (holding ?o) (heater ?r) (turned-on ?r) (cookable ?o))
+                                 (cooked ?o)))
+      (forall (?o - thing) (when (and (holding ?o) (heater ?r) (turned-on ?r)
+                                      (cookable-sliced ?o) (sliced ?o))
+                                 (cooked ?o)))
+      (forall (?o - thing) (when (and (holding ?o) (cooler ?r)) (and (cooled ?o) (not (heated ?o)))))
+      (forall (?o - thing) (when (and (holding ?o) (coffee-maker ?r) (turned-on ?r) (fillable ?o))
+                                 (and (filled ?o coffee) (heated ?o) (not (cooled ?o)))))
+      (forall (?o ?f - thing)
+        (when (and (holding ?o) (near ?f ?r) (water-source ?f) (turned-on ?f) (fillable ?o))
+              (filled ?o water)))
+      (forall (?o ?f - thing)
+        (when (and (holding ?o) (near ?f ?r) (water-source ?f) (turned-on ?f) (washable ?o))
+              (and (cleaned ?o) (not (dirty ?o)))))))
 
   ;; Wait: the server's Pass. No arguments; its only effect records that time passed (some
   ;; planners' PDDL writers drop an empty effect, which Fast Downward then refuses).
@@ -291,7 +393,9 @@
   (:action Heat
     :parameters (?o - thing)
     :precondition (and (holding ?o) (heater-reachable))
-    :effect (and (heated ?o) (not (cooled ?o))))
+    :effect (and (heated ?o) (not (cooled ?o))
+                 (when (cookable ?o) (cooked ?o))
+                 (when (and (cookable-sliced ?o) (sliced ?o)) (cooked ?o))))
 
   ; @sage alias Cool Chill Refrigerate
   ; @sage reason Cool (holding ?o) not-holding "?o is not in the hand: Pick it first"
@@ -308,4 +412,38 @@
   (:action Clean
     :parameters (?o - thing)
     :precondition (and (washable ?o) (holding ?o) (water-reachable))
-    :effect (cleaned ?o)))
+    :effect (and (cleaned ?o) (not (dirty ?o))))
+
+  ;; Slice O: SliceObject on a located sliceable object (Apple, Bread, Egg, Lettuce, Potato,
+  ;; Tomato; an Egg cracks) with a knife in the hand (Knife or ButterKnife, ALFRED's rule). The
+  ;; pieces keep the object's name here (AI2-THOR names them AppleSliced_1, ...).
+  ; @sage alias Slice Cut SliceObject Chop
+  ; @sage reason Slice (sliceable ?o) not-sliceable "?o cannot be sliced (AI2-THOR: not sliceable)"
+  ; @sage reason Slice (reachable ?o) not-reachable "?o has not been located: MoveTo or Find ?o first"
+  ; @sage reason Slice (not (sliced ?o)) already-sliced "?o is already sliced"
+  ; @sage reason Slice (exists (?k - thing) (and (holding ?k) (slicer ?k))) no-knife "slicing needs a Knife or ButterKnife in the hand: Pick one first"
+  (:action Slice
+    :parameters (?o - thing)
+    :precondition (and (sliceable ?o) (reachable ?o) (not (sliced ?o))
+                       (exists (?k - thing) (and (holding ?k) (slicer ?k))))
+    :effect (sliced ?o))
+
+  ;; Fill O: fill the held object with water at a located sink or faucet (the action server puts
+  ;; it in the basin and runs the faucet; AI2-THOR's FillObjectWithLiquid with water).
+  ; @sage alias Fill FillWithWater FillObjectWithLiquid
+  ; @sage reason Fill (fillable ?o) not-fillable "?o cannot hold liquid (AI2-THOR: not fillable)"
+  ; @sage reason Fill (holding ?o) not-holding "?o is not in the hand: Pick it first"
+  ; @sage reason Fill (water-reachable) no-water "no sink or faucet has been located: MoveTo the Sink first"
+  (:action Fill
+    :parameters (?o - thing)
+    :precondition (and (fillable ?o) (holding ?o) (water-reachable))
+    :effect (and (filled ?o water) (not (filled ?o coffee)) (not (filled ?o wine))))
+
+  ;; Empty O: pour the liquid out of the held object (EmptyLiquidFromObject).
+  ; @sage alias Empty Pour EmptyLiquidFromObject Dump
+  ; @sage reason Empty (holding ?o) not-holding "?o is not in the hand: Pick it first"
+  ; @sage reason Empty (exists (?l - liquid) (filled ?o ?l)) not-filled "?o holds no liquid"
+  (:action Empty
+    :parameters (?o - thing)
+    :precondition (and (holding ?o) (exists (?l - liquid) (filled ?o ?l)))
+    :effect (forall (?l - liquid) (not (filled ?o ?l)))))

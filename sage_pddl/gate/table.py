@@ -375,10 +375,11 @@ class PreconditionTable:
         return key(term.name)  # type: ignore[attr-defined]  # a constant (declared or not)
 
     def _instances(self, variables: tuple[Typed, ...], env: dict[str, str],
-                   where: object = None) -> Iterator[dict[str, str]]:
+                   where: object = None, when: object = None) -> Iterator[dict[str, str]]:
         """Every binding of `variables` over the problem's objects, counted against the
         grounding budget first: a formula that would enumerate more than `limits.MAX_GROUND`
-        instances in all is refused before any is built."""
+        instances in all is refused before any is built. `when`, the condition of the
+        conditional effect the variables range over, prunes bindings by its static literals."""
         domains = [self.objects_of(v.types) for v in variables]
         count = 1
         for values in domains:
@@ -391,10 +392,47 @@ class PreconditionTable:
                 f"(this quantifier alone ranges over {sizes} = {count:,} bindings)",
                 getattr(where, "loc", None))
         names = [key(v.name) for v in variables]
-        for values in itertools.product(*domains):
-            inner = dict(env)
-            inner.update(zip(names, values))
-            yield inner
+        checks = self._static_checks(when, names) if when is not None else ()
+        if not checks:
+            for values in itertools.product(*domains):
+                inner = dict(env)
+                inner.update(zip(names, values))
+                yield inner
+            return
+        yield from self._pruned_instances(domains, names, checks, 0, dict(env))
+
+    def _static_checks(self, condition: object, names: list[str]
+                       ) -> tuple[tuple[tuple[str, tuple[object, ...]], ...], ...]:
+        """Per quantified variable (in order), the static positive literals of a `when`
+        condition that are fully bound once that variable is: a binding that makes one false
+        makes the condition false in every state, so `_pruned_instances` skips the bindings
+        below it instead of enumerating them (`(forall (?b ?o) (when (and (controls ?x ?b)
+        ...)))` visits only the burners ?x controls)."""
+        if not self.prune_static or len(names) < 2:
+            return ()
+        parts = condition.parts if isinstance(condition, And) else (condition,)
+        levels: list[list[tuple[str, tuple[object, ...]]]] = [[] for _ in names]
+        for part in parts:
+            if not isinstance(part, Atom) or key(part.predicate) in self.dynamic:
+                continue
+            depth = max((names.index(key(a.name)) for a in part.args
+                         if isinstance(a, Variable) and key(a.name) in names), default=-1)
+            if depth >= 0:
+                levels[depth].append((key(part.predicate), part.args))
+        return tuple(tuple(level) for level in levels) if any(levels) else ()
+
+    def _pruned_instances(self, domains: list, names: list[str], checks: tuple, depth: int,
+                          env: dict[str, str]) -> Iterator[dict[str, str]]:
+        for value in domains[depth]:
+            env[names[depth]] = value
+            if any(self.atom((predicate, *(self._term(a, env) for a in args)))
+                   not in self.initial_state for predicate, args in checks[depth]):
+                continue
+            if depth + 1 == len(names):
+                yield dict(env)
+            else:
+                yield from self._pruned_instances(domains, names, checks, depth + 1, env)
+        del env[names[depth]]
 
     def ground_formula(self, formula: object, env: dict[str, str], positive: bool,
                        anchor: str | None) -> Cond:
@@ -517,7 +555,8 @@ class PreconditionTable:
             if not inner.is_false:
                 self._ground_effect(effect.effect, env, inner, add, delete, conditional)
         elif isinstance(effect, ForallEffect):
-            for inner_env in self._instances(effect.variables, env, effect):
+            guard = effect.effect.condition if isinstance(effect.effect, When) else None
+            for inner_env in self._instances(effect.variables, env, effect, guard):
                 self._ground_effect(effect.effect, inner_env, condition, add, delete, conditional)
         elif isinstance(effect, NumericEffect):
             pass  # a cost increase (anything else was rejected by _check_scope)

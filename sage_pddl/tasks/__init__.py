@@ -3,7 +3,10 @@
 * `taskset`: `Task`, `load_taskset`, `load_task`, `normalize_steps` (aliases -> canonical).
 * `catalogue`: AI2-THOR object types and their affordances.
 * `observation`: the observation text read into facts.
-* `problem`: `task_scene` (objects, initial facts with provenance, goal) and `task_problem`.
+* `problem`: `task_scene` (objects, initial facts with provenance, goal), `task_problem` and
+  `problem_text` (the problem file with its provenance header).
+* `goals`: the reviewed goals written for a task set (`data/sage/goals/*.toml`).
+* `instruction`: the instruction reader, for tasks without a written goal.
 * `compound`: compound tasks made of several tasks of one scene (REFERENCE §6.6).
 * `alfred`: ALFRED expert trajectories as problems and plans of the ALFWorld domain, and
   ALFWorld's text commands as plan steps.
@@ -12,7 +15,16 @@
 from __future__ import annotations
 
 from .compound import compound_tasks
-from .problem import GoalLiteral, SceneFact, TaskScene, scene_problem, task_problem, task_scene
+from .goals import GoalSpec, bundled_goals, load_goals
+from .instruction import read_instruction
+from .problem import (
+    SceneFact,
+    TaskScene,
+    problem_text,
+    scene_problem,
+    task_problem,
+    task_scene,
+)
 from .taskset import (
                       BUNDLED,
                       Task,
@@ -23,6 +35,7 @@ from .taskset import (
                       task_from_record,
 )
 
-__all__ = ["BUNDLED", "GoalLiteral", "SceneFact", "Task", "TaskScene", "TaskSetError",
-           "compound_tasks", "load_task", "load_taskset", "normalize_steps", "scene_problem",
+__all__ = ["BUNDLED", "GoalSpec", "SceneFact", "Task", "TaskScene", "TaskSetError",
+           "bundled_goals", "compound_tasks", "load_goals", "load_task", "load_taskset",
+           "normalize_steps", "problem_text", "read_instruction", "scene_problem",
            "task_from_record", "task_problem", "task_scene"]

@@ -16,10 +16,21 @@ paper's simulator-verified task sets confirm:
   water: electronics, paper, candles), `water_source` (sinks, basins, faucets, shower
   heads), `heater` (Microwave, StoveBurner, Toaster), `cooler` (Fridge);
 * `starts_on`: iTHOR scenes start with their lights on (every observation in the task sets
-  that lists a LightSwitch reports it "on"), so an unobserved LightSwitch is on initially.
+  that lists a LightSwitch reports it "on"), so an unobserved LightSwitch is on initially;
+* the object-state properties of the same page, each behind one domain predicate: Sliceable
+  (`sliceable`; SliceObject needs a knife in the hand: `slicer`, Knife and ButterKnife, as in
+  ALFRED's environment), Cookable (`cookable`: Potato; Bread and Egg cook once sliced or
+  cracked: `cookable_sliced`), CanFillWithLiquid (`fillable`), Dirtyable (`dirtyable`);
+  `food` is the sliceable and cookable types (AI2-THOR has no food flag);
+* contextual interactions (the page's last column and AI2-THOR's CanToggleOnOff, HeatZone,
+  Fill and Dirty scripts): a StoveKnob controls its StoveBurner, which cannot be toggled by
+  itself (`controls`); the CoffeeMachine fills a Mug with coffee (`coffee_maker`); the
+  Microwave turns on only when closed (`toggles_closed`).
 
 `FIXTURE_GROUPS` lists fixtures that stand together (a Faucet at its Sink): reaching one
-reaches the others (the domain's `near` relation).
+reaches the others (the domain's `near` relation). `ROOM_FIXTURES` lists the fixed parts that
+every iTHOR room of a type has, and `SCENE_INSTANCES` how many instances of a type the task
+sets' floor plans have (both with their sources below).
 
 Unknown types get no affordance at all (`ObjectType.known` is False): a plan step that needs an
 affordance of an object the catalogue does not know is refused, the safe side for a gate. The
@@ -50,7 +61,19 @@ class ObjectType:
     cooler: bool = False
     water_sensitive: bool = False
     starts_on: bool = False
+    sliceable: bool = False
+    cookable: bool = False
+    cookable_sliced: bool = False
+    fillable: bool = False
+    dirtyable: bool = False
+    slicer: bool = False
+    coffee_maker: bool = False
+    toggles_closed: bool = False
     known: bool = True
+
+    @property
+    def food(self) -> bool:
+        return self.sliceable or self.cookable
 
     @property
     def washable(self) -> bool:
@@ -64,7 +87,11 @@ class ObjectType:
             ("container", self.container), ("sittable", self.sittable),
             ("lieable", self.lieable), ("washable", self.washable),
             ("water-source", self.water_source), ("heater", self.heater),
-            ("cooler", self.cooler),
+            ("cooler", self.cooler), ("sliceable", self.sliceable),
+            ("cookable", self.cookable), ("cookable-sliced", self.cookable_sliced),
+            ("fillable", self.fillable), ("dirtyable", self.dirtyable),
+            ("slicer", self.slicer), ("food", self.food), ("coffee-maker", self.coffee_maker),
+            ("toggles-closed", self.toggles_closed),
         )
         return tuple(name for name, holds in flags if holds)
 
@@ -82,7 +109,7 @@ _ACTIONABLE: dict[str, str] = {
     "Drawer": "OR", "Dresser": "R", "Dumbbell": "P", "Egg": "P", "EggCracked": "P",
     "Faucet": "T", "Floor": "R", "FloorLamp": "T", "Footstool": "R", "Fork": "P",
     "Fridge": "OR", "GarbageBag": "", "GarbageCan": "R", "HandTowel": "P",
-    "HandTowelHolder": "R", "HousePlant": "", "Kettle": "P", "KeyChain": "P", "Knife": "P",
+    "HandTowelHolder": "R", "HousePlant": "", "Kettle": "PO", "KeyChain": "P", "Knife": "P",
     "Ladle": "P", "Laptop": "POT", "LaundryHamper": "OR", "Lettuce": "P", "LettuceSliced": "P",
     "LightSwitch": "T", "Microwave": "OTR", "Mirror": "", "Mug": "PR", "Newspaper": "P",
     "Ottoman": "R", "Painting": "", "Pan": "PR", "PaperTowelRoll": "P", "Pen": "P",
@@ -115,6 +142,13 @@ _WATER_SENSITIVE = frozenset({"CellPhone", "Laptop", "RemoteControl", "AlarmCloc
                          "CD", "Candle", "Book", "Newspaper", "TissueBox", "ToiletPaper",
                          "PaperTowelRoll"})
 _STARTS_ON = frozenset({"LightSwitch"})
+_SLICEABLE = frozenset({"Apple", "Bread", "Egg", "Lettuce", "Potato", "Tomato"})
+_COOKABLE = frozenset({"Potato", "PotatoSliced", "BreadSliced", "EggCracked"})
+_COOKABLE_SLICED = frozenset({"Bread", "Egg", "Potato"})
+_FILLABLE = frozenset({"Bottle", "Bowl", "Cup", "HousePlant", "Kettle", "Mug", "Pot",
+                       "WateringCan", "WineBottle"})
+_DIRTYABLE = frozenset({"Bed", "Bowl", "Cloth", "Cup", "Mirror", "Mug", "Pan", "Plate", "Pot"})
+_SLICERS = frozenset({"Knife", "ButterKnife"})
 
 FIXTURE_GROUPS: tuple[frozenset[str], ...] = (
     frozenset({"Sink", "SinkBasin", "Faucet"}),
@@ -124,6 +158,46 @@ FIXTURE_GROUPS: tuple[frozenset[str], ...] = (
     frozenset({"ShowerDoor", "ShowerHead", "ShowerCurtain", "ShowerGlass"}),
 )
 """Fixtures that stand together: reaching one reaches the others."""
+
+CONTROLS: tuple[tuple[str, str], ...] = (("StoveKnob", "StoveBurner"),)
+"""(controller, controlled): toggling the first toggles the second, which cannot be toggled by
+itself (AI2-THOR's CanToggleOnOff: a burner is not self-controlled). Paired one to one."""
+
+ROOM_FIXTURES: dict[str, tuple[str, ...]] = {
+    "kitchen": ("Cabinet", "CoffeeMachine", "CounterTop", "Faucet", "Fridge", "GarbageCan",
+                "LightSwitch", "Microwave", "Sink", "SinkBasin", "StoveBurner", "StoveKnob",
+                "Toaster"),
+    "living_room": ("FloorLamp", "GarbageCan", "HousePlant", "LightSwitch", "Painting", "Sofa",
+                    "Television"),
+    "bedroom": ("Bed", "GarbageCan", "LightSwitch", "Mirror", "Window"),
+    "bathroom": ("GarbageCan", "HandTowelHolder", "LightSwitch", "Mirror", "Sink", "SinkBasin",
+                 "Toilet", "ToiletPaperHanger", "TowelHolder"),
+}
+"""The fixed parts (not pickupable) that ALL 30 iTHOR scenes of a room type have: the "Scenes"
+column of AI2-THOR's object-type documentation ("Kitchens (All)"), counted over the 120
+floor plans in ALFRED's scene layouts (askforalfred/alfred gen/layouts/FloorPlanN-objects.json,
+MIT licence, AI2-THOR 2.1.0), which agree with the documentation's rows where both are read."""
+
+SCENE_INSTANCES: dict[str, dict[str, int]] = {
+    "FloorPlan1": {"Cabinet": 9, "Drawer": 9, "CounterTop": 3, "Shelf": 3, "StoveBurner": 4,
+                   "StoveKnob": 4, "Stool": 2, "Vase": 2},
+    "FloorPlan2": {"Cabinet": 9, "Drawer": 13, "CounterTop": 2, "StoveBurner": 6,
+                   "StoveKnob": 6, "Window": 3},
+    "FloorPlan3": {"Cabinet": 4, "Drawer": 8, "StoveBurner": 4, "StoveKnob": 4},
+    "FloorPlan4": {"Cabinet": 2, "CounterTop": 3, "Drawer": 6},
+    "FloorPlan201": {"ArmChair": 2, "DiningTable": 2, "Drawer": 2, "SideTable": 2},
+    "FloorPlan202": {"Painting": 2},
+    "FloorPlan301": {"Drawer": 7, "Shelf": 6},
+    "FloorPlan302": {"Drawer": 3, "Shelf": 5, "SideTable": 2},
+    "FloorPlan401": {"Shelf": 4},
+    "FloorPlan402": {"Cabinet": 4, "Faucet": 3, "Sink": 2, "SinkBasin": 2, "TowelHolder": 2,
+                     "HandTowelHolder": 2, "ToiletPaper": 2},
+}
+"""Types with several instances in the task sets' floor plans (a type not listed has one).
+FloorPlan1, 2, 3, 202, 302, 402: object dumps of these scenes from AI2-THOR's metadata
+(xHugo21/ai2thor-hugo, MIT licence, January 2023); FloorPlan4, 201, 301, 401: ALFRED's
+receptacle layouts (gen/layouts/FloorPlanN-openable.json), a lower bound. Scenes change between
+AI2-THOR versions; these counts only decide how many objects of a type a problem declares."""
 
 
 def _build() -> dict[str, ObjectType]:
@@ -137,7 +211,10 @@ def _build() -> dict[str, ObjectType]:
             sittable=name in _SITTABLE, lieable=name in _LIEABLE, water_source=name in _WATER,
             heater=name in _HEATERS, cooler=name in _COOLERS,
             water_sensitive=name in _WATER_SENSITIVE,
-            starts_on=name in _STARTS_ON,
+            starts_on=name in _STARTS_ON, sliceable=name in _SLICEABLE,
+            cookable=name in _COOKABLE, cookable_sliced=name in _COOKABLE_SLICED,
+            fillable=name in _FILLABLE, dirtyable=name in _DIRTYABLE, slicer=name in _SLICERS,
+            coffee_maker=name == "CoffeeMachine", toggles_closed=name == "Microwave",
         )
     return table
 
@@ -202,11 +279,36 @@ def affordances(name: str) -> ObjectType:
     return lookup(name) or ObjectType(name=camel_case(name), known=False)
 
 
-def fixture_neighbours(names: set[str]) -> set[tuple[str, str]]:
-    """Pairs (a, b) of distinct present objects in one fixture group (both directions)."""
-    by_key = {n.lower(): n for n in names}
-    pairs: set[tuple[str, str]] = set()
+def room_fixtures(room: str) -> tuple[str, ...]:
+    """The fixed parts every iTHOR room of this type has (`kitchen`, `living_room`, ...)."""
+    return ROOM_FIXTURES.get(re.sub(r"[\s\-]+", "_", room.strip().lower()), ())
+
+
+def scene_instances(scene: str) -> dict[str, int]:
+    """How many instances of each multi-instance type a known floor plan has."""
+    return SCENE_INSTANCES.get(re.sub(r"_physics$", "", scene or ""), {})
+
+
+def _paired(first: list[str], second: list[str]) -> list[tuple[str, str]]:
+    """Instances of two types that belong together: the i-th with the i-th, and a lone
+    instance with every instance of the other type."""
+    if len(first) == 1 or len(second) == 1:
+        return [(a, b) for a in first for b in second]
+    return list(zip(first, second))
+
+
+def instance_relations(instances: dict[str, list[str]]) -> list[tuple[str, str, str]]:
+    """(`near`, a, b) for fixtures that stand together (both directions) and (`controls`, k,
+    b) for controllers; `instances` maps a lower-case type to its object names."""
+    out: list[tuple[str, str, str]] = []
     for group in FIXTURE_GROUPS:
-        present = sorted(by_key[g.lower()] for g in group if g.lower() in by_key)
-        pairs.update((a, b) for a in present for b in present if a != b)
-    return pairs
+        present = sorted(t.lower() for t in group if instances.get(t.lower()))
+        for a in present:
+            for b in present:
+                if a != b:
+                    out += [("near", x, y) for x, y in _paired(instances[a], instances[b])]
+    for controller, controlled in CONTROLS:
+        if instances.get(controller.lower()) and instances.get(controlled.lower()):
+            out += [("controls", k, b) for k, b in _paired(instances[controller.lower()],
+                                                           instances[controlled.lower()])]
+    return sorted(set(out))

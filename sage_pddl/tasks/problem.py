@@ -1,73 +1,85 @@
 """From a household task to a PDDL problem of the ithor/procthor domain: objects, init, goal.
 
 `task_scene(task, domain)` works out the scene and records where every fact came from;
-`task_problem(task, domain)` renders it as a `Problem` (write it with `write_problem`).
+`task_problem(task, domain)` renders it as a `Problem`, and `problem_text(scene, domain)` as a
+file whose header lists the goal's source and every fact not read off the observation or the
+catalogue.
 
-Objects
-    The task's scene objects: visible_objects ∪ expected_objects ∪ the objects named in the
-    observation text ∪ the objects of the reference plan ∪ the objects the goal names. Every
-    name is normalised to its AI2-THOR type (`dining_table` -> DiningTable, `nightstand` ->
-    SideTable, see `catalogue.canonical_type`). ProcTHOR room names become objects of type
-    `room`. Names the catalogue does not know stay objects with no affordance and are listed in
-    `TaskScene.unknown_types`.
+Objects: the world model follows the scene
+    The scene's object types are those of visible_objects, expected_objects, the observation
+    text, the reference plan, the goal, and the fixed parts that every room of the task's room
+    type has in iTHOR (`catalogue.ROOM_FIXTURES`, from AI2-THOR's object-type documentation).
+    Every name is normalised to its AI2-THOR type (`dining_table` -> DiningTable). Names the
+    catalogue does not know stay objects with no affordance (`TaskScene.unknown_types`).
+
+    A type may have several instances. iTHOR: as many as the observation lists (its nearby
+    objects, nearest first) or the scene is known to have (`catalogue.scene_instances`), at
+    least one. ProcTHOR: one per room that lists the type, and one in the current room for a
+    visible object or a type the task names that no room lists. One instance is named by its
+    type (`Fridge`); several are `Cabinet_1`, `Cabinet_2`, ... A plan step that names the type
+    (`Open Cabinet`) acts on the first instance for which the step is applicable (the gate's
+    `Choice`, which the symbolic world executes and the AI2-THOR backend follows), so opening
+    "Cabinet" twice opens two cabinets where the scene has two closed ones.
 
 Initial state, by source (`SceneFact.source`)
-    catalogue    static affordances of each type; fixtures that stand together (`near`).
+    catalogue    static affordances of each instance; fixtures that stand together (`near`) and
+                 knobs that control burners (`controls`), paired instance by instance; the
+                 instances of one type (in one room) are `same-kind`: locating one locates
+                 the others, as the action server keeps the type it reached.
     observation  held object (else `hand-empty`); open/closed and on/off as observed (an
                  openable object not observed open is closed; a toggleable one not observed on
                  is off, except types that start on: lights); objects within AI2-THOR's
                  interaction distance (1.5 m) and the server's Found/Arrived objects are
-                 `reachable`; ProcTHOR's current room and which objects are in which room.
-    instruction  where an object lies when the instruction says so: "X from the Y", "open
-                 the Y and take X" -> X in/on Y (inside a closed container it is `enclosed`).
-    reference    facts the reference plan proves. The references were recorded on a simulator
-                 on which every kept step succeeded (REFERENCE §6.5), so when a reference step
-                 interacts with an object the other sources leave out of reach, the weakest
-                 location fact explaining that success is added: a pickupable object taken
-                 right after the robot went to (and opened) a receptacle lay in/on it; a fixture
-                 used after going to X stands near X; an object used before any move was within
-                 reach from the start. Likewise a state the observation does not show is set
-                 by what the reference proves (TurnOff of an unobserved lamp succeeded: it was
-                 on). Affordances are never changed, observed states never overridden, and
-                 each added fact names the reference step behind it.
+                 `reachable`; ProcTHOR's rooms, the current room, which instance is in which
+                 room, and `here` for what is in the current room, visible objects included.
+    reference    facts the task's simulator-verified reference plan proves (REFERENCE §6.5):
+                 when a reference step uses an object the other sources leave out of reach,
+                 the weakest fact explaining its success is added: the object stands near what
+                 the robot went to last (`near`), or was within reach from the start; a state
+                 the observation does not show is set by what the reference proves (TurnOff of
+                 an unobserved lamp succeeded: it was on). Affordances are never changed,
+                 observed states never overridden, and each added fact names its step.
+    Nothing is inferred from the wording of the instruction: an object whose place is unknown
+    lies in no container, so once located it can be picked up.
 
 Goal (`TaskScene.goal_source`)
-    instruction  The instruction is split into clauses ("and", commas, ":", "then", dashes) and
-                 each clause is matched against the verbs of the paper's task templates and the
-                 curated tasks: turn on/off X, open/close X, pick up/take/grab/get/retrieve X,
-                 place/put/set/hang X on|in Y (the relation follows the receptacle's kind:
-                 inside a container, on a surface), place/put X without a receptacle (X is put
-                 down: not held), sit/lie on X, heat/cool/wash/clean X. Pronouns (it, one, them)
-                 refer to the last object named that suits the verb. A clause whose object does
-                 not resolve to a scene object or a known type is ignored. Holding X is dropped
-                 when a later clause places X.
-    reference    When no clause matches (free-form instructions such as "Make a cup of coffee"),
-                 the goal is what the reference plan changes: the goal-relevant atoms it adds
-                 (holding, turned-on, opened, closed, on, inside, sat-on, lying-on, heated,
-                 cooled, cleaned) and the `turned-on` atoms it deletes, as negative literals.
-                 Such a goal is reached by its own reference by construction; it still checks
-                 other plans.
-    none         Neither gives a goal (the reference changes nothing the goal vocabulary can
-                 name): the goal is empty.
-    Instruction goals are what make success checking honest: a reference plan recorded as a
-    prefix of a failed attempt (X01 never puts the apple in the microwave) does not reach it.
+    goals        the reviewed goal written for the task (`goals.py`): the bundled sets'
+                 `data/sage/goals/*.toml`, a task record's own `goal`, or a goals file given
+                 with the task set (`NAME.goals.toml` beside `NAME.json`). A compound task's
+                 goal is its members' goals together (`compound_goal`).
+    instruction  no written goal: what `instruction.read_instruction` reads, when it reads
+                 every clause of the instruction.
+    reference    only when asked (`goal_from_reference=True`): what the reference plan
+                 changes. It is reached by its own reference by construction; the problem's
+                 header says so.
+    none         otherwise: the goal is empty, with a warning (logged and in the header).
 """
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from ..pddl.model import And, Atom, Constant, Domain, Not, Problem, Typed
+from ..pddl.errors import SageError
+from ..pddl.model import And, Atom, Constant, Domain, Formula, Not, Problem, Typed, walk
 from ..pddl.validate import check_problem, raise_first_error
 from ..pddl.vocabulary import loose_step_words, name_key
+from ..pddl.writer import write_formula, write_problem
 from . import catalogue
 from .catalogue import affordances, canonical_type
+from .goals import GoalSpec, bundled_goals, compile_goal, goal_names, load_goals, parse_goal
+from .instruction import read_instruction
 from .observation import ObservedState, read_observation
-from .taskset import Task, normalize_steps
+from .taskset import Task, TaskSetError, normalize_steps
 
-GOAL_PREDICATES = ("holding", "turned-on", "opened", "closed", "on", "inside", "sat-on",
-                   "lying-on", "heated", "cooled", "cleaned")
+log = logging.getLogger(__name__)
+
+REFERENCE_GOAL_PREDICATES = ("holding", "turned-on", "opened", "closed", "on", "inside", "sat-on",
+                             "lying-on", "heated", "cooled", "cleaned", "sliced", "cooked",
+                             "filled")
+"""What a goal taken from a reference plan's effects may say (`goal_from_reference`)."""
 
 # Canonical actions whose execution locates their target (the domain's effects say so).
 _LOCATING = {"moveto", "find", "place", "putin", "serve", "sit", "lieon"}
@@ -78,19 +90,8 @@ class SceneFact:
     """One initial fact with its provenance: `atom` is (predicate, *objects)."""
 
     atom: tuple[str, ...]
-    source: str  # "catalogue" | "observation" | "instruction" | "reference"
+    source: str  # "catalogue" | "observation" | "reference"
     note: str = ""
-
-
-@dataclass(frozen=True)
-class GoalLiteral:
-    atom: tuple[str, ...]
-    positive: bool = True
-    clause: str = ""
-
-    def text(self) -> str:
-        inner = "(" + " ".join(self.atom) + ")"
-        return inner if self.positive else f"(not {inner})"
 
 
 @dataclass(frozen=True)
@@ -102,13 +103,23 @@ class TaskScene:
     things: tuple[str, ...]
     rooms: tuple[str, ...]
     facts: tuple[SceneFact, ...]
-    goal: tuple[GoalLiteral, ...]
-    goal_source: str
+    goal: Formula
+    goal_source: str  # "goals" | "instruction" | "reference" | "none"
+    goal_text: str = ""
+    """The goal as written (type names, before instances are substituted)."""
+    goal_note: str = ""
+    instances: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(AI2-THOR type, its objects) for every type of the scene."""
     unknown_types: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = field(default=(), compare=False)
 
     def facts_from(self, source: str) -> tuple[SceneFact, ...]:
         return tuple(f for f in self.facts if f.source == source)
+
+    def objects_of(self, type_name: str) -> tuple[str, ...]:
+        wanted = type_name.lower()
+        return next((names for t, names in self.instances if t.lower() == wanted), ())
 
 
 # --- names -----------------------------------------------------------------------------------
@@ -122,228 +133,142 @@ def _room_name(name: str) -> str:
     return _pddl_name(catalogue.camel_case(name))
 
 
-def _step_words(step: Mapping[str, str]) -> list[str]:
-    return [w for w in loose_step_words(step) if w]
+# --- the inventory: types and their instances ------------------------------------------------
+
+@dataclass
+class _Instance:
+    type: str
+    room: str | None = None
+    name: str = ""
 
 
-# --- instruction -----------------------------------------------------------------------------
+class _Inventory:
+    """The scene's object types, each with its instances (in order), and its rooms."""
 
-_CLAUSES = re.compile(r"\s*(?:,|;|:|\u2014|\u2013|\s-\s|\.\s|\.$|\bthen\b|\band\b)\s*",
-                      re.IGNORECASE)
-_ARTICLES = re.compile(r"^(?:the|a|an|some|one of the|each|every|your)\s+", re.IGNORECASE)
-_CUT = re.compile(r"\s+(?:from|at|with|under|near|next to|beside|by|inside|in|into|on|onto|"
-                  r"neatly|nearby|away|down|up|back|carefully|properly|to)\b.*$", re.IGNORECASE)
-_PRONOUNS = {"it", "one", "them", "this", "that"}
+    def __init__(self) -> None:
+        self.types: dict[str, list[_Instance]] = {}
+        self.spelling: dict[str, str] = {}
+        self.rooms: dict[str, str] = {}
 
-_PATTERNS: tuple[tuple[str, re.Pattern], ...] = tuple(
-    (kind, re.compile(rx, re.IGNORECASE)) for kind, rx in (
-        ("on", r"^(?:turn|switch)\s+on\s+(?P<x>.+)$"),
-        ("on", r"^(?:turn|switch)\s+(?P<x>.+?)\s+on$"),
-        ("off", r"^(?:turn|switch)\s+off\s+(?P<x>.+)$"),
-        ("off", r"^(?:turn|switch)\s+(?P<x>.+?)\s+off$"),
-        ("open", r"^open\s+(?P<x>.+)$"),
-        ("close", r"^(?:close|shut)\s+(?P<x>.+)$"),
-        ("pick", r"^(?:pick\s+up|pick|take|grab|get|retrieve|fetch)\s+(?P<x>.+?)(?:\s+up)?"
-                 r"(?:\s+from\s+(?P<y>.+))?$"),
-        ("place", r"^(?:place|put|set|hang|move|leave|store)\s+(?P<x>.+?)\s+"
-                  r"(?:on\s+top\s+of|onto|on|into|inside|in)\s+(?P<y>.+)$"),
-        ("putdown", r"^(?:place|put|set|hang|leave)\s+(?!up\b|down\b|away\b)(?P<x>.+)$"),
-        ("sit", r"^sit(?:\s+down)?\s+on\s+(?P<x>.+)$"),
-        ("lie", r"^lie(?:\s+down)?\s+on\s+(?P<x>.+)$"),
-        ("heat", r"^(?:heat|warm)(?:\s+up)?\s+(?P<x>.+)$"),
-        ("cool", r"^(?:cool|chill)\s+(?P<x>.+)$"),
-        ("clean", r"^(?:wash|rinse|clean)\s+(?P<x>.+)$"),
-    ))
+    def add_type(self, type_name: str) -> None:
+        self.spelling.setdefault(type_name.lower(), type_name)
+        self.types.setdefault(type_name.lower(), [])
 
-_VERB_NEEDS = {"on": "toggleable", "off": "toggleable", "open": "openable",
-               "close": "openable", "pick": "pickupable", "place": "pickupable",
-               "putdown": "pickupable", "heat": "pickupable", "cool": "pickupable",
-               "clean": "pickupable", "sit": "sittable", "lie": "lieable"}
+    def ensure(self, type_name: str, count: int, room: str | None = None) -> None:
+        """At least `count` instances of the type (in `room`, when given)."""
+        self.add_type(type_name)
+        have = [i for i in self.types[type_name.lower()] if room is None or i.room == room]
+        for _ in range(count - len(have)):
+            self.types[type_name.lower()].append(_Instance(self.spelling[type_name.lower()], room))
 
+    def name_instances(self) -> None:
+        for instances in self.types.values():
+            for number, instance in enumerate(instances, 1):
+                base = _pddl_name(instance.type)
+                instance.name = base if len(instances) == 1 else f"{base}_{number}"
 
-_MOVES_ITEM = {"pick", "place", "putdown"}
+    def of(self, type_name: str | None) -> list[_Instance]:
+        return self.types.get(type_name.lower(), []) if type_name else []
 
+    def first(self, type_name: str | None, room: str | None = None) -> str | None:
+        instances = self.of(type_name)
+        preferred = [i for i in instances if room is not None and i.room == room]
+        chosen = preferred or instances
+        return chosen[0].name if chosen else None
 
-class _Resolver:
-    """Instruction noun phrases -> scene object names (AI2-THOR types)."""
+    def names(self) -> list[str]:
+        return [i.name for instances in self.types.values() for i in instances]
 
-    def __init__(self, scene_names: Iterable[str], focus: Iterable[str] = ()):
-        self.scene = {n.lower(): n for n in scene_names}
-        self.focus = [self.scene.get(canonical_type(f).lower(), canonical_type(f)) for f in focus]
-        self.mentioned: list[str] = []
-
-    def _head(self, phrase: str) -> str:
-        phrase = phrase.strip().strip(".!?").strip()
-        phrase = _ARTICLES.sub("", phrase)
-        phrase = _CUT.sub("", phrase)
-        return _ARTICLES.sub("", phrase).strip()
-
-    def resolve(self, phrase: str, need: str | None = None) -> str | None:
-        head = self._head(phrase)
-        if not head:
-            return None
-        if head.lower() in _PRONOUNS:
-            return self.antecedent(need)
-        words = head.split()
-        for start in range(len(words)):
-            candidate = " ".join(words[start:])
-            name = canonical_type(candidate, prefer=tuple(self.scene.values()))
-            if name.lower() in self.scene or catalogue.lookup(name):
-                found = self.scene.get(name.lower(), name)
-                self.mentioned.append(found)
-                return found
-        return None
-
-    def antecedent(self, need: str | None) -> str | None:
-        for name in reversed(self.mentioned):
-            if need is None or getattr(affordances(name), need, False):
-                return name
-        if need == "pickupable":  # "Prepare a coffee and place it ...": the one item in focus
-            pickable = list(dict.fromkeys(n for n in self.focus if affordances(n).pickupable))
-            if len(pickable) == 1:
-                return pickable[0]
-        return None
-
-    def note_mentions(self, clause: str) -> None:
-        """Remember the objects a clause names even when no verb pattern matches it."""
-        words = re.findall(r"[A-Za-z]+", clause)
-        for size in (3, 2, 1):
-            for i in range(len(words) - size + 1):
-                name = canonical_type(" ".join(words[i:i + size]))
-                if name.lower() in self.scene:
-                    self.mentioned.append(self.scene[name.lower()])
+    def instance_map(self) -> dict[str, tuple[str, ...]]:
+        return {self.spelling[t]: tuple(i.name for i in instances)
+                for t, instances in self.types.items()}
 
 
-def _placement(item: str, receptacle: str) -> tuple[str, str, str]:
-    relation = "inside" if affordances(receptacle).container else "on"
-    return (relation, item, receptacle)
+def _type_of(name: str, prefer: Sequence[str]) -> str:
+    return _pddl_name(canonical_type(name, prefer=tuple(prefer)))
 
 
-def instruction_goal(instruction: str, scene_names: Iterable[str], focus: Iterable[str] = ()
-                     ) -> tuple[list[GoalLiteral], list[tuple[str, str]]]:
-    """Goal literals read from the instruction, and (item, receptacle) location hints.
-
-    `focus` (the task's expected objects) settles a pronoun with no antecedent. Location hints
-    come from "X from the Y" and "open the Y and take X" (see module docstring).
-    """
-    resolver = _Resolver(scene_names, focus)
-    goal: list[GoalLiteral] = []
-    hints: list[tuple[str, str]] = []
-    last_opened: str | None = None
-    for clause in (c.strip() for c in _CLAUSES.split(instruction or "")):
-        if not clause:
-            continue
-        matched = False
-        for kind, pattern in _PATTERNS:
-            match = pattern.match(clause)
-            if not match:
-                continue
-            x = resolver.resolve(match["x"], _VERB_NEEDS.get(kind))
-            if x is None:
-                continue
-            if kind in _MOVES_ITEM and affordances(x).known and not affordances(x).pickupable:
-                continue  # "set up the dining table" is not putting a table down
-            matched = True
-            if kind == "on":
-                goal.append(GoalLiteral(("turned-on", x), True, clause))
-            elif kind == "off":
-                goal.append(GoalLiteral(("turned-on", x), False, clause))
-            elif kind == "open":
-                goal.append(GoalLiteral(("opened", x), True, clause))
-                last_opened = x
-            elif kind == "close":
-                goal.append(GoalLiteral(("closed", x), True, clause))
-            elif kind == "pick":
-                goal.append(GoalLiteral(("holding", x), True, clause))
-                source = match.groupdict().get("y")
-                y = resolver.resolve(source, "receptacle") if source else None
-                if y and y != x:
-                    hints.append((x, y))
-                elif last_opened and affordances(last_opened).receptacle:
-                    hints.append((x, last_opened))
-            elif kind == "place":
-                y = resolver.resolve(match["y"], "receptacle")
-                if y is None or y == x:
-                    matched = False
-                    continue
-                goal.append(GoalLiteral(_placement(x, y), True, clause))
-            elif kind == "putdown":
-                goal.append(GoalLiteral(("holding", x), False, clause))
-            elif kind == "sit":
-                goal.append(GoalLiteral(("sat-on", x), True, clause))
-            elif kind == "lie":
-                goal.append(GoalLiteral(("lying-on", x), True, clause))
-            elif kind == "heat":
-                goal.append(GoalLiteral(("heated", x), True, clause))
-            elif kind == "cool":
-                goal.append(GoalLiteral(("cooled", x), True, clause))
-            elif kind == "clean":
-                goal.append(GoalLiteral(("cleaned", x), True, clause))
-            break
-        if not matched:
-            resolver.note_mentions(clause)
-    placed = {lit.atom[1] for lit in goal if lit.atom[0] in ("on", "inside")}
-    goal = [lit for lit in goal if not (lit.atom[0] == "holding" and lit.positive
-                                        and lit.atom[1] in placed)]
-    unique: dict[tuple, GoalLiteral] = {}
-    for lit in goal:
-        unique[(lit.atom, lit.positive)] = lit
-    return list(unique.values()), hints
+def _inventory(task: Task, observed: ObservedState, domain: Domain,
+               goal_types: Iterable[str]) -> _Inventory:
+    inventory = _Inventory()
+    step_words = [w for step in normalize_steps(task.reference_steps, domain)
+                  if step["action"].lower() != "wait" for w in loose_step_words(step) if w]
+    raw = [*task.visible_objects, *task.expected_objects, *observed.objects(), *step_words,
+           *goal_types]
+    room_keys: dict[str, str] = {}
+    if task.domain == "procthor":
+        for room, _ in observed.rooms:
+            room_keys[name_key(room)] = _room_name(room)
+        if observed.current_room:
+            room_keys.setdefault(name_key(observed.current_room), _room_name(observed.current_room))
+    inventory.rooms = {r.lower(): r for r in room_keys.values()}
+    if task.domain != "procthor":
+        raw += catalogue.room_fixtures(task.room or _room_of_scene(task.scene))
+    prefer = [r for r in raw if name_key(r) not in room_keys]
+    wanted = [_type_of(r, prefer) for r in prefer]
+    if task.domain == "procthor":
+        current = _room_name(observed.current_room) if observed.current_room else None
+        for room, names in observed.rooms:
+            for name in names:
+                inventory.ensure(_type_of(name, prefer), 1, _room_name(room))
+        for name in task.visible_objects:
+            if name_key(name) not in room_keys:
+                inventory.ensure(_type_of(name, prefer), 1, current)
+        for type_name in wanted:
+            if not inventory.of(type_name):
+                inventory.ensure(type_name, 1, current)
+    else:
+        listed: dict[str, int] = {}
+        for near in observed.nearby:
+            type_name = _type_of(near.name, prefer)
+            listed[type_name.lower()] = listed.get(type_name.lower(), 0) + 1
+        known = catalogue.scene_instances(task.scene)
+        for type_name in wanted:
+            count = max(1, listed.get(type_name.lower(), 0), known.get(type_name, 0))
+            inventory.ensure(type_name, count)
+    inventory.name_instances()
+    return inventory
 
 
-def _instruction_objects(task: Task, scene_names: Iterable[str]) -> list[str]:
-    goal, hints = instruction_goal(task.instruction, scene_names, task.expected_objects)
-    names = [a for lit in goal for a in lit.atom[1:]]
-    names += [n for pair in hints for n in pair]
-    return names
+def _room_of_scene(scene: str) -> str:
+    """AI2-THOR's iTHOR room type by floor-plan number (REFERENCE §8.4)."""
+    match = re.fullmatch(r"FloorPlan(\d+)(?:_physics)?", scene or "", re.IGNORECASE)
+    if not match:
+        return ""
+    number = int(match.group(1))
+    return {0: "kitchen", 2: "living_room", 3: "bedroom", 4: "bathroom"}.get(number // 100, "")
 
 
-# --- the scene -------------------------------------------------------------------------------
+# --- initial facts ---------------------------------------------------------------------------
 
-def _collect_objects(task: Task, observed: ObservedState, domain: Domain
-                     ) -> tuple[list[str], list[str], dict[str, str]]:
-    """(things, rooms, raw name -> object name) of the task."""
-    raw: list[str] = []
-    raw += list(task.visible_objects) + list(task.expected_objects) + list(observed.objects())
-    for step in normalize_steps(task.reference_steps, domain):
-        if step["action"].lower() == "wait":
-            continue
-        raw += _step_words(step)
-    room_names = [r for r, _ in observed.rooms] if task.domain == "procthor" else []
-    room_keys = {name_key(r): _room_name(r) for r in room_names}
-    if task.domain == "procthor" and observed.current_room:
-        room_keys.setdefault(name_key(observed.current_room), _room_name(observed.current_room))
-    mapping: dict[str, str] = {}
-    things: dict[str, str] = {}
-    prefer = tuple(raw)
-    for name in raw:
-        if name_key(name) in room_keys:
-            mapping[name] = room_keys[name_key(name)]
-            continue
-        canon = _pddl_name(canonical_type(name, prefer=prefer))
-        mapping[name] = canon
-        things.setdefault(canon.lower(), canon)
-    scene = list(things.values())
-    for name in _instruction_objects(task, scene):
-        things.setdefault(name.lower(), name)
-        mapping.setdefault(name, name)
-    rooms = list(dict.fromkeys(room_keys.values()))
-    rooms_lower = {r.lower() for r in rooms}
-    return [t for t in things.values() if t.lower() not in rooms_lower], rooms, mapping
+def _catalogue_facts(inventory: _Inventory) -> list[SceneFact]:
+    facts = []
+    for instances in inventory.types.values():
+        for instance in instances:
+            for predicate in affordances(instance.type).predicates():
+                facts.append(SceneFact((predicate, instance.name), "catalogue"))
+    types = {t: [i.name for i in instances] for t, instances in inventory.types.items()}
+    for predicate, a, b in catalogue.instance_relations(types):
+        facts.append(SceneFact((predicate, a, b), "catalogue",
+                               "knob and burner" if predicate == "controls"
+                               else "fixtures that stand together"))
+    for group in inventory.types.values():
+        for one in group:
+            facts += [SceneFact(("same-kind", one.name, other.name), "catalogue",
+                                f"two {one.type}s") for other in group
+                      if other is not one and other.room == one.room]
+    return facts
 
 
-def _observation_facts(task: Task, observed: ObservedState, things: list[str], rooms: list[str],
-                       mapping: dict[str, str]) -> list[SceneFact]:
+def _observation_facts(task: Task, observed: ObservedState, inventory: _Inventory,
+                       prefer: Sequence[str]) -> list[SceneFact]:
     facts: list[SceneFact] = []
-    by_key = {t.lower(): t for t in things}
+    current = _room_name(observed.current_room) if observed.current_room else None
 
-    def obj(name: str | None) -> str | None:
-        if not name:
-            return None
-        mapped = mapping.get(name) or _pddl_name(canonical_type(name))
-        return by_key.get(mapped.lower())
+    def type_of(name: str | None) -> str | None:
+        return _type_of(name, prefer) if name else None
 
-    held = obj(observed.holding)
+    held = inventory.first(type_of(observed.holding), current)
     if held:
         facts.append(SceneFact(("holding", held), "observation", "Holding: line"))
         facts.append(SceneFact(("reachable", held), "observation", "held"))
@@ -351,93 +276,58 @@ def _observation_facts(task: Task, observed: ObservedState, things: list[str], r
         facts.append(SceneFact(("hand-empty",), "observation",
                                "Holding: nothing" if observed.format in ("nearby", "server")
                                else "no held object stated"))
-    seen_state: dict[str, tuple[bool, bool]] = {}
-    for near in observed.nearby:  # nearest first: the instance the server would pick
-        name = obj(near.name)
-        if name and name.lower() not in seen_state:
-            seen_state[name.lower()] = (near.is_open, near.is_on)
-        if name and near.within_reach:
+    states: dict[str, tuple[bool, bool]] = {}
+    counter: dict[str, int] = {}
+    for near in observed.nearby:  # nearest first: instance k is the k-th listed
+        instances = inventory.of(type_of(near.name))
+        k = counter.get(near.name.lower(), 0)
+        counter[near.name.lower()] = k + 1
+        if k >= len(instances):
+            continue
+        name = instances[k].name
+        states[name] = (near.is_open, near.is_on)
+        if near.within_reach:
             facts.append(SceneFact(("reachable", name), "observation",
                                    f"{near.name} at {near.distance} m (within 1.5 m)"))
     for label, value in (("Found", observed.found), ("Arrived", observed.arrived)):
-        name = obj(value)
-        if name:
-            facts.append(SceneFact(("reachable", name), "observation", f"{label}: {value}"))
-    for thing in things:
-        info = affordances(thing)
-        state = seen_state.get(thing.lower())
-        if info.openable:
-            is_open = bool(state and state[0])
-            facts.append(SceneFact(("opened" if is_open else "closed", thing), "observation",
-                                   "observed open" if is_open else
-                                   ("observed closed" if state else "not observed open")))
-        if info.toggleable:
-            is_on = state[1] if state else info.starts_on
-            if is_on:
-                facts.append(SceneFact(("turned-on", thing), "observation",
+        located = inventory.first(type_of(value), current)
+        if located:
+            facts.append(SceneFact(("reachable", located), "observation", f"{label}: {value}"))
+    for instances in inventory.types.values():
+        for instance in instances:
+            info = affordances(instance.type)
+            state = states.get(instance.name)
+            if info.openable:
+                is_open = bool(state and state[0])
+                facts.append(SceneFact(("opened" if is_open else "closed", instance.name),
+                                       "observation", "observed open" if is_open else
+                                       ("observed closed" if state else "not observed open")))
+            if info.toggleable and (state[1] if state else info.starts_on):
+                facts.append(SceneFact(("turned-on", instance.name), "observation",
                                        "observed on" if state else
-                                       f"{thing} starts on in AI2-THOR scenes"))
+                                       f"{instance.type} starts on in AI2-THOR scenes"))
     if task.domain == "procthor":
-        current = _room_name(observed.current_room) if observed.current_room else None
-        for room in rooms:
+        for room in inventory.rooms.values():
             facts.append(SceneFact(("is-room", room), "observation", "room of the house"))
             facts.append(SceneFact(("here", room), "observation", "rooms are always reachable"))
         if current:
             facts.append(SceneFact(("robot-in", current), "observation", "Current room"))
-        for room_label, names in observed.rooms:
-            room = _room_name(room_label)
-            for raw in names:
-                name = obj(raw)
-                if name:
-                    facts.append(SceneFact(("in-room", name, room), "observation",
-                                           f"listed under {room_label}"))
-                    if room == current:
-                        facts.append(SceneFact(("here", name), "observation",
-                                               "in the current room"))
+        visible = {_type_of(v, prefer).lower() for v in task.visible_objects}
+        for type_key, instances in inventory.types.items():
+            for instance in instances:
+                if instance.room is None:
+                    continue
+                facts.append(SceneFact(("in-room", instance.name, instance.room), "observation",
+                                       f"listed under {instance.room}"
+                                       if instance.room != current or type_key not in visible
+                                       else "visible where the robot stands"))
+                if instance.room == current:
+                    facts.append(SceneFact(("here", instance.name), "observation",
+                                           "in the current room"))
     return facts
 
 
-def _catalogue_facts(things: list[str]) -> list[SceneFact]:
-    facts = []
-    for thing in things:
-        for predicate in affordances(thing).predicates():
-            facts.append(SceneFact((predicate, thing), "catalogue"))
-    for a, b in sorted(catalogue.fixture_neighbours(set(things))):
-        facts.append(SceneFact(("near", a, b), "catalogue", "fixtures that stand together"))
-    return facts
-
-
-def _location_facts(item: str, place: str, state: set[tuple], source: str, note: str
-                    ) -> list[SceneFact]:
-    """item lies in/on place (in a closed container it is enclosed)."""
-    relation = "inside" if affordances(place).container else "on"
-    facts = [SceneFact((relation, item, place), source, note)]
-    if relation == "inside" and ("closed", place) in state:
-        facts.append(SceneFact(("enclosed", item), source, f"{place} is closed"))
-    return facts
-
-
-# --- assembling ------------------------------------------------------------------------------
-
-def _problem(task: Task, domain: Domain, things: Sequence[str], rooms: Sequence[str],
-             facts: Sequence[SceneFact], goal: Sequence[GoalLiteral]) -> Problem:
-    objects = tuple(Typed(r, ("room",)) for r in sorted(rooms, key=str.lower))
-    objects += tuple(Typed(t, ("thing",)) for t in sorted(things, key=str.lower))
-    atoms = sorted({f.atom for f in facts}, key=lambda a: (a[0], tuple(x.lower() for x in a[1:])))
-    init = tuple(Atom(a[0], tuple(Constant(x) for x in a[1:])) for a in atoms)
-    parts = []
-    for lit in goal:
-        atom = Atom(lit.atom[0], tuple(Constant(x) for x in lit.atom[1:]))
-        parts.append(atom if lit.positive else Not(atom))
-    name = _pddl_name(f"{task.domain}-{task.task_id}".replace("+", "_"))
-    return Problem(name=name.lower(), domain_name=domain.name, objects=objects, init=init,
-                   goal=And(tuple(parts)))
-
-
-def _gate(domain: Domain, problem: Problem):
-    from ..gate.gate import compile_gate  # the gate checks the reference against the domain
-    return compile_gate(domain, problem)
-
+# --- the reference plan as evidence ----------------------------------------------------------
 
 _STATE_FIXES = {  # violation code -> (atoms the reference proves, atoms it disproves)
     "already-off": (("turned-on",), ()),
@@ -445,6 +335,22 @@ _STATE_FIXES = {  # violation code -> (atoms the reference proves, atoms it disp
     "already-closed": (("opened",), ("closed",)),
     "already-open": (("closed",), ("opened",)),
 }
+
+
+def _problem(task: Task, domain: Domain, things: Sequence[str], rooms: Sequence[str],
+             facts: Iterable[SceneFact], goal: Formula) -> Problem:
+    objects = tuple(Typed(r, ("room",)) for r in sorted(rooms, key=str.lower))
+    objects += tuple(Typed(t, ("thing",)) for t in sorted(things, key=str.lower))
+    atoms = sorted({f.atom for f in facts}, key=lambda a: (a[0], tuple(x.lower() for x in a[1:])))
+    init = tuple(Atom(a[0], tuple(Constant(x) for x in a[1:])) for a in atoms)
+    name = _pddl_name(f"{task.domain}-{task.task_id}".replace("+", "_"))
+    return Problem(name=name.lower(), domain_name=domain.name, objects=objects, init=init,
+                   goal=goal)
+
+
+def _gate(domain: Domain, problem: Problem):
+    from ..gate.gate import compile_gate  # the gate checks the reference against the domain
+    return compile_gate(domain, problem)
 
 
 def _explain_reference(task: Task, domain: Domain, things: list[str], rooms: list[str],
@@ -461,17 +367,16 @@ def _explain_reference(task: Task, domain: Domain, things: list[str], rooms: lis
     by_lower = {t.lower(): t for t in [*things, *rooms]}
     added: list[SceneFact] = []
     for _ in range(len(steps) + 1):
-        problem = _problem(task, domain, things, rooms, facts + added, ())
+        problem = _problem(task, domain, things, rooms, facts + added, And(()))
         gate = _gate(domain, problem)
-        verdict = gate.check(steps, mode="first")
-        if verdict.valid or not verdict.violations:
-            break
-        violation = verdict.violations[0]
+        verdict = gate.check(steps, mode="all")
+        explainable = [v for v in verdict.violations if _explainable(v, observed_state)]
+        if not explainable:
+            break  # what is left (a Pick with the hand full) is the reference's own error
+        violation = explainable[0]
         fix = _STATE_FIXES.get(violation.code)
         if fix:
-            subject = next((atom[1] for _, atom in violation.atoms if len(atom) > 1), None)
-            if subject is None or subject in observed_state:
-                break  # the observation showed this state: the reference is wrong, not the scene
+            subject = next(atom[1] for _, atom in violation.atoms if len(atom) > 1)
             target = by_lower.get(subject, subject)
             adds, removes = fix
             note = (f"reference step {violation.step + 1} ({violation.step_text}) succeeded, "
@@ -481,97 +386,245 @@ def _explain_reference(task: Task, domain: Domain, things: list[str], rooms: lis
             added = [f for f in added if f.atom not in gone]
             added += [SceneFact((predicate, target), "reference", note) for predicate in adds]
             continue
-        wanted = [atom for positive, atom in violation.atoms
-                  if positive and atom and atom[0] == "reachable"]
-        if not wanted:
-            break
-        target = by_lower.get(wanted[0][1], wanted[0][1])
-        place = None
-        opened_since = False
-        for earlier in reversed(steps[:violation.step]):
-            canonical = name_key(earlier["action"])
-            if canonical in ("open",):
-                opened_since = True
-            if canonical in _LOCATING:
-                try:
-                    ground = gate.ground(earlier)
-                except Exception:  # a structural problem is the gate's to report
-                    continue
-                if ground.args:
-                    place = by_lower.get(ground.args[0], ground.args[0])
-                    break
-        state = {f.atom for f in facts + added}
+        wanted = next(atom for positive, atom in violation.atoms
+                      if positive and atom and atom[0] == "reachable")
+        target = by_lower.get(wanted[1], wanted[1])
+        place = _last_located(gate, steps[:violation.step], by_lower)
         step_text = f"reference step {violation.step + 1} ({violation.step_text})"
-        info, place_info = affordances(target), affordances(place) if place else None
-        if place and info.pickupable and place_info and place_info.receptacle:
-            added += _location_facts(target, place, state, "reference",
-                                     f"{step_text} takes {target} after reaching {place}"
-                                     + (" and opening it" if opened_since else ""))
-        elif place:
-            note = f"{step_text} uses {target} after reaching {place}"
-            added += [SceneFact(("near", target, place), "reference", note),
-                      SceneFact(("near", place, target), "reference", note)]
+        if place:
+            added.append(SceneFact(("near", target, place), "reference",
+                                   f"{step_text} uses {target} after reaching {place}"))
         else:
             added.append(SceneFact(("reachable", target), "reference",
                                    f"{step_text} uses {target} before any move"))
     return facts, added
 
 
-def _reference_goal(task: Task, domain: Domain, problem: Problem) -> list[GoalLiteral]:
+def _explainable(violation, observed_state: set[str]) -> bool:
+    """A violation some fact of the scene would explain: an unobserved state (the step's
+    success proves it) or an object out of reach (it stood near what the robot reached)."""
+    if violation.code in _STATE_FIXES:
+        subject = next((atom[1] for _, atom in violation.atoms if len(atom) > 1), None)
+        return subject is not None and subject not in observed_state
+    return any(positive and atom and atom[0] == "reachable" for positive, atom in violation.atoms)
+
+
+def _last_located(gate, steps: Sequence[Mapping], by_lower: Mapping[str, str]) -> str | None:
+    """What the last locating step of a reference prefix reached: its first argument, the
+    instance the gate chose when the step ran (rejected steps change nothing, as in `check`)."""
+    state = gate.initial_state
+    located = None
+    for index, step in enumerate(steps):
+        try:
+            ground = gate.ground(step, index, state)
+        except SageError:
+            continue
+        if gate.applicable(state, ground, index) is not None:
+            continue
+        if name_key(step.get("action", "")) in _LOCATING and ground.args:
+            located = by_lower.get(ground.args[0], ground.args[0])
+        state = gate.apply(state, ground)
+    return located
+
+
+def _reference_goal(task: Task, domain: Domain, problem: Problem) -> Formula:
     steps = normalize_steps(task.reference_steps, domain)
     if not steps:
-        return []
+        return And(())
     gate = _gate(domain, problem)
     verdict = gate.check(steps, mode="all")
     initial = gate.initial_state
     names = {o.name.lower(): o.name for o in problem.objects}
 
-    def spelled(atom: tuple) -> tuple[str, ...]:
-        return (atom[0], *(names.get(a, a) for a in atom[1:]))
+    def atom(fact: tuple) -> Atom:
+        return Atom(fact[0], tuple(Constant(names.get(a, a)) for a in fact[1:]))
 
-    goal = [GoalLiteral(spelled(a), True, "reference plan")
-            for a in sorted(verdict.final_state - initial) if a[0] in GOAL_PREDICATES
-            and not (a[0] == "closed" and ("opened", *a[1:]) in initial)]
-    goal += [GoalLiteral(spelled(a), False, "reference plan")
-             for a in sorted(initial - verdict.final_state) if a[0] == "turned-on"]
-    return goal
+    parts: list[Formula] = [
+        atom(a) for a in sorted(verdict.final_state - initial)
+        if a[0] in REFERENCE_GOAL_PREDICATES
+        and not (a[0] == "closed" and ("opened", *a[1:]) in initial)]
+    parts += [Not(atom(a)) for a in sorted(initial - verdict.final_state) if a[0] == "turned-on"]
+    return And(tuple(parts))
 
 
-def task_scene(task: Task, domain: Domain, use_reference: bool = True) -> TaskScene:
-    """The scene of a task: objects, initial facts with provenance, goal (module docstring)."""
+# --- the goal --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _WrittenGoal:
+    goal: Formula | None
+    source: str
+    text: str = ""
+    note: str = ""
+    spec: GoalSpec | None = None
+    warning: str = ""
+
+
+def _goals_for(task: Task) -> Mapping[str, GoalSpec]:
+    """The goals file that comes with the task's set: bundled, or NAME.goals.toml beside a
+    task file NAME.json."""
+    bundled = bundled_goals(task.source) if task.source else {}
+    if bundled or not task.source:
+        return bundled
+    sibling = Path(task.source).with_suffix(".goals.toml")
+    return load_goals(sibling) if sibling.is_file() else {}
+
+
+def compound_goal(task: Task, goals: Mapping[str, GoalSpec]) -> tuple[Formula, str, str] | None:
+    """A compound task's goal: its members' goals together, in member order, or None when a
+    member has no written goal. A member's `(holding X)` is left out when a later member's goal
+    holds or places another object (the hand must let go of X on the way); the note says so."""
+    specs = [goals.get(member.lower()) for member in task.members]
+    if not task.members or any(spec is None for spec in specs):
+        return None
+    member_parts = [spec.goal.parts if isinstance(spec.goal, And) else (spec.goal,)
+                    for spec in specs if spec is not None]
+    parts: list[Formula] = []
+    dropped: list[str] = []
+    for index, own in enumerate(member_parts):
+        later = [p for rest in member_parts[index + 1:] for p in rest]
+        for part in own:
+            if isinstance(part, Atom) and part.predicate.lower() == "holding" and any(
+                    _moves_an_object(p) for p in later):
+                dropped.append(f"{task.members[index]}: {write_formula(part)}")
+                continue
+            parts.append(part)
+    note = ("left out, as a later member needs the hand: " + "; ".join(dropped)) if dropped else ""
+    text = "\n".join(f"; {m}\n{spec.text}" for m, spec in zip(task.members, specs) if spec)
+    return And(tuple(parts)), text, note
+
+
+def _moves_an_object(part: Formula) -> bool:
+    return any(isinstance(node, Atom) and node.predicate.lower() in ("holding", "on", "inside")
+               for node in walk(part))
+
+
+def _written_goal(task: Task, domain: Domain, goals: Mapping[str, GoalSpec] | None,
+                  goal_from_reference: bool) -> _WrittenGoal:
+    goals = _goals_for(task) if goals is None else goals
+    if task.goal:
+        return _WrittenGoal(parse_goal(task.goal), "goals", task.goal, "the task's own goal")
+    spec = goals.get(task.task_id.lower())
+    if spec is not None:
+        return _WrittenGoal(spec.goal, "goals", spec.text, spec.note, spec)
+    if task.members:
+        member_goals = goals or bundled_goals("ithor")
+        combined = compound_goal(task, member_goals)
+        if combined is not None:
+            return _WrittenGoal(combined[0], "goals", combined[1], combined[2])
+    if goal_from_reference:
+        return _WrittenGoal(None, "reference", note="the reference plan's effects (asked for)")
+    reading = read_instruction(task.instruction)
+    if reading.goal is not None:
+        return _WrittenGoal(reading.goal, "instruction", write_formula(reading.goal))
+    unread = "; ".join(repr(c) for c in reading.unread) or repr(task.instruction)
+    return _WrittenGoal(None, "none", warning=(
+        f"task {task.task_id}: no goal: no goal is written for it and the instruction reader "
+        f"cannot read {unread}; success cannot be checked (write a goal: docs/goals.md)"))
+
+
+_WARNED: set[tuple[str, str]] = set()
+
+
+def _warn_once(task: Task, message: str) -> None:
+    if (task.source, message) not in _WARNED:
+        _WARNED.add((task.source, message))
+        log.warning(message)
+
+
+# --- assembling ------------------------------------------------------------------------------
+
+def task_scene(task: Task, domain: Domain, use_reference: bool = True, *,
+               goals: Mapping[str, GoalSpec] | None = None,
+               goal_from_reference: bool = False) -> TaskScene:
+    """The scene of a task: objects, initial facts with provenance, goal (module docstring).
+
+    `goals` overrides the goals file of the task's set; `goal_from_reference` takes the goal
+    from the reference plan's effects when no goal is written (never for a bundled set's
+    tasks, which all have one)."""
     observed = read_observation(task.obs)
-    things, rooms, mapping = _collect_objects(task, observed, domain)
-    facts = _catalogue_facts(things) + _observation_facts(task, observed, things, rooms, mapping)
-    state = {f.atom for f in facts}
-    goal, hints = instruction_goal(task.instruction, things, task.expected_objects)
-    for item, place in hints:
-        if affordances(item).pickupable and affordances(place).receptacle:
-            facts += _location_facts(item, place, state, "instruction",
-                                     f"the instruction: {task.instruction!r}")
+    written = _written_goal(task, domain, goals, goal_from_reference)
+    needed = goal_names(written.goal, domain) if written.goal is not None else []
+    inventory = _inventory(task, observed, domain, needed)
+    prefer = [*task.visible_objects, *task.expected_objects, *observed.objects()]
+    things = inventory.names()
+    rooms = list(inventory.rooms.values())
+    facts = _catalogue_facts(inventory) + _observation_facts(task, observed, inventory, prefer)
     if use_reference:
-        observed_state = {mapping.get(n.name, n.name).lower() for n in observed.nearby}
+        observed_state = {n.lower() for n in _observed_instances(observed, inventory, prefer)}
         facts, added = _explain_reference(task, domain, things, rooms, facts, observed_state)
         facts += added
-    goal_source = "instruction" if goal else "none"
-    if not goal and use_reference:
-        goal = _reference_goal(task, domain, _problem(task, domain, things, rooms, facts, ()))
-        goal_source = "reference" if goal else "none"
-    unknown = tuple(sorted(t for t in things if not affordances(t).known))
+    instances = inventory.instance_map()
+    warnings: list[str] = []
+    if written.goal is not None:
+        try:
+            goal = compile_goal(written.goal, instances, domain,
+                                written.spec.where if written.spec else None)
+        except SageError as error:
+            raise TaskSetError(f"task {task.task_id}: {error}") from None
+        goal_source, goal_text, goal_note = written.source, written.text, written.note
+    elif written.source == "reference":
+        goal = _reference_goal(task, domain, _problem(task, domain, things, rooms, facts, And(())))
+        goal_source, goal_text = "reference", write_formula(goal)
+        goal_note = written.note
+    else:
+        goal, goal_source, goal_text, goal_note = And(()), "none", "", ""
+        warnings.append(written.warning)
+        _warn_once(task, written.warning)
+    unknown = tuple(sorted(t for t in instances if not affordances(t).known))
     notes = tuple(f"unknown AI2-THOR type {t}: no affordances" for t in unknown)
     unique: dict[tuple, SceneFact] = {}
     for fact in facts:
         unique.setdefault(fact.atom, fact)
     return TaskScene(task=task, domain=task.domain, things=tuple(things), rooms=tuple(rooms),
-                     facts=tuple(unique.values()), goal=tuple(goal), goal_source=goal_source,
-                     unknown_types=unknown, notes=notes)
+                     facts=tuple(unique.values()), goal=goal, goal_source=goal_source,
+                     goal_text=goal_text, goal_note=goal_note,
+                     instances=tuple(instances.items()), unknown_types=unknown, notes=notes,
+                     warnings=tuple(warnings))
+
+
+def _observed_instances(observed: ObservedState, inventory: _Inventory,
+                        prefer: Sequence[str]) -> list[str]:
+    """The instances whose open/on state the observation shows (nearby objects, in order)."""
+    counter: dict[str, int] = {}
+    shown = []
+    for near in observed.nearby:
+        instances = inventory.of(_type_of(near.name, prefer))
+        k = counter.get(near.name.lower(), 0)
+        counter[near.name.lower()] = k + 1
+        if k < len(instances):
+            shown.append(instances[k].name)
+    return shown
 
 
 def scene_problem(scene: TaskScene, domain: Domain) -> Problem:
     return _problem(scene.task, domain, scene.things, scene.rooms, scene.facts, scene.goal)
 
 
-def task_problem(task: Task, domain: Domain | str | None = None,
-                 use_reference: bool = True) -> Problem:
+def problem_text(scene: TaskScene, domain: Domain, label: str | None = None) -> str:
+    """The problem as a PDDL file whose comment header says where the goal came from and lists
+    every fact taken from the reference plan (so a reader can audit what is not read directly
+    off the observation or the object catalogue)."""
+    task = scene.task
+    header = [f"; {label or task.source or 'task'}#{task.task_id} ({task.scene}): "
+              f"{task.instruction}"]
+    header.append(f"; goal from: {scene.goal_source}" + {
+        "goals": " (written from the instruction and reviewed)",
+        "instruction": " (read from the instruction by sage_pddl/tasks/instruction.py)",
+        "reference": " (the reference plan's effects: the reference reaches it by construction)",
+        "none": "",
+    }.get(scene.goal_source, ""))
+    if scene.goal_note:
+        header.append(f"; goal note: {scene.goal_note}")
+    header += [f"; warning: {w}" for w in scene.warnings]
+    for fact in scene.facts:
+        if fact.source == "reference":
+            header.append(f"; {fact.source}: ({' '.join(fact.atom)}) - {fact.note}")
+    header += [f"; note: {note}" for note in scene.notes]
+    return "\n".join(header) + "\n" + write_problem(scene_problem(scene, domain))
+
+
+def task_problem(task: Task, domain: Domain | str | None = None, use_reference: bool = True,
+                 *, goal_from_reference: bool = False) -> Problem:
     """The PDDL problem of a task in `domain` (a Domain, a registry name, or the task's own):
     the task's own problem, checked against the domain, or the one built from its scene."""
     if not isinstance(domain, Domain):
@@ -580,4 +633,5 @@ def task_problem(task: Task, domain: Domain | str | None = None,
     if task.problem is not None:
         raise_first_error(check_problem(task.problem, domain))
         return task.problem
-    return scene_problem(task_scene(task, domain, use_reference), domain)
+    return scene_problem(task_scene(task, domain, use_reference,
+                                    goal_from_reference=goal_from_reference), domain)

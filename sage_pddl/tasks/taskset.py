@@ -2,7 +2,8 @@
 
 A task file is `{"samples": [...]}` (or a bare list) of records with `task_id`, `task_desc`,
 `scene`, `room`, `obs`, `visible_objects`, `expected_objects`, `reference_steps`,
-`difficulty`, `fail_injection` and `_meta` (REFERENCE §6.1). Bundled sets, shipped inside the
+`difficulty`, `fail_injection` and `_meta` (REFERENCE §6.1), and optionally `goal`: the task's
+PDDL goal over object types (docs/goals.md). Bundled sets, shipped inside the
 package (`sage_pddl/data/sage`, see its README for attribution):
 
     ithor      eval_dataset_expanded.json     the paper's 75 iTHOR tasks
@@ -73,6 +74,8 @@ class Task:
     fail_injection: Mapping[str, Any] | None = None
     members: tuple[str, ...] = ()
     domain: str = "ithor"
+    goal: str = ""
+    """The task's own PDDL goal over object types (a record's `goal`; docs/goals.md), if any."""
     source: str = field(default="", compare=False)
     """The task file (bundled name or path) the task was read from."""
     problem: Problem | None = field(default=None, compare=False, repr=False)
@@ -187,6 +190,7 @@ def task_from_record(record: Mapping[str, Any], source: str = "", index: int = 0
         fail_injection=dict(injection) if injection else None,
         members=members,
         domain=_domain_of(record, meta),
+        goal=read.text("goal"),
         source=source,
     )
 

@@ -7,8 +7,8 @@ import pytest
 from sage_pddl.domains import load_domain
 from sage_pddl.llm import get_backend
 
-TASKS = "ithor[#K01,#K19,#L01]"
-TASK_IDS = ("K01", "K19", "L01")
+TASKS = "ithor[#K10,#K19,#L01]"
+TASK_IDS = ("K10", "K19", "L01")
 
 
 @pytest.fixture(scope="session")

@@ -31,13 +31,13 @@ def test_report_files_and_comparisons(tmp_path, oracle_factory):
     config = BenchConfig(planners=("SAGE", "Direct"), models=("m",), tasks=(TASKS,),
                          seeds=(0, 1), llm="scripted", out=str(tmp_path), run_id="r",
                          progress=False, memory="none")
-    run_dir = run_benchmark(config, llm_factory=oracle_factory(broken=("K01",)))
+    run_dir = run_benchmark(config, llm_factory=oracle_factory(broken=("K10",)))
     files = write_report(run_dir, resamples=500)
     assert files.summary.exists() and files.comparisons.exists() and files.markdown.exists()
     with files.summary.open() as handle:
         summary = {r["planner"]: r for r in csv.DictReader(handle)}
     assert set(summary) == {"SAGE", "Direct"}
-    # the broken K01 plan: the gate refines it for SAGE, Direct keeps it
+    # the broken K10 plan: the gate refines it for SAGE, Direct keeps it
     assert float(summary["SAGE"]["goal_success"]) == 1.0
     assert float(summary["Direct"]["goal_success"]) == pytest.approx(2 / 3, abs=1e-5)
     assert float(summary["Direct"]["error_rate"]) == 0.0

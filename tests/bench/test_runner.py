@@ -55,12 +55,12 @@ def test_grid_writes_one_row_per_cell(tmp_path, oracle_factory):
 
 def test_broken_plans_are_scored_not_errors(tmp_path, oracle_factory):
     run_dir = run_benchmark(config(tmp_path, planners=("Direct",), seeds=(0,)),
-                            llm_factory=oracle_factory(broken=("K01",)))
+                            llm_factory=oracle_factory(broken=("K10",)))
     rows = {r["task_id"]: r for r in rows_of(run_dir)[0]}
-    k01 = rows["K01"]
-    assert k01["error"] is None
-    assert k01["goal_success"] == 0.0 and k01["executability"] < 1.0
-    assert k01["precondition_violations"] >= 1 and k01["violation_codes"]
+    k10 = rows["K10"]
+    assert k10["error"] is None
+    assert k10["goal_success"] == 0.0 and k10["executability"] < 1.0
+    assert k10["precondition_violations"] >= 1 and k10["violation_codes"]
     assert rows["K19"]["goal_success"] == 1.0
 
 

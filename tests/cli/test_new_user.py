@@ -32,28 +32,28 @@ def blocks(tmp_path):
 
 
 def test_1_plan_and_run_answer_offline_with_the_reference_responder(capsys):
-    code, out, err = cli(capsys, "plan", "ithor#K01", "--llm", "scripted")
+    code, out, err = cli(capsys, "plan", "ithor#K10", "--llm", "scripted")
     assert code == 0 and "certified=True" in out
     assert "reference responder" in err and "not a model" in err
-    code, out, err = cli(capsys, "run", "ithor#K01", "--llm", "scripted")
+    code, out, err = cli(capsys, "run", "ithor#K10", "--llm", "scripted")
     assert code == 0 and "goal reached" in out
-    code, _, err = cli(capsys, "plan", "Make coffee", "--problem", "ithor#K01", "--llm",
+    code, _, err = cli(capsys, "plan", "Make coffee", "--problem", "ithor#K10", "--llm",
                        "scripted")
     assert code == 2 and "--llm-script" in err
 
 
 def test_2_a_cassette_recorded_by_bench_replays_with_llm_replay(tmp_path, capsys):
-    code, _, _ = cli(capsys, "bench", "--tasks", "ithor#K01", "--planners", "Direct", "--llm",
+    code, _, _ = cli(capsys, "bench", "--tasks", "ithor#K10", "--planners", "Direct", "--llm",
                      "scripted", "--seeds", "0", "--cassette-dir", str(tmp_path / "cassettes"),
                      "--out", str(tmp_path / "runs"), "--no-report", "--no-progress")
     assert code == 0
     (cassette,) = (tmp_path / "cassettes").glob("*.jsonl")
-    code, out, err = cli(capsys, "plan", "ithor#K01", "--planner", "Direct", "--llm", "replay",
+    code, out, err = cli(capsys, "plan", "ithor#K10", "--planner", "Direct", "--llm", "replay",
                          "--cassette", str(cassette), "--seed", "0", "--json")
     assert code == 0, err
     result = json.loads(out)
     assert result["goal_reached"] and result["calls"] == 1
-    code, _, err = cli(capsys, "plan", "ithor#K01", "--llm", "replay")
+    code, _, err = cli(capsys, "plan", "ithor#K10", "--llm", "replay")
     assert code == 2 and "--cassette" in err
 
 
@@ -120,10 +120,10 @@ def test_9_plan_exits_1_when_the_plan_does_not_reach_the_goal(tmp_path, capsys):
     script = tmp_path / "script.json"
     script.write_text(json.dumps({"direct": [{"steps": [{"action": "MoveTo",
                                                          "object": "Mug"}]}]}))
-    code, _, _ = cli(capsys, "plan", "ithor#K01", "--planner", "Direct", "--llm", "scripted",
+    code, _, _ = cli(capsys, "plan", "ithor#K10", "--planner", "Direct", "--llm", "scripted",
                      "--llm-script", str(script))
     assert code == 1
-    code, _, _ = cli(capsys, "plan", "ithor#K01", "--planner", "Direct", "--llm", "scripted")
+    code, _, _ = cli(capsys, "plan", "ithor#K10", "--planner", "Direct", "--llm", "scripted")
     assert code == 0
 
 

@@ -51,14 +51,16 @@ def _goal_report(set_name):
 
 
 def test_ithor_goal_completion_of_the_references():
+    """The goals are written from the instructions, so a reference that leaves part of its
+    instruction undone does not reach its goal (docs/goals.md lists what each leaves undone)."""
     reached, incomplete, no_goal = _goal_report("ithor")
     # REFERENCE §6.5: the curated references are the executed prefixes of failed attempts.
     assert incomplete["X01"] == ["(inside Apple Microwave)", "(heated Apple)"]
-    assert incomplete["B08"] == ["(not (holding Pillow))"]
-    assert set(incomplete) == {"K02", "K05", "K06", "K09", "L06", "B05", "B06", "B08", "A06",
-                               "X01", "X02", "X04", "X05"}
-    assert set(no_goal) == {"A05", "X03"}
-    assert len(reached) == 60
+    assert incomplete["B08"] == ["(on Pillow Bed)"]
+    assert set(incomplete) == {
+        "K01", "K02", "K04", "K05", "K06", "K07", "K08", "K09", "L06", "L07", "B05", "B06",
+        "B08", "A01", "A04", "A05", "A06", "A07", "A08", "X01", "X02", "X03", "X04", "X05"}
+    assert no_goal == [] and len(reached) == 51
     # every generated (template) task, the 37 after the curated 38, reaches its goal
     generated = {t.task_id for t in load_taskset("ithor")[38:]}
     assert len(generated) == 37 and not generated & set(incomplete)

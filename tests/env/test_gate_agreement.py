@@ -23,7 +23,7 @@ def agree(env, gate, steps) -> int:
     for index, step in enumerate(steps):
         result = env.step(step)
         try:
-            ground = gate.ground(step, index)
+            ground = gate.ground(step, index, state)  # the instance the step acts on now
             violation = gate.applicable(state, ground)
         except StepRejected as rejected:
             violation = rejected.violation

@@ -8,12 +8,12 @@ from sage_pddl.gate import compile_gate
 from sage_pddl.induce import read_logs
 from sage_pddl.induce.collect import CollectSettings, collect
 from sage_pddl.induce.evaluate import Score, compare_preconditions, holdout_by, score
-from sage_pddl.induce.learner import learn
+from sage_pddl.induce.learner import EXCLUDED_CODES, learn
 from sage_pddl.pddl import parse_domain, write_domain
 from sage_pddl.pddl.model import PlanStep
 from sage_pddl.tasks import load_taskset, task_problem
 
-SETTINGS = CollectSettings(seed=3, states=4)
+SETTINGS = CollectSettings(seed=3, states=5)
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +78,9 @@ def test_held_out_prediction_and_reference_preconditions(logs, tasks, ithor):
     total = Score()
     for _held, train, test in holdout_by(transitions, lambda t: scene[t.task]):
         total = total + score(learn(train), test)["*"]
-    assert total.total == len(transitions)
+    # every transition is scored, but those refused for a reason that is no precondition
+    # (a liquid constant probed as an object: type-mismatch)
+    assert total.total == sum(1 for t in transitions if t.success or t.code not in EXCLUDED_CODES)
     assert total.accuracy >= 0.95
     assert total.recall >= 0.95 and total.precision >= 0.9
 

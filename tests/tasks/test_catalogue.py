@@ -1,7 +1,13 @@
 """The AI2-THOR object catalogue."""
 from __future__ import annotations
 
-from sage_pddl.tasks.catalogue import affordances, canonical_type, fixture_neighbours
+from sage_pddl.tasks.catalogue import (
+    affordances,
+    canonical_type,
+    instance_relations,
+    room_fixtures,
+    scene_instances,
+)
 
 
 def test_affordances_of_common_types():
@@ -29,7 +35,39 @@ def test_dataset_spellings_normalise_to_types():
     assert canonical_type("plates") == "Plate"
 
 
-def test_fixtures_stand_together():
-    pairs = fixture_neighbours({"Sink", "Faucet", "Apple"})
-    assert ("Faucet", "Sink") in pairs and ("Sink", "Faucet") in pairs
-    assert not any("Apple" in p for p in pairs)
+def test_fixtures_stand_together_instance_by_instance():
+    relations = instance_relations({"sink": ["Sink_1", "Sink_2"], "faucet": ["Faucet_1", "Faucet_2"],
+                                    "apple": ["Apple"]})
+    assert ("near", "Faucet_1", "Sink_1") in relations and ("near", "Sink_2", "Faucet_2") in relations
+    assert ("near", "Faucet_1", "Sink_2") not in relations
+    assert not any("Apple" in r for r in relations)
+    lone = instance_relations({"bathtub": ["Bathtub"], "faucet": ["Faucet_1", "Faucet_2"]})
+    assert {("near", "Bathtub", "Faucet_1"), ("near", "Bathtub", "Faucet_2")} <= set(lone)
+
+
+def test_knobs_control_their_burners_one_to_one():
+    relations = instance_relations({"stoveknob": ["StoveKnob_1", "StoveKnob_2"],
+                                    "stoveburner": ["StoveBurner_1", "StoveBurner_2"]})
+    assert ("controls", "StoveKnob_2", "StoveBurner_2") in relations
+    assert ("controls", "StoveKnob_1", "StoveBurner_2") not in relations
+
+
+def test_object_state_properties_from_the_documentation():
+    assert affordances("Apple").sliceable and affordances("Apple").food
+    assert affordances("Potato").cookable and not affordances("Egg").cookable
+    assert affordances("Egg").cookable_sliced  # cracked, an egg cooks (EggCracked)
+    assert affordances("Mug").fillable and not affordances("Apple").fillable
+    assert affordances("Bed").dirtyable and affordances("Plate").dirtyable
+    assert affordances("ButterKnife").slicer and affordances("Knife").slicer
+    assert affordances("Microwave").toggles_closed and affordances("CoffeeMachine").coffee_maker
+    assert not affordances("Window").openable and not affordances("Curtains").openable
+
+
+def test_room_fixtures_and_scene_instances():
+    kitchen = room_fixtures("kitchen")
+    assert {"StoveBurner", "StoveKnob", "Sink", "Faucet", "LightSwitch"} <= set(kitchen)
+    assert "LightSwitch" in room_fixtures("living room") and "Bed" in room_fixtures("bedroom")
+    assert room_fixtures("garage") == ()
+    assert scene_instances("FloorPlan1")["Cabinet"] == 9
+    assert scene_instances("FloorPlan1_physics") == scene_instances("FloorPlan1")
+    assert scene_instances("FloorPlan999") == {}

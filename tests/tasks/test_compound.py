@@ -34,10 +34,11 @@ def test_74_compounds_45_pairs_29_triples_with_members():
     assert first.instruction.startswith("First, ") and " Then, " in first.instruction
 
 
-def test_the_gate_rejects_36_concatenated_references_and_says_why():
+def test_the_gate_rejects_33_concatenated_references_and_says_why():
     """Concatenating the members' references does not make a plan: the first member may leave
     an object in the hand (the next Pick fails: hand-full) or a device in the state the next
-    member starts by setting (already-on, already-off, already-open)."""
+    member starts by setting (already-on, already-off, already-open). (A01+A08 turn on
+    "Faucet" twice; FloorPlan402 has three faucets, so the second turns on another one.)"""
     ithor = load_domain("ithor")
     codes: Counter[str] = Counter()
     rejected = 0
@@ -47,5 +48,5 @@ def test_the_gate_rejects_36_concatenated_references_and_says_why():
         if not verdict.valid:
             rejected += 1
             codes.update({v.code for v in verdict.violations})
-    assert rejected == 36
+    assert rejected == 33
     assert set(codes) <= {"hand-full", "already-on", "already-off", "already-open", "target-held"}

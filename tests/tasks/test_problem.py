@@ -2,13 +2,24 @@
 from __future__ import annotations
 
 import importlib.util
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from sage_pddl.domains import load_domain
+from sage_pddl.gate import compile_gate
 from sage_pddl.pddl import parse_problem, write_problem
-from sage_pddl.tasks import load_task, task_problem, task_scene
+from sage_pddl.pddl.model import And
+from sage_pddl.pddl.writer import write_formula
+from sage_pddl.tasks import (
+    load_task,
+    load_taskset,
+    problem_text,
+    scene_problem,
+    task_problem,
+    task_scene,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -45,28 +56,115 @@ def test_procthor_rooms_and_current_room():
     assert ("here", "Bathroom") in atoms
 
 
-def test_instruction_goals_of_the_templates():
-    assert [g.text() for g in _scene("ithor#K19").goal] == [
-        "(inside Apple Cabinet)", "(closed Cabinet)"]
-    assert [g.text() for g in _scene("ithor#K15").goal] == ["(on Apple CounterTop)"]
-    assert [g.text() for g in _scene("ithor#L10").goal] == ["(opened Box)"]
-    assert [g.text() for g in _scene("ithor#B01").goal] == ["(not (turned-on LightSwitch))"]
+def _goal(scene) -> str:
+    return " ".join(write_formula(scene.goal).split())
 
 
-def test_free_form_goals():
-    x01 = _scene("ithor#X01")
-    assert x01.goal_source == "instruction"
-    assert {g.text() for g in x01.goal} == {"(inside Apple Microwave)", "(heated Apple)"}
-    assert [g.text() for g in _scene("ithor#B08").goal] == ["(not (holding Pillow))"]
-    assert [g.text() for g in _scene("ithor#K09").goal] == ["(on Mug DiningTable)"]
-    k01 = _scene("ithor#K01")  # "Make a cup of coffee": nothing to match, the reference decides
-    assert k01.goal_source == "reference"
-    assert {g.text() for g in k01.goal} == {"(holding Mug)", "(turned-on CoffeeMachine)"}
+def test_every_bundled_task_takes_its_goal_from_the_reviewed_goals():
+    for set_name in ("ithor", "procthor"):
+        for task in load_taskset(set_name):
+            scene = task_scene(task, load_domain(task.domain))
+            assert scene.goal_source == "goals", task.task_id
+            assert scene.goal != And(()), task.task_id
 
 
-def test_instruction_locates_objects():
-    atoms = _atoms(_scene("ithor#K03"))  # "Open the fridge and retrieve a tomato"
-    assert ("inside", "Tomato", "Fridge") in atoms and ("enclosed", "Tomato") in atoms
+def test_goals_name_types_and_the_scene_decides_the_instances():
+    k15 = _scene("ithor#K15")  # FloorPlan1 has three counter tops: some counter top
+    assert k15.objects_of("CounterTop") == ("CounterTop_1", "CounterTop_2", "CounterTop_3")
+    assert _goal(k15) == ("(or (on Apple CounterTop_1) (on Apple CounterTop_2) "
+                          "(on Apple CounterTop_3))")
+    b01 = _scene("ithor#B01")
+    assert _goal(b01) == "(not (turned-on LightSwitch))"
+    k19 = _scene("ithor#K19")  # the closed cabinet is the one that holds the apple
+    parts = k19.goal.parts
+    assert len(parts) == 2 and len(parts[1].parts) == 9
+    assert " ".join(write_formula(parts[1].parts[0]).split()) == (
+        "(and (inside Apple Cabinet_1) (closed Cabinet_1))")
+
+
+def test_nothing_is_inferred_from_the_instruction():
+    scene = _scene("ithor#K03")  # "Open the fridge and retrieve a tomato"
+    atoms = _atoms(scene)
+    assert ("inside", "Tomato", "Fridge") not in atoms and ("enclosed", "Tomato") not in atoms
+    assert not scene.facts_from("instruction")
+    gate = compile_gate(load_domain("ithor"), scene_problem(scene, load_domain("ithor")))
+    lying_out = gate.check(["MoveTo Tomato", "Pick Tomato", "MoveTo Fridge", "Open Fridge"])
+    assert lying_out.valid and lying_out.goal_reached
+    from_the_fridge = gate.check(["MoveTo Fridge", "Open Fridge", "Pick Tomato"])
+    assert from_the_fridge.valid and from_the_fridge.goal_reached  # the reference's evidence
+
+
+def test_a_type_has_as_many_instances_as_the_scene():
+    k13 = _scene("ithor#K13")  # "Open the cabinet" in FloorPlan1 (9 cabinets)
+    assert len(k13.objects_of("Cabinet")) == 9
+    domain = load_domain("ithor")
+    gate = compile_gate(domain, scene_problem(k13, domain))
+    twice = gate.check(["MoveTo Cabinet", "Open Cabinet", "Open Cabinet", "Close Cabinet"])
+    assert twice.valid, twice.violations
+    assert {("opened", "cabinet_2")} <= twice.final_state
+    x02 = _scene("ithor#X02")  # three chairs are listed nearby
+    assert x02.objects_of("Chair") == ("Chair_1", "Chair_2", "Chair_3")
+
+
+def test_rooms_have_their_fixed_parts():
+    scene = _scene("ithor#K10")  # "You are in the kitchen": the observation lists nothing
+    for fixture in ("StoveKnob", "StoveBurner", "Sink", "Faucet", "LightSwitch", "CounterTop"):
+        assert scene.objects_of(fixture), fixture
+    assert ("controls", "StoveKnob_1", "StoveBurner_1") in _atoms(scene)
+    assert _scene("ithor#B02").objects_of("LightSwitch")
+
+
+def test_procthor_visible_objects_are_where_the_robot_stands():
+    scene = _scene("procthor#P04_01")  # Television listed in Kitchen and LivingRoom
+    atoms = _atoms(scene)
+    assert scene.objects_of("Television") == ("Television_1", "Television_2")
+    assert ("in-room", "Television_1", "Kitchen") in atoms
+    assert ("here", "Television_1") in atoms and ("here", "Television_2") not in atoms
+    task = replace(load_task("procthor#P06_01"), visible_objects=("LaundryHamper", "Doorway"))
+    doorway = task_scene(task, load_domain("procthor"))
+    assert ("here", "Doorway") in _atoms(doorway)
+    assert ("in-room", "Doorway", "Bathroom") in _atoms(doorway)
+
+
+def test_a_task_without_a_written_goal_uses_the_reader_or_says_none(caplog):
+    task = replace(load_task("ithor#K19"), task_id="U1", source="mine.json",
+                   instruction="Put the apple in the fridge")
+    scene = task_scene(task, load_domain("ithor"), goals={})
+    assert scene.goal_source == "instruction" and _goal(scene) == "(inside Apple Fridge)"
+    unreadable = replace(task, task_id="U2", instruction="Make a sandwich")
+    with caplog.at_level("WARNING"):
+        none = task_scene(unreadable, load_domain("ithor"), goals={})
+    assert none.goal_source == "none" and none.goal == And(())
+    assert "Make a sandwich" in caplog.text and none.warnings
+    text = problem_text(none, load_domain("ithor"))
+    assert "; goal from: none" in text and "; warning: task U2: no goal" in text
+
+
+def test_the_reference_goal_is_an_explicit_labelled_option():
+    task = replace(load_task("ithor#K01"), task_id="U3", source="mine.json",
+                   instruction="Make a cup of coffee")
+    domain = load_domain("ithor")
+    asked = task_scene(task, domain, goals={}, goal_from_reference=True)
+    assert asked.goal_source == "reference"
+    assert "(turned-on CoffeeMachine)" in _goal(asked)
+    assert "reaches it by construction" in problem_text(asked, domain)
+    assert task_scene(task, domain, goals={}).goal_source == "none"
+
+
+def test_a_task_record_or_a_goals_file_beside_the_task_set_gives_the_goal(tmp_path):
+    import json
+    record = {"task_id": "T1", "task_desc": "Make coffee", "scene": "FloorPlan1",
+              "room": "kitchen", "obs": "You are in the kitchen.",
+              "goal": "(filled Mug coffee)"}
+    other = dict(record, task_id="T2", goal="")
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps({"samples": [record, other]}))
+    (tmp_path / "mine.goals.toml").write_text(
+        '[T2]\ninstruction = "Make coffee"\ngoal = "(turned-on CoffeeMachine)"\n')
+    domain = load_domain("ithor")
+    own, beside = (task_scene(t, domain) for t in load_taskset(str(path)))
+    assert own.goal_source == "goals" and _goal(own) == "(filled Mug coffee)"
+    assert beside.goal_source == "goals" and _goal(beside) == "(turned-on CoffeeMachine)"
 
 
 def test_reference_evidence_is_recorded_with_its_step():

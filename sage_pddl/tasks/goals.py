@@ -1,0 +1,285 @@
+"""Task goals as reviewed data: one PDDL goal per task, written by a person from the instruction.
+
+A goals file is TOML, one table per task id::
+
+    [K19]
+    instruction = "Put the apple in the cabinet and close it"
+    goal = '''
+    (and (exists (?c - Cabinet) (inside Apple ?c))
+         (forall (?c - Cabinet) (imply (inside Apple ?c) (closed ?c))))'''
+    note = "how an ambiguous instruction was read (optional, one line)"
+
+`instruction` repeats the task's instruction so that a reviewer reads the two side by side (a
+test holds it equal to the task set's). The bundled sets' goals are `data/sage/goals/*.toml`
+(`bundled_goals`); docs/goals.md states the rules they follow.
+
+Names in a goal are object *types* (AI2-THOR's `Apple`, `Cabinet`), as an instruction names
+them, because how many instances a scene has is the problem builder's business, not the goal
+writer's. `compile_goal` turns a written goal into the PDDL goal of one scene:
+
+* a type with one instance in the scene names that object;
+* a type with several instances, named in a top-level conjunct, means *some* instance: the
+  conjunct becomes a disjunction over the instances, every mention of the type inside that
+  conjunct being the same instance (`(and (on Plate DiningTable) ...)`: some plate);
+* `(exists (?v - Type) F)` and `(forall (?v - Type) F)` with a type the domain does not declare
+  range over that type's instances and become a disjunction or conjunction of copies of `F`,
+  which is how a goal ties two mentions together ("put the apple in the cabinet and close
+  it"); a variable of a domain type (`thing`) stays a PDDL quantifier.
+
+The compiled goal keeps the written goal's top-level conjuncts one for one, so goal-condition
+success (the fraction of top-level conjuncts met) counts what the writer wrote.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from ..pddl.errors import PDDLError, PDDLSemanticError
+from ..pddl.limits import read_text
+from ..pddl.model import (
+    And,
+    Atom,
+    Constant,
+    Domain,
+    Equals,
+    Exists,
+    Forall,
+    Formula,
+    Imply,
+    Location,
+    Not,
+    Or,
+    Term,
+    Typed,
+    Variable,
+    key,
+    walk,
+)
+from ..pddl.parser import parse_problem
+from .taskset import TaskSetError
+
+GOAL_FILES: dict[str, str] = {"ithor": "ithor.toml", "ithor-gt": "ithor.toml",
+                              "procthor": "procthor.toml"}
+"""Bundled task set -> its goals file in `data/sage/goals/` (ithor-gt is ithor's first 38)."""
+
+_FIELDS = {"instruction", "goal", "note"}
+_HEADER = re.compile(r"^\s*\[\s*\"?(?P<id>[^\]\"]+?)\"?\s*\]\s*(?:#.*)?$")
+_GOAL_LINE = re.compile(r"^\s*goal\s*=\s*(?P<quote>'''|\"\"\"|'|\")?")
+
+
+@dataclass(frozen=True)
+class GoalSpec:
+    """One task's goal as written: `goal` is the formula over type names (`compile_goal` makes
+    it the goal of a scene); `where` locates its text for error messages."""
+
+    task_id: str
+    instruction: str
+    text: str
+    goal: Formula
+    note: str = ""
+    where: Location | None = None
+
+
+def _goal_lines(text: str) -> dict[str, int]:
+    """Task id (lower case) -> the 1-based line where its goal's text starts."""
+    lines: dict[str, int] = {}
+    current: str | None = None
+    for number, line in enumerate(text.splitlines(), 1):
+        header = _HEADER.match(line)
+        if header:
+            current = header["id"].strip().lower()
+            continue
+        match = _GOAL_LINE.match(line)
+        if match and current is not None and current not in lines:
+            quote = match["quote"] or ""
+            rest = line[match.end():]
+            lines[current] = number + 1 if len(quote) == 3 and not rest.strip() else number
+    return lines
+
+
+def parse_goal(text: str, where: Location | None = None) -> Formula:
+    """A goal formula from its PDDL text; a PDDLError located in the text's own file and line
+    (`where` is where the text starts)."""
+    wrapped = "(define (problem goal) (:domain goal) (:init) (:goal\n" + text + "\n))"
+    try:
+        return parse_problem(wrapped).goal
+    except PDDLError as error:
+        loc = error.loc
+        if where is not None and loc is not None:
+            line = where.line + loc.line - 2
+            loc = Location(where.file, line, loc.column)
+        raise type(error)(error.message, loc, error.text, error.expected,
+                          error.source_line) from None
+
+
+def load_goals(path: str | Path) -> dict[str, GoalSpec]:
+    """The goals of a goals file, by task id (lower case)."""
+    path = Path(path)
+    text = read_text(path, "the goals file")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise TaskSetError(f"{path}: not a goals file ({error})") from None
+    lines = _goal_lines(text)
+    goals: dict[str, GoalSpec] = {}
+    for task_id, entry in data.items():
+        if not isinstance(entry, Mapping):
+            raise TaskSetError(f"{path}: {task_id!r} must be a table [{task_id}] with a goal")
+        unknown = set(entry) - _FIELDS
+        if unknown:
+            raise TaskSetError(f"{path}: [{task_id}] has unknown field(s) "
+                               f"{', '.join(sorted(unknown))} (fields: {', '.join(sorted(_FIELDS))})")
+        goal_text = entry.get("goal")
+        if not isinstance(goal_text, str) or not goal_text.strip():
+            raise TaskSetError(f"{path}: [{task_id}] needs goal = \"(PDDL formula)\"")
+        where = Location(str(path), lines.get(task_id.lower(), 1), 1)
+        goals[task_id.lower()] = GoalSpec(
+            task_id=task_id, instruction=str(entry.get("instruction", "")),
+            text=goal_text.strip(), goal=parse_goal(goal_text, where),
+            note=str(entry.get("note", "")), where=where)
+    return goals
+
+
+def goals_dir() -> Path:
+    """The bundled goals folder (`sage_pddl/data/sage/goals`)."""
+    return Path(str(resources.files("sage_pddl") / "data" / "sage" / "goals"))
+
+
+_BUNDLED_CACHE: dict[str, dict[str, GoalSpec]] = {}
+
+
+def bundled_goals(set_name: str) -> dict[str, GoalSpec]:
+    """The reviewed goals of a bundled task set (empty for a set without a goals file)."""
+    file = GOAL_FILES.get(set_name.lower())
+    if file is None:
+        return {}
+    if file not in _BUNDLED_CACHE:
+        _BUNDLED_CACHE[file] = load_goals(goals_dir() / file)
+    return _BUNDLED_CACHE[file]
+
+
+# --- compiling a written goal for one scene ------------------------------------------------
+
+def _constants(node: object) -> list[str]:
+    """The constant names a formula mentions, first mention first."""
+    found: dict[str, str] = {}
+    for item in walk(node):
+        args = (item.args if isinstance(item, Atom) else
+                (item.left, item.right) if isinstance(item, Equals) else ())
+        for arg in args:
+            if isinstance(arg, Constant):
+                found.setdefault(key(arg.name), arg.name)
+    return list(found.values())
+
+
+def goal_names(goal: Formula, domain: Domain) -> list[str]:
+    """The object types a written goal needs in the scene: the names it mentions (the domain's
+    constants aside) and the types its quantifiers range over (the domain's types aside),
+    first mention first."""
+    domain_types = {key(t.name) for t in domain.types} | {"object"}
+    constants = {key(c.name) for c in domain.constants}
+    names = {key(n): n for n in _constants(goal) if key(n) not in constants}
+    for item in walk(goal):
+        if isinstance(item, (Exists, Forall)):
+            for variable in item.variables:
+                for type_name in variable.types:
+                    if key(type_name) not in domain_types:
+                        names.setdefault(key(type_name), type_name)
+    return list(names.values())
+
+
+class _Compiler:
+    """See `compile_goal`."""
+
+    def __init__(self, instances: Mapping[str, tuple[str, ...]], domain: Domain,
+                 where: Location | None):
+        self.instances = {key(t): tuple(names) for t, names in instances.items()}
+        self.domain_types = {key(t.name) for t in domain.types} | {"object"}
+        self.constants = {key(c.name) for c in domain.constants}
+        self.where = where
+
+    def objects_of(self, type_name: str) -> tuple[str, ...]:
+        found = self.instances.get(key(type_name))
+        if not found:
+            raise PDDLSemanticError(f"the goal names {type_name}, which is not an object type "
+                                    "of the scene", self.where)
+        return found
+
+    def top(self, part: Formula) -> Formula:
+        """One top-level conjunct: its several-instance type names become one disjunction."""
+        shared = [name for name in _constants(part)
+                  if key(name) not in self.constants and len(self.objects_of(name)) > 1]
+        if not shared:
+            return self.formula(part, {})
+        choices = [self.objects_of(name) for name in shared]
+        options = [self.formula(part, dict(zip(map(key, shared), combo)))
+                   for combo in itertools.product(*choices)]
+        return Or(tuple(options))
+
+    def term(self, term: Term, bound: Mapping[str, str]) -> Term:
+        if isinstance(term, Variable) and "?" + key(term.name) in bound:
+            return Constant(bound["?" + key(term.name)])
+        if isinstance(term, Constant):
+            name = key(term.name)
+            if name in bound:
+                return Constant(bound[name])
+            if name in self.constants:
+                return term
+            return Constant(self.objects_of(term.name)[0])
+        return term
+
+    def formula(self, node: Formula, bound: Mapping[str, str]) -> Formula:
+        if isinstance(node, Atom):
+            return Atom(node.predicate, tuple(self.term(a, bound) for a in node.args))
+        if isinstance(node, Equals):
+            return Equals(self.term(node.left, bound), self.term(node.right, bound))
+        if isinstance(node, Not):
+            return Not(self.formula(node.arg, bound))
+        if isinstance(node, And):
+            return And(tuple(self.formula(p, bound) for p in node.parts))
+        if isinstance(node, Or):
+            return Or(tuple(self.formula(p, bound) for p in node.parts))
+        if isinstance(node, Imply):
+            return Imply(self.formula(node.antecedent, bound),
+                         self.formula(node.consequent, bound))
+        if isinstance(node, (Exists, Forall)):
+            return self.quantifier(node, bound)
+        raise PDDLSemanticError(f"a goal cannot hold {type(node).__name__}", self.where)
+
+    def quantifier(self, node: Exists | Forall, bound: Mapping[str, str]) -> Formula:
+        kept: list[Typed] = []
+        ranges: list[tuple[str, tuple[str, ...]]] = []
+        for variable in node.variables:
+            types = [t for t in variable.types if key(t) not in self.domain_types]
+            if not types:
+                kept.append(variable)
+                continue
+            if len(types) != len(variable.types) or len(types) > 1:
+                raise PDDLSemanticError(
+                    f"?{variable.name} ranges over {' '.join(variable.types)}: a goal variable "
+                    "ranges over one object type, or over domain types only", self.where)
+            ranges.append(("?" + key(variable.name), self.objects_of(types[0])))
+        copies = []
+        for combo in itertools.product(*(objects for _, objects in ranges)):
+            inner = {**bound, **{name: obj for (name, _), obj in zip(ranges, combo)}}
+            copies.append(self.formula(node.body, inner))
+        joined: Formula = (copies[0] if len(copies) == 1 else
+                           Or(tuple(copies)) if isinstance(node, Exists) else And(tuple(copies)))
+        if not kept:
+            return joined
+        return (Exists if isinstance(node, Exists) else Forall)(tuple(kept), joined)
+
+
+def compile_goal(goal: Formula, instances: Mapping[str, Iterable[str]], domain: Domain,
+                 where: Location | None = None) -> Formula:
+    """The PDDL goal of one scene from a written goal (module docstring). `instances` maps
+    each object type of the scene to its objects' names (one name: the object is the type)."""
+    compiler = _Compiler({t: tuple(names) for t, names in instances.items()}, domain, where)
+    parts = goal.parts if isinstance(goal, And) else (goal,)
+    compiled = tuple(compiler.top(part) for part in parts)
+    return And(compiled) if isinstance(goal, And) else compiled[0]
