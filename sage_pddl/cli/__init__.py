@@ -15,6 +15,8 @@ command exits 2. `--json` prints a machine-readable result on stdout (documented
 from __future__ import annotations
 
 import argparse
+import logging
+import sys
 from collections.abc import Sequence
 
 from ..pddl.errors import SageError
@@ -58,7 +60,23 @@ def _version() -> str:
     return f"sage-pddl {__version__}"
 
 
+class _StderrWarnings(logging.Handler):
+    """The library's logged warnings (a task without a goal, ...) as `warning: ...` lines on
+    the stderr of the moment (so a test's captured stream sees them too)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        sys.stderr.write(f"warning: {record.getMessage()}\n")
+
+
+def _show_warnings() -> None:
+    library = logging.getLogger("sage_pddl")
+    if not any(isinstance(h, _StderrWarnings) for h in library.handlers):
+        handler = _StderrWarnings(logging.WARNING)
+        library.addHandler(handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _show_warnings()
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)

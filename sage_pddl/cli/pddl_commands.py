@@ -196,10 +196,15 @@ def cmd_domains(args: argparse.Namespace) -> int:
 
 def cmd_problem(args: argparse.Namespace) -> int:
     from ..pddl import write_problem
+    from ..tasks import load_task, problem_text, task_problem, task_scene
 
-    domain = load_domain_arg(args.domain, args)
-    problem = load_problem_arg(args.task, domain, args)
-    sys.stdout.write(write_problem(problem))
+    task = load_task(args.task)
+    domain = load_domain_arg(args.domain or task.domain, args)
+    if task.problem is not None:  # a task that is a PDDL problem file: printed as it is
+        sys.stdout.write(write_problem(task_problem(task, domain)))
+        return EXIT_OK
+    scene = task_scene(task, domain, goal_from_reference=args.goal_from_reference)
+    sys.stdout.write(problem_text(scene, domain))
     return EXIT_OK
 
 
@@ -226,6 +231,12 @@ def register(add_command: AddCommand) -> None:
     p = add_command("domains", cmd_domains, "List the bundled and drop-in domains.")
     p.add_argument("--json", action="store_true")
 
-    p = add_command("problem", cmd_problem, "Print the PDDL problem generated from a task.")
+    p = add_command("problem", cmd_problem, "Print the PDDL problem generated from a task, with "
+                    "a header saying where its goal and inferred facts come from.")
     p.add_argument("task", help="DATASET.json#TASK_ID, or a bundled set: ithor#K01, procthor#P04_01")
-    p.add_argument("--domain", default="ithor", help="domain name or file (default: ithor)")
+    p.add_argument("--domain", default=None,
+                   help="domain name or file (default: the task's own, ithor or procthor)")
+    p.add_argument("--goal-from-reference", action="store_true",
+                   help="for a task with no written goal and an instruction the reader cannot "
+                        "read: take the goal from what its reference plan changes (labelled in "
+                        "the header; the reference reaches it by construction)")

@@ -237,6 +237,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "remote": ("RemoteControl",), "refrigerator": ("Fridge",), "tap": ("Faucet",),
     "keys": ("KeyChain",), "plates": ("Plate",), "cups": ("Cup",), "hamper": ("LaundryHamper",),
     "curtain": ("Curtains", "ShowerCurtain"), "coffeemaker": ("CoffeeMachine",),
+    "sponge": ("DishSponge",), "rag": ("Cloth",), "trash": ("GarbageCan",),
+    "garbage": ("GarbageCan",), "cellphone": ("CellPhone",), "keychain": ("KeyChain",),
 }
 """Everyday words and dataset spellings for AI2-THOR types, best candidate first."""
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from ..pddl.errors import PDDLError, PDDLSemanticError
+from ..pddl.errors import PDDLError, PDDLSemanticError, PDDLSyntaxError
 from ..pddl.limits import read_text
 from ..pddl.model import (
     And,
@@ -105,6 +105,7 @@ def _goal_lines(text: str) -> dict[str, int]:
 def parse_goal(text: str, where: Location | None = None) -> Formula:
     """A goal formula from its PDDL text; a PDDLError located in the text's own file and line
     (`where` is where the text starts)."""
+    _check_parentheses(text, where)
     wrapped = "(define (problem goal) (:domain goal) (:init) (:goal\n" + text + "\n))"
     try:
         return parse_problem(wrapped).goal
@@ -115,6 +116,31 @@ def parse_goal(text: str, where: Location | None = None) -> Formula:
             loc = Location(where.file, line, loc.column)
         raise type(error)(error.message, loc, error.text, error.expected,
                           error.source_line) from None
+
+
+def _check_parentheses(text: str, where: Location | None) -> None:
+    """A PDDLSyntaxError at the unmatched parenthesis of a goal's text (the goal is parsed
+    inside a wrapper, whose positions would mean nothing to the writer)."""
+    open_at: list[tuple[int, int]] = []
+    lines = text.splitlines() or [""]
+    for number, line in enumerate(lines, 1):
+        for column, char in enumerate(line.split(";", 1)[0], 1):
+            if char == "(":
+                open_at.append((number, column))
+            elif char == ")" and not open_at:
+                raise _goal_error("')' closes nothing", number, column, line, where)
+            elif char == ")":
+                open_at.pop()
+    if open_at:
+        number, column = open_at[-1]
+        raise _goal_error("this '(' is never closed", number, column, lines[number - 1], where)
+
+
+def _goal_error(message: str, line: int, column: int, source: str,
+                where: Location | None) -> PDDLSyntaxError:
+    first = where.line if where is not None else 1
+    loc = Location(where.file if where is not None else None, first + line - 1, column)
+    return PDDLSyntaxError(f"goal: {message}", loc, source_line=source)
 
 
 def load_goals(path: str | Path) -> dict[str, GoalSpec]:

@@ -35,7 +35,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..pddl.model import And, Atom, Constant, Forall, Formula, Imply, Not, Typed, Variable
+from ..pddl.model import And, Atom, Constant, Exists, Formula, Not, Typed, Variable
 from ..pddl.writer import write_formula
 from .catalogue import affordances, canonical_type, lookup
 
@@ -79,7 +79,8 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("heat", r"^(?:heat|warm)(?:\s+up)?\s+(?P<x>.+?)(?:\s+(?:in|on|with|using)\s+(?P<y>.+))?$"),
         ("cool", r"^(?:cool|chill)\s+(?P<x>.+?)(?:\s+(?:in|with|using)\s+(?P<y>.+))?$"),
         ("cook", r"^cook\s+(?P<x>.+?)(?:\s+(?:in|on|with|using)\s+(?P<y>.+))?$"),
-        ("clean", r"^(?:wash|rinse|clean)\s+(?P<x>.+?)(?:\s+(?:in|at|with|using|under)\s+(?P<y>.+))?$"),
+        ("clean", r"^(?:wash|rinse|clean)(?:\s+off|\s+up)?\s+(?P<x>.+?)"
+                  r"(?:\s+(?:in|at|with|using|under)\s+(?P<y>.+))?$"),
         ("slice", r"^(?:slice|cut)\s+(?P<x>.+?)(?:\s+(?:with|using)\s+(?P<y>.+))?$"),
     ))
 
@@ -204,9 +205,9 @@ class _Reader:
             placed = [(item, rel) for item, (rel, where) in self.state.placed.items()
                       if where == x]
             if placed and len(placed) == 1 and match["x"].strip().lower() in _PRONOUNS:
-                item, rel = placed[0]
-                out.append(Forall((Typed("r", (x,)),), Imply(
-                    Atom(rel, (Constant(item), Variable("r"))), Atom("closed", (Variable("r"),)))))
+                item, rel = placed[0]  # closed is the one that holds the item
+                out.append(Exists((Typed("r", (x,)),), And((
+                    Atom(rel, (Constant(item), Variable("r"))), Atom("closed", (Variable("r"),))))))
             else:
                 out.append(_atom("closed", x))
         elif kind == "pick":

@@ -152,6 +152,23 @@ def test_problem_prints_pddl(capsys):
     assert code == 0 and "(define (problem" in out.lower() and "cabinet" in out.lower()
 
 
+def test_problem_says_where_its_goal_comes_from(tmp_path, capsys):
+    code, out, _ = run_cli(capsys, "problem", "ithor#K08")
+    assert code == 0 and "; goal from: goals" in out and "; goal note: The plurals" in out
+    tasks = tmp_path / "mine.json"
+    tasks.write_text(json.dumps([{"task_id": "M1", "task_desc": "Make a cup of coffee",
+                                  "scene": "FloorPlan1", "room": "kitchen", "obs": "",
+                                  "reference_steps": [
+                                      {"action": "MoveTo", "object": "CoffeeMachine"},
+                                      {"action": "TurnOn", "object": "CoffeeMachine"}]}]))
+    code, out, err = run_cli(capsys, "problem", f"{tasks}#M1")
+    assert code == 0 and "; goal from: none" in out and "(:goal (and))" in out
+    assert "no goal" in err and "Make a cup of coffee" in err
+    code, out, _ = run_cli(capsys, "problem", f"{tasks}#M1", "--goal-from-reference")
+    assert code == 0 and "; goal from: reference (the reference plan's effects" in out
+    assert "(turned-on CoffeeMachine)" in out
+
+
 def test_unknown_task_is_an_input_error(capsys):
     code, _, err = run_cli(capsys, "problem", "ithor#NOPE")
     assert code == 2 and "NOPE" in err

@@ -179,17 +179,53 @@ class FakeController:
         obj = self._get(objectId)
         if not obj["toggleable"]:
             return False, f"{objectId} is not toggleable", None
+        if any(objectId in (o.get("controlledObjects") or ()) for o in self.objects.values()):
+            return False, f"{objectId} is controlled by another sim object", None
         if obj["isToggled"] == want_on:
             return False, f"{objectId} is already {'on' if want_on else 'off'}", None
         problem = self._in_reach(obj, False)
         if problem:
             return False, problem, None
         obj["isToggled"] = want_on
-        if want_on and obj["objectType"] == "Faucet":  # water cleans what is in the sink
+        for controlled in obj.get("controlledObjects") or ():
+            self.objects[controlled]["isToggled"] = want_on
+        if want_on and obj["objectType"] == "Faucet":  # water cleans and fills what is in the sink
             for other in self.objects.values():
                 if any(self.objects[p]["objectType"] == "SinkBasin"
                        for p in other["parentReceptacles"]):
                     other["isDirty"] = False
+                    if other.get("canFillWithLiquid"):
+                        other["isFilledWithLiquid"], other["fillLiquid"] = True, "water"
+        return True, "", None
+
+    def _held_object(self):
+        return next((o for o in self.objects.values() if o["isPickedUp"]), None)
+
+    def _SliceObject(self, objectId, **_):
+        obj = self._get(objectId)
+        held = self._held_object()
+        if not obj.get("sliceable"):
+            return False, f"{objectId} is not sliceable", None
+        if held is None or "Knife" not in held["objectType"]:
+            return False, "Agent must be holding a knife to slice", None
+        problem = self._in_reach(obj, False)
+        if problem:
+            return False, problem, None
+        obj["isSliced"] = True
+        return True, "", None
+
+    def _FillObjectWithLiquid(self, objectId, fillLiquid="water", **_):
+        obj = self._get(objectId)
+        if not obj.get("canFillWithLiquid"):
+            return False, f"{objectId} cannot be filled with liquid", None
+        obj["isFilledWithLiquid"], obj["fillLiquid"] = True, fillLiquid
+        return True, "", None
+
+    def _EmptyLiquidFromObject(self, objectId, **_):
+        obj = self._get(objectId)
+        if not obj.get("isFilledWithLiquid"):
+            return False, f"{objectId} is not filled with liquid", None
+        obj["isFilledWithLiquid"], obj["fillLiquid"] = False, None
         return True, "", None
 
     def _ToggleObjectOn(self, objectId, **_):

@@ -16,7 +16,7 @@ from .fake_thor import FakeController
 PROBLEM = """
 (define (problem apple-to-counter) (:domain ithor)
   (:objects Apple Mug Fridge CounterTop Microwave Sink SinkBasin Faucet - thing)
-  (:init (pickupable Apple) (pickupable Mug) (washable Mug)
+  (:init (pickupable Apple) (pickupable Mug) (washable Mug) (dirtyable Mug) (dirty Mug)
          (openable Fridge) (closed Fridge) (openable Microwave) (closed Microwave)
          (receptacle Fridge) (receptacle CounterTop) (receptacle Microwave) (receptacle SinkBasin)
          (receptacle Sink) (container Fridge) (container Microwave) (container SinkBasin)
@@ -127,6 +127,7 @@ def test_heat_and_wash_follow_alfred_sequences(thor):
         == ["PutObject", "ToggleObjectOn", "ToggleObjectOff", "PickupObject"]
     mug = next(o for o in thor.describe_objects() if o["objectType"] == "Mug")
     assert mug["isPickedUp"] and ("cleaned", "mug") in thor.true_state()
+    assert ("dirty", "mug") not in thor.true_state()  # sensed: the running water cleaned it
 
 
 def test_wait_is_pass_and_a_vanished_object_is_disabled(ithor):
@@ -222,3 +223,51 @@ def test_run_through_the_zmq_server_with_the_ai2thor_backend_passes_the_scene(it
         env.close()
         stop.set()
         server.join(10)
+
+
+INSTANCES = """
+(define (problem instances) (:domain ithor)
+  (:objects Cabinet_1 Cabinet_2 StoveBurner StoveKnob Knife Tomato Cup CounterTop Sink SinkBasin
+            Faucet - thing)
+  (:init (hand-empty) (openable Cabinet_1) (openable Cabinet_2) (closed Cabinet_1)
+         (closed Cabinet_2) (receptacle Cabinet_1) (receptacle Cabinet_2) (container Cabinet_1)
+         (container Cabinet_2) (same-kind Cabinet_1 Cabinet_2) (same-kind Cabinet_2 Cabinet_1)
+         (toggleable StoveBurner) (toggleable StoveKnob) (heater StoveBurner)
+         (receptacle StoveBurner) (controls StoveKnob StoveBurner) (near StoveKnob StoveBurner)
+         (near StoveBurner StoveKnob) (pickupable Knife) (slicer Knife) (pickupable Tomato)
+         (sliceable Tomato) (food Tomato) (pickupable Cup) (fillable Cup) (receptacle Cup)
+         (container Cup) (washable Cup) (receptacle CounterTop) (receptacle Sink)
+         (receptacle SinkBasin) (container Sink) (container SinkBasin) (toggleable Faucet)
+         (water-source Sink) (water-source SinkBasin) (water-source Faucet) (near Faucet Sink)
+         (near Faucet SinkBasin) (near Sink Faucet) (near SinkBasin Faucet))
+  (:goal (and (sliced Tomato) (filled Cup water))))
+"""
+
+
+def test_instances_knobs_slicing_and_filling_agree_with_the_symbolic_world(ithor):
+    """`Open Cabinet` twice opens both cabinets (the gate chooses the instance, the backend
+    acts on the object bound to it); `TurnOn StoveBurner` turns its knob; Slice needs the held
+    knife; Fill runs the faucet over the held cup; the sensed state equals the model's."""
+    problem = parse_problem(INSTANCES)
+    thor = AI2ThorEnv(FakeController())
+    thor.reset(problem, domain=ithor, scene="FloorPlan1")
+    symbolic = SymbolicEnv(ithor)
+    symbolic.reset(problem)
+    plan = ["MoveTo Cabinet", "Open Cabinet", "Open Cabinet", "MoveTo StoveBurner",
+            "TurnOn StoveBurner", "MoveTo Knife", "Pick Knife", "MoveTo Tomato", "Slice Tomato",
+            "Place CounterTop", "MoveTo Cup", "Pick Cup", "MoveTo Sink", "Fill Cup"]
+    for step in plan:
+        real, model = thor.step(step), symbolic.step(step)
+        assert real.success and model.success, (step, real.message, model.message)
+        assert thor.true_state() == symbolic.true_state(), step
+    scene = {o["objectId"]: o for o in thor.controller.objects.values()}
+    assert all(o["isOpen"] for i, o in scene.items() if i.startswith("Cabinet"))
+    assert scene["StoveBurner|-03.00|+00.90|-01.00"]["isToggled"]
+    toggled = [args["objectId"] for name, args in thor.controller.calls if name == "ToggleObjectOn"]
+    assert toggled[0].startswith("StoveKnob")  # AI2-THOR refuses to toggle a burner directly
+    assert scene["Tomato|-01.40|+00.95|-02.00"]["isSliced"]
+    assert scene["Cup|-01.60|+00.95|-02.00"]["fillLiquid"] == "water"
+    assert thor.goal_reached() and symbolic.goal_reached()
+    assert thor.step("Empty Cup").success and symbolic.step("Empty Cup").success
+    assert thor.true_state() == symbolic.true_state()
+    assert not thor.step("Open Cabinet").success  # both are open now: the gate refuses

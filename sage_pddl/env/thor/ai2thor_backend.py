@@ -1,10 +1,15 @@
 """AI2-THOR execution of the household actions (`ai2thor` environment, `--backend ai2thor`).
 
 The household domains (domains/ithor.pddl, procthor.pddl) name AI2-THOR object *types* (Apple,
-Fridge): a plan object is resolved to the nearest instance of that type in the scene
-(`objectType`, case/underscore-insensitive). Each action maps to Controller actions with the
-domain's semantics, and success and the reason are read from `controller.last_event.metadata`
-(`lastActionSuccess`, `errorMessage`):
+Fridge), and several instances of a type as `Cabinet_1`, `Cabinet_2`, ... A problem object
+named by its type is the nearest instance of that type in the scene at each step
+(`objectType`, case/underscore-insensitive); the instances `Type_k` are bound at reset to the
+scene's instances of the type in order of distance (`Type_1` the nearest), which is the order
+in which the problem builder gave them the observation's states. When a step names a type with
+several instances, the gate chooses the instance the step applies to (its `Choice`) and the
+backend acts on the object bound to it, so "Open Cabinet" twice opens two cabinets. Each action
+maps to Controller actions with the domain's semantics, and success and the reason are read
+from `controller.last_event.metadata` (`lastActionSuccess`, `errorMessage`):
 
 | step            | Controller actions                                                            |
 |-----------------|-------------------------------------------------------------------------------|
@@ -15,7 +20,12 @@ domain's semantics, and success and the reason are read from `controller.last_ev
 | Pick O          | approach O, PickupObject (retried with forceAction=True)                      |
 | Place/PutIn/Serve R | approach R, PutObject(R, forceAction, placeStationary), then unforced     |
 | Open/Close X    | approach X, OpenObject / CloseObject                                          |
-| TurnOn/TurnOff X| approach X, ToggleObjectOn / ToggleObjectOff                                  |
+| TurnOn/TurnOff X| approach X, ToggleObjectOn / ToggleObjectOff; an object another controls     |
+|                 | (a StoveBurner, in its knob's `controlledObjects`) is toggled by its knob     |
+| Slice O         | approach O, SliceObject (the held knife is the domain's precondition)          |
+| Fill O          | held O: approach SinkBasin, PutObject, ToggleObjectOn+Off Faucet,             |
+|                 | PickupObject; without sink and faucet: FillObjectWithLiquid(O, water)         |
+| Empty O         | EmptyLiquidFromObject(O)                                                      |
 | Wash/Clean O    | held O: approach SinkBasin, PutObject, ToggleObjectOn+Off Faucet, PickupObject;|
 |                 | without sink and faucet: CleanObject(O)                                       |
 | Heat O          | ALFRED: approach Microwave, Open, PutObject, Close, ToggleOn, ToggleOff, Open,|
@@ -33,7 +43,8 @@ code, as the reference server refuses "Pick" without "Find". A plan step is read
 
 The environment keeps the domain-level state (`true_state`) by applying the gate's effects of
 every step AI2-THOR executed, then overwriting the sensed fluents from metadata (holding /
-hand-empty, opened / closed, turned-on). Faults work as in the symbolic environment; a vanished
+hand-empty, opened / closed, turned-on, and where the metadata has them sliced, cooked, dirty
+and filled with its liquid). Faults work as in the symbolic environment; a vanished
 object is removed from the scene with DisableObject.
 
 AI2-THOR is an optional extra (`pip install 'sage-pddl[thor]'`), imported only when a
@@ -50,7 +61,7 @@ from typing import Any
 
 from sage_pddl.gate import compile_gate
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
-from sage_pddl.pddl.vocabulary import name_key
+from sage_pddl.pddl.vocabulary import instance_stem, name_key
 
 from ..base import EnvError, Fact, Observation, StepResult, parse_facts
 from ..episode import GatedEnv
@@ -60,6 +71,8 @@ STRUCTURAL_TYPES = frozenset({"wall", "floor", "ceiling", "room", "doorway", "wi
                               "showerdoor", "showercurtain"})
 MEMORY_PREDICATES = frozenset({"reachable", "water-reachable", "heater-reachable",
                                "cooler-reachable"})
+SENSED_FLAGS = (("sliced", "isSliced"), ("cooked", "isCooked"), ("dirty", "isDirty"))
+"""Domain predicates read directly off AI2-THOR's object-state metadata."""
 CONTROLLER_DEFAULTS = {"agentMode": "default", "visibilityDistance": 1.5, "gridSize": 0.25,
                        "snapToGrid": True, "width": 640, "height": 480, "fieldOfView": 90}
 
@@ -115,6 +128,7 @@ class AI2ThorEnv(GatedEnv):
             self.controller.reset(scene=scene)
         self.domain, self.problem, self.gate, self.scene = domain, problem, gate, scene
         self._names = self._build_spelling(domain, problem)
+        self._bound = self._bind(problem)
         self._state = frozenset(gate.initial_state) | parse_facts(hidden)
         self._found: str | None = None
         self._last_error = ""
@@ -161,9 +175,10 @@ class AI2ThorEnv(GatedEnv):
         visible = sorted({o["objectType"] for o in metadata.get("objects", [])
                           if o.get("visible") and name_key(o["objectType"]) not in STRUCTURAL_TYPES})
         held = [o["objectType"] for o in metadata.get("objects", []) if o.get("isPickedUp")]
-        seen = {name_key(v) for v in visible} | {name_key(h) for h in held}
+        seen = {name_key(v) for v in visible} | {name_key(h) for h in held} \
+            | {name_key(c.name) for c in self.domain.constants}
         facts = tuple(sorted(f for f in self._state
-                             if all(name_key(a) in seen for a in f[1:])))
+                             if all(name_key(instance_stem(a) or a) in seen for a in f[1:])))
         agent = metadata.get("agent", {})
         position, rotation = agent.get("position", {}), agent.get("rotation", {})
         lines = [f"Scene: {self.scene}",
@@ -188,14 +203,14 @@ class AI2ThorEnv(GatedEnv):
     # --- skills ----------------------------------------------------------------------------
 
     def _skill_moveto(self, name: str) -> tuple[bool, str]:
-        target = self._nearest(name)
+        target = self._target(name)
         if target is None:
             return False, f"no {name} in scene {self.scene}"
         self._approach(target)
         return True, ""
 
     def _skill_find(self, name: str) -> tuple[bool, str]:
-        target = self._nearest(name)
+        target = self._target(name)
         if target is None:
             return False, f"no {name} in scene {self.scene}"
         if self._enclosed(target):
@@ -210,7 +225,7 @@ class AI2ThorEnv(GatedEnv):
         return True, ""
 
     def _skill_pick(self, name: str) -> tuple[bool, str]:
-        target = self._nearest(name)
+        target = self._target(name)
         if target is None:
             return False, f"no {name} in scene {self.scene}"
         self._approach(target)
@@ -222,7 +237,7 @@ class AI2ThorEnv(GatedEnv):
     def _skill_place(self, name: str) -> tuple[bool, str]:
         if not self._held():
             return False, "the hand is empty: nothing to place"
-        target = self._nearest(name)
+        target = self._target(name)
         if target is None:
             return False, f"no {name} in scene {self.scene}"
         self._approach(target)
@@ -236,9 +251,11 @@ class AI2ThorEnv(GatedEnv):
     _skill_serve = _skill_place
 
     def _interact(self, action: str, name: str) -> tuple[bool, str]:
-        target = self._nearest(name)
+        target = self._target(name)
         if target is None:
             return False, f"no {name} in scene {self.scene}"
+        if action.startswith("ToggleObject"):  # a burner is switched by the knob that controls it
+            target = self._controller_of(target) or target
         self._approach(target)
         return self._do(action, objectId=target["objectId"])
 
@@ -254,23 +271,40 @@ class AI2ThorEnv(GatedEnv):
     def _skill_turnoff(self, name: str) -> tuple[bool, str]:
         return self._interact("ToggleObjectOff", name)
 
-    def _skill_wash(self, name: str) -> tuple[bool, str]:
+    def _under_running_water(self, name: str, otherwise: str, **extra: Any) -> tuple[bool, str]:
+        """Put the held object in the nearest basin, run the faucet, take it back; without a
+        sink and faucet, the Controller action `otherwise` on the held object."""
         held = self._held()
-        if held is None or name_key(held["objectType"]) != name_key(name):
+        if held is None or held is not self._held_as(name):
             return False, f"{name} is not in the hand"
         sink, faucet = self._nearest("SinkBasin") or self._nearest("Sink"), self._nearest("Faucet")
         if sink is None or faucet is None:
-            return self._do("CleanObject", objectId=held["objectId"])
+            return self._do(otherwise, objectId=held["objectId"], **extra)
         self._approach(sink)
         return self._sequence([("PutObject", sink, {"forceAction": True}),
                                ("ToggleObjectOn", faucet, {}), ("ToggleObjectOff", faucet, {}),
                                ("PickupObject", held, {})])
 
+    def _skill_wash(self, name: str) -> tuple[bool, str]:
+        return self._under_running_water(name, "CleanObject")
+
     _skill_clean = _skill_wash
 
+    def _skill_fill(self, name: str) -> tuple[bool, str]:
+        return self._under_running_water(name, "FillObjectWithLiquid", fillLiquid="water")
+
+    def _skill_empty(self, name: str) -> tuple[bool, str]:
+        held = self._held_as(name)
+        if held is None:
+            return False, f"{name} is not in the hand"
+        return self._do("EmptyLiquidFromObject", objectId=held["objectId"])
+
+    def _skill_slice(self, name: str) -> tuple[bool, str]:
+        return self._interact("SliceObject", name)
+
     def _treat(self, name: str, appliance: str, heat: bool) -> tuple[bool, str]:
-        held = self._held()
-        if held is None or name_key(held["objectType"]) != name_key(name):
+        held = self._held_as(name)
+        if held is None:
             return False, f"{name} is not in the hand"
         device = self._nearest(appliance)
         if device is None:
@@ -323,6 +357,40 @@ class AI2ThorEnv(GatedEnv):
         found = self._instances(name)
         return min(found, key=lambda o: o.get("distance", 0.0)) if found else None
 
+    def _bind(self, problem: Problem) -> dict[str, str]:
+        """Problem objects `Type_k` -> the objectId of the k-th nearest instance of Type."""
+        by_type: dict[str, list[str]] = {}
+        for typed in problem.objects:
+            stem = instance_stem(typed.name)
+            if stem is not None and self._instances(stem):
+                by_type.setdefault(stem, []).append(typed.name)
+        bound: dict[str, str] = {}
+        for stem, names in by_type.items():
+            scene = sorted(self._instances(stem), key=lambda o: o.get("distance", 0.0))
+            bound.update({key(n): o["objectId"] for n, o in zip(names, scene)})
+        return bound
+
+    def _target(self, name: str) -> dict | None:
+        """The scene object a problem object names (see the module docstring)."""
+        object_id = self._bound.get(key(name))
+        if object_id is not None:
+            return next((o for o in self._objects() if o["objectId"] == object_id), None)
+        return self._nearest(name)
+
+    def _controller_of(self, target: dict) -> dict | None:
+        return next((o for o in self._objects()
+                     if target["objectId"] in (o.get("controlledObjects") or ())), None)
+
+    def _held_as(self, name: str) -> dict | None:
+        """The held object when it is the one `name` names."""
+        held, target = self._held(), self._target(name)
+        if held is None:
+            return None
+        if target is not None:
+            return held if target["objectId"] == held["objectId"] else None
+        return held if name_key(held["objectType"]) == name_key(instance_stem(name) or name) \
+            else None
+
     def _held(self) -> dict | None:
         return next((o for o in self._objects() if o.get("isPickedUp")), None)
 
@@ -355,22 +423,27 @@ class AI2ThorEnv(GatedEnv):
         return None
 
     def _sense(self) -> None:
-        """Overwrite the fluents AI2-THOR reports (hand, open, toggled) from its metadata."""
+        """Overwrite the fluents AI2-THOR reports from its metadata: the hand, open, toggled,
+        and sliced, cooked, dirty and filled where the metadata has them. A problem object
+        bound to a scene object reads that object; one named by its type reads the nearest
+        instance (the hand: any instance)."""
         objects = self._objects()
-        state = set(self._state)
+        by_id = {o["objectId"]: o for o in objects}
         by_type: dict[str, list[dict]] = {}
         for obj in objects:
             by_type.setdefault(name_key(obj["objectType"]), []).append(obj)
-        names = {name_key(n): n for n in self._names}
+        state = set(self._state)
         declared = {key(p.name) for p in self.domain.predicates}
-        for type_key, instances in by_type.items():
-            name = names.get(type_key)
-            if name is None:
+        for name in self._names:
+            object_id = self._bound.get(name)
+            found = ([by_id[object_id]] if object_id in by_id else []) if object_id \
+                else by_type.get(name_key(name), [])
+            if not found:
                 continue
-            nearest = min(instances, key=lambda o: o.get("distance", 0.0))
+            nearest = min(found, key=lambda o: o.get("distance", 0.0))
             if "holding" in declared:
                 state.discard(("holding", name))
-                if any(o.get("isPickedUp") for o in instances):
+                if any(o.get("isPickedUp") for o in found):
                     state.add(("holding", name))
             if nearest.get("openable") and {"opened", "closed"} <= declared:
                 state -= {("opened", name), ("closed", name)}
@@ -379,6 +452,16 @@ class AI2ThorEnv(GatedEnv):
                 state.discard(("turned-on", name))
                 if nearest.get("isToggled"):
                     state.add(("turned-on", name))
+            for predicate, flag in SENSED_FLAGS:
+                if predicate in declared and flag in nearest:
+                    state.discard((predicate, name))
+                    if nearest[flag]:
+                        state.add((predicate, name))
+            if "filled" in declared and "isFilledWithLiquid" in nearest:
+                state = {f for f in state if not (f[0] == "filled" and f[1] == name)}
+                if nearest["isFilledWithLiquid"]:
+                    liquid = str(nearest.get("fillLiquid") or "water").lower()
+                    state.add(("filled", name, liquid))
         if "hand-empty" in declared:
             if any(f[0] == "holding" for f in state):
                 state.discard(("hand-empty",))

@@ -1,0 +1,54 @@
+"""The reviewed goals (data/sage/goals/*.toml): complete, in step with the task sets, written
+in the domain's vocabulary, and read with located errors."""
+from __future__ import annotations
+
+import pytest
+
+from sage_pddl.domains import load_domain
+from sage_pddl.pddl.errors import PDDLError
+from sage_pddl.pddl.model import Atom, Constant, walk
+from sage_pddl.tasks import TaskSetError, bundled_goals, load_goals, load_taskset
+from sage_pddl.tasks.catalogue import affordances
+
+
+@pytest.mark.parametrize("set_name", ["ithor", "ithor-gt", "procthor"])
+def test_every_task_has_a_goal_written_for_its_own_instruction(set_name):
+    goals = bundled_goals(set_name)
+    tasks = load_taskset(set_name)
+    assert {t.task_id.lower() for t in tasks} <= set(goals)
+    for task in tasks:
+        assert goals[task.task_id.lower()].instruction == task.instruction, task.task_id
+
+
+@pytest.mark.parametrize("set_name", ["ithor", "procthor"])
+def test_goals_use_the_domains_predicates_and_placement_kinds(set_name):
+    domain = load_domain(set_name)
+    predicates = {p.name.lower(): len(p.parameters) for p in domain.predicates}
+    for spec in bundled_goals(set_name).values():
+        for node in walk(spec.goal):
+            if not isinstance(node, Atom):
+                continue
+            assert predicates.get(node.predicate.lower()) == len(node.args), (spec.task_id, node)
+            if node.predicate in ("on", "inside") and isinstance(node.args[1], Constant):
+                container = affordances(node.args[1].name).container
+                assert node.predicate == ("inside" if container else "on"), spec.task_id
+
+
+def test_a_broken_goal_is_located_in_its_file(tmp_path):
+    path = tmp_path / "goals.toml"
+    path.write_text('[A]\ninstruction = "x"\ngoal = "(holding Apple)"\n\n'
+                    '[B]\ninstruction = "y"\ngoal = \'\'\'\n(and (holding Apple)\n'
+                    '     (on Apple CounterTop)\'\'\'\n')
+    with pytest.raises(PDDLError) as error:
+        load_goals(path)
+    assert str(error.value).startswith(f"{path}:8:1: error: goal: this '(' is never closed")
+    assert "(and (holding Apple)" in str(error.value)  # the offending line of the file
+    path.write_text('[A]\ninstruction = "x"\ngoal = "(holding Apple) (on"\n')
+    with pytest.raises(PDDLError, match=r"goals.toml:3:"):
+        load_goals(path)
+    path.write_text('[A]\ninstruction = "x"\ngoal = ""\n')
+    with pytest.raises(TaskSetError, match="needs goal"):
+        load_goals(path)
+    path.write_text('[A]\ngoal = "(holding Apple)"\nnotes = "typo"\n')
+    with pytest.raises(TaskSetError, match="unknown field"):
+        load_goals(path)
