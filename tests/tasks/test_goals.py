@@ -52,3 +52,15 @@ def test_a_broken_goal_is_located_in_its_file(tmp_path):
     path.write_text('[A]\ngoal = "(holding Apple)"\nnotes = "typo"\n')
     with pytest.raises(TaskSetError, match="unknown field"):
         load_goals(path)
+
+
+def test_docs_goals_md_holds_the_current_tables():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "tools" / "goals_table.py"
+    spec = importlib.util.spec_from_file_location("goals_table", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--check"]) == 0, "regenerate with `python tools/goals_table.py`"
