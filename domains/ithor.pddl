@@ -3,8 +3,9 @@
 ;; (../REFERENCE.md §8.3) and of AI2-THOR itself (object types and their actionable properties:
 ;; https://ai2thor.allenai.org/ithor/documentation/objects/object-types).
 ;;
-;; Objects are AI2-THOR object *types* (Apple, Fridge, CounterTop): plans name types, and the
-;; server resolves a type to the nearest instance, so one PDDL object stands for the type.
+;; Objects are instances of AI2-THOR object types: `Fridge` where the scene has one, `Cabinet_1`
+;; ... `Cabinet_9` where it has several. Plans name types (`Open Cabinet`); a step naming a type
+;; acts on the first instance it applies to, as the action server resolves it.
 ;; Every action takes exactly the words a planner writes (`Pick Apple`, `Place CounterTop`,
 ;; `Wait`); the held object is implicit and handled inside the action with universal and
 ;; conditional effects, so a plan step maps 1:1 to a ground action.
