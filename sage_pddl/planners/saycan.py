@@ -1,8 +1,10 @@
 """SayCan-style greedy decoding: the LLM rates candidate steps, the gate supplies feasibility.
 
 Each turn the candidates are every grounding of every action over the problem's objects of the
-right types, feasible ones (the gate accepts them in the current state) first, capped at
-`max_candidates` (default 60). One call rates them: `{"scores": {"<index>": p}, "done": bool}`;
+right types: every feasible one (the gate accepts it in the current state), then infeasible ones
+while there are fewer than `max_candidates` (default 60). Feasible steps are never cut, since a
+scene with many objects has more places to go than the cap (FloorPlan1: 9 cabinets, 9 drawers),
+and cutting them would hide the step the task needs. One call rates them: `{"scores": {"<index>": p}, "done": bool}`;
 a missing or unreadable score counts 0.3 (as in the reference). The chosen step maximises
 score x affordance, where the affordance is 1.0 for a step the gate accepts and 0.001 otherwise
 (first index wins ties). Decoding stops when the model says done, when the best candidate is
@@ -84,7 +86,7 @@ class SayCanPlanner(LLMPlanner):
                     ok = False
                 step = vocab.written_step(action.name, [names.get(a, a) for a in args])
                 (feasible_steps if ok else blocked).append((step, ok))
-        return (feasible_steps + blocked)[:self.max_candidates]
+        return feasible_steps + blocked[:max(0, self.max_candidates - len(feasible_steps))]
 
     def plan(self, task: PlanningTask) -> PlanResult:
         log, start = self.begin_plan(task)

@@ -29,8 +29,8 @@ paper's simulator-verified task sets confirm:
 
 `FIXTURE_GROUPS` lists fixtures that stand together (a Faucet at its Sink): reaching one
 reaches the others (the domain's `near` relation). `ROOM_FIXTURES` lists the fixed parts that
-every iTHOR room of a type has, and `SCENE_INSTANCES` how many instances of a type the task
-sets' floor plans have (both with their sources below).
+every iTHOR room of a type has, `SCENE_TYPES` the object types of the task sets' floor plans
+and `SCENE_INSTANCES` how many instances of a type they have (all with their sources below).
 
 Unknown types get no affordance at all (`ObjectType.known` is False): a plan step that needs an
 affordance of an object the catalogue does not know is refused, the safe side for a gate. The
@@ -178,6 +178,52 @@ column of AI2-THOR's object-type documentation ("Kitchens (All)"), counted over 
 floor plans in ALFRED's scene layouts (askforalfred/alfred gen/layouts/FloorPlanN-objects.json,
 MIT licence, AI2-THOR 2.1.0), which agree with the documentation's rows where both are read."""
 
+SCENE_TYPES: dict[str, str] = {
+    "FloorPlan1": "Apple Book Bottle Bowl Bread ButterKnife Cabinet CoffeeMachine CounterTop "
+                  "CreditCard Cup DishSponge Drawer Egg Faucet Fork Fridge GarbageCan HousePlant "
+                  "Kettle Knife Lettuce LightSwitch Microwave Mug Pan PaperTowelRoll PepperShaker "
+                  "Plate Pot Potato SaltShaker Shelf ShelvingUnit Sink SinkBasin SoapBottle "
+                  "Spatula Spoon Statue Stool StoveBurner StoveKnob Toaster Tomato Vase "
+                  "WineBottle",
+    "FloorPlan2": "Apple Bowl Bread ButterKnife Cabinet CellPhone Chair CoffeeMachine CounterTop "
+                  "Cup DishSponge Drawer Egg Faucet Fork Fridge GarbageCan Kettle Knife Ladle "
+                  "Lettuce LightSwitch Microwave Mug Pan PepperShaker Plate Pot Potato SaltShaker "
+                  "Sink SinkBasin SoapBottle Spatula Spoon StoveBurner StoveKnob Toaster Tomato",
+    "FloorPlan3": "Apple Bowl Bread ButterKnife Cabinet CoffeeMachine CounterTop Cup DishSponge "
+                  "Drawer Egg Faucet Fork Fridge GarbageCan HousePlant Kettle Knife Lettuce "
+                  "LightSwitch Microwave Mug Pan PaperTowelRoll PepperShaker Plate Pot Potato "
+                  "SaltShaker SideTable Sink SinkBasin SoapBottle Spatula Spoon Stool StoveBurner "
+                  "StoveKnob Toaster Tomato WineBottle",
+    "FloorPlan4": "Apple Bowl Bread ButterKnife Cabinet CoffeeMachine CounterTop Cup DiningTable "
+                  "DishSponge Drawer Egg Faucet Fork Fridge GarbageCan HousePlant Knife Ladle "
+                  "Lettuce LightSwitch Microwave Mug Pan PepperShaker Plate Pot Potato SaltShaker "
+                  "Sink SinkBasin SoapBottle Spatula Spoon StoveBurner StoveKnob Toaster Tomato",
+    "FloorPlan201": "ArmChair Book Bowl Box Chair CoffeeTable CreditCard Curtains DeskLamp "
+                    "DiningTable Drawer FloorLamp GarbageCan HousePlant KeyChain Laptop "
+                    "LightSwitch Newspaper Painting Pen Pencil Pillow Plate RemoteControl "
+                    "SideTable Sofa Statue TVStand Television TissueBox Vase Watch",
+    "FloorPlan202": "ArmChair Book Box CoffeeTable CreditCard Curtains FloorLamp GarbageCan "
+                    "HousePlant KeyChain Laptop LightSwitch Painting Pillow RemoteControl Shelf "
+                    "SideTable Sofa Statue TVStand Television Watch",
+    "FloorPlan301": "AlarmClock BaseballBat BasketBall Bed Blinds Book Boots Bowl Box CD "
+                    "CellPhone Chair CreditCard Desk DeskLamp Drawer Dresser GarbageCan KeyChain "
+                    "Laptop LightSwitch Mirror Mug Pen Pencil Pillow Shelf Statue TissueBox Watch",
+    "FloorPlan302": "AlarmClock Bed Blinds Book Bowl CD CellPhone Chair CreditCard Desk DeskLamp "
+                    "Drawer GarbageCan HousePlant KeyChain Laptop LightSwitch Mirror Painting Pen "
+                    "Pencil Pillow Safe Shelf SideTable TeddyBear TennisRacket",
+    "FloorPlan401": "Bathtub BathtubBasin Candle Cart Cloth DishSponge Faucet GarbageCan "
+                    "HandTowel HandTowelHolder LightSwitch Mirror PaperTowelRoll Plunger "
+                    "ScrubBrush Shelf ShowerCurtain ShowerHead Sink SinkBasin SoapBar SoapBottle "
+                    "SprayBottle Toilet ToiletPaper ToiletPaperHanger Towel TowelHolder",
+    "FloorPlan402": "Bathtub BathtubBasin Cabinet Candle Cloth CounterTop Faucet GarbageCan "
+                    "HandTowel HandTowelHolder LightSwitch Mirror Plunger ScrubBrush Shelf "
+                    "ShowerDoor ShowerGlass ShowerHead Sink SinkBasin SoapBar SoapBottle "
+                    "SprayBottle TissueBox Toilet ToiletPaper ToiletPaperHanger Towel TowelHolder",
+}
+"""The object types of the task sets' floor plans (structural parts left out), from the same
+sources as `SCENE_INSTANCES` (ALFRED's names Glassbottle and Lamp are AI2-THOR 5's Bottle and
+DeskLamp). A scene's problem declares them all, so a plan may use any object the scene has."""
+
 SCENE_INSTANCES: dict[str, dict[str, int]] = {
     "FloorPlan1": {"Cabinet": 9, "Drawer": 9, "CounterTop": 3, "Shelf": 3, "StoveBurner": 4,
                    "StoveKnob": 4, "Stool": 2, "Vase": 2},
@@ -284,6 +330,11 @@ def affordances(name: str) -> ObjectType:
 def room_fixtures(room: str) -> tuple[str, ...]:
     """The fixed parts every iTHOR room of this type has (`kitchen`, `living_room`, ...)."""
     return ROOM_FIXTURES.get(re.sub(r"[\s\-]+", "_", room.strip().lower()), ())
+
+
+def scene_types(scene: str) -> tuple[str, ...]:
+    """The object types a known floor plan has (`SCENE_TYPES`), else ()."""
+    return tuple(SCENE_TYPES.get(re.sub(r"_physics$", "", scene or ""), "").split())
 
 
 def scene_instances(scene: str) -> dict[str, int]:

@@ -7,8 +7,10 @@ catalogue.
 
 Objects: the world model follows the scene
     The scene's object types are those of visible_objects, expected_objects, the observation
-    text, the reference plan, the goal, and the fixed parts that every room of the task's room
-    type has in iTHOR (`catalogue.ROOM_FIXTURES`, from AI2-THOR's object-type documentation).
+    text, the reference plan, the goal, the fixed parts that every room of the task's room type
+    has in iTHOR (`catalogue.ROOM_FIXTURES`, from AI2-THOR's object-type documentation) and,
+    for the task sets' floor plans, every type the scene is known to have
+    (`catalogue.SCENE_TYPES`).
     Every name is normalised to its AI2-THOR type (`dining_table` -> DiningTable). Names the
     catalogue does not know stay objects with no affordance (`TaskScene.unknown_types`).
 
@@ -204,6 +206,7 @@ def _inventory(task: Task, observed: ObservedState, domain: Domain,
     inventory.rooms = {r.lower(): r for r in room_keys.values()}
     if task.domain != "procthor":
         raw += catalogue.room_fixtures(task.room or _room_of_scene(task.scene))
+        raw += catalogue.scene_types(task.scene)
     prefer = [r for r in raw if name_key(r) not in room_keys]
     wanted = [_type_of(r, prefer) for r in prefer]
     if task.domain == "procthor":
