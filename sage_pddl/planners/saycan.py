@@ -4,14 +4,14 @@ Each turn the candidates are every grounding of every action over the problem's 
 right types: every feasible one (the gate accepts it in the current state), then infeasible ones
 while there are fewer than `max_candidates` (default 60). Feasible steps are never cut, since a
 scene with many objects has more places to go than the cap (FloorPlan1: 9 cabinets, 9 drawers),
-and cutting them would hide the step the task needs. One call rates them: `{"scores": {"<index>": p}, "done": bool}`;
-a missing or unreadable score counts 0.3 (as in the reference). The chosen step maximises
-score x affordance, where the affordance is 1.0 for a step the gate accepts and 0.001 otherwise
-(first index wins ties). Decoding stops when the model says done, when the best candidate is
-infeasible ("stuck"), when a call fails, or after `max_steps` (default 18) turns. Every chosen
-step is feasible, so the plan is gate-valid by construction and is certified.
-Calls: one per turn. Repair: decoding continues from the state at the failure with the executed
-steps as history.
+and cutting them would hide the step the task needs. One call rates them: `{"scores":
+{"<index>": p}, "done": bool}`; a missing or unreadable score counts 0.3 (as in the reference).
+The chosen step maximises score x affordance, where the affordance is 1.0 for a step the gate
+accepts and 0.001 otherwise (first index wins ties). Decoding stops when the model says done,
+when the best candidate is infeasible ("stuck"), when a call fails, or after `max_steps`
+(default 18) turns. Every chosen step is feasible, so the plan is gate-valid by construction and
+is certified. Calls: one per turn. Repair: decoding continues from the state at the failure with
+the executed steps as history.
 """
 from __future__ import annotations
 
