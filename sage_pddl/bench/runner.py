@@ -386,15 +386,20 @@ def latest_rows(rows: Iterable[Mapping[str, Any]]) -> list[dict]:
 
 
 class ResultsWriter:
-    """Appends rows to results.jsonl, one flushed and fsynced line each."""
+    """Appends rows to results.jsonl, one flushed and fsynced line each, and counts them (an
+    interrupt during the slow fsync lands after the count, so the counts match the file)."""
 
     def __init__(self, path: Path):
         self.path = path
         self.dropped_bytes = _cut_partial_line(path)
         self._handle = path.open("a", encoding="utf-8")
+        self.written = 0
+        self.errors = 0
 
     def append(self, row: Mapping[str, Any]) -> None:
-        self._handle.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+        line = json.dumps(row, ensure_ascii=False, default=str) + "\n"
+        self._handle.write(line)
+        self.written, self.errors = self.written + 1, self.errors + bool(row.get("error"))
         self._handle.flush()
         os.fsync(self._handle.fileno())
 
@@ -662,9 +667,8 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
                 break
             cell, row = executor.next_done()
             writer.append(row)
-            status["written"] += 1
-            if row["error"]:
-                status["errors"] += 1
+            status["written"], status["errors"] = writer.written, writer.errors
+            progress.show(status, executor.in_flight)
             progress.advance()
             model = cell.model
             streak[model] = streak.get(model, 0) + 1 if row["error_kind"] == "llm" else 0
@@ -676,6 +680,7 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
         status["finished"] = not status["aborted_models"] and not status["not_run"]
         progress.show(status, 0)
     finally:
+        status["written"], status["errors"] = writer.written, writer.errors
         if executor is not None:
             executor.close()
         writer.close()

@@ -269,6 +269,37 @@ def test_kill_9_during_a_run_with_8_workers_loses_and_doubles_no_row(tmp_path, r
     assert all(r["error"] is None for r in rows)
 
 
+def test_sigterm_during_a_run_with_8_workers_stops_it_like_ctrl_c(tmp_path, responder):
+    """A scheduler's SIGTERM: exit 130 at once, status.json counts exactly the rows in the file,
+    and a resume finishes the grid."""
+    results = tmp_path / "termed" / "results.jsonl"
+    with FakeOllama(responder, latency=0.1, capacity=16) as server:
+        command = [sys.executable, "-m", "sage_pddl", "bench", "--llm", "ollama", "--llm-host",
+                   server.url, "--models", "fake", "--planners", "Direct,CoT", "--tasks",
+                   "ithor[:20]", "--workers", "8", "--out", str(tmp_path), "--run-id", "termed",
+                   "--no-report", "--no-progress", "--resume"]
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                   text=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and process.poll() is None:
+            if results.exists() and results.read_bytes().count(b"\n") >= 3:
+                break
+            time.sleep(0.005)
+        assert process.poll() is None, "the run ended before it could be stopped"
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=30)
+        assert process.returncode == 130 and "interrupted" in stderr
+        status = json.loads((tmp_path / "termed" / "status.json").read_text())
+        rows, bad = read_results(results)
+        assert bad == 0 and not status["finished"]
+        assert status["written"] == len(rows) < 40
+        finished = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        assert finished.returncode == 0, finished.stderr
+    rows, bad = read_results(results)
+    keys = [row_key(r) for r in rows]
+    assert bad == 0 and len(keys) == len(set(keys)) == 40
+
+
 # ---------------------------------------------------------------------------------- Ray
 def test_the_ray_executor_gives_the_rows_of_the_local_one(tmp_path):
     pytest.importorskip("ray", reason="the ray extra is not installed: pip install "
