@@ -198,6 +198,12 @@ class BenchConfig:
         if self.memory == "live" and (workers > 1 or self.executor != "local"):
             raise fail("memory", "live memory makes a row depend on the cells that ran before "
                                  "it, so it needs one worker (--workers 1, executor local)")
+        if self.llm_script and (workers > 1 or self.executor != "local"):
+            raise fail("llm_script", "a script's answers are handed out in the order the calls "
+                                     "arrive, so with several workers a row would depend on "
+                                     "which cell asked first; use one worker (--workers 1, "
+                                     "executor local), or the reference responder or a "
+                                     "cassette, which answer by request")
         if self.per_host is not None and int(self.per_host) < 1:
             raise fail("per_host", f"must be >= 1, got {self.per_host}")
         hosts = split_hosts(self.llm_host)

@@ -88,6 +88,10 @@ def test_live_memory_and_other_order_dependent_settings_are_refused(tmp_path):
         run_benchmark(grid(tmp_path, "x", llm_host="a,b"))
     with pytest.raises(BenchConfigError, match="'ray_address'"):
         run_benchmark(grid(tmp_path, "x", ray_address="10.0.0.1:6379"))
+    script = tmp_path / "script.json"
+    script.write_text('{"*": ["{}"]}')
+    with pytest.raises(BenchConfigError, match="'llm_script'.*one worker"):
+        run_benchmark(grid(tmp_path, "x", llm_script=str(script), workers=2))
 
 
 # ------------------------------------------------------------------------------ host pool
