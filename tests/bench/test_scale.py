@@ -56,17 +56,25 @@ def grid(tmp_path, run_id, **changes) -> BenchConfig:
 
 
 def test_rows_do_not_depend_on_the_number_of_workers(tmp_path):
-    one = run_benchmark(grid(tmp_path, "w1"))
-    four = run_benchmark(grid(tmp_path, "w4", workers=4))
-    assert len(content(one)) == 4 * 6
+    two_models = dict(models=("m", "n"), tasks=("ithor[:4]",))
+    one = run_benchmark(grid(tmp_path, "w1", **two_models))
+    four = run_benchmark(grid(tmp_path, "w4", workers=4, **two_models))
+    assert len(content(one)) == 2 * 4 * 4
     assert content(one) == content(four)
     status = json.loads((four / "status.json").read_text())
-    assert status["finished"] and status["workers"] == 4 and status["written"] == 24
-    # the report's statistics do not depend on the order the rows were written in either
-    reports = [write_report(run, resamples=500, plots=False) for run in (one, four)]
+    assert status["finished"] and status["workers"] == 4 and status["written"] == 32
+    # the report does not depend on the order the rows were written in either: not even
+    # with the rows of the other model first
+    reversed_run = tmp_path / "reversed"
+    reversed_run.mkdir()
+    (reversed_run / "config.json").write_bytes((one / "config.json").read_bytes())
+    lines = (one / "results.jsonl").read_text().splitlines(keepends=True)
+    (reversed_run / "results.jsonl").write_text("".join(reversed(lines)))
+    reports = [write_report(run, resamples=500, plots=False)
+               for run in (one, four, reversed_run)]
     for name in ("summary", "comparisons"):
-        first, second = (without_timing(getattr(r, name)) for r in reports)
-        assert first == second and len(first) > 1
+        first, *others = (without_timing(getattr(r, name)) for r in reports)
+        assert all(other == first for other in others) and len(first) > 1
 
 
 def test_exec_rows_with_failure_injection_do_not_depend_on_workers(tmp_path):
