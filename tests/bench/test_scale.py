@@ -321,12 +321,22 @@ def test_the_ray_executor_gives_the_rows_of_the_local_one(tmp_path):
 
     small = dict(planners=("SAGE", "Direct"), tasks=("ithor[:3]",))
     local = run_benchmark(grid(tmp_path, "local", **small))
+    tasks = select_tasks(["ithor[:6]"])
+    domain = load_domain("ithor")
     try:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
         on_ray = run_benchmark(grid(tmp_path, "ray", executor="ray", **small))
         half = run_benchmark(grid(tmp_path, "ray-resume", executor="ray", max_rows=5, **small))
         assert json.loads((half / "status.json").read_text())["written"] == 5
         run_benchmark(grid(tmp_path, "ray-resume", executor="ray", resume=True, **small))
+        # cells wait on their LLM server: --workers beyond the cluster's 2 CPUs still runs
+        # that many at once
+        with FakeOllama(reference_responder(tasks, lambda task: domain), latency=0.5,
+                        capacity=8) as server:
+            run_benchmark(grid(tmp_path, "ray-http", executor="ray", workers=4, llm="ollama",
+                               llm_host=server.url, models=("fake",),
+                               planners=("Direct", "CoT"), tasks=("ithor[:6]",)))
+        assert server.served == 12 and server.peak >= 3
     finally:
         ray.shutdown()
     assert content(local) == content(on_ray) == content(half)
