@@ -278,8 +278,10 @@ def _direct_fast_downward(domain: Domain, problem: Problem,
         command = [sys.executable, driver, "--plan-file", plan_file, "--log-level", "info",
                    "--alias", "lama-first", *files]
         start = time.perf_counter()
-        # its own session, so a timeout ends the translator and search it starts as well
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL,
+        # In the call's own folder: the translator writes output.sas to the working directory,
+        # where concurrent calls would read each other's. In its own session, so a timeout
+        # ends the translator and the search it starts as well.
+        process = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL, start_new_session=True)
         try:
             code = process.wait(timeout=timeout)

@@ -213,3 +213,20 @@ def test_fast_downward_on_our_files_plans_as_through_unified_planning(ithor):
     assert _direct_fast_downward(domain, problem, 60) is None
     with pytest.raises(ClassicalPlannerError, match="increase-effects"):
         solve(domain, problem, planner="fast-downward")
+
+
+def test_fast_downward_calls_from_several_threads_get_their_own_plans(ithor):
+    """Concurrent bench cells call the planner at once: each call must plan its own problem
+    (Fast Downward's translator writes its output to the working directory)."""
+    reason = _fast_downward_usable()
+    if reason:
+        pytest.skip(reason)
+    from concurrent.futures import ThreadPoolExecutor
+
+    problems = [task_problem(load_task(f"ithor#{t}"), ithor)
+                for t in ("K01", "K02", "K03", "K04", "L03", "B05")]
+    with ThreadPoolExecutor(len(problems)) as pool:
+        plans = list(pool.map(lambda p: solve(ithor, p, "fast-downward", 60), problems * 2))
+    for problem, plan in zip(problems * 2, plans):
+        verdict = compile_gate(ithor, problem).check(plan)
+        assert verdict.valid and verdict.goal_reached
