@@ -16,15 +16,11 @@ identical to those of `--workers 1` (compared after sorting, without timing fiel
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing
 import sys
 import tempfile
 import time
 from pathlib import Path
-
-HOW = ("row_seconds", "finished_at", "latency_s", "planning_s", "repair_s", "run_id",
-       "llm_hosts")
 
 
 def serve(tasks: str, latency: float, capacity: int, ready: multiprocessing.Queue) -> None:
@@ -58,13 +54,12 @@ def start_servers(count: int, tasks: str, latency: float, capacity: int):
 
 def rows_of(run_dir: Path) -> tuple[list[str], float]:
     """The rows without timing fields, sorted; and the longest cell's seconds."""
-    from sage_pddl.bench.runner import read_results
+    from sage_pddl.bench.runner import comparable_rows, read_results
 
     rows, bad = read_results(run_dir / "results.jsonl")
     if bad:
         raise SystemExit(f"{run_dir}: {bad} unreadable line(s)")
-    return (sorted(json.dumps({k: v for k, v in r.items() if k not in HOW}, sort_keys=True)
-                   for r in rows), max(float(r["row_seconds"]) for r in rows))
+    return comparable_rows(rows), max(float(r["row_seconds"]) for r in rows)
 
 
 def time_grid(out: Path, run_id: str, hosts: list[str], workers: int, args) -> tuple[float, Path]:

@@ -382,6 +382,19 @@ def read_results(path: str | Path) -> tuple[list[dict], int]:
     return rows, bad
 
 
+CIRCUMSTANCE_FIELDS = ("run_id", "row_seconds", "finished_at", "latency_s", "planning_s",
+                       "repair_s", "llm_hosts")
+"""Row fields that say in which run, when, how fast or through which server a row was made, not
+what the planner did."""
+
+
+def comparable_rows(rows: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The rows without their `CIRCUMSTANCE_FIELDS`, as sorted JSON texts: equal for two runs
+    of the same grid however many workers, hosts or machines ran them, and in whatever order."""
+    return sorted(json.dumps({k: v for k, v in row.items() if k not in CIRCUMSTANCE_FIELDS},
+                             sort_keys=True, default=str) for row in rows)
+
+
 def latest_rows(rows: Iterable[Mapping[str, Any]]) -> list[dict]:
     """One row per key, the last one written (a retried error row is replaced by its retry)."""
     latest: dict[tuple, dict] = {}

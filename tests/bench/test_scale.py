@@ -22,22 +22,24 @@ from sage_pddl.bench import BenchConfig, run_benchmark
 from sage_pddl.bench.fakellm import FakeOllama, role_of
 from sage_pddl.bench.oracle import reference_responder
 from sage_pddl.bench.report import write_report
-from sage_pddl.bench.runner import BenchConfigError, read_results, row_key, select_tasks
+from sage_pddl.bench.runner import (
+    BenchConfigError,
+    comparable_rows,
+    read_results,
+    row_key,
+    select_tasks,
+)
 from sage_pddl.domains import load_domain
 from sage_pddl.llm import Completion, InvalidOutput, LLMUnavailable
 from sage_pddl.llm.hosts import HostPool, split_hosts
 
-# Fields that say when, how fast or through which host a row was made, not what it holds.
-HOW = ("row_seconds", "finished_at", "latency_s", "planning_s", "repair_s", "run_id",
-       "llm_hosts")
 SIX_TASKS = "ithor[:6]"
 
 
 def content(run_dir: Path) -> list[str]:
     rows, bad = read_results(run_dir / "results.jsonl")
     assert bad == 0
-    return sorted(json.dumps({k: v for k, v in r.items() if k not in HOW}, sort_keys=True)
-                  for r in rows)
+    return comparable_rows(rows)
 
 
 def without_timing(csv_file: Path) -> list[dict]:
