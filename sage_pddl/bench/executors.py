@@ -25,6 +25,7 @@ must be thread-safe.
 from __future__ import annotations
 
 import queue
+import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Hashable
@@ -172,6 +173,10 @@ class RayExecutor:
                                  ) from None
         self._ray = ray
         if not ray.is_initialized():
+            # ray.init puts its own SIGTERM handler (exit 15) in place of the caller's, which
+            # `sage-pddl bench` sets to stop a run like Ctrl-C; keep the caller's
+            main = threading.current_thread() is threading.main_thread()
+            on_sigterm = signal.getsignal(signal.SIGTERM) if main else None
             try:
                 if address:
                     ray.init(address=address, log_to_driver=False)
@@ -180,6 +185,9 @@ class RayExecutor:
             except (ConnectionError, RuntimeError, ValueError) as error:
                 where = f"the Ray cluster at {address}" if address else "a local Ray instance"
                 raise RayUnavailable(f"cannot start or join {where}: {error}") from None
+            finally:
+                if on_sigterm is not None:
+                    signal.signal(signal.SIGTERM, on_sigterm)
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.capacity = int(workers) if workers else cpus
         self._factory_ref = ray.put(make_runner)
