@@ -16,15 +16,11 @@ identical to those of `--workers 1` (compared after sorting, without timing fiel
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing
 import sys
 import tempfile
 import time
 from pathlib import Path
-
-HOW = ("row_seconds", "finished_at", "latency_s", "planning_s", "repair_s", "run_id",
-       "llm_hosts")
 
 
 def serve(tasks: str, latency: float, capacity: int, ready: multiprocessing.Queue) -> None:
@@ -58,13 +54,12 @@ def start_servers(count: int, tasks: str, latency: float, capacity: int):
 
 def rows_of(run_dir: Path) -> tuple[list[str], float]:
     """The rows without timing fields, sorted; and the longest cell's seconds."""
-    from sage_pddl.bench.runner import read_results
+    from sage_pddl.bench.runner import comparable_rows, read_results
 
     rows, bad = read_results(run_dir / "results.jsonl")
     if bad:
         raise SystemExit(f"{run_dir}: {bad} unreadable line(s)")
-    return (sorted(json.dumps({k: v for k, v in r.items() if k not in HOW}, sort_keys=True)
-                   for r in rows), max(float(r["row_seconds"]) for r in rows))
+    return comparable_rows(rows), max(float(r["row_seconds"]) for r in rows)
 
 
 def time_grid(out: Path, run_id: str, hosts: list[str], workers: int, args) -> tuple[float, Path]:
@@ -95,9 +90,16 @@ def main() -> int:
     try:
         with tempfile.TemporaryDirectory() as folder:
             out = Path(folder)
-            # warm-up: imports, domain parse and prompt caches are not part of any timing
+            # Warm-up, timed by nobody: this process's imports (every planner on one task), and
+            # every task on every server, since the responder computes a classical plan the
+            # first time it is asked about a task without a reference plan (importing
+            # unified-planning: seconds of CPU), which would otherwise land in whichever timed
+            # run first reaches that server
             time_grid(out, "warmup", urls[:1], 1, argparse.Namespace(**{
-                **vars(args), "tasks": args.tasks.split("[")[0] + "#K01"}))
+                **vars(args), "tasks": f"{args.tasks.split('[')[0].split('#')[0]}[:1]"}))
+            for number, url in enumerate(urls):
+                time_grid(out, f"warmup-{number}", [url], args.capacity,
+                          argparse.Namespace(**{**vars(args), "planners": "Direct"}))
             results: list[tuple[str, int, float, list[str]]] = []
             longest = 0.0
             for workers in counts:

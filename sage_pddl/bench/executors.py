@@ -17,12 +17,15 @@ must be thread-safe.
 * `ThreadExecutor(n)`: up to n cells at once on n threads. Cells wait on LLM servers, so threads
   overlap the waiting; the CPU work of gating and scoring still shares one interpreter.
 * `RayExecutor(n, address)`: up to n cells at once as Ray tasks (extra `ray`). It joins the
-  cluster at `address`, or starts a local Ray instance without one. The runner factory is
-  shipped to the workers once (`ray.put`) and called once per worker process.
+  cluster at `address`, or starts a local Ray instance without one. Each task asks for
+  CPUs/n of a CPU (at most one), so n cells run at once even beyond the cluster's CPUs. The
+  runner factory is shipped to the workers once (`ray.put`) and called once per worker
+  process.
 """
 from __future__ import annotations
 
 import queue
+import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Hashable
@@ -170,6 +173,10 @@ class RayExecutor:
                                  ) from None
         self._ray = ray
         if not ray.is_initialized():
+            # ray.init puts its own SIGTERM handler (exit 15) in place of the caller's, which
+            # `sage-pddl bench` sets to stop a run like Ctrl-C; keep the caller's
+            main = threading.current_thread() is threading.main_thread()
+            on_sigterm = signal.getsignal(signal.SIGTERM) if main else None
             try:
                 if address:
                     ray.init(address=address, log_to_driver=False)
@@ -178,11 +185,18 @@ class RayExecutor:
             except (ConnectionError, RuntimeError, ValueError) as error:
                 where = f"the Ray cluster at {address}" if address else "a local Ray instance"
                 raise RayUnavailable(f"cannot start or join {where}: {error}") from None
-        cpus = int(ray.cluster_resources().get("CPU", 1))
-        self.capacity = int(workers) if workers else max(1, cpus)
+            finally:
+                if on_sigterm is not None:
+                    signal.signal(signal.SIGTERM, on_sigterm)
+        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self.capacity = int(workers) if workers else cpus
         self._factory_ref = ray.put(make_runner)
         self._key = key
-        self._task = ray.remote(num_cpus=1, max_retries=0)(_run_on_worker)
+        # A cell mostly waits for its LLM server, so `workers` may exceed the cluster's CPUs:
+        # each task asks for its share of them (Ray counts resources in 1/10000ths), or Ray
+        # would run no more cells at once than there are CPUs.
+        share = max(0.0001, round(min(1.0, cpus / self.capacity), 4))
+        self._task = ray.remote(num_cpus=share, max_retries=0)(_run_on_worker)
         self._running: dict[Any, Cell] = {}
 
     def submit(self, cell: Cell) -> None:

@@ -124,10 +124,11 @@ def summarize(rows: Sequence[Mapping[str, Any]], mode: str, *,
 
 def compare_planners(rows: Sequence[Mapping[str, Any]], candidate: str, baselines: Sequence[str],
                      compared: Sequence[str], *, resamples: int = stats.DEFAULT_RESAMPLES,
-                     level: float = stats.DEFAULT_LEVEL, alpha: float = stats.DEFAULT_ALPHA
-                     ) -> list[stats.Comparison]:
-    """Candidate vs each baseline, per model and pooled; Holm within each metric's family."""
-    models = list(dict.fromkeys(str(r["model"]) for r in rows))
+                     level: float = stats.DEFAULT_LEVEL, alpha: float = stats.DEFAULT_ALPHA,
+                     models: Sequence[str] = ()) -> list[stats.Comparison]:
+    """Candidate vs each baseline, per model (in the order of `models`, then as first seen)
+    and pooled; Holm within each metric's family."""
+    models = _ordered((str(r["model"]) for r in rows), models)
     by: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
     for row in rows:
         by[(str(row["model"]), str(row["planner"]))].append(row)
@@ -189,7 +190,7 @@ def write_report(run_dir: str | Path, *, candidate: str | None = None,
     summary = summarize(rows, mode, resamples=resamples, level=level, planners=planners,
                         models=models)
     comparisons = compare_planners(rows, candidate, baselines, compared, resamples=resamples,
-                                   level=level, alpha=alpha)
+                                   level=level, alpha=alpha, models=models)
     files = ReportFiles(run_dir, run_dir / "summary.csv", run_dir / "comparisons.csv",
                         run_dir / "report.md")
     _write_summary_csv(files.summary, summary, mode)

@@ -198,6 +198,12 @@ class BenchConfig:
         if self.memory == "live" and (workers > 1 or self.executor != "local"):
             raise fail("memory", "live memory makes a row depend on the cells that ran before "
                                  "it, so it needs one worker (--workers 1, executor local)")
+        if self.llm_script and (workers > 1 or self.executor != "local"):
+            raise fail("llm_script", "a script's answers are handed out in the order the calls "
+                                     "arrive, so with several workers a row would depend on "
+                                     "which cell asked first; use one worker (--workers 1, "
+                                     "executor local), or the reference responder or a "
+                                     "cassette, which answer by request")
         if self.per_host is not None and int(self.per_host) < 1:
             raise fail("per_host", f"must be >= 1, got {self.per_host}")
         hosts = split_hosts(self.llm_host)
@@ -376,6 +382,19 @@ def read_results(path: str | Path) -> tuple[list[dict], int]:
     return rows, bad
 
 
+CIRCUMSTANCE_FIELDS = ("run_id", "row_seconds", "finished_at", "latency_s", "planning_s",
+                       "repair_s", "llm_hosts")
+"""Row fields that say in which run, when, how fast or through which server a row was made, not
+what the planner did."""
+
+
+def comparable_rows(rows: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The rows without their `CIRCUMSTANCE_FIELDS`, as sorted JSON texts: equal for two runs
+    of the same grid however many workers, hosts or machines ran them, and in whatever order."""
+    return sorted(json.dumps({k: v for k, v in row.items() if k not in CIRCUMSTANCE_FIELDS},
+                             sort_keys=True, default=str) for row in rows)
+
+
 def latest_rows(rows: Iterable[Mapping[str, Any]]) -> list[dict]:
     """One row per key, the last one written (a retried error row is replaced by its retry)."""
     latest: dict[tuple, dict] = {}
@@ -386,15 +405,20 @@ def latest_rows(rows: Iterable[Mapping[str, Any]]) -> list[dict]:
 
 
 class ResultsWriter:
-    """Appends rows to results.jsonl, one flushed and fsynced line each."""
+    """Appends rows to results.jsonl, one flushed and fsynced line each, and counts them (an
+    interrupt during the slow fsync lands after the count, so the counts match the file)."""
 
     def __init__(self, path: Path):
         self.path = path
         self.dropped_bytes = _cut_partial_line(path)
         self._handle = path.open("a", encoding="utf-8")
+        self.written = 0
+        self.errors = 0
 
     def append(self, row: Mapping[str, Any]) -> None:
-        self._handle.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+        line = json.dumps(row, ensure_ascii=False, default=str) + "\n"
+        self._handle.write(line)
+        self.written, self.errors = self.written + 1, self.errors + bool(row.get("error"))
         self._handle.flush()
         os.fsync(self._handle.fileno())
 
@@ -662,9 +686,8 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
                 break
             cell, row = executor.next_done()
             writer.append(row)
-            status["written"] += 1
-            if row["error"]:
-                status["errors"] += 1
+            status["written"], status["errors"] = writer.written, writer.errors
+            progress.show(status, executor.in_flight)
             progress.advance()
             model = cell.model
             streak[model] = streak.get(model, 0) + 1 if row["error_kind"] == "llm" else 0
@@ -676,6 +699,7 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
         status["finished"] = not status["aborted_models"] and not status["not_run"]
         progress.show(status, 0)
     finally:
+        status["written"], status["errors"] = writer.written, writer.errors
         if executor is not None:
             executor.close()
         writer.close()

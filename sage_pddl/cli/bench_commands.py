@@ -7,7 +7,11 @@ Bad settings raise `BenchConfigError` naming the setting (exit 2 through `cli.ma
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +69,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from ..bench.report import write_report
 
     config = config_from_args(args)
-    run_dir = run_benchmark(config)
+    with _terminate_as_interrupt():
+        run_dir = run_benchmark(config)
     status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
     out = console(stderr=True)
     out.print(f"run {status['run_id']}: {status['written']} row(s) written "
@@ -84,8 +89,28 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(report.markdown.read_text(encoding="utf-8"))
     for model in status["aborted_models"]:
         out.print(f"[red]{model}: stopped after repeated LLM errors; fix the server and run "
-                  f"again with --run-id {status['run_id']} --resume[/red]")
+                  f"again with --run-id {status['run_id']} --resume --retry-errors (the "
+                  f"cells not run and the error rows)[/red]")
     return EXIT_INVALID if status["aborted_models"] else EXIT_OK
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a scheduler or `kill` stopping the run) ends the grid the way Ctrl-C does: the
+    rows written stay whole, status.json says what was done, and the exit code is 130; without
+    this the process would die before writing status.json."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def cmd_report(args: argparse.Namespace) -> int:

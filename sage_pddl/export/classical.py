@@ -5,7 +5,13 @@ stripped) to unified-planning's `OneshotPlanner` and returns the plan as our `Pl
 domain's and problem's spelling. Planners by name:
 
 * `fast-downward` (engine `up-fast-downward`): STRIPS with negative preconditions, conditional
-  and universal effects, typing: every bundled household domain;
+  and universal effects, typing: every bundled household domain. A problem inside the gate's
+  scope is handed to that engine's Fast Downward as our own exported PDDL, with the command
+  line unified-planning gives it (`lama-first`), skipping unified-planning's read, problem-kind
+  analysis and rewrite of the files (about 60% of a call) and its global lock, so calls from
+  several threads run their planners at once. Anything but a plan or a known reason for none
+  (Fast Downward refusing the input, a broken install) goes the whole unified-planning way,
+  whose errors name the unsupported features;
 * `pyperplan` (engine `up-pyperplan`): STRIPS with typing only. A problem with negative
   preconditions is first compiled by unified-planning's negative-conditions remover (the plan
   is mapped back); conditional or universal effects cannot be compiled away at a reasonable
@@ -25,7 +31,11 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
+import signal
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 import warnings
@@ -35,7 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sage_pddl.gate import compile_gate
-from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.errors import SageError, UnsupportedConstruct
 from sage_pddl.pddl.model import Domain, Plan, PlanStep, Problem, key
 from sage_pddl.pddl.writer import write_problem
 
@@ -198,16 +208,102 @@ def _compile_for(engine_name: str, engine, up_problem):
 
 
 def _our_plan(up_plan, domain: Domain, problem: Problem, mapper) -> Plan:
+    instances = (mapper(i) if mapper is not None else i for i in up_plan.actions)
+    return _plan_of_words(((i.action.name, [str(p) for p in i.actual_parameters])
+                           for i in instances), domain, problem)
+
+
+def _plan_of_words(steps: Any, domain: Domain, problem: Problem) -> Plan:
+    """(action name, argument names) pairs as our `Plan`, in the domain's and problem's
+    spelling (planners answer in lower case)."""
     names = {key(t.name): t.name for t in (*domain.constants, *problem.objects)}
-    steps = []
-    for index, instance in enumerate(up_plan.actions):
-        if mapper is not None:
-            instance = mapper(instance)
-        action = domain.action(instance.action.name)
-        action_name = action.name if action is not None else instance.action.name
-        args = tuple(names.get(key(str(p)), str(p)) for p in instance.actual_parameters)
-        steps.append(PlanStep(action_name, args, index, " ".join([action_name, *args])))
-    return Plan(tuple(steps))
+    out = []
+    for index, (name, arguments) in enumerate(steps):
+        action = domain.action(name)
+        action_name = action.name if action is not None else name
+        args = tuple(names.get(key(a), a) for a in arguments)
+        out.append(PlanStep(action_name, args, index, " ".join([action_name, *args])))
+    return Plan(tuple(out))
+
+
+# ------------------------------------------------------------- Fast Downward on our own files
+_FD_OK = (0, 1, 2, 3)
+"""Fast Downward's exit codes with a plan found (https://www.fast-downward.org/ExitCodes)."""
+_FD_NO_PLAN = {10: "unsolvable-proven", 11: "unsolvable-proven", 12: "unsolvable-incompletely",
+               13: "unsolvable-incompletely", 20: "memout", 21: "timeout", 22: "memout",
+               23: "timeout", 24: "memout"}
+"""Its exit codes without a plan, with the status `up-fast-downward` reports for them."""
+
+
+_DRIVER: list[str] = []
+
+
+def _fast_downward_driver() -> str | None:
+    """The `fast-downward.py` driver that `up-fast-downward` ships (found once); None when that
+    engine is not usable here. ClassicalPlannerError naming the extra without unified-planning."""
+    with UP_LOCK:
+        up_environment()  # imports the engines safely, or names the missing extra
+        if not _DRIVER:
+            try:
+                import up_fast_downward
+            except (Exception, SystemExit):  # not installed, or a broken build
+                return None
+            driver = os.path.join(os.path.dirname(up_fast_downward.__file__), "downward",
+                                  "fast-downward.py")
+            if not os.path.isfile(driver):
+                return None
+            _DRIVER.append(driver)
+        return _DRIVER[0]
+
+
+def _direct_fast_downward(domain: Domain, problem: Problem,
+                          timeout: float | None) -> SolveResult | None:
+    """Fast Downward run as `up-fast-downward` runs it (same driver and options) on our own
+    exported files: its plan, or why there is none (unsolvable, time or memory out); None when
+    the result must come from unified-planning instead (problem outside the gate's scope,
+    driver missing, Fast Downward refusing the input or failing otherwise)."""
+    driver = _fast_downward_driver()
+    if driver is None:
+        return None
+    try:
+        compile_gate(domain, problem)  # only in-scope problems: no construct FD might misread
+    except UnsupportedConstruct:
+        return None
+    with tempfile.TemporaryDirectory(prefix="sage-fd-") as folder:
+        files = [os.path.join(folder, name) for name in ("domain.pddl", "problem.pddl")]
+        plan_file = os.path.join(folder, "plan.txt")
+        for path, text in zip(files, (export_domain_text(domain, True), write_problem(problem))):
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        command = [sys.executable, driver, "--plan-file", plan_file, "--log-level", "info",
+                   "--alias", "lama-first", *files]
+        start = time.perf_counter()
+        # In the call's own folder: the translator writes output.sas to the working directory,
+        # where concurrent calls would read each other's. In its own session, so a timeout
+        # ends the translator and the search it starts as well.
+        process = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            code = process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            return SolveResult(None, "timeout", "fast-downward", time.perf_counter() - start)
+        except BaseException:  # an interrupt: leave no planner behind
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            raise
+        seconds = time.perf_counter() - start
+        if code in _FD_NO_PLAN:
+            return SolveResult(None, _FD_NO_PLAN[code], "fast-downward", seconds)
+        if code not in _FD_OK or not os.path.isfile(plan_file):
+            return None
+        with open(plan_file, encoding="utf-8") as handle:
+            words = [line.strip().strip("()").split() for line in handle
+                     if line.strip() and not line.lstrip().startswith(";")]
+    plan = _plan_of_words(((w[0], w[1:]) for w in words if w), domain, problem)
+    return SolveResult(plan, "solved-satisficing", "fast-downward", seconds)
 
 
 def _candidates(planner: str) -> list[str]:
@@ -223,6 +319,10 @@ def solve_result(domain: Domain, problem: Problem, planner: str = "auto",
                  timeout: float | None = 60.0) -> SolveResult:
     """Run a classical planner; see the module docstring. Raises ClassicalPlannerError when no
     candidate planner can take the problem."""
+    if _candidates(planner)[0] == "fast-downward":
+        direct = _direct_fast_downward(domain, problem, timeout)
+        if direct is not None:
+            return direct
     with UP_LOCK:
         return _solve_result(domain, problem, planner, timeout)
 

@@ -103,7 +103,8 @@ class Completion:
     attempts: int = 1
     model: str = ""
     host: str = ""
-    """The server that answered, when a `HostPool` chose it among several ("" otherwise)."""
+    """The server that answered (Ollama and OpenAI-compatible backends, and a `HostPool`,
+    which names the host it chose); "" for backends without one (scripted, local, replayed)."""
 
     @property
     def total_tokens(self) -> int:
@@ -335,7 +336,7 @@ TRANSIENT_ERRORS = (LLMUnavailable, InvalidOutput, LLMServerError)
 
 
 def complete_with_retries(send: Callable[[], Attempt], messages: Messages, schema: Schema,
-                          policy: RetryPolicy, *, model: str = "",
+                          policy: RetryPolicy, *, model: str = "", host: str = "",
                           sleep: Callable[[float], None] = time.sleep,
                           clock: Callable[[], float] = time.perf_counter) -> Completion:
     """Call `send` until its output passes `check_output`, at most `1 + policy.retries` times.
@@ -385,7 +386,7 @@ def complete_with_retries(send: Callable[[], Attempt], messages: Messages, schem
             raise
         return Completion(text=text, prompt_tokens=prompt_tokens, output_tokens=output_tokens,
                           seconds=clock() - started, estimated_tokens=estimated,
-                          attempts=attempts, model=model)
+                          attempts=attempts, model=model, host=host)
 
 
 # ------------------------------------------------------------------------------------ accounting

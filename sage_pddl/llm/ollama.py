@@ -177,7 +177,7 @@ class OllamaBackend:
                            output_tokens=reply.eval_count)
 
         return complete_with_retries(send, chat_messages, request_format, self.policy,
-                                     model=self.model, sleep=self._sleep)
+                                     model=self.model, host=self.host, sleep=self._sleep)
 
     def list_models(self) -> list[str]:
         return list_models(self.host, timeout=min(self.timeout, 10.0))

@@ -120,7 +120,7 @@ class OpenAICompatBackend:
                            output_tokens=usage.completion_tokens if usage else None)
 
         return complete_with_retries(send, chat_messages, request_format, self.policy,
-                                     model=self.model, sleep=self._sleep)
+                                     model=self.model, host=self.host, sleep=self._sleep)
 
     def _translate_error(self, error: Exception) -> LLMError:
         openai = self._openai

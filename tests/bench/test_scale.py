@@ -22,22 +22,24 @@ from sage_pddl.bench import BenchConfig, run_benchmark
 from sage_pddl.bench.fakellm import FakeOllama, role_of
 from sage_pddl.bench.oracle import reference_responder
 from sage_pddl.bench.report import write_report
-from sage_pddl.bench.runner import BenchConfigError, read_results, row_key, select_tasks
+from sage_pddl.bench.runner import (
+    BenchConfigError,
+    comparable_rows,
+    read_results,
+    row_key,
+    select_tasks,
+)
 from sage_pddl.domains import load_domain
 from sage_pddl.llm import Completion, InvalidOutput, LLMUnavailable
 from sage_pddl.llm.hosts import HostPool, split_hosts
 
-# Fields that say when, how fast or through which host a row was made, not what it holds.
-HOW = ("row_seconds", "finished_at", "latency_s", "planning_s", "repair_s", "run_id",
-       "llm_hosts")
 SIX_TASKS = "ithor[:6]"
 
 
 def content(run_dir: Path) -> list[str]:
     rows, bad = read_results(run_dir / "results.jsonl")
     assert bad == 0
-    return sorted(json.dumps({k: v for k, v in r.items() if k not in HOW}, sort_keys=True)
-                  for r in rows)
+    return comparable_rows(rows)
 
 
 def without_timing(csv_file: Path) -> list[dict]:
@@ -56,17 +58,25 @@ def grid(tmp_path, run_id, **changes) -> BenchConfig:
 
 
 def test_rows_do_not_depend_on_the_number_of_workers(tmp_path):
-    one = run_benchmark(grid(tmp_path, "w1"))
-    four = run_benchmark(grid(tmp_path, "w4", workers=4))
-    assert len(content(one)) == 4 * 6
+    two_models = dict(models=("m", "n"), tasks=("ithor[:4]",))
+    one = run_benchmark(grid(tmp_path, "w1", **two_models))
+    four = run_benchmark(grid(tmp_path, "w4", workers=4, **two_models))
+    assert len(content(one)) == 2 * 4 * 4
     assert content(one) == content(four)
     status = json.loads((four / "status.json").read_text())
-    assert status["finished"] and status["workers"] == 4 and status["written"] == 24
-    # the report's statistics do not depend on the order the rows were written in either
-    reports = [write_report(run, resamples=500, plots=False) for run in (one, four)]
+    assert status["finished"] and status["workers"] == 4 and status["written"] == 32
+    # the report does not depend on the order the rows were written in either: not even
+    # with the rows of the other model first
+    reversed_run = tmp_path / "reversed"
+    reversed_run.mkdir()
+    (reversed_run / "config.json").write_bytes((one / "config.json").read_bytes())
+    lines = (one / "results.jsonl").read_text().splitlines(keepends=True)
+    (reversed_run / "results.jsonl").write_text("".join(reversed(lines)))
+    reports = [write_report(run, resamples=500, plots=False)
+               for run in (one, four, reversed_run)]
     for name in ("summary", "comparisons"):
-        first, second = (without_timing(getattr(r, name)) for r in reports)
-        assert first == second and len(first) > 1
+        first, *others = (without_timing(getattr(r, name)) for r in reports)
+        assert all(other == first for other in others) and len(first) > 1
 
 
 def test_exec_rows_with_failure_injection_do_not_depend_on_workers(tmp_path):
@@ -88,6 +98,10 @@ def test_live_memory_and_other_order_dependent_settings_are_refused(tmp_path):
         run_benchmark(grid(tmp_path, "x", llm_host="a,b"))
     with pytest.raises(BenchConfigError, match="'ray_address'"):
         run_benchmark(grid(tmp_path, "x", ray_address="10.0.0.1:6379"))
+    script = tmp_path / "script.json"
+    script.write_text('{"*": ["{}"]}')
+    with pytest.raises(BenchConfigError, match="'llm_script'.*one worker"):
+        run_benchmark(grid(tmp_path, "x", llm_script=str(script), workers=2))
 
 
 # ------------------------------------------------------------------------------ host pool
@@ -202,6 +216,7 @@ def test_the_fake_server_reads_every_planner_role_from_its_prompt(tmp_path, resp
     rows, _ = read_results(run / "results.jsonl")
     assert [r["error"] for r in rows] == [None] * len(planners)
     assert all(r["goal_success"] == 1.0 for r in rows)
+    assert all(r["llm_hosts"] == [server.url] for r in rows)  # one host, no pool: named too
     assert {"decompose", "expand", "act", "score", "goal", "critique", None} <= set(seen)
     assert role_of([{"role": "system", "content": "anything"}]) is None
 
@@ -269,20 +284,65 @@ def test_kill_9_during_a_run_with_8_workers_loses_and_doubles_no_row(tmp_path, r
     assert all(r["error"] is None for r in rows)
 
 
+def test_sigterm_during_a_run_with_8_workers_stops_it_like_ctrl_c(tmp_path, responder):
+    """A scheduler's SIGTERM: exit 130 at once, status.json counts exactly the rows in the file,
+    and a resume finishes the grid."""
+    results = tmp_path / "termed" / "results.jsonl"
+    with FakeOllama(responder, latency=0.1, capacity=16) as server:
+        command = [sys.executable, "-m", "sage_pddl", "bench", "--llm", "ollama", "--llm-host",
+                   server.url, "--models", "fake", "--planners", "Direct,CoT", "--tasks",
+                   "ithor[:20]", "--workers", "8", "--out", str(tmp_path), "--run-id", "termed",
+                   "--no-report", "--no-progress", "--resume"]
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                   text=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and process.poll() is None:
+            if results.exists() and results.read_bytes().count(b"\n") >= 3:
+                break
+            time.sleep(0.005)
+        assert process.poll() is None, "the run ended before it could be stopped"
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=30)
+        assert process.returncode == 130 and "interrupted" in stderr
+        status = json.loads((tmp_path / "termed" / "status.json").read_text())
+        rows, bad = read_results(results)
+        assert bad == 0 and not status["finished"]
+        assert status["written"] == len(rows) < 40
+        finished = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        assert finished.returncode == 0, finished.stderr
+    rows, bad = read_results(results)
+    keys = [row_key(r) for r in rows]
+    assert bad == 0 and len(keys) == len(set(keys)) == 40
+
+
 # ---------------------------------------------------------------------------------- Ray
 def test_the_ray_executor_gives_the_rows_of_the_local_one(tmp_path):
-    pytest.importorskip("ray", reason="the ray extra is not installed: pip install "
-                                      "'sage-pddl[ray]'")
+    import importlib.util
+
+    # Only a missing package is a reason to skip: the test extra installs Ray, so an install
+    # that is there but broken must fail the test, not skip it.
+    if importlib.util.find_spec("ray") is None:
+        pytest.skip("the ray extra is not installed: pip install 'sage-pddl[ray]'")
     import ray
 
     small = dict(planners=("SAGE", "Direct"), tasks=("ithor[:3]",))
     local = run_benchmark(grid(tmp_path, "local", **small))
+    tasks = select_tasks(["ithor[:6]"])
+    domain = load_domain("ithor")
     try:
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
         on_ray = run_benchmark(grid(tmp_path, "ray", executor="ray", **small))
         half = run_benchmark(grid(tmp_path, "ray-resume", executor="ray", max_rows=5, **small))
         assert json.loads((half / "status.json").read_text())["written"] == 5
         run_benchmark(grid(tmp_path, "ray-resume", executor="ray", resume=True, **small))
+        # cells wait on their LLM server: --workers beyond the cluster's 2 CPUs still runs
+        # that many at once
+        with FakeOllama(reference_responder(tasks, lambda task: domain), latency=0.5,
+                        capacity=8) as server:
+            run_benchmark(grid(tmp_path, "ray-http", executor="ray", workers=4, llm="ollama",
+                               llm_host=server.url, models=("fake",),
+                               planners=("Direct", "CoT"), tasks=("ithor[:6]",)))
+        assert server.served == 12 and server.peak >= 3
     finally:
         ray.shutdown()
     assert content(local) == content(on_ray) == content(half)

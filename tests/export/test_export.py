@@ -1,6 +1,7 @@
 """Export round trip, unified-planning reading/validating the files, classical planners."""
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from sage_pddl.export.classical import (
 )
 from sage_pddl.gate import compile_gate
 from sage_pddl.pddl import load_domain as load_domain_file
-from sage_pddl.pddl import load_plan, load_problem, parse_plan
+from sage_pddl.pddl import load_plan, load_problem, parse_plan, parse_problem
 from sage_pddl.tasks import load_task, normalize_steps, task_problem
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "corpus" / "val-depots"
@@ -183,3 +184,49 @@ def test_the_kept_domain_parse_reads_problems_as_unified_planning_does(ithor):
     for domain_text, problem_text in pairs * 2:  # the second round reads from the kept parse
         expected = PDDLReader().parse_problem_string(domain_text, problem_text)
         assert _read(PDDLReader(), domain_text, problem_text) == expected
+
+
+def test_fast_downward_on_our_files_plans_as_through_unified_planning(ithor):
+    """`solve` hands in-scope problems to the engine's Fast Downward as our own files; its plan
+    and status must be those of the whole unified-planning way (same driver and options), and a
+    problem outside the gate's scope still goes that way and is refused by feature."""
+    reason = _fast_downward_usable()
+    if reason:
+        pytest.skip(reason)
+    from sage_pddl.export.classical import UP_LOCK, _direct_fast_downward, _solve_result
+
+    unsolvable = task_problem(load_task("ithor#K01"), ithor)
+    goal = parse_problem("(define (problem g) (:domain ithor) (:init) (:goal (opened mug)))")
+    unsolvable = dataclasses.replace(unsolvable, goal=goal.goal)  # a mug does not open
+    problems = [(ithor, task_problem(load_task(f"ithor#{t}"), ithor)) for t in TASKS]
+    problems += [(load_domain_file(FIXTURES / "Depots.pddl"), load_problem(FIXTURES / "pfile1")),
+                 (ithor, unsolvable)]
+    for domain, problem in problems:
+        direct = _direct_fast_downward(domain, problem, 60)
+        with UP_LOCK:
+            through_up = _solve_result(domain, problem, "fast-downward", 60)
+        assert direct is not None and direct.status == through_up.status
+        assert direct.plan == through_up.plan
+    assert direct.status.startswith("unsolvable")
+    numeric = FIXTURES.parent / "hello-world-functions"
+    domain, problem = load_domain_file(numeric / "domain.pddl"), load_problem(numeric / "p0.pddl")
+    assert _direct_fast_downward(domain, problem, 60) is None
+    with pytest.raises(ClassicalPlannerError, match="increase-effects"):
+        solve(domain, problem, planner="fast-downward")
+
+
+def test_fast_downward_calls_from_several_threads_get_their_own_plans(ithor):
+    """Concurrent bench cells call the planner at once: each call must plan its own problem
+    (Fast Downward's translator writes its output to the working directory)."""
+    reason = _fast_downward_usable()
+    if reason:
+        pytest.skip(reason)
+    from concurrent.futures import ThreadPoolExecutor
+
+    problems = [task_problem(load_task(f"ithor#{t}"), ithor)
+                for t in ("K01", "K02", "K03", "K04", "L03", "B05")]
+    with ThreadPoolExecutor(len(problems)) as pool:
+        plans = list(pool.map(lambda p: solve(ithor, p, "fast-downward", 60), problems * 2))
+    for problem, plan in zip(problems * 2, plans):
+        verdict = compile_gate(ithor, problem).check(plan)
+        assert verdict.valid and verdict.goal_reached
