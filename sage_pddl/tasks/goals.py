@@ -64,8 +64,9 @@ from ..pddl.parser import parse_problem
 from .taskset import TaskSetError
 
 GOAL_FILES: dict[str, str] = {"ithor": "ithor.toml", "ithor-gt": "ithor.toml",
-                              "procthor": "procthor.toml"}
-"""Bundled task set -> its goals file in `data/sage/goals/` (ithor-gt is ithor's first 38)."""
+                              "compound": "ithor.toml", "procthor": "procthor.toml"}
+"""Bundled task set -> its goals file in `data/sage/goals/` (ithor-gt is ithor's first 38; a
+compound task's goal is made of its ithor members' goals)."""
 
 _FIELDS = {"instruction", "goal", "note"}
 _HEADER = re.compile(r"^\s*\[\s*\"?(?P<id>[^\]\"]+?)\"?\s*\]\s*(?:#.*)?$")

@@ -73,7 +73,7 @@ from . import catalogue
 from .catalogue import affordances, canonical_type
 from .goals import GoalSpec, bundled_goals, compile_goal, goal_names, load_goals, parse_goal
 from .instruction import read_instruction
-from .observation import ObservedState, read_observation
+from .observation import NearbyObject, ObservedState, read_observation
 from .taskset import Task, TaskSetError, normalize_steps
 
 log = logging.getLogger(__name__)
@@ -280,14 +280,7 @@ def _observation_facts(task: Task, observed: ObservedState, inventory: _Inventor
                                "Holding: nothing" if observed.format in ("nearby", "server")
                                else "no held object stated"))
     states: dict[str, tuple[bool, bool]] = {}
-    counter: dict[str, int] = {}
-    for near in observed.nearby:  # nearest first: instance k is the k-th listed
-        instances = inventory.of(type_of(near.name))
-        k = counter.get(near.name.lower(), 0)
-        counter[near.name.lower()] = k + 1
-        if k >= len(instances):
-            continue
-        name = instances[k].name
+    for near, name in _nearby_instances(observed, inventory, prefer):
         states[name] = (near.is_open, near.is_on)
         if near.within_reach:
             facts.append(SceneFact(("reachable", name), "observation",
@@ -510,8 +503,7 @@ def _written_goal(task: Task, domain: Domain, goals: Mapping[str, GoalSpec] | No
     if spec is not None:
         return _WrittenGoal(spec.goal, "goals", spec.text, spec.note, spec)
     if task.members:
-        member_goals = goals or bundled_goals("ithor")
-        combined = compound_goal(task, member_goals)
+        combined = compound_goal(task, goals)
         if combined is not None:
             return _WrittenGoal(combined[0], "goals", combined[1], combined[2])
     if goal_from_reference:
@@ -553,7 +545,8 @@ def task_scene(task: Task, domain: Domain, use_reference: bool = True, *,
     rooms = list(inventory.rooms.values())
     facts = _catalogue_facts(inventory) + _observation_facts(task, observed, inventory, prefer)
     if use_reference:
-        observed_state = {n.lower() for n in _observed_instances(observed, inventory, prefer)}
+        observed_state = {name.lower() for _, name in
+                          _nearby_instances(observed, inventory, prefer)}
         facts, added = _explain_reference(task, domain, things, rooms, facts, observed_state)
         facts += added
     instances = inventory.instance_map()
@@ -585,18 +578,19 @@ def task_scene(task: Task, domain: Domain, use_reference: bool = True, *,
                      warnings=tuple(warnings))
 
 
-def _observed_instances(observed: ObservedState, inventory: _Inventory,
-                        prefer: Sequence[str]) -> list[str]:
-    """The instances whose open/on state the observation shows (nearby objects, in order)."""
+def _nearby_instances(observed: ObservedState, inventory: _Inventory, prefer: Sequence[str]
+                      ) -> list[tuple[NearbyObject, str]]:
+    """The observation's nearby objects with the instance each is: they are listed nearest
+    first, so the k-th one of a type is the type's k-th instance."""
     counter: dict[str, int] = {}
-    shown = []
+    out = []
     for near in observed.nearby:
         instances = inventory.of(_type_of(near.name, prefer))
         k = counter.get(near.name.lower(), 0)
         counter[near.name.lower()] = k + 1
         if k < len(instances):
-            shown.append(instances[k].name)
-    return shown
+            out.append((near, instances[k].name))
+    return out
 
 
 def scene_problem(scene: TaskScene, domain: Domain) -> Problem:
