@@ -16,6 +16,8 @@ With a generator seeded by (seed, task reference), per task:
    * *repeat*: the reference step just executed, again (its effect already holds);
    * *swap*: the next reference step with one argument replaced by another object of the
      parameter's type (a wrong object);
+   * *displaced*: `displaced` other reference steps, drawn from the rest of the plan (steps the
+     environment accepts somewhere, sent where a state precondition may not hold);
    * `random` uniformly random candidate steps;
 3. **walks**: `walks` times, from a random state of the trajectory, `walk_steps` steps, each
    found by trial: random candidate steps until the environment accepts one (at most
@@ -47,6 +49,8 @@ class ProbeSettings:
     seed: int = 0
     random: int = 2
     """Uniformly random candidate steps sent in each state of the reference trajectory."""
+    displaced: int = 2
+    """Reference steps from elsewhere in the plan sent in each state of its trajectory."""
     walks: int = 2
     walk_steps: int = 3
     walk_tries: int = 10
@@ -167,6 +171,8 @@ def probe_task(task: Any, domain: Domain, problem: Problem, env: Any, log: Trans
             probes.append(reference[index - 1])
         if index < len(reference):
             probes.append(_swapped(reference[index], domain, objects, rng))
+        elsewhere = [s for j, s in enumerate(reference) if abs(j - index) > 1]
+        probes += rng.sample(elsewhere, min(settings.displaced, len(elsewhere)))
         probes += rng.sample(candidates, min(settings.random, len(candidates)))
         for probe in probes:
             if probe is None:
