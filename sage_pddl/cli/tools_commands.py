@@ -109,7 +109,7 @@ def cmd_rule_deletion(args: argparse.Namespace) -> int:
 
     domain = load_domain_arg(args.domain, args)
     induced = load_domain_arg(args.induced, args) if args.induced else None
-    result = deletion_study(domain, load_taskset(args.tasks), induced)
+    result = deletion_study(domain, load_taskset(args.tasks), induced, per_class=args.per_class)
     text = json.dumps(result.to_json(), indent=2) if args.json else result.markdown()
     if args.out:
         try:
@@ -250,6 +250,8 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--tasks", default="ithor", help="task set whose reference plans are mutated")
     p.add_argument("--induced", default=None, metavar="FILE",
                    help="an induced domain written with --types-from DOMAIN")
+    p.add_argument("--per-class", type=int, default=1,
+                   help="mutants per mutation class and reference plan (default 1)")
     p.add_argument("--out", default=None, help="also write the table (or JSON) to this file")
     p.add_argument("--json", action="store_true", help="JSON instead of a Markdown table")
 
