@@ -273,5 +273,6 @@ def gate_agreement(induced: Domain, reference: Domain, tasks: Iterable) -> GateA
                          tuple(disagreements))
 
 
-__all__ = ["GateAgreement", "PreconditionMatch", "Score", "compare_preconditions", "holdout_by", "positional_text",
-           "gate_agreement", "precondition_alternatives", "precondition_literals", "score"]
+__all__ = ["GateAgreement", "PreconditionMatch", "Score", "compare_preconditions",
+           "gate_agreement", "holdout_by", "positional_text", "precondition_alternatives",
+           "precondition_literals", "score"]

@@ -355,9 +355,14 @@ class LearnedAction:
     preconditions: tuple[Literal, ...]
     effects: tuple[LearnedEffect, ...]
 
-    def applicable(self, state: Iterable[Fact], args: Sequence[str]) -> bool:
-        true_atoms = lift_state(state, arg_binding([key(a) for a in args]))
-        return all(holds(literal, true_atoms) for literal in self.preconditions)
+    def applicable(self, state: Iterable[Fact], args: Sequence[str],
+                   unknown: Iterable[Fact] = ()) -> bool:
+        """Whether every precondition literal holds in `state`, or is about a fact in
+        `unknown` (not observed, so it contradicts nothing)."""
+        binding = arg_binding([key(a) for a in args])
+        true_atoms, unseen = lift_state(state, binding), lift_state(unknown, binding)
+        return all(holds(literal, true_atoms) or (literal[1], literal[2]) in unseen
+                   for literal in self.preconditions)
 
 
 @dataclass(frozen=True)
@@ -378,7 +383,7 @@ class InductionResult:
                                                    len(transition.action.args)))
         if learned is None:
             return None
-        return learned.applicable(transition.pre, transition.action.args)
+        return learned.applicable(transition.pre, transition.action.args, transition.unknown)
 
 
 # --- the learner -----------------------------------------------------------------------------
@@ -701,7 +706,7 @@ def _vocabulary_annotations(types_from: Domain, actions: Sequence[Action]) -> tu
         if kind == "reason":
             renamed = {key(a.name): b.name for a, b in zip(theirs.parameters, mine.parameters)}
             text = re.sub(r"\?([A-Za-z][\w-]*)",
-                          lambda m: "?" + renamed.get(key(m.group(1)), m.group(1)),
+                          lambda m, names=renamed: "?" + names.get(key(m.group(1)), m.group(1)),
                           annotation.text)
             annotation = dataclasses.replace(annotation, text=text)
             literal = canonical_sexpr(split_reason(annotation)[1])
@@ -782,8 +787,10 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
         effects, issues = _learn_effects(schema, arities, min_support)
         action = LearnedAction(schema.name, schema.arity, pre, effects)
         learned[slot] = action
-        ok_succ = sum(all(holds(lit, s) for lit in pre) for s in succ)
-        ok_fail = sum(not all(holds(lit, f) for lit in pre) for f in fail)
+        ok_succ = sum(action.applicable(t.pre, t.action.args, t.unknown)
+                      for t in schema.successes)
+        ok_fail = sum(not action.applicable(t.pre, t.action.args, t.unknown)
+                      for t in schema.failures)
         used = len(succ) + len(fail)
         examples = tuple(Example(t.task, t.episode, t.step, t.action.text
                                  or " ".join([t.action.action, *t.action.args]), t.code)
