@@ -118,3 +118,15 @@ def test_the_induced_gate_accepts_the_reference_plans_the_hand_written_one_accep
     assert agreement.reference_accepts == agreement.plans > 0
     assert agreement.induced_accepts == agreement.both_accept == agreement.reference_accepts
     assert not agreement.disagreements
+
+
+def test_types_from_a_domain_that_reads_no_logged_task_is_an_error(tmp_path):
+    import json
+
+    from sage_pddl.induce import induce
+    from sage_pddl.pddl.errors import SageError
+
+    log = tmp_path / "toy.jsonl"
+    log.write_text("".join(json.dumps(t.to_json()) + "\n" for t in toy_transitions()))
+    with pytest.raises(SageError, match="no logged task's problem could be read"):
+        induce(log, types_from=parse_domain(TYPED))
