@@ -685,6 +685,14 @@ def _type_lineage(types_from: Domain) -> Callable[[str], list[str]]:
     return lineage
 
 
+def _renamed_variables(text: str, renamed: Mapping[str, str]) -> str:
+    """`text` with each `?variable` whose key `renamed` maps spelled as it says."""
+    def rename(match: re.Match[str]) -> str:
+        return "?" + renamed.get(key(match.group(1)), match.group(1))
+
+    return re.sub(r"\?([A-Za-z][\w-]*)", rename, text)
+
+
 def _vocabulary_annotations(types_from: Domain, actions: Sequence[Action]) -> tuple:
     """The annotations of `types_from` that still hold for `actions` (its actions learned from
     logs): the step form and the description; the aliases and step fields of the actions
@@ -705,10 +713,8 @@ def _vocabulary_annotations(types_from: Domain, actions: Sequence[Action]) -> tu
             continue
         if kind == "reason":
             renamed = {key(a.name): b.name for a, b in zip(theirs.parameters, mine.parameters)}
-            text = re.sub(r"\?([A-Za-z][\w-]*)",
-                          lambda m, names=renamed: "?" + names.get(key(m.group(1)), m.group(1)),
-                          annotation.text)
-            annotation = dataclasses.replace(annotation, text=text)
+            annotation = dataclasses.replace(annotation, text=_renamed_variables(
+                annotation.text, renamed))
             literal = canonical_sexpr(split_reason(annotation)[1])
             parts = mine.precondition.parts if isinstance(mine.precondition, And) else ()
             if literal not in {canonical_sexpr(write_formula(part)) for part in parts}:
