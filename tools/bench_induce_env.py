@@ -19,10 +19,12 @@ preconditions against the simulator's own domain, label noise and partial observ
    EAI's own `virtualhome.pddl` from the eai-eval package): reference literals recovered,
    missing, extra, over the actions that succeeded at least once in the logs (a reference
    precondition with disjunctions is compared by its best-matching conjunction).
-5. Label noise: 5%, 10% and 20% of the training outcomes flipped (seeded; transitions whose
+5. The hand-written domain (`--domain`) as a predictor of the same transitions, from each
+   logged state (nothing held out: it was written, not learned), for comparison.
+6. Label noise: 5%, 10% and 20% of the training outcomes flipped (seeded; transitions whose
    failure says nothing about preconditions are left alone), learned with `noise` equal to the
    rate, scored on the clean held-out transitions.
-6. Partial observability: each `--hide` share of every training pre-state's facts moved to
+7. Partial observability: each `--hide` share of every training pre-state's facts moved to
    `unknown` (not observed), scored on the clean held-out transitions.
 
 It only reports figures; nothing here is asserted.
@@ -152,6 +154,33 @@ def evaluate(transitions, ours, reference, args, unit, noise: float = 0.0,
             "recovery": recovery(full.domain, ours, reference)}
 
 
+def hand_written(transitions, ours, tasks, args) -> dict:
+    """How well the hand-written domain's gate (`--domain`; for VirtualHome the bundled copy of
+    EAI's own domain) predicts the simulator on the same transitions, from each logged state."""
+    from sage_pddl.gate import compile_gate
+    from sage_pddl.pddl.errors import SageError
+    from sage_pddl.pddl.model import PlanStep
+    from sage_pddl.tasks import task_problem
+
+    by_ref = {f"{args.tasks or args.env}#{task.task_id}": task for task in tasks}
+    gates: dict = {}
+    total = Score()
+    for t in transitions:
+        if not counts(t):
+            continue
+        gate = gates.get(t.task)
+        if gate is None:
+            gate = gates[t.task] = compile_gate(ours, task_problem(by_ref[t.task], ours))
+        try:
+            predicted = gate.check([PlanStep(t.action.action, t.action.args, 0, t.action.text)],
+                                   state=t.pre).valid
+        except SageError:
+            predicted = False
+        total = total + Score(1, predicted == t.success, int(not predicted and not t.success),
+                              int(not predicted and t.success), int(predicted and not t.success))
+    return total.to_json()
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--env", default="virtualhome")
@@ -166,7 +195,11 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--min-support", type=int, default=1)
     parser.add_argument("--hide", type=float, nargs="+", default=[0.1, 0.3])
+    parser.add_argument("--rows", nargs="+", default=["hand-written", "clean", "noise", "hidden"],
+                        choices=["hand-written", "clean", "noise", "hidden"],
+                        help="which figures to compute (default: all)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--json-out", default=None, help="also write the figures as JSON here")
     args = parser.parse_args(argv)
 
     ours = load_domain(args.domain or args.env)
@@ -185,20 +218,30 @@ def main(argv=None) -> int:
            "collected_now": len(summary.written), "collect_seconds": round(collect_seconds, 1),
            "transitions": len(transitions), "used": len(used),
            "successes": sum(t.success for t in used), "split": args.split,
-           "units": len({unit(t.task) for t in transitions}), "folds": args.folds,
-           "clean": evaluate(transitions, ours, reference, args, unit),
-           "clean, --noise 0.05": evaluate(transitions, ours, reference, args, unit, 0.05),
-           "clean, --keep-static": evaluate(transitions, ours, reference, args, unit,
-                                            keep_static=True)}
-    for rate in NOISE_RATES:
-        out[f"noise {rate:.0%}"] = evaluate(
+           "units": len({unit(t.task) for t in transitions}), "folds": args.folds}
+    rows = {
+        "clean": lambda: evaluate(transitions, ours, reference, args, unit),
+        "clean, --noise 0.05": lambda: evaluate(transitions, ours, reference, args, unit, 0.05),
+        "clean, --keep-static": lambda: evaluate(transitions, ours, reference, args, unit,
+                                                 keep_static=True),
+        **{f"noise {rate:.0%}": lambda rate=rate: evaluate(
             transitions, ours, reference, args, unit, noise=rate,
-            change=lambda ts, rate=rate: flipped(ts, rate, args.seed))
-    for share in args.hide:
-        out[f"hidden {share:.0%}"] = evaluate(
+            change=lambda ts: flipped(ts, rate, args.seed)) for rate in NOISE_RATES},
+        **{f"hidden {share:.0%}": lambda share=share: evaluate(
             transitions, ours, reference, args, unit,
-            change=lambda ts, share=share: hidden(ts, share, args.seed))
+            change=lambda ts: hidden(ts, share, args.seed)) for share in args.hide},
+    }
+    wanted = {"clean": ["clean", "clean, --noise 0.05", "clean, --keep-static"],
+              "noise": [f"noise {r:.0%}" for r in NOISE_RATES],
+              "hidden": [f"hidden {s:.0%}" for s in args.hide]}
+    labels = [label for group in args.rows if group != "hand-written" for label in wanted[group]]
+    for label in labels:
+        out[label] = rows[label]()
+    if "hand-written" in args.rows:
+        out["hand-written"] = hand_written(transitions, ours, tasks, args)
     out["induce_seconds"] = round(time.perf_counter() - began, 1)
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
@@ -209,15 +252,19 @@ def main(argv=None) -> int:
           f"domain {reference.name}; induction {out['induce_seconds']} s")
     print(f"{'training data':21} {'accuracy':>9} {'majority':>9} {'fail P':>7} {'fail R':>7} "
           f"{'recovered':>10} {'missing':>8} {'extra':>6}")
-    labels = ["clean", "clean, --noise 0.05", "clean, --keep-static",
-              *(f"noise {r:.0%}" for r in NOISE_RATES),
-              *(f"hidden {s:.0%}" for s in args.hide)]
+    if "hand-written" in out:
+        own = out["hand-written"]
+        print(f"{'hand-written ' + ours.name:21} {own['accuracy']:9.3f} {'':9} "
+              f"{own['failure_precision']:7.3f} {own['failure_recall']:7.3f}   (all "
+              f"{own['transitions']} transitions; nothing held out)")
     for label in labels:
         held, rec = out[label]["heldout"], out[label]["recovery"]
         print(f"{label:21} {held['accuracy']:9.3f} {out[label]['majority_accuracy']:9.3f} "
               f"{held['failure_precision']:7.3f} {held['failure_recall']:7.3f} "
               f"{rec['recovered']:>4}/{rec['reference_literals']:<5} {rec['missing']:8} "
               f"{rec['extra']:6}")
+    if "clean" not in out:
+        return 0
     clean = out["clean"]["recovery"]
     print(f"\nper action (clean; {clean['actions']} of {clean['reference_actions']} reference "
           f"actions induced): recovered / reference literals, missing, extra")
