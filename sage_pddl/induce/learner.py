@@ -9,7 +9,7 @@ literals (a fact naming the same object twice gives every lifting). Negative lit
 every predicate observed in the logs (with its arity) applied to the parameters.
 
 Preconditions. A candidate is a literal (positive or negated) over the parameters, or a 0-ary
-fact, that holds in at least `(1 - noise)` of the schema's successful transitions. From those, a
+fact, that holds in every successful transition where its atom was observed. From those, a
 greedy set cover keeps the literals needed to explain the failures: each chosen literal is false
 in as many not yet explained failures as possible (at least `min_support` of them), ties going
 to the literal that holds in more successes, then to positive literals, then by name; a final
@@ -17,10 +17,24 @@ pass drops any chosen literal whose failures stay explained without it. A failur
 candidate explains is reported as *unexplained* (it failed for a reason the logged state does not
 show, or the data is noisy). Failures that are not about preconditions at all (unknown objects or
 actions, wrong arity, injected failures, vanished objects) are excluded and counted.
+
+Label noise. `noise` is the rate at which logged outcomes may be mislabelled. Per action, the
+share of its successes that may be mislabelled failures is bounded (`mislabelled_successes`: a
+rare outcome is swamped by flips of the common one); a candidate must hold in all but that share
+of the successes, and a pick's gain is the failures it newly explains less the successes it newly
+contradicts, so a literal is kept only when it explains more than it contradicts.
+
+Partial observability. A transition's `unknown` facts were not observed before the step: a
+literal about one of them neither holds nor fails there (it explains no failure, contradicts no
+success, and `predict` does not hold it against a step), and such a fact is not an effect.
+The report gives each learned literal's evidence: the successes where it was observed and held,
+those where it was not observed, and the failures it explains.
+
 A unary predicate that never changes in any transition (a type or static affordance such as
 `(pickupable ?x)`) is treated like any other literal: it becomes a precondition when the
 failures require it; `keep_static=True` also keeps every static unary literal that holds in all
-successes (types the data never contradicts). No types are invented.
+successes (types the data never contradicts). With `types_from`, the domain is written in that
+domain's types, predicate declarations and still-valid annotations (`typed_domain`).
 
 Effects. For each lifted fact that some success adds (deletes), the successes are split into
 positives (the fact was added / deleted), negatives (it is false / true afterwards) and

@@ -179,3 +179,11 @@ def test_virtualhome_collection_is_eai_simulator_evidence(tmp_path):
     assert env.step("switch_on character floor_lamp").success
     forgiven = env.step("switch_on character floor_lamp")
     assert forgiven.success and "additional step" in forgiven.message
+
+
+def test_collect_names_an_unknown_environment(tmp_path, capsys):
+    from sage_pddl import cli
+
+    assert cli.main(["collect", "--env", "holodeck", "--out", str(tmp_path), "--limit", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "--env 'holodeck'" in err and "symbolic" in err
