@@ -16,7 +16,7 @@ from sage_pddl.pddl.model import And
 from sage_pddl.tasks import load_taskset, task_problem
 from sage_pddl.tasks.mutations import MUTATION_CLASSES, detect, plan_mutants
 
-LIMIT = 8
+LIMIT = 5
 
 
 @pytest.fixture(scope="module")
