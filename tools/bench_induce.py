@@ -1,9 +1,12 @@
 """Benchmark domain induction on the iTHOR tasks: held-out prediction and recovered preconditions.
 
-    python tools/bench_induce.py [--logs DIR] [--seed 0] [--holdout scene|split] [--json]
+    python tools/bench_induce.py [--logs DIR] [--env symbolic] [--seed 0] [--holdout scene|split] [--json]
 
 1. Collect transitions by probing the symbolic environment on every task of `--tasks`
-   (`sage_pddl.induce.collect`; reused from `--logs DIR` when it already holds them).
+   (`sage_pddl.induce.collect`; reused from `--logs DIR` when it already holds them): guided by
+   the domain's gate, or with `--env symbolic` through the environment's interface. Either way
+   the symbolic world *is* the domain: the figures say the learner recovers a domain from that
+   domain's own transitions (circular evidence), not that it learns a simulator.
 2. Hold out by scene (leave-one-scene-out; or `--holdout split`: a seeded 70/30 split of the
    scenes), induce a domain on the rest, and score the held-out transitions: accuracy of the
    predicted success, precision/recall of failure prediction (failure = positive class).
@@ -29,6 +32,7 @@ from sage_pddl.induce import read_logs  # noqa: E402
 from sage_pddl.induce.collect import CollectSettings, collect  # noqa: E402
 from sage_pddl.induce.evaluate import Score, compare_preconditions, holdout_by, score  # noqa: E402
 from sage_pddl.induce.learner import learn  # noqa: E402
+from sage_pddl.induce.probe import ProbeSettings  # noqa: E402
 from sage_pddl.tasks import load_taskset  # noqa: E402
 
 
@@ -41,6 +45,8 @@ def main(argv=None) -> int:
     parser.add_argument("--holdout", choices=["scene", "split"], default="scene")
     parser.add_argument("--min-support", type=int, default=1)
     parser.add_argument("--noise", type=float, default=0.0)
+    parser.add_argument("--env", choices=["symbolic"], default=None,
+                        help="probe through the environment interface (probe.py)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
@@ -50,7 +56,8 @@ def main(argv=None) -> int:
     logs = Path(args.logs) if args.logs else Path(tempfile.mkdtemp(prefix="sage-induce-"))
     start = time.perf_counter()
     summary = collect(tasks, domain, logs, settings=CollectSettings(seed=args.seed),
-                      taskset=args.tasks, progress=not args.json)
+                      taskset=args.tasks, progress=not args.json, env=args.env,
+                      probe=ProbeSettings(seed=args.seed))
     transitions = list(read_logs([logs]))
     collect_seconds = time.perf_counter() - start
 

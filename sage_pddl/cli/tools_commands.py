@@ -109,7 +109,8 @@ def cmd_rule_deletion(args: argparse.Namespace) -> int:
 
     domain = load_domain_arg(args.domain, args)
     induced = load_domain_arg(args.induced, args) if args.induced else None
-    result = deletion_study(domain, load_taskset(args.tasks), induced)
+    tasks = load_taskset(args.tasks)[:args.limit]
+    result = deletion_study(domain, tasks, induced, per_class=args.per_class)
     text = json.dumps(result.to_json(), indent=2) if args.json else result.markdown()
     if args.out:
         try:
@@ -210,11 +211,14 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--sim-port", type=int, default=None, help="thor-server port (--env thor)")
     p.add_argument("--out", required=True, help="folder for the logs, one TASK_ID.jsonl per task")
     p.add_argument("--seed", type=int, default=0, help="seed of the probe sampling (default 0)")
-    p.add_argument("--states", type=int, default=5, help="reachable states probed per task (default 5)")
+    p.add_argument("--states", type=int, default=5,
+                   help="reachable states probed per task (default 5; without --env only)")
     p.add_argument("--walks", type=int, default=2, help="random walks per task (default 2)")
-    p.add_argument("--successes", type=int, default=3, help="applicable probes per state (default 3)")
+    p.add_argument("--successes", type=int, default=3,
+                   help="applicable probes per state (default 3; without --env only)")
     p.add_argument("--per-reason", type=int, default=1,
-                   help="refused probes per distinct failure reason and state (default 1)")
+                   help="refused probes per distinct failure reason and state (default 1; "
+                        "without --env only: the gate names the reasons)")
     p.add_argument("--random", type=int, default=2, help="uniformly random probes per state (default 2)")
     p.add_argument("--task", action="append", default=[], metavar="ID", help="only this task (repeatable)")
     p.add_argument("--limit", type=int, default=None, help="only the first N tasks")
@@ -229,7 +233,10 @@ def register(add_command: AddCommand) -> None:
                    help="failures a precondition must explain / positives a conditional effect "
                         "must cover (default 1)")
     p.add_argument("--noise", type=float, default=0.0,
-                   help="fraction of successes allowed to violate a precondition (default 0)")
+                   help="rate at which logged outcomes may be mislabelled, in [0, 0.5): a "
+                        "precondition may then be false in a few successes, and is kept only "
+                        "when it explains more failures than it contradicts (default 0: it "
+                        "holds in every success)")
     p.add_argument("--keep-static", action="store_true",
                    help="also keep every static unary literal true in all successes (type-like)")
     p.add_argument("--aliases", default=None, metavar="DOMAIN",
@@ -250,6 +257,9 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--tasks", default="ithor", help="task set whose reference plans are mutated")
     p.add_argument("--induced", default=None, metavar="FILE",
                    help="an induced domain written with --types-from DOMAIN")
+    p.add_argument("--per-class", type=int, default=1,
+                   help="mutants per mutation class and reference plan (default 1)")
+    p.add_argument("--limit", type=int, default=None, help="only the first N tasks")
     p.add_argument("--out", default=None, help="also write the table (or JSON) to this file")
     p.add_argument("--json", action="store_true", help="JSON instead of a Markdown table")
 

@@ -81,7 +81,9 @@ class Transition:
 
     @property
     def added(self) -> frozenset[Fact]:
-        return self.post - self.pre
+        """Facts known false before the step and true after it (an unobserved fact that holds
+        afterwards may have held before: it is not counted as added)."""
+        return self.post - self.pre - self.unknown
 
     @property
     def deleted(self) -> frozenset[Fact]:

@@ -9,10 +9,9 @@ order, affordance error, additional step). `VirtualHomeEnv` runs exactly that co
 episode; nothing here re-implements VirtualHome's action semantics.
 
 Task identity: an EAI task is a file id such as `11_1` (program 11, scene graph variant 1).
-`reset(problem)` takes it from the `task` option, else from `scene` (the `virtualhome` task set
-gives each task its EAI id as its scene, since the id names the task's scene graph), else from
-the problem name when it contains one (`11_1`, `eai_11_1`, `vh-11_1`), or from a plain string
-passed instead of a problem.
+`reset(problem)` takes it from the `task` option (the id, or a task reference that contains it
+such as `virtualhome#11_1`), else from the problem name when it contains one (`11_1`, `eai_11_1`,
+`vh-11_1`), or from a plain string passed instead of a problem.
 
 Plan steps are translated to script lines (`to_script_line`):
 
@@ -38,11 +37,12 @@ step`, `eai/wrong_temporal_order`, `eai/affordance_error`, `eai/unseen_object`, 
 error`), or a structural code (`unknown-action`, `wrong-arity`, `unknown-object`). A step EAI
 classifies as an *additional step* (its effect already holds, e.g. switching on what is on) does
 nothing and is reported as a success with a message saying so, because EAI's scorer keeps such a
-plan executable.
+plan executable. With `additional_step_fails=True` it is reported as VirtualHome's executor
+answered it, a failure with the code `eai/additional_step` (what induction needs: the executor
+refused the step because a precondition such as `(off ?obj)` did not hold).
 """
 from __future__ import annotations
 
-import copy
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -342,7 +342,8 @@ def to_script_line(action: str, args: Iterable[str], resolver: ObjectResolver) -
 def task_id_of(problem: Problem | str, task: str | None = None) -> str:
     """The EAI task id for an episode (see the module docstring)."""
     if task:
-        return task
+        match = _TASK_ID.search(task)
+        return match.group(1) if match else task
     name = problem if isinstance(problem, str) else problem.name
     match = _TASK_ID.search(name)
     if not match:
@@ -357,9 +358,10 @@ class VirtualHomeEnv:
     name = "virtualhome"
 
     def __init__(self, *, task: str | None = None, log: str | Path | None = None,
-                 domain_name: str = "virtualhome"):
+                 domain_name: str = "virtualhome", additional_step_fails: bool = False):
         require_eai()
         self._default_task = task
+        self._additional_step_fails = additional_step_fails
         self._log = TransitionLog(log) if log else None
         self._domain_name = domain_name
         self._episode = -1
@@ -371,17 +373,18 @@ class VirtualHomeEnv:
 
     def reset(self, problem: Problem | str, *, task: str | None = None,
               domain: Any = None, scene: str | None = None) -> Observation:
-        """Start EAI task `task` (else `scene`, else the one `problem` names). `domain` is
+        """Start EAI task `task` (or the one `problem` names). `domain` and `scene` are
         accepted for the common reset signature and not used: EAI's simulator defines what
-        actions do."""
-        task_id = task_id_of(problem, task or self._default_task or scene)
+        actions do, and the task names its own scene graph."""
+        task_id = task_id_of(problem, task or self._default_task)
         goals = eai_goals(task_id)
         planner, gold = build_planner(task_id)
         self.resolver = task_resolver(task_id, planner)
         self.task_id, self.goals, self.gold_script = task_id, goals, tuple(gold)
         self.planner = planner
         self.planner.reset()
-        self._history_states = [copy.deepcopy(planner.env_state.to_dict())]
+        # `to_dict` builds new lists and dicts: the history needs no copy of its own
+        self._history_states = [planner.env_state.to_dict()]
         self.executed: list[str] = []
         self._episode += 1
         self._index = 0
@@ -406,11 +409,11 @@ class VirtualHomeEnv:
         success, info = self.planner.my_execute_primitive_action_eval(line.text)
         if success:
             self.executed.append(line.text)
-            self._history_states.append(copy.deepcopy(self.planner.env_state.to_dict()))
+            self._history_states.append(self.planner.env_state.to_dict())
             return self._finish(plan_step, pre, True, "ok", None, line)
         error_type = classify_failure(info, self._history_states)
         message = info.get_error_string() or f"{line.text} is not executable"
-        if error_type == ADDITIONAL_STEP:
+        if error_type == ADDITIONAL_STEP and not self._additional_step_fails:
             return self._finish(plan_step, pre, True,
                                 f"no effect (EAI: additional step): {message}", None, line)
         return self._finish(plan_step, pre, False, message,
@@ -472,7 +475,9 @@ def classify_failure(info: Any, history_states: list[dict]) -> int:
     `TemporalOrderChecker` (a missing precondition that held earlier is a wrong order)."""
     from virtualhome_eval.simulation.evolving_graph.checker import TemporalOrderChecker
 
-    refined = TemporalOrderChecker(info, copy.deepcopy(history_states)).run_checker()
+    # the checker only reads the history (EAI's evaluation hands it a deep copy, which costs
+    # more than executing the step on a large scene graph)
+    refined = TemporalOrderChecker(info, history_states).run_checker()
     error_type = refined.get_error_type()
     return 5 if error_type is None or error_type < 0 else int(error_type)
 

@@ -77,18 +77,24 @@ def induce(paths: Iterable[str | Path] | str | Path, *, domain_name: str = "indu
 
 def object_types_of(task_refs: Iterable[str], domain: Domain) -> dict[str, str]:
     """object key -> its declared type, from the problems of the tasks `task_refs` name in
-    `domain` (and its constants). A reference that names no loadable task is passed over: its
-    objects stay untyped, and the parameters they fill with them."""
+    `domain` (and its constants). A reference that names no loadable task is passed over (its
+    objects stay untyped, and so do the parameters they fill); when none loads, a SageError
+    says so, since nothing could be typed."""
     from sage_pddl.pddl.model import key
     from sage_pddl.tasks import load_task, task_problem
 
     types = {key(c.name): c.types[0] for c in domain.constants if c.types}
-    for ref in sorted(task_refs):
+    refs, failures = sorted(task_refs), []
+    for ref in refs:
         try:
             problem = task_problem(load_task(ref), domain)
-        except SageError:
+        except SageError as error:
+            failures.append(f"{ref}: {error}")
             continue
         for obj in problem.objects:
             if obj.types:
                 types.setdefault(key(obj.name), obj.types[0])
+    if refs and len(failures) == len(refs):
+        raise SageError(f"--types-from {domain.name}: no logged task's problem could be read "
+                        f"in it, so no object has a type (first: {failures[0]})")
     return types

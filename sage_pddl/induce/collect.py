@@ -166,6 +166,19 @@ def collect_task(task, domain: Domain, log_path: Path, settings: CollectSettings
     return count
 
 
+PROBING_OPTIONS: dict[str, dict[str, Any]] = {
+    # VirtualHome's executor refuses a step whose effect already holds (switching on what is
+    # on); EAI's scorer forgives it and the environment then reports a success by default.
+    # Induction wants the executor's answer: the refusal is the precondition `(off ?obj)`.
+    "virtualhome": {"additional_step_fails": True},
+}
+"""Options an environment is built with for probing, unless `env_options` name them."""
+
+RESET_BY_TASK_ID = frozenset({"virtualhome"})
+"""Environments whose reset must be told the task id (an EAI task names its own scene graph;
+its PDDL problem's name does not say which task it is)."""
+
+
 def collect_in_env(task, domain: Domain, log_path: Path, settings: ProbeSettings, ref: str,
                    env: str, env_options: Mapping[str, Any] | None = None) -> int:
     """Probe one task in the environment `env` (`probe.py`); returns the transitions logged."""
@@ -173,10 +186,11 @@ def collect_in_env(task, domain: Domain, log_path: Path, settings: ProbeSettings
     from sage_pddl.tasks import task_problem
 
     problem = task_problem(task, domain)
-    world = get_env(env, **dict(env_options or {}))
+    world = get_env(env, **{**PROBING_OPTIONS.get(env, {}), **dict(env_options or {})})
+    reset = {"task": task.task_id} if env in RESET_BY_TASK_ID else {}
     try:
         with TransitionLog(log_path) as log:
-            return probe_task(task, domain, problem, world, log, settings, ref)
+            return probe_task(task, domain, problem, world, log, settings, ref, reset)
     finally:
         close = getattr(world, "close", None)
         if callable(close):

@@ -1,21 +1,24 @@
 """The rule-deletion study: what each precondition rule of a hand-written domain catches, and
 which deleted rules an induced domain restores.
 
-`deletion_study(domain, tasks, induced=None)`:
+`deletion_study(domain, tasks, induced=None, per_class=1)`:
 
-1. **Injected violations.** From every task's reference plan that the full domain's gate accepts
-   step by step, single-step mutants: the plan with step i deleted, with steps i and i+1
-   swapped, and with step i repeated. A mutant counts when the full gate rejects one of its
-   steps (a violation of some precondition; mutants that only miss the goal are not
-   violations).
+1. **Injected violations.** Every task's reference plan that the full domain's gate accepts is
+   mutated by the classes of `tasks/mutations.py` (pick while holding, place with an empty hand,
+   put into a closed container, pick out of a closed container, pick what is not pickupable,
+   open what is not openable, turn on what is not toggleable, close what is closed, turn off
+   what is off, interact without locating; at most `per_class` mutants per class and plan).
+   The structural classes (an unknown action, an absent object) are left out: no precondition
+   decides them. A mutant counts when the full gate rejects it at the mutated step.
 2. **Deletions.** For each top-level literal of each action's precondition (a *rule*), the
-   domain with that one literal removed; its gate checks every counted mutant, and the rule's
-   row says how many the weakened gate now lets through (`missed`): the violations that only
-   this rule catches.
-3. **Restoration.** With an induced domain (written with `--types-from` the same domain, so it
-   reads the same problems), a deleted rule is *restored* when the induced action of the same
-   name and arity has the same literal (`evaluate.compare_preconditions`), and `induced_catches`
-   counts the missed mutants the induced domain's gate rejects.
+   domain with that one literal removed. Its gate checks every counted mutant; the rule's row
+   says how many it now lets through at the mutated step (`missed`, by mutation class): the
+   violations that only this rule catches.
+3. **Restoration.** With an induced domain that reads the same problems (written with
+   `--types-from` the same domain), a deleted rule is *restored* when the induced action of the
+   same name and arity has the same literal (by predicate and parameter position,
+   `evaluate.compare_preconditions`), and `induced_catches` counts the missed mutants the
+   induced domain's gate rejects at the mutated step.
 
 Parts of a precondition that are not literals (disjunctions, quantifiers) are not deleted; they
 are listed in `StudyResult.not_rules`.
@@ -23,14 +26,17 @@ are listed in `StudyResult.not_rules`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sage_pddl.gate import compile_gate
-from sage_pddl.pddl.model import And, Atom, Domain, Not
+from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.model import And, Domain
 
-from .evaluate import _literals, _text, compare_preconditions
+from .evaluate import compare_preconditions, positional_text, precondition_literals
+from .learner import EXCLUDED_CODES
 
 
 @dataclass(frozen=True)
@@ -38,14 +44,17 @@ class RuleRow:
     action: str
     rule: str
     missed: int
-    """Counted mutants the domain without this rule accepts."""
+    """Counted mutants the domain without this rule accepts at the mutated step."""
+    missed_by_class: Mapping[str, int] = dataclasses.field(default_factory=dict)
     restored: bool | None = None
     """Whether the induced domain has the rule (None: no induced domain given)."""
     induced_catches: int | None = None
-    """Of the missed mutants, how many the induced domain's gate rejects."""
+    """Of the missed mutants, how many the induced domain's gate rejects at the mutated step."""
 
     def to_json(self) -> dict:
-        return dataclasses.asdict(self)
+        return {"action": self.action, "rule": self.rule, "missed": self.missed,
+                "missed_by_class": dict(self.missed_by_class), "restored": self.restored,
+                "induced_catches": self.induced_catches}
 
 
 @dataclass(frozen=True)
@@ -53,51 +62,59 @@ class StudyResult:
     tasks: int
     plans: int
     """Reference plans the full gate accepts (the others give no mutants)."""
-    mutants: int
-    """Counted mutants: injected violations the full gate catches."""
+    mutants: Mapping[str, int]
+    """Counted mutants (injected violations the full gate catches) by mutation class."""
     rows: tuple[RuleRow, ...]
     not_rules: tuple[str, ...] = ()
+    induced: str | None = None
+
+    @property
+    def total(self) -> int:
+        return sum(self.mutants.values())
 
     def to_json(self) -> dict:
-        return {"tasks": self.tasks, "plans": self.plans, "mutants": self.mutants,
+        return {"tasks": self.tasks, "plans": self.plans, "mutants": self.total,
+                "mutants_by_class": dict(self.mutants), "induced": self.induced,
                 "rows": [r.to_json() for r in self.rows], "not_rules": list(self.not_rules)}
 
     def markdown(self) -> str:
-        with_induced = any(r.restored is not None for r in self.rows)
-        head = "| action | deleted rule | violations missed |"
-        rule = "|---|---|---|"
+        with_induced = self.induced is not None
+        classes = ", ".join(f"{kind} {n}" for kind, n in self.mutants.items())
+        lines = [f"{self.total} injected violations ({classes}): mutants of the {self.plans} "
+                 f"reference plans (of {self.tasks} tasks) that the full domain accepts, each "
+                 "rejected by the full domain at its mutated step.", ""]
+        head = "| action | deleted rule | violations missed | by class |"
+        rule = "|---|---|---|---|"
         if with_induced:
-            head += " restored by induction | of those missed, induced domain catches |"
+            head += f" restored by {self.induced} | of those missed, it catches |"
             rule += "---|---|"
-        lines = [f"{self.mutants} injected violations (single-step mutants of {self.plans} "
-                 f"reference plans of {self.tasks} tasks that the full domain rejects)", "",
-                 head, rule]
+        lines += [head, rule]
         for row in self.rows:
-            line = f"| {row.action} | `{row.rule}` | {row.missed} |"
+            by_class = ", ".join(f"{k} {n}" for k, n in row.missed_by_class.items()) or "-"
+            line = f"| {row.action} | `{row.rule}` | {row.missed} | {by_class} |"
             if with_induced:
                 line += (f" {'yes' if row.restored else 'no'} | "
                          f"{row.induced_catches if row.missed else '-'} |")
             lines.append(line)
+        catching = [r for r in self.rows if r.missed]
+        lines += ["", f"{len(catching)} of {len(self.rows)} rules catch a violation no other "
+                      "rule catches."]
         if with_induced:
             restored = sum(1 for r in self.rows if r.restored)
-            lines += ["", f"restored: {restored} of {len(self.rows)} rules"]
+            restored_catching = sum(1 for r in catching if r.restored)
+            lines.append(f"{self.induced} restores {restored} of {len(self.rows)} rules "
+                         f"({restored_catching} of the {len(catching)} that catch one); its "
+                         f"gate catches {sum(r.induced_catches or 0 for r in catching)} of the "
+                         f"{sum(r.missed for r in catching)} violations the deletions miss.")
+        if self.not_rules:
+            lines.append("Not deleted (not literals): " + "; ".join(self.not_rules))
         return "\n".join(lines)
 
 
-def _mutants(steps: Sequence[Any]) -> list[list[Any]]:
-    steps = list(steps)
-    out = []
-    for i in range(len(steps)):
-        out.append(steps[:i] + steps[i + 1:])
-        if i + 1 < len(steps):
-            out.append(steps[:i] + [steps[i + 1], steps[i]] + steps[i + 2:])
-        out.append(steps[:i + 1] + [steps[i]] + steps[i + 1:])
-    return out
+def _caught(gate: Any, mutant: Any) -> bool:
+    from sage_pddl.tasks.mutations import detect
 
-
-def _rejects(gate: Any, plan: Sequence[Any]) -> bool:
-    """Whether some step of `plan` is not applicable (the goal is not asked)."""
-    return not gate.check(list(plan), mode="first").valid
+    return detect(gate, mutant)[0]
 
 
 def _without(domain: Domain, action_index: int, part_index: int) -> Domain:
@@ -110,59 +127,71 @@ def _without(domain: Domain, action_index: int, part_index: int) -> Domain:
     # `reason` annotations name precondition literals, one of which is gone; they only word
     # the violations, never decide them
     return dataclasses.replace(domain, actions=tuple(actions), annotations=tuple(
-        a for a in domain.annotations if a.kind != "reason"))
+        a for a in domain.annotations if a.kind.lower() != "reason"))
 
 
-def deletion_study(domain: Domain, tasks: Sequence[Any], induced: Domain | None = None
-                   ) -> StudyResult:
+def deletion_study(domain: Domain, tasks: Sequence[Any], induced: Domain | None = None,
+                   per_class: int = 1) -> StudyResult:
     """See the module docstring."""
     from sage_pddl.pddl import write_formula
     from sage_pddl.tasks import normalize_steps, task_problem
+    from sage_pddl.tasks.mutations import MUTATION_CLASSES, plan_mutants
 
+    counted = [kind for kind, code in MUTATION_CLASSES.items() if code not in EXCLUDED_CODES]
     cases = []  # (problem, counted mutants)
     plans = 0
     for task in tasks:
         problem = task_problem(task, domain)
         gate = compile_gate(domain, problem)
         steps = normalize_steps(task.reference_steps, domain)
-        if not steps or _rejects(gate, steps):
+        if not steps or not gate.check(steps).valid:
             continue
         plans += 1
-        cases.append((problem, [m for m in _mutants(steps) if _rejects(gate, m)]))
-    matches = {m.action.lower(): m for m in compare_preconditions(induced, domain)} \
-        if induced is not None else {}
+        mutants = [m for m in plan_mutants(domain, problem, task.reference_steps, task.task_id,
+                                           per_class, gate)
+                   if m.kind in counted and _caught(gate, m)]
+        cases.append((problem, mutants))
+    by_class = Counter(m.kind for _, mutants in cases for m in mutants)
+    matches = ({m.action.lower(): m for m in compare_preconditions(induced, domain)}
+               if induced is not None else {})
     induced_gates: dict[int, Any] = {}
 
     def induced_gate(problem: Any) -> Any:
         assert induced is not None
         if id(problem) not in induced_gates:
-            induced_gates[id(problem)] = compile_gate(induced, problem)
+            try:
+                induced_gates[id(problem)] = compile_gate(
+                    induced, dataclasses.replace(problem, domain_name=induced.name))
+            except SageError as error:
+                raise SageError(f"the induced domain {induced.name} cannot read problem "
+                                f"{problem.name} (write it with --types-from {domain.name}): "
+                                f"{error}") from error
         return induced_gates[id(problem)]
 
     rows, not_rules = [], []
     for a, action in enumerate(domain.actions):
         pre = action.precondition
         parts = pre.parts if isinstance(pre, And) else ()
+        params = [q.name for q in action.parameters]
         for p, part in enumerate(parts):
-            atom = part.arg if isinstance(part, Not) else part
-            if not isinstance(atom, Atom):
+            literals, _ = precondition_literals(part, params)
+            if not literals:
                 not_rules.append(f"{action.name}: {write_formula(part)}")
                 continue
             weakened = _without(domain, a, p)
-            missed: list[tuple[Any, list[Any]]] = []
-            for problem, caught in cases:
-                gate = compile_gate(weakened, problem)
-                missed += [(problem, m) for m in caught if not _rejects(gate, m)]
-            rule = write_formula(part)
+            missed = [(problem, m) for problem, mutants in cases
+                      for gate in (compile_gate(weakened, problem),)
+                      for m in mutants if not _caught(gate, m)]
             restored = catches = None
             if induced is not None:
                 match = matches.get(action.name.lower())
-                literal = _literals(part, [q.name for q in action.parameters])[0]
-                restored = bool(match and literal and _text(literal[0]) in match.recovered)
-                catches = sum(1 for problem, m in missed if _rejects(induced_gate(problem), m))
-            rows.append(RuleRow(action.name, rule, len(missed), restored, catches))
-    return StudyResult(len(tasks), plans, sum(len(m) for _, m in cases), tuple(rows),
-                       tuple(not_rules))
+                restored = bool(match and match.induced
+                                and positional_text(literals[0]) in match.recovered)
+                catches = sum(1 for problem, m in missed if _caught(induced_gate(problem), m))
+            rows.append(RuleRow(action.name, write_formula(part), len(missed),
+                                dict(Counter(m.kind for _, m in missed)), restored, catches))
+    return StudyResult(len(tasks), plans, {k: by_class[k] for k in counted if by_class[k]},
+                       tuple(rows), tuple(not_rules), induced.name if induced else None)
 
 
 __all__ = ["RuleRow", "StudyResult", "deletion_study"]

@@ -11,17 +11,23 @@
 * `compare_preconditions(induced, reference)`: per action of the reference domain, which of its
   precondition literals (positive or negated atoms over the parameters, compared by predicate
   and parameter position) the induced action has (`recovered`), lacks (`missing`) and adds
-  (`extra`). Non-literal parts of the reference (disjunctions, quantifiers) are listed as
-  `not_comparable`.
+  (`extra`). A reference precondition with disjunctions of literals (EAI's `(or (holds_lh ?c ?o)
+  (holds_rh ?c ?o))`) allows several conjunctions; the induced action, itself a conjunction, is
+  compared with the one it matches best (most shared literals less extra ones), and the match
+  says how many there were. Other non-literal parts (quantifiers, nested formulas) are listed
+  as `not_comparable`.
+* `gate_agreement(induced, reference, tasks)`: the induced domain used in place of the
+  hand-written one on each task's problem: whether it reads the problem, and which reference
+  plans each domain's gate accepts.
 """
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from sage_pddl.env.transitions import Transition
-from sage_pddl.pddl.model import And, Atom, Domain, Not, Variable, key
+from sage_pddl.pddl.model import And, Atom, Domain, Not, Or, Variable, key
 
 from .learner import EXCLUDED_CODES, InductionResult
 
@@ -92,6 +98,7 @@ def holdout_by(transitions: Sequence[Transition], unit: Callable[[Transition], s
 
 
 Lit = tuple[bool, str, tuple[int, ...]]
+"""A precondition literal by position: (positive, predicate key, parameter indices)."""
 
 
 @dataclass(frozen=True)
@@ -103,35 +110,77 @@ class PreconditionMatch:
     extra: tuple[str, ...]
     not_comparable: tuple[str, ...] = ()
     induced: bool = True
+    alternatives: int = 1
+    """How many conjunctions the reference precondition allows (its disjunctions multiplied
+    out); `reference` is the one the induced precondition matches best."""
 
     def to_json(self) -> dict:
         return {"action": self.action, "reference": len(self.reference),
                 "recovered": list(self.recovered), "missing": list(self.missing),
                 "extra": list(self.extra), "not_comparable": list(self.not_comparable),
-                "induced": self.induced}
+                "induced": self.induced, "alternatives": self.alternatives}
 
 
-def _literals(formula, params: Sequence[str]) -> tuple[list[Lit], list[str]]:
+def _literal(formula, index: Mapping[str, int]) -> Lit | None:
+    positive, atom = (False, formula.arg) if isinstance(formula, Not) else (True, formula)
+    if isinstance(atom, Atom) and all(isinstance(a, Variable) and key(a.name) in index
+                                      for a in atom.args):
+        return (positive, key(atom.predicate), tuple(index[key(a.name)] for a in atom.args))
+    return None
+
+
+def _conjuncts(formula) -> tuple:
+    return formula.parts if isinstance(formula, And) else (formula,)
+
+
+def precondition_literals(formula, params: Sequence[str]) -> tuple[list[Lit], list[str]]:
     """Positional literals of a conjunction; the parts that are not literals, as text."""
     from sage_pddl.pddl import write_formula
 
     index = {key(p): i for i, p in enumerate(params)}
-    parts = formula.parts if isinstance(formula, And) else (formula,)
     literals, other = [], []
-    for part in parts:
-        positive, atom = (False, part.arg) if isinstance(part, Not) else (True, part)
-        if isinstance(atom, Atom) and all(isinstance(a, Variable) and key(a.name) in index
-                                          for a in atom.args):
-            literals.append((positive, key(atom.predicate),
-                             tuple(index[key(a.name)] for a in atom.args)))
-        else:
+    for part in _conjuncts(formula):
+        literal = _literal(part, index)
+        if literal is None:
             other.append(write_formula(part))
+        else:
+            literals.append(literal)
     return literals, other
 
 
-def _text(literal: Lit) -> str:
+def precondition_alternatives(formula, params: Sequence[str]
+                              ) -> tuple[list[frozenset[Lit]], list[str]]:
+    """The conjunctions of literals a precondition allows: its top-level literals with one
+    disjunct of each disjunction whose disjuncts are literals or conjunctions of literals
+    (multiplied out); the other parts (quantifiers, nested formulas), as text."""
+    from sage_pddl.pddl import write_formula
+
+    index = {key(p): i for i, p in enumerate(params)}
+    alternatives: list[frozenset[Lit]] = [frozenset()]
+    other = []
+    for part in _conjuncts(formula):
+        literal = _literal(part, index)
+        if literal is not None:
+            alternatives = [a | {literal} for a in alternatives]
+            continue
+        options = None
+        if isinstance(part, Or):
+            options = [[_literal(q, index) for q in _conjuncts(d)] for d in part.parts]
+        if options and all(None not in o for o in options):
+            alternatives = [a | frozenset(o) for a in alternatives  # type: ignore[arg-type]
+                            for o in options]
+        else:
+            other.append(write_formula(part))
+    return alternatives, other
+
+
+def positional_text(literal: Lit) -> str:
     words = " ".join([literal[1], *(f"?{i + 1}" for i in literal[2])])
     return f"({words})" if literal[0] else f"(not ({words}))"
+
+
+def _texts(literals) -> tuple[str, ...]:
+    return tuple(positional_text(lit) for lit in sorted(literals, key=lambda x: (x[1], x[2], x[0])))
 
 
 def compare_preconditions(induced: Domain, reference: Domain) -> list[PreconditionMatch]:
@@ -139,19 +188,91 @@ def compare_preconditions(induced: Domain, reference: Domain) -> list[Preconditi
     matches = []
     for action in reference.actions:
         params = [p.name for p in action.parameters]
-        ref, other = _literals(action.precondition, params)
+        alternatives, other = precondition_alternatives(action.precondition, params)
         mine = induced.action(action.name)
         if mine is None or len(mine.parameters) != len(params):
-            matches.append(PreconditionMatch(action.name, tuple(map(_text, ref)), (),
-                                             tuple(map(_text, ref)), (), tuple(other), False))
+            smallest = min(alternatives, key=len)
+            matches.append(PreconditionMatch(action.name, _texts(smallest), (), _texts(smallest),
+                                             (), tuple(other), False, len(alternatives)))
             continue
-        got, _ = _literals(mine.precondition, [p.name for p in mine.parameters])
+        got = set(precondition_literals(mine.precondition,
+                                        [p.name for p in mine.parameters])[0])
+        best = max(alternatives, key=lambda a: (len(a & got) - len(got - a), -len(a)))
         matches.append(PreconditionMatch(
-            action.name, tuple(map(_text, ref)),
-            tuple(_text(lit) for lit in ref if lit in got),
-            tuple(_text(lit) for lit in ref if lit not in got),
-            tuple(_text(lit) for lit in got if lit not in ref), tuple(other)))
+            action.name, _texts(best), _texts(best & got), _texts(best - got), _texts(got - best),
+            tuple(other), True, len(alternatives)))
     return matches
 
 
-__all__ = ["PreconditionMatch", "Score", "compare_preconditions", "holdout_by", "score"]
+@dataclass(frozen=True)
+class GateAgreement:
+    """The induced domain in place of the reference one over a task set (`gate_agreement`)."""
+
+    tasks: int
+    problems_read: int
+    """Tasks whose problem (built in the reference domain) the induced domain reads without an
+    error diagnostic."""
+    plans: int
+    """Tasks with a reference plan."""
+    reference_accepts: int
+    induced_accepts: int
+    both_accept: int
+    problem_errors: tuple[tuple[str, str], ...] = ()
+    disagreements: tuple[tuple[str, str], ...] = ()
+    """(task id, what the induced gate said) where the two gates disagree on the plan."""
+
+    def to_json(self) -> dict:
+        return {"tasks": self.tasks, "problems_read": self.problems_read, "plans": self.plans,
+                "reference_accepts": self.reference_accepts,
+                "induced_accepts": self.induced_accepts, "both_accept": self.both_accept,
+                "problem_errors": [{"task": t, "error": e} for t, e in self.problem_errors],
+                "disagreements": [{"task": t, "induced": e} for t, e in self.disagreements]}
+
+
+def gate_agreement(induced: Domain, reference: Domain, tasks: Iterable) -> GateAgreement:
+    """Each task's problem in `reference` (the task's world, as the project builds it), read by
+    `induced` (`check_problem`); its reference plan (steps normalised by `reference`) gated by
+    both domains on that one problem, so only the gate differs."""
+    import dataclasses
+
+    from sage_pddl.gate import compile_gate
+    from sage_pddl.pddl import check_problem
+    from sage_pddl.pddl.errors import SageError
+    from sage_pddl.tasks import normalize_steps, task_problem
+
+    count = read = plans = ref_ok = ind_ok = both = 0
+    errors: list[tuple[str, str]] = []
+    disagreements: list[tuple[str, str]] = []
+    for task in tasks:
+        count += 1
+        problem = task_problem(task, reference)
+        try:
+            mine = dataclasses.replace(problem, domain_name=induced.name)
+            bad = [d for d in check_problem(mine, induced) if d.severity == "error"]
+            if bad:
+                raise SageError(str(bad[0]))
+            gate = compile_gate(induced, mine)
+        except SageError as error:
+            errors.append((task.task_id, str(error)))
+            continue
+        read += 1
+        if not task.reference_steps:
+            continue
+        plans += 1
+        steps = normalize_steps(task.reference_steps, reference)
+        theirs = compile_gate(reference, problem).check(steps).valid
+        verdict = gate.check(steps)
+        ref_ok += theirs
+        ind_ok += verdict.valid
+        both += theirs and verdict.valid
+        if theirs != verdict.valid:
+            said = (f"step {verdict.violations[0].step + 1}: {verdict.violations[0].code}"
+                    if verdict.violations else "accepted")
+            disagreements.append((task.task_id, said))
+    return GateAgreement(count, read, plans, ref_ok, ind_ok, both, tuple(errors),
+                         tuple(disagreements))
+
+
+__all__ = ["GateAgreement", "PreconditionMatch", "Score", "compare_preconditions",
+           "gate_agreement", "holdout_by", "positional_text", "precondition_alternatives",
+           "precondition_literals", "score"]

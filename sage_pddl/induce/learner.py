@@ -9,7 +9,7 @@ literals (a fact naming the same object twice gives every lifting). Negative lit
 every predicate observed in the logs (with its arity) applied to the parameters.
 
 Preconditions. A candidate is a literal (positive or negated) over the parameters, or a 0-ary
-fact, that holds in at least `(1 - noise)` of the schema's successful transitions. From those, a
+fact, that holds in every successful transition where its atom was observed. From those, a
 greedy set cover keeps the literals needed to explain the failures: each chosen literal is false
 in as many not yet explained failures as possible (at least `min_support` of them), ties going
 to the literal that holds in more successes, then to positive literals, then by name; a final
@@ -17,10 +17,24 @@ pass drops any chosen literal whose failures stay explained without it. A failur
 candidate explains is reported as *unexplained* (it failed for a reason the logged state does not
 show, or the data is noisy). Failures that are not about preconditions at all (unknown objects or
 actions, wrong arity, injected failures, vanished objects) are excluded and counted.
+
+Label noise. `noise` is the rate at which logged outcomes may be mislabelled. Per action, the
+share of its successes that may be mislabelled failures is bounded (`mislabelled_successes`: a
+rare outcome is swamped by flips of the common one); a candidate must hold in all but that share
+of the successes, and a pick's gain is the failures it newly explains less the successes it newly
+contradicts, so a literal is kept only when it explains more than it contradicts.
+
+Partial observability. A transition's `unknown` facts were not observed before the step: a
+literal about one of them neither holds nor fails there (it explains no failure, contradicts no
+success, and `predict` does not hold it against a step), and such a fact is not an effect.
+The report gives each learned literal's evidence: the successes where it was observed and held,
+those where it was not observed, and the failures it explains.
+
 A unary predicate that never changes in any transition (a type or static affordance such as
 `(pickupable ?x)`) is treated like any other literal: it becomes a precondition when the
 failures require it; `keep_static=True` also keeps every static unary literal that holds in all
-successes (types the data never contradicts). No types are invented.
+successes (types the data never contradicts). With `types_from`, the domain is written in that
+domain's types, predicate declarations and still-valid annotations (`typed_domain`).
 
 Effects. For each lifted fact that some success adds (deletes), the successes are split into
 positives (the fact was added / deleted), negatives (it is false / true afterwards) and
@@ -42,8 +56,9 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sage_pddl.env.transitions import Transition
@@ -60,7 +75,8 @@ from sage_pddl.pddl.model import (
     When,
     key,
 )
-from sage_pddl.pddl.vocabulary import name_key
+from sage_pddl.pddl.vocabulary import canonical_sexpr, name_key, split_reason
+from sage_pddl.pddl.writer import write_formula
 
 # Failure codes that say nothing about preconditions over the logged state.
 EXCLUDED_CODES = frozenset({
@@ -154,24 +170,30 @@ def _literal_order(literal: Literal) -> tuple:
 def greedy_cover(candidates: Iterable[Literal], to_explain: Sequence[frozenset[LiftedAtom]],
                  weights: Sequence[int] | None = None, min_support: int = 1,
                  preference: Mapping[Literal, float] | None = None,
-                 hidden: Sequence[frozenset[LiftedAtom]] | None = None
+                 hidden: Sequence[frozenset[LiftedAtom]] | None = None,
+                 costs: Mapping[Literal, frozenset[int]] | None = None
                  ) -> tuple[list[Literal], list[int]]:
     """Choose literals until each described instance violates one; return (chosen, uncovered).
     An instance violates a literal only where its atom was observed (`hidden`: the atoms each
-    instance did not observe)."""
+    instance did not observe). With `costs` (per candidate, the instances of another set, such
+    as the successes, that it contradicts), a pick's gain is the instances it newly explains
+    less those it newly contradicts; each pick must gain at least `min_support`."""
     weights = list(weights) if weights is not None else [1] * len(to_explain)
     candidates = sorted(set(candidates), key=_literal_order)
     unseen = list(hidden) if hidden is not None else [frozenset()] * len(to_explain)
     violates = {c: {i for i, atoms in enumerate(to_explain)
                     if (c[1], c[2]) not in unseen[i] and not holds(c, atoms)}
                 for c in candidates}
+    costs = costs or {}
     uncovered = set(range(len(to_explain)))
+    contradicted: set[int] = set()
     chosen: list[Literal] = []
     preference = preference or {}
     while uncovered:
         best, best_key = None, None
         for c in candidates:
             gain = sum(weights[i] for i in violates[c] & uncovered)
+            gain -= len(costs.get(c, frozenset()) - contradicted)
             if gain <= 0:
                 continue
             rank = (gain, preference.get(c, 0.0), c[0])
@@ -181,6 +203,7 @@ def greedy_cover(candidates: Iterable[Literal], to_explain: Sequence[frozenset[L
             break
         chosen.append(best)
         uncovered -= violates[best]
+        contradicted |= costs.get(best, frozenset())
     # drop literals made redundant by later choices
     for c in list(reversed(chosen)):
         rest = [d for d in chosen if d != c]
@@ -346,9 +369,14 @@ class LearnedAction:
     preconditions: tuple[Literal, ...]
     effects: tuple[LearnedEffect, ...]
 
-    def applicable(self, state: Iterable[Fact], args: Sequence[str]) -> bool:
-        true_atoms = lift_state(state, arg_binding([key(a) for a in args]))
-        return all(holds(literal, true_atoms) for literal in self.preconditions)
+    def applicable(self, state: Iterable[Fact], args: Sequence[str],
+                   unknown: Iterable[Fact] = ()) -> bool:
+        """Whether every precondition literal holds in `state`, or is about a fact in
+        `unknown` (not observed, so it contradicts nothing)."""
+        binding = arg_binding([key(a) for a in args])
+        true_atoms, unseen = lift_state(state, binding), lift_state(unknown, binding)
+        return all(holds(literal, true_atoms) or (literal[1], literal[2]) in unseen
+                   for literal in self.preconditions)
 
 
 @dataclass(frozen=True)
@@ -369,7 +397,7 @@ class InductionResult:
                                                    len(transition.action.args)))
         if learned is None:
             return None
-        return learned.applicable(transition.pre, transition.action.args)
+        return learned.applicable(transition.pre, transition.action.args, transition.unknown)
 
 
 # --- the learner -----------------------------------------------------------------------------
@@ -435,6 +463,18 @@ class Evidence:
                 f"observed{hidden}; false in {self.explains} failure(s)")
 
 
+def mislabelled_successes(noise: float, successes: int, failures: int) -> float:
+    """The share of a schema's logged successes that may be failures mislabelled, when each
+    outcome is mislabelled with probability `noise`: the expected flipped failures over the
+    logged successes, from the failures the logged counts imply (a rare outcome is swamped by
+    flips of the common one), doubled for sampling variation, at least `noise`, at most 0.5."""
+    if noise <= 0 or successes == 0:
+        return 0.0
+    total = successes + failures
+    true_failures = min(max((failures - noise * total) / (1.0 - 2.0 * noise), 0.0), total)
+    return min(0.5, max(noise, 2.0 * noise * true_failures / successes))
+
+
 def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: set[str],
                          noise: float, min_support: int, keep_static: bool):
     variables = list(range(schema.arity))
@@ -451,11 +491,17 @@ def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: se
         observed[atom] = len(seen)
         support[(True, *atom)] = true_count
         support[(False, *atom)] = len(seen) - true_count
+    tolerance = mislabelled_successes(noise, len(succ), len(fail))
     candidates = [lit for lit, n in support.items()
-                  if n > 0 and n >= (1.0 - noise) * observed[(lit[1], lit[2])] - 1e-9]
+                  if n > 0 and n >= (1.0 - tolerance) * observed[(lit[1], lit[2])] - 1e-9]
+    costs = None
+    if tolerance > 0:  # a candidate may be false in a few successes: weigh them
+        costs = {c: frozenset(i for i, (s, hidden) in enumerate(zip(succ, succ_hidden))
+                              if (c[1], c[2]) not in hidden and not holds(c, s))
+                 for c in candidates}
     chosen, uncovered = greedy_cover(candidates, fail, min_support=min_support,
                                      preference={c: support[c] for c in candidates},
-                                     hidden=fail_hidden)
+                                     hidden=fail_hidden, costs=costs)
     static_candidates = sorted(
         (c for c in candidates if c[0] and c[1] in static and len(c[2]) == 1
          and support[c] == len(succ) and c not in chosen), key=_literal_order)
@@ -481,11 +527,14 @@ def _effect_instances(schema: _Schema):
 
 
 def _split_by_change(atom, positive: bool, transitions) -> tuple[list, list]:
-    """Pre-states of the (pre, post) pairs where the effect literal on `atom` happened (made
-    true when `positive`, made false otherwise) and of those where it did not hold afterwards
-    (so it cannot be an unconditional effect there)."""
+    """Pre-states of the (pre, post, unobserved) triples where the effect literal on `atom`
+    happened (made true when `positive`, made false otherwise) and of those where it did not
+    hold afterwards (so it cannot be an unconditional effect there). A triple where the atom was
+    not observed before the step says neither."""
     happened, missed = [], []
-    for pre, post in transitions:
+    for pre, post, unobserved in transitions:
+        if atom in unobserved:
+            continue
         before, after = atom in pre, atom in post
         if positive:
             if after and not before:
@@ -514,8 +563,9 @@ def _learn_effects(schema: _Schema, arities: Mapping[str, int], min_support: int
     for t, _args, binding in _effect_instances(schema):
         pre = lift_state(t.pre, binding)
         post = lift_state(t.post, binding)
-        lifted.append((t, binding, pre, post))
-        adds |= post - pre
+        unobserved = lift_state(t.unknown, binding)
+        lifted.append((t, binding, pre, post, unobserved))
+        adds |= post - pre - unobserved
         dels |= pre - post
         for fact in t.added | t.deleted:
             others = {obj for obj in fact[1:] if obj not in binding}
@@ -533,7 +583,7 @@ def _learn_effects(schema: _Schema, arities: Mapping[str, int], min_support: int
     for positive, candidates in ((True, adds), (False, dels)):
         for atom in sorted(candidates):
             pos, neg = _split_by_change(atom, positive,
-                                        ((pre, post) for _t, _b, pre, post in lifted))
+                                        ((pre, post, hid) for _t, _b, pre, post, hid in lifted))
             literal = (positive, atom[0], atom[1])
             effects_here, unexplained = _conditional(literal, pos, neg, arg_atoms, min_support,
                                                      universal=False)
@@ -545,13 +595,14 @@ def _learn_effects(schema: _Schema, arities: Mapping[str, int], min_support: int
     if extra_adds or extra_dels:
         extra_atoms = universe(arities, variables + [EXTRA])
         objects_per = []
-        for t, binding, _pre, _post in lifted:
+        for t, binding, _pre, _post, _hidden in lifted:
             objects = {obj for fact in t.pre | t.post for obj in fact[1:]} - set(binding)
             rows = []
             for obj in sorted(objects):
                 extended = dict(binding)
                 extended[obj] = (EXTRA,)
-                rows.append((lift_state(t.pre, extended), lift_state(t.post, extended)))
+                rows.append((lift_state(t.pre, extended), lift_state(t.post, extended),
+                             lift_state(t.unknown, extended)))
             objects_per.append(rows)
         for positive, candidates in ((True, extra_adds), (False, extra_dels)):
             for atom in sorted(candidates):
@@ -607,7 +658,6 @@ def _effect_formula(effect: LearnedEffect, names: Sequence[str]):
 
 
 def _effect_text(effect: LearnedEffect, names: Sequence[str]) -> str:
-    from sage_pddl.pddl import write_formula
 
     return write_formula(_effect_formula(effect, names))
 
@@ -633,28 +683,76 @@ def learned_domain(name: str, learned: Sequence[LearnedAction], arities: Mapping
                   actions=tuple(actions))
 
 
+def _type_lineage(types_from: Domain) -> Callable[[str], list[str]]:
+    """type key -> the type and its ancestors, nearest first (`object` left out)."""
+    parents = {key(t.name): [key(p) for p in t.parents] for t in types_from.types}
+
+    def lineage(type_name: str) -> list[str]:
+        order, queue = [], [key(type_name)]
+        while queue:
+            current = queue.pop(0)
+            if current != "object" and current not in order:
+                order.append(current)
+                queue += parents.get(current, [])
+        return order
+
+    return lineage
+
+
+def _renamed_variables(text: str, renamed: Mapping[str, str]) -> str:
+    """`text` with each `?variable` whose key `renamed` maps spelled as it says."""
+    def rename(match: re.Match[str]) -> str:
+        return "?" + renamed.get(key(match.group(1)), match.group(1))
+
+    return re.sub(r"\?([A-Za-z][\w-]*)", rename, text)
+
+
+def _vocabulary_annotations(types_from: Domain, actions: Sequence[Action]) -> tuple:
+    """The annotations of `types_from` that still hold for `actions` (its actions learned from
+    logs): the step form and the description; the aliases and step fields of the actions
+    learned with the same arity; and the `reason` of each precondition literal the learned
+    action also has, its variables renamed by position (so violations keep their friendly
+    codes, and a task's problem is explained the same way with either domain)."""
+    learned = {key(a.name): a for a in actions}
+    kept = []
+    for annotation in types_from.annotations:
+        kind, words = annotation.kind.lower(), annotation.text.split()
+        if kind in ("fields", "describe"):
+            kept.append(annotation)
+            continue
+        mine = learned.get(key(words[0])) if words else None
+        theirs = types_from.action(words[0]) if words else None
+        if kind not in ("alias", "step", "reason") or mine is None or theirs is None \
+                or len(mine.parameters) != len(theirs.parameters):
+            continue
+        if kind == "reason":
+            renamed = {key(a.name): b.name for a, b in zip(theirs.parameters, mine.parameters)}
+            annotation = dataclasses.replace(annotation, text=_renamed_variables(
+                annotation.text, renamed))
+            literal = canonical_sexpr(split_reason(annotation)[1])
+            parts = mine.precondition.parts if isinstance(mine.precondition, And) else ()
+            if literal not in {canonical_sexpr(write_formula(part)) for part in parts}:
+                continue
+        kept.append(annotation)
+    return tuple(kept)
+
+
 def typed_domain(learned: Domain, types_from: Domain, object_types: Mapping[str, str],
                  seen: Mapping[str, Sequence[set[str]]]) -> Domain:
-    """`learned` in the vocabulary of `types_from`: its types, constants and predicate
-    declarations (predicates it lacks stay untyped), and each parameter typed with the most
+    """`learned` in the vocabulary of `types_from`, so that it reads that domain's problems and
+    plans: its types, constants, predicate declarations (predicates it lacks stay untyped) and
+    the annotations that still apply (`_vocabulary_annotations`). Each parameter gets the most
     specific type that every object seen there in a success has (`object_types`: object key ->
-    its declared type; `seen`: action key -> the object keys per position). A position whose
-    objects have no type in common, or no known type, stays untyped."""
-    parents = {key(t.name): tuple(key(p) for p in t.parents) for t in types_from.types}
+    its declared type; `seen`: action key -> the object keys per position); a position with an
+    object of unknown type, or whose objects share no type below `object`, stays untyped."""
+    lineage = _type_lineage(types_from)
     spelled = {key(t.name): t.name for t in types_from.types}
 
-    def ancestors(type_name: str) -> list[str]:
-        chain, current = [], key(type_name)
-        while current and current not in chain and current != "object":
-            chain.append(current)
-            current = parents.get(current, ("object",))[0] if parents.get(current) else "object"
-        return chain
-
     def common_type(objects: set[str]) -> tuple[str, ...]:
-        chains = [ancestors(object_types[o]) for o in objects if o in object_types]
-        if not chains or len(chains) < len(objects):
+        if not objects or any(o not in object_types for o in objects):
             return ()
-        shared = [t for t in chains[0] if all(t in chain for chain in chains[1:])]
+        lines = [lineage(object_types[o]) for o in sorted(objects)]
+        shared = [t for t in lines[0] if all(t in line for line in lines[1:])]
         return (spelled.get(shared[0], shared[0]),) if shared else ()
 
     actions = []
@@ -670,7 +768,8 @@ def typed_domain(learned: Domain, types_from: Domain, object_types: Mapping[str,
     requirements = tuple(dict.fromkeys((*learned.requirements, ":typing")))
     return dataclasses.replace(learned, requirements=requirements, types=types_from.types,
                                constants=types_from.constants, predicates=predicates,
-                               actions=tuple(actions))
+                               actions=tuple(actions),
+                               annotations=_vocabulary_annotations(types_from, actions))
 
 
 def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
@@ -684,8 +783,8 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
 
     if min_support < 1:
         raise SageError(f"--min-support must be at least 1, not {min_support}")
-    if not 0.0 <= noise < 1.0:
-        raise SageError(f"--noise must be in [0, 1), not {noise}")
+    if not 0.0 <= noise < 0.5:
+        raise SageError(f"--noise must be in [0, 0.5) (a rate of mislabelled outcomes), not {noise}")
     aliases = dict(aliases or {})
     schemas, arities, changing, count = _group(transitions, aliases)
     if count == 0:
@@ -708,8 +807,10 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
         effects, issues = _learn_effects(schema, arities, min_support)
         action = LearnedAction(schema.name, schema.arity, pre, effects)
         learned[slot] = action
-        ok_succ = sum(all(holds(lit, s) for lit in pre) for s in succ)
-        ok_fail = sum(not all(holds(lit, f) for lit in pre) for f in fail)
+        ok_succ = sum(action.applicable(t.pre, t.action.args, t.unknown)
+                      for t in schema.successes)
+        ok_fail = sum(not action.applicable(t.pre, t.action.args, t.unknown)
+                      for t in schema.failures)
         used = len(succ) + len(fail)
         examples = tuple(Example(t.task, t.episode, t.step, t.action.text
                                  or " ".join([t.action.action, *t.action.args]), t.code)

@@ -1,14 +1,14 @@
 """Probe any environment through its interface and log what it does (the input of induction).
 
-`probe_task(task, domain, env, log, settings, ref)` runs one task in `env`, any environment that
-records its last step as a `Transition` (`last_transition`: the symbolic world, VirtualHome
-through EAI's simulator, ALFWorld through TextWorld, AI2-THOR behind the thor-server). The
-environment alone decides whether a step succeeds. The domain only names the candidate steps:
-its action names and parameter types, filled with the problem's objects of those types. No
-precondition of it is evaluated, so logs from VirtualHome or ALFWorld are evidence that owes
-nothing to our PDDL.
+`probe_task(task, domain, problem, env, log, settings, ref)` runs one task in `env`, any
+environment that records its last step as a `Transition` (`last_transition`: the symbolic
+world, VirtualHome through EAI's simulator, ALFWorld through TextWorld, AI2-THOR behind the
+thor-server). The environment alone decides whether a step succeeds. The domain only names the
+candidate steps: its action names and parameter types, filled with the problem's objects of
+those types. No precondition of it is evaluated, so logs from VirtualHome or ALFWorld are
+evidence that owes nothing to our PDDL.
 
-With a generator seeded by (seed, task id), per task:
+With a generator seeded by (seed, task reference), per task:
 
 1. **reference**: reset, then execute the task's reference plan step by step;
 2. **probes**, in every state of that trajectory (before each reference step and at the end):
@@ -16,14 +16,18 @@ With a generator seeded by (seed, task id), per task:
    * *repeat*: the reference step just executed, again (its effect already holds);
    * *swap*: the next reference step with one argument replaced by another object of the
      parameter's type (a wrong object);
+   * *displaced*: `displaced` other reference steps, drawn from the rest of the plan (steps the
+     environment accepts somewhere, sent where a state precondition may not hold);
    * `random` uniformly random candidate steps;
-3. **walks**: `walks` times, from a random state of the trajectory, `walk_steps` random
-   candidate steps, whatever the environment answers.
+3. **walks**: `walks` times, from a random state of the trajectory, `walk_steps` steps, each
+   found by trial: random candidate steps until the environment accepts one (at most
+   `walk_tries`), so the walk reaches states the reference plan never visits.
 
-A probe that succeeds changed the world, so the episode is reset and the reference prefix
-replayed before the next probe; replayed steps are not logged again. If the replay does not
-reach the same state (a nondeterministic environment), the task's probing stops there and the
-log keeps what came before. Every logged record names the environment that produced it (`env`).
+Every step sent is logged, with the environment's answer. A probe that changed the world (any
+step may: a real simulator can move the robot on a failure too) is undone by resetting and
+replaying the reference prefix, unlogged. If the replay does not reach the same state (a
+nondeterministic environment), probing of the task stops there and the log keeps what came
+before. Each record names the environment that produced it (`env`) and the task reference.
 """
 from __future__ import annotations
 
@@ -44,9 +48,15 @@ Step = dict[str, Any]
 class ProbeSettings:
     seed: int = 0
     random: int = 2
+    """Uniformly random candidate steps sent in each state of the reference trajectory."""
+    displaced: int = 2
+    """Reference steps from elsewhere in the plan sent in each state of its trajectory."""
     walks: int = 2
     walk_steps: int = 3
+    walk_tries: int = 10
+    """Random candidates a walk step may try before the environment accepts one."""
     max_tuples: int = 60
+    """Argument tuples sampled per action for the candidate steps."""
 
 
 class _Episode:
@@ -74,8 +84,10 @@ class _Episode:
         return bool(result.success)
 
     def back_to(self, index: int) -> bool:
-        """Reset and replay the first `index` executed reference steps, unlogged; whether the
-        state is the one seen there the first time."""
+        """Be in the state before reference step `index`, resetting and replaying the steps
+        before it (unlogged) unless the world is already there; whether it is."""
+        if self.env.true_state() == self.states[index]:
+            return True
         self.env.reset(self.problem, **self.options)
         for step in self.done[:index]:
             self.step(step, record=False)
@@ -98,50 +110,41 @@ class _Objects:
 
 def _candidates(domain: Domain, objects: _Objects, rng: random.Random,
                 limit: int) -> list[Step]:
+    """Every action of `domain` with at most `limit` argument tuples of fitting objects."""
     steps: list[Step] = []
     for action in domain.actions:
         pools = [objects.of(p.types) for p in action.parameters]
-        if any(not pool for pool in pools):
-            continue
         size = 1
         for pool in pools:
             size *= len(pool)
+        wanted = min(limit, size)
         seen: set[tuple[str, ...]] = set()
-        for _ in range(min(limit, size) * 3):
+        for _ in range(wanted * 3):  # sampling with replacement: a few draws may repeat
+            if len(seen) >= wanted:
+                break
             args = tuple(rng.choice(pool) for pool in pools)
             if args not in seen:
                 seen.add(args)
                 steps.append({"action": action.name, "args": list(args)})
-            if len(seen) >= min(limit, size):
-                break
     return steps
-
-
-def _args_of(step: Step, domain: Domain) -> tuple[str, list[str]] | None:
-    """(action name, argument words) of a reference step, or None when a word is missing."""
-    vocab = vocabulary(domain)
-    action = vocab.action(str(step.get("action") or ""))
-    if action is None:
-        return None
-    words = list(step_words(step, action, vocab))
-    return (action.name, words) if all(words) and len(words) == len(action.parameters) else None
 
 
 def _swapped(step: Step, domain: Domain, objects: _Objects, rng: random.Random) -> Step | None:
     """The step with one argument replaced by another object of the parameter's type."""
-    found = _args_of(step, domain)
-    if found is None or not found[1]:
+    vocab = vocabulary(domain)
+    action = vocab.action(str(step.get("action") or ""))
+    if action is None or not action.parameters:
         return None
-    name, words = found
-    action = vocabulary(domain).action(name)
-    assert action is not None
+    words = list(step_words(step, action, vocab))
+    if len(words) != len(action.parameters) or not all(words):
+        return None
     position = rng.randrange(len(words))
     others = sorted(o for o in objects.of(action.parameters[position].types)
                     if o.lower() != words[position].lower())
     if not others:
         return None
     words[position] = rng.choice(others)
-    return {"action": name, "args": words}
+    return {"action": action.name, "args": words}
 
 
 def probe_task(task: Any, domain: Domain, problem: Problem, env: Any, log: TransitionLog,
@@ -155,7 +158,7 @@ def probe_task(task: Any, domain: Domain, problem: Problem, env: Any, log: Trans
     candidates = _candidates(domain, objects, rng, settings.max_tuples)
     reference = normalize_steps(task.reference_steps, domain)
     options: dict[str, Any] = {"domain": domain}
-    if getattr(task, "scene", ""):  # an AI2-THOR scene, an EAI task id
+    if getattr(task, "scene", ""):  # AI2-THOR loads it; the other worlds ignore it
         options["scene"] = task.scene
     options.update(reset_options or {})
     episode = _Episode(env, problem, options, log, ref)
@@ -168,9 +171,14 @@ def probe_task(task: Any, domain: Domain, problem: Problem, env: Any, log: Trans
             probes.append(reference[index - 1])
         if index < len(reference):
             probes.append(_swapped(reference[index], domain, objects, rng))
+        elsewhere = [s for j, s in enumerate(reference) if abs(j - index) > 1]
+        probes += rng.sample(elsewhere, min(settings.displaced, len(elsewhere)))
         probes += rng.sample(candidates, min(settings.random, len(candidates)))
         for probe in probes:
-            if probe is not None and episode.step(dict(probe)) and not episode.back_to(index):
+            if probe is None:
+                continue
+            episode.step(dict(probe))
+            if not episode.back_to(index):
                 return episode.logged
         if index < len(reference):
             episode.step(reference[index])
@@ -180,7 +188,9 @@ def probe_task(task: Any, domain: Domain, problem: Problem, env: Any, log: Trans
         if not episode.back_to(rng.randrange(len(episode.states))):
             break
         for _ in range(settings.walk_steps):
-            episode.step(dict(rng.choice(candidates)))
+            for _ in range(settings.walk_tries):
+                if episode.step(dict(rng.choice(candidates))):
+                    break
     return episode.logged
 
 

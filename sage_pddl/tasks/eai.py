@@ -96,7 +96,7 @@ def virtualhome_tasks() -> tuple[Task, ...]:
         steps = tuple({"action": step.action, "args": list(step.args)}
                       for step in gold[task_id].steps)
         tasks.append(Task(task_id=task_id, instruction=goal_instruction(problem, label),
-                          scene=task_id, room="", obs="", reference_steps=steps,
+                          scene="", room="", obs="", reference_steps=steps,
                           domain="virtualhome", source="virtualhome", problem=problem))
     return tuple(sorted(tasks, key=lambda t: tuple(int(p) for p in t.task_id.split("_")
                                                    if p.isdigit())))
