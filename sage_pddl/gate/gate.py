@@ -44,6 +44,7 @@ from ..pddl.vocabulary import ObjectNames, step_text
 from ..pddl.writer import write_formula
 from .bits import BitSets
 from .ground import EQUALS, AnyOf, Cond, GroundAction, GroundLiteral, Implies
+from .schema import StepAction
 from .table import PreconditionTable, compile_table
 
 MODES = ("first", "all")
@@ -109,13 +110,15 @@ class Verdict(tuple):
     @property
     def final_state(self) -> frozenset:
         value = tuple.__getitem__(self, 2)
-        if type(value) is tuple:  # pending (a frozenset is never a tuple): convert once
-            cache = self.__dict__
-            found = cache.get("_final_state")
-            if found is None:
-                found = cache["_final_state"] = _resolve(value)
-            return found
-        return value
+        if type(value) is frozenset:
+            return value
+        # pending: a bit-set form (a tuple) or a check's own mutable set; converted once
+        cache = self.__dict__
+        found = cache.get("_final_state")
+        if found is None:
+            found = cache["_final_state"] = (_resolve(value) if type(value) is tuple
+                                             else frozenset(value))
+        return found
 
     def _values(self) -> tuple:
         return (self[0], self[1], self.final_state, self[3], self[4])
@@ -236,12 +239,18 @@ class Gate:
     are built only for rejected steps, and the final frozenset state only when read.
     """
 
+    # what a gate starts without (class defaults: a compile sets only what it must)
+    _prepared: tuple | None = None
+    """What a check on bit sets needs (`_prepare`); None until the second check."""
+    _checked = False
+    _object_names: ObjectNames | None = None
+    _goal_parts: tuple | None = None
+    _unpruned: Gate | None = None
+
     def __init__(self, table: PreconditionTable):
         self.table = table
         self.vocabulary = table.vocabulary
-        mapped = {name for fields in self.vocabulary.step_fields.values()
-                  for names in fields for name in names}
-        self._step_fields = ("action", "object", "target", *sorted(mapped - {"object", "target"}))
+        self._step_fields = table.schema.step_fields
         self._simple_fields = len(self._step_fields) == 3
         self._fast: dict[Any, tuple] = {}
         """Cache key of a step (see `_cache_key`) -> its check-loop tuple."""
@@ -249,13 +258,7 @@ class Gate:
         """The same for JSON steps whose only parameter fields are `object` and `target`, nested
         as action -> object -> target: three lookups of strings, whose hashes Python caches,
         cost less than building and hashing a key tuple."""
-        self._prepared: tuple | None = None
-        # action word as written -> (action, its step-field map or None, accepted types)
-        self._action_words: dict[str, tuple] = {}
-        self._object_names: ObjectNames | None = None
-        self._goal_parts: tuple | None = None
         self._masks: dict[frozenset, int] = {}
-        self._unpruned: Gate | None = None
 
     @classmethod
     def compile(cls, domain: Domain, problem: Problem) -> Gate:
@@ -389,28 +392,27 @@ class Gate:
         raise self._reject(index, step, "unparsable-step",
                            f"a step must be a PlanStep, a JSON object or text, not {type(step).__name__}")
 
-    def _action_of(self, name: str, step: Any, index: int) -> tuple:
-        resolved = self._action_words.get(name)
-        if resolved is None:
-            table = self.table
-            action = table.resolve_action(name)
-            if action is None:
-                known = [a.name for a in table.domain.actions]
-                close = difflib.get_close_matches(name.lower(), [k.lower() for k in known], n=1)
-                hint = (f"; did you mean {known[[k.lower() for k in known].index(close[0])]}?"
-                        if close else "")
-                raise self._reject(index, step, "unknown-action",
-                                   f"unknown action {name!r} (the domain has: {', '.join(known)}){hint}")
-            resolved = self._action_words[name] = (
-                action, self.vocabulary.fields(action), table.schema.template(action).param_types)
-        return resolved
+    def _action_of(self, name: str, step: Any, index: int) -> StepAction:
+        found = self.table.schema.word(name)
+        if found is None:
+            known = [a.name for a in self.table.domain.actions]
+            close = difflib.get_close_matches(name.lower(), [k.lower() for k in known], n=1)
+            hint = (f"; did you mean {known[[k.lower() for k in known].index(close[0])]}?"
+                    if close else "")
+            raise self._reject(index, step, "unknown-action",
+                               f"unknown action {name!r} (the domain has: {', '.join(known)}){hint}")
+        return found
 
-    def _ground(self, step: Any, index: int) -> GroundAction | Choice:
-        table = self.table
+    def _bind(self, step: Any, index: int
+              ) -> tuple[StepAction, tuple[str, ...]] | GroundAction | Choice:
+        """What a step names: `(action, object keys)` when each word is an object of its
+        parameter's type, else (words naming instances) its ground action or a `Choice`.
+        Raises `StepRejected` with the structural violation."""
         name, args, fields = self._words(step, index)
         if not name:
             raise self._reject(index, step, "unparsable-step", "the step has no action name")
-        action, step_fields, accepted = self._action_of(name, step, index)
+        named = self._action_of(name, step, index)
+        action, step_fields, accepted = named.action, named.fields, named.accepted
         params = action.parameters
         if args is None:  # a JSON step with named fields
             values = dict(fields)
@@ -435,12 +437,18 @@ class Gate:
                 f"{action.name} takes {len(params)} argument(s) ({signature or 'none'}), "
                 f"the step gives {len(args)}", action.name)
         objects = tuple(map(str.lower, args))
-        object_types = table.object_types
+        object_types = self.table.object_types
         for obj, types in zip(objects, accepted):
             have = object_types.get(obj)
             if have is None or (types is not None and types.isdisjoint(have)):
                 return self._ground_instances(step, index, action, args, accepted)
-        return table.ground(action, objects)
+        return named, objects
+
+    def _ground(self, step: Any, index: int) -> GroundAction | Choice:
+        bound = self._bind(step, index)
+        if type(bound) is tuple:
+            return self.table.ground(bound[0].action, bound[1])
+        return bound  # type: ignore[return-value]
 
     def _ground_instances(self, step: Any, index: int, action: Action, args: tuple[str, ...],
                           accepted: tuple) -> GroundAction | Choice:
@@ -516,6 +524,10 @@ class Gate:
             raise SageError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         prepared = self._prepared
         if prepared is None:
+            if not self._checked:  # the gate's first check: on sets, nothing compiled
+                self._checked = True
+                return self._check_sets(plan if type(plan) is list else self.plan_steps(plan),
+                                        state, stop)
             prepared = self._prepare()
         initial, initial_mask, goal_pos, goal_neg, goal_test = prepared
         if state is None:
@@ -566,6 +578,64 @@ class Gate:
             goal = goal_test(s)
         return _new_tuple(Verdict, (violations is None, index + 1, (self, start, start_mask, s),
                                     goal, () if violations is None else tuple(violations)))
+
+    def _check_sets(self, steps: Sequence[Any], state: Iterable[tuple] | None,
+                    stop: bool) -> Verdict:
+        """`check` on a mutable set state, for a gate's first check: each step is bound to its
+        action and objects (`_bind`) and run by its action's generated set function (or, for
+        an action with quantifiers, disjunctions or conditional effects, by its ground action);
+        nothing is ground but what a step needs that way and what a rejected step's
+        explanation needs. Same verdict as the loop on bit sets."""
+        table = self.table
+        if state is None:
+            start = table.initial_state
+        else:
+            start = self._state(state)
+            if table.prune_static and not table.agrees_on_static(start):
+                return self.for_state(start).check(steps, start, "first" if stop else "all")
+        s = set(start)
+        bind = self._bind
+        objects_of = table.objects_of_keys
+        runs = table.schema.runs
+        object_types = table.object_types
+        violations = None
+        index = -1
+        for step in steps:
+            index += 1
+            # a PlanStep whose words name its action and objects exactly: bound and run by
+            # the action's generated function; anything else (or a rejected step) is bound
+            # the general way below, which gives the same action and objects
+            if type(step) is PlanStep:
+                run_words = runs.get(step.action)
+                if run_words is not None and run_words(s, step.args, object_types, objects_of):
+                    continue
+            try:
+                bound = bind(step, index)
+            except StepRejected as rejected:
+                failed = [_at(rejected.violation, index)]
+            else:
+                if isinstance(bound, tuple):  # the common case inline
+                    named, objects = bound
+                    run = named.template.step
+                    applied = None if run is None else run(s, objects, objects_of)
+                    if applied:
+                        continue
+                    ground: GroundAction | None = table.ground(named.action, objects)
+                    if applied is None:  # no function, or too many instances: the set form
+                        ground = _apply_in_place(ground, s)  # type: ignore[arg-type]
+                else:
+                    ground = _apply_in_place(bound, s)
+                if ground is None:
+                    continue
+                failed = self.explain(frozenset(s), ground, index, _step_text(step))
+            if violations is None:
+                violations = failed
+            else:
+                violations.extend(failed)
+            if stop:
+                break
+        return _new_tuple(Verdict, (violations is None, index + 1, s, table.goal_holds_in(s),
+                                    () if violations is None else tuple(violations)))
 
     def _explain_fast(self, start: frozenset, start_mask: int, s: int, ground: Any, index: int,
                       step: Any) -> list[Violation]:
@@ -634,8 +704,11 @@ class Gate:
                 step_text: str = "") -> list[Violation]:
         """One violation per failed literal or disjunction of `ground`'s precondition."""
         step_text = step_text or ground.text.strip("()")
-        out = [self._violation(failure, ground, index, step_text)
-               for failure in _failures(ground.precondition, state)]
+        failures: Sequence[GroundLiteral | AnyOf] | None = self.table.literal_failures(ground,
+                                                                                      state)
+        if failures is None:
+            failures = _failures(ground.precondition, state)
+        out = [self._violation(failure, ground, index, step_text) for failure in failures]
         if not out:  # cannot happen unless the caller passes an applicable action
             raise SageError(f"{ground.text} is applicable; nothing to explain")
         return out
@@ -688,6 +761,21 @@ class Gate:
         return Violation(index, step_text, ground.text, code, literal, message, atoms)
 
 
+def _apply_in_place(bound: GroundAction | Choice, state: set) -> GroundAction | None:
+    """Apply a ground action, or the first applicable candidate of a `Choice`, to `state` in
+    place; when none applies, return the ground action whose violations the step reports."""
+    if type(bound) is Choice:
+        for ground in bound.candidates:
+            if ground.applicable(state):
+                ground.apply_in_place(state)
+                return None
+        return bound.candidates[0]
+    if bound.applicable(state):  # type: ignore[union-attr]
+        bound.apply_in_place(state)  # type: ignore[union-attr]
+        return None
+    return bound  # type: ignore[return-value]
+
+
 def _fill(template: str, ground: GroundAction) -> str:
     bound = {key(name): value for name, value in ground.bindings}
     return re.sub(r"\?([A-Za-z_][\w\-]*)",
@@ -725,4 +813,4 @@ def _failures(cond: Cond, state: frozenset) -> list[GroundLiteral | AnyOf]:
 
 def compile_gate(domain: Domain, problem: Problem) -> Gate:
     """Compile `domain` and `problem` into a `Gate` (raises UnsupportedConstruct)."""
-    return Gate.compile(domain, problem)
+    return Gate(PreconditionTable(domain, problem))

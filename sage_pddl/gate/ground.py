@@ -291,8 +291,8 @@ class GroundAction:
     (see `fast` below). Instances are values: treat them as immutable.
     """
 
-    __slots__ = ("schema", "args", "checks", "conditional", "fast", "_table", "_subs", "_unsat",
-                 "_literals", "_extra", "_sets", "_text", "_bindings", "_precondition")
+    __slots__ = ("schema", "args", "checks", "conditional", "_fast", "_table", "_subs",
+                 "_unsat", "_literals", "_extra", "_sets", "_text", "_bindings", "_precondition")
 
     def __init__(self, table: PreconditionTable, schema: Action, args: tuple[str, ...],
                  literals: tuple[tuple, tuple, tuple, tuple] | None,
@@ -308,18 +308,24 @@ class GroundAction:
         self._subs = subs
         self._unsat = unsat
         self.checks = _set_checks(subs, unsat) if subs or unsat else ()
-        self.fast: tuple = ()
-        """The check loop's form, set by the table when it grounds the action: `(literals,
-        pos, keep, add, trigger, special, ground)` with `literals = pos | neg` masks (the literal
-        precondition holds when `s & literals == pos`) and `keep = ~delete`. When `s & trigger`
-        is 0 the successor is `s & keep | add`; otherwise it is `special(s)`, None when the rest
-        of the precondition fails. `trigger` is 0 for a STRIPS step, the trigger atoms of its
-        conditional effects when nothing else is special (`BitSets.effects`), else
-        `BitSets.ALWAYS`, set in every state mask."""
+        self._fast: tuple | None = None
         self._sets: tuple[frozenset, frozenset, frozenset, frozenset] | None = None
         self._text: str | None = None
         self._bindings: tuple[tuple[str, str], ...] | None = None
         self._precondition: Cond | None = None
+
+    @property
+    def fast(self) -> tuple:
+        """The check loop's form (`PreconditionTable.fast_form`, built on first read):
+        `(literals, pos, keep, add, trigger, special, ground)` with `literals = pos | neg` masks
+        (the literal precondition holds when `s & literals == pos`) and `keep = ~delete`. When
+        `s & trigger` is 0 the successor is `s & keep | add`; otherwise it is `special(s)`,
+        None when the rest of the precondition fails. `trigger` is 0 for a STRIPS step, the
+        trigger atoms of its conditional effects when nothing else is special
+        (`BitSets.effects`), else `BitSets.ALWAYS`, set in every state mask."""
+        if self._fast is None:
+            self._fast = self._table.fast_form(self)
+        return self._fast
 
     def _build_sets(self) -> tuple[frozenset, frozenset, frozenset, frozenset]:
         intern = self._table._interned.setdefault
@@ -386,7 +392,7 @@ class GroundAction:
     def __repr__(self) -> str:
         return f"GroundAction{self.text}"
 
-    def applicable(self, state: State) -> bool:
+    def applicable(self, state: State | set) -> bool:
         return (self.pre_pos <= state and state.isdisjoint(self.pre_neg)
                 and all(check(state) for check in self.checks))
 
@@ -417,8 +423,8 @@ def _never(state: object) -> bool:
     return False
 
 
-def _set_checks(subs: tuple, unsat: bool) -> tuple[Callable[[State], bool], ...]:
-    """The closures a precondition needs beyond its literal sets, on frozenset states."""
+def _set_checks(subs: tuple, unsat: bool) -> tuple[Callable[[State | set], bool], ...]:
+    """The closures a precondition needs beyond its literal sets, on set states."""
     clauses = [sub for sub in subs if isinstance(sub, AnyOf) and sub.is_clause]
     checks = tuple(sub.holds for sub in subs if not (isinstance(sub, AnyOf) and sub.is_clause))
     if len(clauses) > 1:

@@ -366,6 +366,10 @@ def test_bad_annotations_raise_semantic_errors():
 def test_grounding_is_cached_and_reused_across_plans():
     gate = house()
     gate.check(["GoTo Fridge", "Pick Apple Fridge"])
+    # a gate's first check runs the actions' generated set functions and grounds nothing...
+    assert gate.table.grounded_count == 0
+    # ...a later check grounds each step it meets once, for the bit-set loop
+    gate.check(["GoTo Fridge", "Pick Apple Fridge"])
     first = gate.ground("GoTo Fridge")
     count = gate.table.grounded_count
     gate.check(["goto fridge", "GoTo Fridge", "Pick Apple Fridge"])
