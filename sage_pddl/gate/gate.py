@@ -529,10 +529,8 @@ class Gate:
                 return self._check_sets(plan if type(plan) is list else self.plan_steps(plan),
                                         state, stop)
             prepared = self._prepare()
-        initial, initial_mask, goal_pos, goal_neg, goal_test = prepared
-        if state is None:
-            start, start_mask = initial, initial_mask
-        else:
+        start, start_mask, goal_pos, goal_neg, goal_test = prepared
+        if state is not None:
             start = self._state(state)
             start_mask = self._masks.get(start)
             if start_mask is None:
@@ -543,22 +541,23 @@ class Gate:
         steps = plan if type(plan) is list else self.plan_steps(plan)
         # JSON steps with the household fields (the common case) are looked up in the nested
         # cache inline; any other step, or one not cached yet, goes through `_fast_of`
-        nested = self._nested if self._simple_fields and steps and type(steps[0]) is dict else None
-        fast_of = self._fast_of
+        nested = self._nested if steps and type(steps[0]) is dict and self._simple_fields else None
         s = start_mask
         violations = None
         index = -1
         for step in steps:
             index += 1
-            fast = None
             if nested is not None:
                 try:
                     fast = nested[step["action"]][step["object"]][step["target"]]
-                    if "args" in step:  # `args` outranks the fields (vocabulary.step_words)
-                        fast = None
                 except (KeyError, TypeError):  # not cached yet, a missing field, not a dict
-                    pass
-            literals, pos, keep, add, trigger, special, ground = fast or fast_of(step, index)
+                    fast = self._fast_of(step, index)
+                else:
+                    if "args" in step:  # `args` outranks the fields (vocabulary.step_words)
+                        fast = self._fast_of(step, index)
+            else:
+                fast = self._fast_of(step, index)
+            literals, pos, keep, add, trigger, special, ground = fast
             if s & literals == pos:
                 if not s & trigger:  # a STRIPS step, or no conditional effect fires
                     s = s & keep | add
