@@ -8,13 +8,18 @@ What "per plan" means here (the honest figure)
   object, as in a real run where one loaded domain serves many problems; its one-off cost per
   domain is reported on its own line.
 * **first check** (the per-plan figure the goals refer to): one `Gate.check(plan)` of a parsed
-  plan against a freshly compiled gate whose ground actions are NOT cached, so every step is
-  resolved, type-checked and ground during the check. Timed on `--repeat` fresh gates per plan
-  (median).
+  plan against a freshly compiled gate that has seen no plan: every step is bound to its action
+  and objects and run by the action's generated set function (a rejected step is ground and
+  explained). Timed on `--repeat` fresh gates per plan (median).
+* **second check**: the same plan again on that gate, which grounds every step for the
+  bit-set loop (the first check grounds nothing), reported apart.
 * **repeat check**: `Gate.check(plan)` again on the same gate, every step a cache hit (a planner
   re-checking candidates against one task). Median of `--repeat` timed calls per plan. The
   verdict's `final_state` is converted to a frozenset only when read; "+ final_state" times the
   check and that read together.
+* **parse** (iTHOR domain + the K01 problem): the first parse of a text in this process, the
+  same text again (the parser's content cache), and, to choose the parser's settings, Lark's
+  grammar load with and without `cache=True` and a parse with each lexer (basic, contextual).
 * **unified-planning 1.3**: `PDDLReader.parse_problem` + `parse_plan` (its "compile"), then
   `SequentialPlanValidator().validate(problem, plan)` (its check, which grounds the plan's
   actions itself), once per triple (it is slow). Household domains are normalised for it as the
@@ -99,6 +104,7 @@ class Row:
     compile_ns: int
     first_ns: int
     compile_first_ns: int
+    second_ns: int
     repeat_ns: int
     repeat_final_ns: int
     ours: str
@@ -203,12 +209,13 @@ def corpus_section(corpus: Path, repeat: int, limit: int | None, skip_up: bool) 
             gc.disable()
             try:
                 compile_ns, first_ns, both_ns, repeat_ns, final_ns = [], [], [], [], []
+                second_ns = []
                 for _ in range(repeat):
                     start = time.perf_counter_ns()
                     gate = compile_gate(domain, problem)
                     compile_ns.append(time.perf_counter_ns() - start)
-                    # grounds every step
                     first_ns.append(timed(lambda gate=gate, plan=plan: gate.check(plan)))
+                    second_ns.append(timed(lambda gate=gate, plan=plan: gate.check(plan)))
                     both_ns.append(timed(lambda domain=domain, problem=problem, plan=plan:
                                          compile_gate(domain, problem).check(plan)))
                 verdict = gate.check(plan)
@@ -218,7 +225,7 @@ def corpus_section(corpus: Path, repeat: int, limit: int | None, skip_up: bool) 
             finally:
                 gc.enable()
             row = Row(triple["plan"], max(1, len(plan.steps)), med(compile_ns), med(first_ns),
-                      med(both_ns), med(repeat_ns), med(final_ns),
+                      med(both_ns), med(second_ns), med(repeat_ns), med(final_ns),
                       "valid" if verdict.solved else "invalid")
             if up is not None:
                 up.run(corpus, triple, row)
@@ -241,7 +248,8 @@ def report_corpus(totals: Totals, repeat: int) -> None:
           f"{_us(med(schema))}, max {_us(max(schema))}")
     print(f"  ours  compile_gate per problem: median {_us(med(r.compile_ns for r in rows))}, "
           f"total {sum(r.compile_ns for r in rows) / 1e9:.3f} s")
-    for label, get in (("first check (grounds every step)", lambda r: r.first_ns),
+    for label, get in (("first check (generated functions)", lambda r: r.first_ns),
+                       ("second check (grounds every step)", lambda r: r.second_ns),
                        ("repeat check (cached steps)", lambda r: r.repeat_ns),
                        ("repeat check + final_state", lambda r: r.repeat_final_ns)):
         print(f"  ours  {label}: median {_us(med(get(r) for r in rows))}/plan, "
@@ -376,9 +384,49 @@ def parse_section(repeat: int, quiet: bool = False) -> dict:
     if not quiet:
         print(f"Section 3: parse ithor.pddl ({len(domain_text):,} bytes) + K01.pddl "
               f"({len(problem_text):,} bytes), median of {repeat}")
-        print(f"  first parse of the text {summary['parse_first_ms']:.2f} ms; "
-              f"the same text again {summary['parse_again_ms']:.3f} ms")
+        print(f"  first parse of the text (sage-pddl's driver of Lark's tables) "
+              f"{summary['parse_first_ms']:.2f} ms; "
+              f"the same text again {summary['parse_again_ms']:.3f} ms (content cache)")
+        parse_variants(domain_text, problem_text, repeat)
     return summary
+
+
+def parse_variants(domain_text: str, problem_text: str, repeat: int) -> None:
+    """The parser's settings, each measured: loading the grammar with and without Lark's
+    `cache=True` (a process's start-up cost), and a first parse with each Lark lexer, whose
+    models must equal the product parser's."""
+    from importlib.resources import files
+
+    from lark import Lark
+
+    from sage_pddl.pddl import parse_domain, parse_problem
+    from sage_pddl.pddl import parser as pddl_parser
+
+    grammar = (files("sage_pddl") / "grammars" / "pddl.lark").read_text(encoding="utf-8")
+    options = dict(parser="lalr", start=["start_domain", "start_problem"],
+                   transformer=pddl_parser._BUILDER, maybe_placeholders=False)
+    for cache in (False, True):
+        Lark(grammar, lexer="contextual", cache=cache, **options)  # writes the cache file
+        loads = [timed(lambda cache=cache: Lark(grammar, lexer="contextual", cache=cache,
+                                               **options)) for _ in range(3)]
+        print(f"  grammar load, Lark cache={cache}: {med(loads) / 1e6:.1f} ms")
+    expected = (parse_domain(domain_text, "ithor.pddl"), parse_problem(problem_text, "K01.pddl"))
+    for lexer in ("basic", "contextual"):
+        parser = Lark(grammar, lexer=lexer, cache=True, **options)
+
+        def parse(parser: Lark = parser) -> tuple:
+            builder = pddl_parser._BUILDER
+            try:
+                builder.file, builder.text = "ithor.pddl", domain_text
+                domain = parser.parse(domain_text, start="start_domain")
+                builder.file, builder.text = "K01.pddl", problem_text
+                return domain, parser.parse(problem_text, start="start_problem")
+            finally:
+                builder.file, builder.text = None, ""
+        same = parse() == expected
+        times = [timed(parse) for _ in range(repeat)]
+        print(f"  Lark's own parse, lexer={lexer}: {med(times) / 1e6:.2f} ms "
+              f"({'same model' if same else 'A DIFFERENT MODEL'})")
 
 
 # --- before / after ----------------------------------------------------------------------------

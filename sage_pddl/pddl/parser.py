@@ -19,10 +19,11 @@ from collections import OrderedDict
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.parsers.lalr_analysis import Shift
 
 from .errors import PDDLSyntaxError
 from .limits import MAX_BYTES, check_nesting, read_text
@@ -349,12 +350,128 @@ class _ModelBuilder(Transformer):
 _PARSE_LOCK = threading.Lock()
 _BUILDER = _ModelBuilder()
 
+_SKIP = re.compile(r"(?:[ \t\f\r\n\u00a0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+"
+                   r"|;[^\n]*)*")
+"""What the grammar ignores (`WS`, `COMMENT`), as a run: no other terminal can start with a space
+or a `;`, so skipping these first leaves every token where Lark's lexer finds it."""
+
+
+class _Declined(Exception):
+    """The fast driver met something it leaves to Lark: a syntax error, mostly."""
+
+
+class _Driver:
+    """Lark's LALR parse, driven by one loop: the contextual lexer's per-state scanners and the
+    parse table and callbacks of the Lark parser it is built from, with the per-token
+    bookkeeping that is most of Lark's own parse time (line counting, token construction, a
+    generator between lexer and parser, a rule compared and hashed per reduction) done inline
+    or once. It accepts exactly what Lark accepts and builds the same model, from the same
+    callbacks; on any input it cannot take to the end it declines, and `_parse` lets Lark
+    parse the text and raise its located error."""
+
+    def __init__(self, parser: Lark):
+        frontend: Any = parser.parser  # Lark's internals: typed loosely
+        lalr = frontend.parser.parser
+        table = lalr.parse_table
+        callbacks = lalr.callbacks
+        self.start_states = table.start_states
+        self.end_states = table.end_states
+        self.token_callbacks = {name: f for name, f in callbacks.items() if isinstance(name, str)}
+        # per parser state: the regexes its lexer tries (Lark's own, in its order), that
+        # lexer's token callbacks (a keyword spelled like a NAME), and the state's actions: a
+        # state to shift to, or a reduction `(callback, size, the rule's name)`
+        self.states: dict[Any, tuple[tuple[Any, ...], dict[str, Any], dict[str, Any]]] = {}
+        for state, row in table.states.items():
+            lexer = frontend.lexer.lexers[state]
+            scanner = lexer.scanner  # (built on first use, with the callbacks)
+            actions = {terminal: (arg if action is Shift
+                                  else _Reduce(callbacks[arg], len(arg.expansion), arg.origin.name))
+                       for terminal, (action, arg) in row.items()}
+            self.states[state] = (tuple(scanner._mres), lexer.callback, actions)
+
+    def parse(self, text: str, start: str) -> Any:
+        states = self.states
+        token_callbacks = self.token_callbacks
+        end_state = self.end_states[start]
+        stack = [self.start_states[start]]
+        values: list[Any] = []
+        skip = _SKIP.match
+        new = str.__new__
+        pos, line, line_start, end = 0, 1, 0, len(text)
+        token = None
+        while True:
+            after = skip(text, pos).end()  # type: ignore[union-attr]  # it matches ""
+            if after != pos:
+                newlines = text.count("\n", pos, after)
+                if newlines:
+                    line += newlines
+                    line_start = text.rindex("\n", pos, after) + 1
+                pos = after
+            if pos < end:  # the next token, as the lexer of the current state reads it
+                regexes, lexer_callbacks, _ = states[stack[-1]]
+                for regex in regexes:
+                    match = regex.match(text, pos)
+                    if match is not None:
+                        break
+                else:
+                    raise _Declined
+                value, kind = match.group(), match.lastgroup
+                if "\n" in value:  # no token of this grammar spans lines
+                    raise _Declined
+                token = new(Token, value)
+                token.type, token.value, token.start_pos = kind, value, pos
+                token.line = token.end_line = line
+                token.column = pos - line_start + 1
+                pos += len(value)
+                token.end_column, token.end_pos = pos - line_start + 1, pos
+                callback = lexer_callbacks.get(kind)
+                if callback is not None:
+                    token = callback(token)
+                    kind = token.type
+            else:
+                token = (Token("$END", "", pos, line, pos - line_start + 1) if token is None
+                         else Token.new_borrow_pos("$END", "", token))
+                kind = "$END"
+            while True:  # reduce as the table says, then shift the token
+                action = states[stack[-1]][2].get(kind)
+                if action is None:
+                    raise _Declined
+                if type(action) is not _Reduce:
+                    if kind == "$END":
+                        raise _Declined
+                    stack.append(action)
+                    callback = token_callbacks.get(kind)
+                    values.append(token if callback is None else callback(token))
+                    break
+                rule_callback, size, origin = action
+                if size:
+                    children = values[-size:]
+                    del stack[-size:]
+                    del values[-size:]
+                else:
+                    children = []
+                values.append(rule_callback(children))
+                stack.append(states[stack[-1]][2][origin])
+                if kind == "$END" and stack[-1] == end_state:  # accepted
+                    return values[-1]
+
+
+class _Reduce(NamedTuple):
+    callback: Any
+    size: int
+    origin: str
+
 
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
     grammar = (files("sage_pddl") / "grammars" / "pddl.lark").read_text(encoding="utf-8")
     return Lark(grammar, parser="lalr", lexer="contextual", start=["start_domain", "start_problem"],
                 transformer=_BUILDER, maybe_placeholders=False, cache=True)
+
+
+@lru_cache(maxsize=1)
+def _driver() -> _Driver:
+    return _Driver(_parser())
 
 
 _PARSED: OrderedDict[tuple[str, str | None, str], Domain | Problem] = OrderedDict()
@@ -375,10 +492,12 @@ def _parse(text: str, file: str | None, start: str) -> Domain | Problem:
         if found is not None:
             _PARSED.move_to_end(cache_key)
             return found
-        parser = _parser()
         _BUILDER.file, _BUILDER.text = file, text
         try:
-            parsed: Any = parser.parse(text, start=start)
+            try:
+                parsed: Any = _driver().parse(text, start)
+            except _Declined:  # Lark parses it again and says what is wrong
+                parsed = _parser().parse(text, start=start)
         except UnexpectedInput as error:
             raise _syntax_error(error, text, file, start) from None
         finally:
