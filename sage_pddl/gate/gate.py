@@ -43,7 +43,17 @@ from ..pddl.model import Action, And, Domain, Plan, PlanStep, Problem, Variable,
 from ..pddl.vocabulary import ObjectNames, step_text
 from ..pddl.writer import write_formula
 from .bits import BitSets
-from .ground import EQUALS, AnyOf, Cond, GroundAction, GroundLiteral, Implies
+from .ground import (
+    EQUALS,
+    AnyOf,
+    Atoms,
+    Cond,
+    GroundAction,
+    GroundAtom,
+    GroundLiteral,
+    Implies,
+    State,
+)
 from .schema import StepAction
 from .table import PreconditionTable, compile_table
 
@@ -66,20 +76,20 @@ class Violation:
     code: str
     literal: str
     message: str
-    atoms: tuple[tuple[bool, tuple], ...] = field(default=(), repr=False)
+    atoms: tuple[tuple[bool, tuple[Any, ...]], ...] = field(default=(), repr=False)
 
 
-def _resolve(pending: tuple) -> frozenset:
+def _resolve(pending: tuple[Gate, State, int, int]) -> State:
     """A check's final state from its bit-set form `(gate, start, start_mask, mask)`: only the
     atoms that differ from the start state are converted, and the result's mask is remembered
     for a next check that starts from it."""
     gate, start, start_mask, mask = pending
-    state = gate.table.bits.state(start, start_mask, mask)
+    state: State = gate.table.bits.state(start, start_mask, mask)
     _remember(gate._masks, state, mask)
     return state
 
 
-class Verdict(tuple):
+class Verdict(tuple[Any, ...]):
     """What `Gate.check` says of a plan: an immutable value of five fields.
 
     `valid`: every checked step was accepted; `steps_checked`; `final_state`: the state after
@@ -88,7 +98,7 @@ class Verdict(tuple):
 
     A verdict is a tuple underneath, because `check` builds one per call and a tuple is the
     cheapest immutable object Python makes (a dataclass's `__init__` costs as much as checking
-    a short plan). `check` stores the final state in its bit-set form and converts it to a
+    a short plan). `check` stores the final state in its bit-set[GroundAtom] form and converts it to a
     frozenset on the first read of `final_state` (most callers only read `valid`); equality,
     hashing, `repr`, `to_dict`, copy and pickle all see the frozenset. (No `__slots__`: the
     converted state is kept in the instance's `__dict__`, which Python creates only when a
@@ -97,7 +107,7 @@ class Verdict(tuple):
 
     _FIELDS = ("valid", "steps_checked", "final_state", "goal_reached", "violations")
 
-    def __new__(cls, valid: bool, steps_checked: int, final_state: frozenset,
+    def __new__(cls, valid: bool, steps_checked: int, final_state: Atoms,
                 goal_reached: bool | None, violations: Iterable[Violation] = ()) -> Verdict:
         return tuple.__new__(cls, (valid, steps_checked, final_state, goal_reached,
                                    tuple(violations)))
@@ -108,7 +118,7 @@ class Verdict(tuple):
     violations = property(itemgetter(4))
 
     @property
-    def final_state(self) -> frozenset:
+    def final_state(self) -> Atoms:
         value = tuple.__getitem__(self, 2)
         if type(value) is frozenset:
             return value
@@ -120,7 +130,7 @@ class Verdict(tuple):
                                              else frozenset(value))
         return found
 
-    def _values(self) -> tuple:
+    def _values(self) -> tuple[Any, ...]:
         return (self[0], self[1], self.final_state, self[3], self[4])
 
     def __eq__(self, other: object) -> bool:
@@ -139,13 +149,13 @@ class Verdict(tuple):
         values = self._values()
         return "Verdict(" + ", ".join(f"{k}={v!r}" for k, v in zip(self._FIELDS, values)) + ")"
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Any, ...]:
         return (Verdict, self._values())
 
     def __copy__(self) -> Verdict:
         return self
 
-    def __deepcopy__(self, memo: dict) -> Verdict:
+    def __deepcopy__(self, memo: dict[int, Any]) -> Verdict:
         return Verdict(*self._values())
 
     def to_dict(self) -> dict[str, Any]:
@@ -180,7 +190,7 @@ _PLAN_STEP_KEY = attrgetter("action", "args", "fields")
 _STATE_MASKS_KEPT = 256
 
 
-def _remember(masks: dict, state: frozenset, mask: int) -> None:
+def _remember(masks: dict[Any, Any], state: Atoms, mask: int) -> None:
     """Keep `state`'s bit set for a later check that starts from it (bounded)."""
     if len(masks) >= _STATE_MASKS_KEPT:
         masks.clear()
@@ -197,11 +207,11 @@ class Choice:
     def __init__(self, candidates: tuple[GroundAction, ...]):
         self.candidates = candidates
 
-    def chosen(self, state: frozenset) -> GroundAction:
+    def chosen(self, state: State | set[GroundAtom]) -> GroundAction:
         """The candidate the step acts on in `state` (the first one when none applies)."""
         return next((g for g in self.candidates if g.applicable(state)), self.candidates[0])
 
-    def fast(self) -> tuple:
+    def fast(self) -> tuple[Any, ...]:
         """The check loop's tuple: the literal test always passes (`0 == 0`) and the trigger
         is `ALWAYS`, so the loop calls `pick`, which tries each candidate's own tuple."""
         fasts = tuple(g.fast for g in self.candidates)
@@ -210,15 +220,16 @@ class Choice:
             for literals, pos, keep, add, trigger, special, _ in fasts:
                 if s & literals == pos:
                     if not s & trigger:
-                        return s & keep | add
-                    after = special(s)
+                        successor: int = s & keep | add
+                        return successor
+                    after: int | None = special(s)
                     if after is not None:
                         return after
             return None
         return (0, 0, -1, 0, BitSets.ALWAYS, pick, self)
 
 
-def _rejection_fast(violation: Violation) -> tuple:
+def _rejection_fast(violation: Violation) -> tuple[Any, ...]:
     """The check loop's tuple of a step that is not a ground action: the literal test fails in
     every state (`ALWAYS` is set in every state mask), so the loop reports `violation`."""
     return (BitSets.ALWAYS, 0, -1, 0, 0, None, violation)
@@ -240,11 +251,11 @@ class Gate:
     """
 
     # what a gate starts without (class defaults: a compile sets only what it must)
-    _prepared: tuple | None = None
+    _prepared: tuple[Any, ...] | None = None
     """What a check on bit sets needs (`_prepare`); None until the second check."""
     _checked = False
     _object_names: ObjectNames | None = None
-    _goal_parts: tuple | None = None
+    _goal_parts: tuple[Any, ...] | None = None
     _unpruned: Gate | None = None
 
     def __init__(self, table: PreconditionTable):
@@ -252,19 +263,19 @@ class Gate:
         self.vocabulary = table.vocabulary
         self._step_fields = table.schema.step_fields
         self._simple_fields = len(self._step_fields) == 3
-        self._fast: dict[Any, tuple] = {}
+        self._fast: dict[Any, tuple[Any, ...]] = {}
         """Cache key of a step (see `_cache_key`) -> its check-loop tuple."""
-        self._nested: dict[Any, dict[Any, dict[Any, tuple]]] = {}
+        self._nested: dict[Any, dict[Any, dict[Any, tuple[Any, ...]]]] = {}
         """The same for JSON steps whose only parameter fields are `object` and `target`, nested
         as action -> object -> target: three lookups of strings, whose hashes Python caches,
         cost less than building and hashing a key tuple."""
-        self._masks: dict[frozenset, int] = {}
+        self._masks: dict[Atoms, int] = {}
 
     @classmethod
     def compile(cls, domain: Domain, problem: Problem) -> Gate:
         return cls(compile_table(domain, problem))
 
-    def for_state(self, state: Iterable[tuple]) -> Gate:
+    def for_state(self, state: Iterable[tuple[Any, ...]]) -> Gate:
         """The gate to use from `state`: this one when `state` has the problem's static facts
         (what grounding prunes by), else one compiled without that pruning (made once)."""
         if not self.table.prune_static or self.table.agrees_on_static(self._state(state)):
@@ -282,7 +293,7 @@ class Gate:
         return self.table.problem
 
     @property
-    def initial_state(self) -> frozenset:
+    def initial_state(self) -> Atoms:
         return self.table.initial_state
 
     @property
@@ -290,13 +301,13 @@ class Gate:
         """Object key -> original spelling."""
         return self.table.object_names
 
-    def format_atom(self, atom: tuple) -> str:
+    def format_atom(self, atom: GroundAtom) -> str:
         return self.table.format_atom(atom)
 
     # -- steps -> ground actions ----------------------------------------------------------
 
     def ground(self, step: StepLike, index: int = 0,
-               state: frozenset | None = None) -> GroundAction:
+               state: Atoms | None = None) -> GroundAction:
         """The ground action a step names; raises `StepRejected` with a structural violation.
         A step naming several instances acts on the first whose action is applicable in
         `state` (default: the initial state), as in `check`."""
@@ -339,7 +350,7 @@ class Gate:
         except StepRejected as rejected:
             return rejected.violation
 
-    def _fast_of(self, step: Any, index: int) -> tuple:
+    def _fast_of(self, step: Any, index: int) -> tuple[Any, ...]:
         """The check-loop tuple of one step, resolved and cached on first use."""
         cache_key = self._cache_key(step)
         if cache_key is not None:
@@ -451,7 +462,7 @@ class Gate:
         return bound  # type: ignore[return-value]
 
     def _ground_instances(self, step: Any, index: int, action: Action, args: tuple[str, ...],
-                          accepted: tuple) -> GroundAction | Choice:
+                          accepted: tuple[frozenset[str] | None, ...]) -> GroundAction | Choice:
         """A step some of whose words are not objects of their parameter's type: each such word
         may name instances (`Cabinet` -> `Cabinet_1`, `Cabinet_2`; see `pddl/vocabulary.py`);
         the step becomes a `Choice` among every combination that fits the parameter types, or
@@ -477,7 +488,7 @@ class Gate:
         return self._object_names
 
     def _object_error(self, step: Any, index: int, action: Action, args: tuple[str, ...],
-                      accepted: tuple) -> StepRejected:
+                      accepted: tuple[frozenset[str] | None, ...]) -> StepRejected:
         """The rejection of the first argument that names no object of its parameter's type."""
         table = self.table
         names = self._names()
@@ -509,10 +520,12 @@ class Gate:
             from ..pddl import parse_plan  # the parser is only needed for plans given as text
             return parse_plan(plan).steps
         if isinstance(plan, dict) and isinstance(plan.get("steps"), list):
-            return plan["steps"]
-        return plan
+            steps: list[Any] = plan["steps"]
+            return steps
+        return plan if isinstance(plan, Sequence) else list(plan)
 
-    def check(self, plan: Any, state: Iterable[tuple] | None = None, mode: str = "first") -> Verdict:
+    def check(self, plan: Any, state: Iterable[tuple[Any, ...]] | None = None,
+              mode: str = "first") -> Verdict:
         """Check `plan` (a Plan, a sequence of PlanSteps or JSON step dicts, or plan text) from
         `state` (default: the problem's initial state). Mode "first" stops at the first rejected
         step; mode "all" goes on, skipping the rejected step's effects."""
@@ -578,7 +591,7 @@ class Gate:
         return _new_tuple(Verdict, (violations is None, index + 1, (self, start, start_mask, s),
                                     goal, () if violations is None else tuple(violations)))
 
-    def _check_sets(self, steps: Sequence[Any], state: Iterable[tuple] | None,
+    def _check_sets(self, steps: Sequence[Any], state: Iterable[tuple[Any, ...]] | None,
                     stop: bool) -> Verdict:
         """`check` on a mutable set state, for a gate's first check: each step is bound to its
         action and objects (`_bind`) and run by its action's generated set function (or, for
@@ -636,7 +649,7 @@ class Gate:
         return _new_tuple(Verdict, (violations is None, index + 1, s, table.goal_holds_in(s),
                                     () if violations is None else tuple(violations)))
 
-    def _explain_fast(self, start: frozenset, start_mask: int, s: int, ground: Any, index: int,
+    def _explain_fast(self, start: Atoms, start_mask: int, s: int, ground: Any, index: int,
                       step: Any) -> list[Violation]:
         """The violations of a rejected step (`ground` as the check-loop tuple holds it)."""
         if isinstance(ground, Violation):
@@ -646,7 +659,7 @@ class Gate:
             ground = ground.candidates[0]
         return self.explain(state, ground, index, _step_text(step))
 
-    def _prepare(self) -> tuple:
+    def _prepare(self) -> tuple[Any, ...]:
         """What every check needs, computed on the first: `(initial state, its mask, goal_pos,
         goal_neg, goal_test)` with the goal as two masks when it is a conjunction of literals
         (`goal_test` None), else a test on bit sets (goal_pos None too when there is no goal)."""
@@ -661,26 +674,26 @@ class Gate:
         self._prepared = (table.initial_state, table.initial_mask, goal_pos, goal_neg, goal_test)
         return self._prepared
 
-    def _state(self, state: Iterable[tuple]) -> frozenset:
+    def _state(self, state: Iterable[tuple[Any, ...]]) -> Atoms:
         if isinstance(state, frozenset):
             return state  # states the gate hands out are already interned lower-case tuples
         return frozenset(self.table.atom(tuple(str(p).lower() for p in atom)) for atom in state)
 
-    def applicable(self, state: frozenset, ground: GroundAction, index: int = 0,
+    def applicable(self, state: Atoms, ground: GroundAction, index: int = 0,
                    step_text: str = "") -> Violation | None:
         """None when `ground` can run in `state`, else its first violation."""
         if ground.applicable(state):
             return None
         return self.explain(state, ground, index, step_text)[0]
 
-    def apply(self, state: frozenset, ground: GroundAction) -> frozenset:
+    def apply(self, state: Atoms, ground: GroundAction) -> Atoms:
         return ground.apply(state)
 
-    def goal_holds(self, state: frozenset) -> bool:
+    def goal_holds(self, state: State) -> bool:
         """Whether the goal holds (True when the problem has no goal)."""
         return self.table.goal is None or self.table.goal.holds(state)
 
-    def goal_conditions(self, state: frozenset) -> tuple[int, int]:
+    def goal_conditions(self, state: State) -> tuple[int, int]:
         """(met, total) over the goal's top-level conjuncts in `state` (a goal that is not a
         conjunction is one condition; no goal: (0, 0)). Goal-condition success, as ALFRED and
         the Embodied Agent Interface score it, is met / total."""
@@ -691,7 +704,7 @@ class Gate:
                                      for part in parts)
         return sum(1 for part in self._goal_parts if part.holds(state)), len(self._goal_parts)
 
-    def goal_unmet(self, state: frozenset) -> list[str]:
+    def goal_unmet(self, state: State) -> list[str]:
         """The goal's failed literals/disjunctions as PDDL text (empty when it holds)."""
         if self.table.goal is None:
             return []
@@ -699,7 +712,7 @@ class Gate:
 
     # -- explaining -----------------------------------------------------------------------
 
-    def explain(self, state: frozenset, ground: GroundAction, index: int = 0,
+    def explain(self, state: Atoms, ground: GroundAction, index: int = 0,
                 step_text: str = "") -> list[Violation]:
         """One violation per failed literal or disjunction of `ground`'s precondition."""
         step_text = step_text or ground.text.strip("()")
@@ -725,7 +738,8 @@ class Gate:
             if isinstance(term, Variable):
                 value = bound.get(key(term.name))
                 return names.get(value, value) if value is not None else f"?{term.name}"
-            return names.get(key(term.name), term.name)
+            spelled: str = names.get(key(term.name), term.name)
+            return spelled
 
         text = write_formula(failure.source, name)
         return text if failure.positive else f"(not {text})"
@@ -736,7 +750,7 @@ class Gate:
         action_key = key(ground.name)
         literal = self._failure_text(failure)
         if isinstance(failure, GroundLiteral):
-            atoms: tuple = () if failure.atom[0] == EQUALS else ((failure.positive, failure.atom),)
+            atoms: tuple[Any, ...] = () if failure.atom[0] == EQUALS else ((failure.positive, failure.atom),)
             if failure.atom[0] == EQUALS:
                 predicate = "equal"
                 detail = "the objects differ" if failure.positive else "the objects are the same"
@@ -760,7 +774,7 @@ class Gate:
         return Violation(index, step_text, ground.text, code, literal, message, atoms)
 
 
-def _apply_in_place(bound: GroundAction | Choice, state: set) -> GroundAction | None:
+def _apply_in_place(bound: GroundAction | Choice, state: set[GroundAtom]) -> GroundAction | None:
     """Apply a ground action, or the first applicable candidate of a `Choice`, to `state` in
     place; when none applies, return the ground action whose violations the step reports."""
     if type(bound) is Choice:
@@ -788,10 +802,10 @@ def _at(violation: Violation, index: int) -> Violation:
                      violation.literal, violation.message, violation.atoms)
 
 
-def _failures(cond: Cond, state: frozenset) -> list[GroundLiteral | AnyOf]:
+def _failures(cond: Cond, state: State | set[GroundAtom]) -> list[GroundLiteral | AnyOf]:
     """The failed literals and disjunctions of `cond` in `state`, in source order, deduplicated."""
     out: list[GroundLiteral | AnyOf] = list(cond.unsat)
-    seen: set[tuple[bool, tuple]] = {(lit.positive, lit.atom) for lit in cond.unsat}
+    seen: set[tuple[bool, tuple[Any, ...]]] = {(lit.positive, lit.atom) for lit in cond.unsat}
     for lit in cond.literals:
         if (lit.atom in state) != lit.positive and (lit.positive, lit.atom) not in seen:
             seen.add((lit.positive, lit.atom))

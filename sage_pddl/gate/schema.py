@@ -33,7 +33,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..pddl.model import (
     Action,
@@ -83,8 +83,8 @@ class ActionTemplate:
     param_keys: tuple[str, ...]
     param_types: tuple[frozenset[str] | None, ...]
     """Per parameter: the type keys it accepts, or None for any object (untyped or `object`)."""
-    build: Callable[[tuple[str, ...]], tuple]
-    masks: Callable[[tuple[str, ...], Callable, Callable], tuple]
+    build: Callable[[tuple[str, ...]], tuple[Any, ...]]
+    masks: Callable[[tuple[str, ...], Callable[..., Any], Callable[..., Any]], tuple[Any, ...]]
     """`masks(args, get, new)`: the bit-set form of `build(args)`, `(pre_pos, pre_neg, add,
     delete, unsat)` as int masks (`get(atom)` an atom's bit or None, `new(atom)` a new bit) and
     whether an equality is false for these arguments."""
@@ -128,11 +128,12 @@ def _conjuncts(formula: object) -> tuple[object, ...]:
     return formula.parts if isinstance(formula, And) else (formula,)
 
 
-def _generated(name: str, source: str, action_name: str) -> Callable:
+def _generated(name: str, source: str, action_name: str) -> Callable[..., Any]:
     """The function `name` defined by generated `source`."""
-    namespace: dict = {}
+    namespace: dict[str, Any] = {}
     exec(compile(source, f"<gate template {action_name}>", "exec"), namespace)  # noqa: S102
-    return namespace[name]
+    function: Callable[..., Any] = namespace[name]
+    return function
 
 
 def compile_template(action: Action) -> ActionTemplate:
@@ -221,12 +222,13 @@ def compile_template(action: Action) -> ActionTemplate:
                 if eqs else None)
     build_source = (f"def build(a):\n    return ({tup(pos)}, {tup(neg)}, {tup(add)}, "
                     f"{tup(delete)}, {equalities})\n")
-    compiled: list[Callable] = []
+    compiled: list[Callable[..., Any]] = []
 
-    def build(args: tuple[str, ...]) -> tuple:
+    def build(args: tuple[str, ...]) -> tuple[Any, ...]:
         if not compiled:
             compiled.append(_generated("build", build_source, action.name))
-        return compiled[0](args)
+        built: tuple[Any, ...] = compiled[0](args)
+        return built
 
     param_types = []
     for p in action.parameters:
@@ -335,7 +337,7 @@ class StepAction(NamedTuple):
     template: ActionTemplate
 
 
-_SCHEMAS: dict[int, tuple[weakref.ref, DomainSchema]] = {}
+_SCHEMAS: dict[int, tuple[weakref.ref[Domain], DomainSchema]] = {}
 
 
 def domain_schema(domain: Domain) -> DomainSchema:
@@ -346,7 +348,7 @@ def domain_schema(domain: Domain) -> DomainSchema:
         return entry[1]
     schema = DomainSchema(domain)
 
-    def forget(ref: weakref.ref, ident: int = ident) -> None:
+    def forget(ref: weakref.ref[Domain], ident: int = ident) -> None:
         current = _SCHEMAS.get(ident)
         if current is not None and current[0] is ref:
             del _SCHEMAS[ident]

@@ -435,7 +435,7 @@ class PreconditionTable:
         template = self.schema.template(action)
         self._ground_budget = limits.MAX_GROUND
         unsat = template.unsat is not None and template.unsat(args)
-        subs: tuple = ()
+        subs: tuple[Any, ...] = ()
         conditional = None
         extra = None
         if template.complex_pre or template.complex_effects:
@@ -457,7 +457,7 @@ class PreconditionTable:
             extra = (extra_pos, extra_neg, extra_add, extra_delete)
         return GroundAction(self, action, args, None, extra, subs, unsat, conditional)
 
-    def fast_form(self, ground: GroundAction) -> tuple:
+    def fast_form(self, ground: GroundAction) -> tuple[Any, ...]:
         """The bit-set form of a ground action for the check loop (`GroundAction.fast`): the
         template's generated `masks` gives the literal part's masks directly, without the
         atom sets."""
@@ -492,7 +492,7 @@ class PreconditionTable:
         # `s & (pos | neg) == pos`: every required atom present and no forbidden one
         return (pos_mask | neg_mask, pos_mask, keep, add_mask, trigger, special, ground)
 
-    def ground_by_walking(self, action: Action, args: tuple[str, ...]) -> tuple:
+    def ground_by_walking(self, action: Action, args: tuple[str, ...]) -> tuple[Any, ...]:
         """(pre_pos, pre_neg, add, delete, conditional) by walking the whole action, uncached:
         the reference the templates must agree with (tests compare the two)."""
         env = {key(p.name): a for p, a in zip(action.parameters, args)}
@@ -660,7 +660,8 @@ class PreconditionTable:
         return frozenset(a for a in state if a[0] not in dynamic) == self.static_state
 
     def _ground_effect(self, effect: object, env: dict[str, str], condition: Cond,
-                       add: list, delete: list, conditional: list) -> None:
+                       add: list[GroundAtom], delete: list[GroundAtom],
+                       conditional: list[ConditionalEffect]) -> None:
         if isinstance(effect, And):
             for part in effect.parts:
                 self._ground_effect(part, env, condition, add, delete, conditional)

@@ -67,7 +67,7 @@ class _Section:
 
     __slots__ = ("kind", "value", "lpar")
 
-    def __init__(self, kind: str, value, lpar: Token):
+    def __init__(self, kind: str, value: Any, lpar: Token):
         self.kind = kind
         self.value = value
         self.lpar = lpar
@@ -78,12 +78,12 @@ class _Part:
 
     __slots__ = ("kind", "value")
 
-    def __init__(self, kind: str, value):
+    def __init__(self, kind: str, value: Any):
         self.kind = kind
         self.value = value
 
 
-class _ModelBuilder(Transformer):
+class _ModelBuilder(Transformer[Token, Any]):
     """Reduce callbacks that build model nodes. `file` and `text` are set for each parse (under
     `_PARSE_LOCK`), because Lark binds the callbacks once, when the parser is built."""
 
@@ -98,25 +98,25 @@ class _ModelBuilder(Transformer):
 
     # --- typed lists ---------------------------------------------------------------------------
 
-    def type(self, c):
+    def type(self, c: list[Any]) -> tuple[Any, ...]:
         return tuple(str(t) for t in c if t.type == "NAME")
 
-    def typed_names(self, c):
+    def typed_names(self, c: list[Any]) -> Any:
         names = [t for t in c if isinstance(t, Token)]
         types = next((t for t in c if isinstance(t, tuple)), ())
         rest = c[-1] if c and isinstance(c[-1], list) else []
         return [Typed(str(n), types, self._loc(n)) for n in names] + rest
 
-    def typed_variables(self, c):
+    def typed_variables(self, c: list[Any]) -> Any:
         names = [t for t in c if isinstance(t, Token)]
         types = next((t for t in c if isinstance(t, tuple)), ())
         rest = c[-1] if c and isinstance(c[-1], list) else []
         return [Typed(str(n)[1:], types, self._loc(n)) for n in names] + rest
 
-    def function_skeleton(self, c):
+    def function_skeleton(self, c: list[Any]) -> FunctionDef:
         return FunctionDef(str(c[1]), tuple(c[2]), "number", self._loc(c[0]))
 
-    def function_typed_list(self, c):
+    def function_typed_list(self, c: list[Any]) -> Any:
         skeletons = [f for f in c if isinstance(f, FunctionDef)]
         type_token = next((t for t in c if isinstance(t, Token)), None)
         rest = c[-1] if c and isinstance(c[-1], list) else []
@@ -127,34 +127,34 @@ class _ModelBuilder(Transformer):
 
     # --- domain ----------------------------------------------------------------------------------
 
-    def require_def(self, c):
+    def require_def(self, c: list[Any]) -> Any:
         return _Section(":requirements", tuple(str(t).lower() for t in c[1:-1]), c[0])
 
-    def types_def(self, c):
+    def types_def(self, c: list[Any]) -> Any:
         return _Section(":types", tuple(TypeDef(t.name, t.types, t.loc) for t in c[1]), c[0])
 
-    def constants_def(self, c):
+    def constants_def(self, c: list[Any]) -> Any:
         return _Section(":constants", tuple(c[1]), c[0])
 
-    def atomic_formula_skeleton(self, c):
+    def atomic_formula_skeleton(self, c: list[Any]) -> PredicateDef:
         return PredicateDef(str(c[1]), tuple(c[2]), self._loc(c[1]))
 
-    def predicates_def(self, c):
+    def predicates_def(self, c: list[Any]) -> Any:
         return _Section(":predicates", tuple(c[1:-1]), c[0])
 
-    def functions_def(self, c):
+    def functions_def(self, c: list[Any]) -> Any:
         return _Section(":functions", tuple(c[1]), c[0])
 
-    def action_vars(self, c):
+    def action_vars(self, c: list[Any]) -> Any:
         return c[0]
 
-    def precondition(self, c):
+    def precondition(self, c: list[Any]) -> Any:
         return _Part("precondition", c[0])
 
-    def effect_def(self, c):
+    def effect_def(self, c: list[Any]) -> Any:
         return _Part("effect", c[0])
 
-    def action_def(self, c):
+    def action_def(self, c: list[Any]) -> Any:
         name = c[1]
         parameters: tuple[Typed, ...] = ()
         precondition = effect = And(())
@@ -172,12 +172,12 @@ class _ModelBuilder(Transformer):
         return _Section(":action", Action(str(name), parameters, precondition, effect,
                                           self._loc(name)), c[0])
 
-    def unsupported_section(self, c):
+    def unsupported_section(self, c: list[Any]) -> Any:
         keyword = str(c[1]).lower()
         node = Unsupported(keyword, self._source(c[0], c[-1]), self._loc(c[0]))
         return _Section("unsupported", node, c[0])
 
-    def domain(self, c):
+    def domain(self, c: list[Any]) -> Domain:
         name = c[2]
         single: dict[str, _Section] = {}
         actions, unsupported = [], []
@@ -191,7 +191,7 @@ class _ModelBuilder(Transformer):
             else:
                 single[section.kind] = section
 
-        def value(kind):
+        def value(kind: str) -> Any:
             section = single.get(kind)
             return section.value if section else ()
 
@@ -209,107 +209,107 @@ class _ModelBuilder(Transformer):
 
     # --- goal descriptions ---------------------------------------------------------------------
 
-    def constant(self, c):
+    def constant(self, c: list[Any]) -> Constant:
         return Constant(str(c[0]), self._loc(c[0]))
 
-    def variable(self, c):
+    def variable(self, c: list[Any]) -> Variable:
         return Variable(str(c[0])[1:], self._loc(c[0]))
 
-    def atomic_formula(self, c):
+    def atomic_formula(self, c: list[Any]) -> Atom:
         return Atom(str(c[1]), tuple(c[2:-1]), self._loc(c[0]))
 
-    def empty(self, c):
+    def empty(self, c: list[Any]) -> And:
         return And((), self._loc(c[0]))
 
-    def and_gd(self, c):
+    def and_gd(self, c: list[Any]) -> And:
         return And(tuple(c[1:-1]), self._loc(c[0]))
 
-    def or_gd(self, c):
+    def or_gd(self, c: list[Any]) -> Or:
         return Or(tuple(c[1:-1]), self._loc(c[0]))
 
-    def not_gd(self, c):
+    def not_gd(self, c: list[Any]) -> Not:
         return Not(c[1], self._loc(c[0]))
 
-    def imply_gd(self, c):
+    def imply_gd(self, c: list[Any]) -> Imply:
         return Imply(c[1], c[2], self._loc(c[0]))
 
-    def exists_gd(self, c):
+    def exists_gd(self, c: list[Any]) -> Exists:
         return Exists(tuple(c[2]), c[4], self._loc(c[0]))
 
-    def forall_gd(self, c):
+    def forall_gd(self, c: list[Any]) -> Forall:
         return Forall(tuple(c[2]), c[4], self._loc(c[0]))
 
-    def equals(self, c):
+    def equals(self, c: list[Any]) -> Equals:
         return Equals(c[1], c[2], self._loc(c[0]))
 
-    def comparison(self, c):
+    def comparison(self, c: list[Any]) -> Comparison:
         return Comparison(str(c[1]), c[2], c[3], self._loc(c[0]))
 
-    def preference(self, c):
+    def preference(self, c: list[Any]) -> Unsupported:
         return Unsupported("preference", self._source(c[0], c[-1]), self._loc(c[0]))
 
-    def oneof(self, c):
+    def oneof(self, c: list[Any]) -> Unsupported:
         return Unsupported("oneof", self._source(c[0], c[-1]), self._loc(c[0]))
 
-    def sexpr_list(self, c):
+    def sexpr_list(self, c: list[Any]) -> Any:
         return None
 
     # --- numeric expressions -------------------------------------------------------------------
 
-    def number(self, c):
+    def number(self, c: list[Any]) -> Number:
         return Number(str(c[0]), self._loc(c[0]))
 
-    def arithmetic(self, c):
+    def arithmetic(self, c: list[Any]) -> Arithmetic:
         return Arithmetic(str(c[1]), tuple(c[2:-1]), self._loc(c[0]))
 
-    def f_head(self, c):
+    def f_head(self, c: list[Any]) -> FunctionTerm:
         return FunctionTerm(str(c[1]), tuple(c[2:-1]), self._loc(c[0]))
 
     # --- effects -------------------------------------------------------------------------------
 
-    def and_effect(self, c):
+    def and_effect(self, c: list[Any]) -> And:
         return And(tuple(c[1:-1]), self._loc(c[0]))
 
-    def not_effect(self, c):
+    def not_effect(self, c: list[Any]) -> Not:
         return Not(c[1], self._loc(c[0]))
 
-    def forall_effect(self, c):
+    def forall_effect(self, c: list[Any]) -> ForallEffect:
         return ForallEffect(tuple(c[2]), c[4], self._loc(c[0]))
 
-    def when_effect(self, c):
+    def when_effect(self, c: list[Any]) -> When:
         return When(c[1], c[2], self._loc(c[0]))
 
-    def numeric_effect(self, c):
+    def numeric_effect(self, c: list[Any]) -> NumericEffect:
         return NumericEffect(str(c[1]).lower(), c[2], c[3], self._loc(c[0]))
 
     # --- problem -------------------------------------------------------------------------------
 
-    def problem_domain(self, c):
+    def problem_domain(self, c: list[Any]) -> Any:
         return _Section(":domain", str(c[1]), c[0])
 
-    def objects_def(self, c):
+    def objects_def(self, c: list[Any]) -> Any:
         return _Section(":objects", tuple(c[1]), c[0])
 
-    def ground_atom(self, c):
+    def ground_atom(self, c: list[Any]) -> Atom:
         return Atom(str(c[1]), tuple(Constant(str(t), self._loc(t)) for t in c[2:-1]),
                     self._loc(c[0]))
 
-    def negated_fact(self, c):
+    def negated_fact(self, c: list[Any]) -> Not:
         return Not(c[1], self._loc(c[0]))
 
-    def fluent_value(self, c):
+    def fluent_value(self, c: list[Any]) -> FluentValue:
         return FluentValue(c[1], Number(str(c[2]), self._loc(c[2])), self._loc(c[0]))
 
-    def init_def(self, c):
+    def init_def(self, c: list[Any]) -> Any:
         return _Section(":init", tuple(c[1:-1]), c[0])
 
-    def goal_def(self, c):
+    def goal_def(self, c: list[Any]) -> Any:
         return _Section(":goal", c[1], c[0])
 
-    def metric_def(self, c):
+    def metric_def(self, c: list[Any]) -> Any:
         return _Section(":metric", Metric(str(c[1]).lower(), c[2], self._loc(c[0])), c[0])
 
-    def problem(self, c):
+    def problem(self, c: list[Any]) -> Problem:
         name, closing = c[2], c[-1]
         single: dict[str, _Section] = {}
         unsupported = []
@@ -327,7 +327,7 @@ class _ModelBuilder(Transformer):
                     text=")", expected=f"({required} ...) before the problem's closing ')'",
                     source_line=_line_of(self.text, closing.line))
 
-        def value(kind, default=()):
+        def value(kind: str, default: Any = ()) -> Any:
             section = single.get(kind)
             return section.value if section else default
 
@@ -340,10 +340,10 @@ class _ModelBuilder(Transformer):
 
     # --- start symbols -------------------------------------------------------------------------
 
-    def start_domain(self, c):
+    def start_domain(self, c: list[Any]) -> Any:
         return c[0]
 
-    def start_problem(self, c):
+    def start_problem(self, c: list[Any]) -> Any:
         return c[0]
 
 
@@ -505,7 +505,8 @@ def _parse(text: str, file: str | None, start: str) -> Domain | Problem:
         _PARSED[cache_key] = parsed
         if len(_PARSED) > _PARSED_KEPT:
             _PARSED.popitem(last=False)
-        return parsed
+        model: Domain | Problem = parsed
+        return model
 
 
 def parse_domain(text: str, file: str | Path | None = None) -> Domain:
@@ -562,13 +563,13 @@ _TERMINAL_NAMES = {
 
 
 @lru_cache(maxsize=1)
-def _TERMINALS() -> dict:  # noqa: N802 - a cached constant
+def _TERMINALS() -> dict[str, Any]:  # noqa: N802 - a cached constant
     """The grammar's terminal definitions by name (names Lark makes up, such as its end-of-input
     marker, are not among them)."""
     return {t.name: t for t in _parser().terminals}
 
 
-def _describe_expected(expected) -> str:
+def _describe_expected(expected: Any) -> str:
     names = []
     for terminal in sorted(expected or ()):
         if terminal in _TERMINAL_NAMES:
