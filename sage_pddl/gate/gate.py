@@ -517,7 +517,8 @@ class Gate:
         if isinstance(plan, Plan):
             return plan.steps
         if isinstance(plan, str):
-            from ..pddl import parse_plan  # the parser is only needed for plans given as text
+            # start-up time: the parser (Lark) loads only for plans given as text
+            from ..pddl import parse_plan
             return parse_plan(plan).steps
         if isinstance(plan, dict) and isinstance(plan.get("steps"), list):
             steps: list[Any] = plan["steps"]

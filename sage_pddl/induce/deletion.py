@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from sage_pddl.gate import compile_gate
+from sage_pddl.pddl import write_formula
 from sage_pddl.pddl.model import And, Atom, Domain, Not
+from sage_pddl.tasks import normalize_steps, task_problem
 
 from .evaluate import _literals, _text, compare_preconditions
 
@@ -116,9 +118,6 @@ def _without(domain: Domain, action_index: int, part_index: int) -> Domain:
 def deletion_study(domain: Domain, tasks: Sequence[Any], induced: Domain | None = None
                    ) -> StudyResult:
     """See the module docstring."""
-    from sage_pddl.pddl import write_formula
-    from sage_pddl.tasks import normalize_steps, task_problem
-
     cases = []  # (problem, counted mutants)
     plans = 0
     for task in tasks:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from sage_pddl.env.transitions import Transition
+from sage_pddl.pddl import write_formula
 from sage_pddl.pddl.model import And, Atom, Domain, Not, Variable, key
 
 from .learner import EXCLUDED_CODES, InductionResult
@@ -113,8 +114,6 @@ class PreconditionMatch:
 
 def _literals(formula, params: Sequence[str]) -> tuple[list[Lit], list[str]]:
     """Positional literals of a conjunction; the parts that are not literals, as text."""
-    from sage_pddl.pddl import write_formula
-
     index = {key(p): i for i, p in enumerate(params)}
     parts = formula.parts if isinstance(formula, And) else (formula,)
     literals, other = [], []

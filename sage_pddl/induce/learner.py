@@ -47,6 +47,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sage_pddl.env.transitions import Transition
+from sage_pddl.pddl import write_formula
+from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import (
     Action,
     And,
@@ -607,8 +609,6 @@ def _effect_formula(effect: LearnedEffect, names: Sequence[str]):
 
 
 def _effect_text(effect: LearnedEffect, names: Sequence[str]) -> str:
-    from sage_pddl.pddl import write_formula
-
     return write_formula(_effect_formula(effect, names))
 
 
@@ -680,8 +680,6 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
           object_types: Mapping[str, str] | None = None) -> InductionResult:
     """Learn a domain from transitions (see the module docstring). With `types_from`, the
     domain is written in that domain's types and predicate declarations (`typed_domain`)."""
-    from sage_pddl.pddl.errors import SageError
-
     if min_support < 1:
         raise SageError(f"--min-support must be at least 1, not {min_support}")
     if not 0.0 <= noise < 1.0:
