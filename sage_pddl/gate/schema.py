@@ -20,17 +20,12 @@ of it:
   (quantifiers, disjunction, implication, conditional effects, a variable that is not a
   parameter) are kept as formula nodes that the table grounds with its general walker.
 
-The cache is keyed on `id(domain)` and holds a weak reference to the domain: an entry is used
-only while that very object is alive (`ref() is domain`), and dropped by the reference's
-callback when the domain is collected, so a recycled id can never return another domain's
-schema. Keying on the domain's hash would be both slow (a frozen dataclass rehashes its whole
-tree on every call) and wrong: `Domain.annotations` is excluded from equality, so two domains
-that differ only in their `@sage` comments compare equal. A schema holds the domain's actions
-and nodes but never the `Domain` itself, so the cache does not keep domains alive.
+The cache is `pddl.vocabulary.PerDomain`: per domain object, not per equal domain (equality
+ignores the `@sage` annotations). A schema holds the domain's actions and nodes but never the
+`Domain` itself, so the cache does not keep domains alive.
 """
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -49,7 +44,7 @@ from ..pddl.model import (
     key,
     walk,
 )
-from ..pddl.vocabulary import DEFAULT_FIELDS, vocabulary
+from ..pddl.vocabulary import DEFAULT_FIELDS, PerDomain, vocabulary
 from .compiled import StepFunction, WordsFunction, step_function, words_function
 
 # --- action templates ------------------------------------------------------------------------
@@ -337,21 +332,6 @@ class StepAction(NamedTuple):
     template: ActionTemplate
 
 
-_SCHEMAS: dict[int, tuple[weakref.ref[Domain], DomainSchema]] = {}
-
-
-def domain_schema(domain: Domain) -> DomainSchema:
-    """The cached `DomainSchema` of this very `domain` object (see the module docstring)."""
-    ident = id(domain)
-    entry = _SCHEMAS.get(ident)
-    if entry is not None and entry[0]() is domain:
-        return entry[1]
-    schema = DomainSchema(domain)
-
-    def forget(ref: weakref.ref[Domain], ident: int = ident) -> None:
-        current = _SCHEMAS.get(ident)
-        if current is not None and current[0] is ref:
-            del _SCHEMAS[ident]
-
-    _SCHEMAS[ident] = (weakref.ref(domain, forget), schema)
-    return schema
+domain_schema = PerDomain(DomainSchema)
+"""`domain_schema(domain)`: the cached `DomainSchema` of this very `domain` object (see the
+module docstring)."""

@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import pickle
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,7 @@ from sage_pddl.gate.gate import _failures
 from sage_pddl.gate.schema import domain_schema
 from sage_pddl.pddl import limits, load_domain, load_problem
 from sage_pddl.pddl.errors import GroundingTooLarge, UnsupportedConstruct
-from sage_pddl.pddl.model import Annotation, PlanStep
+from sage_pddl.pddl.model import Annotation, Domain, Plan, PlanStep, Problem
 from sage_pddl.tasks import load_taskset, task_problem
 from sage_pddl.tasks.mutations import plan_mutants
 
@@ -133,19 +134,24 @@ def _compare_grounding(gate, steps) -> int:
     return compared
 
 
-def test_template_grounding_equals_walking_on_the_corpus(corpus_dir: Path):
-    compared = 0
-    domains: dict[str, object] = {}
+def _corpus_cases(corpus_dir: Path) -> Iterator[tuple[Domain, Problem, Plan]]:
+    """(domain, problem, plan) of every corpus triple inside the gate's scope."""
+    domains: dict[str, Domain] = {}
     for triple in load_triples(corpus_dir):
         path = str(corpus_dir / triple["domain"])
         if path not in domains:
             domains[path] = load_domain(path)
-        domain = domains[path]
+        problem = load_problem(corpus_dir / triple["problem"])
         try:
-            gate = compile_gate(domain, load_problem(corpus_dir / triple["problem"]))
+            compile_gate(domains[path], problem)
         except UnsupportedConstruct:
             continue
-        compared += _compare_grounding(gate, read_plan(corpus_dir, triple["plan"]).steps)
+        yield domains[path], problem, read_plan(corpus_dir, triple["plan"])
+
+
+def test_template_grounding_equals_walking_on_the_corpus(corpus_dir: Path):
+    compared = sum(_compare_grounding(compile_gate(domain, problem), plan.steps)
+                   for domain, problem, plan in _corpus_cases(corpus_dir))
     assert compared > 3000
 
 
@@ -224,19 +230,8 @@ def _compare_step_functions(gate, plan) -> int:
 
 def test_step_functions_equal_ground_actions_on_the_corpus(corpus_dir: Path):
     compared = first_checks = 0
-    domains: dict[str, object] = {}
-    for triple in load_triples(corpus_dir):
-        path = str(corpus_dir / triple["domain"])
-        if path not in domains:
-            domains[path] = load_domain(path)
-        domain = domains[path]
-        problem = load_problem(corpus_dir / triple["problem"])
-        try:
-            gate = compile_gate(domain, problem)
-        except UnsupportedConstruct:
-            continue
-        plan = read_plan(corpus_dir, triple["plan"])
-        compared += _compare_step_functions(gate, plan)
+    for domain, problem, plan in _corpus_cases(corpus_dir):
+        compared += _compare_step_functions(compile_gate(domain, problem), plan)
         for mode in ("first", "all"):
             first = compile_gate(domain, problem).check(plan, mode=mode)  # on sets
             warm = compile_gate(domain, problem)
