@@ -238,16 +238,20 @@ def _rejection_fast(violation: Violation) -> tuple[Any, ...]:
 class Gate:
     """A domain and problem compiled for checking plans (see the module docstring).
 
-    How `check` is fast: every distinct step is resolved once, to the bit-set form of its ground
+    How `check` is fast. A gate's FIRST check (a new problem, typically checked once) grounds
+    nothing: each step is bound to its action and objects and run by the action's generated
+    step function on a mutable set (`compiled.py`; a PlanStep whose words are exact names is
+    bound inside that function), and only a rejected step is ground, to explain it. From the
+    second check on, every distinct step is resolved once, to the bit-set form of its ground
     action (`GroundAction.fast`: `(literals, pos, keep, add, trigger, special, ground)`), and
     cached under the step's CONTENT, never the step object, so a step edited in place is
     resolved afresh: JSON steps under `(action, object, target)` (or all their parameter fields
     and `args`), PlanSteps under `(action, args, fields)`, text under the text. A step that is not
     a ground action (unknown action or object, wrong arity, type mismatch) is cached as a tuple
-    whose test always fails, and one naming several instances as a `Choice`. `check` first
-    resolves every step (when all are cached: two C-level `map`s), then runs ONE loop of int
-    operations; the modes differ only in whether it stops at the first rejected step. Violations
-    are built only for rejected steps, and the final frozenset state only when read.
+    whose test always fails, and one naming several instances as a `Choice`. `check` then runs
+    ONE loop of int operations, resolving a step only on a cache miss; the modes differ only in
+    whether it stops at the first rejected step. Violations are built only for rejected steps,
+    and the final frozenset state only when read. Both paths give the same verdict.
     """
 
     # what a gate starts without (class defaults: a compile sets only what it must)

@@ -18,7 +18,11 @@ of it:
   templates, compiled to one Python function that builds every ground atom of a step from the
   step's arguments (tuple substitution, no formula walking). Parts a template cannot express
   (quantifiers, disjunction, implication, conditional effects, a variable that is not a
-  parameter) are kept as formula nodes that the table grounds with its general walker.
+  parameter) are kept as formula nodes that the table grounds with its general walker. The
+  template also holds the whole action as a generated step function on set states
+  (`compiled.py`), which a gate's first check runs instead of grounding;
+* what each action word names (`words`, `runs`): every action's name and alias from the start,
+  other spellings as steps use them.
 
 The cache is `pddl.vocabulary.PerDomain`: per domain object, not per equal domain (equality
 ignores the `@sage` annotations). A schema holds the domain's actions and nodes but never the

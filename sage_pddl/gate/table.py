@@ -20,11 +20,15 @@ Semantics
   preferences, `oneof` and any other `Unsupported` node make `compile_table` raise
   `UnsupportedConstruct` naming the construct and its line:column.
 * **Speed.** Everything that depends on the domain alone (the vocabulary, names, types, scope
-  hazards, canonical texts, one template per action) is compiled once per `Domain` object
-  (`schema.domain_schema`), so a table costs only its problem. Grounding substitutes the step's
-  objects into the action's template (one generated function goes straight from the objects to
-  the bit masks of all literal atoms; the atom sets are built only when read) and walks only
-  quantifiers, disjunctions, implications and conditional effects.
+  hazards, canonical texts, one template and step function per action) is compiled once per
+  `Domain` object (`schema.domain_schema`). Of the problem, a table reads at once only what
+  every check needs: the scope, the initial state and a goal of ground literals as two sets;
+  the object tables, the ground goal with its sources, the static facts and the bit sets are
+  built when first read (`lazy`). Grounding substitutes the step's objects into the action's
+  template (one generated function goes straight from the objects to the bit masks of all
+  literal atoms; the atom sets are built only when read) and walks only quantifiers,
+  disjunctions, implications and conditional effects; a gate's first check grounds nothing
+  but a rejected step (see `Gate.check`).
 
 Annotations (`; @sage alias|step|reason`, docs/annotations.md) come from the domain's
 `Vocabulary`: action names, the JSON-field map of each action's parameters, and the friendly
