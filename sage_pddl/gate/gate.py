@@ -614,36 +614,45 @@ class Gate:
         bind = self._bind
         objects_of = table.objects_of_keys
         runs = table.schema.runs
+        words = table.schema.words
         object_types = table.object_types
         violations = None
         index = -1
         for step in steps:
             index += 1
+            ground: GroundAction | None = None
             # a PlanStep whose words name its action and objects exactly: bound and run by
-            # the action's generated function; anything else (or a rejected step) is bound
-            # the general way below, which gives the same action and objects
+            # the action's generated function (which declines anything else: that step, like
+            # every other, is bound the general way below, to the same action and objects)
             if type(step) is PlanStep:
                 run_words = runs.get(step.action)
-                if run_words is not None and run_words(s, step.args, object_types, objects_of):
-                    continue
-            try:
-                bound = bind(step, index)
-            except StepRejected as rejected:
-                failed = [_at(rejected.violation, index)]
-            else:
-                if isinstance(bound, tuple):  # the common case inline
-                    named, objects = bound
-                    run = named.template.step
-                    applied = None if run is None else run(s, objects, objects_of)
+                if run_words is not None:
+                    applied = run_words(s, step.args, object_types, objects_of)
                     if applied:
                         continue
-                    ground: GroundAction | None = table.ground(named.action, objects)
-                    if applied is None:  # no function, or too many instances: the set form
-                        ground = _apply_in_place(ground, s)  # type: ignore[arg-type]
+                    if applied is False:  # bound as it is written, and not applicable
+                        ground = table.ground(words[step.action].action,
+                                              tuple(map(str.lower, step.args)))
+            if ground is None:
+                try:
+                    bound = bind(step, index)
+                except StepRejected as rejected:
+                    failed = [_at(rejected.violation, index)]
                 else:
-                    ground = _apply_in_place(bound, s)
-                if ground is None:
-                    continue
+                    if isinstance(bound, tuple):  # the common case inline
+                        named, objects = bound
+                        run = named.template.step
+                        applied = None if run is None else run(s, objects, objects_of)
+                        if applied:
+                            continue
+                        ground = table.ground(named.action, objects)
+                        if applied is None:  # no function, or too many instances: set form
+                            ground = _apply_in_place(ground, s)
+                    else:
+                        ground = _apply_in_place(bound, s)
+                    if ground is None:
+                        continue
+            if ground is not None:
                 failed = self.explain(frozenset(s), ground, index, _step_text(step))
             if violations is None:
                 violations = failed

@@ -55,13 +55,16 @@ from .compiled import StepFunction, WordsFunction, step_function, words_function
 
 class PreLiteral(NamedTuple):
     """A literal of an action's precondition as the template holds it: its polarity, its
-    node (an `Atom` or `Equals`), the top-level conjunct that contains it (its anchor), and its
-    terms as parameter positions (int) or constant keys (str)."""
+    node (an `Atom` or `Equals`), its terms as parameter positions (int) or constant keys
+    (str), its predicate's key ("" for `=`), and the canonical texts a `GroundLiteral` carries:
+    its own and its anchor's (the top-level conjunct that contains it)."""
 
     positive: bool
     node: Atom | Equals
-    top: object
     terms: tuple[int | str, ...]
+    predicate: str
+    text: str
+    anchor: str
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -135,7 +138,9 @@ def _generated(name: str, source: str, action_name: str) -> Callable[..., Any]:
     return function
 
 
-def compile_template(action: Action) -> ActionTemplate:
+def compile_template(action: Action, canonical: Callable[[object, bool], str]) -> ActionTemplate:
+    """The template of `action`; `canonical(node, positive)` gives a condition's canonical text
+    (`Vocabulary.canonical`)."""
     params = {key(p.name): i for i, p in enumerate(action.parameters)}
     pos: list[str] = []
     neg: list[str] = []
@@ -153,16 +158,19 @@ def compile_template(action: Action) -> ActionTemplate:
             if source is None:
                 return False
             (pos if positive else neg).append(source)
-            literals.append(PreLiteral(positive, node, top,
-                                       tuple(_spec(t, params) for t in node.args)))  # type: ignore[misc]
+            literals.append(PreLiteral(positive, node,
+                                       tuple(_spec(t, params) for t in node.args),  # type: ignore[misc]
+                                       key(node.predicate), canonical(node, positive),
+                                       canonical(top, True)))
             return True
         if isinstance(node, Equals):
             left, right = _term_source(node.left, params), _term_source(node.right, params)
             if left is None or right is None:
                 return False
             eqs.append((left, right, positive))
-            literals.append(PreLiteral(positive, node, top, (_spec(node.left, params),
-                                                             _spec(node.right, params))))  # type: ignore[arg-type]
+            literals.append(PreLiteral(positive, node, (_spec(node.left, params),  # type: ignore[arg-type]
+                                                        _spec(node.right, params)),
+                                       "", canonical(node, positive), canonical(top, True)))
             return True
         if isinstance(node, And) and positive:
             # nested conjunctions flatten exactly as the walker's conjoin does
@@ -308,7 +316,8 @@ class DomainSchema:
     def template(self, action: Action) -> ActionTemplate:
         found = self.templates.get(id(action))
         if found is None:
-            found = self.templates[id(action)] = compile_template(action)
+            found = self.templates[id(action)] = compile_template(action,
+                                                                  self.vocabulary.canonical)
         return found
 
     def word(self, word: str) -> StepAction | None:

@@ -604,20 +604,17 @@ class PreconditionTable:
         unsat: list[GroundLiteral] = []
         failed: list[GroundLiteral] = []
         seen: set[tuple[bool, GroundAtom]] = set()
-        canonical = self.canonical
-        for positive, node, top, terms in template.literals:
+        for positive, _, terms, predicate, text, anchor in template.literals:
             values = [args[t] if isinstance(t, int) else t for t in terms]
-            if type(node) is Equals:
+            if not predicate:  # an equality
                 left, right = values
                 if (left == right) != positive:
-                    unsat.append(GroundLiteral((EQUALS, left, right), positive,
-                                               canonical(node, positive), canonical(top)))
+                    unsat.append(GroundLiteral((EQUALS, left, right), positive, text, anchor))
                 continue
-            atom = (node.predicate.lower(), *values)  # type: ignore[union-attr]
+            atom = (predicate, *values)
             if (atom in state) != positive and (positive, atom) not in seen:
                 seen.add((positive, atom))
-                failed.append(GroundLiteral(self.atom(atom), positive, canonical(node, positive),
-                                            canonical(top)))
+                failed.append(GroundLiteral(self.atom(atom), positive, text, anchor))
         return unsat + failed  # (an atom never looks like an equality's ("=", a, b))
 
     def _any_of(self, parts: Iterable[Cond], source: object, env: dict[str, str],
