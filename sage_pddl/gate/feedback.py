@@ -15,7 +15,7 @@ import weakref
 from typing import Any
 
 from ..pddl.model import Atom, Variable, effect_literals, key
-from .gate import Gate, Verdict, Violation
+from .gate import Gate, Verdict, Violation, _failures
 from .ground import Atoms, GroundAtom, State
 
 STATE_CAP = 25
@@ -174,7 +174,6 @@ def render_feedback(gate: Gate, verdict: Verdict, plan: Any, state: Any = None) 
 
 
 def _goal_hints(gate: Gate, state: State) -> list[str]:
-    from .gate import _failures  # the goal's failed literals, in source order
     hints: list[str] = []
     if gate.table.goal is None:
         return hints
