@@ -381,16 +381,21 @@ def parse_section(repeat: int, quiet: bool = False) -> dict:
     problem_text = (REPO / "problems" / "ithor" / "K01.pddl").read_text(encoding="utf-8")
     parse_domain("(define (domain warm) (:action a :parameters () :effect (and)))")  # Lark
     first, again = [], []
-    for round_ in range(repeat):
-        cache = getattr(pddl_parser, "_PARSED", None)
-        if cache is not None:
-            cache.clear()  # a first parse every round
-        # a distinct file name per round: no cache of any version can answer a first parse
-        name = f"ithor-{round_}.pddl"
-        first.append(timed(lambda name=name: (parse_domain(domain_text, name),
-                                              parse_problem(problem_text, "K01-" + name))))
-        again.append(timed(lambda name=name: (parse_domain(domain_text, name),
-                                              parse_problem(problem_text, "K01-" + name))))
+    gc.collect()
+    gc.disable()  # as for every other figure here (it was not, for the parse, before)
+    try:
+        for round_ in range(repeat):
+            cache = getattr(pddl_parser, "_PARSED", None)
+            if cache is not None:
+                cache.clear()  # a first parse every round
+            # a distinct file name per round: no cache of any version can answer a first parse
+            name = f"ithor-{round_}.pddl"
+            first.append(timed(lambda name=name: (parse_domain(domain_text, name),
+                                                  parse_problem(problem_text, "K01-" + name))))
+            again.append(timed(lambda name=name: (parse_domain(domain_text, name),
+                                                  parse_problem(problem_text, "K01-" + name))))
+    finally:
+        gc.enable()
     summary = {"parse_first_ms": med(first) / 1e6, "parse_again_ms": med(again) / 1e6,
                "parse_first_min_ms": min(first) / 1e6}
     if not quiet:
@@ -436,7 +441,12 @@ def parse_variants(domain_text: str, problem_text: str, repeat: int) -> None:
             finally:
                 builder.file, builder.text = None, ""
         same = parse() == expected
-        times = [timed(parse) for _ in range(repeat)]
+        gc.collect()
+        gc.disable()
+        try:
+            times = [timed(parse) for _ in range(repeat)]
+        finally:
+            gc.enable()
         print(f"  Lark's own parse, lexer={lexer}: {med(times) / 1e6:.2f} ms "
               f"({'same model' if same else 'A DIFFERENT MODEL'})")
 

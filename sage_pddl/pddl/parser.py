@@ -13,6 +13,7 @@ exact source text, so `check` can name them and the writer can re-emit them. Str
 """
 from __future__ import annotations
 
+import gc
 import re
 import threading
 from collections import OrderedDict
@@ -354,6 +355,9 @@ _SKIP = re.compile(r"(?:[ \t\f\r\n\u00a0\u1680\u2000-\u200b\u2028\u2029\u202f\u2
                    r"|;[^\n]*)*")
 """What the grammar ignores (`WS`, `COMMENT`), as a run: no other terminal can start with a space
 or a `;`, so skipping these first leaves every token where Lark's lexer finds it."""
+_SKIP_START = frozenset(" \t\f\r\n\u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff;"
+                        + "".join(map(chr, range(0x2000, 0x200C))))
+"""The characters a run of `_SKIP` can start with."""
 
 
 class _Declined(Exception):
@@ -377,20 +381,22 @@ class _Driver:
         self.start_states = table.start_states
         self.end_states = table.end_states
         self.token_callbacks = {name: f for name, f in callbacks.items() if isinstance(name, str)}
-        # per parser state: the regexes its lexer tries (Lark's own, in its order), that
-        # lexer's token callbacks (a keyword spelled like a NAME), and the state's actions: a
-        # state to shift to, or a reduction `(callback, size, the rule's name)`
-        self.states: dict[Any, tuple[tuple[Any, ...], dict[str, Any], dict[str, Any]]] = {}
+        # per parser state: the regex its lexer tries first and any others (Lark's own, in its
+        # order) with that lexer's token callbacks (a keyword spelled like a NAME); and the
+        # state's actions: a state to shift to, or a reduction `(callback, size, rule name)`
+        self.lexing: dict[Any, tuple[Any, tuple[Any, ...], dict[str, Any]]] = {}
+        self.actions: dict[Any, dict[str, Any]] = {}
         for state, row in table.states.items():
             lexer = frontend.lexer.lexers[state]
-            scanner = lexer.scanner  # (built on first use, with the callbacks)
-            actions = {terminal: (arg if action is Shift
-                                  else _Reduce(callbacks[arg], len(arg.expansion), arg.origin.name))
-                       for terminal, (action, arg) in row.items()}
-            self.states[state] = (tuple(scanner._mres), lexer.callback, actions)
+            regexes = lexer.scanner._mres  # (the scanner is built on first use, callbacks too)
+            self.lexing[state] = (regexes[0], tuple(regexes[1:]), lexer.callback)
+            self.actions[state] = {
+                terminal: (arg if action is Shift
+                           else _Reduce(callbacks[arg], len(arg.expansion), arg.origin.name))
+                for terminal, (action, arg) in row.items()}
 
     def parse(self, text: str, start: str) -> Any:
-        states = self.states
+        lexing, actions = self.lexing, self.actions
         token_callbacks = self.token_callbacks
         end_state = self.end_states[start]
         stack = [self.start_states[start]]
@@ -400,21 +406,23 @@ class _Driver:
         pos, line, line_start, end = 0, 1, 0, len(text)
         token = None
         while True:
-            after = skip(text, pos).end()  # type: ignore[union-attr]  # it matches ""
-            if after != pos:
+            if pos < end and text[pos] in _SKIP_START:
+                after = skip(text, pos).end()  # type: ignore[union-attr]  # it matches ""
                 newlines = text.count("\n", pos, after)
                 if newlines:
                     line += newlines
                     line_start = text.rindex("\n", pos, after) + 1
                 pos = after
             if pos < end:  # the next token, as the lexer of the current state reads it
-                regexes, lexer_callbacks, _ = states[stack[-1]]
-                for regex in regexes:
-                    match = regex.match(text, pos)
-                    if match is not None:
-                        break
-                else:
-                    raise _Declined
+                regex, others, lexer_callbacks = lexing[stack[-1]]
+                match = regex.match(text, pos)
+                if match is None:
+                    for regex in others:
+                        match = regex.match(text, pos)
+                        if match is not None:
+                            break
+                    else:
+                        raise _Declined
                 value, kind = match.group(), match.lastgroup
                 if "\n" in value:  # no token of this grammar spans lines
                     raise _Declined
@@ -433,7 +441,7 @@ class _Driver:
                          else Token.new_borrow_pos("$END", "", token))
                 kind = "$END"
             while True:  # reduce as the table says, then shift the token
-                action = states[stack[-1]][2].get(kind)
+                action = actions[stack[-1]].get(kind)
                 if action is None:
                     raise _Declined
                 if type(action) is not _Reduce:
@@ -451,7 +459,7 @@ class _Driver:
                 else:
                     children = []
                 values.append(rule_callback(children))
-                stack.append(states[stack[-1]][2][origin])
+                stack.append(actions[stack[-1]][origin])
                 if kind == "$END" and stack[-1] == end_state:  # accepted
                     return values[-1]
 
@@ -493,6 +501,10 @@ def _parse(text: str, file: str | None, start: str) -> Domain | Problem:
             _PARSED.move_to_end(cache_key)
             return found
         _BUILDER.file, _BUILDER.text = file, text
+        # A parse allocates almost only what it keeps (the model), so the collector's passes
+        # over the growing tree find nothing; they are deferred to the parse's end.
+        collecting = gc.isenabled()
+        gc.disable()
         try:
             try:
                 parsed: Any = _driver().parse(text, start)
@@ -502,6 +514,8 @@ def _parse(text: str, file: str | None, start: str) -> Domain | Problem:
             raise _syntax_error(error, text, file, start) from None
         finally:
             _BUILDER.file, _BUILDER.text = None, ""
+            if collecting:
+                gc.enable()
         _PARSED[cache_key] = parsed
         if len(_PARSED) > _PARSED_KEPT:
             _PARSED.popitem(last=False)
