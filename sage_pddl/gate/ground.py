@@ -3,8 +3,9 @@
 Semantics
 ---------
 * **Atoms.** A ground atom is a tuple of lower-case strings, `("holding", "apple")`; the table
-  interns every atom it creates, so equal atoms are the same object. A state is a frozenset of
-  atoms (closed world: what is not in it is false).
+  interns the atoms of the ground actions it builds, so those equal atoms are one object (the
+  initial state's atoms, and those a first check's step functions add, are equal by value).
+  A state is a frozenset of atoms (closed world: what is not in it is false).
 * **Conditions.** A ground condition (`Cond`) is a conjunction: its literals as two frozensets
   (`pos` must be present, `neg` absent) plus, only where the formula has a disjunction or an
   implication, `AnyOf`/`Implies` parts. Equalities are decided when grounding: a false one is
