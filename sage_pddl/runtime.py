@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .env.base import as_plan_step
+from .gate import compile_gate
 from .pddl.errors import SageError
 
 INJECTED_REASON = "injected failure: the step could not be executed"
@@ -130,8 +131,6 @@ def run_episode(task: Any, planner: Any, env: Any, *, max_replan: int = 3,
     `on_event(kind, payload)` is called for "plan", "step", "blocked", "repair" events, so a CLI
     can show progress; it must not change anything.
     """
-    from .gate import compile_gate
-
     emit = on_event or (lambda kind, payload: None)
     began = time.perf_counter()
     gate = compile_gate(task.domain, task.problem)

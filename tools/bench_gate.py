@@ -8,17 +8,24 @@ What "per plan" means here (the honest figure)
   object, as in a real run where one loaded domain serves many problems; its one-off cost per
   domain is reported on its own line.
 * **first check** (the per-plan figure the goals refer to): one `Gate.check(plan)` of a parsed
-  plan against a freshly compiled gate whose ground actions are NOT cached, so every step is
-  resolved, type-checked and ground during the check. Timed on `--repeat` fresh gates per plan
-  (median).
+  plan against a freshly compiled gate that has seen no plan: every step is bound to its action
+  and objects and run by the action's generated set function (a rejected step is ground and
+  explained). Timed on `--repeat` fresh gates per plan (median).
+* **second check**: the same plan again on that gate, which grounds every step for the
+  bit-set loop (the first check grounds nothing), reported apart.
 * **repeat check**: `Gate.check(plan)` again on the same gate, every step a cache hit (a planner
   re-checking candidates against one task). Median of `--repeat` timed calls per plan. The
   verdict's `final_state` is converted to a frozenset only when read; "+ final_state" times the
   check and that read together.
-* **unified-planning 1.3**: `PDDLReader.parse_problem` + `parse_plan` (its "compile"), then
-  `SequentialPlanValidator().validate(problem, plan)` (its check, which grounds the plan's
-  actions itself), once per triple (it is slow). Household domains are normalised for it as the
-  corpus README says (`()` bodies -> `(and)`, `error_used_name=False`).
+* **parse** (iTHOR domain + the K01 problem): the first parse of a text in this process, the
+  same text again (the parser's content cache), and, to choose the parser's settings, Lark's
+  grammar load with and without `cache=True` and a parse with each lexer (basic, contextual).
+* **unified-planning 1.3**: `PDDLReader.parse_problem` + `parse_plan` (its "compile", once per
+  triple: it is slow), then `SequentialPlanValidator().validate(problem, plan)` (its check,
+  which grounds the plan's actions itself), the median of `--up-repeat` runs (default 3: on a
+  loaded machine a single run takes every load spike, which inflates the ratio). Household
+  domains are normalised for it as the corpus README says (`()` bodies -> `(and)`,
+  `error_used_name=False`).
 * **baseline verifier** (iTHOR): `../shared/tools/baseline_verifier.check(steps)` on the same
   JSON steps (legacy names `Navigate`/`Grab`); it checks no types, affordances, containment or
   initial state, which our gate does.
@@ -27,7 +34,8 @@ Ratios are medians of per-plan ratios (and, for reference, ratios of medians). A
 `time.perf_counter_ns` in this one process, with the garbage collector paused while timing;
 ours and the baseline are timed alternately so both see the same machine load.
 
-    python tools/bench_gate.py [--corpus DIR] [--repeat 15] [--limit N] [--skip-up] [--skip-corpus]
+    python tools/bench_gate.py [--corpus DIR] [--repeat 15] [--up-repeat 3] [--limit N] [--skip-up]
+                               [--skip-corpus] [--before REV | --no-before]
 """
 from __future__ import annotations
 
@@ -99,6 +107,7 @@ class Row:
     compile_ns: int
     first_ns: int
     compile_first_ns: int
+    second_ns: int
     repeat_ns: int
     repeat_final_ns: int
     ours: str
@@ -120,7 +129,7 @@ class Totals:
 class UnifiedPlanning:
     """Runs unified-planning's SequentialPlanValidator on a triple, timing parse and validate."""
 
-    def __init__(self, workdir: Path):
+    def __init__(self, workdir: Path, repeat: int = 3):
         import warnings
         _import_fast_downward_translate_options()
         from unified_planning.shortcuts import get_environment
@@ -129,6 +138,7 @@ class UnifiedPlanning:
         env.credits_stream = None
         env.error_used_name = False  # EAI: action `open` and predicate `open` share a name
         self.workdir = workdir
+        self.repeat = repeat
         self._normalised: dict[str, Path] = {}
 
     def _domain_file(self, corpus: Path, ref: str) -> Path:
@@ -166,9 +176,12 @@ class UnifiedPlanning:
                                            str(corpus / triple["problem"]))
             plan = reader.parse_plan(problem, str(self._plan_file(corpus, triple["plan"])))
             row.up_compile_ns = time.perf_counter_ns() - start
-            start = time.perf_counter_ns()
-            result = SequentialPlanValidator().validate(problem, plan)
-            row.up_check_ns = time.perf_counter_ns() - start
+            checks = []
+            for _ in range(self.repeat):  # the median: one run alone takes every load spike
+                start = time.perf_counter_ns()
+                result = SequentialPlanValidator().validate(problem, plan)
+                checks.append(time.perf_counter_ns() - start)
+            row.up_check_ns = int(med(checks))
         except Exception as error:  # noqa: BLE001 - any failure of the other tool is counted
             row.up_error = f"{type(error).__name__}: {str(error).splitlines()[0][:100]}"
             return
@@ -177,12 +190,13 @@ class UnifiedPlanning:
 
 # --- section 1 ---------------------------------------------------------------------------------
 
-def corpus_section(corpus: Path, repeat: int, limit: int | None, skip_up: bool) -> Totals:
+def corpus_section(corpus: Path, repeat: int, limit: int | None, skip_up: bool,
+                   up_repeat: int = 3) -> Totals:
     triples = json.loads((corpus / "plans_index.json").read_text())[:limit]
     domains: dict[str, object] = {}
     totals = Totals()
     with tempfile.TemporaryDirectory() as workdir:
-        up = None if skip_up else UnifiedPlanning(Path(workdir))
+        up = None if skip_up else UnifiedPlanning(Path(workdir), up_repeat)
         for triple in triples:
             domain_path = str(corpus / triple["domain"])
             if domain_path not in domains:
@@ -203,14 +217,18 @@ def corpus_section(corpus: Path, repeat: int, limit: int | None, skip_up: bool) 
             gc.disable()
             try:
                 compile_ns, first_ns, both_ns, repeat_ns, final_ns = [], [], [], [], []
+                second_ns = []
                 for _ in range(repeat):
                     start = time.perf_counter_ns()
                     gate = compile_gate(domain, problem)
                     compile_ns.append(time.perf_counter_ns() - start)
-                    # grounds every step
                     first_ns.append(timed(lambda gate=gate, plan=plan: gate.check(plan)))
                     both_ns.append(timed(lambda domain=domain, problem=problem, plan=plan:
                                          compile_gate(domain, problem).check(plan)))
+                for _ in range(repeat):  # apart: grounding leaves the caches cold
+                    second = compile_gate(domain, problem)
+                    second.check(plan)
+                    second_ns.append(timed(lambda gate=second, plan=plan: gate.check(plan)))
                 verdict = gate.check(plan)
                 for _ in range(repeat):
                     repeat_ns.append(timed(lambda gate=gate, plan=plan: gate.check(plan)))
@@ -218,7 +236,7 @@ def corpus_section(corpus: Path, repeat: int, limit: int | None, skip_up: bool) 
             finally:
                 gc.enable()
             row = Row(triple["plan"], max(1, len(plan.steps)), med(compile_ns), med(first_ns),
-                      med(both_ns), med(repeat_ns), med(final_ns),
+                      med(both_ns), med(second_ns), med(repeat_ns), med(final_ns),
                       "valid" if verdict.solved else "invalid")
             if up is not None:
                 up.run(corpus, triple, row)
@@ -241,7 +259,8 @@ def report_corpus(totals: Totals, repeat: int) -> None:
           f"{_us(med(schema))}, max {_us(max(schema))}")
     print(f"  ours  compile_gate per problem: median {_us(med(r.compile_ns for r in rows))}, "
           f"total {sum(r.compile_ns for r in rows) / 1e9:.3f} s")
-    for label, get in (("first check (grounds every step)", lambda r: r.first_ns),
+    for label, get in (("first check (generated functions)", lambda r: r.first_ns),
+                       ("second check (grounds every step)", lambda r: r.second_ns),
                        ("repeat check (cached steps)", lambda r: r.repeat_ns),
                        ("repeat check + final_state", lambda r: r.repeat_final_ns)):
         print(f"  ours  {label}: median {_us(med(get(r) for r in rows))}/plan, "
@@ -336,7 +355,7 @@ def ithor_section(repeat: int, quiet: bool = False) -> dict:
           f"{max(len(t.reference_steps) for t in tasks)}); each figure the median of {repeat} runs")
     print(f"  {'':34s}{'median':>10s}{'max':>10s}   µs per plan")
     for label, values in (("ours compile_gate (per task)", compile_us),
-                          ("ours first check (grounds)", first_us),
+                          ("ours first check (step functions)", first_us),
                           ("ours check (cached steps)", ours_us),
                           ("ours check + final_state", final_us),
                           ("baseline verifier check", base_us)):
@@ -362,23 +381,74 @@ def parse_section(repeat: int, quiet: bool = False) -> dict:
     problem_text = (REPO / "problems" / "ithor" / "K01.pddl").read_text(encoding="utf-8")
     parse_domain("(define (domain warm) (:action a :parameters () :effect (and)))")  # Lark
     first, again = [], []
-    for round_ in range(repeat):
-        cache = getattr(pddl_parser, "_PARSED", None)
-        if cache is not None:
-            cache.clear()  # a first parse every round
-        # a distinct file name per round: no cache of any version can answer a first parse
-        name = f"ithor-{round_}.pddl"
-        first.append(timed(lambda name=name: (parse_domain(domain_text, name),
-                                              parse_problem(problem_text, "K01-" + name))))
-        again.append(timed(lambda name=name: (parse_domain(domain_text, name),
-                                              parse_problem(problem_text, "K01-" + name))))
-    summary = {"parse_first_ms": med(first) / 1e6, "parse_again_ms": med(again) / 1e6}
+    gc.collect()
+    gc.disable()  # as for every other figure here (it was not, for the parse, before)
+    try:
+        for round_ in range(repeat):
+            cache = getattr(pddl_parser, "_PARSED", None)
+            if cache is not None:
+                cache.clear()  # a first parse every round
+            # a distinct file name per round: no cache of any version can answer a first parse
+            name = f"ithor-{round_}.pddl"
+            first.append(timed(lambda name=name: (parse_domain(domain_text, name),
+                                                  parse_problem(problem_text, "K01-" + name))))
+            again.append(timed(lambda name=name: (parse_domain(domain_text, name),
+                                                  parse_problem(problem_text, "K01-" + name))))
+    finally:
+        gc.enable()
+    summary = {"parse_first_ms": med(first) / 1e6, "parse_again_ms": med(again) / 1e6,
+               "parse_first_min_ms": min(first) / 1e6}
     if not quiet:
         print(f"Section 3: parse ithor.pddl ({len(domain_text):,} bytes) + K01.pddl "
               f"({len(problem_text):,} bytes), median of {repeat}")
-        print(f"  first parse of the text {summary['parse_first_ms']:.2f} ms; "
-              f"the same text again {summary['parse_again_ms']:.3f} ms")
+        print(f"  first parse of the text (sage-pddl's driver of Lark's tables) "
+              f"{summary['parse_first_ms']:.2f} ms (fastest {summary['parse_first_min_ms']:.2f}); "
+              f"the same text again {summary['parse_again_ms']:.3f} ms (content cache)")
+        parse_variants(domain_text, problem_text, repeat)
     return summary
+
+
+def parse_variants(domain_text: str, problem_text: str, repeat: int) -> None:
+    """The parser's settings, each measured: loading the grammar with and without Lark's
+    `cache=True` (a process's start-up cost), and a first parse with each Lark lexer, whose
+    models must equal the product parser's."""
+    from importlib.resources import files
+
+    from lark import Lark
+
+    from sage_pddl.pddl import parse_domain, parse_problem
+    from sage_pddl.pddl import parser as pddl_parser
+
+    grammar = (files("sage_pddl") / "grammars" / "pddl.lark").read_text(encoding="utf-8")
+    options = dict(parser="lalr", start=["start_domain", "start_problem"],
+                   transformer=pddl_parser._BUILDER, maybe_placeholders=False)
+    for cache in (False, True):
+        Lark(grammar, lexer="contextual", cache=cache, **options)  # writes the cache file
+        loads = [timed(lambda cache=cache: Lark(grammar, lexer="contextual", cache=cache,
+                                               **options)) for _ in range(3)]
+        print(f"  grammar load, Lark cache={cache}: {med(loads) / 1e6:.1f} ms")
+    expected = (parse_domain(domain_text, "ithor.pddl"), parse_problem(problem_text, "K01.pddl"))
+    for lexer in ("basic", "contextual"):
+        parser = Lark(grammar, lexer=lexer, cache=True, **options)
+
+        def parse(parser: Lark = parser) -> tuple:
+            builder = pddl_parser._BUILDER
+            try:
+                builder.file, builder.text = "ithor.pddl", domain_text
+                domain = parser.parse(domain_text, start="start_domain")
+                builder.file, builder.text = "K01.pddl", problem_text
+                return domain, parser.parse(problem_text, start="start_problem")
+            finally:
+                builder.file, builder.text = None, ""
+        same = parse() == expected
+        gc.collect()
+        gc.disable()
+        try:
+            times = [timed(parse) for _ in range(repeat)]
+        finally:
+            gc.enable()
+        print(f"  Lark's own parse, lexer={lexer}: {med(times) / 1e6:.2f} ms "
+              f"({'same model' if same else 'A DIFFERENT MODEL'})")
 
 
 # --- before / after ----------------------------------------------------------------------------
@@ -434,6 +504,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--limit", type=int, default=None, help="only the first N triples")
     parser.add_argument("--skip-up", action="store_true", help="time the gate only")
+    parser.add_argument("--up-repeat", type=int, default=3,
+                        help="timed runs of unified-planning's validator per triple (median)")
     parser.add_argument("--skip-corpus", action="store_true", help="no corpus section")
     parser.add_argument("--before", default=BEFORE, metavar="REV",
                         help=f"also measure this commit, for a before/after table (default "
@@ -448,7 +520,8 @@ def main(argv: list[str] | None = None) -> int:
         if not (args.corpus / "plans_index.json").is_file():
             print(f"no corpus at {args.corpus} (set SAGE_SHARED or --corpus)", file=sys.stderr)
             return 2
-        totals = corpus_section(args.corpus, args.repeat, args.limit, args.skip_up)
+        totals = corpus_section(args.corpus, args.repeat, args.limit, args.skip_up,
+                                args.up_repeat)
         after["compile_first_ns"] = {r.plan: r.compile_first_ns for r in totals.rows}
         up_check = {r.plan: r.up_check_ns for r in totals.rows if r.up_check_ns}
         if not args.json:

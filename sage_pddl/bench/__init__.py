@@ -18,6 +18,6 @@ __all__ = ["BenchConfig", "BenchConfigError", "load_config", "run_benchmark", "w
 
 def write_report(run_dir, **options):
     """See `sage_pddl.bench.report.write_report` (imported lazily: it needs numpy)."""
-    from .report import write_report as _write_report
+    from .report import write_report as _write_report  # start-up time: the report needs numpy
 
     return _write_report(run_dir, **options)

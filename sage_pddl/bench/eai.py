@@ -135,7 +135,10 @@ def score_plan(task_id: str, plan: Plan | Sequence[StepLike], *,
 def score_llm_output(task_id: str, llm_output: str, *, eai_compat: bool = False) -> EaiVerdict:
     """EAI's verdict on one LLM output text for one task (the body of its evaluation loop)."""
     require_eai()
+    # optional extra 'virtualhome'
     from virtualhome_eval.simulation.evolving_graph.checker import TemporalOrderChecker
+
+    # optional extra 'virtualhome'
     from virtualhome_eval.simulation.evolving_graph.eval_utils import (
         check_action_grammar,
         check_name_id_format,
@@ -341,6 +344,7 @@ def eai_entry_point(outputs: Sequence[Mapping[str, str]], workdir: str | Path | 
     """Run EAI's `evaluate_results` (what `eai-eval --mode evaluate_results --eval-type
     action_sequencing` calls, without its log-file set-up) on these outputs."""
     require_eai()
+    # optional extra 'virtualhome'
     from virtualhome_eval.evaluation.action_sequencing.scripts.evaluate_results import (
         evaluate_results,
     )

@@ -36,8 +36,13 @@ import threading
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
+from sage_pddl.export.classical import solve
+from sage_pddl.gate import compile_gate
+from sage_pddl.llm.scripted import ScriptExhausted
 from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.vocabulary import bare_step, step_text
+from sage_pddl.pddl.vocabulary import bare_step, step_text, vocabulary
+from sage_pddl.pddl.writer import write_formula
+from sage_pddl.tasks import normalize_steps, task_problem
 
 NAVIGATION = frozenset({"moveto", "find"})
 _TASK_LINE = re.compile(r"^Task: (.+)$", re.MULTILINE)
@@ -56,8 +61,6 @@ class ReferenceResponder:
 
     def __init__(self, tasks: Iterable[Any], domain_for: Callable[[Any], Any],
                  broken_tasks: Collection[str] = (), classical_timeout: float = 60.0):
-        from sage_pddl.tasks import normalize_steps
-
         self._domain_for = domain_for
         self._timeout = classical_timeout
         self._plans: dict[str, tuple[Any, list[dict]]] = {}
@@ -111,7 +114,6 @@ class ReferenceResponder:
                 hit = self._classical(key)
             if hit is not None:
                 return hit
-        from sage_pddl.llm.scripted import ScriptExhausted
 
         raise ScriptExhausted("the reference responder knows no task in this request "
                               f"(Task lines: {found[-3:]})")
@@ -121,11 +123,6 @@ class ReferenceResponder:
         with self._lock:
             if key in self._plans:
                 return self._plans[key]
-            from sage_pddl.export.classical import solve
-            from sage_pddl.gate import compile_gate
-            from sage_pddl.llm.scripted import ScriptExhausted
-            from sage_pddl.pddl.vocabulary import vocabulary
-            from sage_pddl.tasks import task_problem
 
             task = self._unplanned[key]
             domain = self._domain_for(task)
@@ -150,9 +147,6 @@ class ReferenceResponder:
         return [(self._subgoal(task, i, part), part) for i, part in enumerate(_split(steps))]
 
     def _goal(self, task: Any) -> str:
-        from sage_pddl.pddl.writer import write_formula
-        from sage_pddl.tasks import task_problem
-
         goal = task_problem(task, self._domain_for(task)).goal
         return write_formula(goal) if goal is not None else "(and)"
 

@@ -312,10 +312,10 @@ def _plot_primary(run_dir: Path, summary: Sequence[Mapping[str, Any]], mode: str
                   level: float) -> tuple[Path | None, str | None]:
     metric = metric_defs.primary_metric(mode)
     try:
-        import matplotlib
+        import matplotlib  # optional extra 'bench'
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # optional extra 'bench'
     except ImportError:
         return None, "plots skipped: matplotlib is not installed (pip install 'sage-pddl[bench]')"
     models = list(dict.fromkeys(r["model"] for r in summary))

@@ -43,6 +43,7 @@ import secrets
 import sys
 import threading
 import time
+import tomllib
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -52,13 +53,26 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from tqdm import tqdm
+
+from sage_pddl.domains import load_domain
+from sage_pddl.env import EnvError, get_env, list_envs
+from sage_pddl.env.episode import GatedEnv
+from sage_pddl.gate import compile_gate
+from sage_pddl.llm import InvalidOutput, LLMError, available_backends, get_backend
 from sage_pddl.llm.base import DEFAULT_MODEL
 from sage_pddl.llm.hosts import HostPool, split_hosts
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.files import write_text_atomic
 from sage_pddl.pddl.vocabulary import step_text
+from sage_pddl.planners import MEMORY_PLANNERS, canonical_name, get_planner
+from sage_pddl.planners.base import PlanningTask
+from sage_pddl.planners.memory import HybridMemory
+from sage_pddl.runtime import run_episode
+from sage_pddl.tasks import load_taskset
 
 from . import metrics
+from .eai import score_plan
 from .executors import (
     Cell,
     Executor,
@@ -68,6 +82,7 @@ from .executors import (
     Runner,
     ThreadExecutor,
 )
+from .oracle import reference_responder
 
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
 """A run id names one folder under the output folder: no separators, no `..`, no drive."""
@@ -131,9 +146,6 @@ class BenchConfig:
 
     def validated(self) -> BenchConfig:
         """A normalised copy, or `BenchConfigError` naming the first bad setting."""
-        from sage_pddl.llm import available_backends
-        from sage_pddl.planners import canonical_name
-
         def fail(setting: str, message: str) -> BenchConfigError:
             return BenchConfigError(f"bench setting {setting!r}: {message}")
 
@@ -182,8 +194,6 @@ class BenchConfig:
         if self.gate_before_execute and self.mode != "exec":
             raise fail("gate_before_execute", "gating before execution needs mode 'exec'")
         if self.mode == "exec":
-            from sage_pddl.env import list_envs
-
             if self.env.lower() not in list_envs():
                 raise fail("env", f"unknown environment {self.env!r}; known: "
                                   f"{', '.join(list_envs())}")
@@ -276,8 +286,6 @@ def load_config(path: str | Path, **overrides: Any) -> BenchConfig:
         raise BenchConfigError(f"bench config {path}: cannot read: {error.strerror}") from None
     try:
         if path.suffix.lower() == ".toml":
-            import tomllib
-
             data = tomllib.loads(text)
         else:
             data = json.loads(text)
@@ -313,8 +321,6 @@ _SPEC = re.compile(r"^(?P<set>[^\[\]#]+?)(?:#(?P<one>[^\[\]#]+)|\[(?P<sel>[^\]]*
 
 def select_tasks(specs: Sequence[str]) -> list[Any]:
     """The tasks named by task specs, in order, without repeats (see `BenchConfig.tasks`)."""
-    from sage_pddl.tasks import load_taskset
-
     chosen: dict[str, Any] = {}
     origin: dict[str, str] = {}
     for spec in specs:
@@ -464,8 +470,6 @@ class _ErrorWatch:
 
     def complete(self, messages: Any, schema: Any = None, temperature: float = 0.2,
                  seed: int | None = None, role: str | None = None) -> Any:
-        from sage_pddl.llm import InvalidOutput, LLMError
-
         try:
             completion = self.inner.complete(messages, schema=schema, temperature=temperature,
                                              seed=seed, role=role)
@@ -493,8 +497,6 @@ class _Context:
     live_path: Path | None = None
 
     def domain_for(self, task: Any) -> Any:
-        from sage_pddl.domains import load_domain
-
         name = self.config.domain or getattr(task, "domain", None) or "ithor"
         if name not in self.domains:
             self.domains[name] = load_domain(name, domains_dirs=list(self.config.domains_dirs)
@@ -502,15 +504,11 @@ class _Context:
         return self.domains[name]
 
     def planning_task(self, task: Any) -> Any:
-        from sage_pddl.planners.base import PlanningTask
-
         if task.task_id not in self.planning:
             self.planning[task.task_id] = PlanningTask.from_task(task, self.domain_for(task))
         return self.planning[task.task_id]
 
     def gate(self, task: Any) -> Any:
-        from sage_pddl.gate import compile_gate
-
         if task.task_id not in self.gates:
             planning = self.planning_task(task)
             self.gates[task.task_id] = compile_gate(planning.domain, planning.problem)
@@ -518,9 +516,6 @@ class _Context:
 
     def memory(self, task: Any) -> Any:
         """The memory of the task's own task set (retrieval leaves the task out)."""
-        from sage_pddl.planners.memory import HybridMemory
-        from sage_pddl.tasks import load_taskset
-
         source = getattr(task, "source", "") or ""
         key = f"{source}|{self.config.domain or task.domain}"
         if key not in self.memories:
@@ -535,8 +530,6 @@ def default_llm_factory(config: BenchConfig, tasks: Sequence[Any],
     """model name -> backend, as the config says (scripted without a script: the reference
     responder of `oracle.py`; several hosts or `per_host`: a `HostPool` over them; with
     `cassette_dir`: record/replay around the backend)."""
-    from sage_pddl.llm import get_backend
-
     hosts = split_hosts(config.llm_host)
 
     def make(model: str) -> Any:
@@ -551,7 +544,6 @@ def default_llm_factory(config: BenchConfig, tasks: Sequence[Any],
         if config.llm == "scripted":
             if config.llm_script:
                 return get_backend("scripted", model=model, script=config.llm_script)
-            from .oracle import reference_responder
 
             return get_backend("scripted", model=model,
                                responder=reference_responder(tasks, domain_for))
@@ -774,8 +766,6 @@ class _Progress:
     are never counted as done, so the bar stops short and says how many are left."""
 
     def __init__(self, total: int, initial: int, enabled: bool):
-        from tqdm import tqdm
-
         self._bar = tqdm(total=total, initial=initial, file=sys.stderr, disable=not enabled,
                          desc="bench", unit="row", dynamic_ncols=True, smoothing=0.1)
 
@@ -793,8 +783,6 @@ class _Progress:
         self._bar.update(1)
 
     def say(self, text: str) -> None:
-        from tqdm import tqdm
-
         if self._bar.disable:
             print(text, file=sys.stderr)
         else:
@@ -834,8 +822,6 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
         else:
             stage = "exec"
             row.update(_exec_part(context, planner, planning, gate, task))
-        from sage_pddl.planners import MEMORY_PLANNERS
-
         if config.memory == "live" and planner_name in MEMORY_PLANNERS:
             reached = row.get("goal_success" if config.mode == "plan" else "task_success")
             if reached == 1.0:
@@ -843,9 +829,6 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
     except KeyboardInterrupt:
         raise
     except SageError as error:
-        from sage_pddl.env import EnvError
-        from sage_pddl.llm import LLMError
-
         kind = ("llm" if isinstance(error, LLMError) else "env" if isinstance(error, EnvError)
                 else stage)
         row.update(error=f"{type(error).__name__}: {error}", error_kind=kind)
@@ -865,8 +848,6 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
 def _eai_part(task_id: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
     """EAI's own verdict on a VirtualHome plan, beside our PDDL goal test: `eai_counted` is
     False when EAI skips the task (its gold program fails its own goals)."""
-    from .eai import score_plan
-
     verdict = score_plan(task_id, steps)
     return {"eai_counted": verdict.counted, "eai_executable": verdict.executable,
             "eai_success": verdict.success if verdict.counted else None,
@@ -884,8 +865,6 @@ def _executed_steps(row: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def _build_planner(context: _Context, llm: Any, name: str, task: Any, seed: int) -> Any:
-    from sage_pddl.planners import MEMORY_PLANNERS, get_planner
-
     options: dict[str, Any] = {"seed": seed}
     if context.config.memory in ("loo", "live") and name in MEMORY_PLANNERS:
         options["memory"] = context.memory(task)
@@ -906,10 +885,6 @@ def _plan_part(result: Any, gate: Any, task: Any) -> dict[str, Any]:
 
 def _exec_part(context: _Context, planner: Any, planning: Any, gate: Any, task: Any
                ) -> dict[str, Any]:
-    from sage_pddl.env import get_env
-    from sage_pddl.env.episode import GatedEnv
-    from sage_pddl.runtime import run_episode
-
     config = context.config
     first_plan: list[Any] = []
 

@@ -20,7 +20,7 @@ import hashlib
 import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -163,8 +163,6 @@ def compare(name: str, metric: str, model: str, candidate: str, baseline: str,
 def adjust_family(comparisons: Sequence[Comparison], alpha: float = DEFAULT_ALPHA
                   ) -> list[Comparison]:
     """Holm-adjust one family of comparisons and mark those significant at `alpha`."""
-    from dataclasses import replace
-
     adjusted = holm([c.p for c in comparisons])
     return [replace(c, p_holm=q, significant=bool(not math.isnan(q) and q < alpha))
             for c, q in zip(comparisons, adjusted)]

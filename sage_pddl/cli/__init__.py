@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _version() -> str:
-    from .. import __version__
+    from .. import __version__  # start-up time: imported when the command runs
 
     return f"sage-pddl {__version__}"
 

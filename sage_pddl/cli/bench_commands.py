@@ -22,13 +22,14 @@ from .common import EXIT_INVALID, EXIT_OK, AddCommand, console
 def _list(text: str | None) -> list[str] | None:
     if text is None:
         return None
-    from ..bench.runner import _split_top
+    from ..bench.runner import _split_top  # start-up time: imported when the command runs
 
     return [part.strip() for part in _split_top(text) if part.strip()]
 
 
 def config_from_args(args: argparse.Namespace) -> Any:
     """The `BenchConfig` of a `bench` command line (`--config` file first, flags on top)."""
+    # start-up time: imported when the command runs
     from ..bench.runner import BenchConfig, BenchConfigError, config_from_mapping, load_config
 
     seed_words = _list(args.seeds)
@@ -65,8 +66,8 @@ def config_from_args(args: argparse.Namespace) -> Any:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from ..bench import run_benchmark
-    from ..bench.report import write_report
+    from ..bench import run_benchmark  # start-up time: imported when the command runs
+    from ..bench.report import write_report  # start-up time: imported when the command runs
 
     config = config_from_args(args)
     with _terminate_as_interrupt():
@@ -114,7 +115,7 @@ def _terminate_as_interrupt() -> Iterator[None]:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from ..bench.report import write_report
+    from ..bench.report import write_report  # start-up time: imported when the command runs
 
     files = write_report(args.run_dir, candidate=args.candidate,
                          baselines=_list(args.baselines), compared=_list(args.metrics),

@@ -111,7 +111,7 @@ def domains_dirs(args: argparse.Namespace) -> list[Path]:
 
 
 def load_domain_arg(ref: str, args: argparse.Namespace) -> Domain:
-    from ..domains import load_domain
+    from ..domains import load_domain  # start-up time: imported when the command runs
 
     return load_domain(ref, domains_dirs=domains_dirs(args))
 
@@ -123,17 +123,17 @@ def is_task_ref(ref: str) -> bool:
 def load_problem_arg(ref: str, domain: Domain, args: argparse.Namespace) -> Problem:
     """A PROBLEM argument: a .pddl path or a task reference `DATASET.json#TASK_ID`."""
     if is_task_ref(ref):
-        from ..tasks import load_task, task_problem
+        from ..tasks import load_task, task_problem  # start-up time: imported when the command runs
 
         return task_problem(load_task(ref), domain)
-    from ..pddl import load_problem
+    from ..pddl import load_problem  # start-up time: imported when the command runs
 
     return load_problem(ref)
 
 
 def read_plan_arg(ref: str) -> Plan:
     """A PLAN argument: a plan file in any format (FILE.json#ID), or `-` for stdin."""
-    from ..pddl import load_plan, parse_plan
+    from ..pddl import load_plan, parse_plan  # start-up time: imported when the command runs
 
     if ref == "-":
         return parse_plan(sys.stdin.read(), file="<stdin>")
@@ -143,7 +143,7 @@ def read_plan_arg(ref: str) -> Plan:
 def plan_or_reference_arg(ref: str) -> Any:
     """A PLAN argument that may also be a task reference, whose reference steps are the plan."""
     if is_task_ref(ref):
-        from ..tasks import TaskSetError, load_task
+        from ..tasks import TaskSetError, load_task  # start-up time: imported when the command runs
 
         try:
             return list(load_task(ref).reference_steps)

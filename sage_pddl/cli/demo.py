@@ -40,7 +40,7 @@ def scripted_small_model():
     """The built-in stand-in for a small model, with a small model's typical mistakes:
     it forgets to open a closed container before putting something in it, and after a failure
     it re-opens a container that is already open."""
-    from ..llm import get_backend
+    from ..llm import get_backend  # start-up time: imported when the command runs
 
     return get_backend("scripted", model="built-in scripted small model", script={
         "decompose": [{"subgoals": ["Pick up the apple", "Put the apple in the cabinet",
@@ -60,7 +60,9 @@ def scripted_small_model():
 
 def choose_llm(llm: str, model: str | None, host: str | None) -> tuple[Any, str]:
     """(backend, label). `auto` uses Ollama only when it answers and has the model."""
-    from ..llm import get_backend
+    from ..llm import get_backend  # start-up time: imported when the command runs
+
+    # start-up time: imported when the command runs
     from ..llm.ollama import is_available, list_models
 
     wanted = model or DEFAULT_MODEL
@@ -76,7 +78,7 @@ def choose_llm(llm: str, model: str | None, host: str | None) -> tuple[Any, str]
                 check()
         return backend, f"Ollama model {wanted}"
     if llm != "auto":
-        from ..pddl.errors import SageError
+        from ..pddl.errors import SageError  # start-up time: imported when the command runs
 
         raise SageError(f"demo: --llm must be auto, ollama or scripted, got {llm!r}")
     return scripted_small_model(), ("built-in scripted small model (no Ollama server with "
@@ -85,18 +87,18 @@ def choose_llm(llm: str, model: str | None, host: str | None) -> tuple[Any, str]
 
 def run_demo(llm: str = "auto", model: str | None = None, host: str | None = None,
              json_output: bool = False) -> int:
-    from rich.console import Console
-    from rich.panel import Panel
-    from rich.table import Table
+    from rich.console import Console  # start-up time: imported when the command runs
+    from rich.panel import Panel  # start-up time: imported when the command runs
+    from rich.table import Table  # start-up time: imported when the command runs
 
-    from ..domains import load_domain
-    from ..env import get_env
-    from ..gate import compile_gate
-    from ..pddl.writer import write_formula
-    from ..planners import get_planner
-    from ..planners.base import PlanningTask
-    from ..runtime import run_episode
-    from ..tasks import load_task, normalize_steps
+    from ..domains import load_domain  # start-up time: imported when the command runs
+    from ..env import get_env  # start-up time: imported when the command runs
+    from ..gate import compile_gate  # start-up time: imported when the command runs
+    from ..pddl.writer import write_formula  # start-up time: imported when the command runs
+    from ..planners import get_planner  # start-up time: imported when the command runs
+    from ..planners.base import PlanningTask  # start-up time: imported when the command runs
+    from ..runtime import run_episode  # start-up time: imported when the command runs
+    from ..tasks import load_task, normalize_steps  # start-up time: imported when the command runs
 
     out = Console(highlight=False, soft_wrap=True, quiet=json_output)
     domain = load_domain("ithor")

@@ -24,9 +24,9 @@ from .common import (
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from ..gate import compile_gate
-    from ..pddl import check_domain, check_problem
-    from ..pddl.errors import UnsupportedConstruct
+    from ..gate import compile_gate  # start-up time: imported when the command runs
+    from ..pddl import check_domain, check_problem  # start-up time: imported when the command runs
+    from ..pddl.errors import UnsupportedConstruct  # start-up time: imported when the command runs
 
     domain = load_domain_arg(args.domain, args)
     diagnostics = list(check_domain(domain))
@@ -58,7 +58,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _diagnostic_from(exc):
-    from ..pddl.validate import Diagnostic
+    from ..pddl.validate import Diagnostic  # start-up time: imported when the command runs
 
     return Diagnostic(severity="error", code="unsupported", message=exc.message, loc=exc.loc)
 
@@ -71,7 +71,7 @@ def _diag_json(d) -> dict:
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
-    from ..gate import compile_gate
+    from ..gate import compile_gate  # start-up time: imported when the command runs
 
     domain = load_domain_arg(args.domain, args)
     problem = load_problem_arg(args.problem, domain, args)
@@ -80,7 +80,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
     verdict = gate.check(plan, mode="all" if args.all else "first")
     unreachable = []
     if verdict.valid and verdict.goal_reached is False:
-        from ..gate.causal import unreachable_goals
+        from ..gate.causal import unreachable_goals  # start-up time: imported when the command runs
 
         unreachable = unreachable_goals(gate.table, verdict.final_state)
     if args.json:
@@ -138,11 +138,12 @@ def _print_verdict(verdict, plan, prefix: bool = False) -> None:
 
 
 def cmd_fmt(args: argparse.Namespace) -> int:
+    # start-up time: imported when the command runs
     from ..pddl import parse_domain, parse_problem, write_domain, write_problem
 
     path = Path(args.file)
     if not path.is_file():  # a domain name, as everywhere else
-        from ..domains import resolve_domain
+        from ..domains import resolve_domain  # start-up time: imported when the command runs
 
         path = resolve_domain(args.file, domains_dirs(args))
     text = read_text(path, "the file")
@@ -171,7 +172,7 @@ def _looks_like_problem(text: str) -> bool:
 
 
 def cmd_domains(args: argparse.Namespace) -> int:
-    from ..domains import list_domains, load_domain
+    from ..domains import list_domains, load_domain  # start-up time: imported when the command runs
 
     found = list_domains(domains_dirs=domains_dirs(args))
     rows = []
@@ -184,7 +185,7 @@ def cmd_domains(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
         return EXIT_OK
-    from rich.table import Column, Table
+    from rich.table import Column, Table  # start-up time: imported when the command runs
 
     table = Table("domain", "actions", Column("file", overflow="fold"))
     for row in rows:
@@ -195,8 +196,8 @@ def cmd_domains(args: argparse.Namespace) -> int:
 
 
 def cmd_problem(args: argparse.Namespace) -> int:
-    from ..pddl import write_problem
-    from ..tasks import load_task, problem_text, task_problem, task_scene
+    from ..pddl import write_problem  # start-up time: imported when the command runs
+    from ..tasks import load_task, problem_text, task_problem, task_scene  # start-up time
 
     task = load_task(args.task)
     domain = load_domain_arg(args.domain or task.domain, args)

@@ -41,6 +41,7 @@ class _ListPlanners(argparse.Action):
 
 
 def print_planners() -> None:
+    # start-up time: imported when the command runs
     from ..planners import available_planners, planner_summary
 
     names = available_planners()
@@ -56,7 +57,9 @@ def cmd_planners(args: argparse.Namespace) -> int:
 
 def cmd_tasks(args: argparse.Namespace) -> int:
     """The bundled task sets with their sizes, or the tasks of one set."""
-    from ..tasks import BUNDLED, load_taskset
+    from ..tasks import BUNDLED, load_taskset  # start-up time: imported when the command runs
+
+    # start-up time: imported when the command runs
     from ..tasks.taskset import EXTERNAL, TaskSetError
 
     if not args.set:
@@ -116,7 +119,7 @@ REFERENCE_NOTE = ("note: --llm scripted without --llm-script answers with the re
 def make_llm(args: argparse.Namespace, planning: Any = None, dataset_task: Any = None) -> Any:
     """The LLM backend the command line names. `--llm scripted` without `--llm-script`
     answers from `dataset_task`'s reference plan (the bench's reference responder)."""
-    from ..llm import get_backend
+    from ..llm import get_backend  # start-up time: imported when the command runs
 
     options: dict[str, Any] = {"model": args.model}
     if args.llm in ("ollama", "openai", "replay"):
@@ -130,6 +133,7 @@ def make_llm(args: argparse.Namespace, planning: Any = None, dataset_task: Any =
             raise SageError("--llm scripted needs --llm-script FILE (answers per role, see "
                             "docs/llm-backends.md), or a task: a reference such as ithor#K01 "
                             "or a PDDL problem file")
+        # start-up time: imported when the command runs
         from ..bench.oracle import reference_responder
 
         options["responder"] = reference_responder([dataset_task], lambda _task: planning.domain)
@@ -155,7 +159,7 @@ def make_llm(args: argparse.Namespace, planning: Any = None, dataset_task: Any =
 
 def cassette_model(path: str) -> str:
     """The model a cassette was recorded with (its first record's), for replaying it."""
-    from ..pddl.limits import load_json, read_text
+    from ..pddl.limits import load_json, read_text  # start-up time: imported when the command runs
 
     for number, line in enumerate(read_text(path, "the cassette").splitlines(), start=1):
         if line.strip():
@@ -170,12 +174,12 @@ def cassette_model(path: str) -> str:
 def planning_task(args: argparse.Namespace) -> Any:
     """The PlanningTask named by the command line: a task reference, or an instruction with
     --domain and --problem."""
-    from ..domains import load_domain
-    from ..planners.base import PlanningTask
+    from ..domains import load_domain  # start-up time: imported when the command runs
+    from ..planners.base import PlanningTask  # start-up time: imported when the command runs
 
     dirs = [os.fspath(d) for d in (getattr(args, "domains_dir", None) or [])]
     if ("#" in args.task and not os.path.exists(args.task)) or args.task.lower().endswith(".pddl"):
-        from ..tasks import load_task
+        from ..tasks import load_task  # start-up time: imported when the command runs
 
         task = load_task(args.task)
         domain = load_domain(args.domain or getattr(task, "domain", None) or "ithor", domains_dirs=dirs)
@@ -189,7 +193,7 @@ def planning_task(args: argparse.Namespace) -> Any:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from ..planners import get_planner
+    from ..planners import get_planner  # start-up time: imported when the command runs
 
     task, dataset_task = planning_task(args)
     planner = get_planner(args.planner, llm=make_llm(args, task, dataset_task), seed=args.seed)
@@ -198,7 +202,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict(), indent=2))
     else:
         print_plan_result(console(), result)
-    from ..planners.gating import compile_for
+    from ..planners.gating import compile_for  # start-up time: imported when the command runs
 
     gate = compile_for(task.domain, task.problem)
     return EXIT_OK if plan_accepted(gate, result.steps) else EXIT_INVALID
@@ -214,12 +218,13 @@ def plan_accepted(gate: Any, steps: Any) -> bool:
 def _live_memory(args: argparse.Namespace, task: Any, dataset_task: Any) -> Any:
     """With --live-memory, the memory of a memory planner: the task's own set (when it has
     one) plus the episodes in the file; None otherwise."""
+    # start-up time: imported when the command runs
     from ..planners import MEMORY_PLANNERS, canonical_name
 
     if not args.live_memory or canonical_name(args.planner) not in MEMORY_PLANNERS:
         return None
-    from ..planners.memory import HybridMemory
-    from ..tasks import load_taskset
+    from ..planners.memory import HybridMemory  # start-up time: imported when the command runs
+    from ..tasks import load_taskset  # start-up time: imported when the command runs
 
     source = getattr(dataset_task, "source", "") if dataset_task is not None else ""
     pool = load_taskset(source) if source else []
@@ -227,9 +232,11 @@ def _live_memory(args: argparse.Namespace, task: Any, dataset_task: Any) -> Any:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from ..env import get_env
-    from ..env.thor.client import ThorClientEnv
-    from ..planners import get_planner
+    from ..env import get_env  # start-up time: imported when the command runs
+    from ..env.thor.client import ThorClientEnv  # start-up time: imported when the command runs
+    from ..planners import get_planner  # start-up time: imported when the command runs
+
+    # start-up time: imported when the command runs
     from ..runtime import injection_index, run_episode
 
     injection_index(args.inject_failure, 0)  # a bad --inject-failure fails before any planning
@@ -272,7 +279,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.fault:
         if args.env != "symbolic":
             raise SageError("--fault works with --env symbolic; use --inject-failure elsewhere")
-        from ..env.faults import parse_fault
+        from ..env.faults import parse_fault  # start-up time: imported when the command runs
 
         reset_options["faults"] = [parse_fault(spec) for spec in args.fault]
     try:
@@ -298,13 +305,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_thor_server(args: argparse.Namespace) -> int:
-    from ..env.thor.server import serve_from_args
+    from ..env.thor.server import serve_from_args  # start-up time: imported when the command runs
 
     return serve_from_args(args)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import run_demo
+    from .demo import run_demo  # start-up time: imported when the command runs
 
     return run_demo(llm=args.llm, model=args.model, host=args.llm_host, json_output=args.json)
 

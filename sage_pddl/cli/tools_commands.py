@@ -25,8 +25,9 @@ from .common import (
 # --- collect --------------------------------------------------------------------------------
 
 def cmd_collect(args: argparse.Namespace) -> int:
+    # start-up time: imported when the command runs
     from ..induce.collect import CollectSettings, collect
-    from ..tasks import load_taskset
+    from ..tasks import load_taskset  # start-up time: imported when the command runs
 
     domain = load_domain_arg(args.domain, args)
     tasks = load_taskset(args.tasks)
@@ -44,8 +45,8 @@ def cmd_collect(args: argparse.Namespace) -> int:
     probe = None
     env_options: dict[str, Any] = {}
     if args.env:
-        from ..env import list_envs
-        from ..induce.probe import ProbeSettings
+        from ..env import list_envs  # start-up time: imported when the command runs
+        from ..induce.probe import ProbeSettings  # start-up time: imported when the command runs
 
         if args.env.lower() not in list_envs():
             raise SageError(f"--env {args.env!r}: unknown environment; known: "
@@ -69,8 +70,8 @@ def cmd_collect(args: argparse.Namespace) -> int:
 # --- induce ---------------------------------------------------------------------------------
 
 def cmd_induce(args: argparse.Namespace) -> int:
-    from ..induce import induce
-    from ..pddl import write_domain
+    from ..induce import induce  # start-up time: imported when the command runs
+    from ..pddl import write_domain  # start-up time: imported when the command runs
 
     aliases = None
     if args.aliases:
@@ -104,8 +105,8 @@ def cmd_induce(args: argparse.Namespace) -> int:
 # --- rule-deletion ---------------------------------------------------------------------------
 
 def cmd_rule_deletion(args: argparse.Namespace) -> int:
-    from ..induce.deletion import deletion_study
-    from ..tasks import load_taskset
+    from ..induce.deletion import deletion_study  # start-up time: imported when the command runs
+    from ..tasks import load_taskset  # start-up time: imported when the command runs
 
     domain = load_domain_arg(args.domain, args)
     induced = load_domain_arg(args.induced, args) if args.induced else None
@@ -124,7 +125,7 @@ def cmd_rule_deletion(args: argparse.Namespace) -> int:
 # --- export ---------------------------------------------------------------------------------
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from ..export import export_files
+    from ..export import export_files  # start-up time: imported when the command runs
 
     domain, problem = domain_and_problem(args)
     plan = plan_or_reference_arg(args.plan) if args.plan else None
@@ -143,6 +144,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 # --- solve ----------------------------------------------------------------------------------
 
 def _assess(domain: Any, problem: Any, gate: Any, plan: Any) -> dict[str, Any]:
+    # start-up time: imported when the command runs
     from ..export.classical import ClassicalPlannerError, validate
 
     verdict = gate.check(plan, mode="all")
@@ -158,8 +160,8 @@ def _assess(domain: Any, problem: Any, gate: Any, plan: Any) -> dict[str, Any]:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from ..export.classical import solve_result
-    from ..gate import compile_gate
+    from ..export.classical import solve_result  # start-up time: imported when the command runs
+    from ..gate import compile_gate  # start-up time: imported when the command runs
 
     domain, problem = domain_and_problem(args)
     gate = compile_gate(domain, problem)

@@ -38,12 +38,15 @@ Shridhar and others) to that domain's predicates; command templates follow ALFWo
 """
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sage_pddl.domains import load_domain
+from sage_pddl.pddl import parse_domain, write_domain, write_problem
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 from sage_pddl.pddl.vocabulary import name_key, vocabulary
@@ -61,9 +64,9 @@ def require_textworld() -> Any:
     """Import TextWorld's PDDL environment and its compiled planner, or raise an EnvError naming
     the extra that provides them."""
     try:
-        import textworld
-        from textworld.envs.pddl import PddlEnv
-        from textworld.envs.pddl import pddl as pddl_module
+        import textworld  # optional extra 'alfworld'
+        from textworld.envs.pddl import PddlEnv  # optional extra 'alfworld'
+        from textworld.envs.pddl import pddl as pddl_module  # optional extra 'alfworld'
     except ImportError as error:
         raise EnvError(f"ALFWorld needs the optional extra '{EXTRA}' (TextWorld's PDDL engine): "
                        f"{INSTALL_HINT}; import failed: {error}") from error
@@ -79,8 +82,6 @@ def _check_translator() -> None:
     (`fast-downward.translate`, pulled in by `up-fast-downward`) install the same module,
     `fast_downward.translate`, in two incompatible versions: whichever was installed last wins.
     The newer one is recognised by its `options.set_options` API."""
-    import importlib.util
-
     # Read the file instead of importing it: TextWorld's old translator parses sys.argv (and
     # exits) on import.
     spec = importlib.util.find_spec("fast_downward")
@@ -105,8 +106,6 @@ def textworld_available() -> bool:
 
 def _text_of(source: Any, what: str) -> str:
     """PDDL/grammar text from a model, a path or the text itself."""
-    from sage_pddl.pddl import write_domain, write_problem
-
     if isinstance(source, Domain):
         return write_domain(source)
     if isinstance(source, Problem):
@@ -301,11 +300,8 @@ class AlfworldEnv:
         if isinstance(source, Domain):
             return source
         if source is None:
-            from sage_pddl.domains import load_domain
-
             name = problem.domain_name if isinstance(problem, Problem) else "alfworld"
             return load_domain(name, self._domains_dirs)
-        from sage_pddl.pddl import parse_domain
 
         try:
             return parse_domain(_text_of(source, "domain"))
@@ -339,7 +335,7 @@ def _declare_implicit_types(game: Any) -> None:
     Downward's translator lists only declared types, so TextWorld's grammar conditions over
     `thing` would fail with a KeyError.
     """
-    from textworld.logic import Type
+    from textworld.logic import Type  # optional extra 'alfworld'
 
     hierarchy = game._logic.types
     known = set(hierarchy._types)
@@ -358,7 +354,7 @@ def _retype_operands(game: Any, state: Any) -> Any:
     conditions would then never match a fact about an object bound to a supertype parameter.
     The operators are re-read by the next `step`, so fixing them here fixes that step's feedback.
     """
-    from textworld.logic import Variable
+    from textworld.logic import Variable  # optional extra 'alfworld'
 
     declared = game._pddl_state.name2type
     for action in state["_valid_actions"]:

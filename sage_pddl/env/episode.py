@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from sage_pddl.domains import load_domain
 from sage_pddl.gate import StepRejected
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
@@ -130,7 +131,6 @@ class GatedEnv(ABC):
     def _resolve_domain(self, domain: Domain | str | None, problem: Problem) -> Domain:
         if isinstance(domain, Domain):
             return domain
-        from sage_pddl.domains import load_domain
 
         return load_domain(domain or problem.domain_name, self._domains_dirs)
 

@@ -98,6 +98,7 @@ _ROOM_CATEGORY = "Rooms"
 def require_eai() -> ModuleType:
     """Import `virtualhome_eval` or raise an EnvError naming the extra that provides it."""
     try:
+        # optional extra 'virtualhome': importing it is the check
         import virtualhome_eval  # noqa: F401
         from virtualhome_eval.simulation.evolving_graph import eval_utils  # noqa: F401
     except ImportError as error:
@@ -146,7 +147,7 @@ def _task_index() -> tuple[dict[str, str], dict[str, dict]]:
 
 @lru_cache(maxsize=1)
 def _static_data() -> tuple[Any, Any, Any]:
-    from virtualhome_eval.simulation.evolving_graph import utils
+    from virtualhome_eval.simulation.evolving_graph import utils  # optional extra 'virtualhome'
 
     return utils.load_name_equivalence(), utils.load_properties_data(), utils.load_object_placing()
 
@@ -185,6 +186,7 @@ def eai_task_name(task_id: str) -> str:
 
 def eai_goals(task_id: str) -> EaiGoals:
     """The task's symbolic goals, as `evaluate_results` builds them."""
+    # optional extra 'virtualhome'
     from virtualhome_eval.simulation.evolving_graph.eval_utils import remove_duplicate_dicts
 
     id2task, task_dicts = _task_index()
@@ -205,6 +207,7 @@ def eai_goals(task_id: str) -> EaiGoals:
 
 def build_planner(task_id: str) -> tuple[Any, list[str]]:
     """EAI's `construct_planner` for one task: (MotionPlanner, gold script lines)."""
+    # optional extra 'virtualhome'
     from virtualhome_eval.simulation.evolving_graph.eval_utils import construct_planner
 
     eai_task_name(task_id)
@@ -218,6 +221,7 @@ def build_planner(task_id: str) -> tuple[Any, list[str]]:
 def task_resolver(task_id: str, planner: Any = None) -> ObjectResolver:
     """The object resolver of a task: every node of its initial graph, preferring EAI's
     relevant nodes (`get_relevant_nodes`, the objects of EAI's PDDL problem and prompt)."""
+    # optional extra 'virtualhome'
     from virtualhome_eval.simulation.evolving_graph.eval_utils import get_relevant_nodes
 
     if planner is None:
@@ -252,6 +256,7 @@ class ScriptLine:
 def script_arity() -> dict[str, int]:
     """Every VirtualHome script action with its number of objects (from EAI's `Action` enum)."""
     require_eai()
+    # optional extra 'virtualhome'
     from virtualhome_eval.simulation.evolving_graph.scripts import Action
 
     return {name: member.value[1] for name, member in Action.__members__.items()}
@@ -425,6 +430,7 @@ class VirtualHomeEnv:
 
     def goal_reached(self) -> bool | None:
         self._require_episode()
+        # optional extra 'virtualhome'
         from virtualhome_eval.simulation.evolving_graph.eval_utils import scene_evaluate_wID
 
         result = scene_evaluate_wID(self.planner.env_state.to_dict(), list(self.goals.nodes),
@@ -473,6 +479,7 @@ class VirtualHomeEnv:
 def classify_failure(info: Any, history_states: list[dict]) -> int:
     """EAI's error type for a failed step: the ExecutionInfo's type, refined by its
     `TemporalOrderChecker` (a missing precondition that held earlier is a wrong order)."""
+    # optional extra 'virtualhome'
     from virtualhome_eval.simulation.evolving_graph.checker import TemporalOrderChecker
 
     # the checker only reads the history (EAI's evaluation hands it a deep copy, which costs

@@ -23,12 +23,14 @@ __all__ = ["ExportError", "ExportedFiles", "export_domain_text", "export_files",
 
 
 def solve(*args, **kwargs):
+    # optional extra 'planners': `classical` runs unified-planning
     from .classical import solve as _solve
 
     return _solve(*args, **kwargs)
 
 
 def validate(*args, **kwargs):
+    # optional extra 'planners': `classical` runs unified-planning
     from .classical import validate as _validate
 
     return _validate(*args, **kwargs)

@@ -97,7 +97,7 @@ def up_environment():
     with a neutral command line and stderr captured; such an engine then counts as unavailable.
     """
     try:
-        from unified_planning.shortcuts import get_environment
+        from unified_planning.shortcuts import get_environment  # optional extra 'planners'
     except ImportError:
         raise ClassicalPlannerError("classical planning needs unified-planning: install the "
                                     "extra with `pip install 'sage-pddl[planners]'`") from None
@@ -131,7 +131,7 @@ def to_unified_planning(domain: Domain, problem: Problem):
     """The problem as a unified-planning Problem (read from our written PDDL); hold `UP_LOCK`
     while using it."""
     up_environment()  # first: it names the missing extra
-    from unified_planning.io import PDDLReader
+    from unified_planning.io import PDDLReader  # optional extra 'planners'
 
     try:
         return _read(PDDLReader(), export_domain_text(domain, True), write_problem(problem))
@@ -154,7 +154,7 @@ def _read(reader: Any, domain_text: str, problem_text: str) -> Any:
     steps = ("_pp_domain", "_pp_problem", "_parse_problem")
     if not all(hasattr(reader, name) for name in steps):
         return reader.parse_problem_string(domain_text, problem_text)
-    from unified_planning.io.utils import parse_string
+    from unified_planning.io.utils import parse_string  # optional extra 'planners'
 
     domain_str = domain_text.replace("\t", " ").lower()
     parsed = _DOMAIN_PARSES.get(domain_str)
@@ -172,7 +172,7 @@ def _read(reader: Any, domain_text: str, problem_text: str) -> Any:
 
 
 def _engine(name: str):
-    from unified_planning.shortcuts import OneshotPlanner
+    from unified_planning.shortcuts import OneshotPlanner  # optional extra 'planners'
 
     try:
         # a broken engine install may print argparse usage and exit while importing
@@ -191,7 +191,7 @@ def _missing_features(engine, up_problem) -> list[str]:
 
 def _compile_for(engine_name: str, engine, up_problem):
     """(problem the engine supports, plan mapper or None, compilations) or raise."""
-    from unified_planning.shortcuts import CompilationKind, Compiler
+    from unified_planning.shortcuts import CompilationKind, Compiler  # optional extra 'planners'
 
     missing = _missing_features(engine, up_problem)
     if not missing:
@@ -245,7 +245,7 @@ def _fast_downward_driver() -> str | None:
         up_environment()  # imports the engines safely, or names the missing extra
         if not _DRIVER:
             try:
-                import up_fast_downward
+                import up_fast_downward  # the optional extra that ships Fast Downward
             except (Exception, SystemExit):  # not installed, or a broken build
                 return None
             driver = os.path.join(os.path.dirname(up_fast_downward.__file__), "downward",
@@ -330,6 +330,7 @@ def solve_result(domain: Domain, problem: Problem, planner: str = "auto",
 def _solve_result(domain: Domain, problem: Problem, planner: str,
                   timeout: float | None) -> SolveResult:
     up_problem = to_unified_planning(domain, problem)
+    # optional extra 'planners'
     from unified_planning.engines import PlanGenerationResultStatus as Status
 
     reasons = []
@@ -376,8 +377,8 @@ def validate(domain: Domain, problem: Problem, plan: Any) -> Validation:
 def _validate(domain: Domain, problem: Problem, plan: Any) -> Validation:
     grounded = ground_plan(compile_gate(domain, problem), plan)
     up_problem = to_unified_planning(domain, problem)
-    from unified_planning.io import PDDLReader
-    from unified_planning.shortcuts import PlanValidator
+    from unified_planning.io import PDDLReader  # optional extra 'planners'
+    from unified_planning.shortcuts import PlanValidator  # optional extra 'planners'
 
     with _quiet():
         try:

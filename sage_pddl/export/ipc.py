@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sage_pddl.gate import StepRejected, compile_gate
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.files import write_text_atomic
 from sage_pddl.pddl.model import Domain, Plan, PlanStep, Problem, key
@@ -57,8 +58,6 @@ def plan_steps(plan: Any) -> list:
 def ground_plan(gate, plan: Any) -> Plan:
     """The plan as ground actions of the gate's domain: `PlanStep(action, objects)` in the
     domain's and problem's lower-case names. Raises ExportError for a step that cannot ground."""
-    from sage_pddl.gate import StepRejected
-
     steps = []
     for index, step in enumerate(plan_steps(plan)):
         try:
@@ -93,8 +92,6 @@ def export_files(domain: Domain, problem: Problem, plan: Any | None, out_dir: st
     Each file is written whole (`write_text_atomic`). A target that is one of the files read
     (`inputs`, and the files the domain and problem were parsed from) is refused before
     anything is written: an export never overwrites its own source."""
-    from sage_pddl.gate import compile_gate
-
     grounded = ground_plan(compile_gate(domain, problem), plan) if plan is not None else None
     out = Path(out_dir)
     texts = {out / "domain.pddl": export_domain_text(domain, strip_annotations),

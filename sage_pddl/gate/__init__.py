@@ -3,10 +3,12 @@
 `compile_gate(domain, problem)` (also `compile`) builds a `Gate`; `Gate.check(plan)` returns a
 `Verdict` with typed `Violation`s; `feedback.render_feedback` turns a verdict into text for an LLM.
 
-Modules, by concept: `schema` (what is compiled once per domain: action templates), `table`
-(a domain and problem: objects, types, initial state, goal, lazy grounding), `ground` (ground
-conditions and actions on frozenset states: the reference semantics), `bits` (the same on
-bit-set states, for speed), `gate` (the check loop, verdicts, violations), `feedback`.
+Modules, by concept: `schema` (what is compiled once per domain: action templates),
+`compiled` (each action as a generated step function on set states, what a gate's first check
+runs), `table` (a domain and problem: objects, types, initial state, goal, lazy grounding),
+`ground` (ground conditions and actions on frozenset states: the reference semantics), `bits`
+(the same on bit-set states, for the cached loop), `gate` (the check loop, verdicts,
+violations), `feedback`.
 """
 from .gate import Gate, StepRejected, Verdict, Violation, compile_gate
 from .ground import GroundAction

@@ -10,9 +10,11 @@ closure here that computes the same thing on ints.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from .ground import (
     AnyOf,
+    Atoms,
     Cond,
     ConditionalEffects,
     GroundAtom,
@@ -41,7 +43,7 @@ class BitSets:
     the gate's masks of given states; effects never clear it), so a step whose `trigger` is
     ALWAYS always takes its special path (see `GroundAction.fast`)."""
 
-    def __init__(self, interned: dict | None = None) -> None:
+    def __init__(self, interned: dict[Any, Any] | None = None) -> None:
         self.bit_of: dict[GroundAtom, int] = {}
         """Atom -> its bit (a power of two, never ALWAYS)."""
         self.atoms: list[GroundAtom | None] = [None]
@@ -62,7 +64,7 @@ class BitSets:
         self.atoms.append(atom)
         return found
 
-    def mask(self, atoms: frozenset | set) -> int:
+    def mask(self, atoms: Atoms | set[GroundAtom]) -> int:
         """The bit set of a set of atoms (a set: the bits are summed, duplicates would carry)."""
         bit_of = self.bit_of
         if not bit_of:  # a fresh table's initial state: consecutive bits, no lookups
@@ -84,7 +86,7 @@ class BitSets:
     def atoms_of(self, mask: int) -> list[GroundAtom]:
         """The atoms of `mask` (cost: one step per atom in it)."""
         atoms = self.atoms
-        out: list = []
+        out: list[Any] = []
         mask &= ~self.ALWAYS
         while mask:
             low = mask & -mask
@@ -152,7 +154,7 @@ class BitSets:
             return True
         return holds
 
-    def guard(self, subs: tuple, unsat: bool) -> Callable[[int], bool] | None:
+    def guard(self, subs: tuple[Any, ...], unsat: bool) -> Callable[[int], bool] | None:
         """What `_set_checks` checks, on ints (None: nothing beyond the literal masks)."""
         if unsat:
             return _never

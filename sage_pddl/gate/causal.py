@@ -44,6 +44,7 @@ from ..pddl.model import (
     effect_literals,
     key,
 )
+from .ground import State
 from .table import PreconditionTable
 
 Literal = tuple[str, bool]  # (predicate key, holds)
@@ -169,7 +170,7 @@ def _graph_of(domain: Domain) -> CausalGraph:
     return CausalGraph(domain, graph)
 
 
-def unreachable_goals(table: PreconditionTable, state: frozenset) -> list[str]:
+def unreachable_goals(table: PreconditionTable, state: State) -> list[str]:
     """The goal's top-level literal conjuncts that no plan can make hold from `state`, each
     as "literal: reason". A literal already holding is never listed."""
     goal = table.problem.goal

@@ -15,13 +15,14 @@ import weakref
 from typing import Any
 
 from ..pddl.model import Atom, Variable, effect_literals, key
-from .gate import Gate, Verdict, Violation
+from .gate import Gate, Verdict, Violation, _failures
+from .ground import Atoms, GroundAtom, State
 
 STATE_CAP = 25
 """Facts shown when the state is bigger than this: the relevant ones only, at most this many."""
 ACHIEVER_CAP = 3
 
-_effect_index: weakref.WeakKeyDictionary[Gate, dict] = weakref.WeakKeyDictionary()
+_effect_index: weakref.WeakKeyDictionary[Gate, dict[Any, Any]] = weakref.WeakKeyDictionary()
 
 
 def _index(gate: Gate) -> dict[tuple[str, bool], list[tuple[Any, Atom]]]:
@@ -36,7 +37,7 @@ def _index(gate: Gate) -> dict[tuple[str, bool], list[tuple[Any, Atom]]]:
     return found
 
 
-def achievers(gate: Gate, atom: tuple, make_true: bool, limit: int = ACHIEVER_CAP) -> list[str]:
+def achievers(gate: Gate, atom: tuple[Any, ...], make_true: bool, limit: int = ACHIEVER_CAP) -> list[str]:
     """Steps (`Action Obj ?param`) whose effects make `atom` true (or false)."""
     table = gate.table
     out: list[str] = []
@@ -68,7 +69,7 @@ def achievers(gate: Gate, atom: tuple, make_true: bool, limit: int = ACHIEVER_CA
     return out
 
 
-def _hint(gate: Gate, positive: bool, atom: tuple) -> str:
+def _hint(gate: Gate, positive: bool, atom: GroundAtom) -> str:
     literal = gate.format_atom(atom)
     if not positive:
         literal = f"(not {literal})"
@@ -84,7 +85,7 @@ def _plan_steps(gate: Gate, plan: Any) -> list[Any]:
     return list(gate.plan_steps(plan))
 
 
-def _state_before(gate: Gate, verdict: Verdict, steps: list[Any], state: Any) -> frozenset:
+def _state_before(gate: Gate, verdict: Verdict, steps: list[Any], state: Any) -> Atoms:
     first = verdict.violations[0].step
     failing_steps = {v.step for v in verdict.violations}
     if failing_steps == {first} and first == verdict.steps_checked - 1:
@@ -93,11 +94,11 @@ def _state_before(gate: Gate, verdict: Verdict, steps: list[Any], state: Any) ->
     return replay.final_state
 
 
-def _relevant(gate: Gate, state: frozenset, objects: list[str]) -> tuple[list[str], str]:
+def _relevant(gate: Gate, state: Atoms, objects: list[str]) -> tuple[list[str], str]:
     facts = sorted(state, key=gate.format_atom)
     if len(facts) <= STATE_CAP:
         return [gate.format_atom(f) for f in facts], f"{len(facts)} facts"
-    shown: list[tuple] = []
+    shown: list[tuple[Any, ...]] = []
     for obj in objects:
         for fact in facts:
             if obj in fact[1:] and fact not in shown:
@@ -172,8 +173,7 @@ def render_feedback(gate: Gate, verdict: Verdict, plan: Any, state: Any = None) 
     return "\n".join(lines)
 
 
-def _goal_hints(gate: Gate, state: frozenset) -> list[str]:
-    from .gate import _failures  # the goal's failed literals, in source order
+def _goal_hints(gate: Gate, state: State) -> list[str]:
     hints: list[str] = []
     if gate.table.goal is None:
         return hints

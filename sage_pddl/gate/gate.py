@@ -43,7 +43,18 @@ from ..pddl.model import Action, And, Domain, Plan, PlanStep, Problem, Variable,
 from ..pddl.vocabulary import ObjectNames, step_text
 from ..pddl.writer import write_formula
 from .bits import BitSets
-from .ground import EQUALS, AnyOf, Cond, GroundAction, GroundLiteral, Implies
+from .ground import (
+    EQUALS,
+    AnyOf,
+    Atoms,
+    Cond,
+    GroundAction,
+    GroundAtom,
+    GroundLiteral,
+    Implies,
+    State,
+)
+from .schema import StepAction
 from .table import PreconditionTable, compile_table
 
 MODES = ("first", "all")
@@ -65,20 +76,20 @@ class Violation:
     code: str
     literal: str
     message: str
-    atoms: tuple[tuple[bool, tuple], ...] = field(default=(), repr=False)
+    atoms: tuple[tuple[bool, tuple[Any, ...]], ...] = field(default=(), repr=False)
 
 
-def _resolve(pending: tuple) -> frozenset:
+def _resolve(pending: tuple[Gate, State, int, int]) -> State:
     """A check's final state from its bit-set form `(gate, start, start_mask, mask)`: only the
     atoms that differ from the start state are converted, and the result's mask is remembered
     for a next check that starts from it."""
     gate, start, start_mask, mask = pending
-    state = gate.table.bits.state(start, start_mask, mask)
+    state: State = gate.table.bits.state(start, start_mask, mask)
     _remember(gate._masks, state, mask)
     return state
 
 
-class Verdict(tuple):
+class Verdict(tuple[Any, ...]):
     """What `Gate.check` says of a plan: an immutable value of five fields.
 
     `valid`: every checked step was accepted; `steps_checked`; `final_state`: the state after
@@ -87,7 +98,7 @@ class Verdict(tuple):
 
     A verdict is a tuple underneath, because `check` builds one per call and a tuple is the
     cheapest immutable object Python makes (a dataclass's `__init__` costs as much as checking
-    a short plan). `check` stores the final state in its bit-set form and converts it to a
+    a short plan). `check` stores the final state in its bit-set[GroundAtom] form and converts it to a
     frozenset on the first read of `final_state` (most callers only read `valid`); equality,
     hashing, `repr`, `to_dict`, copy and pickle all see the frozenset. (No `__slots__`: the
     converted state is kept in the instance's `__dict__`, which Python creates only when a
@@ -96,7 +107,7 @@ class Verdict(tuple):
 
     _FIELDS = ("valid", "steps_checked", "final_state", "goal_reached", "violations")
 
-    def __new__(cls, valid: bool, steps_checked: int, final_state: frozenset,
+    def __new__(cls, valid: bool, steps_checked: int, final_state: Atoms,
                 goal_reached: bool | None, violations: Iterable[Violation] = ()) -> Verdict:
         return tuple.__new__(cls, (valid, steps_checked, final_state, goal_reached,
                                    tuple(violations)))
@@ -107,17 +118,19 @@ class Verdict(tuple):
     violations = property(itemgetter(4))
 
     @property
-    def final_state(self) -> frozenset:
+    def final_state(self) -> Atoms:
         value = tuple.__getitem__(self, 2)
-        if type(value) is tuple:  # pending (a frozenset is never a tuple): convert once
-            cache = self.__dict__
-            found = cache.get("_final_state")
-            if found is None:
-                found = cache["_final_state"] = _resolve(value)
-            return found
-        return value
+        if type(value) is frozenset:
+            return value
+        # pending: a bit-set form (a tuple) or a check's own mutable set; converted once
+        cache = self.__dict__
+        found = cache.get("_final_state")
+        if found is None:
+            found = cache["_final_state"] = (_resolve(value) if type(value) is tuple
+                                             else frozenset(value))
+        return found
 
-    def _values(self) -> tuple:
+    def _values(self) -> tuple[Any, ...]:
         return (self[0], self[1], self.final_state, self[3], self[4])
 
     def __eq__(self, other: object) -> bool:
@@ -136,13 +149,13 @@ class Verdict(tuple):
         values = self._values()
         return "Verdict(" + ", ".join(f"{k}={v!r}" for k, v in zip(self._FIELDS, values)) + ")"
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Any, ...]:
         return (Verdict, self._values())
 
     def __copy__(self) -> Verdict:
         return self
 
-    def __deepcopy__(self, memo: dict) -> Verdict:
+    def __deepcopy__(self, memo: dict[int, Any]) -> Verdict:
         return Verdict(*self._values())
 
     def to_dict(self) -> dict[str, Any]:
@@ -177,7 +190,7 @@ _PLAN_STEP_KEY = attrgetter("action", "args", "fields")
 _STATE_MASKS_KEPT = 256
 
 
-def _remember(masks: dict, state: frozenset, mask: int) -> None:
+def _remember(masks: dict[Any, Any], state: Atoms, mask: int) -> None:
     """Keep `state`'s bit set for a later check that starts from it (bounded)."""
     if len(masks) >= _STATE_MASKS_KEPT:
         masks.clear()
@@ -194,11 +207,11 @@ class Choice:
     def __init__(self, candidates: tuple[GroundAction, ...]):
         self.candidates = candidates
 
-    def chosen(self, state: frozenset) -> GroundAction:
+    def chosen(self, state: State | set[GroundAtom]) -> GroundAction:
         """The candidate the step acts on in `state` (the first one when none applies)."""
         return next((g for g in self.candidates if g.applicable(state)), self.candidates[0])
 
-    def fast(self) -> tuple:
+    def fast(self) -> tuple[Any, ...]:
         """The check loop's tuple: the literal test always passes (`0 == 0`) and the trigger
         is `ALWAYS`, so the loop calls `pick`, which tries each candidate's own tuple."""
         fasts = tuple(g.fast for g in self.candidates)
@@ -207,15 +220,16 @@ class Choice:
             for literals, pos, keep, add, trigger, special, _ in fasts:
                 if s & literals == pos:
                     if not s & trigger:
-                        return s & keep | add
-                    after = special(s)
+                        successor: int = s & keep | add
+                        return successor
+                    after: int | None = special(s)
                     if after is not None:
                         return after
             return None
         return (0, 0, -1, 0, BitSets.ALWAYS, pick, self)
 
 
-def _rejection_fast(violation: Violation) -> tuple:
+def _rejection_fast(violation: Violation) -> tuple[Any, ...]:
     """The check loop's tuple of a step that is not a ground action: the literal test fails in
     every state (`ALWAYS` is set in every state mask), so the loop reports `violation`."""
     return (BitSets.ALWAYS, 0, -1, 0, 0, None, violation)
@@ -224,44 +238,48 @@ def _rejection_fast(violation: Violation) -> tuple:
 class Gate:
     """A domain and problem compiled for checking plans (see the module docstring).
 
-    How `check` is fast: every distinct step is resolved once, to the bit-set form of its ground
+    How `check` is fast. A gate's FIRST check (a new problem, typically checked once) grounds
+    nothing: each step is bound to its action and objects and run by the action's generated
+    step function on a mutable set (`compiled.py`; a PlanStep whose words are exact names is
+    bound inside that function), and only a rejected step is ground, to explain it. From the
+    second check on, every distinct step is resolved once, to the bit-set form of its ground
     action (`GroundAction.fast`: `(literals, pos, keep, add, trigger, special, ground)`), and
     cached under the step's CONTENT, never the step object, so a step edited in place is
     resolved afresh: JSON steps under `(action, object, target)` (or all their parameter fields
     and `args`), PlanSteps under `(action, args, fields)`, text under the text. A step that is not
     a ground action (unknown action or object, wrong arity, type mismatch) is cached as a tuple
-    whose test always fails, and one naming several instances as a `Choice`. `check` first
-    resolves every step (when all are cached: two C-level `map`s), then runs ONE loop of int
-    operations; the modes differ only in whether it stops at the first rejected step. Violations
-    are built only for rejected steps, and the final frozenset state only when read.
+    whose test always fails, and one naming several instances as a `Choice`. `check` then runs
+    ONE loop of int operations, resolving a step only on a cache miss; the modes differ only in
+    whether it stops at the first rejected step. Violations are built only for rejected steps,
+    and the final frozenset state only when read. Both paths give the same verdict.
     """
+
+    # what a gate starts without (class defaults: a compile sets only what it must)
+    _prepared: tuple[Any, ...] | None = None
+    """What a check on bit sets needs (`_prepare`); None until the second check."""
+    _checked = False
+    _object_names: ObjectNames | None = None
+    _goal_parts: tuple[Any, ...] | None = None
+    _unpruned: Gate | None = None
 
     def __init__(self, table: PreconditionTable):
         self.table = table
         self.vocabulary = table.vocabulary
-        mapped = {name for fields in self.vocabulary.step_fields.values()
-                  for names in fields for name in names}
-        self._step_fields = ("action", "object", "target", *sorted(mapped - {"object", "target"}))
+        self._step_fields = table.schema.step_fields
         self._simple_fields = len(self._step_fields) == 3
-        self._fast: dict[Any, tuple] = {}
+        self._fast: dict[Any, tuple[Any, ...]] = {}
         """Cache key of a step (see `_cache_key`) -> its check-loop tuple."""
-        self._nested: dict[Any, dict[Any, dict[Any, tuple]]] = {}
+        self._nested: dict[Any, dict[Any, dict[Any, tuple[Any, ...]]]] = {}
         """The same for JSON steps whose only parameter fields are `object` and `target`, nested
         as action -> object -> target: three lookups of strings, whose hashes Python caches,
         cost less than building and hashing a key tuple."""
-        self._prepared: tuple | None = None
-        # action word as written -> (action, its step-field map or None, accepted types)
-        self._action_words: dict[str, tuple] = {}
-        self._object_names: ObjectNames | None = None
-        self._goal_parts: tuple | None = None
-        self._masks: dict[frozenset, int] = {}
-        self._unpruned: Gate | None = None
+        self._masks: dict[Atoms, int] = {}
 
     @classmethod
     def compile(cls, domain: Domain, problem: Problem) -> Gate:
         return cls(compile_table(domain, problem))
 
-    def for_state(self, state: Iterable[tuple]) -> Gate:
+    def for_state(self, state: Iterable[tuple[Any, ...]]) -> Gate:
         """The gate to use from `state`: this one when `state` has the problem's static facts
         (what grounding prunes by), else one compiled without that pruning (made once)."""
         if not self.table.prune_static or self.table.agrees_on_static(self._state(state)):
@@ -279,7 +297,7 @@ class Gate:
         return self.table.problem
 
     @property
-    def initial_state(self) -> frozenset:
+    def initial_state(self) -> Atoms:
         return self.table.initial_state
 
     @property
@@ -287,13 +305,13 @@ class Gate:
         """Object key -> original spelling."""
         return self.table.object_names
 
-    def format_atom(self, atom: tuple) -> str:
+    def format_atom(self, atom: GroundAtom) -> str:
         return self.table.format_atom(atom)
 
     # -- steps -> ground actions ----------------------------------------------------------
 
     def ground(self, step: StepLike, index: int = 0,
-               state: frozenset | None = None) -> GroundAction:
+               state: Atoms | None = None) -> GroundAction:
         """The ground action a step names; raises `StepRejected` with a structural violation.
         A step naming several instances acts on the first whose action is applicable in
         `state` (default: the initial state), as in `check`."""
@@ -336,7 +354,7 @@ class Gate:
         except StepRejected as rejected:
             return rejected.violation
 
-    def _fast_of(self, step: Any, index: int) -> tuple:
+    def _fast_of(self, step: Any, index: int) -> tuple[Any, ...]:
         """The check-loop tuple of one step, resolved and cached on first use."""
         cache_key = self._cache_key(step)
         if cache_key is not None:
@@ -389,28 +407,27 @@ class Gate:
         raise self._reject(index, step, "unparsable-step",
                            f"a step must be a PlanStep, a JSON object or text, not {type(step).__name__}")
 
-    def _action_of(self, name: str, step: Any, index: int) -> tuple:
-        resolved = self._action_words.get(name)
-        if resolved is None:
-            table = self.table
-            action = table.resolve_action(name)
-            if action is None:
-                known = [a.name for a in table.domain.actions]
-                close = difflib.get_close_matches(name.lower(), [k.lower() for k in known], n=1)
-                hint = (f"; did you mean {known[[k.lower() for k in known].index(close[0])]}?"
-                        if close else "")
-                raise self._reject(index, step, "unknown-action",
-                                   f"unknown action {name!r} (the domain has: {', '.join(known)}){hint}")
-            resolved = self._action_words[name] = (
-                action, self.vocabulary.fields(action), table.schema.template(action).param_types)
-        return resolved
+    def _action_of(self, name: str, step: Any, index: int) -> StepAction:
+        found = self.table.schema.word(name)
+        if found is None:
+            known = [a.name for a in self.table.domain.actions]
+            close = difflib.get_close_matches(name.lower(), [k.lower() for k in known], n=1)
+            hint = (f"; did you mean {known[[k.lower() for k in known].index(close[0])]}?"
+                    if close else "")
+            raise self._reject(index, step, "unknown-action",
+                               f"unknown action {name!r} (the domain has: {', '.join(known)}){hint}")
+        return found
 
-    def _ground(self, step: Any, index: int) -> GroundAction | Choice:
-        table = self.table
+    def _bind(self, step: Any, index: int
+              ) -> tuple[StepAction, tuple[str, ...]] | GroundAction | Choice:
+        """What a step names: `(action, object keys)` when each word is an object of its
+        parameter's type, else (words naming instances) its ground action or a `Choice`.
+        Raises `StepRejected` with the structural violation."""
         name, args, fields = self._words(step, index)
         if not name:
             raise self._reject(index, step, "unparsable-step", "the step has no action name")
-        action, step_fields, accepted = self._action_of(name, step, index)
+        named = self._action_of(name, step, index)
+        action, step_fields, accepted = named.action, named.fields, named.accepted
         params = action.parameters
         if args is None:  # a JSON step with named fields
             values = dict(fields)
@@ -435,15 +452,21 @@ class Gate:
                 f"{action.name} takes {len(params)} argument(s) ({signature or 'none'}), "
                 f"the step gives {len(args)}", action.name)
         objects = tuple(map(str.lower, args))
-        object_types = table.object_types
+        object_types = self.table.object_types
         for obj, types in zip(objects, accepted):
             have = object_types.get(obj)
             if have is None or (types is not None and types.isdisjoint(have)):
                 return self._ground_instances(step, index, action, args, accepted)
-        return table.ground(action, objects)
+        return named, objects
+
+    def _ground(self, step: Any, index: int) -> GroundAction | Choice:
+        bound = self._bind(step, index)
+        if type(bound) is tuple:
+            return self.table.ground(bound[0].action, bound[1])
+        return bound  # type: ignore[return-value]
 
     def _ground_instances(self, step: Any, index: int, action: Action, args: tuple[str, ...],
-                          accepted: tuple) -> GroundAction | Choice:
+                          accepted: tuple[frozenset[str] | None, ...]) -> GroundAction | Choice:
         """A step some of whose words are not objects of their parameter's type: each such word
         may name instances (`Cabinet` -> `Cabinet_1`, `Cabinet_2`; see `pddl/vocabulary.py`);
         the step becomes a `Choice` among every combination that fits the parameter types, or
@@ -469,7 +492,7 @@ class Gate:
         return self._object_names
 
     def _object_error(self, step: Any, index: int, action: Action, args: tuple[str, ...],
-                      accepted: tuple) -> StepRejected:
+                      accepted: tuple[frozenset[str] | None, ...]) -> StepRejected:
         """The rejection of the first argument that names no object of its parameter's type."""
         table = self.table
         names = self._names()
@@ -498,13 +521,16 @@ class Gate:
         if isinstance(plan, Plan):
             return plan.steps
         if isinstance(plan, str):
-            from ..pddl import parse_plan  # the parser is only needed for plans given as text
+            # start-up time: the parser (Lark) loads only for plans given as text
+            from ..pddl import parse_plan
             return parse_plan(plan).steps
         if isinstance(plan, dict) and isinstance(plan.get("steps"), list):
-            return plan["steps"]
-        return plan
+            steps: list[Any] = plan["steps"]
+            return steps
+        return plan if isinstance(plan, Sequence) else list(plan)
 
-    def check(self, plan: Any, state: Iterable[tuple] | None = None, mode: str = "first") -> Verdict:
+    def check(self, plan: Any, state: Iterable[tuple[Any, ...]] | None = None,
+              mode: str = "first") -> Verdict:
         """Check `plan` (a Plan, a sequence of PlanSteps or JSON step dicts, or plan text) from
         `state` (default: the problem's initial state). Mode "first" stops at the first rejected
         step; mode "all" goes on, skipping the rejected step's effects."""
@@ -516,11 +542,13 @@ class Gate:
             raise SageError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         prepared = self._prepared
         if prepared is None:
+            if not self._checked:  # the gate's first check: on sets, nothing compiled
+                self._checked = True
+                return self._check_sets(plan if type(plan) is list else self.plan_steps(plan),
+                                        state, stop)
             prepared = self._prepare()
-        initial, initial_mask, goal_pos, goal_neg, goal_test = prepared
-        if state is None:
-            start, start_mask = initial, initial_mask
-        else:
+        start, start_mask, goal_pos, goal_neg, goal_test = prepared
+        if state is not None:
             start = self._state(state)
             start_mask = self._masks.get(start)
             if start_mask is None:
@@ -531,22 +559,23 @@ class Gate:
         steps = plan if type(plan) is list else self.plan_steps(plan)
         # JSON steps with the household fields (the common case) are looked up in the nested
         # cache inline; any other step, or one not cached yet, goes through `_fast_of`
-        nested = self._nested if self._simple_fields and steps and type(steps[0]) is dict else None
-        fast_of = self._fast_of
+        nested = self._nested if steps and type(steps[0]) is dict and self._simple_fields else None
         s = start_mask
         violations = None
         index = -1
         for step in steps:
             index += 1
-            fast = None
             if nested is not None:
                 try:
                     fast = nested[step["action"]][step["object"]][step["target"]]
-                    if "args" in step:  # `args` outranks the fields (vocabulary.step_words)
-                        fast = None
                 except (KeyError, TypeError):  # not cached yet, a missing field, not a dict
-                    pass
-            literals, pos, keep, add, trigger, special, ground = fast or fast_of(step, index)
+                    fast = self._fast_of(step, index)
+                else:
+                    if "args" in step:  # `args` outranks the fields (vocabulary.step_words)
+                        fast = self._fast_of(step, index)
+            else:
+                fast = self._fast_of(step, index)
+            literals, pos, keep, add, trigger, special, ground = fast
             if s & literals == pos:
                 if not s & trigger:  # a STRIPS step, or no conditional effect fires
                     s = s & keep | add
@@ -567,7 +596,74 @@ class Gate:
         return _new_tuple(Verdict, (violations is None, index + 1, (self, start, start_mask, s),
                                     goal, () if violations is None else tuple(violations)))
 
-    def _explain_fast(self, start: frozenset, start_mask: int, s: int, ground: Any, index: int,
+    def _check_sets(self, steps: Sequence[Any], state: Iterable[tuple[Any, ...]] | None,
+                    stop: bool) -> Verdict:
+        """`check` on a mutable set state, for a gate's first check: each step is bound to its
+        action and objects (`_bind`) and run by its action's generated set function (or, for
+        an action with quantifiers, disjunctions or conditional effects, by its ground action);
+        nothing is ground but what a step needs that way and what a rejected step's
+        explanation needs. Same verdict as the loop on bit sets."""
+        table = self.table
+        if state is None:
+            start = table.initial_state
+        else:
+            start = self._state(state)
+            if table.prune_static and not table.agrees_on_static(start):
+                return self.for_state(start).check(steps, start, "first" if stop else "all")
+        s = set(start)
+        bind = self._bind
+        objects_of = table.objects_of_keys
+        runs = table.schema.runs
+        words = table.schema.words
+        object_types = table.object_types
+        violations = None
+        index = -1
+        for step in steps:
+            index += 1
+            ground: GroundAction | None = None
+            # a PlanStep whose words name its action and objects exactly: bound and run by
+            # the action's generated function (which declines anything else: that step, like
+            # every other, is bound the general way below, to the same action and objects)
+            if type(step) is PlanStep:
+                run_words = runs.get(step.action)
+                if run_words is not None:
+                    applied = run_words(s, step.args, object_types, objects_of)
+                    if applied:
+                        continue
+                    if applied is False:  # bound as it is written, and not applicable
+                        ground = table.ground(words[step.action].action,
+                                              tuple(map(str.lower, step.args)))
+            if ground is None:
+                try:
+                    bound = bind(step, index)
+                except StepRejected as rejected:
+                    failed = [_at(rejected.violation, index)]
+                else:
+                    if isinstance(bound, tuple):  # the common case inline
+                        named, objects = bound
+                        run = named.template.step
+                        applied = None if run is None else run(s, objects, objects_of)
+                        if applied:
+                            continue
+                        ground = table.ground(named.action, objects)
+                        if applied is None:  # no function, or too many instances: set form
+                            ground = _apply_in_place(ground, s)
+                    else:
+                        ground = _apply_in_place(bound, s)
+                    if ground is None:
+                        continue
+            if ground is not None:
+                failed = self.explain(frozenset(s), ground, index, _step_text(step))
+            if violations is None:
+                violations = failed
+            else:
+                violations.extend(failed)
+            if stop:
+                break
+        return _new_tuple(Verdict, (violations is None, index + 1, s, table.goal_holds_in(s),
+                                    () if violations is None else tuple(violations)))
+
+    def _explain_fast(self, start: Atoms, start_mask: int, s: int, ground: Any, index: int,
                       step: Any) -> list[Violation]:
         """The violations of a rejected step (`ground` as the check-loop tuple holds it)."""
         if isinstance(ground, Violation):
@@ -577,7 +673,7 @@ class Gate:
             ground = ground.candidates[0]
         return self.explain(state, ground, index, _step_text(step))
 
-    def _prepare(self) -> tuple:
+    def _prepare(self) -> tuple[Any, ...]:
         """What every check needs, computed on the first: `(initial state, its mask, goal_pos,
         goal_neg, goal_test)` with the goal as two masks when it is a conjunction of literals
         (`goal_test` None), else a test on bit sets (goal_pos None too when there is no goal)."""
@@ -592,26 +688,26 @@ class Gate:
         self._prepared = (table.initial_state, table.initial_mask, goal_pos, goal_neg, goal_test)
         return self._prepared
 
-    def _state(self, state: Iterable[tuple]) -> frozenset:
+    def _state(self, state: Iterable[tuple[Any, ...]]) -> Atoms:
         if isinstance(state, frozenset):
             return state  # states the gate hands out are already interned lower-case tuples
         return frozenset(self.table.atom(tuple(str(p).lower() for p in atom)) for atom in state)
 
-    def applicable(self, state: frozenset, ground: GroundAction, index: int = 0,
+    def applicable(self, state: Atoms, ground: GroundAction, index: int = 0,
                    step_text: str = "") -> Violation | None:
         """None when `ground` can run in `state`, else its first violation."""
         if ground.applicable(state):
             return None
         return self.explain(state, ground, index, step_text)[0]
 
-    def apply(self, state: frozenset, ground: GroundAction) -> frozenset:
+    def apply(self, state: Atoms, ground: GroundAction) -> Atoms:
         return ground.apply(state)
 
-    def goal_holds(self, state: frozenset) -> bool:
+    def goal_holds(self, state: State) -> bool:
         """Whether the goal holds (True when the problem has no goal)."""
         return self.table.goal is None or self.table.goal.holds(state)
 
-    def goal_conditions(self, state: frozenset) -> tuple[int, int]:
+    def goal_conditions(self, state: State) -> tuple[int, int]:
         """(met, total) over the goal's top-level conjuncts in `state` (a goal that is not a
         conjunction is one condition; no goal: (0, 0)). Goal-condition success, as ALFRED and
         the Embodied Agent Interface score it, is met / total."""
@@ -622,7 +718,7 @@ class Gate:
                                      for part in parts)
         return sum(1 for part in self._goal_parts if part.holds(state)), len(self._goal_parts)
 
-    def goal_unmet(self, state: frozenset) -> list[str]:
+    def goal_unmet(self, state: State) -> list[str]:
         """The goal's failed literals/disjunctions as PDDL text (empty when it holds)."""
         if self.table.goal is None:
             return []
@@ -630,12 +726,15 @@ class Gate:
 
     # -- explaining -----------------------------------------------------------------------
 
-    def explain(self, state: frozenset, ground: GroundAction, index: int = 0,
+    def explain(self, state: Atoms, ground: GroundAction, index: int = 0,
                 step_text: str = "") -> list[Violation]:
         """One violation per failed literal or disjunction of `ground`'s precondition."""
         step_text = step_text or ground.text.strip("()")
-        out = [self._violation(failure, ground, index, step_text)
-               for failure in _failures(ground.precondition, state)]
+        failures: Sequence[GroundLiteral | AnyOf] | None = self.table.literal_failures(ground,
+                                                                                      state)
+        if failures is None:
+            failures = _failures(ground.precondition, state)
+        out = [self._violation(failure, ground, index, step_text) for failure in failures]
         if not out:  # cannot happen unless the caller passes an applicable action
             raise SageError(f"{ground.text} is applicable; nothing to explain")
         return out
@@ -653,7 +752,8 @@ class Gate:
             if isinstance(term, Variable):
                 value = bound.get(key(term.name))
                 return names.get(value, value) if value is not None else f"?{term.name}"
-            return names.get(key(term.name), term.name)
+            spelled: str = names.get(key(term.name), term.name)
+            return spelled
 
         text = write_formula(failure.source, name)
         return text if failure.positive else f"(not {text})"
@@ -664,7 +764,7 @@ class Gate:
         action_key = key(ground.name)
         literal = self._failure_text(failure)
         if isinstance(failure, GroundLiteral):
-            atoms: tuple = () if failure.atom[0] == EQUALS else ((failure.positive, failure.atom),)
+            atoms: tuple[Any, ...] = () if failure.atom[0] == EQUALS else ((failure.positive, failure.atom),)
             if failure.atom[0] == EQUALS:
                 predicate = "equal"
                 detail = "the objects differ" if failure.positive else "the objects are the same"
@@ -688,6 +788,21 @@ class Gate:
         return Violation(index, step_text, ground.text, code, literal, message, atoms)
 
 
+def _apply_in_place(bound: GroundAction | Choice, state: set[GroundAtom]) -> GroundAction | None:
+    """Apply a ground action, or the first applicable candidate of a `Choice`, to `state` in
+    place; when none applies, return the ground action whose violations the step reports."""
+    if type(bound) is Choice:
+        for ground in bound.candidates:
+            if ground.applicable(state):
+                ground.apply_in_place(state)
+                return None
+        return bound.candidates[0]
+    if bound.applicable(state):  # type: ignore[union-attr]
+        bound.apply_in_place(state)  # type: ignore[union-attr]
+        return None
+    return bound  # type: ignore[return-value]
+
+
 def _fill(template: str, ground: GroundAction) -> str:
     bound = {key(name): value for name, value in ground.bindings}
     return re.sub(r"\?([A-Za-z_][\w\-]*)",
@@ -701,10 +816,10 @@ def _at(violation: Violation, index: int) -> Violation:
                      violation.literal, violation.message, violation.atoms)
 
 
-def _failures(cond: Cond, state: frozenset) -> list[GroundLiteral | AnyOf]:
+def _failures(cond: Cond, state: State | set[GroundAtom]) -> list[GroundLiteral | AnyOf]:
     """The failed literals and disjunctions of `cond` in `state`, in source order, deduplicated."""
     out: list[GroundLiteral | AnyOf] = list(cond.unsat)
-    seen: set[tuple[bool, tuple]] = {(lit.positive, lit.atom) for lit in cond.unsat}
+    seen: set[tuple[bool, tuple[Any, ...]]] = {(lit.positive, lit.atom) for lit in cond.unsat}
     for lit in cond.literals:
         if (lit.atom in state) != lit.positive and (lit.positive, lit.atom) not in seen:
             seen.add((lit.positive, lit.atom))
@@ -725,4 +840,4 @@ def _failures(cond: Cond, state: frozenset) -> list[GroundLiteral | AnyOf]:
 
 def compile_gate(domain: Domain, problem: Problem) -> Gate:
     """Compile `domain` and `problem` into a `Gate` (raises UnsupportedConstruct)."""
-    return Gate.compile(domain, problem)
+    return Gate(PreconditionTable(domain, problem))

@@ -3,8 +3,9 @@
 Semantics
 ---------
 * **Atoms.** A ground atom is a tuple of lower-case strings, `("holding", "apple")`; the table
-  interns every atom it creates, so equal atoms are the same object. A state is a frozenset of
-  atoms (closed world: what is not in it is false).
+  interns the atoms of the ground actions it builds, so those equal atoms are one object (the
+  initial state's atoms, and those a first check's step functions add, are equal by value).
+  A state is a frozenset of atoms (closed world: what is not in it is false).
 * **Conditions.** A ground condition (`Cond`) is a conjunction: its literals as two frozensets
   (`pos` must be present, `neg` absent) plus, only where the formula has a disjunction or an
   implication, `AnyOf`/`Implies` parts. Equalities are decided when grounding: a false one is
@@ -23,15 +24,20 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..pddl.model import Action, key
 
 if TYPE_CHECKING:
     from .table import PreconditionTable
 
-GroundAtom = tuple  # ("predicate", "arg", ...), all lower case
-State = frozenset
+GroundAtom = tuple[str, ...]
+"""`("predicate", "arg", ...)`, all lower case."""
+Atoms = frozenset[GroundAtom]
+State = Atoms
+"""A state: the atoms that hold (closed world)."""
+Sets4 = tuple[Atoms, Atoms, Atoms, Atoms]
+"""pre_pos, pre_neg, add, delete."""
 
 EQUALS = "="
 """Predicate name of the pseudo-atom `("=", a, b)` used to report a failed equality."""
@@ -70,16 +76,16 @@ class AnyOf:
     positive: bool
     schema: str
     anchor: str
-    any_pos: frozenset = frozenset()
-    any_neg: frozenset = frozenset()
+    any_pos: Atoms = frozenset()
+    any_neg: Atoms = frozenset()
     complex_parts: tuple[Cond, ...] = ()
 
     @classmethod
-    def of(cls, parts: tuple[Cond, ...], source: object, bindings: tuple, positive: bool,
+    def of(cls, parts: tuple[Cond, ...], source: object, bindings: tuple[Any, ...], positive: bool,
            schema: str, anchor: str) -> AnyOf:
-        any_pos: set = set()
-        any_neg: set = set()
-        complex_parts: list = []
+        any_pos: set[GroundAtom] = set()
+        any_neg: set[GroundAtom] = set()
+        complex_parts: list[Any] = []
         for part in parts:
             if part.subs or part.unsat or len(part.pos) + len(part.neg) != 1:
                 complex_parts.append(part)
@@ -95,7 +101,7 @@ class AnyOf:
         """Only single-literal alternatives, at least one of them negative."""
         return not self.complex_parts and bool(self.any_neg)
 
-    def holds(self, state: State | set) -> bool:
+    def holds(self, state: State | set[GroundAtom]) -> bool:
         return (not self.any_pos.isdisjoint(state) or not self.any_neg <= state
                 or any(part.holds(state) for part in self.complex_parts))
 
@@ -108,13 +114,13 @@ class ClauseIndex:
     __slots__ = ("index", "keys")
 
     def __init__(self, clauses: list[AnyOf]):
-        self.index: dict = {}
+        self.index: dict[Any, Any] = {}
         for clause in clauses:
             trigger = min(clause.any_neg)  # any of them; min keeps it deterministic
             self.index.setdefault(trigger, []).append(clause)
         self.keys = frozenset(self.index)
 
-    def holds(self, state: State | set) -> bool:
+    def holds(self, state: State | set[GroundAtom]) -> bool:
         for atom in self.keys & state:
             for clause in self.index[atom]:
                 if not clause.holds(state):
@@ -129,7 +135,7 @@ class Implies:
     condition: Cond
     then: Cond
 
-    def holds(self, state: State | set) -> bool:
+    def holds(self, state: State | set[GroundAtom]) -> bool:
         return not self.condition.holds(state) or self.then.holds(state)
 
 
@@ -141,13 +147,13 @@ class Cond:
     equalities decided false at grounding time, which make the conjunction false in every state.
     """
 
-    pos: frozenset
-    neg: frozenset
+    pos: Atoms
+    neg: Atoms
     literals: tuple[GroundLiteral, ...] = ()
     subs: tuple[AnyOf | Implies, ...] = ()
     unsat: tuple[GroundLiteral, ...] = ()
 
-    def holds(self, state: State | set) -> bool:
+    def holds(self, state: State | set[GroundAtom]) -> bool:
         if self.unsat or not self.pos <= state or not state.isdisjoint(self.neg):
             return False
         for sub in self.subs:
@@ -193,8 +199,8 @@ def conjoin(conds: Iterable[Cond]) -> Cond:
 @dataclass(frozen=True, slots=True, eq=False)
 class ConditionalEffect:
     condition: Cond
-    add: frozenset
-    delete: frozenset
+    add: Atoms
+    delete: Atoms
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -211,20 +217,20 @@ class ConditionalEffects:
     * `general`: the rest, evaluated one by one.
     """
 
-    triggered: dict
-    trigger_keys: frozenset
-    absent: dict
-    absent_keys: frozenset
-    absent_add: frozenset
-    absent_delete: frozenset
+    triggered: dict[Any, Any]
+    trigger_keys: Atoms
+    absent: dict[Any, Any]
+    absent_keys: Atoms
+    absent_add: Atoms
+    absent_delete: Atoms
     general: tuple[ConditionalEffect, ...]
 
     @classmethod
     def build(cls, effects: list[ConditionalEffect]) -> ConditionalEffects | None:
         if not effects:
             return None
-        triggered: dict = {}
-        absent: dict = {}
+        triggered: dict[Any, Any] = {}
+        absent: dict[Any, Any] = {}
         general: list[ConditionalEffect] = []
         for effect in effects:
             cond = effect.condition
@@ -251,10 +257,10 @@ class ConditionalEffects:
         return cls({k: tuple(v) for k, v in triggered.items()}, frozenset(triggered),
                    absent, frozenset(absent), absent_add, absent_delete, tuple(general))
 
-    def fire(self, state: State | set) -> tuple[set, set]:
+    def fire(self, state: State | set[GroundAtom]) -> tuple[set[GroundAtom], set[GroundAtom]]:
         """(add, delete) of the effects whose conditions hold in `state` (the pre-state)."""
-        add: set = set()
-        delete: set = set()
+        add: set[GroundAtom] = set()
+        delete: set[GroundAtom] = set()
         for atom in self.trigger_keys & state:
             for condition, effect_add, effect_delete in self.triggered[atom]:
                 if condition is None or condition.holds(state):
@@ -291,13 +297,13 @@ class GroundAction:
     (see `fast` below). Instances are values: treat them as immutable.
     """
 
-    __slots__ = ("schema", "args", "checks", "conditional", "fast", "_table", "_subs", "_unsat",
-                 "_literals", "_extra", "_sets", "_text", "_bindings", "_precondition")
+    __slots__ = ("schema", "args", "checks", "conditional", "_fast", "_table", "_subs",
+                 "_unsat", "_literals", "_extra", "_sets", "_text", "_bindings", "_precondition")
 
     def __init__(self, table: PreconditionTable, schema: Action, args: tuple[str, ...],
-                 literals: tuple[tuple, tuple, tuple, tuple] | None,
-                 extra: tuple[frozenset, frozenset, frozenset, frozenset] | None,
-                 subs: tuple, unsat: bool, conditional: ConditionalEffects | None):
+                 literals: tuple[tuple[GroundAtom, ...], ...] | None,
+                 extra: Sets4 | None,
+                 subs: tuple[Any, ...], unsat: bool, conditional: ConditionalEffects | None):
         self.schema = schema
         self.args = args
         self.conditional = conditional
@@ -308,25 +314,31 @@ class GroundAction:
         self._subs = subs
         self._unsat = unsat
         self.checks = _set_checks(subs, unsat) if subs or unsat else ()
-        self.fast: tuple = ()
-        """The check loop's form, set by the table when it grounds the action: `(literals,
-        pos, keep, add, trigger, special, ground)` with `literals = pos | neg` masks (the literal
-        precondition holds when `s & literals == pos`) and `keep = ~delete`. When `s & trigger`
-        is 0 the successor is `s & keep | add`; otherwise it is `special(s)`, None when the rest
-        of the precondition fails. `trigger` is 0 for a STRIPS step, the trigger atoms of its
-        conditional effects when nothing else is special (`BitSets.effects`), else
-        `BitSets.ALWAYS`, set in every state mask."""
-        self._sets: tuple[frozenset, frozenset, frozenset, frozenset] | None = None
+        self._fast: tuple[Any, ...] | None = None
+        self._sets: Sets4 | None = None
         self._text: str | None = None
         self._bindings: tuple[tuple[str, str], ...] | None = None
         self._precondition: Cond | None = None
 
-    def _build_sets(self) -> tuple[frozenset, frozenset, frozenset, frozenset]:
+    @property
+    def fast(self) -> tuple[Any, ...]:
+        """The check loop's form (`PreconditionTable.fast_form`, built on first read):
+        `(literals, pos, keep, add, trigger, special, ground)` with `literals = pos | neg` masks
+        (the literal precondition holds when `s & literals == pos`) and `keep = ~delete`. When
+        `s & trigger` is 0 the successor is `s & keep | add`; otherwise it is `special(s)`,
+        None when the rest of the precondition fails. `trigger` is 0 for a STRIPS step, the
+        trigger atoms of its conditional effects when nothing else is special
+        (`BitSets.effects`), else `BitSets.ALWAYS`, set in every state mask."""
+        if self._fast is None:
+            self._fast = self._table.fast_form(self)
+        return self._fast
+
+    def _build_sets(self) -> Sets4:
         intern = self._table._interned.setdefault
         literals = self._literals
         if literals is None:
             literals = self._table.schema.template(self.schema).build(self.args)[:4]
-        sets: tuple = tuple(frozenset(map(intern, atoms, atoms)) if atoms else _EMPTY
+        sets: tuple[Any, ...] = tuple(frozenset(map(intern, atoms, atoms)) if atoms else _EMPTY
                             for atoms in literals)
         if self._extra is not None:
             sets = tuple(a | b for a, b in zip(sets, self._extra))
@@ -334,22 +346,22 @@ class GroundAction:
         return sets
 
     @property
-    def pre_pos(self) -> frozenset:
+    def pre_pos(self) -> Atoms:
         """Atoms the precondition requires (interned)."""
         return (self._sets or self._build_sets())[0]
 
     @property
-    def pre_neg(self) -> frozenset:
+    def pre_neg(self) -> Atoms:
         """Atoms the precondition forbids."""
         return (self._sets or self._build_sets())[1]
 
     @property
-    def add(self) -> frozenset:
+    def add(self) -> Atoms:
         """Atoms the unconditional effect adds."""
         return (self._sets or self._build_sets())[2]
 
     @property
-    def delete(self) -> frozenset:
+    def delete(self) -> Atoms:
         """Atoms the unconditional effect deletes."""
         return (self._sets or self._build_sets())[3]
 
@@ -386,7 +398,7 @@ class GroundAction:
     def __repr__(self) -> str:
         return f"GroundAction{self.text}"
 
-    def applicable(self, state: State) -> bool:
+    def applicable(self, state: State | set[GroundAtom]) -> bool:
         return (self.pre_pos <= state and state.isdisjoint(self.pre_neg)
                 and all(check(state) for check in self.checks))
 
@@ -397,7 +409,7 @@ class GroundAction:
         add, delete = self.conditional.fire(state)
         return ((state - self.delete) - delete) | self.add | add
 
-    def apply_in_place(self, state: set) -> None:
+    def apply_in_place(self, state: set[GroundAtom]) -> None:
         """Apply to a mutable set: O(|effects|), no copy of the state."""
         if self.conditional is None:
             state -= self.delete
@@ -410,15 +422,15 @@ class GroundAction:
         state |= add
 
 
-_EMPTY: frozenset = frozenset()
+_EMPTY: Atoms = frozenset()
 
 
 def _never(state: object) -> bool:
     return False
 
 
-def _set_checks(subs: tuple, unsat: bool) -> tuple[Callable[[State], bool], ...]:
-    """The closures a precondition needs beyond its literal sets, on frozenset states."""
+def _set_checks(subs: tuple[Any, ...], unsat: bool) -> tuple[Callable[[State | set[GroundAtom]], bool], ...]:
+    """The closures a precondition needs beyond its literal sets, on set states."""
     clauses = [sub for sub in subs if isinstance(sub, AnyOf) and sub.is_clause]
     checks = tuple(sub.holds for sub in subs if not (isinstance(sub, AnyOf) and sub.is_clause))
     if len(clauses) > 1:

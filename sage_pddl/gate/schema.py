@@ -18,21 +18,21 @@ of it:
   templates, compiled to one Python function that builds every ground atom of a step from the
   step's arguments (tuple substitution, no formula walking). Parts a template cannot express
   (quantifiers, disjunction, implication, conditional effects, a variable that is not a
-  parameter) are kept as formula nodes that the table grounds with its general walker.
+  parameter) are kept as formula nodes that the table grounds with its general walker. The
+  template also holds the whole action as a generated step function on set states
+  (`compiled.py`), which a gate's first check runs instead of grounding;
+* what each action word names (`words`, `runs`): every action's name and alias from the start,
+  other spellings as steps use them.
 
-The cache is keyed on `id(domain)` and holds a weak reference to the domain: an entry is used
-only while that very object is alive (`ref() is domain`), and dropped by the reference's
-callback when the domain is collected, so a recycled id can never return another domain's
-schema. Keying on the domain's hash would be both slow (a frozen dataclass rehashes its whole
-tree on every call) and wrong: `Domain.annotations` is excluded from equality, so two domains
-that differ only in their `@sage` comments compare equal. A schema holds the domain's actions
-and nodes but never the `Domain` itself, so the cache does not keep domains alive.
+The cache is `pddl.vocabulary.PerDomain`: per domain object, not per equal domain (equality
+ignores the `@sage` annotations). A schema holds the domain's actions and nodes but never the
+`Domain` itself, so the cache does not keep domains alive.
 """
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from ..pddl.model import (
     Action,
@@ -48,9 +48,24 @@ from ..pddl.model import (
     key,
     walk,
 )
-from ..pddl.vocabulary import vocabulary
+from ..pddl.vocabulary import DEFAULT_FIELDS, PerDomain, vocabulary
+from .compiled import StepFunction, WordsFunction, step_function, words_function
 
 # --- action templates ------------------------------------------------------------------------
+
+class PreLiteral(NamedTuple):
+    """A literal of an action's precondition as the template holds it: its polarity, its
+    node (an `Atom` or `Equals`), its terms as parameter positions (int) or constant keys
+    (str), its predicate's key ("" for `=`), and the canonical texts a `GroundLiteral` carries:
+    its own and its anchor's (the top-level conjunct that contains it)."""
+
+    positive: bool
+    node: Atom | Equals
+    terms: tuple[int | str, ...]
+    predicate: str
+    text: str
+    anchor: str
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class ActionTemplate:
@@ -70,13 +85,24 @@ class ActionTemplate:
     param_keys: tuple[str, ...]
     param_types: tuple[frozenset[str] | None, ...]
     """Per parameter: the type keys it accepts, or None for any object (untyped or `object`)."""
-    build: Callable[[tuple[str, ...]], tuple]
-    masks: Callable[[tuple[str, ...], Callable, Callable], tuple]
+    build: Callable[[tuple[str, ...]], tuple[Any, ...]]
+    masks: Callable[[tuple[str, ...], Callable[..., Any], Callable[..., Any]], tuple[Any, ...]]
     """`masks(args, get, new)`: the bit-set form of `build(args)`, `(pre_pos, pre_neg, add,
     delete, unsat)` as int masks (`get(atom)` an atom's bit or None, `new(atom)` a new bit) and
     whether an equality is false for these arguments."""
     complex_pre: tuple[object, ...]
     complex_effects: tuple[object, ...]
+    unsat: Callable[[tuple[str, ...]], bool] | None
+    """`unsat(args)`: whether an equality of the literal part is false for `args`; None when
+    the literal part has no equality."""
+    literals: tuple[PreLiteral, ...]
+    """The literals of the precondition's template part, in the order the walker grounds them
+    (what a rejected step's explanation walks when the action has no complex precondition)."""
+    step: StepFunction | None
+    """The whole action as one generated function on set states (`compiled.step_function`):
+    what a gate's first check runs instead of grounding. None: the action is ground."""
+    step_words: WordsFunction | None
+    """The same for a step given by its words (`compiled.words_function`)."""
 
 
 def _spec(term: object, params: dict[str, int]) -> int | str | None:
@@ -104,45 +130,60 @@ def _conjuncts(formula: object) -> tuple[object, ...]:
     return formula.parts if isinstance(formula, And) else (formula,)
 
 
-def _generated(name: str, source: str, action_name: str) -> Callable:
+def _generated(name: str, source: str, action_name: str) -> Callable[..., Any]:
     """The function `name` defined by generated `source`."""
-    namespace: dict = {}
+    namespace: dict[str, Any] = {}
     exec(compile(source, f"<gate template {action_name}>", "exec"), namespace)  # noqa: S102
-    return namespace[name]
+    function: Callable[..., Any] = namespace[name]
+    return function
 
 
-def compile_template(action: Action) -> ActionTemplate:
+def compile_template(action: Action, canonical: Callable[[object, bool], str]) -> ActionTemplate:
+    """The template of `action`; `canonical(node, positive)` gives a condition's canonical text
+    (`Vocabulary.canonical`)."""
     params = {key(p.name): i for i, p in enumerate(action.parameters)}
     pos: list[str] = []
     neg: list[str] = []
     eqs: list[tuple[str, str, bool]] = []
     complex_pre: list[object] = []
 
-    def literal(node: object, positive: bool) -> bool:
+    literals: list[PreLiteral] = []
+
+    def literal(node: object, positive: bool, top: object) -> bool:
         """Add a literal conjunct to the template; False when the walker must ground it."""
         if isinstance(node, Not):
-            return literal(node.arg, not positive)
+            return literal(node.arg, not positive, top)
         if isinstance(node, Atom):
             source = _atom_source(node, params)
             if source is None:
                 return False
             (pos if positive else neg).append(source)
+            literals.append(PreLiteral(positive, node,
+                                       tuple(_spec(t, params) for t in node.args),  # type: ignore[misc]
+                                       key(node.predicate), canonical(node, positive),
+                                       canonical(top, True)))
             return True
         if isinstance(node, Equals):
             left, right = _term_source(node.left, params), _term_source(node.right, params)
             if left is None or right is None:
                 return False
             eqs.append((left, right, positive))
+            literals.append(PreLiteral(positive, node, (_spec(node.left, params),  # type: ignore[arg-type]
+                                                        _spec(node.right, params)),
+                                       "", canonical(node, positive), canonical(top, True)))
             return True
         if isinstance(node, And) and positive:
             # nested conjunctions flatten exactly as the walker's conjoin does
-            done = [p for p in node.parts if not literal(p, True)]
+            done = [p for p in node.parts if not literal(p, True, top)]
             complex_pre.extend(done)
             return True
         return False
 
-    for part in _conjuncts(action.precondition):
-        if not literal(part, True):
+    whole = action.precondition
+    for part in _conjuncts(whole):
+        # the anchor of a literal: its top-level conjunct (the whole precondition when that
+        # is not a conjunction), as `PreconditionTable.ground_formula` names it
+        if not literal(part, True, part if isinstance(whole, And) else whole):
             complex_pre.append(part)
 
     add: list[str] = []
@@ -184,22 +225,25 @@ def compile_template(action: Action) -> ActionTemplate:
     # is most of a template's cost and checking never needs it.
     masks = _generated("masks", f"def masks(a, get, new):\n    return ({bits(pos)}, {bits(neg)}, "
                        f"{bits(add)}, {bits(delete)}, {unsat})\n", action.name)
+    unsat_of = (_generated("unsat", f"def unsat(a):\n    return {unsat}\n", action.name)
+                if eqs else None)
     build_source = (f"def build(a):\n    return ({tup(pos)}, {tup(neg)}, {tup(add)}, "
                     f"{tup(delete)}, {equalities})\n")
-    compiled: list[Callable] = []
+    compiled: list[Callable[..., Any]] = []
 
-    def build(args: tuple[str, ...]) -> tuple:
+    def build(args: tuple[str, ...]) -> tuple[Any, ...]:
         if not compiled:
             compiled.append(_generated("build", build_source, action.name))
-        return compiled[0](args)
+        built: tuple[Any, ...] = compiled[0](args)
+        return built
 
     param_types = []
     for p in action.parameters:
         types = frozenset(key(t) for t in p.types)
         param_types.append(None if not types or "object" in types else types)
     return ActionTemplate(action, key(action.name), tuple(params), tuple(param_types),
-                          build, masks, tuple(complex_pre),
-                          tuple(complex_effects))
+                          build, masks, tuple(complex_pre), tuple(complex_effects), unsat_of, tuple(literals),
+                          step_function(action), words_function(action, tuple(param_types)))
 
 
 # --- the schema ------------------------------------------------------------------------------
@@ -229,6 +273,21 @@ class DomainSchema:
                         vocab.canonical(node)  # annotation matching and reports need them all
         self.templates: dict[int, ActionTemplate] = {}
         """id(action) -> template, built on first use."""
+        self.words: dict[str, StepAction] = {}
+        """A step's action word as written -> what it names: every action's name as declared,
+        in lower case and its aliases from the start, other spellings as they are met."""
+        self.runs: dict[str, WordsFunction] = {}
+        """The same words -> the action's `step_words` function, where it has one."""
+        for action in domain.actions:
+            for word in (action.name, key(action.name), *vocab.aliases.get(action.name, ())):
+                self.word(word)
+        self.type_sets: dict[tuple[str, ...], frozenset[str]] = {}
+        """Declared types (as spelled) -> `types_of` them."""
+        mapped = {name for fields in vocab.step_fields.values() for names in fields
+                  for name in names}
+        self.step_fields: tuple[str, ...] = ("action", *DEFAULT_FIELDS,
+                                             *sorted(mapped - set(DEFAULT_FIELDS)))
+        """Every JSON field a step of this domain may fill a parameter from, `action` first."""
 
     def ancestors(self, type_name: str) -> frozenset[str]:
         """The type, its ancestors and `object`."""
@@ -245,28 +304,47 @@ class DomainSchema:
             found = self._ancestors[type_key] = frozenset(seen)
         return found
 
+    def types_of(self, declared: tuple[str, ...]) -> frozenset[str]:
+        """The type keys an object declared with `declared` types belongs to (`object` when
+        untyped): their ancestors, merged."""
+        found = self.type_sets.get(declared)
+        if found is None:
+            found = frozenset({"object"}).union(*map(self.ancestors, declared))
+            self.type_sets[declared] = found
+        return found
+
     def template(self, action: Action) -> ActionTemplate:
         found = self.templates.get(id(action))
         if found is None:
-            found = self.templates[id(action)] = compile_template(action)
+            found = self.templates[id(action)] = compile_template(action,
+                                                                  self.vocabulary.canonical)
+        return found
+
+    def word(self, word: str) -> StepAction | None:
+        """What a step's action word names (exact, then alias/loose), or None."""
+        found = self.words.get(word)
+        if found is None:
+            action = self.vocabulary.action(word)
+            if action is None:
+                return None
+            template = self.template(action)
+            found = self.words[word] = StepAction(action, self.vocabulary.fields(action),
+                                                  template.param_types, template)
+            if template.step_words is not None:
+                self.runs[word] = template.step_words
         return found
 
 
-_SCHEMAS: dict[int, tuple[weakref.ref, DomainSchema]] = {}
+class StepAction(NamedTuple):
+    """What a step's action word names: the action, the JSON fields of each parameter (its
+    `@sage step` map, or None), the types each parameter accepts, and its template."""
+
+    action: Action
+    fields: tuple[tuple[str, ...], ...] | None
+    accepted: tuple[frozenset[str] | None, ...]
+    template: ActionTemplate
 
 
-def domain_schema(domain: Domain) -> DomainSchema:
-    """The cached `DomainSchema` of this very `domain` object (see the module docstring)."""
-    ident = id(domain)
-    entry = _SCHEMAS.get(ident)
-    if entry is not None and entry[0]() is domain:
-        return entry[1]
-    schema = DomainSchema(domain)
-
-    def forget(ref: weakref.ref, ident: int = ident) -> None:
-        current = _SCHEMAS.get(ident)
-        if current is not None and current[0] is ref:
-            del _SCHEMAS[ident]
-
-    _SCHEMAS[ident] = (weakref.ref(domain, forget), schema)
-    return schema
+domain_schema = PerDomain(DomainSchema)
+"""`domain_schema(domain)`: the cached `DomainSchema` of this very `domain` object (see the
+module docstring)."""

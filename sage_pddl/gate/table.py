@@ -20,11 +20,15 @@ Semantics
   preferences, `oneof` and any other `Unsupported` node make `compile_table` raise
   `UnsupportedConstruct` naming the construct and its line:column.
 * **Speed.** Everything that depends on the domain alone (the vocabulary, names, types, scope
-  hazards, canonical texts, one template per action) is compiled once per `Domain` object
-  (`schema.domain_schema`), so a table costs only its problem. Grounding substitutes the step's
-  objects into the action's template (one generated function goes straight from the objects to
-  the bit masks of all literal atoms; the atom sets are built only when read) and walks only
-  quantifiers, disjunctions, implications and conditional effects.
+  hazards, canonical texts, one template and step function per action) is compiled once per
+  `Domain` object (`schema.domain_schema`). Of the problem, a table reads at once only what
+  every check needs: the scope, the initial state and a goal of ground literals as two sets;
+  the object tables, the ground goal with its sources, the static facts and the bit sets are
+  built when first read (`lazy`). Grounding substitutes the step's objects into the action's
+  template (one generated function goes straight from the objects to the bit masks of all
+  literal atoms; the atom sets are built only when read) and walks only quantifiers,
+  disjunctions, implications and conditional effects; a gate's first check grounds nothing
+  but a rejected step (see `Gate.check`).
 
 Annotations (`; @sage alias|step|reason`, docs/annotations.md) come from the domain's
 `Vocabulary`: action names, the JSON-field map of each action's parameters, and the friendly
@@ -34,6 +38,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Generic, TypeVar, overload
 
 from ..pddl import limits
 from ..pddl.errors import GroundingTooLarge, PDDLSemanticError, UnsupportedConstruct
@@ -42,6 +47,7 @@ from ..pddl.model import (
     And,
     Atom,
     Comparison,
+    Constant,
     Domain,
     Equals,
     Exists,
@@ -54,6 +60,7 @@ from ..pddl.model import (
     NumericEffect,
     Or,
     Problem,
+    Term,
     Typed,
     Unsupported,
     Variable,
@@ -82,48 +89,91 @@ from .ground import (
 )
 from .schema import domain_schema
 
+_StaticChecks = tuple[tuple[tuple[str, tuple[Term, ...]], ...], ...]
+"""Per quantified variable, the static literals (predicate, terms) bound once it is."""
+
+T = TypeVar("T")
+
+
+def atom_key(atom: Atom) -> GroundAtom:
+    """The ground atom of a model atom whose terms are objects: `(on B1 b2)` ->
+    `("on", "b1", "b2")`."""
+    args = atom.args
+    if len(args) == 1:
+        return (atom.predicate.lower(), args[0].name.lower())
+    if len(args) == 2:
+        return (atom.predicate.lower(), args[0].name.lower(), args[1].name.lower())
+    return (atom.predicate.lower(), *[a.name.lower() for a in args])
+
+
+class lazy(Generic[T]):
+    """An attribute computed on first read and then stored on the instance (where later reads
+    find it as a plain attribute). `functools.cached_property` does the same, behind a lock
+    that costs more than building most of these attributes."""
+
+    def __init__(self, build: Callable[[Any], T]) -> None:
+        self.build = build
+        self.name = build.__name__
+        self.__doc__ = build.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> lazy[T]: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> T: ...
+
+    def __get__(self, instance: object, owner: type | None = None) -> T | lazy[T]:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.build(instance)
+        return value
+
 
 class PreconditionTable:
     """A domain and problem compiled for checking plans: objects, types, actions, annotations,
     the initial state, the goal, and a cache of ground actions. Build it with `compile_table`.
 
-    Everything that depends on the domain alone comes from its cached `DomainSchema`, so a
-    table costs only the problem's objects, initial state and goal."""
+    Everything that depends on the domain alone comes from its cached `DomainSchema`. Of the
+    problem, compiling reads only what every check needs (the scope check, the initial state,
+    a goal of ground literals as two sets); the object tables, the ground goal with its
+    sources, the static facts and the bit sets are built when first read."""
 
     def __init__(self, domain: Domain, problem: Problem, prune_static: bool = True):
         self.domain = domain
         self.problem = problem
         self.schema = schema = domain_schema(domain)
+        self.vocabulary = vocab = schema.vocabulary
+        self.prune_static = prune_static
+        """With `prune_static`, grounding drops a conditional effect whose static condition
+        is false in the initial state (a MoveTo reaches only what stands `near` its target); a
+        gate asked to start from a state with other static facts uses an unpruned table
+        instead (`Gate.for_state`). See `dynamic`."""
         self._interned: dict[GroundAtom, GroundAtom] = {}
         self._canon: dict[int, tuple[object, str]] = {}
-        self._cost_fluents = self._find_cost_fluents()
-        self._check_scope()
-        self.vocabulary = vocab = schema.vocabulary
-        vocab.raise_error()
-        self._resolve_objects()
-        self.predicate_names: dict[str, str] = schema.predicate_names
         self._ground_cache: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
-        self.dynamic = vocab.effect_predicates
-        """Predicates some action changes; the others are static: they hold in every state
-        reached from the initial one exactly as there. With `prune_static`, grounding drops
-        a conditional effect whose static condition is false in the initial state (a MoveTo
-        reaches only what stands `near` its target); a gate asked to start from a state with
-        other static facts uses an unpruned table instead (`Gate.for_state`)."""
-        self.prune_static = prune_static
-        self.initial_state: State = self._initial_state()
-        self.static_state: State = frozenset(a for a in self.initial_state
-                                             if a[0] not in self.dynamic)
-        self.goal: Cond | None = None
         self._ground_budget = limits.MAX_GROUND
-        if not (isinstance(problem.goal, And) and not problem.goal.parts):
-            self.goal = self.ground_formula(problem.goal, {}, True, anchor="")
-        self.bits = BitSets(self._interned)
         self._initial_mask: int | None = None
         self._goal_test: Callable[[int], bool] | None = None
+        self._check_domain_scope()
+        self.initial_state: State = self._initial_state()  # raises on an unsupported fact
+        goal = problem.goal
+        self.has_goal = not (type(goal) is And and not goal.parts)
+        self.goal_sets = self._literal_goal(goal) if self.has_goal else None
+        """The goal as `(pos, neg)` atom sets when it is a conjunction of ground literals (it
+        holds when `pos <= state` and `state.isdisjoint(neg)`), else None."""
+        if self.has_goal and self.goal_sets is None:
+            self._check_formula_scope(goal, f"in the goal of {problem.name}")
+        vocab.raise_error()
+        if self.has_goal and self.goal_sets is None:
+            # ground now: a free variable or an oversized quantifier is a compile error
+            self.goal = self.ground_formula(goal, {}, True, anchor="")
 
     # -- scope ----------------------------------------------------------------------------
 
-    def _find_cost_fluents(self) -> frozenset[str]:
+    @lazy
+    def _cost_fluents(self) -> frozenset[str]:
         names = {"total-cost", "totalcost"}
         metric = self.problem.metric
         if metric is not None:
@@ -154,7 +204,9 @@ class PreconditionTable:
         for node in walk(formula):
             self._check_node_scope(node, context)
 
-    def _check_scope(self) -> None:
+    def _check_domain_scope(self) -> None:
+        """The domain's sections and actions, and the problem's sections (its facts are
+        checked as the initial state is read, then its goal)."""
         domain, problem = self.domain, self.problem
         if domain.unsupported:
             first = domain.unsupported[0]
@@ -164,10 +216,6 @@ class PreconditionTable:
         if problem.unsupported:
             first = problem.unsupported[0]
             raise self._unsupported(first.construct, first.loc, f"in problem {problem.name}")
-        for fact in problem.init:
-            if isinstance(fact, Unsupported):
-                raise self._unsupported(fact.construct, fact.loc, f"in the :init of {problem.name}")
-        self._check_formula_scope(problem.goal, f"in the goal of {problem.name}")
 
     # -- types and objects ----------------------------------------------------------------
 
@@ -175,36 +223,57 @@ class PreconditionTable:
         """The type, its ancestors and `object`."""
         return self.schema.ancestors(type_name)
 
-    def _resolve_objects(self) -> None:
-        spelling: dict[str, str] = {}
-        types: dict[str, set[str]] = {}
-        declared: dict[str, list[str]] = {}
-        ancestors = self.schema.ancestors
-        for typed in (*self.domain.constants, *self.problem.objects):
+    @lazy
+    def object_types(self) -> dict[str, frozenset[str]]:
+        """Object key -> the type keys it belongs to (declared types, their ancestors and
+        `object`; a name declared twice, as a constant and an object, belongs to both)."""
+        types: dict[str, frozenset[str]] = {}
+        known = self.schema.type_sets.get  # `types_of` inline where the answer is known
+        types_of = self.schema.types_of
+        for typed in itertools.chain(self.domain.constants, self.problem.objects):
             name = typed.name.lower()
-            spelling.setdefault(name, typed.name)
-            bucket = types.setdefault(name, set())
-            names = declared.setdefault(name, [])
+            found = known(typed.types) or types_of(typed.types)
+            have = types.get(name)
+            types[name] = found if have is None else have | found
+        return types
+
+    @lazy
+    def object_names(self) -> dict[str, str]:
+        """Object key -> original spelling, in declaration order."""
+        spelling: dict[str, str] = {}
+        for typed in itertools.chain(self.domain.constants, self.problem.objects):
+            spelling.setdefault(typed.name.lower(), typed.name)
+        return spelling
+
+    @lazy
+    def declared_types(self) -> dict[str, tuple[str, ...]]:
+        """Object key -> its declared type names (`object` when untyped), for messages."""
+        declared: dict[str, list[str]] = {}
+        for typed in itertools.chain(self.domain.constants, self.problem.objects):
+            names = declared.setdefault(typed.name.lower(), [])
             for type_name in typed.types or ("object",):
-                bucket |= ancestors(type_name)
                 if type_name not in names:
                     names.append(type_name)
-        self.object_names: dict[str, str] = spelling
-        """Object key -> original spelling, in declaration order."""
-        self.object_types: dict[str, frozenset[str]] = {n: frozenset(t) for n, t in types.items()}
-        self.declared_types: dict[str, tuple[str, ...]] = {n: tuple(t) for n, t in declared.items()}
-        self._objects_of: dict[tuple[str, ...], tuple[str, ...]] = {}
+        return {n: tuple(t) for n, t in declared.items()}
+
+    @lazy
+    def _objects_of(self) -> dict[tuple[str, ...], tuple[str, ...]]:
+        return {}
 
     def objects_of(self, types: tuple[str, ...]) -> tuple[str, ...]:
         """Object keys that fit a parameter typed `types` (() = any), in declaration order."""
-        wanted = tuple(key(t) for t in types)
+        return self.objects_of_keys(tuple(key(t) for t in types))
+
+    def objects_of_keys(self, wanted: tuple[str, ...]) -> tuple[str, ...]:
+        """`objects_of` for type keys (what generated step functions call)."""
         found = self._objects_of.get(wanted)
         if found is None:
             if not wanted or "object" in wanted:
                 found = tuple(self.object_names)
             else:
                 want = set(wanted)
-                found = tuple(o for o, t in self.object_types.items() if t & want)
+                object_types = self.object_types
+                found = tuple(o for o in self.object_names if object_types[o] & want)
             self._objects_of[wanted] = found
         return found
 
@@ -213,6 +282,11 @@ class PreconditionTable:
             return True
         have = self.object_types.get(obj, frozenset({"object"}))
         return any(key(t) in have for t in types)
+
+    @property
+    def predicate_names(self) -> dict[str, str]:
+        """Predicate key -> its spelling in the domain."""
+        return self.schema.predicate_names
 
     # -- names ----------------------------------------------------------------------------
 
@@ -252,12 +326,76 @@ class PreconditionTable:
     # -- state ----------------------------------------------------------------------------
 
     def _initial_state(self) -> State:
-        facts = []
-        atom = self.atom
+        """The `Atom` facts of `:init` as ground atoms (`Not` facts document absence and
+        numeric values are ignored; an unsupported fact raises)."""
+        facts: list[GroundAtom] = []
+        add = facts.append
         for fact in self.problem.init:
-            if isinstance(fact, Atom):  # Not facts document absence; FluentValues are numeric
-                facts.append(atom((fact.predicate.lower(), *[a.name.lower() for a in fact.args])))
+            if type(fact) is Atom:  # `atom_key` inline: this loop is most of a compile
+                args = fact.args
+                if len(args) == 2:
+                    add((fact.predicate.lower(), args[0].name.lower(), args[1].name.lower()))
+                elif len(args) == 1:
+                    add((fact.predicate.lower(), args[0].name.lower()))
+                else:
+                    add((fact.predicate.lower(), *[a.name.lower() for a in args]))
+            elif isinstance(fact, Atom):
+                add(atom_key(fact))
+            elif isinstance(fact, Unsupported):
+                raise self._unsupported(fact.construct, fact.loc,
+                                        f"in the :init of {self.problem.name}")
         return frozenset(facts)
+
+    def _literal_goal(self, goal: object) -> tuple[State, State] | None:
+        """`(pos, neg)` when `goal` is a conjunction of ground literals, else None."""
+        pos: list[GroundAtom] = []
+        neg: list[GroundAtom] = []
+        for part in goal.parts if type(goal) is And else (goal,):
+            if type(part) is Atom:
+                atoms = pos
+            elif type(part) is Not:
+                atoms, part = neg, part.arg
+                if type(part) is not Atom:
+                    return None
+            else:
+                return None
+            for term in part.args:
+                if type(term) is not Constant:
+                    return None
+            atoms.append(atom_key(part))
+        return frozenset(pos), frozenset(neg)
+
+    @lazy
+    def goal(self) -> Cond | None:
+        """The ground goal with every literal's source (what `goal_unmet` reports); None when
+        the problem has no goal."""
+        if not self.has_goal:
+            return None
+        return self.ground_formula(self.problem.goal, {}, True, anchor="")
+
+    def goal_holds_in(self, state: State | set[GroundAtom]) -> bool | None:
+        """Whether the goal holds in `state` (None when the problem has no goal)."""
+        sets = self.goal_sets
+        if sets is not None:
+            return sets[0] <= state and state.isdisjoint(sets[1])
+        return None if self.goal is None else self.goal.holds(state)
+
+    @lazy
+    def dynamic(self) -> frozenset[str]:
+        """Predicates some action changes; the others are static: they hold in every state
+        reached from the initial one exactly as there (see `prune_static`)."""
+        return self.vocabulary.effect_predicates
+
+    @lazy
+    def static_state(self) -> State:
+        """The initial state's static facts."""
+        dynamic = self.dynamic
+        return frozenset(a for a in self.initial_state if a[0] not in dynamic)
+
+    @lazy
+    def bits(self) -> BitSets:
+        """The bit-set form of states, built when a check first runs on bit sets."""
+        return BitSets(self._interned)
 
     @property
     def initial_mask(self) -> int:
@@ -269,6 +407,8 @@ class PreconditionTable:
     @property
     def goal_masks(self) -> tuple[int, int] | None:
         """(pos, neg) masks when the goal is a conjunction of literals, else None."""
+        if self.goal_sets is not None:
+            return self.bits.mask(self.goal_sets[0]), self.bits.mask(self.goal_sets[1])
         goal = self.goal
         if goal is None or goal.subs or goal.unsat:
             return None
@@ -298,15 +438,12 @@ class PreconditionTable:
     def _ground(self, action: Action, args: tuple[str, ...]) -> GroundAction:
         """Substitute `args` into the action's template; walk only its non-literal parts.
 
-        The ground action's bit-set form (`fast`) is built here too: the template's generated
-        `masks` gives the literal part's masks directly (no atom sets are built; the sets are
-        made from `build` only when `pre_pos` & co. are read)."""
+        The literal atoms come from the template when first read (`GroundAction.pre_pos` &
+        co.); the bit-set form from `fast_form` when the check loop first needs it."""
         template = self.schema.template(action)
-        bits = self.bits
         self._ground_budget = limits.MAX_GROUND
-        pos_mask, neg_mask, add_mask, delete_mask, unsat = template.masks(
-            args, bits.bit_of.get, bits.new)
-        subs: tuple = ()
+        unsat = template.unsat is not None and template.unsat(args)
+        subs: tuple[Any, ...] = ()
         conditional = None
         extra = None
         if template.complex_pre or template.complex_effects:
@@ -326,7 +463,17 @@ class PreconditionTable:
                 extra_add, extra_delete = frozenset(more_add), frozenset(more_delete)
                 conditional = ConditionalEffects.build(effects)
             extra = (extra_pos, extra_neg, extra_add, extra_delete)
-        ground = GroundAction(self, action, args, None, extra, subs, unsat, conditional)
+        return GroundAction(self, action, args, None, extra, subs, unsat, conditional)
+
+    def fast_form(self, ground: GroundAction) -> tuple[Any, ...]:
+        """The bit-set form of a ground action for the check loop (`GroundAction.fast`): the
+        template's generated `masks` gives the literal part's masks directly, without the
+        atom sets."""
+        bits = self.bits
+        pos_mask, neg_mask, add_mask, delete_mask, _ = self.schema.template(ground.schema).masks(
+            ground.args, bits.bit_of.get, bits.new)
+        extra, subs, unsat, conditional = (ground._extra, ground._subs, ground._unsat,
+                                           ground.conditional)
         if extra is not None:
             pos_mask |= bits.mask(extra[0])
             neg_mask |= bits.mask(extra[1])
@@ -351,10 +498,9 @@ class PreconditionTable:
                        else BitSets.ALWAYS)
             special = special_step(guard, delta, delta_trigger, keep, add_mask, reads)
         # `s & (pos | neg) == pos`: every required atom present and no forbidden one
-        ground.fast = (pos_mask | neg_mask, pos_mask, keep, add_mask, trigger, special, ground)
-        return ground
+        return (pos_mask | neg_mask, pos_mask, keep, add_mask, trigger, special, ground)
 
-    def ground_by_walking(self, action: Action, args: tuple[str, ...]) -> tuple:
+    def ground_by_walking(self, action: Action, args: tuple[str, ...]) -> tuple[Any, ...]:
         """(pre_pos, pre_neg, add, delete, conditional) by walking the whole action, uncached:
         the reference the templates must agree with (tests compare the two)."""
         env = {key(p.name): a for p, a in zip(action.parameters, args)}
@@ -401,8 +547,7 @@ class PreconditionTable:
             return
         yield from self._pruned_instances(domains, names, checks, 0, dict(env))
 
-    def _static_checks(self, condition: object, names: list[str]
-                       ) -> tuple[tuple[tuple[str, tuple[object, ...]], ...], ...]:
+    def _static_checks(self, condition: object, names: list[str]) -> _StaticChecks:
         """Per quantified variable (in order), the static positive literals of a `when`
         condition that are fully bound once that variable is: a binding that makes one false
         makes the condition false in every state, so `_pruned_instances` skips the bindings
@@ -411,7 +556,7 @@ class PreconditionTable:
         if not self.prune_static or len(names) < 2:
             return ()
         parts = condition.parts if isinstance(condition, And) else (condition,)
-        levels: list[list[tuple[str, tuple[object, ...]]]] = [[] for _ in names]
+        levels: list[list[tuple[str, tuple[Term, ...]]]] = [[] for _ in names]
         for part in parts:
             if not isinstance(part, Atom) or key(part.predicate) in self.dynamic:
                 continue
@@ -421,7 +566,8 @@ class PreconditionTable:
                 levels[depth].append((key(part.predicate), part.args))
         return tuple(tuple(level) for level in levels) if any(levels) else ()
 
-    def _pruned_instances(self, domains: list, names: list[str], checks: tuple, depth: int,
+    def _pruned_instances(self, domains: list[tuple[str, ...]], names: list[str],
+                          checks: _StaticChecks, depth: int,
                           env: dict[str, str]) -> Iterator[dict[str, str]]:
         for value in domains[depth]:
             env[names[depth]] = value
@@ -487,6 +633,32 @@ class PreconditionTable:
         raise self._unsupported(type(formula).__name__, getattr(formula, "loc", None),
                                 "in a condition")
 
+    def literal_failures(self, ground: GroundAction, state: State | set[GroundAtom]
+                         ) -> list[GroundLiteral] | None:
+        """The failed literals of `ground`'s precondition in `state`, as `_failures` finds them
+        in `ground.precondition` (equalities false for these objects first, then the literals
+        that fail in source order, each once), read from the action's template without
+        grounding the precondition; None when the precondition has a complex part."""
+        template = self.schema.template(ground.schema)
+        if template.complex_pre:
+            return None
+        args = ground.args
+        unsat: list[GroundLiteral] = []
+        failed: list[GroundLiteral] = []
+        seen: set[tuple[bool, GroundAtom]] = set()
+        for positive, _, terms, predicate, text, anchor in template.literals:
+            values = [args[t] if isinstance(t, int) else t for t in terms]
+            if not predicate:  # an equality
+                left, right = values
+                if (left == right) != positive:
+                    unsat.append(GroundLiteral((EQUALS, left, right), positive, text, anchor))
+                continue
+            atom = (predicate, *values)
+            if (atom in state) != positive and (positive, atom) not in seen:
+                seen.add((positive, atom))
+                failed.append(GroundLiteral(self.atom(atom), positive, text, anchor))
+        return unsat + failed  # (an atom never looks like an equality's ("=", a, b))
+
     def _any_of(self, parts: Iterable[Cond], source: object, env: dict[str, str],
                 positive: bool, anchor: str) -> Cond:
         kept = []
@@ -527,10 +699,12 @@ class PreconditionTable:
     def agrees_on_static(self, state: State) -> bool:
         """Whether `state` has exactly the problem's static facts: only then may effects
         dropped by them (`prune_static`) be left out."""
-        return frozenset(a for a in state if a[0] not in self.dynamic) == self.static_state
+        dynamic = self.dynamic
+        return frozenset(a for a in state if a[0] not in dynamic) == self.static_state
 
     def _ground_effect(self, effect: object, env: dict[str, str], condition: Cond,
-                       add: list, delete: list, conditional: list) -> None:
+                       add: list[GroundAtom], delete: list[GroundAtom],
+                       conditional: list[ConditionalEffect]) -> None:
         if isinstance(effect, And):
             for part in effect.parts:
                 self._ground_effect(part, env, condition, add, delete, conditional)

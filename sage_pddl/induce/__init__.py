@@ -19,8 +19,9 @@ from pathlib import Path
 
 from sage_pddl.env.transitions import Transition, read_transitions
 from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.model import Domain
+from sage_pddl.pddl.model import Domain, key
 from sage_pddl.pddl.vocabulary import vocabulary
+from sage_pddl.tasks import load_task, task_problem
 
 from .learner import ActionReport, InductionReport, InductionResult, LearnedAction, learn
 
@@ -80,9 +81,6 @@ def object_types_of(task_refs: Iterable[str], domain: Domain) -> dict[str, str]:
     `domain` (and its constants). A reference that names no loadable task is passed over (its
     objects stay untyped, and so do the parameters they fill); when none loads, a SageError
     says so, since nothing could be typed."""
-    from sage_pddl.pddl.model import key
-    from sage_pddl.tasks import load_task, task_problem
-
     types = {key(c.name): c.types[0] for c in domain.constants if c.types}
     refs, failures = sorted(task_refs), []
     for ref in refs:

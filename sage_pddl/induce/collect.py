@@ -38,11 +38,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tqdm import tqdm
+
+from sage_pddl.env import get_env
 from sage_pddl.env.symbolic import SymbolicEnv
 from sage_pddl.env.transitions import TransitionLog
 from sage_pddl.gate import StepRejected
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, PlanStep
+from sage_pddl.tasks import normalize_steps, task_problem
 
 from .probe import ProbeSettings, probe_task
 
@@ -119,8 +123,6 @@ def _sample(rng: random.Random, items: Sequence, count: int) -> list:
 def collect_task(task, domain: Domain, log_path: Path, settings: CollectSettings,
                  ref: str) -> int:
     """Probe one task; append its transitions to `log_path`; return how many were logged."""
-    from sage_pddl.tasks import normalize_steps, task_problem
-
     rng = random.Random(f"{settings.seed}:{ref}")
     problem = task_problem(task, domain)
     env = SymbolicEnv(domain, log=log_path, task=ref)
@@ -182,9 +184,6 @@ its PDDL problem's name does not say which task it is)."""
 def collect_in_env(task, domain: Domain, log_path: Path, settings: ProbeSettings, ref: str,
                    env: str, env_options: Mapping[str, Any] | None = None) -> int:
     """Probe one task in the environment `env` (`probe.py`); returns the transitions logged."""
-    from sage_pddl.env import get_env
-    from sage_pddl.tasks import task_problem
-
     problem = task_problem(task, domain)
     world = get_env(env, **{**PROBING_OPTIONS.get(env, {}), **dict(env_options or {})})
     reset = {"task": task.task_id} if env in RESET_BY_TASK_ID else {}
@@ -214,8 +213,6 @@ def collect(tasks: Sequence, domain: Domain, out: str | Path, *,
     total = 0
     bar = None
     if progress:
-        from tqdm import tqdm
-
         bar = tqdm(total=len(tasks), desc="collect", unit="task", file=sys.stderr)
     try:
         for task in tasks:

@@ -32,8 +32,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from sage_pddl.gate import compile_gate
+from sage_pddl.pddl import write_formula
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import And, Domain
+from sage_pddl.tasks import normalize_steps, task_problem
+from sage_pddl.tasks.mutations import MUTATION_CLASSES, detect, plan_mutants
 
 from .evaluate import compare_preconditions, positional_text, precondition_literals
 from .learner import EXCLUDED_CODES
@@ -112,8 +115,6 @@ class StudyResult:
 
 
 def _caught(gate: Any, mutant: Any) -> bool:
-    from sage_pddl.tasks.mutations import detect
-
     return detect(gate, mutant)[0]
 
 
@@ -133,10 +134,6 @@ def _without(domain: Domain, action_index: int, part_index: int) -> Domain:
 def deletion_study(domain: Domain, tasks: Sequence[Any], induced: Domain | None = None,
                    per_class: int = 1) -> StudyResult:
     """See the module docstring."""
-    from sage_pddl.pddl import write_formula
-    from sage_pddl.tasks import normalize_steps, task_problem
-    from sage_pddl.tasks.mutations import MUTATION_CLASSES, plan_mutants
-
     counted = [kind for kind, code in MUTATION_CLASSES.items() if code not in EXCLUDED_CODES]
     cases = []  # (problem, counted mutants)
     plans = 0

@@ -22,12 +22,17 @@
 """
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from sage_pddl.env.transitions import Transition
+from sage_pddl.gate import compile_gate
+from sage_pddl.pddl import check_problem, write_formula
+from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import And, Atom, Domain, Not, Or, Variable, key
+from sage_pddl.tasks import normalize_steps, task_problem
 
 from .learner import EXCLUDED_CODES, InductionResult
 
@@ -135,8 +140,6 @@ def _conjuncts(formula) -> tuple:
 
 def precondition_literals(formula, params: Sequence[str]) -> tuple[list[Lit], list[str]]:
     """Positional literals of a conjunction; the parts that are not literals, as text."""
-    from sage_pddl.pddl import write_formula
-
     index = {key(p): i for i, p in enumerate(params)}
     literals, other = [], []
     for part in _conjuncts(formula):
@@ -153,8 +156,6 @@ def precondition_alternatives(formula, params: Sequence[str]
     """The conjunctions of literals a precondition allows: its top-level literals with one
     disjunct of each disjunction whose disjuncts are literals or conjunctions of literals
     (multiplied out); the other parts (quantifiers, nested formulas), as text."""
-    from sage_pddl.pddl import write_formula
-
     index = {key(p): i for i, p in enumerate(params)}
     alternatives: list[frozenset[Lit]] = [frozenset()]
     other = []
@@ -233,13 +234,6 @@ def gate_agreement(induced: Domain, reference: Domain, tasks: Iterable) -> GateA
     """Each task's problem in `reference` (the task's world, as the project builds it), read by
     `induced` (`check_problem`); its reference plan (steps normalised by `reference`) gated by
     both domains on that one problem, so only the gate differs."""
-    import dataclasses
-
-    from sage_pddl.gate import compile_gate
-    from sage_pddl.pddl import check_problem
-    from sage_pddl.pddl.errors import SageError
-    from sage_pddl.tasks import normalize_steps, task_problem
-
     count = read = plans = ref_ok = ind_ok = both = 0
     errors: list[tuple[str, str]] = []
     disagreements: list[tuple[str, str]] = []

@@ -62,6 +62,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sage_pddl.env.transitions import Transition
+from sage_pddl.pddl import write_formula
+from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import (
     Action,
     And,
@@ -76,7 +78,6 @@ from sage_pddl.pddl.model import (
     key,
 )
 from sage_pddl.pddl.vocabulary import canonical_sexpr, name_key, split_reason
-from sage_pddl.pddl.writer import write_formula
 
 # Failure codes that say nothing about preconditions over the logged state.
 EXCLUDED_CODES = frozenset({
@@ -779,8 +780,6 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
           object_types: Mapping[str, str] | None = None) -> InductionResult:
     """Learn a domain from transitions (see the module docstring). With `types_from`, the
     domain is written in that domain's types and predicate declarations (`typed_domain`)."""
-    from sage_pddl.pddl.errors import SageError
-
     if min_support < 1:
         raise SageError(f"--min-support must be at least 1, not {min_support}")
     if not 0.0 <= noise < 0.5:

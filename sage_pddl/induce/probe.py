@@ -38,8 +38,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from sage_pddl.env.transitions import TransitionLog
+from sage_pddl.gate import compile_gate
 from sage_pddl.pddl.model import Domain, Problem
 from sage_pddl.pddl.vocabulary import step_words, vocabulary
+from sage_pddl.tasks import normalize_steps
 
 Step = dict[str, Any]
 
@@ -99,8 +101,6 @@ class _Objects:
     gate, of which only the typing is used: compiling evaluates no precondition."""
 
     def __init__(self, domain: Domain, problem: Problem):
-        from sage_pddl.gate import compile_gate
-
         gate = compile_gate(domain, problem)
         self._table, self.names = gate.table, dict(gate.objects)
 
@@ -151,8 +151,6 @@ def probe_task(task: Any, domain: Domain, problem: Problem, env: Any, log: Trans
                settings: ProbeSettings, ref: str,
                reset_options: Mapping[str, Any] | None = None) -> int:
     """Probe one task in `env` (see the module docstring); returns the transitions logged."""
-    from sage_pddl.tasks import normalize_steps
-
     rng = random.Random(f"{settings.seed}:{ref}")
     objects = _Objects(domain, problem)
     candidates = _candidates(domain, objects, rng, settings.max_tuples)

@@ -40,6 +40,7 @@ from .base import (
     RetryPolicy,
     Usage,
 )
+from .replay import ReplayBackend
 
 __all__ = [
     "CallCounter", "Completion", "InvalidOutput", "LLMBackend", "LLMConfigError", "LLMError",
@@ -125,8 +126,6 @@ def _make_replay(cassette: str | Path | None = None, inner: LLMBackend | str | N
                  mode: str = "auto", model: str | None = None,
                  **inner_options: Any) -> LLMBackend:
     """The `replay` registry entry: builds the inner backend from a name when needed."""
-    from .replay import ReplayBackend
-
     if cassette is None:
         raise LLMConfigError("the replay backend needs a cassette file (option 'cassette')")
     if isinstance(inner, str):

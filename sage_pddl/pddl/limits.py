@@ -29,7 +29,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from .errors import PDDLSyntaxError
+from .errors import PDDLSyntaxError, SageError
 from .model import Location
 
 MAX_BYTES = 16 * 1024 * 1024
@@ -81,8 +81,6 @@ def decode(data: bytes, file: str | None, what: str = "text",
 
 def read_text(path: str | Path, what: str = "file", max_bytes: int = MAX_BYTES) -> str:
     """A file as text, checked by `decode`; a missing or unreadable file is a SageError."""
-    from .errors import SageError
-
     path = Path(path)
     try:
         size = path.stat().st_size

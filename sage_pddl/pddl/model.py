@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 
 def key(name: str) -> str:
@@ -145,7 +146,7 @@ class Not:
 class And:
     """Conjunction; `And(())` is the empty, always-true formula (and the empty effect)."""
 
-    parts: tuple = ()
+    parts: tuple[Any, ...] = ()
     loc: Location | None = _loc()
 
 
@@ -239,7 +240,7 @@ class NumericEffect:
 Effect = Atom | Not | And | When | ForallEffect | NumericEffect | Unsupported
 
 
-def walk(node: object):
+def walk(node: object) -> Iterator[object]:
     """`node` and its sub-formulas/sub-effects, pre-order, children in source order (terms and
     numeric expressions are not visited)."""
     yield node
@@ -426,5 +427,5 @@ class Plan:
     def __len__(self) -> int:
         return len(self.steps)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[PlanStep]:
         return iter(self.steps)

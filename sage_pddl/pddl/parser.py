@@ -13,16 +13,18 @@ exact source text, so `check` can name them and the writer can re-emit them. Str
 """
 from __future__ import annotations
 
+import gc
 import re
 import threading
 from collections import OrderedDict
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.parsers.lalr_analysis import Shift
 
 from .errors import PDDLSyntaxError
 from .limits import MAX_BYTES, check_nesting, read_text
@@ -66,7 +68,7 @@ class _Section:
 
     __slots__ = ("kind", "value", "lpar")
 
-    def __init__(self, kind: str, value, lpar: Token):
+    def __init__(self, kind: str, value: Any, lpar: Token):
         self.kind = kind
         self.value = value
         self.lpar = lpar
@@ -77,12 +79,12 @@ class _Part:
 
     __slots__ = ("kind", "value")
 
-    def __init__(self, kind: str, value):
+    def __init__(self, kind: str, value: Any):
         self.kind = kind
         self.value = value
 
 
-class _ModelBuilder(Transformer):
+class _ModelBuilder(Transformer[Token, Any]):
     """Reduce callbacks that build model nodes. `file` and `text` are set for each parse (under
     `_PARSE_LOCK`), because Lark binds the callbacks once, when the parser is built."""
 
@@ -97,25 +99,25 @@ class _ModelBuilder(Transformer):
 
     # --- typed lists ---------------------------------------------------------------------------
 
-    def type(self, c):
+    def type(self, c: list[Any]) -> tuple[Any, ...]:
         return tuple(str(t) for t in c if t.type == "NAME")
 
-    def typed_names(self, c):
+    def typed_names(self, c: list[Any]) -> Any:
         names = [t for t in c if isinstance(t, Token)]
         types = next((t for t in c if isinstance(t, tuple)), ())
         rest = c[-1] if c and isinstance(c[-1], list) else []
         return [Typed(str(n), types, self._loc(n)) for n in names] + rest
 
-    def typed_variables(self, c):
+    def typed_variables(self, c: list[Any]) -> Any:
         names = [t for t in c if isinstance(t, Token)]
         types = next((t for t in c if isinstance(t, tuple)), ())
         rest = c[-1] if c and isinstance(c[-1], list) else []
         return [Typed(str(n)[1:], types, self._loc(n)) for n in names] + rest
 
-    def function_skeleton(self, c):
+    def function_skeleton(self, c: list[Any]) -> FunctionDef:
         return FunctionDef(str(c[1]), tuple(c[2]), "number", self._loc(c[0]))
 
-    def function_typed_list(self, c):
+    def function_typed_list(self, c: list[Any]) -> Any:
         skeletons = [f for f in c if isinstance(f, FunctionDef)]
         type_token = next((t for t in c if isinstance(t, Token)), None)
         rest = c[-1] if c and isinstance(c[-1], list) else []
@@ -126,34 +128,34 @@ class _ModelBuilder(Transformer):
 
     # --- domain ----------------------------------------------------------------------------------
 
-    def require_def(self, c):
+    def require_def(self, c: list[Any]) -> Any:
         return _Section(":requirements", tuple(str(t).lower() for t in c[1:-1]), c[0])
 
-    def types_def(self, c):
+    def types_def(self, c: list[Any]) -> Any:
         return _Section(":types", tuple(TypeDef(t.name, t.types, t.loc) for t in c[1]), c[0])
 
-    def constants_def(self, c):
+    def constants_def(self, c: list[Any]) -> Any:
         return _Section(":constants", tuple(c[1]), c[0])
 
-    def atomic_formula_skeleton(self, c):
+    def atomic_formula_skeleton(self, c: list[Any]) -> PredicateDef:
         return PredicateDef(str(c[1]), tuple(c[2]), self._loc(c[1]))
 
-    def predicates_def(self, c):
+    def predicates_def(self, c: list[Any]) -> Any:
         return _Section(":predicates", tuple(c[1:-1]), c[0])
 
-    def functions_def(self, c):
+    def functions_def(self, c: list[Any]) -> Any:
         return _Section(":functions", tuple(c[1]), c[0])
 
-    def action_vars(self, c):
+    def action_vars(self, c: list[Any]) -> Any:
         return c[0]
 
-    def precondition(self, c):
+    def precondition(self, c: list[Any]) -> Any:
         return _Part("precondition", c[0])
 
-    def effect_def(self, c):
+    def effect_def(self, c: list[Any]) -> Any:
         return _Part("effect", c[0])
 
-    def action_def(self, c):
+    def action_def(self, c: list[Any]) -> Any:
         name = c[1]
         parameters: tuple[Typed, ...] = ()
         precondition = effect = And(())
@@ -171,12 +173,12 @@ class _ModelBuilder(Transformer):
         return _Section(":action", Action(str(name), parameters, precondition, effect,
                                           self._loc(name)), c[0])
 
-    def unsupported_section(self, c):
+    def unsupported_section(self, c: list[Any]) -> Any:
         keyword = str(c[1]).lower()
         node = Unsupported(keyword, self._source(c[0], c[-1]), self._loc(c[0]))
         return _Section("unsupported", node, c[0])
 
-    def domain(self, c):
+    def domain(self, c: list[Any]) -> Domain:
         name = c[2]
         single: dict[str, _Section] = {}
         actions, unsupported = [], []
@@ -190,7 +192,7 @@ class _ModelBuilder(Transformer):
             else:
                 single[section.kind] = section
 
-        def value(kind):
+        def value(kind: str) -> Any:
             section = single.get(kind)
             return section.value if section else ()
 
@@ -208,107 +210,107 @@ class _ModelBuilder(Transformer):
 
     # --- goal descriptions ---------------------------------------------------------------------
 
-    def constant(self, c):
+    def constant(self, c: list[Any]) -> Constant:
         return Constant(str(c[0]), self._loc(c[0]))
 
-    def variable(self, c):
+    def variable(self, c: list[Any]) -> Variable:
         return Variable(str(c[0])[1:], self._loc(c[0]))
 
-    def atomic_formula(self, c):
+    def atomic_formula(self, c: list[Any]) -> Atom:
         return Atom(str(c[1]), tuple(c[2:-1]), self._loc(c[0]))
 
-    def empty(self, c):
+    def empty(self, c: list[Any]) -> And:
         return And((), self._loc(c[0]))
 
-    def and_gd(self, c):
+    def and_gd(self, c: list[Any]) -> And:
         return And(tuple(c[1:-1]), self._loc(c[0]))
 
-    def or_gd(self, c):
+    def or_gd(self, c: list[Any]) -> Or:
         return Or(tuple(c[1:-1]), self._loc(c[0]))
 
-    def not_gd(self, c):
+    def not_gd(self, c: list[Any]) -> Not:
         return Not(c[1], self._loc(c[0]))
 
-    def imply_gd(self, c):
+    def imply_gd(self, c: list[Any]) -> Imply:
         return Imply(c[1], c[2], self._loc(c[0]))
 
-    def exists_gd(self, c):
+    def exists_gd(self, c: list[Any]) -> Exists:
         return Exists(tuple(c[2]), c[4], self._loc(c[0]))
 
-    def forall_gd(self, c):
+    def forall_gd(self, c: list[Any]) -> Forall:
         return Forall(tuple(c[2]), c[4], self._loc(c[0]))
 
-    def equals(self, c):
+    def equals(self, c: list[Any]) -> Equals:
         return Equals(c[1], c[2], self._loc(c[0]))
 
-    def comparison(self, c):
+    def comparison(self, c: list[Any]) -> Comparison:
         return Comparison(str(c[1]), c[2], c[3], self._loc(c[0]))
 
-    def preference(self, c):
+    def preference(self, c: list[Any]) -> Unsupported:
         return Unsupported("preference", self._source(c[0], c[-1]), self._loc(c[0]))
 
-    def oneof(self, c):
+    def oneof(self, c: list[Any]) -> Unsupported:
         return Unsupported("oneof", self._source(c[0], c[-1]), self._loc(c[0]))
 
-    def sexpr_list(self, c):
+    def sexpr_list(self, c: list[Any]) -> Any:
         return None
 
     # --- numeric expressions -------------------------------------------------------------------
 
-    def number(self, c):
+    def number(self, c: list[Any]) -> Number:
         return Number(str(c[0]), self._loc(c[0]))
 
-    def arithmetic(self, c):
+    def arithmetic(self, c: list[Any]) -> Arithmetic:
         return Arithmetic(str(c[1]), tuple(c[2:-1]), self._loc(c[0]))
 
-    def f_head(self, c):
+    def f_head(self, c: list[Any]) -> FunctionTerm:
         return FunctionTerm(str(c[1]), tuple(c[2:-1]), self._loc(c[0]))
 
     # --- effects -------------------------------------------------------------------------------
 
-    def and_effect(self, c):
+    def and_effect(self, c: list[Any]) -> And:
         return And(tuple(c[1:-1]), self._loc(c[0]))
 
-    def not_effect(self, c):
+    def not_effect(self, c: list[Any]) -> Not:
         return Not(c[1], self._loc(c[0]))
 
-    def forall_effect(self, c):
+    def forall_effect(self, c: list[Any]) -> ForallEffect:
         return ForallEffect(tuple(c[2]), c[4], self._loc(c[0]))
 
-    def when_effect(self, c):
+    def when_effect(self, c: list[Any]) -> When:
         return When(c[1], c[2], self._loc(c[0]))
 
-    def numeric_effect(self, c):
+    def numeric_effect(self, c: list[Any]) -> NumericEffect:
         return NumericEffect(str(c[1]).lower(), c[2], c[3], self._loc(c[0]))
 
     # --- problem -------------------------------------------------------------------------------
 
-    def problem_domain(self, c):
+    def problem_domain(self, c: list[Any]) -> Any:
         return _Section(":domain", str(c[1]), c[0])
 
-    def objects_def(self, c):
+    def objects_def(self, c: list[Any]) -> Any:
         return _Section(":objects", tuple(c[1]), c[0])
 
-    def ground_atom(self, c):
+    def ground_atom(self, c: list[Any]) -> Atom:
         return Atom(str(c[1]), tuple(Constant(str(t), self._loc(t)) for t in c[2:-1]),
                     self._loc(c[0]))
 
-    def negated_fact(self, c):
+    def negated_fact(self, c: list[Any]) -> Not:
         return Not(c[1], self._loc(c[0]))
 
-    def fluent_value(self, c):
+    def fluent_value(self, c: list[Any]) -> FluentValue:
         return FluentValue(c[1], Number(str(c[2]), self._loc(c[2])), self._loc(c[0]))
 
-    def init_def(self, c):
+    def init_def(self, c: list[Any]) -> Any:
         return _Section(":init", tuple(c[1:-1]), c[0])
 
-    def goal_def(self, c):
+    def goal_def(self, c: list[Any]) -> Any:
         return _Section(":goal", c[1], c[0])
 
-    def metric_def(self, c):
+    def metric_def(self, c: list[Any]) -> Any:
         return _Section(":metric", Metric(str(c[1]).lower(), c[2], self._loc(c[0])), c[0])
 
-    def problem(self, c):
+    def problem(self, c: list[Any]) -> Problem:
         name, closing = c[2], c[-1]
         single: dict[str, _Section] = {}
         unsupported = []
@@ -326,7 +328,7 @@ class _ModelBuilder(Transformer):
                     text=")", expected=f"({required} ...) before the problem's closing ')'",
                     source_line=_line_of(self.text, closing.line))
 
-        def value(kind, default=()):
+        def value(kind: str, default: Any = ()) -> Any:
             section = single.get(kind)
             return section.value if section else default
 
@@ -339,15 +341,133 @@ class _ModelBuilder(Transformer):
 
     # --- start symbols -------------------------------------------------------------------------
 
-    def start_domain(self, c):
+    def start_domain(self, c: list[Any]) -> Any:
         return c[0]
 
-    def start_problem(self, c):
+    def start_problem(self, c: list[Any]) -> Any:
         return c[0]
 
 
 _PARSE_LOCK = threading.Lock()
 _BUILDER = _ModelBuilder()
+
+_SKIP = re.compile(r"(?:[ \t\f\r\n\u00a0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+"
+                   r"|;[^\n]*)*")
+"""What the grammar ignores (`WS`, `COMMENT`), as a run: no other terminal can start with a space
+or a `;`, so skipping these first leaves every token where Lark's lexer finds it."""
+_SKIP_START = frozenset(" \t\f\r\n\u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff;"
+                        + "".join(map(chr, range(0x2000, 0x200C))))
+"""The characters a run of `_SKIP` can start with."""
+
+
+class _Declined(Exception):
+    """The fast driver met something it leaves to Lark: a syntax error, mostly."""
+
+
+class _Driver:
+    """Lark's LALR parse, driven by one loop: the contextual lexer's per-state scanners and the
+    parse table and callbacks of the Lark parser it is built from, with the per-token
+    bookkeeping that is most of Lark's own parse time (line counting, token construction, a
+    generator between lexer and parser, a rule compared and hashed per reduction) done inline
+    or once. It accepts exactly what Lark accepts and builds the same model, from the same
+    callbacks; on any input it cannot take to the end it declines, and `_parse` lets Lark
+    parse the text and raise its located error."""
+
+    def __init__(self, parser: Lark):
+        frontend: Any = parser.parser  # Lark's internals: typed loosely
+        lalr = frontend.parser.parser
+        table = lalr.parse_table
+        callbacks = lalr.callbacks
+        self.start_states = table.start_states
+        self.end_states = table.end_states
+        self.token_callbacks = {name: f for name, f in callbacks.items() if isinstance(name, str)}
+        # per parser state: the regex its lexer tries first and any others (Lark's own, in its
+        # order) with that lexer's token callbacks (a keyword spelled like a NAME); and the
+        # state's actions: a state to shift to, or a reduction `(callback, size, rule name)`
+        self.lexing: dict[Any, tuple[Any, tuple[Any, ...], dict[str, Any]]] = {}
+        self.actions: dict[Any, dict[str, Any]] = {}
+        for state, row in table.states.items():
+            lexer = frontend.lexer.lexers[state]
+            regexes = lexer.scanner._mres  # (the scanner is built on first use, callbacks too)
+            self.lexing[state] = (regexes[0], tuple(regexes[1:]), lexer.callback)
+            self.actions[state] = {
+                terminal: (arg if action is Shift
+                           else _Reduce(callbacks[arg], len(arg.expansion), arg.origin.name))
+                for terminal, (action, arg) in row.items()}
+
+    def parse(self, text: str, start: str) -> Any:
+        lexing, actions = self.lexing, self.actions
+        token_callbacks = self.token_callbacks
+        end_state = self.end_states[start]
+        stack = [self.start_states[start]]
+        values: list[Any] = []
+        skip = _SKIP.match
+        new = str.__new__
+        pos, line, line_start, end = 0, 1, 0, len(text)
+        token = None
+        while True:
+            if pos < end and text[pos] in _SKIP_START:
+                after = skip(text, pos).end()  # type: ignore[union-attr]  # it matches ""
+                newlines = text.count("\n", pos, after)
+                if newlines:
+                    line += newlines
+                    line_start = text.rindex("\n", pos, after) + 1
+                pos = after
+            if pos < end:  # the next token, as the lexer of the current state reads it
+                regex, others, lexer_callbacks = lexing[stack[-1]]
+                match = regex.match(text, pos)
+                if match is None:
+                    for regex in others:
+                        match = regex.match(text, pos)
+                        if match is not None:
+                            break
+                    else:
+                        raise _Declined
+                value, kind = match.group(), match.lastgroup
+                if "\n" in value:  # no token of this grammar spans lines
+                    raise _Declined
+                token = new(Token, value)
+                token.type, token.value, token.start_pos = kind, value, pos
+                token.line = token.end_line = line
+                token.column = pos - line_start + 1
+                pos += len(value)
+                token.end_column, token.end_pos = pos - line_start + 1, pos
+                callback = lexer_callbacks.get(kind)
+                if callback is not None:
+                    token = callback(token)
+                    kind = token.type
+            else:
+                token = (Token("$END", "", pos, line, pos - line_start + 1) if token is None
+                         else Token.new_borrow_pos("$END", "", token))
+                kind = "$END"
+            while True:  # reduce as the table says, then shift the token
+                action = actions[stack[-1]].get(kind)
+                if action is None:
+                    raise _Declined
+                if type(action) is not _Reduce:
+                    if kind == "$END":
+                        raise _Declined
+                    stack.append(action)
+                    callback = token_callbacks.get(kind)
+                    values.append(token if callback is None else callback(token))
+                    break
+                rule_callback, size, origin = action
+                if size:
+                    children = values[-size:]
+                    del stack[-size:]
+                    del values[-size:]
+                else:
+                    children = []
+                values.append(rule_callback(children))
+                stack.append(actions[stack[-1]][origin])
+                if kind == "$END" and stack[-1] == end_state:  # accepted
+                    return values[-1]
+
+
+class _Reduce(NamedTuple):
+    callback: Any
+    size: int
+    origin: str
 
 
 @lru_cache(maxsize=1)
@@ -355,6 +475,11 @@ def _parser() -> Lark:
     grammar = (files("sage_pddl") / "grammars" / "pddl.lark").read_text(encoding="utf-8")
     return Lark(grammar, parser="lalr", lexer="contextual", start=["start_domain", "start_problem"],
                 transformer=_BUILDER, maybe_placeholders=False, cache=True)
+
+
+@lru_cache(maxsize=1)
+def _driver() -> _Driver:
+    return _Driver(_parser())
 
 
 _PARSED: OrderedDict[tuple[str, str | None, str], Domain | Problem] = OrderedDict()
@@ -375,18 +500,27 @@ def _parse(text: str, file: str | None, start: str) -> Domain | Problem:
         if found is not None:
             _PARSED.move_to_end(cache_key)
             return found
-        parser = _parser()
         _BUILDER.file, _BUILDER.text = file, text
+        # A parse allocates almost only what it keeps (the model), so the collector's passes
+        # over the growing tree find nothing; they are deferred to the parse's end.
+        collecting = gc.isenabled()
+        gc.disable()
         try:
-            parsed: Any = parser.parse(text, start=start)
+            try:
+                parsed: Any = _driver().parse(text, start)
+            except _Declined:  # Lark parses it again and says what is wrong
+                parsed = _parser().parse(text, start=start)
         except UnexpectedInput as error:
             raise _syntax_error(error, text, file, start) from None
         finally:
             _BUILDER.file, _BUILDER.text = None, ""
+            if collecting:
+                gc.enable()
         _PARSED[cache_key] = parsed
         if len(_PARSED) > _PARSED_KEPT:
             _PARSED.popitem(last=False)
-        return parsed
+        model: Domain | Problem = parsed
+        return model
 
 
 def parse_domain(text: str, file: str | Path | None = None) -> Domain:
@@ -443,13 +577,13 @@ _TERMINAL_NAMES = {
 
 
 @lru_cache(maxsize=1)
-def _TERMINALS() -> dict:  # noqa: N802 - a cached constant
+def _TERMINALS() -> dict[str, Any]:  # noqa: N802 - a cached constant
     """The grammar's terminal definitions by name (names Lark makes up, such as its end-of-input
     marker, are not among them)."""
     return {t.name: t for t in _parser().terminals}
 
 
-def _describe_expected(expected) -> str:
+def _describe_expected(expected: Any) -> str:
     names = []
     for terminal in sorted(expected or ()):
         if terminal in _TERMINAL_NAMES:

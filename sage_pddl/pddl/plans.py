@@ -106,7 +106,7 @@ def _parse_lines(text: str, file: str | None, kind: str) -> Plan:
 
 # --- JSON ------------------------------------------------------------------------------------------
 
-def _json_step(raw, index: int, file: str | None) -> PlanStep:
+def _json_step(raw: object, index: int, file: str | None) -> PlanStep:
     where = f"step {index + 1}" + (f" of {file}" if file else "")
     if isinstance(raw, str):
         text = raw.strip()

@@ -188,7 +188,8 @@ class _Checker:
                     self.report("error", "unknown-type",
                                 f"unknown type {type_name} of {what} {item.name}", item.loc)
 
-    def check_duplicates(self, items, what: str, severity: Severity = "error") -> None:
+    def check_duplicates(self, items: Iterable[Any], what: str,
+                         severity: Severity = "error") -> None:
         seen: dict[str, Any] = {}
         for item in items:
             name = key(item.name)
@@ -202,7 +203,8 @@ class _Checker:
 
     # --- terms and atoms -------------------------------------------------------------------------
 
-    def term_types(self, term, scope: dict[str, tuple[str, ...]], context: str,
+    def term_types(self, term: Variable | Constant, scope: dict[str, tuple[str, ...]],
+                   context: str,
                    objects: dict[str, Typed] | None) -> tuple[str, ...] | None:
         """The declared types of a term, or None when unknown (already reported)."""
         if isinstance(term, Variable):
@@ -226,7 +228,8 @@ class _Checker:
                         term.loc)
         return None
 
-    def check_atom(self, atom: Atom, scope, context: str, objects) -> None:
+    def check_atom(self, atom: Atom, scope: dict[str, tuple[str, ...]], context: str,
+                   objects: dict[str, Typed] | None) -> None:
         predicate = self.predicates.get(key(atom.predicate))
         if predicate is None:
             self.report("error", "unknown-predicate",
@@ -251,7 +254,8 @@ class _Checker:
                             f"{_types_text(parameter.types)} for ?{parameter.name} in "
                             f"{write_formula(atom)} {context}", term.loc or atom.loc)
 
-    def bind(self, scope, variables: tuple[Typed, ...], what: str):
+    def bind(self, scope: dict[str, tuple[str, ...]], variables: tuple[Typed, ...],
+             what: str) -> dict[str, tuple[str, ...]]:
         self.check_types_known(variables, what)
         inner = dict(scope)
         inner.update((key(v.name), v.types) for v in variables)
@@ -259,7 +263,8 @@ class _Checker:
 
     # --- formulas and effects --------------------------------------------------------------------
 
-    def formula(self, node, scope, context: str, objects=None) -> None:
+    def formula(self, node: object, scope: dict[str, tuple[str, ...]], context: str,
+                objects: dict[str, Typed] | None = None) -> None:
         if isinstance(node, Atom):
             self.check_atom(node, scope, context, objects)
         elif isinstance(node, (And, Or)):
@@ -281,7 +286,7 @@ class _Checker:
         elif isinstance(node, Unsupported):
             self.unsupported(node.construct, node.loc)
 
-    def effect(self, node, scope, context: str) -> None:
+    def effect(self, node: object, scope: dict[str, tuple[str, ...]], context: str) -> None:
         if isinstance(node, Atom):
             self.check_atom(node, scope, context, None)
         elif isinstance(node, Not):
@@ -315,7 +320,7 @@ class _Checker:
         self.effect(action.effect, scope, context)
 
 
-def _compared_fluents(node, found: set[str]) -> None:
+def _compared_fluents(node: object, found: set[str]) -> None:
     """Names of the fluents a formula compares: those are state, not action costs."""
     for part in walk(node):
         if isinstance(part, Comparison):
@@ -357,7 +362,7 @@ def check_domain(domain: Domain) -> list[Diagnostic]:
     return checker.found
 
 
-def _constants_used(node, found: dict[str, Constant]) -> None:
+def _constants_used(node: object, found: dict[str, Constant]) -> None:
     """Collect the constants of an action's formulas and effects, first occurrence kept."""
     for part in walk(node):
         if isinstance(part, Atom):

@@ -40,13 +40,14 @@ import shlex
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 from .errors import PDDLSemanticError
 from .model import Action, Annotation, Domain, Problem, effect_literals, key, walk
 from .writer import write_formula
 
 T = TypeVar("T")
+V = TypeVar("V")
 
 KINDS = ("alias", "fields", "step", "reason", "describe")
 """The annotation kinds sage-pddl reads."""
@@ -300,24 +301,39 @@ class Vocabulary:
         return self._effect_predicates
 
 
-_VOCABULARIES: dict[int, tuple[weakref.ref[Domain], Vocabulary]] = {}
+class PerDomain(Generic[V]):
+    """Values built from a `Domain` object, kept for as long as that very object lives.
+
+    Keyed on `id(domain)` with a weak reference: an entry is used only while that object is
+    alive (`ref() is domain`) and dropped by the reference's callback when it is collected, so a
+    recycled id can never return another domain's value. Not keyed on the domain's hash: a
+    frozen dataclass rehashes its whole tree on every call, and `Domain.annotations` is excluded
+    from equality, so two domains that differ only in their `@sage` comments compare equal. A
+    value must not hold the domain itself, or the cache would keep it alive."""
+
+    def __init__(self, build: Callable[[Domain], V]) -> None:
+        self._build = build
+        self._entries: dict[int, tuple[weakref.ref[Domain], V]] = {}
+
+    def __call__(self, domain: Domain) -> V:
+        ident = id(domain)
+        entry = self._entries.get(ident)
+        if entry is not None and entry[0]() is domain:
+            return entry[1]
+        value = self._build(domain)
+        entries = self._entries
+
+        def forget(ref: weakref.ref[Domain], ident: int = ident) -> None:
+            current = entries.get(ident)
+            if current is not None and current[0] is ref:
+                del entries[ident]
+
+        entries[ident] = (weakref.ref(domain, forget), value)
+        return value
 
 
-def vocabulary(domain: Domain) -> Vocabulary:
-    """The cached `Vocabulary` of this very `domain` object."""
-    ident = id(domain)
-    entry = _VOCABULARIES.get(ident)
-    if entry is not None and entry[0]() is domain:
-        return entry[1]
-    found = Vocabulary(domain)
-
-    def forget(ref: weakref.ref[Domain], ident: int = ident) -> None:
-        current = _VOCABULARIES.get(ident)
-        if current is not None and current[0] is ref:
-            del _VOCABULARIES[ident]
-
-    _VOCABULARIES[ident] = (weakref.ref(domain, forget), found)
-    return found
+vocabulary = PerDomain(Vocabulary)
+"""`vocabulary(domain)`: the cached `Vocabulary` of this very `domain` object."""
 
 
 class ObjectNames:

@@ -18,6 +18,7 @@ from .model import (
     Arithmetic,
     Atom,
     Comparison,
+    Constant,
     Domain,
     Equals,
     Exists,
@@ -51,15 +52,19 @@ _WIDTH = 96
 
 # --- terms, typed lists, numeric expressions -----------------------------------------------------
 
-def _term(term) -> str:
-    return f"?{term.name}" if isinstance(term, Variable) else term.name
+def _term(term: object) -> str:
+    if isinstance(term, Variable):
+        return f"?{term.name}"
+    if isinstance(term, Constant):
+        return term.name
+    return str(term)
 
 
 def _type(types: tuple[str, ...]) -> str:
     return types[0] if len(types) == 1 else f"(either {' '.join(types)})"
 
 
-def _typed_list(items, variables: bool) -> str:
+def _typed_list(items: Sequence[Typed], variables: bool) -> str:
     """`a b - t c - u d` grouping consecutive items of the same type (untyped ones last)."""
     prefix = "?" if variables else ""
     typed = [item for item in items if item.types]
@@ -76,7 +81,7 @@ def _typed_list(items, variables: bool) -> str:
     return " ".join(words)
 
 
-def _ordered_typed(items) -> bool:
+def _ordered_typed(items: Sequence[Typed]) -> bool:
     """Whether untyped items only come after all typed ones (else the order cannot be kept)."""
     seen_untyped = False
     for item in items:
@@ -87,7 +92,7 @@ def _ordered_typed(items) -> bool:
     return True
 
 
-def _typed(items, variables: bool) -> str:
+def _typed(items: Sequence[Typed], variables: bool) -> str:
     if _ordered_typed(items):
         return _typed_list(items, variables)
     # An untyped item before a typed one: write every item with its own type ("object" for
@@ -233,7 +238,7 @@ def write_domain(domain: Domain) -> str:
 
 # --- problem -----------------------------------------------------------------------------------
 
-def _init_element(element) -> str:
+def _init_element(element: object) -> str:
     if isinstance(element, FluentValue):
         return f"(= {write_numeric(element.fluent)} {element.value.text})"
     return _flat(element)

@@ -14,11 +14,19 @@ planners that use one, and returns the `PlanResult`.
 """
 from __future__ import annotations
 
+import importlib
+import inspect
 import re
 from collections.abc import Callable
+from importlib import import_module
 from typing import Any
 
+from sage_pddl import tasks as task_module
+from sage_pddl.domains import load_domain
+from sage_pddl.pddl.model import Domain
+
 from .base import CallLog, CallRecord, Planner, PlannerError, PlanningTask, PlanResult, SubgoalBlock
+from .memory import HybridMemory
 
 PlannerFactory = Callable[..., Planner]
 
@@ -53,9 +61,6 @@ def available_planners() -> list[str]:
 
 def planner_summary(name: str) -> str:
     """The first line of the docstring of the planner's factory (or its module)."""
-    import inspect
-    from importlib import import_module
-
     factory = _REGISTRY[canonical_name(name)]
     if isinstance(factory, str):
         module, _, attribute = factory.partition(":")
@@ -86,7 +91,6 @@ def register_planner(name: str, factory: PlannerFactory | str, *, replace: bool 
 def _resolve(factory: PlannerFactory | str) -> PlannerFactory:
     if callable(factory):
         return factory
-    import importlib
 
     module, _, attribute = factory.partition(":")
     return getattr(importlib.import_module(module), attribute)
@@ -109,15 +113,11 @@ def get_planner(name: str, llm: Any = None, **options: Any) -> Planner:
 def plan_task(task_ref_or_task: Any, planner: str = "SAGE", llm: Any = None, domain: Any = None,
               *, memory: Any = None, live_memory: Any = None, **options: Any) -> PlanResult:
     """Plan one task with the named planner (see the module docstring)."""
-    from sage_pddl.pddl.model import Domain
-
     canonical = canonical_name(planner)
     dataset_tasks = None
     if isinstance(task_ref_or_task, PlanningTask):
         planning_task = task_ref_or_task
     else:
-        from sage_pddl import tasks as task_module
-
         task = task_ref_or_task
         if isinstance(task, str):
             task = task_module.load_task(task_ref_or_task)
@@ -127,13 +127,9 @@ def plan_task(task_ref_or_task: Any, planner: str = "SAGE", llm: Any = None, dom
             except Exception:  # memory is an aid: a task set that will not load just skips it
                 dataset_tasks = None
         if not isinstance(domain, Domain):
-            from sage_pddl.domains import load_domain
-
             domain = load_domain(domain or getattr(task, "domain", None) or "ithor")
         planning_task = PlanningTask.from_task(task, domain)
     if memory is None and canonical in MEMORY_PLANNERS and dataset_tasks:
-        from .memory import HybridMemory
-
         memory = HybridMemory.from_tasks(dataset_tasks, planning_task.domain,
                                          live_path=live_memory)
     if memory is not None and canonical in MEMORY_PLANNERS:

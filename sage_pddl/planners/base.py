@@ -34,6 +34,7 @@ from sage_pddl.pddl import limits
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, Problem
 from sage_pddl.pddl.vocabulary import step_key
+from sage_pddl.tasks import task_problem
 
 Step = dict[str, Any]
 
@@ -69,8 +70,6 @@ class PlanningTask:
     @classmethod
     def from_task(cls, task: Any, domain: Domain) -> PlanningTask:
         """From a dataset `Task` (sage_pddl.tasks): its problem is built with `task_problem`."""
-        from sage_pddl.tasks import task_problem
-
         return cls(instruction=str(task.instruction), domain=domain,
                    problem=task_problem(task, domain), task_id=task.task_id,
                    members=tuple(getattr(task, "members", ()) or ()),

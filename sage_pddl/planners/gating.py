@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sage_pddl.gate import compile_gate
 from sage_pddl.pddl.model import Domain
 from sage_pddl.pddl.vocabulary import vocabulary
 
@@ -26,8 +27,6 @@ from .base import Step, same_step
 
 
 def compile_for(domain: Any, problem: Any) -> Any:
-    from sage_pddl.gate import compile_gate
-
     return compile_gate(domain, problem)
 
 

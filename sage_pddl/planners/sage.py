@@ -48,7 +48,7 @@ from .base import (
     same_step,
 )
 from .gating import accepted_prefix, check_block, drop_noop_repeats
-from .parsing import is_json, parse_json_value
+from .parsing import is_json, parse_json_value, parse_subgoals
 from .prompts import (
     decompose_messages,
     examples_block,
@@ -122,7 +122,6 @@ class SagePlanner(LLMPlanner):
                         role="decompose", schema=subgoals_schema(self.min_subgoals,
                                                                  self.max_subgoals),
                         temperature=0.3)
-        from .parsing import parse_subgoals
 
         subgoals = parse_subgoals(text)
         if not subgoals:

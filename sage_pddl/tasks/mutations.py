@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ..gate.gate import compile_gate
 from ..pddl.model import Domain, Problem
 from ..pddl.vocabulary import name_key
 from . import catalogue
@@ -80,7 +81,6 @@ def plan_mutants(domain: Domain, problem: Problem, steps: Sequence[Mapping[str, 
                  task_id: str = "", per_class: int = 1, gate=None) -> list[Mutant]:
     """Mutants of a valid reference plan (see the module docstring); `gate` may be given."""
     if gate is None:
-        from ..gate.gate import compile_gate
         gate = compile_gate(domain, problem)
     plan = [dict(s) for s in normalize_steps(steps, domain)]
     if not plan or not gate.check(plan).valid:

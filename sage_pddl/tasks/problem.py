@@ -64,6 +64,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..domains import load_domain
 from ..pddl.errors import SageError
 from ..pddl.model import And, Atom, Constant, Domain, Formula, Not, Problem, Typed, walk
 from ..pddl.validate import check_problem, raise_first_error
@@ -625,7 +626,6 @@ def task_problem(task: Task, domain: Domain | str | None = None, use_reference: 
     """The PDDL problem of a task in `domain` (a Domain, a registry name, or the task's own):
     the task's own problem, checked against the domain, or the one built from its scene."""
     if not isinstance(domain, Domain):
-        from ..domains import load_domain
         domain = load_domain(domain or task.domain)
     if task.problem is not None:
         raise_first_error(check_problem(task.problem, domain))

@@ -198,10 +198,10 @@ def task_from_record(record: Mapping[str, Any], source: str = "", index: int = 0
 def load_taskset(path_or_name: str | Path) -> list[Task]:
     """All tasks of a bundled set (`ithor`, `ithor-gt`, `procthor`), of a JSON file, or of a
     folder or glob of PDDL problem files."""
-    from .problemset import is_problem_spec, problem_tasks
+    from .problemset import is_problem_spec, problem_tasks  # problemset imports this module
 
     if str(path_or_name).lower() in EXTERNAL:
-        from .eai import virtualhome_tasks
+        from .eai import virtualhome_tasks  # reads the optional extra eai-eval
 
         return list(virtualhome_tasks())
     if str(path_or_name).lower() not in BUNDLED and is_problem_spec(path_or_name):

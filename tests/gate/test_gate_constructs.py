@@ -366,6 +366,10 @@ def test_bad_annotations_raise_semantic_errors():
 def test_grounding_is_cached_and_reused_across_plans():
     gate = house()
     gate.check(["GoTo Fridge", "Pick Apple Fridge"])
+    # a gate's first check runs the actions' generated set functions and grounds nothing...
+    assert gate.table.grounded_count == 0
+    # ...a later check grounds each step it meets once, for the bit-set loop
+    gate.check(["GoTo Fridge", "Pick Apple Fridge"])
     first = gate.ground("GoTo Fridge")
     count = gate.table.grounded_count
     gate.check(["goto fridge", "GoTo Fridge", "Pick Apple Fridge"])
@@ -397,3 +401,27 @@ def test_gate_api_pieces():
     assert gate.goal_unmet(state) == ["(holding Apple)"]
     assert gate.format_atom(("in", "apple", "fridge")) == "(in Apple Fridge)"
     assert gate.check("(goto fridge)\n(pick apple fridge)\n").solved
+
+
+def test_a_word_naming_several_instances_acts_on_the_first_applicable_one():
+    """`Open Cabinet` with Cabinet_1 and Cabinet_2: the step acts on the first instance whose
+    ground action is applicable, and is rejected with the first instance's violations when none
+    is; the same on a gate's first check (sets), a warm one (bit sets) and `Gate.ground`."""
+    objects = "Apple - item Cabinet_1 - receptacle Cabinet_2 - receptacle"
+    init = [atom("openable", "Cabinet_1"), atom("openable", "Cabinet_2"), atom("at", "Cabinet_2")]
+    warm = house(objects=objects, init=init)
+    warm.check(["Open Cabinet"])
+    warm.check(["Open Cabinet"])
+    for gate in (house(objects=objects, init=init), warm):  # a first check, then a warm one
+        once = gate.check(["Open Cabinet"])
+        assert once.valid and ("opened", "cabinet_2") in once.final_state
+        assert ("opened", "cabinet_1") not in once.final_state
+    for mode in ("first", "all"):
+        for gate in (house(objects=objects, init=init), warm):
+            twice = gate.check(["Open Cabinet", "Open Cabinet"], mode=mode)
+            assert not twice.valid and twice.steps_checked == 2
+            assert [(v.action, v.code) for v in twice.violations] == [
+                ("(Open Cabinet_1)", "open/requires/at")]
+    state = warm.check(["Open Cabinet"]).final_state
+    assert warm.ground("Open Cabinet").args == ("cabinet_2",)
+    assert warm.ground("Open Cabinet", state=state).args == ("cabinet_1",)  # none applies: first

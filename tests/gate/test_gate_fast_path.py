@@ -7,6 +7,13 @@
   on a warm one (every step a cache hit), from the initial state and from a given state.
 * Template grounding (tuple substitution) must give the same sets as walking the whole action,
   on every step of every corpus plan and every iTHOR reference plan.
+* A gate's first check runs on sets, with each action's generated step function
+  (`compiled.py`) instead of its ground action: on every step of every corpus plan and every
+  iTHOR reference plan and mutant, in the state the step meets (mode "all", so rejected steps
+  are met too), the function must accept exactly when the ground action is applicable and
+  leave exactly the state `apply` gives; the words form must agree or decline; a rejected
+  step's failures read from the template must be the walker's. The first check's verdict
+  must equal a warm gate's on every corpus triple.
 * The per-domain schema cache is per object: equal domains whose `@sage` annotations differ
   (annotations are not part of equality) do not share a schema.
 """
@@ -15,16 +22,18 @@ from __future__ import annotations
 import copy
 import dataclasses
 import pickle
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from sage_pddl.domains import load_domain as load_bundled_domain
 from sage_pddl.gate import compile_gate
+from sage_pddl.gate.gate import _failures
 from sage_pddl.gate.schema import domain_schema
-from sage_pddl.pddl import load_domain, load_problem
-from sage_pddl.pddl.errors import UnsupportedConstruct
-from sage_pddl.pddl.model import Annotation, PlanStep
+from sage_pddl.pddl import limits, load_domain, load_problem
+from sage_pddl.pddl.errors import GroundingTooLarge, UnsupportedConstruct
+from sage_pddl.pddl.model import Annotation, Domain, Plan, PlanStep, Problem
 from sage_pddl.tasks import load_taskset, task_problem
 from sage_pddl.tasks.mutations import plan_mutants
 
@@ -125,19 +134,24 @@ def _compare_grounding(gate, steps) -> int:
     return compared
 
 
-def test_template_grounding_equals_walking_on_the_corpus(corpus_dir: Path):
-    compared = 0
-    domains: dict[str, object] = {}
+def _corpus_cases(corpus_dir: Path) -> Iterator[tuple[Domain, Problem, Plan]]:
+    """(domain, problem, plan) of every corpus triple inside the gate's scope."""
+    domains: dict[str, Domain] = {}
     for triple in load_triples(corpus_dir):
         path = str(corpus_dir / triple["domain"])
         if path not in domains:
             domains[path] = load_domain(path)
-        domain = domains[path]
+        problem = load_problem(corpus_dir / triple["problem"])
         try:
-            gate = compile_gate(domain, load_problem(corpus_dir / triple["problem"]))
+            compile_gate(domains[path], problem)
         except UnsupportedConstruct:
             continue
-        compared += _compare_grounding(gate, read_plan(corpus_dir, triple["plan"]).steps)
+        yield domains[path], problem, read_plan(corpus_dir, triple["plan"])
+
+
+def test_template_grounding_equals_walking_on_the_corpus(corpus_dir: Path):
+    compared = sum(_compare_grounding(compile_gate(domain, problem), plan.steps)
+                   for domain, problem, plan in _corpus_cases(corpus_dir))
     assert compared > 3000
 
 
@@ -173,3 +187,80 @@ def test_cached_steps_are_keyed_by_content_not_by_the_step_object(ithor_cases):
     assert edited == check_sets(gate, plan)
     plan[-1] = dict(reference[-1])
     assert gate.check(plan) == check_sets(gate, plan) and gate.check(plan).valid
+
+
+def _compare_step_functions(gate, plan) -> int:
+    """Walk `plan` in mode "all" on sets; at each step compare the generated functions (and a
+    rejected step's template failures) with the ground action's set form. Returns how many
+    steps had a function to compare."""
+    table = gate.table
+    state = set(gate.initial_state)
+    compared = 0
+    for index, step in enumerate(gate.plan_steps(plan)):
+        try:
+            bound = gate._bind(step, index)
+        except Exception:  # noqa: BLE001 - structural rejections have no action to run
+            continue
+        if not isinstance(bound, tuple):
+            continue  # a Choice or an instance: bound by the loose-name rules, ground
+        named, objects = bound
+        ground = table.ground(named.action, objects)
+        applicable = ground.applicable(state)
+        expected = set(state)
+        if applicable:
+            ground.apply_in_place(expected)
+        else:
+            failures = table.literal_failures(ground, frozenset(state))
+            if failures is not None:
+                assert failures == _failures(ground.precondition, frozenset(state)), step
+        if named.template.step is not None:
+            after = set(state)
+            assert named.template.step(after, objects, table.objects_of_keys) is applicable, step
+            assert after == expected, step
+            compared += 1
+        run = table.schema.runs.get(step.action) if isinstance(step, PlanStep) else None
+        if run is not None:
+            after = set(state)
+            answer = run(after, step.args, table.object_types, table.objects_of_keys)
+            assert answer is None or (answer is applicable and after == expected), step
+            assert answer is not None or after == state, step
+        state = expected
+    return compared
+
+
+def test_step_functions_equal_ground_actions_on_the_corpus(corpus_dir: Path):
+    compared = first_checks = 0
+    for domain, problem, plan in _corpus_cases(corpus_dir):
+        compared += _compare_step_functions(compile_gate(domain, problem), plan)
+        for mode in ("first", "all"):
+            first = compile_gate(domain, problem).check(plan, mode=mode)  # on sets
+            warm = compile_gate(domain, problem)
+            warm.check(plan)
+            assert first == warm.check(plan, mode=mode) == check_sets(warm, plan, mode=mode)
+            first_checks += 1
+    assert compared > 3000 and first_checks > 700, (compared, first_checks)
+
+
+def test_step_functions_equal_ground_actions_on_ithor(ithor_cases):
+    compared = 0
+    for domain, problem, reference, mutated in ithor_cases:
+        for plan in [reference, *mutated]:
+            compared += _compare_step_functions(compile_gate(domain, problem), plan)
+    assert compared > 1500, compared
+
+
+def test_quantifiers_past_the_grounding_budget_are_refused_on_every_path(monkeypatch):
+    """A step function declines (None) when its quantifiers range over more instances than
+    the grounder may enumerate, so the first check refuses the step as grounding does."""
+    domain = load_bundled_domain("ithor")
+    task = load_taskset(REPO / "data" / "sage" / "eval_dataset_expanded.json")[0]
+    problem = task_problem(task, domain)
+    steps = [dict(s) for s in task.reference_steps]
+    monkeypatch.setattr(limits, "MAX_GROUND", 1)
+    with pytest.raises(GroundingTooLarge):
+        compile_gate(domain, problem).check(steps)  # the first check, on sets
+    warm = compile_gate(domain, problem)
+    with pytest.raises(GroundingTooLarge):
+        warm.check(steps)
+    with pytest.raises(GroundingTooLarge):
+        warm.check(steps)  # the bit-set loop grounds too

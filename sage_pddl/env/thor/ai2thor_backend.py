@@ -84,7 +84,7 @@ class ThorMissing(EnvError):
 def require_ai2thor() -> Any:
     """The `ai2thor.controller.Controller` class; ThorMissing naming the extra if absent."""
     try:
-        from ai2thor.controller import Controller
+        from ai2thor.controller import Controller  # optional extra 'thor'
     except ImportError:
         raise ThorMissing("AI2-THOR is not installed: install the extra with "
                           "`pip install 'sage-pddl[thor]'` (it also needs a display or a GPU), "

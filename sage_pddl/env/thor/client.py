@@ -68,7 +68,7 @@ class ThorClientEnv:
     def __init__(self, host: str = "127.0.0.1", port: int = 5555, timeout: float = 60.0, *,
                  log: str | Path | None = None,
                  max_bytes: int = protocol.DEFAULT_MAX_BYTES, token: str | None = None):
-        import zmq
+        import zmq  # start-up time: the thor-server command and its client load it on use
 
         if timeout <= 0:
             raise EnvError(f"thor client timeout must be positive, got {timeout}")
@@ -186,6 +186,7 @@ class ThorClientEnv:
         else:
             raise EnvError("reset needs a problem or a task reference")
         if hidden is not None:
+            # start-up time: the thor-server command and its client load it on use
             from ..base import format_fact
 
             fields["hidden"] = [format_fact(parse_fact(f)) for f in hidden]
@@ -252,6 +253,7 @@ def _wire_step(step: StepLike) -> Any:
 def _problem_text(problem: Problem) -> str:
     if problem.source:
         return problem.source
+    # start-up time: the thor-server command and its client load it on use
     from sage_pddl.pddl import write_problem
 
     return write_problem(problem)
@@ -260,6 +262,7 @@ def _problem_text(problem: Problem) -> str:
 def _domain_text(domain: Domain) -> str:
     if domain.source:
         return domain.source
+    # start-up time: the thor-server command and its client load it on use
     from sage_pddl.pddl import write_domain
 
     return write_domain(domain)

@@ -330,14 +330,15 @@ def serve(port: int = 5555, bind: str = "127.0.0.1", backend: str = "symbolic", 
     (default: print the "listening on" line). Signal handlers are installed only in the main
     thread (`handle_signals`).
     """
-    import zmq
+    import zmq  # start-up time: the thor-server command and its client load it on use
 
-    from .. import list_envs
+    from .. import list_envs  # start-up time: the thor-server command and its client load it on use
 
     server_limits = server_limits or ServerLimits()
     if backend not in list_envs() or backend == "thor":
         raise ServerError(f"unknown backend {backend!r}; choose symbolic or ai2thor")
     if backend == "ai2thor" and not (backend_options or {}).get("controller_factory"):
+        # start-up time: the thor-server command and its client load it on use
         from .ai2thor_backend import require_ai2thor
 
         require_ai2thor()  # a given controller factory (a test's fake) needs no ai2thor

@@ -24,6 +24,7 @@ when the worker ends after this reply.
 from __future__ import annotations
 
 import inspect
+import resource
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -31,9 +32,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sage_pddl.pddl import limits
+from sage_pddl.domains import key, list_domains, load_domain
+from sage_pddl.pddl import limits, parse_domain, parse_problem
 from sage_pddl.pddl.errors import GroundingTooLarge, SageError
+from sage_pddl.tasks import load_taskset, task_problem
+from sage_pddl.tasks.taskset import BUNDLED
 
+from .. import get_env
 from ..base import Observation, format_fact
 from . import protocol
 from .protocol import ProtocolError, Request
@@ -144,11 +149,7 @@ class EpisodeHandler:
 
     def _domain(self, text: str) -> Any:
         """Inline PDDL, a known domain name, or a file in an allowed folder."""
-        from sage_pddl.domains import key, list_domains, load_domain
-
         if "(" in text:
-            from sage_pddl.pddl import parse_domain
-
             return parse_domain(text, file="<reset.domain>")
         name = text.strip()
         known = list_domains(list(self.settings.domains_dirs) or None)
@@ -161,9 +162,6 @@ class EpisodeHandler:
         return _load_quietly(lambda: load_domain(path), f"domain {name!r}")
 
     def _from_task(self, ref: str, domain_name: str | None) -> tuple[Any, Any, str, str | None]:
-        from sage_pddl.tasks import load_taskset, task_problem
-        from sage_pddl.tasks.taskset import BUNDLED
-
         where, _, task_id = ref.rpartition("#")
         if not where:
             raise SageError(f"task reference {ref!r}: expected SET#TASK_ID, e.g. ithor#K01")
@@ -178,8 +176,6 @@ class EpisodeHandler:
 
 
 def _parse_problem(text: str) -> Any:
-    from sage_pddl.pddl import parse_problem
-
     return parse_problem(text, file="<reset.problem>")
 
 
@@ -218,15 +214,11 @@ def handle_request(handler: EpisodeHandler, request: Request) -> tuple[dict, boo
 def _apply_limits(settings: WorkerSettings) -> None:
     limits.MAX_GROUND = settings.max_ground
     if settings.max_memory:
-        import resource
-
         resource.setrlimit(resource.RLIMIT_AS, (settings.max_memory, settings.max_memory))
 
 
 def serve_episode(connection: Any, settings: WorkerSettings) -> None:
     """The worker's loop: answer requests from `connection` until it closes or says None."""
-    from .. import get_env
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
     _apply_limits(settings)
     handler: EpisodeHandler | None = None
