@@ -19,6 +19,7 @@ keeps EAI's action names and parameter lists (its `open` action is `open_object`
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 from functools import lru_cache
@@ -92,6 +93,8 @@ def virtualhome_tasks() -> tuple[Task, ...]:
         if task_id not in gold:
             continue
         problem = parse_problem(read_text(path, "the problem file"), file=str(path))
+        # named after its EAI id too, so that any executor finds the task from the problem
+        problem = dataclasses.replace(problem, name=f"{problem.name}-{task_id}")
         label = f"EAI {task_id}, {path.parent.name.replace('_', ' ')}"
         steps = tuple({"action": step.action, "args": list(step.args)}
                       for step in gold[task_id].steps)

@@ -37,3 +37,13 @@ def test_rows_carry_eais_verdict_beside_our_goal(tmp_path):
     # EAI's action-sequencing checker refuses PLUGIN, which its own gold PDDL plan uses
     assert rows["11_1"]["eai_error"] == "hallucination error"
     assert rows["26_1"]["eai_error"] == "missing_step"
+
+
+def test_an_exec_row_runs_the_task_in_eais_simulator(tmp_path):
+    """The executor finds the EAI task from the problem alone (its name carries the EAI id)."""
+    config = BenchConfig(planners=("Direct",), models=("m",), tasks=("virtualhome#3_1",),
+                         llm="scripted", out=str(tmp_path), run_id="vhx", progress=False,
+                         memory="none", mode="exec", env="virtualhome")
+    run_dir = run_benchmark(config)
+    (row,) = map(json.loads, (run_dir / "results.jsonl").open())
+    assert row["error"] is None and row["executed"] >= 1 and row["task_success"] == 1.0
