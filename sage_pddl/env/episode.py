@@ -8,6 +8,8 @@ observes (`observe`).
 """
 from __future__ import annotations
 
+import dataclasses
+
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from pathlib import Path
@@ -83,6 +85,11 @@ class GatedEnv(ABC):
         except StepRejected as rejected:
             violation = rejected.violation
             return self._finish(plan_step, pre, False, violation.message, violation.code)
+        # the step acts on the objects the gate resolved (Cabinet -> Cabinet_2): the transition
+        # records those, so that its arguments are the objects its facts are about
+        spelled = tuple(self.gate.objects.get(arg, arg) for arg in ground.args)
+        if spelled != plan_step.args:
+            plan_step = dataclasses.replace(plan_step, args=spelled)
         return self._execute(plan_step, pre, ground)
 
     @abstractmethod

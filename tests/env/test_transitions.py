@@ -82,3 +82,19 @@ def test_malformed_lines_name_file_and_line(tmp_path, line, problem):
 def test_missing_log_file_is_a_clear_error(tmp_path):
     with pytest.raises(TransitionLogError, match="cannot read transition log"):
         list(read_transitions(tmp_path / "absent.jsonl"))
+
+
+def test_a_step_naming_a_type_logs_the_instance_it_acted_on(tmp_path):
+    from sage_pddl.domains import load_domain
+    from sage_pddl.tasks import load_task, task_problem
+
+    ithor = load_domain("ithor")
+    env = SymbolicEnv(ithor, log=tmp_path / "log.jsonl")
+    env.reset(task_problem(load_task("ithor#K13"), ithor))  # FloorPlan1: nine cabinets
+    for step in ("MoveTo Cabinet", "Open Cabinet", "Open Cabinet"):
+        assert env.step(step).success
+    env.close()
+    logged = list(read_transitions(tmp_path / "log.jsonl"))
+    assert [(t.action.args, t.action.text) for t in logged[1:]] == [
+        (("Cabinet_1",), "Open Cabinet"), (("Cabinet_2",), "Open Cabinet")]
+    assert ("closed", "cabinet_2") in logged[2].pre and ("opened", "cabinet_2") in logged[2].post
