@@ -9,7 +9,6 @@ observes (`observe`).
 from __future__ import annotations
 
 import dataclasses
-
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from pathlib import Path
