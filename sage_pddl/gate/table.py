@@ -71,7 +71,7 @@ from ..pddl.model import (
 )
 from ..pddl.vocabulary import Reason, canonical_sexpr
 from ..pddl.writer import write_formula
-from .bits import BitSets, special_step
+from .bits import BitSets, Successors, successor_masks
 from .ground import (
     _EMPTY,
     EQUALS,
@@ -468,7 +468,9 @@ class PreconditionTable:
     def fast_form(self, ground: GroundAction) -> tuple[Any, ...]:
         """The bit-set form of a ground action for the check loop (`GroundAction.fast`): the
         template's generated `masks` gives the literal part's masks directly, without the
-        atom sets."""
+        atom sets. With `prune_static`, a disjunction or implication that the static facts
+        decide is decided here (`_static_guard`): `(imply (toggles-closed ?x) ...)` is no
+        guard for an object that does not toggle closed."""
         bits = self.bits
         pos_mask, neg_mask, add_mask, delete_mask, _ = self.schema.template(ground.schema).masks(
             ground.args, bits.bit_of.get, bits.new)
@@ -479,26 +481,87 @@ class PreconditionTable:
             neg_mask |= bits.mask(extra[1])
             add_mask |= bits.mask(extra[2])
             delete_mask |= bits.mask(extra[3])
+        if subs and self.prune_static:
+            more_pos, more_neg, subs, unsat_more = self._static_guard(subs)
+            pos_mask |= bits.mask(set(more_pos))
+            neg_mask |= bits.mask(set(more_neg))
+            unsat = unsat or unsat_more
         guard = bits.guard(subs, unsat) if subs or unsat else None
         reads = 0
         if guard is not None:
             for sub in subs:
                 reads |= bits.sub_reads(sub)
-        keep = ~delete_mask
         delta, delta_trigger = None, None
         if conditional is not None:
             delta, delta_trigger, delta_reads = bits.effects(conditional)
             reads |= delta_reads
+        plain_add, plain_delete = successor_masks(add_mask, delete_mask)
+        literals = pos_mask | neg_mask
         if guard is None and delta is None:
-            trigger, special = 0, None
+            return (literals, pos_mask, plain_add, plain_delete, (literals, 0, None, ground))
+        # Without a guard, a step whose conditional effects all wait on trigger atoms takes
+        # the plain path when none of them is present: the loop's one test asks for the
+        # literals to hold and the trigger atoms to be absent. A guard, or a trigger the
+        # precondition requires, always takes the special path (`ALWAYS` is in every state).
+        if guard is None and delta_trigger is not None and not delta_trigger & pos_mask:
+            trigger = delta_trigger
         else:
-            # without a guard, a step whose conditional effects all wait on a trigger atom
-            # takes the plain path when none of those atoms is present
-            trigger = (delta_trigger if guard is None and delta_trigger is not None
-                       else BitSets.ALWAYS)
-            special = special_step(guard, delta, delta_trigger, keep, add_mask, reads)
-        # `s & (pos | neg) == pos`: every required atom present and no forbidden one
-        return (pos_mask | neg_mask, pos_mask, keep, add_mask, trigger, special, ground)
+            trigger = BitSets.ALWAYS
+        successors = Successors(guard, delta, delta_trigger, add_mask, delete_mask)
+        return (literals | trigger, pos_mask, plain_add, plain_delete,
+                (literals, reads, successors, ground))
+
+    def _static_guard(self, subs: tuple[Any, ...]
+                      ) -> tuple[list[GroundAtom], list[GroundAtom], tuple[Any, ...], bool]:
+        """The precondition's disjunctions and implications with what the static facts decide
+        taken out: `(pos, neg, subs, unsat)`, the literals that join the literal test, the
+        parts still to evaluate, and whether one is false in every state. An implication whose
+        condition is static is dropped when the condition is false and replaced by its
+        consequent when it is true; a disjunction with a static alternative that holds is
+        dropped, one whose alternatives are all static and false is false. Valid in every
+        state that has the problem's static facts (the only states a pruned table checks
+        from, `Gate.for_state`)."""
+        pos: list[GroundAtom] = []
+        neg: list[GroundAtom] = []
+        kept: list[Any] = []
+        unsat = False
+        for sub in subs:
+            if isinstance(sub, Implies):
+                holds = self._static_truth(sub.condition)
+                if holds is None:
+                    kept.append(sub)
+                elif holds:
+                    then = sub.then
+                    pos.extend(then.pos)
+                    neg.extend(then.neg)
+                    unsat = unsat or bool(then.unsat)
+                    more_pos, more_neg, more, more_unsat = self._static_guard(then.subs)
+                    pos += more_pos
+                    neg += more_neg
+                    kept.extend(more)
+                    unsat = unsat or more_unsat
+            else:
+                truths = [self._static_truth(part) for part in sub.parts]
+                if any(truths):
+                    continue
+                if all(truth is False for truth in truths):
+                    unsat = True
+                else:
+                    kept.append(sub)
+        return pos, neg, tuple(kept), unsat
+
+    def _static_truth(self, cond: Cond) -> bool | None:
+        """Whether `cond` holds, when it is a conjunction of static literals (the same in
+        every state with the problem's static facts); None when it reads a fluent."""
+        if cond.subs:
+            return None
+        dynamic = self.dynamic
+        for atom in itertools.chain(cond.pos, cond.neg):
+            if atom[0] in dynamic:
+                return None
+        initial = self.initial_state
+        return (not cond.unsat and all(atom in initial for atom in cond.pos)
+                and not any(atom in initial for atom in cond.neg))
 
     def ground_by_walking(self, action: Action, args: tuple[str, ...]) -> tuple[Any, ...]:
         """(pre_pos, pre_neg, add, delete, conditional) by walking the whole action, uncached:

@@ -264,3 +264,44 @@ def test_quantifiers_past_the_grounding_budget_are_refused_on_every_path(monkeyp
         warm.check(steps)
     with pytest.raises(GroundingTooLarge):
         warm.check(steps)  # the bit-set loop grounds too
+
+
+def test_static_facts_decide_guards_on_bit_sets():
+    """The bit-set form takes out of a step's guard what the static facts decide (an
+    `imply` with a static condition, an `or` with a static alternative): a step whose guard
+    the static facts make true takes the plain path, and one whose implication holds gets
+    the consequent in its literal test. Verdicts stay the reference's, from the initial state
+    and from a state whose static facts differ (checked without pruning)."""
+    from sage_pddl.gate.bits import BitSets
+    from sage_pddl.pddl.model import Imply, Or
+
+    from .helpers import action, atom, domain, neg, problem
+    enter = action("Enter", "?r - room",
+                   pre=[Imply(atom("lockable", "?r"), atom("unlocked", "?r")),
+                        Or((atom("lit", "?r"), atom("has-lamp"))), neg("inside", "?r")],
+                   eff=[atom("inside", "?r")])
+    unlock = action("Unlock", "?r - room", pre=[atom("lockable", "?r")],
+                    eff=[atom("unlocked", "?r")])
+    light = action("Light", "", pre=[], eff=[atom("has-lamp")])
+    d = domain([enter, unlock, light], types=[("room", "")],
+               predicates=("lockable", "unlocked", "lit", "has-lamp", "inside"))
+    p = problem("Hall - room Vault - room Cellar - room",
+                init=[atom("lockable", "Vault"), atom("lit", "Hall"), atom("lit", "Vault")])
+    plans = [["Enter Hall"], ["Enter Vault"], ["Unlock Vault", "Enter Vault"], ["Enter Cellar"],
+             ["Light", "Enter Cellar", "Unlock Vault", "Enter Vault", "Enter Hall"]]
+    assert compile_gate(d, p).check(plans[-1]).valid
+    for plan in plans:
+        for mode in ("first", "all"):
+            warm = compile_gate(d, p)
+            warm.check(plan)
+            _assert_same(warm, plan, mode=mode)
+            _assert_same(warm, plan, mode=mode, state=[("lockable", "hall"), ("lit", "cellar")])
+    gate = compile_gate(d, p)
+    gate.check(["Enter Hall"])
+    hall = gate.ground("Enter Hall").fast
+    assert not hall[0] & BitSets.ALWAYS  # no guard left: the plain path
+    vault = gate.ground("Enter Vault").fast
+    unlocked = gate.table.bits.bit_of[("unlocked", "vault")]
+    assert vault[1] & unlocked and not vault[0] & BitSets.ALWAYS  # the consequent, tested
+    cellar = gate.ground("Enter Cellar").fast
+    assert cellar[0] & BitSets.ALWAYS  # `(or (lit Cellar) (has-lamp))` reads a fluent
