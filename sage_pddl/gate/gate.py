@@ -40,7 +40,7 @@ from typing import Any
 
 from ..pddl.errors import SageError
 from ..pddl.model import Action, And, Domain, Plan, PlanStep, Problem, Variable, key
-from ..pddl.vocabulary import ObjectNames, step_text
+from ..pddl.vocabulary import ObjectNames, Vocabulary, step_text
 from ..pddl.writer import write_formula
 from .bits import BitSets
 from .ground import (
@@ -55,7 +55,7 @@ from .ground import (
     State,
 )
 from .schema import StepAction
-from .table import PreconditionTable, compile_table
+from .table import PreconditionTable, compile_table, lazy
 
 MODES = ("first", "all")
 _new_tuple = tuple.__new__
@@ -245,6 +245,17 @@ def _successor(fast: tuple[Any, ...], s: int) -> int | None:
     return None
 
 
+class Instances:
+    """What a step whose words name instances binds to: its action and, in order, every
+    combination of objects its words may name (a `Choice` once ground)."""
+
+    __slots__ = ("named", "candidates")
+
+    def __init__(self, named: StepAction, candidates: tuple[tuple[str, ...], ...]):
+        self.named = named
+        self.candidates = candidates
+
+
 def _rejection_fast(violation: Violation) -> tuple[Any, ...]:
     """The check loop's tuple of a step that is not a ground action: the literal test fails in
     every state (`ALWAYS` is set in every state mask), so the loop reports `violation`."""
@@ -280,16 +291,35 @@ class Gate:
 
     def __init__(self, table: PreconditionTable):
         self.table = table
-        self.vocabulary = table.vocabulary
-        self._step_fields = table.schema.step_fields
-        self._simple_fields = len(self._step_fields) == 3
-        self._fast: dict[Any, tuple[Any, ...]] = {}
+
+    @property
+    def vocabulary(self) -> Vocabulary:
+        return self.table.vocabulary
+
+    @lazy
+    def _step_fields(self) -> tuple[str, ...]:
+        return self.table.schema.step_fields
+
+    @lazy
+    def _simple_fields(self) -> bool:
+        return len(self._step_fields) == 3
+
+    @lazy
+    def _fast(self) -> dict[Any, tuple[Any, ...]]:
         """Cache key of a step (see `_cache_key`) -> its check-loop tuple."""
-        self._nested: dict[Any, dict[Any, dict[Any, tuple[Any, ...]]]] = {}
+        return {}
+
+    @lazy
+    def _nested(self) -> dict[Any, dict[Any, dict[Any, tuple[Any, ...]]]]:
         """The same for JSON steps whose only parameter fields are `object` and `target`, nested
         as action -> object -> target: three lookups of strings, whose hashes Python caches,
         cost less than building and hashing a key tuple."""
-        self._masks: dict[Atoms, int] = {}
+        return {}
+
+    @lazy
+    def _masks(self) -> dict[Atoms, int]:
+        """States handed out or given (bounded, `_remember`) -> their bit-set masks."""
+        return {}
 
     @classmethod
     def compile(cls, domain: Domain, problem: Problem) -> Gate:
@@ -435,9 +465,9 @@ class Gate:
         return found
 
     def _bind(self, step: Any, index: int
-              ) -> tuple[StepAction, tuple[str, ...]] | GroundAction | Choice:
+              ) -> tuple[StepAction, tuple[str, ...]] | Instances:
         """What a step names: `(action, object keys)` when each word is an object of its
-        parameter's type, else (words naming instances) its ground action or a `Choice`.
+        parameter's type, else (words naming instances) the `Instances` it may act on.
         Raises `StepRejected` with the structural violation."""
         name, args, fields = self._words(step, index)
         if not name:
@@ -472,21 +502,25 @@ class Gate:
         for obj, types in zip(objects, accepted):
             have = object_types.get(obj)
             if have is None or (types is not None and types.isdisjoint(have)):
-                return self._ground_instances(step, index, action, args, accepted)
+                return Instances(named, self._instances(step, index, action, args, accepted))
         return named, objects
 
     def _ground(self, step: Any, index: int) -> GroundAction | Choice:
         bound = self._bind(step, index)
-        if type(bound) is tuple:
+        if not isinstance(bound, Instances):
             return self.table.ground(bound[0].action, bound[1])
-        return bound  # type: ignore[return-value]
+        action = bound.named.action
+        candidates = tuple(self.table.ground(action, objects) for objects in bound.candidates)
+        if len(candidates) == 1:
+            return candidates[0]
+        return Choice(candidates)
 
-    def _ground_instances(self, step: Any, index: int, action: Action, args: tuple[str, ...],
-                          accepted: tuple[frozenset[str] | None, ...]) -> GroundAction | Choice:
+    def _instances(self, step: Any, index: int, action: Action, args: tuple[str, ...],
+                   accepted: tuple[frozenset[str] | None, ...]) -> tuple[tuple[str, ...], ...]:
         """A step some of whose words are not objects of their parameter's type: each such word
         may name instances (`Cabinet` -> `Cabinet_1`, `Cabinet_2`; see `pddl/vocabulary.py`);
-        the step becomes a `Choice` among every combination that fits the parameter types, or
-        is rejected for the first word that names no fitting object."""
+        the step names every combination that fits the parameter types (the candidates of a
+        `Choice`, in order), or is rejected for the first word that names no fitting object."""
         table = self.table
         names = self._names()
         options: list[tuple[str, ...]] = []
@@ -497,10 +531,7 @@ class Gate:
             if not fitting:
                 raise self._object_error(step, index, action, args, accepted)
             options.append(fitting)
-        candidates = tuple(table.ground(action, combo) for combo in itertools.product(*options))
-        if len(candidates) == 1:
-            return candidates[0]
-        return Choice(candidates)
+        return tuple(itertools.product(*options))
 
     def _names(self) -> ObjectNames:
         if self._object_names is None:
@@ -635,49 +666,26 @@ class Gate:
             if table.prune_static and not table.agrees_on_static(start):
                 return self.for_state(start).check(steps, start, "first" if stop else "all")
         s = set(start)
-        bind = self._bind
-        objects_of = table.objects_of_keys
         runs = table.schema.runs
-        words = table.schema.words
         object_types = table.object_types
+        objects_of = table.objects_of_keys
         violations = None
         index = -1
         for step in steps:
             index += 1
-            ground: GroundAction | None = None
             # a PlanStep whose words name its action and objects exactly: bound and run by
             # the action's generated function (which declines anything else: that step, like
-            # every other, is bound the general way below, to the same action and objects)
+            # every other, is bound the general way, to the same action and objects)
+            applied = None
             if type(step) is PlanStep:
                 run_words = runs.get(step.action)
                 if run_words is not None:
                     applied = run_words(s, step.args, object_types, objects_of)
                     if applied:
                         continue
-                    if applied is False:  # bound as it is written, and not applicable
-                        ground = table.ground(words[step.action].action,
-                                              tuple(map(str.lower, step.args)))
-            if ground is None:
-                try:
-                    bound = bind(step, index)
-                except StepRejected as rejected:
-                    failed = [_at(rejected.violation, index)]
-                else:
-                    if isinstance(bound, tuple):  # the common case inline
-                        named, objects = bound
-                        run = named.template.step
-                        applied = None if run is None else run(s, objects, objects_of)
-                        if applied:
-                            continue
-                        ground = table.ground(named.action, objects)
-                        if applied is None:  # no function, or too many instances: set form
-                            ground = _apply_in_place(ground, s)
-                    else:
-                        ground = _apply_in_place(bound, s)
-                    if ground is None:
-                        continue
-            if ground is not None:
-                failed = self.explain(frozenset(s), ground, index, _step_text(step))
+            failed = self._set_step(step, index, s, applied is False)
+            if failed is None:
+                continue
             if violations is None:
                 violations = failed
             else:
@@ -686,6 +694,55 @@ class Gate:
                 break
         return _new_tuple(Verdict, (violations is None, index + 1, s, table.goal_holds_in(s),
                                     () if violations is None else tuple(violations), None))
+
+    def _set_step(self, step: Any, index: int, s: set[GroundAtom],
+                  rejected_as_written: bool = False) -> list[Violation] | None:
+        """One step of a first check bound the general way (`_bind`) and applied to `s` in
+        place: None when it applies, else its violations (`s` untouched).
+        `rejected_as_written`: the step is a PlanStep whose words name its action and objects
+        exactly, and its action's words function found it not applicable."""
+        table = self.table
+        ground: GroundAction | None
+        if rejected_as_written:
+            ground = table.ground(table.schema.words[step.action].action,
+                                  tuple(map(str.lower, step.args)))
+            return self.explain(frozenset(s), ground, index, _step_text(step))
+        try:
+            bound = self._bind(step, index)
+        except StepRejected as rejected:
+            return [_at(rejected.violation, index)]
+        if isinstance(bound, Instances):
+            ground = self._apply_instances(bound, s)
+        else:
+            named, objects = bound
+            run = named.template.step
+            applied = None if run is None else run(s, objects, table.objects_of_keys)
+            if applied:
+                return None
+            ground = table.ground(named.action, objects)
+            if applied is None:  # no function, or too many instances: the set form
+                ground = _apply_in_place(ground, s)
+        if ground is None:
+            return None
+        return self.explain(frozenset(s), ground, index, _step_text(step))
+
+    def _apply_instances(self, bound: Instances, s: set[GroundAtom]) -> GroundAction | None:
+        """Act on the first of `bound`'s candidates that applies in `s` (in place), by the
+        action's step function while it has one for them; None when one applied, else the
+        first candidate's ground action (whose violations the step reports)."""
+        table = self.table
+        action, run = bound.named.action, bound.named.template.step
+        objects_of = table.objects_of_keys
+        for position, objects in enumerate(bound.candidates):
+            applied = None if run is None else run(s, objects, objects_of)
+            if applied:
+                return None
+            if applied is None:  # no function, or too many instances: the ground actions
+                rest = tuple(table.ground(action, o) for o in bound.candidates[position:])
+                if _apply_in_place(Choice(rest), s) is None:
+                    return None
+                break
+        return table.ground(action, bound.candidates[0])
 
     def _explain_fast(self, context: tuple[Gate, State, int], s: int, ground: Any, index: int,
                       step: Any) -> list[Violation]:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Iterator
+from operator import attrgetter
 from typing import Any, Generic, TypeVar, overload
 
 from ..pddl import limits
@@ -88,6 +89,8 @@ from .ground import (
     conjoin,
 )
 from .schema import domain_schema
+
+_name = attrgetter("name")
 
 _StaticChecks = tuple[tuple[tuple[str, tuple[Term, ...]], ...], ...]
 """Per quantified variable, the static literals (predicate, terms) bound once it is."""
@@ -140,22 +143,19 @@ class PreconditionTable:
     a goal of ground literals as two sets); the object tables, the ground goal with its
     sources, the static facts and the bit sets are built when first read."""
 
+    # what a table starts without (class defaults and `lazy` attributes: a compile sets only
+    # what every check needs, see `Gate`)
+    _ground_budget = limits.MAX_GROUND
+    _initial_mask: int | None = None
+    _goal_test: Callable[[int], bool] | None = None
+
     def __init__(self, domain: Domain, problem: Problem, prune_static: bool = True):
         self.domain = domain
         self.problem = problem
         self.schema = schema = domain_schema(domain)
         self.vocabulary = vocab = schema.vocabulary
-        self.prune_static = prune_static
-        """With `prune_static`, grounding drops a conditional effect whose static condition
-        is false in the initial state (a MoveTo reaches only what stands `near` its target); a
-        gate asked to start from a state with other static facts uses an unpruned table
-        instead (`Gate.for_state`). See `dynamic`."""
-        self._interned: dict[GroundAtom, GroundAtom] = {}
-        self._canon: dict[int, tuple[object, str]] = {}
-        self._ground_cache: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
-        self._ground_budget = limits.MAX_GROUND
-        self._initial_mask: int | None = None
-        self._goal_test: Callable[[int], bool] | None = None
+        if not prune_static:
+            self.prune_static = False
         self._check_domain_scope()
         self.initial_state: State = self._initial_state()  # raises on an unsupported fact
         goal = problem.goal
@@ -171,6 +171,25 @@ class PreconditionTable:
             self.goal = self.ground_formula(goal, {}, True, anchor="")
 
     # -- scope ----------------------------------------------------------------------------
+
+    prune_static = True
+    """With `prune_static`, grounding drops a conditional effect whose static condition is
+    false in the initial state (a MoveTo reaches only what stands `near` its target); a gate
+    asked to start from a state with other static facts uses an unpruned table instead
+    (`Gate.for_state`). See `dynamic`."""
+
+    @lazy
+    def _interned(self) -> dict[GroundAtom, GroundAtom]:
+        """Ground atoms of ground actions and bit sets, one object per value."""
+        return {}
+
+    @lazy
+    def _canon(self) -> dict[int, tuple[object, str]]:
+        return {}
+
+    @lazy
+    def _ground_cache(self) -> dict[tuple[str, tuple[str, ...]], GroundAction]:
+        return {}
 
     @lazy
     def _cost_fluents(self) -> frozenset[str]:
@@ -227,22 +246,38 @@ class PreconditionTable:
     def object_types(self) -> dict[str, frozenset[str]]:
         """Object key -> the type keys it belongs to (declared types, their ancestors and
         `object`; a name declared twice, as a constant and an object, belongs to both)."""
+        objects, constants = self.problem.objects, self.domain.constants
         types: dict[str, frozenset[str]] = {}
-        known = self.schema.type_sets.get  # `types_of` inline where the answer is known
+        if not constants:
+            # the common case: no constants, types met before, each object declared once
+            known = self.schema.type_sets
+            try:
+                for typed in objects:
+                    types[typed.name.lower()] = known[typed.types]
+            except KeyError:
+                pass
+            else:
+                if len(types) == len(objects):
+                    return types
+            types = {}
+        known_get = self.schema.type_sets.get  # `types_of` inline where the answer is known
         types_of = self.schema.types_of
-        for typed in itertools.chain(self.domain.constants, self.problem.objects):
+        for typed in itertools.chain(constants, objects):
             name = typed.name.lower()
-            found = known(typed.types) or types_of(typed.types)
+            these = known_get(typed.types) or types_of(typed.types)
             have = types.get(name)
-            types[name] = found if have is None else have | found
+            types[name] = these if have is None else have | these
         return types
 
     @lazy
     def object_names(self) -> dict[str, str]:
         """Object key -> original spelling, in declaration order."""
-        spelling: dict[str, str] = {}
-        for typed in itertools.chain(self.domain.constants, self.problem.objects):
-            spelling.setdefault(typed.name.lower(), typed.name)
+        names = list(map(_name, itertools.chain(self.domain.constants, self.problem.objects)))
+        spelling = dict(zip(map(str.lower, names), names))
+        if len(spelling) < len(names):  # a name declared twice: its first spelling
+            spelling = {}
+            for name in names:
+                spelling.setdefault(name.lower(), name)
         return spelling
 
     @lazy
@@ -299,9 +334,11 @@ class PreconditionTable:
 
     def format_atom(self, atom: GroundAtom) -> str:
         """`("found", "apple")` -> `(found Apple)` in the domain's and problem's spelling."""
-        head, *args = atom
-        head = self.predicate_names.get(head, head)
-        return "(" + " ".join([head, *(self.object_names.get(a, a) for a in args)]) + ")"
+        names = self.object_names
+        words = [self.predicate_names.get(atom[0], atom[0])]
+        for arg in atom[1:]:
+            words.append(names.get(arg, arg))
+        return "(" + " ".join(words) + ")"
 
     def format_literal(self, literal: GroundLiteral) -> str:
         text = self.format_atom(literal.atom)
@@ -353,13 +390,18 @@ class PreconditionTable:
         for part in goal.parts if type(goal) is And else (goal,):
             if type(part) is Atom:
                 atoms = pos
-            elif type(part) is Not:
+            elif type(part) is Not and type(part.arg) is Atom:
                 atoms, part = neg, part.arg
-                if type(part) is not Atom:
-                    return None
             else:
                 return None
-            for term in part.args:
+            args = part.args
+            if len(args) == 2:  # the common case inline (no loop)
+                first, second = args
+                if type(first) is not Constant or type(second) is not Constant:
+                    return None
+                atoms.append((part.predicate.lower(), first.name.lower(), second.name.lower()))
+                continue
+            for term in args:
                 if type(term) is not Constant:
                     return None
             atoms.append(atom_key(part))
@@ -710,7 +752,9 @@ class PreconditionTable:
         failed: list[GroundLiteral] = []
         seen: set[tuple[bool, GroundAtom]] = set()
         for positive, _, terms, predicate, text, anchor in template.literals:
-            values = [args[t] if isinstance(t, int) else t for t in terms]
+            values: list[str] = []
+            for term in terms:
+                values.append(args[term] if isinstance(term, int) else term)
             if not predicate:  # an equality
                 left, right = values
                 if (left == right) != positive:
