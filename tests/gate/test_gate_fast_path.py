@@ -11,9 +11,13 @@
   (`compiled.py`) instead of its ground action: on every step of every corpus plan and every
   iTHOR reference plan and mutant, in the state the step meets (mode "all", so rejected steps
   are met too), the function must accept exactly when the ground action is applicable and
-  leave exactly the state `apply` gives; the words form must agree or decline; a rejected
-  step's failures read from the template must be the walker's. The first check's verdict
-  must equal a warm gate's on every corpus triple.
+  leave exactly the state `apply` gives, for every candidate of a step whose words name
+  instances; the words form must agree or decline; a rejected step's failures read from the
+  template must be the walker's. The first check's verdict must equal a warm gate's on every
+  corpus triple.
+* The bit-set form decides what the static facts decide (an `imply` with a static condition,
+  an `or` with a static alternative) and stays equal to the reference, also from a state whose
+  static facts differ.
 * The per-domain schema cache is per object: equal domains whose `@sage` annotations differ
   (annotations are not part of equality) do not share a schema.
 """
@@ -29,7 +33,7 @@ import pytest
 
 from sage_pddl.domains import load_domain as load_bundled_domain
 from sage_pddl.gate import compile_gate
-from sage_pddl.gate.gate import _failures
+from sage_pddl.gate.gate import Instances, _failures
 from sage_pddl.gate.schema import domain_schema
 from sage_pddl.pddl import limits, load_domain, load_problem
 from sage_pddl.pddl.errors import GroundingTooLarge, UnsupportedConstruct
@@ -201,23 +205,32 @@ def _compare_step_functions(gate, plan) -> int:
             bound = gate._bind(step, index)
         except Exception:  # noqa: BLE001 - structural rejections have no action to run
             continue
-        if not isinstance(bound, tuple):
-            continue  # a Choice or an instance: bound by the loose-name rules, ground
-        named, objects = bound
-        ground = table.ground(named.action, objects)
-        applicable = ground.applicable(state)
-        expected = set(state)
-        if applicable:
-            ground.apply_in_place(expected)
+        if isinstance(bound, Instances):  # words naming instances: each candidate's function
+            named, candidates = bound.named, bound.candidates
         else:
-            failures = table.literal_failures(ground, frozenset(state))
-            if failures is not None:
-                assert failures == _failures(ground.precondition, frozenset(state)), step
-        if named.template.step is not None:
-            after = set(state)
-            assert named.template.step(after, objects, table.objects_of_keys) is applicable, step
-            assert after == expected, step
-            compared += 1
+            named, objects = bound
+            candidates = (objects,)
+        expected = set(state)
+        acted = False  # the first candidate that applies is the one the step acts on
+        for objects in candidates:
+            ground = table.ground(named.action, objects)
+            applicable = ground.applicable(state)
+            if applicable and not acted:
+                ground.apply_in_place(expected)
+                acted = True
+            if not applicable:
+                failures = table.literal_failures(ground, frozenset(state))
+                if failures is not None:
+                    assert failures == _failures(ground.precondition, frozenset(state)), step
+            if named.template.step is not None:
+                after = set(state)
+                assert named.template.step(after, objects, table.objects_of_keys) is applicable, step
+                if applicable:
+                    ground.apply_in_place(target := set(state))
+                    assert after == target, step
+                else:
+                    assert after == state, step
+                compared += 1
         run = table.schema.runs.get(step.action) if isinstance(step, PlanStep) else None
         if run is not None:
             after = set(state)
