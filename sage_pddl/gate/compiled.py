@@ -15,6 +15,13 @@ when it is not (and `s` is untouched); None, before evaluating anything, when it
 range over more instances than `limits.MAX_GROUND`, so that grounding it refuses the step
 exactly as it would on the other paths.
 
+Cost: each object list a quantifier ranges over is read once per call; a `when` under a
+`forall` tests each conjunct of its condition at the outermost loop that binds the conjunct's
+variables (before the loops when it uses none), so `(forall (?o ?f) (when (and (holding ?o)
+(near ?f ?r)) ...))` looks for ?f only under the held ?o and a Place on a non-heater skips the
+heating loops; an atom of the step's objects named twice (tested and deleted, say) is built
+once. Conditions have no side effects, so where they are tested changes no result.
+
 Semantics: exactly those of the ground action (`ground.py`), which tests hold it to. The
 precondition is the formula evaluated in `s` under the closed world (`forall` is `all` over the
 objects of the variables' types, `exists` is `any`, `imply` is `not a or b`, `=` compares

@@ -268,17 +268,22 @@ class Gate:
     How `check` is fast. A gate's FIRST check (a new problem, typically checked once) grounds
     nothing: each step is bound to its action and objects and run by the action's generated
     step function on a mutable set (`compiled.py`; a PlanStep whose words are exact names is
-    bound inside that function), and only a rejected step is ground, to explain it. From the
-    second check on, every distinct step is resolved once, to the bit-set form of its ground
-    action (`GroundAction.fast`: `(test, pos, add, delete, rest)`), and
-    cached under the step's CONTENT, never the step object, so a step edited in place is
-    resolved afresh: JSON steps under `(action, object, target)` (or all their parameter fields
-    and `args`), PlanSteps under `(action, args, fields)`, text under the text. A step that is not
-    a ground action (unknown action or object, wrong arity, type mismatch) is cached as a tuple
-    whose test always fails, and one naming several instances as a `Choice`. `check` then runs
-    ONE loop of int operations, resolving a step only on a cache miss; the modes differ only in
-    whether it stops at the first rejected step. Violations are built only for rejected steps,
-    and the final frozenset state only when read. Both paths give the same verdict.
+    bound inside that function; a step whose words name instances tries each candidate's
+    objects in turn), and only a rejected step is ground, to explain it. From the second check
+    on, every distinct step is resolved once, to the bit-set form of its ground action
+    (`GroundAction.fast`: `(test, pos, add, delete, rest)`), and cached under the step's
+    CONTENT, never the step object, so a step edited in place is resolved afresh: JSON steps
+    under `(action, object, target)` (or all their parameter fields and `args`), PlanSteps
+    under `(action, args, fields)`, text under the text. A step that is not a ground action
+    (unknown action or object, wrong arity, type mismatch) is cached as a tuple whose test
+    always fails, and one naming several instances as a `Choice` (its first candidate's tuple).
+    `check` then runs ONE loop of int operations, resolving a step only on a cache miss: a
+    plain step costs one test and one or two updates; a step whose conditional effects fire,
+    or whose guard the static facts leave open, reads its successor from a table over the bits
+    it reads (`bits.Successors`); a choice whose first candidate fails tries the others. The
+    modes differ only in whether it stops at the first rejected step. Violations are built only
+    for rejected steps, and the final frozenset state only when read. Both paths give the same
+    verdict.
     """
 
     # what a gate starts without (class defaults: a compile sets only what it must)

@@ -28,7 +28,10 @@ Semantics
   template (one generated function goes straight from the objects to the bit masks of all
   literal atoms; the atom sets are built only when read) and walks only quantifiers,
   disjunctions, implications and conditional effects; a gate's first check grounds nothing
-  but a rejected step (see `Gate.check`).
+  but a rejected step (see `Gate.check`). The bit-set form of a ground action (`fast_form`)
+  decides what the static facts decide (an implication with a static condition, a disjunction
+  with a static alternative), so most steps of the household domains take the loop's plain
+  path; it is exact in every state a pruned table checks from (see `prune_static`).
 
 Annotations (`; @sage alias|step|reason`, docs/annotations.md) come from the domain's
 `Vocabulary`: action names, the JSON-field map of each action's parameters, and the friendly
