@@ -2,9 +2,9 @@
 
 An atom gets a bit the first time a mask names it (the initial state's atoms first, then those
 of the ground actions as they are used), so the ints stay as small as the atoms a problem's plans
-actually touch. A state is an int; a precondition check is `s & pos == pos and not s & neg`,
-applying an action `s & keep | add` (`keep` = ~delete): constant-time C operations, and an int
-state needs no copy. Every condition and conditional effect of the set form (`ground.py`) has a
+actually touch. A state is an int; a precondition check is `s & (pos | neg) == pos`,
+applying an action `(s | add) ^ delete` (`successor_masks`): constant-time C operations, and an
+int state needs no copy. Every condition and conditional effect of the set form (`ground.py`) has a
 closure here that computes the same thing on ints.
 """
 from __future__ import annotations
@@ -30,7 +30,7 @@ class BitSets:
     An atom gets a bit the first time a mask names it (the initial state's atoms first, then
     those of the ground actions as they are used), so the ints stay as small as the atoms a
     problem's plans actually touch. A state is an int; a precondition check is
-    `s & pos == pos and not s & neg`, applying an action `s & keep | add` (`keep` = ~delete):
+    `s & (pos | neg) == pos`, applying an action `(s | add) ^ delete` (`successor_masks`):
     constant-time C operations, and an int state needs no copy. Every `Cond`, `AnyOf`,
     `Implies`, clause index and conditional effect of the set form has a closure here that
     computes the same thing on ints.
@@ -249,34 +249,48 @@ class BitSets:
 
 
 MEMO_LIMIT = 256
-"""Pre-states (by the bits a step reads) whose successor masks one special step remembers."""
-_FAILS = (0, 0)  # a memo entry: the guard fails (no real entry has keep == 0: ALWAYS is kept)
+"""Pre-states (by the bits a step reads) whose successors one special step remembers."""
 
 
-def special_step(guard: Callable[[int], bool] | None,
+def successor_masks(add: int, delete: int) -> tuple[int, int]:
+    """`(U, D)` with `(s | U) ^ D == s & ~delete | add` for every state `s`: the successor
+    in two operations on non-negative ints (`s & ~delete` would first build the two's
+    complement of `~delete`). `D` is what is deleted and not added (an atom both deleted and
+    added holds afterwards), `U` is what is added or deleted."""
+    gone = delete & ~add
+    return add | gone, gone
+
+
+class Successors(dict[int, "tuple[int, int] | None"]):
+    """A special step's successors (see `GroundAction.fast`), read by the check loop as
+    `successors[s & reads]`: the `(U, D)` masks of the successor `(s | U) ^ D`, or None
+    when the guard fails. The guard and the conditional effects depend on `s & reads` only,
+    so an entry is computed from that projection on its first read (`__missing__`) and kept:
+    a transition table of the one step over the bits it reads (at most `MEMO_LIMIT` entries),
+    never a state or a plan's result."""
+
+    __slots__ = ("guard", "delta", "trigger", "add", "delete")
+
+    def __init__(self, guard: Callable[[int], bool] | None,
                  delta: Callable[[int], tuple[int, int]] | None, trigger: int | None,
-                 keep: int, add: int, reads: int) -> Callable[[int], int | None]:
-    """A step's successor on bit sets when it has a non-literal precondition part (`guard`) or
-    conditional effects (`delta`): None when the guard fails. Both depend on `s & reads` only,
-    so the outcome is remembered per value of `s & reads` as the masks `(keep', add')` of the
-    successor `s & keep' | add'` (at most `MEMO_LIMIT` values; a plan re-checked, or a step
-    taken again from a similar state, then costs a lookup instead of the closures)."""
-    memo: dict[int, tuple[int, int]] = {}
+                 add: int, delete: int) -> None:
+        super().__init__()
+        self.guard = guard
+        self.delta = delta
+        self.trigger = trigger
+        self.add = add
+        self.delete = delete
 
-    def special(s: int) -> int | None:
-        found = memo.get(s & reads)
-        if found is None:
-            if guard is not None and not guard(s):
-                found = _FAILS
-            elif delta is None or (trigger is not None and not s & trigger):
-                found = (keep, add)
-            else:
-                more_add, more_delete = delta(s)
-                found = (keep & ~more_delete, add | more_add)
-            if len(memo) >= MEMO_LIMIT:
-                memo.clear()
-            memo[s & reads] = found
-        if found is _FAILS:
-            return None
-        return s & found[0] | found[1]
-    return special
+    def __missing__(self, projected: int) -> tuple[int, int] | None:
+        found: tuple[int, int] | None
+        if self.guard is not None and not self.guard(projected):
+            found = None
+        elif self.delta is None or (self.trigger is not None and not projected & self.trigger):
+            found = successor_masks(self.add, self.delete)
+        else:
+            more_add, more_delete = self.delta(projected)
+            found = successor_masks(self.add | more_add, self.delete | more_delete)
+        if len(self) >= MEMO_LIMIT:
+            self.clear()
+        self[projected] = found
+        return found

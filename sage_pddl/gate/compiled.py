@@ -15,6 +15,13 @@ when it is not (and `s` is untouched); None, before evaluating anything, when it
 range over more instances than `limits.MAX_GROUND`, so that grounding it refuses the step
 exactly as it would on the other paths.
 
+Cost: each object list a quantifier ranges over is read once per call; a `when` under a
+`forall` tests each conjunct of its condition at the outermost loop that binds the conjunct's
+variables (before the loops when it uses none), so `(forall (?o ?f) (when (and (holding ?o)
+(near ?f ?r)) ...))` looks for ?f only under the held ?o and a Place on a non-heater skips the
+heating loops; an atom of the step's objects named twice (tested and deleted, say) is built
+once. Conditions have no side effects, so where they are tested changes no result.
+
 Semantics: exactly those of the ground action (`ground.py`), which tests hold it to. The
 precondition is the formula evaluated in `s` under the closed world (`forall` is `all` over the
 objects of the variables' types, `exists` is `any`, `imply` is `not a or b`, `=` compares
@@ -51,6 +58,7 @@ from ..pddl.model import (
     Variable,
     When,
     key,
+    walk,
 )
 
 Objects = Callable[[tuple[str, ...]], tuple[str, ...]]
@@ -69,11 +77,23 @@ class _Writer:
     def __init__(self, env: dict[str, str]):
         self.env = env
         """Parameter key -> the Python expression of its object."""
+        self.parameters = set(env.values())
+        self.fixed: dict[str, int] = {}
+        """The source of each atom of parameters and constants only -> how often it is used
+        (one used more than once is built once, `_body`)."""
         self.names = itertools.count()
         self.lines: list[str] = []
         self.bounds: list[str] = []
         """Per quantifier: its number of instances, times those of the quantifiers around it."""
         self.enclosing: list[str] = []
+        self.object_sets: dict[tuple[str, ...], str] = {}
+        """Type keys -> the local name of `objects(type keys)`, read once per call."""
+
+    def objects(self, types: tuple[str, ...]) -> str:
+        name = self.object_sets.get(types)
+        if name is None:
+            name = self.object_sets[types] = f"o{len(self.object_sets)}"
+        return name
 
     def term(self, term: object, env: dict[str, str]) -> str:
         if isinstance(term, Variable):
@@ -86,8 +106,11 @@ class _Writer:
         raise _NotExpressed(type(term).__name__)
 
     def atom(self, atom: Atom, env: dict[str, str]) -> str:
-        return "(" + "".join(f"{part}, " for part in (repr(key(atom.predicate)),
-                                                       *(self.term(t, env) for t in atom.args))) + ")"
+        terms = [self.term(t, env) for t in atom.args]
+        text = "(" + "".join(f"{part}, " for part in (repr(key(atom.predicate)), *terms)) + ")"
+        if all(term in self.parameters or term.startswith("'") for term in terms):
+            self.fixed[text] = self.fixed.get(text, 0) + 1
+        return text
 
     def bind(self, variables: tuple[Typed, ...], env: dict[str, str]
              ) -> tuple[dict[str, str], list[tuple[str, str]]]:
@@ -99,7 +122,7 @@ class _Writer:
         for variable in variables:
             name = f"v{next(self.names)}"
             inner[key(variable.name)] = name
-            loops.append((name, f"objects({tuple(key(t) for t in variable.types)!r})"))
+            loops.append((name, self.objects(tuple(key(t) for t in variable.types))))
         size = "(" + (" * ".join(f"len({objects})" for _, objects in loops) or "1") + ")"
         self.enclosing.append(size)
         self.bounds.append(" * ".join(self.enclosing))
@@ -159,11 +182,31 @@ class _Writer:
                 self.lines.append(f"{indent}    pass")
         elif isinstance(effect, ForallEffect):
             inner, loops = self.bind(effect.variables, env)
-            for name, objects in loops:
-                self.lines.append(f"{indent}for {name} in {objects}:")
-                indent += "    "
+            body = effect.effect
+            # a `when`'s conjuncts are tested at the outermost loop that binds their
+            # variables (before all loops when they use none): `(forall (?o ?f) (when (and
+            # (holding ?o) (near ?f ?r)) ...))` looks for ?f only under the held ?o
+            levels: list[list[str]] = [[] for _ in range(len(loops) + 1)]
+            if isinstance(body, When):
+                names = [name for name, _ in loops]
+                parts = body.condition.parts if isinstance(body.condition, And) else (
+                    body.condition,)
+                for part in parts:
+                    used = _variables(part)
+                    depth = max((names.index(inner[v]) + 1 for v in used
+                                 if inner.get(v) in names), default=0)
+                    levels[depth].append(self.condition(part, True, inner))
+                body = body.effect
+            for depth in range(len(loops) + 1):
+                if depth:
+                    name, objects = loops[depth - 1]
+                    self.lines.append(f"{indent}for {name} in {objects}:")
+                    indent += "    "
+                if levels[depth]:
+                    self.lines.append(f"{indent}if {' and '.join(levels[depth])}:")
+                    indent += "    "
             before = len(self.lines)
-            self.effect(effect.effect, inner, indent)
+            self.effect(body, inner, indent)
             if len(self.lines) == before:
                 self.lines.append(f"{indent}pass")
             self.unbind()
@@ -173,23 +216,43 @@ class _Writer:
             raise _NotExpressed(type(effect).__name__)
 
 
+def _variables(formula: object) -> set[str]:
+    """The keys of the variables `formula` mentions (bound inside it or not)."""
+    found: set[str] = set()
+    for node in walk(formula):
+        terms: tuple[object, ...] = ()
+        if isinstance(node, Atom):
+            terms = node.args
+        elif isinstance(node, Equals):
+            terms = (node.left, node.right)
+        found.update(key(term.name) for term in terms if isinstance(term, Variable))
+    return found
+
+
 def _body(writer: _Writer, test: str) -> list[str]:
     """The lines of a step function after its arguments are bound."""
-    lines = []
+    lines = [f"    {name} = objects({types!r})" for types, name in writer.object_sets.items()]
     if writer.bounds:
         lines.append(f"    if {' + '.join(writer.bounds)} > limits.MAX_GROUND:")
         lines.append("        return None  # the grounder refuses it: let it say so")
+    # an atom the precondition and the effect (or two effects) both name is built once
+    shared = [text for text, uses in writer.fixed.items() if uses > 1]
+    body = writer.lines
+    for number, text in enumerate(shared):
+        lines.append(f"    x{number} = {text}")
+        test = test.replace(text, f"x{number}")
+        body = [line.replace(text, f"x{number}") for line in body]
     lines.append(f"    if not {test}:")
     lines.append("        return False")
-    plain = all(line.startswith(("    add(", "    delete(")) for line in writer.lines)
+    plain = all(line.startswith(("    add(", "    delete(")) for line in body)
     if plain:  # no condition, no loop: straight to the state, deletions first
-        lines += [line.replace("    delete(", "    s.discard(") for line in writer.lines
+        lines += [line.replace("    delete(", "    s.discard(") for line in body
                   if line.startswith("    delete(")]
-        lines += [line.replace("    add(", "    s.add(") for line in writer.lines
+        lines += [line.replace("    add(", "    s.add(") for line in body
                   if line.startswith("    add(")]
     else:  # conditions read the state before the step: collect, then apply
         lines += ["    added = []", "    deleted = []", "    add = added.append",
-                  "    delete = deleted.append", *writer.lines,
+                  "    delete = deleted.append", *body,
                   "    s.difference_update(deleted)", "    s.update(added)"]
     lines.append("    return True")
     return lines
@@ -243,17 +306,16 @@ def words_function(action: Action, accepted: tuple[frozenset[str] | None, ...]
              f"    if len(w) != {len(names)}:", "        return None"]
     constants: dict[str, object] = {}
     for i, (name, types) in enumerate(zip(names, accepted)):
-        lines.append(f"    {name} = w[{i}].lower()")
-        if types is None:
-            lines += [f"    if {name} not in types:", "        return None"]
-        elif len(types) == 1:
+        # a word written as its key (lower case) needs no `lower()`
+        lines += [f"    {name} = w[{i}]", f"    t = types.get({name})", "    if t is None:",
+                  f"        {name} = {name}.lower()", f"        t = types.get({name})",
+                  "        if t is None:", "            return None"]
+        if types is not None and len(types) == 1:
             (only,) = types
-            lines += [f"    t = types.get({name})",
-                      f"    if t is None or {only!r} not in t:", "        return None"]
-        else:
+            lines += [f"    if {only!r} not in t:", "        return None"]
+        elif types is not None:
             constants[f"T{i}"] = types
-            lines += [f"    t = types.get({name})",
-                      f"    if t is None or t.isdisjoint(T{i}):", "        return None"]
+            lines += [f"    if t.isdisjoint(T{i}):", "        return None"]
     function: WordsFunction = _define("step_words", [*lines, *_body(writer, test)], action,
                                       constants)
     return function

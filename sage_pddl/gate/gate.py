@@ -40,7 +40,7 @@ from typing import Any
 
 from ..pddl.errors import SageError
 from ..pddl.model import Action, And, Domain, Plan, PlanStep, Problem, Variable, key
-from ..pddl.vocabulary import ObjectNames, step_text
+from ..pddl.vocabulary import ObjectNames, Vocabulary, step_text
 from ..pddl.writer import write_formula
 from .bits import BitSets
 from .ground import (
@@ -55,7 +55,7 @@ from .ground import (
     State,
 )
 from .schema import StepAction
-from .table import PreconditionTable, compile_table
+from .table import PreconditionTable, compile_table, lazy
 
 MODES = ("first", "all")
 _new_tuple = tuple.__new__
@@ -79,14 +79,14 @@ class Violation:
     atoms: tuple[tuple[bool, tuple[Any, ...]], ...] = field(default=(), repr=False)
 
 
-def _resolve(pending: tuple[Gate, State, int, int]) -> State:
-    """A check's final state from its bit-set form `(gate, start, start_mask, mask)`: only the
-    atoms that differ from the start state are converted, and the result's mask is remembered
-    for a next check that starts from it."""
-    gate, start, start_mask, mask = pending
-    state: State = gate.table.bits.state(start, start_mask, mask)
-    _remember(gate._masks, state, mask)
-    return state
+def _resolve(start: tuple[Gate, State, int], mask: int) -> State:
+    """A check's final state from its bit-set form `mask`, given where the check started
+    (`(gate, start state, its mask)`): only the atoms that differ from the start state are
+    converted, and the result's mask is remembered for a next check that starts from it."""
+    gate, state, start_mask = start
+    final: State = gate.table.bits.state(state, start_mask, mask)
+    _remember(gate._masks, final, mask)
+    return final
 
 
 class Verdict(tuple[Any, ...]):
@@ -98,11 +98,13 @@ class Verdict(tuple[Any, ...]):
 
     A verdict is a tuple underneath, because `check` builds one per call and a tuple is the
     cheapest immutable object Python makes (a dataclass's `__init__` costs as much as checking
-    a short plan). `check` stores the final state in its bit-set[GroundAtom] form and converts it to a
-    frozenset on the first read of `final_state` (most callers only read `valid`); equality,
-    hashing, `repr`, `to_dict`, copy and pickle all see the frozenset. (No `__slots__`: the
-    converted state is kept in the instance's `__dict__`, which Python creates only when a
-    verdict's final state is first read.)
+    a short plan). `check` stores the final state in its bit-set form (an int, with a sixth,
+    hidden item: where the check started, one tuple per gate and start state) or as its own
+    mutable set, and converts it to a frozenset on the first read of `final_state` (most
+    callers only read `valid`); equality, hashing, `repr`, `to_dict`, copy and pickle all see
+    the five fields, with the frozenset. (No `__slots__`: the converted state is kept in the
+    instance's `__dict__`, which Python creates only when a verdict's final state is first
+    read.)
     """
 
     _FIELDS = ("valid", "steps_checked", "final_state", "goal_reached", "violations")
@@ -110,7 +112,7 @@ class Verdict(tuple[Any, ...]):
     def __new__(cls, valid: bool, steps_checked: int, final_state: Atoms,
                 goal_reached: bool | None, violations: Iterable[Violation] = ()) -> Verdict:
         return tuple.__new__(cls, (valid, steps_checked, final_state, goal_reached,
-                                   tuple(violations)))
+                                   tuple(violations), None))
 
     valid = property(itemgetter(0))
     steps_checked = property(itemgetter(1))
@@ -122,12 +124,12 @@ class Verdict(tuple[Any, ...]):
         value = tuple.__getitem__(self, 2)
         if type(value) is frozenset:
             return value
-        # pending: a bit-set form (a tuple) or a check's own mutable set; converted once
+        # pending: a bit-set form (an int) or a check's own mutable set; converted once
         cache = self.__dict__
         found = cache.get("_final_state")
         if found is None:
-            found = cache["_final_state"] = (_resolve(value) if type(value) is tuple
-                                             else frozenset(value))
+            found = cache["_final_state"] = (_resolve(tuple.__getitem__(self, 5), value)
+                                             if type(value) is int else frozenset(value))
         return found
 
     def _values(self) -> tuple[Any, ...]:
@@ -212,27 +214,52 @@ class Choice:
         return next((g for g in self.candidates if g.applicable(state)), self.candidates[0])
 
     def fast(self) -> tuple[Any, ...]:
-        """The check loop's tuple: the literal test always passes (`0 == 0`) and the trigger
-        is `ALWAYS`, so the loop calls `pick`, which tries each candidate's own tuple."""
-        fasts = tuple(g.fast for g in self.candidates)
+        """The check loop's tuple: the first candidate's, with this choice in place of its
+        ground action, so the step costs what a plain step costs when the first candidate
+        applies; when it does not, the loop calls `rest`."""
+        test, pos, add, delete, (literals, reads, successors, _) = self.candidates[0].fast
+        return (test, pos, add, delete, (literals, reads, successors, self))
 
-        def pick(s: int) -> int | None:
-            for literals, pos, keep, add, trigger, special, _ in fasts:
-                if s & literals == pos:
-                    if not s & trigger:
-                        successor: int = s & keep | add
-                        return successor
-                    after: int | None = special(s)
-                    if after is not None:
-                        return after
-            return None
-        return (0, 0, -1, 0, BitSets.ALWAYS, pick, self)
+    def rest(self, s: int) -> int | None:
+        """The successor of bit-set state `s` by the first of the other candidates that
+        applies there (None: none does)."""
+        for candidate in self.candidates[1:]:
+            after = _successor(candidate.fast, s)
+            if after is not None:
+                return after
+        return None
+
+
+def _successor(fast: tuple[Any, ...], s: int) -> int | None:
+    """What the check loop does with one step's tuple (`GroundAction.fast`) in state `s`: the
+    successor state, or None when the step does not apply."""
+    test, pos, add, delete, (literals, reads, successors, _) = fast
+    if s & test == pos:
+        successor: int = (s | add) ^ delete
+        return successor
+    if successors is not None and s & literals == pos:
+        found = successors[s & reads]
+        if found is not None:
+            after: int = (s | found[0]) ^ found[1]
+            return after
+    return None
+
+
+class Instances:
+    """What a step whose words name instances binds to: its action and, in order, every
+    combination of objects its words may name (a `Choice` once ground)."""
+
+    __slots__ = ("named", "candidates")
+
+    def __init__(self, named: StepAction, candidates: tuple[tuple[str, ...], ...]):
+        self.named = named
+        self.candidates = candidates
 
 
 def _rejection_fast(violation: Violation) -> tuple[Any, ...]:
     """The check loop's tuple of a step that is not a ground action: the literal test fails in
     every state (`ALWAYS` is set in every state mask), so the loop reports `violation`."""
-    return (BitSets.ALWAYS, 0, -1, 0, 0, None, violation)
+    return (BitSets.ALWAYS, 0, 0, 0, (BitSets.ALWAYS, 0, None, violation))
 
 
 class Gate:
@@ -241,17 +268,22 @@ class Gate:
     How `check` is fast. A gate's FIRST check (a new problem, typically checked once) grounds
     nothing: each step is bound to its action and objects and run by the action's generated
     step function on a mutable set (`compiled.py`; a PlanStep whose words are exact names is
-    bound inside that function), and only a rejected step is ground, to explain it. From the
-    second check on, every distinct step is resolved once, to the bit-set form of its ground
-    action (`GroundAction.fast`: `(literals, pos, keep, add, trigger, special, ground)`), and
-    cached under the step's CONTENT, never the step object, so a step edited in place is
-    resolved afresh: JSON steps under `(action, object, target)` (or all their parameter fields
-    and `args`), PlanSteps under `(action, args, fields)`, text under the text. A step that is not
-    a ground action (unknown action or object, wrong arity, type mismatch) is cached as a tuple
-    whose test always fails, and one naming several instances as a `Choice`. `check` then runs
-    ONE loop of int operations, resolving a step only on a cache miss; the modes differ only in
-    whether it stops at the first rejected step. Violations are built only for rejected steps,
-    and the final frozenset state only when read. Both paths give the same verdict.
+    bound inside that function; a step whose words name instances tries each candidate's
+    objects in turn), and only a rejected step is ground, to explain it. From the second check
+    on, every distinct step is resolved once, to the bit-set form of its ground action
+    (`GroundAction.fast`: `(test, pos, add, delete, rest)`), and cached under the step's
+    CONTENT, never the step object, so a step edited in place is resolved afresh: JSON steps
+    under `(action, object, target)` (or all their parameter fields and `args`), PlanSteps
+    under `(action, args, fields)`, text under the text. A step that is not a ground action
+    (unknown action or object, wrong arity, type mismatch) is cached as a tuple whose test
+    always fails, and one naming several instances as a `Choice` (its first candidate's tuple).
+    `check` then runs ONE loop of int operations, resolving a step only on a cache miss: a
+    plain step costs one test and one or two updates; a step whose conditional effects fire,
+    or whose guard the static facts leave open, reads its successor from a table over the bits
+    it reads (`bits.Successors`); a choice whose first candidate fails tries the others. The
+    modes differ only in whether it stops at the first rejected step. Violations are built only
+    for rejected steps, and the final frozenset state only when read. Both paths give the same
+    verdict.
     """
 
     # what a gate starts without (class defaults: a compile sets only what it must)
@@ -264,16 +296,35 @@ class Gate:
 
     def __init__(self, table: PreconditionTable):
         self.table = table
-        self.vocabulary = table.vocabulary
-        self._step_fields = table.schema.step_fields
-        self._simple_fields = len(self._step_fields) == 3
-        self._fast: dict[Any, tuple[Any, ...]] = {}
+
+    @property
+    def vocabulary(self) -> Vocabulary:
+        return self.table.vocabulary
+
+    @lazy
+    def _step_fields(self) -> tuple[str, ...]:
+        return self.table.schema.step_fields
+
+    @lazy
+    def _simple_fields(self) -> bool:
+        return len(self._step_fields) == 3
+
+    @lazy
+    def _fast(self) -> dict[Any, tuple[Any, ...]]:
         """Cache key of a step (see `_cache_key`) -> its check-loop tuple."""
-        self._nested: dict[Any, dict[Any, dict[Any, tuple[Any, ...]]]] = {}
+        return {}
+
+    @lazy
+    def _nested(self) -> dict[Any, dict[Any, dict[Any, tuple[Any, ...]]]]:
         """The same for JSON steps whose only parameter fields are `object` and `target`, nested
         as action -> object -> target: three lookups of strings, whose hashes Python caches,
         cost less than building and hashing a key tuple."""
-        self._masks: dict[Atoms, int] = {}
+        return {}
+
+    @lazy
+    def _masks(self) -> dict[Atoms, int]:
+        """States handed out or given (bounded, `_remember`) -> their bit-set masks."""
+        return {}
 
     @classmethod
     def compile(cls, domain: Domain, problem: Problem) -> Gate:
@@ -419,9 +470,9 @@ class Gate:
         return found
 
     def _bind(self, step: Any, index: int
-              ) -> tuple[StepAction, tuple[str, ...]] | GroundAction | Choice:
+              ) -> tuple[StepAction, tuple[str, ...]] | Instances:
         """What a step names: `(action, object keys)` when each word is an object of its
-        parameter's type, else (words naming instances) its ground action or a `Choice`.
+        parameter's type, else (words naming instances) the `Instances` it may act on.
         Raises `StepRejected` with the structural violation."""
         name, args, fields = self._words(step, index)
         if not name:
@@ -456,21 +507,25 @@ class Gate:
         for obj, types in zip(objects, accepted):
             have = object_types.get(obj)
             if have is None or (types is not None and types.isdisjoint(have)):
-                return self._ground_instances(step, index, action, args, accepted)
+                return Instances(named, self._instances(step, index, action, args, accepted))
         return named, objects
 
     def _ground(self, step: Any, index: int) -> GroundAction | Choice:
         bound = self._bind(step, index)
-        if type(bound) is tuple:
+        if not isinstance(bound, Instances):
             return self.table.ground(bound[0].action, bound[1])
-        return bound  # type: ignore[return-value]
+        action = bound.named.action
+        candidates = tuple(self.table.ground(action, objects) for objects in bound.candidates)
+        if len(candidates) == 1:
+            return candidates[0]
+        return Choice(candidates)
 
-    def _ground_instances(self, step: Any, index: int, action: Action, args: tuple[str, ...],
-                          accepted: tuple[frozenset[str] | None, ...]) -> GroundAction | Choice:
+    def _instances(self, step: Any, index: int, action: Action, args: tuple[str, ...],
+                   accepted: tuple[frozenset[str] | None, ...]) -> tuple[tuple[str, ...], ...]:
         """A step some of whose words are not objects of their parameter's type: each such word
         may name instances (`Cabinet` -> `Cabinet_1`, `Cabinet_2`; see `pddl/vocabulary.py`);
-        the step becomes a `Choice` among every combination that fits the parameter types, or
-        is rejected for the first word that names no fitting object."""
+        the step names every combination that fits the parameter types (the candidates of a
+        `Choice`, in order), or is rejected for the first word that names no fitting object."""
         table = self.table
         names = self._names()
         options: list[tuple[str, ...]] = []
@@ -481,10 +536,7 @@ class Gate:
             if not fitting:
                 raise self._object_error(step, index, action, args, accepted)
             options.append(fitting)
-        candidates = tuple(table.ground(action, combo) for combo in itertools.product(*options))
-        if len(candidates) == 1:
-            return candidates[0]
-        return Choice(candidates)
+        return tuple(itertools.product(*options))
 
     def _names(self) -> ObjectNames:
         if self._object_names is None:
@@ -547,20 +599,20 @@ class Gate:
                 return self._check_sets(plan if type(plan) is list else self.plan_steps(plan),
                                         state, stop)
             prepared = self._prepare()
-        start, start_mask, goal_pos, goal_neg, goal_test = prepared
+        context, s, goal_literals, goal_pos, goal_test = prepared
         if state is not None:
             start = self._state(state)
-            start_mask = self._masks.get(start)
-            if start_mask is None:
+            s = self._masks.get(start)
+            if s is None:
                 if self.table.prune_static and not self.table.agrees_on_static(start):
                     return self.for_state(start).check(plan, start, mode)
-                start_mask = self.table.bits.mask(start) | BitSets.ALWAYS
-                _remember(self._masks, start, start_mask)
+                s = self.table.bits.mask(start) | BitSets.ALWAYS
+                _remember(self._masks, start, s)
+            context = (self, start, s)
         steps = plan if type(plan) is list else self.plan_steps(plan)
         # JSON steps with the household fields (the common case) are looked up in the nested
         # cache inline; any other step, or one not cached yet, goes through `_fast_of`
         nested = self._nested if steps and type(steps[0]) is dict and self._simple_fields else None
-        s = start_mask
         violations = None
         index = -1
         for step in steps:
@@ -575,26 +627,34 @@ class Gate:
                         fast = self._fast_of(step, index)
             else:
                 fast = self._fast_of(step, index)
-            literals, pos, keep, add, trigger, special, ground = fast
-            if s & literals == pos:
-                if not s & trigger:  # a STRIPS step, or no conditional effect fires
-                    s = s & keep | add
+            test, pos, add, delete, rest = fast
+            if s & test == pos:  # the literals hold and no conditional effect fires
+                s |= add
+                if delete:
+                    s ^= delete
+                continue
+            literals, reads, successors, ground = rest
+            if successors is not None and s & literals == pos:
+                found = successors[s & reads]
+                if found is not None:
+                    s = (s | found[0]) ^ found[1]
                     continue
-                after = special(s)
+            if type(ground) is Choice:  # its first candidate does not apply: the others
+                after = ground.rest(s)
                 if after is not None:
                     s = after
                     continue
             if violations is None:
                 violations = []
-            violations.extend(self._explain_fast(start, start_mask, s, ground, index, step))
+            violations.extend(self._explain_fast(context, s, ground, index, step))
             if stop:
                 break
         if goal_test is None:
-            goal = None if goal_pos is None else s & goal_pos == goal_pos and not s & goal_neg
+            goal = None if goal_literals is None else s & goal_literals == goal_pos
         else:
             goal = goal_test(s)
-        return _new_tuple(Verdict, (violations is None, index + 1, (self, start, start_mask, s),
-                                    goal, () if violations is None else tuple(violations)))
+        return _new_tuple(Verdict, (violations is None, index + 1, s, goal,
+                                    () if violations is None else tuple(violations), context))
 
     def _check_sets(self, steps: Sequence[Any], state: Iterable[tuple[Any, ...]] | None,
                     stop: bool) -> Verdict:
@@ -611,49 +671,26 @@ class Gate:
             if table.prune_static and not table.agrees_on_static(start):
                 return self.for_state(start).check(steps, start, "first" if stop else "all")
         s = set(start)
-        bind = self._bind
-        objects_of = table.objects_of_keys
         runs = table.schema.runs
-        words = table.schema.words
         object_types = table.object_types
+        objects_of = table.objects_of_keys
         violations = None
         index = -1
         for step in steps:
             index += 1
-            ground: GroundAction | None = None
             # a PlanStep whose words name its action and objects exactly: bound and run by
             # the action's generated function (which declines anything else: that step, like
-            # every other, is bound the general way below, to the same action and objects)
+            # every other, is bound the general way, to the same action and objects)
+            applied = None
             if type(step) is PlanStep:
                 run_words = runs.get(step.action)
                 if run_words is not None:
                     applied = run_words(s, step.args, object_types, objects_of)
                     if applied:
                         continue
-                    if applied is False:  # bound as it is written, and not applicable
-                        ground = table.ground(words[step.action].action,
-                                              tuple(map(str.lower, step.args)))
-            if ground is None:
-                try:
-                    bound = bind(step, index)
-                except StepRejected as rejected:
-                    failed = [_at(rejected.violation, index)]
-                else:
-                    if isinstance(bound, tuple):  # the common case inline
-                        named, objects = bound
-                        run = named.template.step
-                        applied = None if run is None else run(s, objects, objects_of)
-                        if applied:
-                            continue
-                        ground = table.ground(named.action, objects)
-                        if applied is None:  # no function, or too many instances: set form
-                            ground = _apply_in_place(ground, s)
-                    else:
-                        ground = _apply_in_place(bound, s)
-                    if ground is None:
-                        continue
-            if ground is not None:
-                failed = self.explain(frozenset(s), ground, index, _step_text(step))
+            failed = self._set_step(step, index, s, applied is False)
+            if failed is None:
+                continue
             if violations is None:
                 violations = failed
             else:
@@ -661,31 +698,87 @@ class Gate:
             if stop:
                 break
         return _new_tuple(Verdict, (violations is None, index + 1, s, table.goal_holds_in(s),
-                                    () if violations is None else tuple(violations)))
+                                    () if violations is None else tuple(violations), None))
 
-    def _explain_fast(self, start: Atoms, start_mask: int, s: int, ground: Any, index: int,
+    def _set_step(self, step: Any, index: int, s: set[GroundAtom],
+                  rejected_as_written: bool = False) -> list[Violation] | None:
+        """One step of a first check bound the general way (`_bind`) and applied to `s` in
+        place: None when it applies, else its violations (`s` untouched).
+        `rejected_as_written`: the step is a PlanStep whose words name its action and objects
+        exactly, and its action's words function found it not applicable."""
+        table = self.table
+        ground: GroundAction | None
+        if rejected_as_written:
+            ground = table.ground(table.schema.words[step.action].action,
+                                  tuple(map(str.lower, step.args)))
+            return self.explain(frozenset(s), ground, index, _step_text(step))
+        try:
+            bound = self._bind(step, index)
+        except StepRejected as rejected:
+            return [_at(rejected.violation, index)]
+        if isinstance(bound, Instances):
+            ground = self._apply_instances(bound, s)
+        else:
+            named, objects = bound
+            run = named.template.step
+            applied = None if run is None else run(s, objects, table.objects_of_keys)
+            if applied:
+                return None
+            ground = table.ground(named.action, objects)
+            if applied is None:  # no function, or too many instances: the set form
+                ground = _apply_in_place(ground, s)
+        if ground is None:
+            return None
+        return self.explain(frozenset(s), ground, index, _step_text(step))
+
+    def _apply_instances(self, bound: Instances, s: set[GroundAtom]) -> GroundAction | None:
+        """Act on the first of `bound`'s candidates that applies in `s` (in place), by the
+        action's step function while it has one for them; None when one applied, else the
+        first candidate's ground action (whose violations the step reports)."""
+        table = self.table
+        action, run = bound.named.action, bound.named.template.step
+        objects_of = table.objects_of_keys
+        for position, objects in enumerate(bound.candidates):
+            applied = None if run is None else run(s, objects, objects_of)
+            if applied:
+                return None
+            if applied is None:  # no function, or too many instances: the ground actions
+                rest = tuple(table.ground(action, o) for o in bound.candidates[position:])
+                if _apply_in_place(Choice(rest), s) is None:
+                    return None
+                break
+        return table.ground(action, bound.candidates[0])
+
+    def _explain_fast(self, context: tuple[Gate, State, int], s: int, ground: Any, index: int,
                       step: Any) -> list[Violation]:
-        """The violations of a rejected step (`ground` as the check-loop tuple holds it)."""
+        """The violations of a rejected step (`ground` as the check-loop tuple holds it), the
+        check having started from `context` (`(gate, start state, its mask)`)."""
         if isinstance(ground, Violation):
             return [_at(ground, index)]
+        _, start, start_mask = context
         state = self.table.bits.state(start, start_mask, s)
         if isinstance(ground, Choice):
             ground = ground.candidates[0]
         return self.explain(state, ground, index, _step_text(step))
 
     def _prepare(self) -> tuple[Any, ...]:
-        """What every check needs, computed on the first: `(initial state, its mask, goal_pos,
-        goal_neg, goal_test)` with the goal as two masks when it is a conjunction of literals
-        (`goal_test` None), else a test on bit sets (goal_pos None too when there is no goal)."""
+        """What every check needs, computed on the first: `(context, initial mask,
+        goal_literals, goal_pos, goal_test)`, `context` being `(self, initial state, its
+        mask)`; the goal as masks when it is a conjunction of literals (it holds when
+        `s & goal_literals == goal_pos`; `goal_test` None), else a test on bit sets (and
+        `goal_literals` None too when there is no goal)."""
         table = self.table
-        goal_pos = goal_neg = goal_test = None
+        goal_literals = goal_pos = goal_test = None
         if table.goal is not None:
             masks = table.goal_masks
             if masks is None:
                 goal_test = table.goal_test
             else:
                 goal_pos, goal_neg = masks
-        self._prepared = (table.initial_state, table.initial_mask, goal_pos, goal_neg, goal_test)
+                goal_literals = goal_pos | goal_neg
+        start_mask = table.initial_mask
+        self._prepared = ((self, table.initial_state, start_mask), start_mask, goal_literals,
+                          goal_pos, goal_test)
         return self._prepared
 
     def _state(self, state: Iterable[tuple[Any, ...]]) -> Atoms:

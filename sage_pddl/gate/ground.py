@@ -323,12 +323,14 @@ class GroundAction:
     @property
     def fast(self) -> tuple[Any, ...]:
         """The check loop's form (`PreconditionTable.fast_form`, built on first read):
-        `(literals, pos, keep, add, trigger, special, ground)` with `literals = pos | neg` masks
-        (the literal precondition holds when `s & literals == pos`) and `keep = ~delete`. When
-        `s & trigger` is 0 the successor is `s & keep | add`; otherwise it is `special(s)`,
-        None when the rest of the precondition fails. `trigger` is 0 for a STRIPS step, the
-        trigger atoms of its conditional effects when nothing else is special
-        (`BitSets.effects`), else `BitSets.ALWAYS`, set in every state mask."""
+        `(test, pos, add, delete, (literals, reads, successors, ground))`. `literals` is the
+        `pos | neg` mask of the literal precondition (it holds when `s & literals == pos`);
+        `test` is `literals` plus the atoms whose presence makes the step special: the trigger
+        atoms of its conditional effects, or `BitSets.ALWAYS` (set in every state) when it has
+        a guard (a disjunction or implication the static facts do not decide). When
+        `s & test == pos` the successor is `(s | add) ^ delete`; otherwise, if the literals
+        hold and `successors` is not None, it is `(s | u) ^ d` for `(u, d) =
+        successors[s & reads]`, None when the guard fails (`bits.Successors`)."""
         if self._fast is None:
             self._fast = self._table.fast_form(self)
         return self._fast

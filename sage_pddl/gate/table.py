@@ -28,7 +28,10 @@ Semantics
   template (one generated function goes straight from the objects to the bit masks of all
   literal atoms; the atom sets are built only when read) and walks only quantifiers,
   disjunctions, implications and conditional effects; a gate's first check grounds nothing
-  but a rejected step (see `Gate.check`).
+  but a rejected step (see `Gate.check`). The bit-set form of a ground action (`fast_form`)
+  decides what the static facts decide (an implication with a static condition, a disjunction
+  with a static alternative), so most steps of the household domains take the loop's plain
+  path; it is exact in every state a pruned table checks from (see `prune_static`).
 
 Annotations (`; @sage alias|step|reason`, docs/annotations.md) come from the domain's
 `Vocabulary`: action names, the JSON-field map of each action's parameters, and the friendly
@@ -38,6 +41,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Iterator
+from operator import attrgetter
 from typing import Any, Generic, TypeVar, overload
 
 from ..pddl import limits
@@ -71,7 +75,7 @@ from ..pddl.model import (
 )
 from ..pddl.vocabulary import Reason, canonical_sexpr
 from ..pddl.writer import write_formula
-from .bits import BitSets, special_step
+from .bits import BitSets, Successors, successor_masks
 from .ground import (
     _EMPTY,
     EQUALS,
@@ -88,6 +92,8 @@ from .ground import (
     conjoin,
 )
 from .schema import domain_schema
+
+_name = attrgetter("name")
 
 _StaticChecks = tuple[tuple[tuple[str, tuple[Term, ...]], ...], ...]
 """Per quantified variable, the static literals (predicate, terms) bound once it is."""
@@ -140,22 +146,19 @@ class PreconditionTable:
     a goal of ground literals as two sets); the object tables, the ground goal with its
     sources, the static facts and the bit sets are built when first read."""
 
+    # what a table starts without (class defaults and `lazy` attributes: a compile sets only
+    # what every check needs, see `Gate`)
+    _ground_budget = limits.MAX_GROUND
+    _initial_mask: int | None = None
+    _goal_test: Callable[[int], bool] | None = None
+
     def __init__(self, domain: Domain, problem: Problem, prune_static: bool = True):
         self.domain = domain
         self.problem = problem
         self.schema = schema = domain_schema(domain)
         self.vocabulary = vocab = schema.vocabulary
-        self.prune_static = prune_static
-        """With `prune_static`, grounding drops a conditional effect whose static condition
-        is false in the initial state (a MoveTo reaches only what stands `near` its target); a
-        gate asked to start from a state with other static facts uses an unpruned table
-        instead (`Gate.for_state`). See `dynamic`."""
-        self._interned: dict[GroundAtom, GroundAtom] = {}
-        self._canon: dict[int, tuple[object, str]] = {}
-        self._ground_cache: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
-        self._ground_budget = limits.MAX_GROUND
-        self._initial_mask: int | None = None
-        self._goal_test: Callable[[int], bool] | None = None
+        if not prune_static:
+            self.prune_static = False
         self._check_domain_scope()
         self.initial_state: State = self._initial_state()  # raises on an unsupported fact
         goal = problem.goal
@@ -171,6 +174,25 @@ class PreconditionTable:
             self.goal = self.ground_formula(goal, {}, True, anchor="")
 
     # -- scope ----------------------------------------------------------------------------
+
+    prune_static = True
+    """With `prune_static`, grounding drops a conditional effect whose static condition is
+    false in the initial state (a MoveTo reaches only what stands `near` its target); a gate
+    asked to start from a state with other static facts uses an unpruned table instead
+    (`Gate.for_state`). See `dynamic`."""
+
+    @lazy
+    def _interned(self) -> dict[GroundAtom, GroundAtom]:
+        """Ground atoms of ground actions and bit sets, one object per value."""
+        return {}
+
+    @lazy
+    def _canon(self) -> dict[int, tuple[object, str]]:
+        return {}
+
+    @lazy
+    def _ground_cache(self) -> dict[tuple[str, tuple[str, ...]], GroundAction]:
+        return {}
 
     @lazy
     def _cost_fluents(self) -> frozenset[str]:
@@ -227,22 +249,38 @@ class PreconditionTable:
     def object_types(self) -> dict[str, frozenset[str]]:
         """Object key -> the type keys it belongs to (declared types, their ancestors and
         `object`; a name declared twice, as a constant and an object, belongs to both)."""
+        objects, constants = self.problem.objects, self.domain.constants
         types: dict[str, frozenset[str]] = {}
-        known = self.schema.type_sets.get  # `types_of` inline where the answer is known
+        if not constants:
+            # the common case: no constants, types met before, each object declared once
+            known = self.schema.type_sets
+            try:
+                for typed in objects:
+                    types[typed.name.lower()] = known[typed.types]
+            except KeyError:
+                pass
+            else:
+                if len(types) == len(objects):
+                    return types
+            types = {}
+        known_get = self.schema.type_sets.get  # `types_of` inline where the answer is known
         types_of = self.schema.types_of
-        for typed in itertools.chain(self.domain.constants, self.problem.objects):
+        for typed in itertools.chain(constants, objects):
             name = typed.name.lower()
-            found = known(typed.types) or types_of(typed.types)
+            these = known_get(typed.types) or types_of(typed.types)
             have = types.get(name)
-            types[name] = found if have is None else have | found
+            types[name] = these if have is None else have | these
         return types
 
     @lazy
     def object_names(self) -> dict[str, str]:
         """Object key -> original spelling, in declaration order."""
-        spelling: dict[str, str] = {}
-        for typed in itertools.chain(self.domain.constants, self.problem.objects):
-            spelling.setdefault(typed.name.lower(), typed.name)
+        names = list(map(_name, itertools.chain(self.domain.constants, self.problem.objects)))
+        spelling = dict(zip(map(str.lower, names), names))
+        if len(spelling) < len(names):  # a name declared twice: its first spelling
+            spelling = {}
+            for name in names:
+                spelling.setdefault(name.lower(), name)
         return spelling
 
     @lazy
@@ -299,9 +337,11 @@ class PreconditionTable:
 
     def format_atom(self, atom: GroundAtom) -> str:
         """`("found", "apple")` -> `(found Apple)` in the domain's and problem's spelling."""
-        head, *args = atom
-        head = self.predicate_names.get(head, head)
-        return "(" + " ".join([head, *(self.object_names.get(a, a) for a in args)]) + ")"
+        names = self.object_names
+        words = [self.predicate_names.get(atom[0], atom[0])]
+        for arg in atom[1:]:
+            words.append(names.get(arg, arg))
+        return "(" + " ".join(words) + ")"
 
     def format_literal(self, literal: GroundLiteral) -> str:
         text = self.format_atom(literal.atom)
@@ -353,13 +393,18 @@ class PreconditionTable:
         for part in goal.parts if type(goal) is And else (goal,):
             if type(part) is Atom:
                 atoms = pos
-            elif type(part) is Not:
+            elif type(part) is Not and type(part.arg) is Atom:
                 atoms, part = neg, part.arg
-                if type(part) is not Atom:
-                    return None
             else:
                 return None
-            for term in part.args:
+            args = part.args
+            if len(args) == 2:  # the common case inline (no loop)
+                first, second = args
+                if type(first) is not Constant or type(second) is not Constant:
+                    return None
+                atoms.append((part.predicate.lower(), first.name.lower(), second.name.lower()))
+                continue
+            for term in args:
                 if type(term) is not Constant:
                     return None
             atoms.append(atom_key(part))
@@ -468,7 +513,9 @@ class PreconditionTable:
     def fast_form(self, ground: GroundAction) -> tuple[Any, ...]:
         """The bit-set form of a ground action for the check loop (`GroundAction.fast`): the
         template's generated `masks` gives the literal part's masks directly, without the
-        atom sets."""
+        atom sets. With `prune_static`, a disjunction or implication that the static facts
+        decide is decided here (`_static_guard`): `(imply (toggles-closed ?x) ...)` is no
+        guard for an object that does not toggle closed."""
         bits = self.bits
         pos_mask, neg_mask, add_mask, delete_mask, _ = self.schema.template(ground.schema).masks(
             ground.args, bits.bit_of.get, bits.new)
@@ -479,26 +526,87 @@ class PreconditionTable:
             neg_mask |= bits.mask(extra[1])
             add_mask |= bits.mask(extra[2])
             delete_mask |= bits.mask(extra[3])
+        if subs and self.prune_static:
+            more_pos, more_neg, subs, unsat_more = self._static_guard(subs)
+            pos_mask |= bits.mask(set(more_pos))
+            neg_mask |= bits.mask(set(more_neg))
+            unsat = unsat or unsat_more
         guard = bits.guard(subs, unsat) if subs or unsat else None
         reads = 0
         if guard is not None:
             for sub in subs:
                 reads |= bits.sub_reads(sub)
-        keep = ~delete_mask
         delta, delta_trigger = None, None
         if conditional is not None:
             delta, delta_trigger, delta_reads = bits.effects(conditional)
             reads |= delta_reads
+        plain_add, plain_delete = successor_masks(add_mask, delete_mask)
+        literals = pos_mask | neg_mask
         if guard is None and delta is None:
-            trigger, special = 0, None
+            return (literals, pos_mask, plain_add, plain_delete, (literals, 0, None, ground))
+        # Without a guard, a step whose conditional effects all wait on trigger atoms takes
+        # the plain path when none of them is present: the loop's one test asks for the
+        # literals to hold and the trigger atoms to be absent. A guard, or a trigger the
+        # precondition requires, always takes the special path (`ALWAYS` is in every state).
+        if guard is None and delta_trigger is not None and not delta_trigger & pos_mask:
+            trigger = delta_trigger
         else:
-            # without a guard, a step whose conditional effects all wait on a trigger atom
-            # takes the plain path when none of those atoms is present
-            trigger = (delta_trigger if guard is None and delta_trigger is not None
-                       else BitSets.ALWAYS)
-            special = special_step(guard, delta, delta_trigger, keep, add_mask, reads)
-        # `s & (pos | neg) == pos`: every required atom present and no forbidden one
-        return (pos_mask | neg_mask, pos_mask, keep, add_mask, trigger, special, ground)
+            trigger = BitSets.ALWAYS
+        successors = Successors(guard, delta, delta_trigger, add_mask, delete_mask)
+        return (literals | trigger, pos_mask, plain_add, plain_delete,
+                (literals, reads, successors, ground))
+
+    def _static_guard(self, subs: tuple[Any, ...]
+                      ) -> tuple[list[GroundAtom], list[GroundAtom], tuple[Any, ...], bool]:
+        """The precondition's disjunctions and implications with what the static facts decide
+        taken out: `(pos, neg, subs, unsat)`, the literals that join the literal test, the
+        parts still to evaluate, and whether one is false in every state. An implication whose
+        condition is static is dropped when the condition is false and replaced by its
+        consequent when it is true; a disjunction with a static alternative that holds is
+        dropped, one whose alternatives are all static and false is false. Valid in every
+        state that has the problem's static facts (the only states a pruned table checks
+        from, `Gate.for_state`)."""
+        pos: list[GroundAtom] = []
+        neg: list[GroundAtom] = []
+        kept: list[Any] = []
+        unsat = False
+        for sub in subs:
+            if isinstance(sub, Implies):
+                holds = self._static_truth(sub.condition)
+                if holds is None:
+                    kept.append(sub)
+                elif holds:
+                    then = sub.then
+                    pos.extend(then.pos)
+                    neg.extend(then.neg)
+                    unsat = unsat or bool(then.unsat)
+                    more_pos, more_neg, more, more_unsat = self._static_guard(then.subs)
+                    pos += more_pos
+                    neg += more_neg
+                    kept.extend(more)
+                    unsat = unsat or more_unsat
+            else:
+                truths = [self._static_truth(part) for part in sub.parts]
+                if any(truths):
+                    continue
+                if all(truth is False for truth in truths):
+                    unsat = True
+                else:
+                    kept.append(sub)
+        return pos, neg, tuple(kept), unsat
+
+    def _static_truth(self, cond: Cond) -> bool | None:
+        """Whether `cond` holds, when it is a conjunction of static literals (the same in
+        every state with the problem's static facts); None when it reads a fluent."""
+        if cond.subs:
+            return None
+        dynamic = self.dynamic
+        for atom in itertools.chain(cond.pos, cond.neg):
+            if atom[0] in dynamic:
+                return None
+        initial = self.initial_state
+        return (not cond.unsat and all(atom in initial for atom in cond.pos)
+                and not any(atom in initial for atom in cond.neg))
 
     def ground_by_walking(self, action: Action, args: tuple[str, ...]) -> tuple[Any, ...]:
         """(pre_pos, pre_neg, add, delete, conditional) by walking the whole action, uncached:
@@ -647,7 +755,9 @@ class PreconditionTable:
         failed: list[GroundLiteral] = []
         seen: set[tuple[bool, GroundAtom]] = set()
         for positive, _, terms, predicate, text, anchor in template.literals:
-            values = [args[t] if isinstance(t, int) else t for t in terms]
+            values: list[str] = []
+            for term in terms:
+                values.append(args[term] if isinstance(term, int) else term)
             if not predicate:  # an equality
                 left, right = values
                 if (left == right) != positive:

@@ -11,9 +11,13 @@
   (`compiled.py`) instead of its ground action: on every step of every corpus plan and every
   iTHOR reference plan and mutant, in the state the step meets (mode "all", so rejected steps
   are met too), the function must accept exactly when the ground action is applicable and
-  leave exactly the state `apply` gives; the words form must agree or decline; a rejected
-  step's failures read from the template must be the walker's. The first check's verdict
-  must equal a warm gate's on every corpus triple.
+  leave exactly the state `apply` gives, for every candidate of a step whose words name
+  instances; the words form must agree or decline; a rejected step's failures read from the
+  template must be the walker's. The first check's verdict must equal a warm gate's on every
+  corpus triple.
+* The bit-set form decides what the static facts decide (an `imply` with a static condition,
+  an `or` with a static alternative) and stays equal to the reference, also from a state whose
+  static facts differ.
 * The per-domain schema cache is per object: equal domains whose `@sage` annotations differ
   (annotations are not part of equality) do not share a schema.
 """
@@ -29,7 +33,7 @@ import pytest
 
 from sage_pddl.domains import load_domain as load_bundled_domain
 from sage_pddl.gate import compile_gate
-from sage_pddl.gate.gate import _failures
+from sage_pddl.gate.gate import Instances, _failures
 from sage_pddl.gate.schema import domain_schema
 from sage_pddl.pddl import limits, load_domain, load_problem
 from sage_pddl.pddl.errors import GroundingTooLarge, UnsupportedConstruct
@@ -201,23 +205,32 @@ def _compare_step_functions(gate, plan) -> int:
             bound = gate._bind(step, index)
         except Exception:  # noqa: BLE001 - structural rejections have no action to run
             continue
-        if not isinstance(bound, tuple):
-            continue  # a Choice or an instance: bound by the loose-name rules, ground
-        named, objects = bound
-        ground = table.ground(named.action, objects)
-        applicable = ground.applicable(state)
-        expected = set(state)
-        if applicable:
-            ground.apply_in_place(expected)
+        if isinstance(bound, Instances):  # words naming instances: each candidate's function
+            named, candidates = bound.named, bound.candidates
         else:
-            failures = table.literal_failures(ground, frozenset(state))
-            if failures is not None:
-                assert failures == _failures(ground.precondition, frozenset(state)), step
-        if named.template.step is not None:
-            after = set(state)
-            assert named.template.step(after, objects, table.objects_of_keys) is applicable, step
-            assert after == expected, step
-            compared += 1
+            named, objects = bound
+            candidates = (objects,)
+        expected = set(state)
+        acted = False  # the first candidate that applies is the one the step acts on
+        for objects in candidates:
+            ground = table.ground(named.action, objects)
+            applicable = ground.applicable(state)
+            if applicable and not acted:
+                ground.apply_in_place(expected)
+                acted = True
+            if not applicable:
+                failures = table.literal_failures(ground, frozenset(state))
+                if failures is not None:
+                    assert failures == _failures(ground.precondition, frozenset(state)), step
+            if named.template.step is not None:
+                after = set(state)
+                assert named.template.step(after, objects, table.objects_of_keys) is applicable, step
+                if applicable:
+                    ground.apply_in_place(target := set(state))
+                    assert after == target, step
+                else:
+                    assert after == state, step
+                compared += 1
         run = table.schema.runs.get(step.action) if isinstance(step, PlanStep) else None
         if run is not None:
             after = set(state)
@@ -264,3 +277,44 @@ def test_quantifiers_past_the_grounding_budget_are_refused_on_every_path(monkeyp
         warm.check(steps)
     with pytest.raises(GroundingTooLarge):
         warm.check(steps)  # the bit-set loop grounds too
+
+
+def test_static_facts_decide_guards_on_bit_sets():
+    """The bit-set form takes out of a step's guard what the static facts decide (an
+    `imply` with a static condition, an `or` with a static alternative): a step whose guard
+    the static facts make true takes the plain path, and one whose implication holds gets
+    the consequent in its literal test. Verdicts stay the reference's, from the initial state
+    and from a state whose static facts differ (checked without pruning)."""
+    from sage_pddl.gate.bits import BitSets
+    from sage_pddl.pddl.model import Imply, Or
+
+    from .helpers import action, atom, domain, neg, problem
+    enter = action("Enter", "?r - room",
+                   pre=[Imply(atom("lockable", "?r"), atom("unlocked", "?r")),
+                        Or((atom("lit", "?r"), atom("has-lamp"))), neg("inside", "?r")],
+                   eff=[atom("inside", "?r")])
+    unlock = action("Unlock", "?r - room", pre=[atom("lockable", "?r")],
+                    eff=[atom("unlocked", "?r")])
+    light = action("Light", "", pre=[], eff=[atom("has-lamp")])
+    d = domain([enter, unlock, light], types=[("room", "")],
+               predicates=("lockable", "unlocked", "lit", "has-lamp", "inside"))
+    p = problem("Hall - room Vault - room Cellar - room",
+                init=[atom("lockable", "Vault"), atom("lit", "Hall"), atom("lit", "Vault")])
+    plans = [["Enter Hall"], ["Enter Vault"], ["Unlock Vault", "Enter Vault"], ["Enter Cellar"],
+             ["Light", "Enter Cellar", "Unlock Vault", "Enter Vault", "Enter Hall"]]
+    assert compile_gate(d, p).check(plans[-1]).valid
+    for plan in plans:
+        for mode in ("first", "all"):
+            warm = compile_gate(d, p)
+            warm.check(plan)
+            _assert_same(warm, plan, mode=mode)
+            _assert_same(warm, plan, mode=mode, state=[("lockable", "hall"), ("lit", "cellar")])
+    gate = compile_gate(d, p)
+    gate.check(["Enter Hall"])
+    hall = gate.ground("Enter Hall").fast
+    assert not hall[0] & BitSets.ALWAYS  # no guard left: the plain path
+    vault = gate.ground("Enter Vault").fast
+    unlocked = gate.table.bits.bit_of[("unlocked", "vault")]
+    assert vault[1] & unlocked and not vault[0] & BitSets.ALWAYS  # the consequent, tested
+    cellar = gate.ground("Enter Cellar").fast
+    assert cellar[0] & BitSets.ALWAYS  # `(or (lit Cellar) (has-lamp))` reads a fluent
