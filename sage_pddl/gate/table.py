@@ -148,7 +148,6 @@ class PreconditionTable:
 
     # what a table starts without (class defaults and `lazy` attributes: a compile sets only
     # what every check needs, see `Gate`)
-    _ground_budget = limits.MAX_GROUND
     _initial_mask: int | None = None
     _goal_test: Callable[[int], bool] | None = None
 
@@ -171,7 +170,7 @@ class PreconditionTable:
         vocab.raise_error()
         if self.has_goal and self.goal_sets is None:
             # ground now: a free variable or an oversized quantifier is a compile error
-            self.goal = self.ground_formula(goal, {}, True, anchor="")
+            self.goal = self._ground_goal()
 
     # -- scope ----------------------------------------------------------------------------
 
@@ -180,6 +179,11 @@ class PreconditionTable:
     false in the initial state (a MoveTo reaches only what stands `near` its target); a gate
     asked to start from a state with other static facts uses an unpruned table instead
     (`Gate.for_state`). See `dynamic`."""
+
+    @lazy
+    def _ground_budget(self) -> int:
+        # read on first use, not at import: a worker sets its own limit (`--max-atoms`)
+        return limits.MAX_GROUND
 
     @lazy
     def _interned(self) -> dict[GroundAtom, GroundAtom]:
@@ -416,6 +420,10 @@ class PreconditionTable:
         the problem has no goal."""
         if not self.has_goal:
             return None
+        return self._ground_goal()
+
+    def _ground_goal(self) -> Cond:
+        self._ground_budget = limits.MAX_GROUND
         return self.ground_formula(self.problem.goal, {}, True, anchor="")
 
     def goal_holds_in(self, state: State | set[GroundAtom]) -> bool | None:
