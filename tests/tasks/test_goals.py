@@ -7,8 +7,9 @@ import pytest
 from sage_pddl.domains import load_domain
 from sage_pddl.pddl.errors import PDDLError
 from sage_pddl.pddl.model import Atom, Constant, walk
-from sage_pddl.tasks import TaskSetError, bundled_goals, load_goals, load_taskset
+from sage_pddl.tasks import TaskSetError, bundled_goals, load_goals, load_taskset, task_problem
 from sage_pddl.tasks.catalogue import affordances
+from sage_pddl.tasks.taskset import BUNDLED, data_dir
 
 
 @pytest.mark.parametrize("set_name", ["ithor", "ithor-gt", "procthor"])
@@ -64,3 +65,11 @@ def test_docs_goals_md_holds_the_current_tables():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.main(["--check"]) == 0, "regenerate with `python tools/goals_table.py`"
+
+
+def test_a_bundled_set_read_by_its_path_keeps_its_reviewed_goals():
+    by_path = load_taskset(data_dir() / BUNDLED["ithor"])
+    by_name = load_taskset("ithor")
+    domain = load_domain("ithor")
+    assert task_problem(by_path[0], domain).goal == task_problem(by_name[0], domain).goal
+    assert task_problem(by_path[0], domain).goal.parts  # the written goal, not `none`
