@@ -484,6 +484,30 @@ class PreconditionTable:
             found = self._ground_cache[cache_key] = self._ground(action, args)
         return found
 
+    def precondition_holds(self, action: Action, args: tuple[str, ...],
+                           state: State | set[GroundAtom]) -> bool:
+        """Whether `action` with object keys `args` (already checked) applies in `state`.
+
+        Grounds the precondition only, once per `(action, args)`: a caller that asks this of
+        every candidate step (SayCan) pays nothing for effects it never applies, which in
+        the household domains (a MoveTo reaches what is in, on and near its target) cost far
+        more than the precondition. A ground action already built answers itself."""
+        cache_key = (action.name.lower(), args)
+        built = self._ground_cache.get(cache_key)
+        if built is not None:
+            return built.applicable(state)
+        condition = self._precondition_cache.get(cache_key)
+        if condition is None:
+            env = dict(zip(self.schema.template(action).param_keys, args))
+            self._ground_budget = limits.MAX_GROUND
+            condition = self._precondition_cache[cache_key] = self.ground_formula(
+                action.precondition, env, True, anchor=None)
+        return condition.holds(state)
+
+    @lazy
+    def _precondition_cache(self) -> dict[tuple[str, tuple[str, ...]], Cond]:
+        return {}
+
     @property
     def grounded_count(self) -> int:
         return len(self._ground_cache)

@@ -79,9 +79,9 @@ class SayCanPlanner(LLMPlanner):
             pools = [table.objects_of(p.types) for p in action.parameters]
             for args in itertools.islice(itertools.product(*pools), 5000):
                 # the arguments are typed objects, so only whether the step applies is
-                # needed here, not why not (explaining every blocked step doubled the time)
+                # needed here: not why not, nor its effects
                 try:
-                    ok = table.ground(action, args).applicable(state)
+                    ok = table.precondition_holds(action, args, state)
                 except SageError:  # a quantifier too large to ground: not a candidate to take
                     ok = False
                 step = vocab.written_step(action.name, [names.get(a, a) for a in args])

@@ -195,9 +195,11 @@ def test_cached_steps_are_keyed_by_content_not_by_the_step_object(ithor_cases):
 
 def _compare_step_functions(gate, plan) -> int:
     """Walk `plan` in mode "all" on sets; at each step compare the generated functions (and a
-    rejected step's template failures) with the ground action's set form. Returns how many
-    steps had a function to compare."""
+    rejected step's template failures) with the ground action's set form, and the precondition
+    alone (`precondition_holds`, on a table that grounds no action) with its `applicable`.
+    Returns how many steps had a function to compare."""
     table = gate.table
+    preconditions_only = compile_gate(table.domain, table.problem).table
     state = set(gate.initial_state)
     compared = 0
     for index, step in enumerate(gate.plan_steps(plan)):
@@ -213,8 +215,10 @@ def _compare_step_functions(gate, plan) -> int:
         expected = set(state)
         acted = False  # the first candidate that applies is the one the step acts on
         for objects in candidates:
+            holds = preconditions_only.precondition_holds(named.action, objects, state)
             ground = table.ground(named.action, objects)
             applicable = ground.applicable(state)
+            assert holds is applicable, step
             if applicable and not acted:
                 ground.apply_in_place(expected)
                 acted = True
