@@ -94,11 +94,10 @@ def run_demo(llm: str = "auto", model: str | None = None, host: str | None = Non
     from ..domains import load_domain  # start-up time: imported when the command runs
     from ..env import get_env  # start-up time: imported when the command runs
     from ..gate import compile_gate  # start-up time: imported when the command runs
-    from ..pddl.writer import write_formula  # start-up time: imported when the command runs
     from ..planners import get_planner  # start-up time: imported when the command runs
     from ..planners.base import PlanningTask  # start-up time: imported when the command runs
     from ..runtime import run_episode  # start-up time: imported when the command runs
-    from ..tasks import load_task, normalize_steps  # start-up time: imported when the command runs
+    from ..tasks import load_task, normalize_steps, task_scene  # start-up time: as above
 
     out = Console(highlight=False, soft_wrap=True, quiet=json_output)
     domain = load_domain("ithor")
@@ -110,10 +109,11 @@ def run_demo(llm: str = "auto", model: str | None = None, host: str | None = Non
 
     out.rule("1. The gate: the domain file, compiled")
     gate = compile_gate(domain, planning.problem)
-    goal_text = write_formula(planning.problem.goal)
+    # the goal as written for the task (types, not the scene's instances it expands to)
+    scene = task_scene(task, domain)
     out.print(f"domain [bold]ithor[/bold]: {len(domain.actions)} actions; problem: "
               f"{len(planning.problem.objects)} objects, {len(gate.initial_state)} facts; "
-              f"goal {goal_text}")
+              f"goal (from {scene.goal_source}) {' '.join(scene.goal_text.split())}")
     reference = normalize_steps(task.reference_steps, domain)
     good = gate.check(reference)
     out.print(f"reference plan ({len(reference)} steps): "
