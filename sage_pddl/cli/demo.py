@@ -39,7 +39,7 @@ def _steps(*pairs: tuple[str, str]) -> dict:
 def scripted_small_model():
     """The built-in stand-in for a small model, with a small model's typical mistakes:
     it forgets to open a closed container before putting something in it, and after a failure
-    it re-opens a container that is already open."""
+    it starts the sub-goal again by picking up the apple it is holding."""
     from ..llm import get_backend  # start-up time: imported when the command runs
 
     return get_backend("scripted", model="built-in scripted small model", script={
@@ -54,7 +54,7 @@ def scripted_small_model():
             _steps(("MoveTo", "Cabinet"), ("Open", "Cabinet"), ("PutIn", "Cabinet")),
             _steps(("PutIn", "Cabinet"),),
         ],
-        "repair": [_steps(("Open", "Cabinet"), ("PutIn", "Cabinet"))],  # already open
+        "repair": [_steps(("Pick", "Apple"), ("PutIn", "Cabinet"))],  # the apple is in hand
     })
 
 

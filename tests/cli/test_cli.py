@@ -205,6 +205,8 @@ def test_demo_runs_offline_and_reaches_the_goal(capsys):
     episode = summary["episode"]
     assert episode["success"] is True and episode["recovered"] is True
     assert episode["repairs"] == 1 and episode["planning_calls"] == 5
+    # the scripted repair re-picks the apple in hand: the gate rejects it and one refine fixes it
+    assert episode["repair_calls"] == 2 and episode["executed"] == 6
 
 
 def test_console_entry_point_has_no_traceback_on_bad_input(tmp_path):
