@@ -152,6 +152,10 @@ class _Inventory:
         self.types: dict[str, list[_Instance]] = {}
         self.spelling: dict[str, str] = {}
         self.rooms: dict[str, str] = {}
+        self.prefer: list[str] = []
+        """The scene's own object words, which choose among a synonym's types
+        (`canonical_type`): every later reading of a name uses the same list, so a word names
+        the type its instances were made under."""
 
     def add_type(self, type_name: str) -> None:
         self.spelling.setdefault(type_name.lower(), type_name)
@@ -208,7 +212,7 @@ def _inventory(task: Task, observed: ObservedState, domain: Domain,
     if task.domain != "procthor":
         raw += catalogue.room_fixtures(task.room or _room_of_scene(task.scene))
         raw += catalogue.scene_types(task.scene)
-    prefer = [r for r in raw if name_key(r) not in room_keys]
+    prefer = inventory.prefer = [r for r in raw if name_key(r) not in room_keys]
     wanted = [_type_of(r, prefer) for r in prefer]
     if task.domain == "procthor":
         current = _room_name(observed.current_room) if observed.current_room else None
@@ -541,7 +545,7 @@ def task_scene(task: Task, domain: Domain, use_reference: bool = True, *,
     written = _written_goal(task, domain, goals, goal_from_reference)
     needed = goal_names(written.goal, domain) if written.goal is not None else []
     inventory = _inventory(task, observed, domain, needed)
-    prefer = [*task.visible_objects, *task.expected_objects, *observed.objects()]
+    prefer = inventory.prefer
     things = inventory.names()
     rooms = list(inventory.rooms.values())
     facts = _catalogue_facts(inventory) + _observation_facts(task, observed, inventory, prefer)

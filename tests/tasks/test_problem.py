@@ -212,3 +212,16 @@ def test_unified_planning_reads_the_domains(domain, problem):
     parsed = reader().parse_problem(str(REPO / "domains" / f"{domain}.pddl"),
                                     str(REPO / "problems" / problem))
     assert {a.name.lower() for a in parsed.actions} >= {"moveto", "pick", "place", "wait"}
+
+
+def test_an_observed_synonym_names_the_type_its_instance_was_made_under():
+    # "Lamp" may be a DeskLamp or a FloorLamp; the reference names the FloorLamp, so the
+    # observed lamp is that instance, and its state and distance are read onto it (the
+    # reference is not used as evidence here, so only the observation can say so)
+    task = replace(load_task("ithor#B01"), task_id="S", scene="FloorPlan401", visible_objects=(),
+                   obs="Holding: nothing\nNearby objects:\n  - Lamp [closed, off] (0.8m)",
+                   reference_steps=({"action": "TurnOn", "object": "FloorLamp"},))
+    scene = task_scene(task, load_domain("ithor"), use_reference=False)
+    assert "DeskLamp" not in scene.things
+    atoms = _atoms(scene)
+    assert ("reachable", "FloorLamp") in atoms and ("turned-on", "FloorLamp") not in atoms
