@@ -513,7 +513,8 @@ def _written_goal(task: Task, domain: Domain, goals: Mapping[str, GoalSpec] | No
             return _WrittenGoal(combined[0], "goals", combined[1], combined[2])
     if goal_from_reference:
         return _WrittenGoal(None, "reference", note="the reference plan's effects (asked for)")
-    reading = read_instruction(task.instruction)
+    # the task's own objects settle a word with several types ("lamp": DeskLamp, FloorLamp)
+    reading = read_instruction(task.instruction, (*task.visible_objects, *task.expected_objects))
     if reading.goal is not None:
         return _WrittenGoal(reading.goal, "instruction", write_formula(reading.goal))
     unread = "; ".join(repr(c) for c in reading.unread) or repr(task.instruction)

@@ -225,3 +225,13 @@ def test_an_observed_synonym_names_the_type_its_instance_was_made_under():
     assert "DeskLamp" not in scene.things
     atoms = _atoms(scene)
     assert ("reachable", "FloorLamp") in atoms and ("turned-on", "FloorLamp") not in atoms
+
+
+def test_an_instruction_read_for_the_goal_names_the_task_s_own_type():
+    # no goal is written for this task: the reader reads the instruction, and "lamp" is the
+    # FloorLamp the task lists, not the DeskLamp a lamp is by default
+    task = replace(load_task("ithor#B01"), task_id="S", instruction="Turn on the lamp",
+                   visible_objects=("FloorLamp",), expected_objects=())
+    scene = task_scene(task, load_domain("ithor"), goals={})
+    assert scene.goal_source == "instruction"
+    assert " ".join(write_formula(scene.goal).split()) == "(turned-on FloorLamp)"
