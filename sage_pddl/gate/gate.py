@@ -807,7 +807,7 @@ class Gate:
         if self._goal_parts is None:
             goal = self.table.problem.goal
             parts = goal.parts if isinstance(goal, And) else (goal,)
-            self._goal_parts = tuple(self.table.ground_formula(part, {}, True, anchor="")
+            self._goal_parts = tuple(self.table.ground_condition(part, {}, anchor="")
                                      for part in parts)
         return sum(1 for part in self._goal_parts if part.holds(state)), len(self._goal_parts)
 

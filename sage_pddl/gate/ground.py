@@ -393,8 +393,8 @@ class GroundAction:
         """The ground precondition with every literal's source (what `explain` reports)."""
         if self._precondition is None:
             env = {key(p.name): a for p, a in zip(self.schema.parameters, self.args)}
-            self._precondition = self._table.ground_formula(self.schema.precondition, env, True,
-                                                            anchor=None)
+            self._precondition = self._table.ground_condition(self.schema.precondition, env,
+                                                              anchor=None)
         return self._precondition
 
     def __repr__(self) -> str:

@@ -423,8 +423,15 @@ class PreconditionTable:
         return self._ground_goal()
 
     def _ground_goal(self) -> Cond:
+        return self.ground_condition(self.problem.goal, {}, anchor="")
+
+    def ground_condition(self, formula: object, env: dict[str, str],
+                         anchor: str | None) -> Cond:
+        """`ground_formula` of a whole condition (a precondition, the goal, one of its
+        conjuncts) under a grounding budget of its own, read now: a worker sets its own limit
+        (`--max-atoms`) after import."""
         self._ground_budget = limits.MAX_GROUND
-        return self.ground_formula(self.problem.goal, {}, True, anchor="")
+        return self.ground_formula(formula, env, True, anchor)
 
     def goal_holds_in(self, state: State | set[GroundAtom]) -> bool | None:
         """Whether the goal holds in `state` (None when the problem has no goal)."""
@@ -499,9 +506,8 @@ class PreconditionTable:
         condition = self._precondition_cache.get(cache_key)
         if condition is None:
             env = dict(zip(self.schema.template(action).param_keys, args))
-            self._ground_budget = limits.MAX_GROUND
-            condition = self._precondition_cache[cache_key] = self.ground_formula(
-                action.precondition, env, True, anchor=None)
+            condition = self._precondition_cache[cache_key] = self.ground_condition(
+                action.precondition, env, anchor=None)
         return condition.holds(state)
 
     @lazy
@@ -644,7 +650,7 @@ class PreconditionTable:
         """(pre_pos, pre_neg, add, delete, conditional) by walking the whole action, uncached:
         the reference the templates must agree with (tests compare the two)."""
         env = {key(p.name): a for p, a in zip(action.parameters, args)}
-        precondition = self.ground_formula(action.precondition, env, True, anchor=None)
+        precondition = self.ground_condition(action.precondition, env, anchor=None)
         add: list[GroundAtom] = []
         delete: list[GroundAtom] = []
         conditional: list[ConditionalEffect] = []
