@@ -35,7 +35,7 @@ from sage_pddl.domains import load_domain as load_bundled_domain
 from sage_pddl.gate import compile_gate
 from sage_pddl.gate.gate import Instances, _failures
 from sage_pddl.gate.schema import domain_schema
-from sage_pddl.pddl import limits, load_domain, load_problem
+from sage_pddl.pddl import limits, load_domain, load_problem, parse_domain, parse_problem
 from sage_pddl.pddl.errors import GroundingTooLarge, UnsupportedConstruct
 from sage_pddl.pddl.model import Annotation, Domain, Plan, PlanStep, Problem
 from sage_pddl.tasks import load_taskset, task_problem
@@ -281,6 +281,23 @@ def test_quantifiers_past_the_grounding_budget_are_refused_on_every_path(monkeyp
         warm.check(steps)
     with pytest.raises(GroundingTooLarge):
         warm.check(steps)  # the bit-set loop grounds too
+
+
+def test_each_condition_is_ground_under_a_budget_of_its_own(monkeypatch):
+    """The budget is per grounding: what grounding an action used up does not count against a
+    goal conjunct ground afterwards for goal-condition success."""
+    domain = parse_domain(
+        "(define (domain b) (:requirements :adl) (:predicates (p ?x) (q ?x))"
+        " (:action mark :parameters () :precondition (and) :effect (forall (?x) (p ?x))))")
+    problem = parse_problem(
+        "(define (problem b1) (:domain b) (:objects o1 o2 o3 o4 o5 o6) (:init)"
+        " (:goal (and (forall (?x) (p ?x)) (q o1))))")
+    monkeypatch.setattr(limits, "MAX_GROUND", 10)  # one 6-object quantifier fits, two do not
+    gate = compile_gate(domain, problem)
+    verdict = gate.check(["mark"])
+    verdict = gate.check(["mark"])  # the warm check grounds `mark`: 6 of the 10 instances
+    assert verdict.valid and not verdict.goal_reached
+    assert gate.goal_conditions(verdict.final_state) == (1, 2)
 
 
 def test_static_facts_decide_guards_on_bit_sets():
