@@ -586,11 +586,8 @@ class Gate:
         """Check `plan` (a Plan, a sequence of PlanSteps or JSON step dicts, or plan text) from
         `state` (default: the problem's initial state). Mode "first" stops at the first rejected
         step; mode "all" goes on, skipping the rejected step's effects."""
-        if mode == "first":
-            stop = True
-        elif mode == "all":
-            stop = False
-        else:
+        stop = mode == "first"
+        if not stop and mode != "all":
             raise SageError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         prepared = self._prepared
         if prepared is None:
@@ -599,7 +596,7 @@ class Gate:
                 return self._check_sets(plan if type(plan) is list else self.plan_steps(plan),
                                         state, stop)
             prepared = self._prepare()
-        context, s, goal_literals, goal_pos, goal_test = prepared
+        context, s, nested, goal_literals, goal_pos, goal_test = prepared
         if state is not None:
             start = self._state(state)
             s = self._masks.get(start)
@@ -612,7 +609,8 @@ class Gate:
         steps = plan if type(plan) is list else self.plan_steps(plan)
         # JSON steps with the household fields (the common case) are looked up in the nested
         # cache inline; any other step, or one not cached yet, goes through `_fast_of`
-        nested = self._nested if steps and type(steps[0]) is dict and self._simple_fields else None
+        if nested is not None and not (steps and type(steps[0]) is dict):
+            nested = None
         violations = None
         index = -1
         for step in steps:
@@ -762,9 +760,10 @@ class Gate:
         return self.explain(state, ground, index, _step_text(step))
 
     def _prepare(self) -> tuple[Any, ...]:
-        """What every check needs, computed on the first: `(context, initial mask,
+        """What every check needs, computed on the first: `(context, initial mask, nested,
         goal_literals, goal_pos, goal_test)`, `context` being `(self, initial state, its
-        mask)`; the goal as masks when it is a conjunction of literals (it holds when
+        mask)`; `nested` the cache of household JSON steps (`_nested`), None when the domain's
+        steps have other fields; the goal as masks when it is a conjunction of literals (it holds when
         `s & goal_literals == goal_pos`; `goal_test` None), else a test on bit sets (and
         `goal_literals` None too when there is no goal)."""
         table = self.table
@@ -777,8 +776,9 @@ class Gate:
                 goal_pos, goal_neg = masks
                 goal_literals = goal_pos | goal_neg
         start_mask = table.initial_mask
-        self._prepared = ((self, table.initial_state, start_mask), start_mask, goal_literals,
-                          goal_pos, goal_test)
+        nested = self._nested if self._simple_fields else None
+        self._prepared = ((self, table.initial_state, start_mask), start_mask, nested,
+                          goal_literals, goal_pos, goal_test)
         return self._prepared
 
     def _state(self, state: Iterable[tuple[Any, ...]]) -> Atoms:
