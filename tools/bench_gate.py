@@ -58,7 +58,7 @@ sys.path.insert(0, str(REPO))
 
 from sage_pddl.gate import compile_gate  # noqa: E402
 from sage_pddl.gate.schema import DomainSchema  # noqa: E402
-from sage_pddl.pddl import load_domain, load_plan, load_problem, parse_plan  # noqa: E402
+from sage_pddl.pddl import load_domain, load_plan, load_problem  # noqa: E402
 from sage_pddl.pddl.errors import UnsupportedConstruct  # noqa: E402
 
 med = statistics.median
@@ -69,15 +69,6 @@ tuple verdicts, the parser's content cache)."""
 
 def shared_dir() -> Path:
     return Path(os.environ.get("SAGE_SHARED") or REPO / ".." / "shared").resolve()
-
-
-def read_plan(corpus: Path, ref: str):
-    """A plan file, or `file.json#id` for EAI's JSON lists of space-separated steps."""
-    if "#" in ref:
-        file, plan_id = ref.split("#", 1)
-        steps = json.loads((corpus / file).read_text())[plan_id]
-        return parse_plan("\n".join(steps), format="plain")
-    return load_plan(corpus / ref)
 
 
 def timed(call) -> int:
@@ -208,7 +199,7 @@ def corpus_section(corpus: Path, repeat: int, limit: int | None, skip_up: bool,
                 totals.schema_ns[triple["domain"]] = time.perf_counter_ns() - start
             domain = domains[domain_path]
             problem = load_problem(corpus / triple["problem"])
-            plan = read_plan(corpus, triple["plan"])
+            plan = load_plan(corpus / triple["plan"])
             try:
                 compile_gate(domain, problem)  # warms the domain's schema, as a real run would
             except UnsupportedConstruct as error:

@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 
 from sage_pddl.gate import compile_gate
-from sage_pddl.pddl import load_domain, load_plan, load_problem, parse_plan
+from sage_pddl.pddl import load_domain, load_plan, load_problem
 from sage_pddl.pddl.errors import UnsupportedConstruct
 
 VERDICTS = ("valid", "invalid")
@@ -23,15 +23,6 @@ VERDICTS = ("valid", "invalid")
 
 def load_triples(corpus: Path) -> list[dict]:
     return json.loads((corpus / "plans_index.json").read_text())
-
-
-def read_plan(corpus: Path, ref: str):
-    """A plan file, or `file.json#id` for EAI's JSON lists of space-separated steps."""
-    if "#" in ref:
-        file, plan_id = ref.split("#", 1)
-        steps = json.loads((corpus / file).read_text())[plan_id]
-        return parse_plan("\n".join(steps), format="plain")
-    return load_plan(corpus / ref)
 
 
 @cache
@@ -46,7 +37,7 @@ def our_verdict(corpus: Path, triple: dict):
                             load_problem(corpus / triple["problem"]))
     except UnsupportedConstruct as error:
         return "out-of-scope", error
-    verdict = gate.check(read_plan(corpus, triple["plan"]))
+    verdict = gate.check(load_plan(corpus / triple["plan"]))
     return ("valid" if verdict.solved else "invalid"), verdict
 
 

@@ -35,14 +35,14 @@ from sage_pddl.domains import load_domain as load_bundled_domain
 from sage_pddl.gate import compile_gate
 from sage_pddl.gate.gate import Instances, _failures
 from sage_pddl.gate.schema import domain_schema
-from sage_pddl.pddl import limits, load_domain, load_problem, parse_domain, parse_problem
+from sage_pddl.pddl import limits, load_domain, load_plan, load_problem, parse_domain, parse_problem
 from sage_pddl.pddl.errors import GroundingTooLarge, UnsupportedConstruct
 from sage_pddl.pddl.model import Annotation, Domain, Plan, PlanStep, Problem
 from sage_pddl.tasks import load_taskset, task_problem
 from sage_pddl.tasks.mutations import plan_mutants
 
 from .reference import check_sets
-from .test_gate_corpus import load_triples, read_plan
+from .test_gate_corpus import load_triples
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -150,7 +150,7 @@ def _corpus_cases(corpus_dir: Path) -> Iterator[tuple[Domain, Problem, Plan]]:
             compile_gate(domains[path], problem)
         except UnsupportedConstruct:
             continue
-        yield domains[path], problem, read_plan(corpus_dir, triple["plan"])
+        yield domains[path], problem, load_plan(corpus_dir / triple["plan"])
 
 
 def test_template_grounding_equals_walking_on_the_corpus(corpus_dir: Path):
