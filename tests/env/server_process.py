@@ -1,6 +1,7 @@
 """Run the real `python -m sage_pddl.env.thor.server` in a child process for the ZMQ tests."""
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -8,6 +9,8 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+
+import zmq
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 20.0  # generous: two cores are shared with other test runs
@@ -17,6 +20,20 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def exchange(port: int, frames: list[bytes], timeout: float = 5.0) -> dict:
+    """Send raw frames (what the client library would never send) to the server on `port` over
+    a fresh REQ socket, and read its JSON answer."""
+    sock = zmq.Context.instance().socket(zmq.REQ)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.setsockopt(zmq.RCVTIMEO, int(timeout * 1000))
+    sock.connect(f"tcp://127.0.0.1:{port}")
+    try:
+        sock.send_multipart(frames)
+        return json.loads(sock.recv())
+    finally:
+        sock.close()
 
 
 class ServerProcess:

@@ -18,7 +18,7 @@ from sage_pddl.env import get_env
 from sage_pddl.env.thor.client import ThorServerError
 
 from .conftest import HIDDEN, KITCHEN_DOMAIN, KITCHEN_PROBLEM, SOLUTION
-from .server_process import ServerProcess
+from .server_process import ServerProcess, exchange
 
 HEAVY_DOMAIN = ("(define (domain heavy) (:predicates (p ?a ?b ?c ?d ?e)) "
                 "(:action noop :parameters () :precondition (and) :effect (and)))")
@@ -27,20 +27,8 @@ HEAVY_PROBLEM = ("(define (problem heavy-1) (:domain heavy) (:objects "
                  + ") (:init) (:goal (forall (?a ?b ?c ?d ?e) (p ?a ?b ?c ?d ?e))))")
 
 
-def exchange(port: int, payload: bytes, timeout: float = 5.0) -> dict:
-    sock = zmq.Context.instance().socket(zmq.REQ)
-    sock.setsockopt(zmq.LINGER, 0)
-    sock.setsockopt(zmq.RCVTIMEO, int(timeout * 1000))
-    sock.connect(f"tcp://127.0.0.1:{port}")
-    try:
-        sock.send(payload)
-        return json.loads(sock.recv())
-    finally:
-        sock.close()
-
-
 def request(port: int, cmd: str, timeout: float = 5.0, **fields) -> dict:
-    return exchange(port, json.dumps({"v": 1, "cmd": cmd, **fields}).encode(), timeout)
+    return exchange(port, [json.dumps({"v": 1, "cmd": cmd, **fields}).encode()], timeout)
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +39,7 @@ def server():
 
 
 def test_s1_a_lone_surrogate_id_is_echoed_escaped_and_the_server_lives_on(server):
-    reply = exchange(server.port, b'{"v": 1, "cmd": "ping", "id": "\\ud800"}')
+    reply = exchange(server.port, [b'{"v": 1, "cmd": "ping", "id": "\\ud800"}'])
     assert reply["ok"] and reply["id"] == "\ud800"
     assert request(server.port, "ping", id=2)["id"] == 2
     assert server.process.poll() is None
@@ -188,7 +176,7 @@ def test_b4_ports_are_checked_when_the_command_line_is_read(port, capsys):
 def test_unknown_fields_and_bad_tokens_are_bad_requests(server):
     assert request(server.port, "ping", token=7)["error"]["code"] == "bad-request"
     deep = b'{"v": 1, "cmd": "ping", "id": ' + b"[" * 5000 + b"]" * 5000 + b"}"
-    assert exchange(server.port, deep)["error"]["code"] in ("bad-json", "too-large")
+    assert exchange(server.port, [deep])["error"]["code"] in ("bad-json", "too-large")
     assert request(server.port, "ping")["ok"]
 
 

@@ -6,7 +6,6 @@ import threading
 import time
 
 import pytest
-import zmq
 
 from sage_pddl.env import get_env
 from sage_pddl.env.thor.client import ThorServerError, ThorTimeout, ThorUnavailable
@@ -14,7 +13,7 @@ from sage_pddl.env.thor.protocol import encode
 from sage_pddl.env.transitions import read_transitions
 
 from .conftest import HIDDEN, KITCHEN_DOMAIN, KITCHEN_PROBLEM, SOLUTION
-from .server_process import ServerProcess, free_port
+from .server_process import ServerProcess, exchange, free_port
 
 
 @pytest.fixture(scope="module")
@@ -29,21 +28,6 @@ def client(server):
     env = get_env("thor", port=server.port, timeout=2.0)
     yield env
     env.close()
-
-
-def raw_exchange(port: int, frames: list[bytes], timeout: float = 2.0) -> dict:
-    import json
-
-    context = zmq.Context.instance()
-    sock = context.socket(zmq.REQ)
-    sock.setsockopt(zmq.LINGER, 0)
-    sock.setsockopt(zmq.RCVTIMEO, int(timeout * 1000))
-    sock.connect(f"tcp://127.0.0.1:{port}")
-    try:
-        sock.send_multipart(frames)
-        return json.loads(sock.recv())
-    finally:
-        sock.close()
 
 
 def test_ping_reset_step_round_trip_with_client_log(server, tmp_path, kitchen_domain,
@@ -98,10 +82,10 @@ def test_reset_by_domain_text_and_json_steps(client):
     ([b" " * 5000], "too-large"),
 ])
 def test_bad_messages_get_error_replies_and_the_server_keeps_serving(server, frames, code):
-    reply = raw_exchange(server.port, frames)
+    reply = exchange(server.port, frames, timeout=2.0)
     assert reply["v"] == 1 and reply["ok"] is False
     assert reply["error"]["code"] == code and reply["error"]["message"]
-    assert raw_exchange(server.port, [encode({"v": 1, "cmd": "ping", "id": 7})])["id"] == 7
+    assert exchange(server.port, [encode({"v": 1, "cmd": "ping", "id": 7})])["id"] == 7
     assert server.process.poll() is None
 
 
