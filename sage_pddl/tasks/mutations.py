@@ -110,6 +110,15 @@ def plan_mutants(domain: Domain, problem: Problem, steps: Sequence[Mapping[str, 
         verdict = gate.check(mutated[:upto])
         return verdict.final_state if verdict.valid else None
 
+    def without_last(kind: str, i: int, earlier: list[int], description: str) -> None:
+        """The mutant without the last of the `earlier` steps (indices before step `i`), kept
+        when every step before step `i` still applies without it."""
+        if earlier:
+            j = earlier[-1]
+            mutated = plan[:j] + plan[j + 1:]
+            if prefix_state(mutated, i - 1) is not None:
+                add(kind, mutated, i - 1, f"{description} of step {j + 1}")
+
     for i, (act, x) in enumerate(zip(actions, targets)):
         after = states[i + 1]
         # pick-while-holding
@@ -134,33 +143,20 @@ def plan_mutants(domain: Domain, problem: Problem, steps: Sequence[Mapping[str, 
                 add("pick-non-pickupable", mutated, i, f"Pick {choice} (not pickupable)")
         # place-empty-hand: remove the Pick before a Place/PutIn
         if act in ("place", "putin", "serve"):
-            picks = [j for j in range(i) if actions[j] == "pick"]
-            if picks:
-                j = picks[-1]
-                mutated = plan[:j] + plan[j + 1:]
-                if prefix_state(mutated, i - 1) is not None:
-                    add("place-empty-hand", mutated, i - 1,
-                        f"{plan[i]['action']} {x} without the Pick of step {j + 1}")
+            without_last("place-empty-hand", i, [j for j in range(i) if actions[j] == "pick"],
+                         f"{plan[i]['action']} {x} without the Pick")
         if act == "putin":
-            opens = [j for j in range(i) if actions[j] == "open" and targets[j] == x]
-            if opens:
-                j = opens[-1]
-                mutated = plan[:j] + plan[j + 1:]
-                if prefix_state(mutated, i - 1) is not None:
-                    add("putin-closed-container", mutated, i - 1,
-                        f"PutIn {x} without the Open of step {j + 1}")
+            without_last("putin-closed-container", i,
+                         [j for j in range(i) if actions[j] == "open" and targets[j] == x],
+                         f"PutIn {x} without the Open")
         # pick-from-closed-container
         if act == "pick":
             containers = [t for t in things if (("inside", x.lower(), t.lower()) in init)
                           and has("openable", t)]
             for c in containers:
-                opens = [j for j in range(i) if actions[j] == "open" and targets[j] == c]
-                if opens:
-                    j = opens[-1]
-                    mutated = plan[:j] + plan[j + 1:]
-                    if prefix_state(mutated, i - 1) is not None:
-                        add("pick-from-closed-container", mutated, i - 1,
-                            f"Pick {x} from {c} without the Open of step {j + 1}")
+                without_last("pick-from-closed-container", i,
+                             [j for j in range(i) if actions[j] == "open" and targets[j] == c],
+                             f"Pick {x} from {c} without the Open")
         if act == "close":
             inside = [t for t in things if ("inside", t.lower(), x.lower()) in after
                       and has("pickupable", t) and has("reachable", t, after)]
