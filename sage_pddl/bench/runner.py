@@ -12,6 +12,9 @@ Modes: `plan` runs `planner.plan(task)` and scores the steps with the gate (`met
 `exec` runs `sage_pddl.runtime.run_episode` in an environment (optionally gating every step
 before dispatch and/or injecting a failure) and adds the execution metrics.
 
+Cells start in grid order with one worker, else longest expected first (`schedule.py`); rows
+do not depend on the order.
+
 Resumption (`resume=True`): rows already in `results.jsonl` (same key) are skipped; a truncated
 last line (the process died mid-write) is cut off before appending. Error rows are skipped too,
 unless `retry_errors=True`, in which case they are run again and the newer row wins when the
@@ -45,7 +48,6 @@ import threading
 import time
 import tomllib
 import traceback
-from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import UTC, datetime
@@ -83,6 +85,7 @@ from .executors import (
     ThreadExecutor,
 )
 from .oracle import reference_responder
+from .schedule import CellQueue
 
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
 """A run id names one folder under the output folder: no separators, no `..`, no drive."""
@@ -648,7 +651,11 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
             if not (config.retry_errors and r.get("error"))}
     cells = [Cell(m, p, t, s) for m in config.models or () for p in config.planners
              for t in tasks for s in config.seeds]
-    todo = deque(c for c in cells if _key(c, config.mode) not in done)
+    todo = CellQueue((c for c in cells if _key(c, config.mode) not in done),
+                     longest_first=(config.workers > 1 or config.executor == "ray")
+                     and config.max_rows is None,
+                     timed=((r["model"], r["planner"], r["row_seconds"]) for r in existing
+                            if isinstance(r.get("row_seconds"), (int, float))))
     status: dict[str, Any] = {
         "run_id": config.run_id, "cells": len(cells), "already_done": len(cells) - len(todo),
         "written": 0, "errors": 0, "not_run": 0, "aborted_models": [],
@@ -664,7 +671,7 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
         submitted = 0
         while todo or (executor is not None and executor.in_flight):
             while todo and executor.in_flight < executor.capacity:
-                cell = todo.popleft()
+                cell = todo.pop()
                 if config.max_rows is not None and submitted >= config.max_rows:
                     status["not_run"] += 1 + len(todo)
                     todo.clear()
@@ -677,6 +684,7 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
             if not executor.in_flight:
                 break
             cell, row = executor.next_done()
+            todo.finished(cell, row.get("row_seconds"))
             writer.append(row)
             status["written"], status["errors"] = writer.written, writer.errors
             progress.show(status, executor.in_flight)
