@@ -17,7 +17,7 @@ import gc
 import re
 import threading
 from collections import OrderedDict
-from functools import lru_cache
+from functools import lru_cache, partial
 from importlib.resources import files
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -351,123 +351,231 @@ class _ModelBuilder(Transformer[Token, Any]):
 _PARSE_LOCK = threading.Lock()
 _BUILDER = _ModelBuilder()
 
-_SKIP = re.compile(r"(?:[ \t\f\r\n\u00a0\u1680\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+"
-                   r"|;[^\n]*)*")
-"""What the grammar ignores (`WS`, `COMMENT`), as a run: no other terminal can start with a space
-or a `;`, so skipping these first leaves every token where Lark's lexer finds it."""
-_SKIP_START = frozenset(" \t\f\r\n\u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff;"
-                        + "".join(map(chr, range(0x2000, 0x200C))))
-"""The characters a run of `_SKIP` can start with."""
-
-
 class _Declined(Exception):
     """The fast driver met something it leaves to Lark: a syntax error, mostly."""
 
 
-class _Driver:
-    """Lark's LALR parse, driven by one loop: the contextual lexer's per-state scanners and the
-    parse table and callbacks of the Lark parser it is built from, with the per-token
-    bookkeeping that is most of Lark's own parse time (line counting, token construction, a
-    generator between lexer and parser, a rule compared and hashed per reduction) done inline
-    or once. It accepts exactly what Lark accepts and builds the same model, from the same
-    callbacks; on any input it cannot take to the end it declines, and `_parse` lets Lark
-    parse the text and raise its located error."""
+# How a reduction treats the value stack, precomputed per rule from Lark's own rules for its tree
+# builder (`lark.parse_tree_builder`): which children the rule's callback receives (tokens the
+# grammar filters out are dropped, the lists of `_inlined` rules are spliced in), whether a
+# `?rule` with one child passes it on, and which callback builds the node.
+_PASS = 0  # one child, passed on unchanged (`?gd: and_gd`, `_variables: __plus`)
+_WRAP = 1  # an `_inlined` rule of one kept child: the list [child], spliced by the parent
+_APPEND = 2  # an `_inlined` repetition `__star: __star item`: the item appended to the list
+_CALL1 = 3  # one kept child, given to the callback as [child] (`?term: NAME -> constant`)
+_GENERAL = 4  # anything else: filter and splice the children, then call the callback
 
-    def __init__(self, parser: Lark):
+
+class _Rule(NamedTuple):
+    op: int
+    size: int
+    origin: str
+    callback: Any  # the builder's method; None for an `_inlined` rule (its result is the list)
+    include: tuple[tuple[int, bool], ...]  # (child index, splice it) of the children kept
+    expand1: bool  # a `?rule` without alias: one kept child is passed on
+
+
+class _Driver:
+    """Lark's LALR parse, driven by one loop over the parse table of the Lark parser it is built
+    from, building the model with the same `_ModelBuilder` callbacks: it accepts exactly what
+    Lark accepts and builds the same model, with the same locations. What it does in fewer
+    Python operations than Lark's parse:
+
+    * lexing: the text is cut into words (a parenthesis, or a run of characters that are neither
+      white space, a parenthesis nor a comment's `;`) by one regex pass per line; no terminal of
+      the grammar spans two words. A word is then resolved by the lexer of the parser state
+      (Lark's contextual lexer: a keyword in one state is a NAME in another) from a per-lexer
+      table of words already seen, and the first time by that lexer's own regexes and keyword
+      callbacks (a word they read as several tokens, `?x,`, is read token by token);
+    * tokens: a `Token` is made only for terminals some rule keeps (not for `define`, `and`,
+      `:parameters`, ...);
+    * reductions: the children each rule's callback receives are precomputed (`_Rule`), so the
+      builder's method is called directly, without Lark's wrapper chain or a `Tree` for every
+      `_inlined` rule and repetition.
+
+    On any input it cannot take to the end it declines, and `_parse` lets Lark parse the text
+    and raise its located error."""
+
+    def __init__(self, parser: Lark, builder: _ModelBuilder):
         frontend: Any = parser.parser  # Lark's internals: typed loosely
         lalr = frontend.parser.parser
         table = lalr.parse_table
-        callbacks = lalr.callbacks
         self.start_states = table.start_states
         self.end_states = table.end_states
-        self.token_callbacks = {name: f for name, f in callbacks.items() if isinstance(name, str)}
-        # per parser state: the regex its lexer tries first and any others (Lark's own, in its
-        # order) with that lexer's token callbacks (a keyword spelled like a NAME); and the
-        # state's actions: a state to shift to, or a reduction `(callback, size, rule name)`
-        self.lexing: dict[Any, tuple[Any, tuple[Any, ...], dict[str, Any]]] = {}
-        self.actions: dict[Any, dict[str, Any]] = {}
+        assert not any(isinstance(name, str) for name in lalr.callbacks), \
+            "token callbacks are not driven"
+        terminals = {t.name: t for t in parser.terminals}
+        ignored = sorted(parser.lexer_conf.ignore)
+        spaces = terminals["WS"].pattern.value
+        assert ignored == ["COMMENT", "WS"] and terminals["COMMENT"].pattern.value == ";[^\n]*" \
+            and spaces.startswith("[") and spaces.endswith("]+"), \
+            "the words are cut by the grammar's WS and COMMENT"
+        space = spaces[1:-2]
+        self.words = re.compile(f"[()]|[^{space}();]+").finditer
+        # Characters of WS that `\s` does not have: ANY_TOKEN reads on through them
+        self.glued = re.compile(f"[^{space}();][\u200b\ufeff]").search
+        self.rules = {rule: self._rule(rule, builder) for rule in parser.rules}
+        self.kept = frozenset(symbol.name for rule in parser.rules for symbol in rule.expansion
+                              if symbol.is_term and not symbol.filter_out)
+        # per parser state (a list index): the words its lexer has read (shared by the states
+        # of one lexer), the lexer's regexes and keyword callbacks, and the state's actions:
+        # a state to shift to (an int) or a `_Rule` to reduce by
+        count = max(table.states) + 1
+        self.known: list[dict[str, str]] = [{}] * count
+        self.lexing: list[Any] = [None] * count
+        self.actions: list[dict[str, Any]] = [{}] * count
+        known_by_lexer: dict[int, dict[str, str]] = {}
         for state, row in table.states.items():
             lexer = frontend.lexer.lexers[state]
             regexes = lexer.scanner._mres  # (the scanner is built on first use, callbacks too)
-            self.lexing[state] = (regexes[0], tuple(regexes[1:]), lexer.callback)
-            self.actions[state] = {
-                terminal: (arg if action is Shift
-                           else _Reduce(callbacks[arg], len(arg.expansion), arg.origin.name))
-                for terminal, (action, arg) in row.items()}
+            self.known[state] = known_by_lexer.setdefault(id(lexer), {})
+            self.lexing[state] = (regexes, lexer.callback)
+            self.actions[state] = {terminal: (arg if action is Shift else self.rules[arg])
+                                   for terminal, (action, arg) in row.items()}
+
+    @staticmethod
+    def _rule(rule: Any, builder: _ModelBuilder) -> _Rule:
+        """How a reduction by `rule` builds its value: Lark's tree builder for this rule
+        (`ParseTreeBuilder._init_builders`, `maybe_create_child_filter` without placeholders,
+        `create_callback`), written out once."""
+        options = rule.options
+        name = rule.origin.name
+        include = tuple((i, not s.is_term and s.name.startswith("_"))
+                        for i, s in enumerate(rule.expansion)
+                        if options.keep_all_tokens or not (s.is_term and s.filter_out))
+        expand1 = bool(options.expand1) and not rule.alias
+        callback_name = rule.alias or options.template_source or name
+        callback = getattr(builder, callback_name, None)
+        inlined = name.startswith("_")
+        assert not (inlined and callback is not None), f"{name} is inlined: it has no callback"
+        assert callback is None or not hasattr(callback, "visit_wrapper"), "no v_args"
+        if callback is None and not inlined:  # Lark's default: a Tree
+            callback = partial(builder.__default__, callback_name, meta=None)
+        size = len(rule.expansion)
+        if size == 1 and len(include) == 1:
+            if include[0][1]:  # the list of an `_inlined` child: passed on, or given whole
+                op = _PASS if callback is None and not expand1 else _GENERAL
+            else:
+                op = _PASS if expand1 else _WRAP if callback is None else _CALL1
+        elif size == 2 and callback is None and not expand1 and include == ((0, True), (1, False)):
+            op = _APPEND
+        else:
+            op = _GENERAL
+        return _Rule(op, size, name, callback, include, expand1)
 
     def parse(self, text: str, start: str) -> Any:
-        lexing, actions = self.lexing, self.actions
-        token_callbacks = self.token_callbacks
-        end_state = self.end_states[start]
+        if self.glued(text):
+            raise _Declined  # a word followed by a zero-width space: rare, left to Lark
+        known, lexing, actions, kept = self.known, self.lexing, self.actions, self.kept
+        reduce = self._reduce
+        new = str.__new__
         stack = [self.start_states[start]]
         values: list[Any] = []
-        skip = _SKIP.match
-        new = str.__new__
-        pos, line, line_start, end = 0, 1, 0, len(text)
-        token = None
-        while True:
-            if pos < end and text[pos] in _SKIP_START:
-                after = skip(text, pos).end()  # type: ignore[union-attr]  # it matches ""
-                newlines = text.count("\n", pos, after)
-                if newlines:
-                    line += newlines
-                    line_start = text.rindex("\n", pos, after) + 1
-                pos = after
-            if pos < end:  # the next token, as the lexer of the current state reads it
-                regex, others, lexer_callbacks = lexing[stack[-1]]
-                match = regex.match(text, pos)
-                if match is None:
-                    for regex in others:
-                        match = regex.match(text, pos)
-                        if match is not None:
-                            break
+        line_start = 0
+        for line_number, line in enumerate(text.split("\n"), 1):
+            code = line[:line.index(";")] if ";" in line else line  # the rest is a comment
+            for word in self.words(code):
+                value = word.group()
+                column = word.start()
+                while True:  # the tokens of the word: one, almost always
+                    state = stack[-1]
+                    kind = known[state].get(value)
+                    rest = ""
+                    if kind is None:
+                        kind, rest = self._lex(state, value)
+                        value = value[:len(value) - len(rest)]
+                    if kind in kept:
+                        token = new(Token, value)
+                        token.type, token.value = kind, value
+                        token.start_pos = line_start + column
+                        token.line = token.end_line = line_number
+                        token.column = column + 1
+                        token.end_column = column + 1 + len(value)
+                        token.end_pos = token.start_pos + len(value)
                     else:
-                        raise _Declined
-                value, kind = match.group(), match.lastgroup
-                if "\n" in value:  # no token of this grammar spans lines
-                    raise _Declined
-                token = new(Token, value)
-                token.type, token.value, token.start_pos = kind, value, pos
-                token.line = token.end_line = line
-                token.column = pos - line_start + 1
-                pos += len(value)
-                token.end_column, token.end_pos = pos - line_start + 1, pos
-                callback = lexer_callbacks.get(kind)
-                if callback is not None:
-                    token = callback(token)
-                    kind = token.type
-            else:
-                token = (Token("$END", "", pos, line, pos - line_start + 1) if token is None
-                         else Token.new_borrow_pos("$END", "", token))
-                kind = "$END"
-            while True:  # reduce as the table says, then shift the token
-                action = actions[stack[-1]].get(kind)
-                if action is None:
-                    raise _Declined
-                if type(action) is not _Reduce:
-                    if kind == "$END":
-                        raise _Declined
-                    stack.append(action)
-                    callback = token_callbacks.get(kind)
-                    values.append(token if callback is None else callback(token))
-                    break
-                rule_callback, size, origin = action
-                if size:
-                    children = values[-size:]
-                    del stack[-size:]
-                    del values[-size:]
-                else:
-                    children = []
-                values.append(rule_callback(children))
-                stack.append(actions[stack[-1]][origin])
-                if kind == "$END" and stack[-1] == end_state:  # accepted
-                    return values[-1]
+                        token = None
+                    row = actions[state]
+                    while True:  # reduce as the table says, then shift the token
+                        action = row.get(kind)
+                        if action is None:
+                            raise _Declined
+                        if action.__class__ is int:
+                            stack.append(action)
+                            values.append(token)
+                            break
+                        op = action.op
+                        if op == _PASS:
+                            stack[-1] = actions[stack[-2]][action.origin]
+                        elif op == _APPEND:
+                            item = values.pop()
+                            values[-1].append(item)
+                            del stack[-1]
+                            stack[-1] = actions[stack[-2]][action.origin]
+                        elif op == _WRAP:
+                            values[-1] = [values[-1]]
+                            stack[-1] = actions[stack[-2]][action.origin]
+                        elif op == _CALL1:
+                            values[-1] = action.callback([values[-1]])
+                            stack[-1] = actions[stack[-2]][action.origin]
+                        else:
+                            reduce(action, stack, values)
+                        row = actions[stack[-1]]
+                    if not rest:
+                        break
+                    column += len(value)
+                    value = rest
+            line_start += len(line) + 1
+        end_state = self.end_states[start]
+        while True:  # the end of the input: reduce to the start symbol
+            action = actions[stack[-1]].get("$END")
+            if action is None or action.__class__ is int:
+                raise _Declined
+            reduce(action, stack, values)
+            if stack[-1] == end_state:
+                return values[-1]
 
+    def _lex(self, state: int, word: str) -> tuple[str, str]:
+        """The kind of the first token of `word` read by the lexer of `state`, and the rest of
+        the word; a word read whole is remembered for the state's lexer."""
+        regexes, callbacks = self.lexing[state]
+        for regex in regexes:
+            match = regex.match(word)
+            if match is not None:
+                break
+        else:
+            raise _Declined
+        value, kind = match.group(), match.lastgroup
+        callback = callbacks.get(kind)
+        if callback is not None:  # a keyword spelled like a NAME
+            kind = callback(Token(kind, value)).type
+        if len(value) == len(word):
+            self.known[state][word] = kind
+        return kind, word[len(value):]
 
-class _Reduce(NamedTuple):
-    callback: Any
-    size: int
-    origin: str
+    def _reduce(self, rule: _Rule, stack: list[Any], values: list[Any]) -> None:
+        """A reduction by `rule` (any rule; the loop of `parse` does the common ones itself)."""
+        size = rule.size
+        if size:
+            children = values[-size:]
+            del values[-size:], stack[-size:]
+        else:
+            children = []
+        filtered: list[Any] = []
+        for index, splice in rule.include:
+            if not splice:
+                filtered.append(children[index])
+            elif filtered:
+                filtered += children[index]
+            else:  # as Lark does: the list of a left recursion grows in place
+                filtered = children[index]
+        if rule.expand1 and len(filtered) == 1:
+            value = filtered[0]
+        elif rule.callback is None:
+            value = filtered
+        else:
+            value = rule.callback(filtered)
+        values.append(value)
+        stack.append(self.actions[stack[-1]][rule.origin])
 
 
 @lru_cache(maxsize=1)
@@ -479,7 +587,7 @@ def _parser() -> Lark:
 
 @lru_cache(maxsize=1)
 def _driver() -> _Driver:
-    return _Driver(_parser())
+    return _Driver(_parser(), _BUILDER)
 
 
 _PARSED: OrderedDict[tuple[str, str | None, str], Domain | Problem] = OrderedDict()
