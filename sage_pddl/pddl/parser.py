@@ -27,7 +27,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.parsers.lalr_analysis import Shift
 
 from .errors import PDDLSyntaxError
-from .limits import MAX_BYTES, check_nesting, read_text
+from .limits import MAX_BYTES, check_nesting, location_of, read_text
 from .model import (
     Action,
     And,
@@ -94,8 +94,19 @@ class _ModelBuilder(Transformer[Token, Any]):
     def _loc(self, token: Token) -> Location:
         return Location(self.file, token.line or 1, token.column or 1)
 
-    def _source(self, lpar: Token, rpar: Token) -> str:
-        return self.text[lpar.start_pos:rpar.end_pos]
+    def _source(self, lpar: Token) -> str:
+        """The text of a construct: from its `(` to the `)` that closes it."""
+        return self.text[lpar.start_pos:self._closing(lpar) + 1]
+
+    def _closing(self, lpar: Token) -> int:
+        """The offset of the `)` that closes `lpar` (the grammar drops `)` from every rule;
+        only a construct kept as text, and an error at a problem's end, ask where it is)."""
+        depth = 0
+        for mark in _PAREN_OR_COMMENT.finditer(self.text, lpar.start_pos):
+            depth += _DEPTH_STEP.get(mark.group(), 0)
+            if depth == 0:
+                return mark.start()
+        raise AssertionError("the parse accepted unbalanced parentheses")  # pragma: no cover
 
     # --- typed lists ---------------------------------------------------------------------------
 
@@ -129,7 +140,7 @@ class _ModelBuilder(Transformer[Token, Any]):
     # --- domain ----------------------------------------------------------------------------------
 
     def require_def(self, c: list[Any]) -> Any:
-        return _Section(":requirements", tuple(str(t).lower() for t in c[1:-1]), c[0])
+        return _Section(":requirements", tuple(str(t).lower() for t in c[1:]), c[0])
 
     def types_def(self, c: list[Any]) -> Any:
         return _Section(":types", tuple(TypeDef(t.name, t.types, t.loc) for t in c[1]), c[0])
@@ -141,7 +152,7 @@ class _ModelBuilder(Transformer[Token, Any]):
         return PredicateDef(str(c[1]), tuple(c[2]), self._loc(c[1]))
 
     def predicates_def(self, c: list[Any]) -> Any:
-        return _Section(":predicates", tuple(c[1:-1]), c[0])
+        return _Section(":predicates", tuple(c[1:]), c[0])
 
     def functions_def(self, c: list[Any]) -> Any:
         return _Section(":functions", tuple(c[1]), c[0])
@@ -161,7 +172,7 @@ class _ModelBuilder(Transformer[Token, Any]):
         precondition = effect = And(())
         for item in c[2:]:
             if isinstance(item, Token) and item.type == "VARS_KEYWORD":
-                node = Unsupported(":vars", self._source(c[0], c[-1]), self._loc(c[0]))
+                node = Unsupported(":vars", self._source(c[0]), self._loc(c[0]))
                 return _Section("unsupported", node, c[0])
             if isinstance(item, list):
                 parameters = tuple(item)
@@ -175,14 +186,14 @@ class _ModelBuilder(Transformer[Token, Any]):
 
     def unsupported_section(self, c: list[Any]) -> Any:
         keyword = str(c[1]).lower()
-        node = Unsupported(keyword, self._source(c[0], c[-1]), self._loc(c[0]))
+        node = Unsupported(keyword, self._source(c[0]), self._loc(c[0]))
         return _Section("unsupported", node, c[0])
 
     def domain(self, c: list[Any]) -> Domain:
         name = c[2]
         single: dict[str, _Section] = {}
         actions, unsupported = [], []
-        for section in c[4:-1]:
+        for section in c[3:]:
             if section.kind == ":action":
                 actions.append(section.value)
             elif section.kind == "unsupported":
@@ -217,16 +228,16 @@ class _ModelBuilder(Transformer[Token, Any]):
         return Variable(str(c[0])[1:], self._loc(c[0]))
 
     def atomic_formula(self, c: list[Any]) -> Atom:
-        return Atom(str(c[1]), tuple(c[2:-1]), self._loc(c[0]))
+        return Atom(str(c[1]), tuple(c[2:]), self._loc(c[0]))
 
     def empty(self, c: list[Any]) -> And:
         return And((), self._loc(c[0]))
 
     def and_gd(self, c: list[Any]) -> And:
-        return And(tuple(c[1:-1]), self._loc(c[0]))
+        return And(tuple(c[1:]), self._loc(c[0]))
 
     def or_gd(self, c: list[Any]) -> Or:
-        return Or(tuple(c[1:-1]), self._loc(c[0]))
+        return Or(tuple(c[1:]), self._loc(c[0]))
 
     def not_gd(self, c: list[Any]) -> Not:
         return Not(c[1], self._loc(c[0]))
@@ -235,10 +246,10 @@ class _ModelBuilder(Transformer[Token, Any]):
         return Imply(c[1], c[2], self._loc(c[0]))
 
     def exists_gd(self, c: list[Any]) -> Exists:
-        return Exists(tuple(c[2]), c[4], self._loc(c[0]))
+        return Exists(tuple(c[2]), c[3], self._loc(c[0]))
 
     def forall_gd(self, c: list[Any]) -> Forall:
-        return Forall(tuple(c[2]), c[4], self._loc(c[0]))
+        return Forall(tuple(c[2]), c[3], self._loc(c[0]))
 
     def equals(self, c: list[Any]) -> Equals:
         return Equals(c[1], c[2], self._loc(c[0]))
@@ -247,10 +258,10 @@ class _ModelBuilder(Transformer[Token, Any]):
         return Comparison(str(c[1]), c[2], c[3], self._loc(c[0]))
 
     def preference(self, c: list[Any]) -> Unsupported:
-        return Unsupported("preference", self._source(c[0], c[-1]), self._loc(c[0]))
+        return Unsupported("preference", self._source(c[0]), self._loc(c[0]))
 
     def oneof(self, c: list[Any]) -> Unsupported:
-        return Unsupported("oneof", self._source(c[0], c[-1]), self._loc(c[0]))
+        return Unsupported("oneof", self._source(c[0]), self._loc(c[0]))
 
     def sexpr_list(self, c: list[Any]) -> Any:
         return None
@@ -261,21 +272,21 @@ class _ModelBuilder(Transformer[Token, Any]):
         return Number(str(c[0]), self._loc(c[0]))
 
     def arithmetic(self, c: list[Any]) -> Arithmetic:
-        return Arithmetic(str(c[1]), tuple(c[2:-1]), self._loc(c[0]))
+        return Arithmetic(str(c[1]), tuple(c[2:]), self._loc(c[0]))
 
     def f_head(self, c: list[Any]) -> FunctionTerm:
-        return FunctionTerm(str(c[1]), tuple(c[2:-1]), self._loc(c[0]))
+        return FunctionTerm(str(c[1]), tuple(c[2:]), self._loc(c[0]))
 
     # --- effects -------------------------------------------------------------------------------
 
     def and_effect(self, c: list[Any]) -> And:
-        return And(tuple(c[1:-1]), self._loc(c[0]))
+        return And(tuple(c[1:]), self._loc(c[0]))
 
     def not_effect(self, c: list[Any]) -> Not:
         return Not(c[1], self._loc(c[0]))
 
     def forall_effect(self, c: list[Any]) -> ForallEffect:
-        return ForallEffect(tuple(c[2]), c[4], self._loc(c[0]))
+        return ForallEffect(tuple(c[2]), c[3], self._loc(c[0]))
 
     def when_effect(self, c: list[Any]) -> When:
         return When(c[1], c[2], self._loc(c[0]))
@@ -292,7 +303,7 @@ class _ModelBuilder(Transformer[Token, Any]):
         return _Section(":objects", tuple(c[1]), c[0])
 
     def ground_atom(self, c: list[Any]) -> Atom:
-        return Atom(str(c[1]), tuple(Constant(str(t), self._loc(t)) for t in c[2:-1]),
+        return Atom(str(c[1]), tuple(Constant(str(t), self._loc(t)) for t in c[2:]),
                     self._loc(c[0]))
 
     def negated_fact(self, c: list[Any]) -> Not:
@@ -302,7 +313,7 @@ class _ModelBuilder(Transformer[Token, Any]):
         return FluentValue(c[1], Number(str(c[2]), self._loc(c[2])), self._loc(c[0]))
 
     def init_def(self, c: list[Any]) -> Any:
-        return _Section(":init", tuple(c[1:-1]), c[0])
+        return _Section(":init", tuple(c[1:]), c[0])
 
     def goal_def(self, c: list[Any]) -> Any:
         return _Section(":goal", c[1], c[0])
@@ -311,10 +322,10 @@ class _ModelBuilder(Transformer[Token, Any]):
         return _Section(":metric", Metric(str(c[1]).lower(), c[2], self._loc(c[0])), c[0])
 
     def problem(self, c: list[Any]) -> Problem:
-        name, closing = c[2], c[-1]
+        name = c[2]
         single: dict[str, _Section] = {}
         unsupported = []
-        for section in c[4:-1]:
+        for section in c[3:]:
             if section.kind == "unsupported":
                 unsupported.append(section.value)
             elif section.kind in single:
@@ -323,8 +334,9 @@ class _ModelBuilder(Transformer[Token, Any]):
                 single[section.kind] = section
         for required in (":domain", ":init", ":goal"):
             if required not in single:
+                closing, _ = location_of(self.text, self._closing(c[0]), self.file)
                 raise PDDLSyntaxError(
-                    f"problem {name} has no ({required} ...) section", self._loc(closing),
+                    f"problem {name} has no ({required} ...) section", closing,
                     text=")", expected=f"({required} ...) before the problem's closing ')'",
                     source_line=_line_of(self.text, closing.line))
 
@@ -347,6 +359,9 @@ class _ModelBuilder(Transformer[Token, Any]):
     def start_problem(self, c: list[Any]) -> Any:
         return c[0]
 
+
+_PAREN_OR_COMMENT = re.compile(r"[()]|;[^\n]*")
+_DEPTH_STEP = {"(": 1, ")": -1}
 
 _PARSE_LOCK = threading.Lock()
 _BUILDER = _ModelBuilder()
@@ -464,7 +479,7 @@ class _Driver:
         return _Rule(op, size, name, callback, include, expand1)
 
     def parse(self, text: str, start: str) -> Any:
-        if self.glued(text):
+        if ("\u200b" in text or "\ufeff" in text) and self.glued(text):
             raise _Declined  # a word followed by a zero-width space: rare, left to Lark
         known, lexing, actions, kept = self.known, self.lexing, self.actions, self.kept
         reduce = self._reduce
