@@ -13,14 +13,17 @@ exact source text, so `check` can name them and the writer can re-emit them. Str
 """
 from __future__ import annotations
 
+import dataclasses
 import gc
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from functools import lru_cache, partial
+from operator import itemgetter
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
@@ -62,6 +65,48 @@ from .model import (
 
 __all__ = ["parse_domain", "parse_problem", "load_domain", "load_problem", "collect_annotations"]
 
+_Node = TypeVar("_Node")
+_new_object = object.__new__
+_set_attribute = object.__setattr__
+
+
+def _maker(cls: type[_Node]) -> Callable[..., _Node]:
+    """`cls(*fields)` for a frozen dataclass of two or three fields, made by setting the new
+    instance's dictionary at once: the dataclass's `__init__` stores each field through
+    `object.__setattr__`, and a parse makes a node and a `Location` for most tokens. The object
+    is the same (fields, equality, hash, repr); `cls` must not check its fields in
+    `__post_init__`."""
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]  # a dataclass, as asserted
+    assert not hasattr(cls, "__post_init__") and all(f.init for f in fields), cls
+    names = [f.name for f in fields]
+    if len(names) == 2:
+        first, second = names
+
+        def make2(a: Any, b: Any) -> _Node:
+            node = _new_object(cls)
+            _set_attribute(node, "__dict__", {first: a, second: b})
+            return node
+        return make2
+    first, second, third = names
+
+    def make3(a: Any, b: Any, c: Any) -> _Node:
+        node = _new_object(cls)
+        _set_attribute(node, "__dict__", {first: a, second: b, third: c})
+        return node
+    return make3
+
+
+_location = _maker(Location)
+_atom = _maker(Atom)
+_constant = _maker(Constant)
+_variable = _maker(Variable)
+_typed = _maker(Typed)
+_and = _maker(And)
+_not = _maker(Not)
+_when = _maker(When)
+_forall_effect = _maker(ForallEffect)
+_predicate = _maker(PredicateDef)
+
 
 class _Section:
     """A parsed section of a domain or problem, tagged with its keyword and opening paren."""
@@ -92,7 +137,7 @@ class _ModelBuilder(Transformer[Token, Any]):
     text: str = ""
 
     def _loc(self, token: Token) -> Location:
-        return Location(self.file, token.line or 1, token.column or 1)
+        return _location(self.file, token.line, token.column)
 
     def _source(self, lpar: Token) -> str:
         """The text of a construct: from its `(` to the `)` that closes it."""
@@ -117,13 +162,16 @@ class _ModelBuilder(Transformer[Token, Any]):
         names = [t for t in c if isinstance(t, Token)]
         types = next((t for t in c if isinstance(t, tuple)), ())
         rest = c[-1] if c and isinstance(c[-1], list) else []
-        return [Typed(str(n), types, self._loc(n)) for n in names] + rest
+        file = self.file
+        return [_typed(str(n), types, _location(file, n.line, n.column)) for n in names] + rest
 
     def typed_variables(self, c: list[Any]) -> Any:
         names = [t for t in c if isinstance(t, Token)]
         types = next((t for t in c if isinstance(t, tuple)), ())
         rest = c[-1] if c and isinstance(c[-1], list) else []
-        return [Typed(str(n)[1:], types, self._loc(n)) for n in names] + rest
+        file = self.file
+        return [_typed(str(n)[1:], types, _location(file, n.line, n.column))
+                for n in names] + rest
 
     def function_skeleton(self, c: list[Any]) -> FunctionDef:
         return FunctionDef(str(c[1]), tuple(c[2]), "number", self._loc(c[0]))
@@ -149,7 +197,7 @@ class _ModelBuilder(Transformer[Token, Any]):
         return _Section(":constants", tuple(c[1]), c[0])
 
     def atomic_formula_skeleton(self, c: list[Any]) -> PredicateDef:
-        return PredicateDef(str(c[1]), tuple(c[2]), self._loc(c[1]))
+        return _predicate(str(c[1]), tuple(c[2]), self._loc(c[1]))
 
     def predicates_def(self, c: list[Any]) -> Any:
         return _Section(":predicates", tuple(c[1:]), c[0])
@@ -222,25 +270,25 @@ class _ModelBuilder(Transformer[Token, Any]):
     # --- goal descriptions ---------------------------------------------------------------------
 
     def constant(self, c: list[Any]) -> Constant:
-        return Constant(str(c[0]), self._loc(c[0]))
+        return _constant(str(c[0]), self._loc(c[0]))
 
     def variable(self, c: list[Any]) -> Variable:
-        return Variable(str(c[0])[1:], self._loc(c[0]))
+        return _variable(str(c[0])[1:], self._loc(c[0]))
 
     def atomic_formula(self, c: list[Any]) -> Atom:
-        return Atom(str(c[1]), tuple(c[2:]), self._loc(c[0]))
+        return _atom(str(c[1]), tuple(c[2:]), self._loc(c[0]))
 
     def empty(self, c: list[Any]) -> And:
         return And((), self._loc(c[0]))
 
     def and_gd(self, c: list[Any]) -> And:
-        return And(tuple(c[1:]), self._loc(c[0]))
+        return _and(tuple(c[1:]), self._loc(c[0]))
 
     def or_gd(self, c: list[Any]) -> Or:
         return Or(tuple(c[1:]), self._loc(c[0]))
 
     def not_gd(self, c: list[Any]) -> Not:
-        return Not(c[1], self._loc(c[0]))
+        return _not(c[1], self._loc(c[0]))
 
     def imply_gd(self, c: list[Any]) -> Imply:
         return Imply(c[1], c[2], self._loc(c[0]))
@@ -280,16 +328,16 @@ class _ModelBuilder(Transformer[Token, Any]):
     # --- effects -------------------------------------------------------------------------------
 
     def and_effect(self, c: list[Any]) -> And:
-        return And(tuple(c[1:]), self._loc(c[0]))
+        return _and(tuple(c[1:]), self._loc(c[0]))
 
     def not_effect(self, c: list[Any]) -> Not:
-        return Not(c[1], self._loc(c[0]))
+        return _not(c[1], self._loc(c[0]))
 
     def forall_effect(self, c: list[Any]) -> ForallEffect:
-        return ForallEffect(tuple(c[2]), c[3], self._loc(c[0]))
+        return _forall_effect(tuple(c[2]), c[3], self._loc(c[0]))
 
     def when_effect(self, c: list[Any]) -> When:
-        return When(c[1], c[2], self._loc(c[0]))
+        return _when(c[1], c[2], self._loc(c[0]))
 
     def numeric_effect(self, c: list[Any]) -> NumericEffect:
         return NumericEffect(str(c[1]).lower(), c[2], c[3], self._loc(c[0]))
@@ -303,11 +351,12 @@ class _ModelBuilder(Transformer[Token, Any]):
         return _Section(":objects", tuple(c[1]), c[0])
 
     def ground_atom(self, c: list[Any]) -> Atom:
-        return Atom(str(c[1]), tuple(Constant(str(t), self._loc(t)) for t in c[2:]),
-                    self._loc(c[0]))
+        file = self.file
+        return _atom(str(c[1]), tuple([_constant(str(t), _location(file, t.line, t.column))
+                                       for t in c[2:]]), self._loc(c[0]))
 
     def negated_fact(self, c: list[Any]) -> Not:
-        return Not(c[1], self._loc(c[0]))
+        return _not(c[1], self._loc(c[0]))
 
     def fluent_value(self, c: list[Any]) -> FluentValue:
         return FluentValue(c[1], Number(str(c[2]), self._loc(c[2])), self._loc(c[0]))
@@ -375,89 +424,32 @@ class _Declined(Exception):
 # grammar filters out are dropped, the lists of `_inlined` rules are spliced in), whether a
 # `?rule` with one child passes it on, and which callback builds the node.
 _PASS = 0  # one child, passed on unchanged (`?gd: and_gd`, `_variables: __plus`)
-_WRAP = 1  # an `_inlined` rule of one kept child: the list [child], spliced by the parent
-_APPEND = 2  # an `_inlined` repetition `__star: __star item`: the item appended to the list
+_APPEND = 1  # an `_inlined` repetition `__star: __star item`: the item appended to the list
+_WRAP = 2  # an `_inlined` rule of one kept child: the list [child], spliced by the parent
 _CALL1 = 3  # one kept child, given to the callback as [child] (`?term: NAME -> constant`)
 _GENERAL = 4  # anything else: filter and splice the children, then call the callback
 
 
 class _Rule(NamedTuple):
-    op: int
+    """A reduction as the driver does it (the action of the parse table is `(op, origin,
+    callback, rule)`, a plain tuple, for the loop's speed)."""
+
     size: int
     origin: str
     callback: Any  # the builder's method; None for an `_inlined` rule (its result is the list)
-    include: tuple[tuple[int, bool], ...]  # (child index, splice it) of the children kept
+    select: Any  # children -> the list the callback receives; None: all children, as they are
     expand1: bool  # a `?rule` without alias: one kept child is passed on
 
-
-class _Driver:
-    """Lark's LALR parse, driven by one loop over the parse table of the Lark parser it is built
-    from, building the model with the same `_ModelBuilder` callbacks: it accepts exactly what
-    Lark accepts and builds the same model, with the same locations. What it does in fewer
-    Python operations than Lark's parse:
-
-    * lexing: the text is cut into words (a parenthesis, or a run of characters that are neither
-      white space, a parenthesis nor a comment's `;`) by one regex pass per line; no terminal of
-      the grammar spans two words. A word is then resolved by the lexer of the parser state
-      (Lark's contextual lexer: a keyword in one state is a NAME in another) from a per-lexer
-      table of words already seen, and the first time by that lexer's own regexes and keyword
-      callbacks (a word they read as several tokens, `?x,`, is read token by token);
-    * tokens: a `Token` is made only for terminals some rule keeps (not for `define`, `and`,
-      `:parameters`, ...);
-    * reductions: the children each rule's callback receives are precomputed (`_Rule`), so the
-      builder's method is called directly, without Lark's wrapper chain or a `Tree` for every
-      `_inlined` rule and repetition.
-
-    On any input it cannot take to the end it declines, and `_parse` lets Lark parse the text
-    and raise its located error."""
-
-    def __init__(self, parser: Lark, builder: _ModelBuilder):
-        frontend: Any = parser.parser  # Lark's internals: typed loosely
-        lalr = frontend.parser.parser
-        table = lalr.parse_table
-        self.start_states = table.start_states
-        self.end_states = table.end_states
-        assert not any(isinstance(name, str) for name in lalr.callbacks), \
-            "token callbacks are not driven"
-        terminals = {t.name: t for t in parser.terminals}
-        ignored = sorted(parser.lexer_conf.ignore)
-        spaces = terminals["WS"].pattern.value
-        assert ignored == ["COMMENT", "WS"] and terminals["COMMENT"].pattern.value == ";[^\n]*" \
-            and spaces.startswith("[") and spaces.endswith("]+"), \
-            "the words are cut by the grammar's WS and COMMENT"
-        space = spaces[1:-2]
-        self.words = re.compile(f"[()]|[^{space}();]+").finditer
-        # Characters of WS that `\s` does not have: ANY_TOKEN reads on through them
-        self.glued = re.compile(f"[^{space}();][\u200b\ufeff]").search
-        self.rules = {rule: self._rule(rule, builder) for rule in parser.rules}
-        self.kept = frozenset(symbol.name for rule in parser.rules for symbol in rule.expansion
-                              if symbol.is_term and not symbol.filter_out)
-        # per parser state (a list index): the words its lexer has read (shared by the states
-        # of one lexer), the lexer's regexes and keyword callbacks, and the state's actions:
-        # a state to shift to (an int) or a `_Rule` to reduce by
-        count = max(table.states) + 1
-        self.known: list[dict[str, str]] = [{}] * count
-        self.lexing: list[Any] = [None] * count
-        self.actions: list[dict[str, Any]] = [{}] * count
-        known_by_lexer: dict[int, dict[str, str]] = {}
-        for state, row in table.states.items():
-            lexer = frontend.lexer.lexers[state]
-            regexes = lexer.scanner._mres  # (the scanner is built on first use, callbacks too)
-            self.known[state] = known_by_lexer.setdefault(id(lexer), {})
-            self.lexing[state] = (regexes, lexer.callback)
-            self.actions[state] = {terminal: (arg if action is Shift else self.rules[arg])
-                                   for terminal, (action, arg) in row.items()}
-
     @staticmethod
-    def _rule(rule: Any, builder: _ModelBuilder) -> _Rule:
-        """How a reduction by `rule` builds its value: Lark's tree builder for this rule
+    def of(rule: Any, builder: _ModelBuilder) -> tuple[int, _Rule]:
+        """How a reduction by Lark's `rule` builds its value: Lark's tree builder for this rule
         (`ParseTreeBuilder._init_builders`, `maybe_create_child_filter` without placeholders,
-        `create_callback`), written out once."""
+        `create_callback`), written out once; with the op the driver's loop does it by."""
         options = rule.options
         name = rule.origin.name
-        include = tuple((i, not s.is_term and s.name.startswith("_"))
-                        for i, s in enumerate(rule.expansion)
-                        if options.keep_all_tokens or not (s.is_term and s.filter_out))
+        include = [(i, not s.is_term and s.name.startswith("_"))
+                   for i, s in enumerate(rule.expansion)
+                   if options.keep_all_tokens or not (s.is_term and s.filter_out)]
         expand1 = bool(options.expand1) and not rule.alias
         callback_name = rule.alias or options.template_source or name
         callback = getattr(builder, callback_name, None)
@@ -472,86 +464,176 @@ class _Driver:
                 op = _PASS if callback is None and not expand1 else _GENERAL
             else:
                 op = _PASS if expand1 else _WRAP if callback is None else _CALL1
-        elif size == 2 and callback is None and not expand1 and include == ((0, True), (1, False)):
+        elif size == 2 and callback is None and not expand1 and include == [(0, True), (1, False)]:
             op = _APPEND
         else:
             op = _GENERAL
-        return _Rule(op, size, name, callback, include, expand1)
+        return op, _Rule(size, name, callback, _selector(include, size), expand1)
+
+
+def _selector(include: list[tuple[int, bool]], size: int) -> Any:
+    """children -> the list a rule's callback receives: the children at the `include`d
+    indices, the lists of `_inlined` children spliced in (Lark's `ChildFilterLALR_NoPlaceholders`,
+    whose list of a left recursion grows in place)."""
+    kept = [i for i, splice in include if not splice]
+    spliced = [i for i, splice in include if splice]
+    if not spliced and len(kept) == size:
+        return None
+    if not spliced:
+        if not kept:  # `_comma: ","`
+            return lambda children: []
+        if len(kept) == 1:
+            only = kept[0]
+            return lambda children: [children[only]]
+        pick = itemgetter(*kept)
+        return lambda children: list(pick(children))
+    if kept and spliced == [include[-1][0]]:  # `LPAR NAME __star`: the repetition last
+        last = spliced[0]
+        if len(kept) == 1:
+            only = kept[0]
+            return lambda children: [children[only], *children[last]]
+        pick = itemgetter(*kept)
+        return lambda children: [*pick(children), *children[last]]
+
+    def select(children: list[Any]) -> list[Any]:
+        selected: list[Any] = []
+        for index, splice in include:
+            if not splice:
+                selected.append(children[index])
+            elif selected:
+                selected += children[index]
+            else:
+                selected = children[index]
+        return selected
+    return select
+
+
+class _Driver:
+    """Lark's LALR parse, driven by one loop over the parse table of the Lark parser it is built
+    from, building the model with the same `_ModelBuilder` callbacks: it accepts exactly what
+    Lark accepts and builds the same model, with the same locations. What it does in fewer
+    Python operations than Lark's parse:
+
+    * lexing: the text is cut into words (a parenthesis, or a run of characters that are neither
+      white space, a parenthesis nor a comment's `;`) by one regex pass per line; no terminal of
+      the grammar spans two words. A word is then resolved by the lexer of the parser state
+      (Lark's contextual lexer: a keyword in one state is a NAME in another) from a per-lexer
+      table of words already read, and the first time by that lexer's own regexes and keyword
+      callbacks (a word they read as several tokens, `?x,`, is read token by token);
+    * tokens: a `Token` is made only for terminals some rule keeps (not for `define`, `and`,
+      `:parameters`, `)`, ...), with the fields the builder reads (`type`, `line`, `column`,
+      `start_pos`; not the end position);
+    * reductions: the children each rule's callback receives are precomputed (`_Rule`), so the
+      builder's method is called directly, without Lark's wrapper chain or a `Tree` for every
+      `_inlined` rule and repetition; the commonest (a `?rule`'s single child, a repetition's
+      next item) are a few list operations in the loop.
+
+    On any input it cannot take to the end it declines, and `_parse` lets Lark parse the text
+    and raise its located error."""
+
+    def __init__(self, parser: Lark, builder: _ModelBuilder):
+        frontend: Any = parser.parser  # Lark's internals: typed loosely
+        lalr = frontend.parser.parser
+        table = lalr.parse_table
+        self.start_states = table.start_states
+        self.end_states = table.end_states
+        assert not any(isinstance(name, str) for name in lalr.callbacks), \
+            "token callbacks are not driven"
+        terminals = {t.name: t for t in parser.terminals}
+        spaces = terminals["WS"].pattern.value
+        assert sorted(parser.lexer_conf.ignore) == ["COMMENT", "WS"] \
+            and terminals["COMMENT"].pattern.value == ";[^\n]*" \
+            and spaces.startswith("[") and spaces.endswith("]+"), \
+            "the words are cut by the grammar's WS and COMMENT"
+        space = spaces[1:-2]
+        self.words = re.compile(f"[()]|[^{space}();]+").finditer
+        # Characters of WS that `\s` does not have: ANY_TOKEN reads on through them
+        self.glued = re.compile(f"[^{space}();][\u200b\ufeff]").search
+        rules = {rule: _Rule.of(rule, builder) for rule in parser.rules}
+        self.kept = frozenset(symbol.name for rule in parser.rules for symbol in rule.expansion
+                              if symbol.is_term and not symbol.filter_out)
+        # per parser state (a list index): the words its lexer has read (shared by the states
+        # of one lexer), the lexer's regexes and keyword callbacks, and the state's actions:
+        # a state to shift to (an int) or a reduction `(op, origin, callback, _Rule)`
+        count = max(table.states) + 1
+        self.known: list[dict[str, str]] = [{}] * count
+        self.lexing: list[Any] = [None] * count
+        self.actions: list[dict[str, Any]] = [{}] * count
+        known_by_lexer: dict[int, dict[str, str]] = {}
+        for state, row in table.states.items():
+            lexer = frontend.lexer.lexers[state]
+            regexes = lexer.scanner._mres  # (the scanner is built on first use, callbacks too)
+            self.known[state] = known_by_lexer.setdefault(id(lexer), {})
+            self.lexing[state] = (regexes, lexer.callback)
+            self.actions[state] = {
+                terminal: arg if action is Shift else (rules[arg][0], arg.origin.name,
+                                                       rules[arg][1].callback, rules[arg][1])
+                for terminal, (action, arg) in row.items()}
 
     def parse(self, text: str, start: str) -> Any:
         if ("\u200b" in text or "\ufeff" in text) and self.glued(text):
             raise _Declined  # a word followed by a zero-width space: rare, left to Lark
-        known, lexing, actions, kept = self.known, self.lexing, self.actions, self.kept
+        known, actions, kept, words = self.known, self.actions, self.kept, self.words
         reduce = self._reduce
         new = str.__new__
         stack = [self.start_states[start]]
         values: list[Any] = []
         line_start = 0
-        for line_number, line in enumerate(text.split("\n"), 1):
-            code = line[:line.index(";")] if ";" in line else line  # the rest is a comment
-            for word in self.words(code):
-                value = word.group()
-                column = word.start()
-                while True:  # the tokens of the word: one, almost always
+        try:
+            for line_number, line in enumerate(text.split("\n"), 1):
+                for word in words(line[:line.index(";")] if ";" in line else line):
+                    value = word.group()
                     state = stack[-1]
                     kind = known[state].get(value)
-                    rest = ""
                     if kind is None:
-                        kind, rest = self._lex(state, value)
-                        value = value[:len(value) - len(rest)]
+                        kind = self._lex(state, value)
+                        if kind is None:  # a word of several tokens
+                            self._feed_word(value, line_number, line_start + word.start(),
+                                            line_start, stack, values)
+                            continue
                     if kind in kept:
                         token = new(Token, value)
-                        token.type, token.value = kind, value
-                        token.start_pos = line_start + column
-                        token.line = token.end_line = line_number
-                        token.column = column + 1
-                        token.end_column = column + 1 + len(value)
-                        token.end_pos = token.start_pos + len(value)
+                        token.type = kind
+                        token.line = line_number
+                        token.column = word.start() + 1
+                        token.start_pos = line_start + token.column - 1
                     else:
                         token = None
-                    row = actions[state]
-                    while True:  # reduce as the table says, then shift the token
-                        action = row.get(kind)
-                        if action is None:
-                            raise _Declined
-                        if action.__class__ is int:
-                            stack.append(action)
-                            values.append(token)
-                            break
-                        op = action.op
-                        if op == _PASS:
-                            stack[-1] = actions[stack[-2]][action.origin]
-                        elif op == _APPEND:
+                    action = actions[state][kind]
+                    while action.__class__ is not int:  # reduce as the table says
+                        op = action[0]
+                        if op == _APPEND:
                             item = values.pop()
                             values[-1].append(item)
                             del stack[-1]
-                            stack[-1] = actions[stack[-2]][action.origin]
                         elif op == _WRAP:
                             values[-1] = [values[-1]]
-                            stack[-1] = actions[stack[-2]][action.origin]
                         elif op == _CALL1:
-                            values[-1] = action.callback([values[-1]])
-                            stack[-1] = actions[stack[-2]][action.origin]
-                        else:
-                            reduce(action, stack, values)
-                        row = actions[stack[-1]]
-                    if not rest:
-                        break
-                    column += len(value)
-                    value = rest
-            line_start += len(line) + 1
-        end_state = self.end_states[start]
-        while True:  # the end of the input: reduce to the start symbol
-            action = actions[stack[-1]].get("$END")
-            if action is None or action.__class__ is int:
-                raise _Declined
-            reduce(action, stack, values)
-            if stack[-1] == end_state:
-                return values[-1]
+                            values[-1] = action[2]([values[-1]])
+                        elif op == _GENERAL:
+                            reduce(action[3], stack, values)
+                            action = actions[stack[-1]][kind]
+                            continue
+                        stack[-1] = actions[stack[-2]][action[1]]
+                        action = actions[stack[-1]][kind]
+                    stack.append(action)  # then shift the token
+                    values.append(token)
+                line_start += len(line) + 1
+        except KeyError:  # no action for the token in this state: a syntax error
+            raise _Declined from None
+        return self._end(start, stack, values)
 
-    def _lex(self, state: int, word: str) -> tuple[str, str]:
-        """The kind of the first token of `word` read by the lexer of `state`, and the rest of
-        the word; a word read whole is remembered for the state's lexer."""
+    def _lex(self, state: int, word: str) -> str | None:
+        """The kind of `word` read by the lexer of `state` as one token (remembered for that
+        lexer); None when it reads the word as several."""
+        kind, rest = self._first_token(state, word)
+        if rest:
+            return None
+        self.known[state][word] = kind
+        return kind
+
+    def _first_token(self, state: int, word: str) -> tuple[str, str]:
+        """The kind of the first token the lexer of `state` reads in `word`, and the rest."""
         regexes, callbacks = self.lexing[state]
         for regex in regexes:
             match = regex.match(word)
@@ -563,32 +645,59 @@ class _Driver:
         callback = callbacks.get(kind)
         if callback is not None:  # a keyword spelled like a NAME
             kind = callback(Token(kind, value)).type
-        if len(value) == len(word):
-            self.known[state][word] = kind
         return kind, word[len(value):]
 
+    def _feed_word(self, word: str, line_number: int, start: int, line_start: int,
+                   stack: list[Any], values: list[Any]) -> None:
+        """Feed the tokens of a word the lexer reads as several (`?x,`), each lexed in the state
+        the one before it leaves."""
+        while word:
+            kind, rest = self._first_token(stack[-1], word)
+            value = word[:len(word) - len(rest)]
+            token = None
+            if kind in self.kept:
+                token = Token(kind, value, start, line_number, start - line_start + 1)
+            self._feed(kind, token, stack, values)
+            start += len(value)
+            word = rest
+
+    def _feed(self, kind: str, token: Any, stack: list[Any], values: list[Any]) -> None:
+        """Reduce as the table says, then shift the token (each reduction by `_reduce`)."""
+        action = self.actions[stack[-1]].get(kind)
+        while action is not None and action.__class__ is not int:
+            self._reduce(action[3], stack, values)
+            action = self.actions[stack[-1]].get(kind)
+        if action is None:
+            raise _Declined
+        stack.append(action)
+        values.append(token)
+
+    def _end(self, start: str, stack: list[Any], values: list[Any]) -> Any:
+        """Reduce at the end of the input up to the start symbol: the parse's value."""
+        end_state = self.end_states[start]
+        while True:
+            action = self.actions[stack[-1]].get("$END")
+            if action is None or action.__class__ is int:
+                raise _Declined
+            self._reduce(action[3], stack, values)
+            if stack[-1] == end_state:
+                return values[-1]
+
     def _reduce(self, rule: _Rule, stack: list[Any], values: list[Any]) -> None:
-        """A reduction by `rule` (any rule; the loop of `parse` does the common ones itself)."""
+        """A reduction by `rule` (any rule; the loop of `parse` does the commonest itself)."""
         size = rule.size
         if size:
             children = values[-size:]
             del values[-size:], stack[-size:]
         else:
             children = []
-        filtered: list[Any] = []
-        for index, splice in rule.include:
-            if not splice:
-                filtered.append(children[index])
-            elif filtered:
-                filtered += children[index]
-            else:  # as Lark does: the list of a left recursion grows in place
-                filtered = children[index]
-        if rule.expand1 and len(filtered) == 1:
-            value = filtered[0]
+        selected = children if rule.select is None else rule.select(children)
+        if rule.expand1 and len(selected) == 1:
+            value = selected[0]
         elif rule.callback is None:
-            value = filtered
+            value = selected
         else:
-            value = rule.callback(filtered)
+            value = rule.callback(selected)
         values.append(value)
         stack.append(self.actions[stack[-1]][rule.origin])
 
