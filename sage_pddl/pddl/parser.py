@@ -30,7 +30,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.parsers.lalr_analysis import Shift
 
 from .errors import PDDLSyntaxError
-from .limits import MAX_BYTES, check_nesting, location_of, read_text
+from .limits import MAX_BYTES, MAX_DEPTH, check_nesting, location_of, read_text
 from .model import (
     Action,
     And,
@@ -113,7 +113,7 @@ class _Section:
 
     __slots__ = ("kind", "value", "lpar")
 
-    def __init__(self, kind: str, value: Any, lpar: Token):
+    def __init__(self, kind: str, value: Any, lpar: Location):
         self.kind = kind
         self.value = value
         self.lpar = lpar
@@ -131,23 +131,42 @@ class _Part:
 
 class _ModelBuilder(Transformer[Token, Any]):
     """Reduce callbacks that build model nodes. `file` and `text` are set for each parse (under
-    `_PARSE_LOCK`), because Lark binds the callbacks once, when the parser is built."""
+    `_PARSE_LOCK`), because Lark binds the callbacks once, when the parser is built.
+
+    A rule's children are the values of its named terminals and child rules: a `Token`, except
+    for each `(` (LPAR), whose value is its `Location` (Lark calls `LPAR` as it shifts one; the
+    driver makes the Location itself): the node a rule builds starts there."""
+
+    LOCATED_TERMINALS = frozenset({"LPAR"})
+    """The terminals whose value is their Location."""
 
     file: str | None = None
     text: str = ""
+    _line_starts: tuple[str, list[int]] = ("", [0])
+
+    def LPAR(self, token: Token) -> Location:  # noqa: N802 - Lark calls it by terminal name
+        return self._loc(token)
 
     def _loc(self, token: Token) -> Location:
         return _location(self.file, token.line, token.column)
 
-    def _source(self, lpar: Token) -> str:
-        """The text of a construct: from its `(` to the `)` that closes it."""
-        return self.text[lpar.start_pos:self._closing(lpar) + 1]
+    def _offset(self, where: Location) -> int:
+        """The offset in the text of a line and column."""
+        text, starts = self._line_starts
+        if text is not self.text:
+            starts = [0, *(newline.end() for newline in re.finditer("\n", self.text))]
+            self._line_starts = (self.text, starts)
+        return starts[where.line - 1] + where.column - 1
 
-    def _closing(self, lpar: Token) -> int:
+    def _source(self, lpar: Location) -> str:
+        """The text of a construct: from its `(` to the `)` that closes it."""
+        return self.text[self._offset(lpar):self._closing(lpar) + 1]
+
+    def _closing(self, lpar: Location) -> int:
         """The offset of the `)` that closes `lpar` (the grammar drops `)` from every rule;
         only a construct kept as text, and an error at a problem's end, ask where it is)."""
         depth = 0
-        for mark in _PAREN_OR_COMMENT.finditer(self.text, lpar.start_pos):
+        for mark in _PAREN_OR_COMMENT.finditer(self.text, self._offset(lpar)):
             depth += _DEPTH_STEP.get(mark.group(), 0)
             if depth == 0:
                 return mark.start()
@@ -156,7 +175,7 @@ class _ModelBuilder(Transformer[Token, Any]):
     # --- typed lists ---------------------------------------------------------------------------
 
     def type(self, c: list[Any]) -> tuple[Any, ...]:
-        return tuple(str(t) for t in c if t.type == "NAME")
+        return tuple(str(t) for t in c if isinstance(t, Token))  # (not the `(either`)
 
     def typed_names(self, c: list[Any]) -> Any:
         names = [t for t in c if isinstance(t, Token)]
@@ -174,7 +193,7 @@ class _ModelBuilder(Transformer[Token, Any]):
                 for n in names] + rest
 
     def function_skeleton(self, c: list[Any]) -> FunctionDef:
-        return FunctionDef(str(c[1]), tuple(c[2]), "number", self._loc(c[0]))
+        return FunctionDef(str(c[1]), tuple(c[2]), "number", c[0])
 
     def function_typed_list(self, c: list[Any]) -> Any:
         skeletons = [f for f in c if isinstance(f, FunctionDef)]
@@ -220,7 +239,7 @@ class _ModelBuilder(Transformer[Token, Any]):
         precondition = effect = And(())
         for item in c[2:]:
             if isinstance(item, Token) and item.type == "VARS_KEYWORD":
-                node = Unsupported(":vars", self._source(c[0]), self._loc(c[0]))
+                node = Unsupported(":vars", self._source(c[0]), c[0])
                 return _Section("unsupported", node, c[0])
             if isinstance(item, list):
                 parameters = tuple(item)
@@ -234,7 +253,7 @@ class _ModelBuilder(Transformer[Token, Any]):
 
     def unsupported_section(self, c: list[Any]) -> Any:
         keyword = str(c[1]).lower()
-        node = Unsupported(keyword, self._source(c[0]), self._loc(c[0]))
+        node = Unsupported(keyword, self._source(c[0]), c[0])
         return _Section("unsupported", node, c[0])
 
     def domain(self, c: list[Any]) -> Domain:
@@ -260,12 +279,12 @@ class _ModelBuilder(Transformer[Token, Any]):
             constants=value(":constants"), predicates=value(":predicates"),
             functions=value(":functions"), actions=tuple(actions), unsupported=tuple(unsupported),
             annotations=collect_annotations(self.text, self.file), source=self.text,
-            loc=self._loc(c[0]),
+            loc=c[0],
         )
 
     def _duplicate_section(self, section: _Section) -> PDDLSyntaxError:
-        return PDDLSyntaxError(f"duplicate {section.kind} section", self._loc(section.lpar),
-                               text=section.kind, source_line=_line_of(self.text, section.lpar.line or 1))
+        return PDDLSyntaxError(f"duplicate {section.kind} section", section.lpar,
+                               text=section.kind, source_line=_line_of(self.text, section.lpar.line))
 
     # --- goal descriptions ---------------------------------------------------------------------
 
@@ -276,40 +295,40 @@ class _ModelBuilder(Transformer[Token, Any]):
         return _variable(str(c[0])[1:], self._loc(c[0]))
 
     def atomic_formula(self, c: list[Any]) -> Atom:
-        return _atom(str(c[1]), tuple(c[2:]), self._loc(c[0]))
+        return _atom(str(c[1]), tuple(c[2:]), c[0])
 
     def empty(self, c: list[Any]) -> And:
-        return And((), self._loc(c[0]))
+        return And((), c[0])
 
     def and_gd(self, c: list[Any]) -> And:
-        return _and(tuple(c[1:]), self._loc(c[0]))
+        return _and(tuple(c[1:]), c[0])
 
     def or_gd(self, c: list[Any]) -> Or:
-        return Or(tuple(c[1:]), self._loc(c[0]))
+        return Or(tuple(c[1:]), c[0])
 
     def not_gd(self, c: list[Any]) -> Not:
-        return _not(c[1], self._loc(c[0]))
+        return _not(c[1], c[0])
 
     def imply_gd(self, c: list[Any]) -> Imply:
-        return Imply(c[1], c[2], self._loc(c[0]))
+        return Imply(c[1], c[2], c[0])
 
     def exists_gd(self, c: list[Any]) -> Exists:
-        return Exists(tuple(c[2]), c[3], self._loc(c[0]))
+        return Exists(tuple(c[2]), c[3], c[0])
 
     def forall_gd(self, c: list[Any]) -> Forall:
-        return Forall(tuple(c[2]), c[3], self._loc(c[0]))
+        return Forall(tuple(c[2]), c[3], c[0])
 
     def equals(self, c: list[Any]) -> Equals:
-        return Equals(c[1], c[2], self._loc(c[0]))
+        return Equals(c[1], c[2], c[0])
 
     def comparison(self, c: list[Any]) -> Comparison:
-        return Comparison(str(c[1]), c[2], c[3], self._loc(c[0]))
+        return Comparison(str(c[1]), c[2], c[3], c[0])
 
     def preference(self, c: list[Any]) -> Unsupported:
-        return Unsupported("preference", self._source(c[0]), self._loc(c[0]))
+        return Unsupported("preference", self._source(c[0]), c[0])
 
     def oneof(self, c: list[Any]) -> Unsupported:
-        return Unsupported("oneof", self._source(c[0]), self._loc(c[0]))
+        return Unsupported("oneof", self._source(c[0]), c[0])
 
     def sexpr_list(self, c: list[Any]) -> Any:
         return None
@@ -320,27 +339,27 @@ class _ModelBuilder(Transformer[Token, Any]):
         return Number(str(c[0]), self._loc(c[0]))
 
     def arithmetic(self, c: list[Any]) -> Arithmetic:
-        return Arithmetic(str(c[1]), tuple(c[2:]), self._loc(c[0]))
+        return Arithmetic(str(c[1]), tuple(c[2:]), c[0])
 
     def f_head(self, c: list[Any]) -> FunctionTerm:
-        return FunctionTerm(str(c[1]), tuple(c[2:]), self._loc(c[0]))
+        return FunctionTerm(str(c[1]), tuple(c[2:]), c[0])
 
     # --- effects -------------------------------------------------------------------------------
 
     def and_effect(self, c: list[Any]) -> And:
-        return _and(tuple(c[1:]), self._loc(c[0]))
+        return _and(tuple(c[1:]), c[0])
 
     def not_effect(self, c: list[Any]) -> Not:
-        return _not(c[1], self._loc(c[0]))
+        return _not(c[1], c[0])
 
     def forall_effect(self, c: list[Any]) -> ForallEffect:
-        return _forall_effect(tuple(c[2]), c[3], self._loc(c[0]))
+        return _forall_effect(tuple(c[2]), c[3], c[0])
 
     def when_effect(self, c: list[Any]) -> When:
-        return _when(c[1], c[2], self._loc(c[0]))
+        return _when(c[1], c[2], c[0])
 
     def numeric_effect(self, c: list[Any]) -> NumericEffect:
-        return NumericEffect(str(c[1]).lower(), c[2], c[3], self._loc(c[0]))
+        return NumericEffect(str(c[1]).lower(), c[2], c[3], c[0])
 
     # --- problem -------------------------------------------------------------------------------
 
@@ -353,13 +372,13 @@ class _ModelBuilder(Transformer[Token, Any]):
     def ground_atom(self, c: list[Any]) -> Atom:
         file = self.file
         return _atom(str(c[1]), tuple([_constant(str(t), _location(file, t.line, t.column))
-                                       for t in c[2:]]), self._loc(c[0]))
+                                       for t in c[2:]]), c[0])
 
     def negated_fact(self, c: list[Any]) -> Not:
-        return _not(c[1], self._loc(c[0]))
+        return _not(c[1], c[0])
 
     def fluent_value(self, c: list[Any]) -> FluentValue:
-        return FluentValue(c[1], Number(str(c[2]), self._loc(c[2])), self._loc(c[0]))
+        return FluentValue(c[1], Number(str(c[2]), self._loc(c[2])), c[0])
 
     def init_def(self, c: list[Any]) -> Any:
         return _Section(":init", tuple(c[1:]), c[0])
@@ -368,7 +387,7 @@ class _ModelBuilder(Transformer[Token, Any]):
         return _Section(":goal", c[1], c[0])
 
     def metric_def(self, c: list[Any]) -> Any:
-        return _Section(":metric", Metric(str(c[1]).lower(), c[2], self._loc(c[0])), c[0])
+        return _Section(":metric", Metric(str(c[1]).lower(), c[2], c[0]), c[0])
 
     def problem(self, c: list[Any]) -> Problem:
         name = c[2]
@@ -397,7 +416,7 @@ class _ModelBuilder(Transformer[Token, Any]):
             name=str(name), domain_name=value(":domain"), requirements=value(":requirements"),
             objects=value(":objects"), init=value(":init"), goal=value(":goal"),
             metric=value(":metric", None), unsupported=tuple(unsupported), source=self.text,
-            loc=self._loc(c[0]),
+            loc=c[0],
         )
 
     # --- start symbols -------------------------------------------------------------------------
@@ -520,9 +539,10 @@ class _Driver:
       (Lark's contextual lexer: a keyword in one state is a NAME in another) from a per-lexer
       table of words already read, and the first time by that lexer's own regexes and keyword
       callbacks (a word they read as several tokens, `?x,`, is read token by token);
-    * tokens: a `Token` is made only for terminals some rule keeps (not for `define`, `and`,
-      `:parameters`, `)`, ...), with the fields the builder reads (`type`, `line`, `column`,
-      `start_pos`; not the end position);
+    * tokens: a value is made only for terminals some rule keeps (not for `define`, `and`,
+      `:parameters`, `)`, ...): for `(` its Location (what the builder's `LPAR` makes of
+      Lark's token), for the others a `Token` with the fields the builder reads (`type`,
+      `line`, `column`, `start_pos`; not the end position);
     * reductions: the children each rule's callback receives are precomputed (`_Rule`), so the
       builder's method is called directly, without Lark's wrapper chain or a `Tree` for every
       `_inlined` rule and repetition; the commonest (a `?rule`'s single child, a repetition's
@@ -537,8 +557,10 @@ class _Driver:
         table = lalr.parse_table
         self.start_states = table.start_states
         self.end_states = table.end_states
-        assert not any(isinstance(name, str) for name in lalr.callbacks), \
-            "token callbacks are not driven"
+        self.builder = builder
+        self.located = builder.LOCATED_TERMINALS
+        assert {name for name in lalr.callbacks if isinstance(name, str)} == self.located, \
+            "the builder's only token callbacks make Locations"
         terminals = {t.name: t for t in parser.terminals}
         spaces = terminals["WS"].pattern.value
         assert sorted(parser.lexer_conf.ignore) == ["COMMENT", "WS"] \
@@ -570,18 +592,27 @@ class _Driver:
                                                        rules[arg][1].callback, rules[arg][1])
                 for terminal, (action, arg) in row.items()}
 
-    def parse(self, text: str, start: str) -> Any:
+    def parse(self, text: str, start: str, max_depth: int = MAX_DEPTH) -> Any:
+        """The value of the start symbol `start` for `text`. Declines a text whose parentheses
+        may nest deeper than `max_depth` (a bound kept per line: the depth before the line plus
+        the line's `(`), so that `check_nesting` need not read a text the driver parses."""
         if ("\u200b" in text or "\ufeff" in text) and self.glued(text):
             raise _Declined  # a word followed by a zero-width space: rare, left to Lark
         known, actions, kept, words = self.known, self.actions, self.kept, self.words
+        located, file = self.located, self.builder.file
         reduce = self._reduce
         new = str.__new__
         stack = [self.start_states[start]]
         values: list[Any] = []
-        line_start = 0
+        line_start = depth = 0
         try:
             for line_number, line in enumerate(text.split("\n"), 1):
-                for word in words(line[:line.index(";")] if ";" in line else line):
+                code = line[:line.index(";")] if ";" in line else line
+                opened = code.count("(")
+                if depth + opened > max_depth:
+                    raise _Declined
+                depth += opened - code.count(")")
+                for word in words(code):
                     value = word.group()
                     state = stack[-1]
                     kind = known[state].get(value)
@@ -591,14 +622,16 @@ class _Driver:
                             self._feed_word(value, line_number, line_start + word.start(),
                                             line_start, stack, values)
                             continue
-                    if kind in kept:
+                    if kind not in kept:
+                        token = None
+                    elif kind in located:
+                        token = _location(file, line_number, word.start() + 1)
+                    else:
                         token = new(Token, value)
                         token.type = kind
                         token.line = line_number
                         token.column = word.start() + 1
                         token.start_pos = line_start + token.column - 1
-                    else:
-                        token = None
                     action = actions[state][kind]
                     while action.__class__ is not int:  # reduce as the table says
                         op = action[0]
@@ -654,8 +687,10 @@ class _Driver:
         while word:
             kind, rest = self._first_token(stack[-1], word)
             value = word[:len(word) - len(rest)]
-            token = None
-            if kind in self.kept:
+            token: Any = None
+            if kind in self.located:
+                token = _location(self.builder.file, line_number, start - line_start + 1)
+            elif kind in self.kept:
                 token = Token(kind, value, start, line_number, start - line_start + 1)
             self._feed(kind, token, stack, values)
             start += len(value)
@@ -725,7 +760,6 @@ def _parse(text: str, file: str | None, start: str) -> Domain | Problem:
     if len(text) > MAX_BYTES:
         raise PDDLSyntaxError(f"the text is {len(text):,} characters, more than the "
                               f"{MAX_BYTES:,} sage-pddl reads", Location(file, 1, 1))
-    check_nesting(text, file, pddl=True, what="parentheses nest")
     cache_key = (start, file, text)
     with _PARSE_LOCK:
         found = _PARSED.get(cache_key)
@@ -738,9 +772,10 @@ def _parse(text: str, file: str | None, start: str) -> Domain | Problem:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            try:
+            try:  # (the driver keeps to the nesting limit itself)
                 parsed: Any = _driver().parse(text, start)
             except _Declined:  # Lark parses it again and says what is wrong
+                check_nesting(text, file, pddl=True, what="parentheses nest")
                 parsed = _parser().parse(text, start=start)
         except UnexpectedInput as error:
             raise _syntax_error(error, text, file, start) from None
@@ -779,19 +814,25 @@ def load_problem(path: str | Path) -> Problem:
 
 # --- annotations -------------------------------------------------------------------------------
 
-_ANNOTATION = re.compile(r"^[ \t]*;+[ \t]*@sage(?:[ \t]+(\S+))?[ \t]*(.*?)[ \t\r]*$", re.MULTILINE)
+_ANNOTATION = re.compile(r"^[ \t]*;+[ \t]*@sage(?:[ \t]+(\S+))?[ \t]*(.*)", re.MULTILINE)
+"""An annotation line: its kind and its text (which loses its trailing spaces)."""
 
 
 def collect_annotations(text: str, file: str | None = None) -> tuple[Annotation, ...]:
     """The `; @sage <kind> <text>` comment lines of a source, in order, with their locations."""
-    if "@sage" not in text:
-        return ()
     found, line, last = [], 1, 0
-    for match in _ANNOTATION.finditer(text):
-        line += text.count("\n", last, match.start())
-        last = match.start()
-        column = text.index(";", match.start()) - match.start() + 1
-        found.append(Annotation(match.group(1) or "", match.group(2),
+    mark = text.find("@sage")
+    while mark >= 0:  # only a line with "@sage" can match (the regex alone tries every char)
+        start = text.rfind("\n", 0, mark) + 1
+        end = text.find("\n", mark)
+        mark = text.find("@sage", end) if end >= 0 else -1
+        match = _ANNOTATION.match(text, start)
+        if match is None:
+            continue
+        line += text.count("\n", last, start)
+        last = start
+        column = text.index(";", start) - start + 1
+        found.append(Annotation(match.group(1) or "", match.group(2).rstrip(" \t\r"),
                                 Location(file, line, column)))
     return tuple(found)
 
