@@ -175,19 +175,24 @@ class _ModelBuilder(Transformer[Token, Any]):
     # --- typed lists ---------------------------------------------------------------------------
 
     def type(self, c: list[Any]) -> tuple[Any, ...]:
-        return tuple(str(t) for t in c if isinstance(t, Token))  # (not the `(either`)
+        if len(c) == 1:  # NAME
+            return (str(c[0]),)
+        return tuple([str(t) for t in c[1:]])  # (either NAME+)
+
+    @staticmethod
+    def _typed_list(c: list[Any]) -> tuple[list[Token], tuple[str, ...], list[Typed]]:
+        """The names, their types and the typed list after them, of `x* | x+ - type rest`."""
+        if c and c[-1].__class__ is list:
+            return c[:-2], c[-2], c[-1]
+        return c, (), []
 
     def typed_names(self, c: list[Any]) -> Any:
-        names = [t for t in c if isinstance(t, Token)]
-        types = next((t for t in c if isinstance(t, tuple)), ())
-        rest = c[-1] if c and isinstance(c[-1], list) else []
+        names, types, rest = self._typed_list(c)
         file = self.file
         return [_typed(str(n), types, _location(file, n.line, n.column)) for n in names] + rest
 
     def typed_variables(self, c: list[Any]) -> Any:
-        names = [t for t in c if isinstance(t, Token)]
-        types = next((t for t in c if isinstance(t, tuple)), ())
-        rest = c[-1] if c and isinstance(c[-1], list) else []
+        names, types, rest = self._typed_list(c)
         file = self.file
         return [_typed(str(n)[1:], types, _location(file, n.line, n.column))
                 for n in names] + rest
@@ -289,10 +294,12 @@ class _ModelBuilder(Transformer[Token, Any]):
     # --- goal descriptions ---------------------------------------------------------------------
 
     def constant(self, c: list[Any]) -> Constant:
-        return _constant(str(c[0]), self._loc(c[0]))
+        name = c[0]
+        return _constant(str(name), _location(self.file, name.line, name.column))
 
     def variable(self, c: list[Any]) -> Variable:
-        return _variable(str(c[0])[1:], self._loc(c[0]))
+        name = c[0]
+        return _variable(str(name)[1:], _location(self.file, name.line, name.column))
 
     def atomic_formula(self, c: list[Any]) -> Atom:
         return _atom(str(c[1]), tuple(c[2:]), c[0])
@@ -676,8 +683,10 @@ class _Driver:
             raise _Declined
         value, kind = match.group(), match.lastgroup
         callback = callbacks.get(kind)
-        if callback is not None:  # a keyword spelled like a NAME
-            kind = callback(Token(kind, value)).type
+        if callback is not None:  # a keyword spelled like a NAME (Lark's UnlessCallback)
+            token = str.__new__(Token, value)  # with the fields it reads, made quickly
+            token.type, token.value = kind, value
+            kind = callback(token).type
         return kind, word[len(value):]
 
     def _feed_word(self, word: str, line_number: int, start: int, line_start: int,
