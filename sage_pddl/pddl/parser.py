@@ -455,6 +455,10 @@ _WRAP = 2  # an `_inlined` rule of one kept child: the list [child], spliced by 
 _CALL1 = 3  # one kept child, given to the callback as [child] (`?term: NAME -> constant`)
 _GENERAL = 4  # anything else: filter and splice the children, then call the callback
 
+# The value a token gets on the value stack (its kind decides): none, for a terminal no rule
+# keeps (`define`, `)`); its Location (the builder's LOCATED_TERMINALS); a Token
+_DROPPED, _LOCATED, _TOKEN = 0, 1, 2
+
 
 class _Rule(NamedTuple):
     """A reduction as the driver does it (the action of the parse table is `(op, origin,
@@ -549,7 +553,7 @@ class _Driver:
     * tokens: a value is made only for terminals some rule keeps (not for `define`, `and`,
       `:parameters`, `)`, ...): for `(` its Location (what the builder's `LPAR` makes of
       Lark's token), for the others a `Token` with the fields the builder reads (`type`,
-      `line`, `column`, `start_pos`; not the end position);
+      `line`, `column`; not the offsets);
     * reductions: the children each rule's callback receives are precomputed (`_Rule`), so the
       builder's method is called directly, without Lark's wrapper chain or a `Tree` for every
       `_inlined` rule and repetition; the commonest (a `?rule`'s single child, a repetition's
@@ -581,14 +585,15 @@ class _Driver:
         rules = {rule: _Rule.of(rule, builder) for rule in parser.rules}
         self.kept = frozenset(symbol.name for rule in parser.rules for symbol in rule.expansion
                               if symbol.is_term and not symbol.filter_out)
-        # per parser state (a list index): the words its lexer has read (shared by the states
-        # of one lexer), the lexer's regexes and keyword callbacks, and the state's actions:
+        # per parser state (a list index): the words its lexer has read, with their kind and
+        # value (shared by the states of one lexer); the lexer's regexes and keyword callbacks;
+        # and the state's actions:
         # a state to shift to (an int) or a reduction `(op, origin, callback, _Rule)`
         count = max(table.states) + 1
-        self.known: list[dict[str, str]] = [{}] * count
+        self.known: list[dict[str, tuple[str, int]]] = [{}] * count
         self.lexing: list[Any] = [None] * count
         self.actions: list[dict[str, Any]] = [{}] * count
-        known_by_lexer: dict[int, dict[str, str]] = {}
+        known_by_lexer: dict[int, dict[str, tuple[str, int]]] = {}
         for state, row in table.states.items():
             lexer = frontend.lexer.lexers[state]
             regexes = lexer.scanner._mres  # (the scanner is built on first use, callbacks too)
@@ -605,8 +610,7 @@ class _Driver:
         the line's `(`), so that `check_nesting` need not read a text the driver parses."""
         if ("\u200b" in text or "\ufeff" in text) and self.glued(text):
             raise _Declined  # a word followed by a zero-width space: rare, left to Lark
-        known, actions, kept, words = self.known, self.actions, self.kept, self.words
-        located, file = self.located, self.builder.file
+        known, actions, words, file = self.known, self.actions, self.words, self.builder.file
         reduce = self._reduce
         new = str.__new__
         stack = [self.start_states[start]]
@@ -622,38 +626,39 @@ class _Driver:
                 for word in words(code):
                     value = word.group()
                     state = stack[-1]
-                    kind = known[state].get(value)
-                    if kind is None:
-                        kind = self._lex(state, value)
-                        if kind is None:  # a word of several tokens
+                    lexed = known[state].get(value)
+                    if lexed is None:
+                        lexed = self._lex(state, value)
+                        if lexed is None:  # a word of several tokens
                             self._feed_word(value, line_number, line_start + word.start(),
                                             line_start, stack, values)
                             continue
-                    if kind not in kept:
+                    kind, made = lexed
+                    if made == _DROPPED:
                         token = None
-                    elif kind in located:
+                    elif made == _LOCATED:
                         token = _location(file, line_number, word.start() + 1)
                     else:
                         token = new(Token, value)
                         token.type = kind
                         token.line = line_number
                         token.column = word.start() + 1
-                        token.start_pos = line_start + token.column - 1
                     action = actions[state][kind]
                     while action.__class__ is not int:  # reduce as the table says
-                        op = action[0]
+                        op = action[0]  # (tested in the order of their frequency)
                         if op == _APPEND:
                             item = values.pop()
                             values[-1].append(item)
                             del stack[-1]
-                        elif op == _WRAP:
-                            values[-1] = [values[-1]]
-                        elif op == _CALL1:
-                            values[-1] = action[2]([values[-1]])
                         elif op == _GENERAL:
                             reduce(action[3], stack, values)
                             action = actions[stack[-1]][kind]
                             continue
+                        elif op == _WRAP:
+                            values[-1] = [values[-1]]
+                        elif op == _CALL1:
+                            values[-1] = action[2]([values[-1]])
+                        # (and _PASS leaves the value as it is)
                         stack[-1] = actions[stack[-2]][action[1]]
                         action = actions[stack[-1]][kind]
                     stack.append(action)  # then shift the token
@@ -663,14 +668,15 @@ class _Driver:
             raise _Declined from None
         return self._end(start, stack, values)
 
-    def _lex(self, state: int, word: str) -> str | None:
-        """The kind of `word` read by the lexer of `state` as one token (remembered for that
-        lexer); None when it reads the word as several."""
+    def _lex(self, state: int, word: str) -> tuple[str, int] | None:
+        """The kind of `word` read by the lexer of `state` as one token and what value the
+        parse gives it (remembered for that lexer); None when it reads the word as several."""
         kind, rest = self._first_token(state, word)
         if rest:
             return None
-        self.known[state][word] = kind
-        return kind
+        made = _DROPPED if kind not in self.kept else _LOCATED if kind in self.located else _TOKEN
+        self.known[state][word] = lexed = (kind, made)
+        return lexed
 
     def _first_token(self, state: int, word: str) -> tuple[str, str]:
         """The kind of the first token the lexer of `state` reads in `word`, and the rest."""
