@@ -17,7 +17,8 @@ What "per plan" means here (the honest figure)
   re-checking candidates against one task). Median of `--repeat` timed calls per plan. The
   verdict's `final_state` is converted to a frozenset only when read; "+ final_state" times the
   check and that read together.
-* **parse** (iTHOR domain + the K01 problem): the first parse of a text in this process, the
+* **parse** (iTHOR domain + the K01 problem): the first parse of a text in this process (the
+  parser's cache of models and its driver's tables of words read are emptied each round), the
   same text again (the parser's content cache), and, to choose the parser's settings, Lark's
   grammar load with and without `cache=True` and a parse with each lexer (basic, contextual).
 * **unified-planning 1.3**: `PDDLReader.parse_problem` + `parse_plan` (its "compile", once per

@@ -1,9 +1,14 @@
 """Parse PDDL domain and problem text into the immutable model.
 
 The grammar (`grammars/pddl.lark`, shipped as package data) is compiled once into a Lark LALR
-parser whose reduce callbacks build model nodes directly (no intermediate parse tree). Each node
-carries the `Location` of its first token. Lark's errors are translated into `PDDLSyntaxError`
-with file, line, column, the offending text, what was expected, and the source line.
+parser whose reduce callbacks (`_ModelBuilder`) build model nodes directly (no intermediate parse
+tree). Each node carries the `Location` of its first token. A text is parsed by `_Driver`, one
+loop over that parser's tables and contextual lexers that calls the same callbacks without
+Lark's per-token and per-rule machinery (the iTHOR domain and the K01 problem, 41 KB, in about
+8 ms on first read, against 20 ms for Lark's own parse; the same text again comes from an
+in-memory cache). A text the driver cannot take to its end is parsed by Lark, whose errors are
+translated into `PDDLSyntaxError` with file, line, column, the offending text, what was
+expected, and the source line.
 
 Semantics of the result: names keep their source spelling (compare them with `model.key`),
 keyword operators (`increase`, `minimize`, requirement flags) are lower-cased, variables lose
@@ -20,13 +25,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from functools import lru_cache, partial
-from operator import itemgetter
 from importlib.resources import files
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.grammar import Terminal
 from lark.parsers.lalr_analysis import Shift
 
 from .errors import PDDLSyntaxError
@@ -584,11 +590,11 @@ class _Driver:
         self.glued = re.compile(f"[^{space}();][\u200b\ufeff]").search
         rules = {rule: _Rule.of(rule, builder) for rule in parser.rules}
         self.kept = frozenset(symbol.name for rule in parser.rules for symbol in rule.expansion
-                              if symbol.is_term and not symbol.filter_out)
+                              if isinstance(symbol, Terminal) and not symbol.filter_out)
         # per parser state (a list index): the words its lexer has read, with their kind and
         # value (shared by the states of one lexer); the lexer's regexes and keyword callbacks;
-        # and the state's actions:
-        # a state to shift to (an int) or a reduction `(op, origin, callback, _Rule)`
+        # and the state's actions: a state to shift to (an int) or a reduction
+        # `(op, origin, callback, _Rule)`
         count = max(table.states) + 1
         self.known: list[dict[str, tuple[str, int]]] = [{}] * count
         self.lexing: list[Any] = [None] * count
@@ -634,6 +640,7 @@ class _Driver:
                                             line_start, stack, values)
                             continue
                     kind, made = lexed
+                    token: Any
                     if made == _DROPPED:
                         token = None
                     elif made == _LOCATED:
