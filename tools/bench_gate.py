@@ -17,7 +17,8 @@ What "per plan" means here (the honest figure)
   re-checking candidates against one task). Median of `--repeat` timed calls per plan. The
   verdict's `final_state` is converted to a frozenset only when read; "+ final_state" times the
   check and that read together.
-* **parse** (iTHOR domain + the K01 problem): the first parse of a text in this process, the
+* **parse** (iTHOR domain + the K01 problem): the first parse of a text in this process (the
+  parser's cache of models and its driver's tables of words read are emptied each round), the
   same text again (the parser's content cache), and, to choose the parser's settings, Lark's
   grammar load with and without `cache=True` and a parse with each lexer (basic, contextual).
 * **unified-planning 1.3**: `PDDLReader.parse_problem` + `parse_plan` (its "compile", once per
@@ -376,8 +377,9 @@ def ithor_section(repeat: int, quiet: bool = False) -> dict:
 
 def parse_section(repeat: int, quiet: bool = False) -> dict:
     """Parse time of a household domain and problem (ithor.pddl and problems/ithor/K01.pddl):
-    the first parse of the text in this process, then parses of the same text again (which the
-    parser's content cache answers, when it has one)."""
+    the first parse of the text in this process (no cache of models or of lexed words holds
+    anything of it), then parses of the same text again (which the parser's content cache
+    answers, when it has one)."""
     from sage_pddl.pddl import parse_domain, parse_problem
     from sage_pddl.pddl import parser as pddl_parser
 
@@ -392,6 +394,10 @@ def parse_section(repeat: int, quiet: bool = False) -> dict:
             cache = getattr(pddl_parser, "_PARSED", None)
             if cache is not None:
                 cache.clear()  # a first parse every round
+            # nor has the driver lexed any of its words (its per-lexer table of words read)
+            driver = pddl_parser._driver() if hasattr(pddl_parser, "_driver") else None
+            for words in getattr(driver, "known", ()):
+                words.clear()
             # a distinct file name per round: no cache of any version can answer a first parse
             name = f"ithor-{round_}.pddl"
             first.append(timed(lambda name=name: (parse_domain(domain_text, name),

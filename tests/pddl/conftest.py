@@ -2,11 +2,16 @@
 which domain goes with which problem."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
 
 import pytest
+from lark.exceptions import UnexpectedInput
+
+from sage_pddl.pddl import PDDLSyntaxError, parse_domain, parse_problem
+from sage_pddl.pddl import parser as pddl_parser
 
 _DOMAIN_HEADER = re.compile(r"\(\s*define\s*\(\s*domain\b", re.IGNORECASE)
 _BROKEN = (
@@ -58,3 +63,54 @@ class Corpus:
 @pytest.fixture(scope="session")
 def corpus(corpus_dir: Path) -> Corpus:
     return Corpus(corpus_dir)
+
+
+def same_model(a: object, b: object) -> bool:
+    """Equal as models AND in every source location (which model equality ignores)."""
+    if dataclasses.is_dataclass(a) and not isinstance(a, type):
+        return type(a) is type(b) and all(same_model(getattr(a, f.name), getattr(b, f.name))
+                                          for f in dataclasses.fields(a))
+    if isinstance(a, (tuple, list)):
+        return isinstance(b, (tuple, list)) and len(a) == len(b) and all(map(same_model, a, b))
+    return a == b
+
+
+def lark_and_driver(text: str, name: str) -> tuple[object, object]:
+    """(Lark's own parse, the driver's) of a text, each a model or the exception raised."""
+    start = "start_domain" if is_domain_text(text) else "start_problem"
+    results = []
+    for parse in (lambda: pddl_parser._parser().parse(text, start=start),
+                  lambda: pddl_parser._driver().parse(text, start)):
+        pddl_parser._BUILDER.file, pddl_parser._BUILDER.text = name, text
+        try:
+            results.append(parse())
+        except Exception as error:  # noqa: BLE001 - compared below
+            results.append(error)
+        finally:
+            pddl_parser._BUILDER.file, pddl_parser._BUILDER.text = None, ""
+    return results[0], results[1]
+
+
+def compare_driver_with_lark(texts: dict[str, str]) -> tuple[int, int]:
+    """Parse each text by Lark's own parse and by the driver; assert they agree: the same model
+    with the same locations, the same error from the model builder, or (on a text Lark
+    rejects) a declined driver and `parse_*` raising what Lark's error says. (compared,
+    declined)."""
+    compared = declined = 0
+    for name, text in texts.items():
+        lark, driver = lark_and_driver(text, name)
+        if isinstance(lark, UnexpectedInput):  # a syntax error: Lark will say what it is
+            assert isinstance(driver, pddl_parser._Declined), (name, driver)
+            start = "start_domain" if is_domain_text(text) else "start_problem"
+            expected = str(pddl_parser._syntax_error(lark, text, name, start))
+            parse = parse_domain if start == "start_domain" else parse_problem
+            with pytest.raises(PDDLSyntaxError) as raised:
+                parse(text, name)
+            assert str(raised.value) == expected, name
+            declined += 1
+        elif isinstance(lark, Exception):  # raised by the model builder: the same error
+            assert type(driver) is type(lark) and str(driver) == str(lark), (name, driver)
+        else:
+            assert same_model(lark, driver), name
+            compared += 1
+    return compared, declined

@@ -1,12 +1,10 @@
 """The PDDL layer against every file of ../shared/corpus (skipped when it is absent)."""
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import Path
 
 import pytest
-from lark.exceptions import UnexpectedInput
 
 from sage_pddl.pddl import (
     PDDLError,
@@ -19,9 +17,8 @@ from sage_pddl.pddl import (
     write_domain,
     write_problem,
 )
-from sage_pddl.pddl import parser as pddl_parser
 
-from .conftest import is_domain_text
+from .conftest import compare_driver_with_lark
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -181,49 +178,10 @@ def test_unsupported_sections_keep_their_text(corpus, construct, where):
         assert section.text in corpus.texts[where]
 
 
-def _same(a: object, b: object) -> bool:
-    """Equal as models AND in every source location (which model equality ignores)."""
-    if dataclasses.is_dataclass(a) and not isinstance(a, type):
-        return type(a) is type(b) and all(_same(getattr(a, f.name), getattr(b, f.name))
-                                          for f in dataclasses.fields(a))
-    if isinstance(a, (tuple, list)):
-        return isinstance(b, (tuple, list)) and len(a) == len(b) and all(map(_same, a, b))
-    return a == b
-
-
-def _lark_and_driver(text: str, name: str) -> tuple[object, object]:
-    """(Lark's own parse, the driver's) of a text, each a model or the exception raised."""
-    start = "start_domain" if is_domain_text(text) else "start_problem"
-    results = []
-    for parse in (lambda: pddl_parser._parser().parse(text, start=start),
-                  lambda: pddl_parser._driver().parse(text, start)):
-        pddl_parser._BUILDER.file, pddl_parser._BUILDER.text = name, text
-        try:
-            results.append(parse())
-        except Exception as error:  # noqa: BLE001 - compared below
-            results.append(error)
-        finally:
-            pddl_parser._BUILDER.file, pddl_parser._BUILDER.text = None, ""
-    return results[0], results[1]
-
-
 def test_the_parse_driver_builds_what_lark_builds(corpus):
     """The parser drives Lark's parse table in its own loop (`parser._Driver`): on every file
-    of the corpus and every bundled domain and problem it must build the model Lark's own parse
-    builds, with the same locations, and decline every text Lark rejects."""
-    texts = dict(corpus.texts)
-    for path in [*REPO.glob("domains/*.pddl"), *REPO.glob("problems/**/*.pddl"),
-                 *REPO.glob("examples/**/*.pddl")]:
-        texts[str(path.relative_to(REPO))] = path.read_text(encoding="utf-8")
-    compared = declined = 0
-    for name, text in texts.items():
-        lark, driver = _lark_and_driver(text, name)
-        if isinstance(lark, UnexpectedInput):  # a syntax error: Lark will say what it is
-            assert isinstance(driver, pddl_parser._Declined), (name, driver)
-            declined += 1
-        elif isinstance(lark, Exception):  # raised by the model builder: the same error
-            assert type(driver) is type(lark) and str(driver) == str(lark), (name, driver)
-        else:
-            assert _same(lark, driver), name
-            compared += 1
-    assert compared > 400 and declined > 0, (compared, declined)
+    of the corpus it must build the model Lark's own parse builds, with the same locations,
+    raise the same errors from the model builder, and decline every text Lark rejects (which
+    `parse_*` then reports from Lark's own error)."""
+    compared, declined = compare_driver_with_lark(corpus.texts)
+    assert compared > 300 and declined > 0, (compared, declined)
