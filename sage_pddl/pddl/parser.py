@@ -83,7 +83,8 @@ def _maker(cls: type[_Node]) -> Callable[..., _Node]:
     is the same (fields, equality, hash, repr); `cls` must not check its fields in
     `__post_init__`."""
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]  # a dataclass, as asserted
-    assert not hasattr(cls, "__post_init__") and all(f.init for f in fields), cls
+    if hasattr(cls, "__post_init__") or not all(f.init for f in fields):
+        raise TypeError(f"{cls.__name__} checks or derives fields: make it with its __init__")
     names = [f.name for f in fields]
     if len(names) == 2:
         first, second = names
