@@ -302,12 +302,16 @@ def words_function(action: Action, accepted: tuple[frozenset[str] | None, ...]
     if written is None:
         return None
     writer, test = written
-    lines = ["def step_words(s, w, types, objects):",
-             f"    if len(w) != {len(names)}:", "        return None"]
+    lines = ["def step_words(s, w, types, objects):"]
+    if names:  # one unpacking binds the words and checks their number (try costs nothing)
+        lines += ["    try:", f"        {', '.join(names)}, = w", "    except ValueError:",
+                  "        return None"]
+    else:
+        lines += ["    if w:", "        return None"]
     constants: dict[str, object] = {}
     for i, (name, types) in enumerate(zip(names, accepted)):
         # a word written as its key (lower case) needs no `lower()`
-        lines += [f"    {name} = w[{i}]", f"    t = types.get({name})", "    if t is None:",
+        lines += [f"    t = types.get({name})", "    if t is None:",
                   f"        {name} = {name}.lower()", f"        t = types.get({name})",
                   "        if t is None:", "            return None"]
         if types is not None and len(types) == 1:

@@ -109,7 +109,7 @@ def atom_key(atom: Atom) -> GroundAtom:
         return (atom.predicate.lower(), args[0].name.lower())
     if len(args) == 2:
         return (atom.predicate.lower(), args[0].name.lower(), args[1].name.lower())
-    return (atom.predicate.lower(), *[a.name.lower() for a in args])
+    return (atom.predicate.lower(), *map(str.lower, map(_name, args)))
 
 
 class lazy(Generic[T]):
@@ -158,17 +158,22 @@ class PreconditionTable:
         self.vocabulary = vocab = schema.vocabulary
         if not prune_static:
             self.prune_static = False
-        self._check_domain_scope()
-        self.initial_state: State = self._initial_state()  # raises on an unsupported fact
+        if schema.hazards or domain.unsupported or problem.unsupported:
+            self._check_domain_scope()
+        self.initial_facts: list[GroundAtom] = self._initial_facts()  # raises on an unsupported fact
+        """The initial state's atoms, in `:init` order (a check's mutable state starts as a set
+        of them; `initial_state` is their frozenset, built when first read)."""
         goal = problem.goal
         self.has_goal = not (type(goal) is And and not goal.parts)
         self.goal_sets = self._literal_goal(goal) if self.has_goal else None
         """The goal as `(pos, neg)` atom sets when it is a conjunction of ground literals (it
         holds when `pos <= state` and `state.isdisjoint(neg)`), else None."""
-        if self.has_goal and self.goal_sets is None:
+        complex_goal = self.has_goal and self.goal_sets is None
+        if complex_goal:
             self._check_formula_scope(goal, f"in the goal of {problem.name}")
-        vocab.raise_error()
-        if self.has_goal and self.goal_sets is None:
+        if vocab.error is not None:
+            raise vocab.error
+        if complex_goal:
             # ground now: a free variable or an oversized quantifier is a compile error
             self.goal = self._ground_goal()
 
@@ -369,26 +374,50 @@ class PreconditionTable:
 
     # -- state ----------------------------------------------------------------------------
 
-    def _initial_state(self) -> State:
+    @lazy
+    def initial_state(self) -> State:
+        """The initial state: the atoms of `initial_facts`."""
+        return frozenset(self.initial_facts)
+
+    def _initial_facts(self) -> list[GroundAtom]:
         """The `Atom` facts of `:init` as ground atoms (`Not` facts document absence and
         numeric values are ignored; an unsupported fact raises)."""
         facts: list[GroundAtom] = []
         add = facts.append
+        # `atom_key` inline, as this loop is most of a compile; a name that is a key already
+        # (an object or a predicate written in lower case, the common case) is used as it is:
+        # a set lookup costs less than `lower()`, and the name's hash is kept for the state
+        objects = self.object_types
+        predicates = self.schema.predicate_names
         for fact in self.problem.init:
-            if type(fact) is Atom:  # `atom_key` inline: this loop is most of a compile
+            if type(fact) is Atom:
                 args = fact.args
-                if len(args) == 2:
-                    add((fact.predicate.lower(), args[0].name.lower(), args[1].name.lower()))
-                elif len(args) == 1:
-                    add((fact.predicate.lower(), args[0].name.lower()))
+                predicate = fact.predicate
+                if predicate not in predicates:
+                    predicate = predicate.lower()
+                arity = len(args)
+                if arity == 2:
+                    one, two = args
+                    first, second = one.name, two.name
+                    add((predicate, first if first in objects else first.lower(),
+                         second if second in objects else second.lower()))
+                elif arity == 1:
+                    first = args[0].name
+                    add((predicate, first if first in objects else first.lower()))
+                elif arity == 3:
+                    one, two, three = args
+                    first, second, third = one.name, two.name, three.name
+                    add((predicate, first if first in objects else first.lower(),
+                         second if second in objects else second.lower(),
+                         third if third in objects else third.lower()))
                 else:
-                    add((fact.predicate.lower(), *[a.name.lower() for a in args]))
+                    add(atom_key(fact))
             elif isinstance(fact, Atom):
                 add(atom_key(fact))
             elif isinstance(fact, Unsupported):
                 raise self._unsupported(fact.construct, fact.loc,
                                         f"in the :init of {self.problem.name}")
-        return frozenset(facts)
+        return facts
 
     def _literal_goal(self, goal: object) -> tuple[State, State] | None:
         """`(pos, neg)` when `goal` is a conjunction of ground literals, else None."""
@@ -402,17 +431,24 @@ class PreconditionTable:
             else:
                 return None
             args = part.args
-            if len(args) == 2:  # the common case inline (no loop)
+            arity = len(args)
+            if arity == 2:  # the common cases inline (no loop)
                 first, second = args
                 if type(first) is not Constant or type(second) is not Constant:
                     return None
                 atoms.append((part.predicate.lower(), first.name.lower(), second.name.lower()))
                 continue
+            if arity == 1:
+                first = args[0]
+                if type(first) is not Constant:
+                    return None
+                atoms.append((part.predicate.lower(), first.name.lower()))
+                continue
             for term in args:
                 if type(term) is not Constant:
                     return None
             atoms.append(atom_key(part))
-        return frozenset(pos), frozenset(neg)
+        return frozenset(pos), frozenset(neg) if neg else _EMPTY
 
     @lazy
     def goal(self) -> Cond | None:

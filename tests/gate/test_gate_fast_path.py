@@ -196,12 +196,14 @@ def test_cached_steps_are_keyed_by_content_not_by_the_step_object(ithor_cases):
 def _compare_step_functions(gate, plan) -> int:
     """Walk `plan` in mode "all" on sets; at each step compare the generated functions (and a
     rejected step's template failures) with the ground action's set form, and the precondition
-    alone (`precondition_holds`, on a table that grounds no action) with its `applicable`.
-    Returns how many steps had a function to compare."""
+    alone (`precondition_holds`, on a table that grounds no action) with its `applicable`, and
+    a rejected step's violations read from the template (`_explain_literals`, what a first
+    check reports) with `explain` of its ground action. Returns how many steps had a function
+    to compare and how many rejections were explained from the template."""
     table = gate.table
     preconditions_only = compile_gate(table.domain, table.problem).table
     state = set(gate.initial_state)
-    compared = 0
+    compared = explained_rejections = 0
     for index, step in enumerate(gate.plan_steps(plan)):
         try:
             bound = gate._bind(step, index)
@@ -226,6 +228,12 @@ def _compare_step_functions(gate, plan) -> int:
                 failures = table.literal_failures(ground, frozenset(state))
                 if failures is not None:
                     assert failures == _failures(ground.precondition, frozenset(state)), step
+                # a first check explains a rejected step from the template, grounding nothing
+                explained = gate._explain_literals(named.action, objects, state, index, "s")
+                assert (explained is None) is (failures is None), step
+                if explained is not None:
+                    assert explained == gate.explain(frozenset(state), ground, index, "s"), step
+                    explained_rejections += 1
             if named.template.step is not None:
                 after = set(state)
                 assert named.template.step(after, objects, table.objects_of_keys) is applicable, step
@@ -242,28 +250,33 @@ def _compare_step_functions(gate, plan) -> int:
             assert answer is None or (answer is applicable and after == expected), step
             assert answer is not None or after == state, step
         state = expected
-    return compared
+    return compared, explained_rejections
 
 
 def test_step_functions_equal_ground_actions_on_the_corpus(corpus_dir: Path):
-    compared = first_checks = 0
+    compared = first_checks = explained = 0
     for domain, problem, plan in _corpus_cases(corpus_dir):
-        compared += _compare_step_functions(compile_gate(domain, problem), plan)
+        functions, rejections = _compare_step_functions(compile_gate(domain, problem), plan)
+        compared += functions
+        explained += rejections
         for mode in ("first", "all"):
             first = compile_gate(domain, problem).check(plan, mode=mode)  # on sets
             warm = compile_gate(domain, problem)
             warm.check(plan)
             assert first == warm.check(plan, mode=mode) == check_sets(warm, plan, mode=mode)
             first_checks += 1
-    assert compared > 3000 and first_checks > 700, (compared, first_checks)
+    assert compared > 3000 and first_checks > 700 and explained > 100, (compared, first_checks,
+                                                                         explained)
 
 
 def test_step_functions_equal_ground_actions_on_ithor(ithor_cases):
-    compared = 0
+    compared = explained = 0
     for domain, problem, reference, mutated in ithor_cases:
         for plan in [reference, *mutated]:
-            compared += _compare_step_functions(compile_gate(domain, problem), plan)
-    assert compared > 1500, compared
+            functions, rejections = _compare_step_functions(compile_gate(domain, problem), plan)
+            compared += functions
+            explained += rejections
+    assert compared > 1500 and explained > 100, (compared, explained)
 
 
 def test_quantifiers_past_the_grounding_budget_are_refused_on_every_path(monkeypatch):
