@@ -260,18 +260,23 @@ class PreconditionTable:
         `object`; a name declared twice, as a constant and an object, belongs to both)."""
         objects, constants = self.problem.objects, self.domain.constants
         types: dict[str, frozenset[str]] = {}
-        if not constants:
-            # the common case: no constants, types met before, each object declared once
-            known = self.schema.type_sets
-            try:
-                for typed in objects:
-                    types[typed.name.lower()] = known[typed.types]
-            except KeyError:
-                pass
-            else:
-                if len(types) == len(objects):
-                    return types
-            types = {}
+        # the common case: types met before, each name declared once; the objects of one
+        # declaration (`a b c - block`) share their types' tuple, looked up once
+        known = self.schema.type_sets
+        last: tuple[str, ...] | None = None
+        these = frozenset[str]()
+        try:
+            for typed in itertools.chain(constants, objects) if constants else objects:
+                if typed.types is not last:
+                    last = typed.types
+                    these = known[last]
+                types[typed.name.lower()] = these
+        except KeyError:
+            pass
+        else:
+            if len(types) == len(objects) + len(constants):
+                return types
+        types = {}
         known_get = self.schema.type_sets.get  # `types_of` inline where the answer is known
         types_of = self.schema.types_of
         for typed in itertools.chain(constants, objects):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
 import pickle
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,9 +36,10 @@ from sage_pddl.domains import load_domain as load_bundled_domain
 from sage_pddl.gate import compile_gate
 from sage_pddl.gate.gate import Instances, _failures
 from sage_pddl.gate.schema import domain_schema
+from sage_pddl.gate.table import atom_key
 from sage_pddl.pddl import limits, load_domain, load_problem, parse_domain, parse_problem
 from sage_pddl.pddl.errors import GroundingTooLarge, UnsupportedConstruct
-from sage_pddl.pddl.model import Annotation, Domain, Plan, PlanStep, Problem
+from sage_pddl.pddl.model import Annotation, Atom, Domain, Plan, PlanStep, Problem
 from sage_pddl.tasks import load_taskset, task_problem
 from sage_pddl.tasks.mutations import plan_mutants
 
@@ -163,6 +165,49 @@ def test_template_grounding_equals_walking_on_ithor(ithor_cases):
     compared = sum(_compare_grounding(compile_gate(d, p), steps)
                    for d, p, steps, _ in ithor_cases)
     assert compared > 200
+
+
+def _assert_problem_tables_as_defined(domain: Domain, problem: Problem) -> None:
+    """The initial state and object types a compile reads on its fast paths (names used as
+    keys when they are written in lower case, objects of one declaration typed once) equal
+    their definitions, read from the model one fact and one declaration at a time."""
+    table = compile_gate(domain, problem).table
+    assert table.initial_state == frozenset(atom_key(fact) for fact in problem.init
+                                            if isinstance(fact, Atom))
+    types: dict[str, frozenset[str]] = {}
+    for typed in itertools.chain(domain.constants, problem.objects):
+        name = typed.name.lower()
+        types[name] = types.get(name, frozenset()) | table.schema.types_of(typed.types)
+    assert table.object_types == types
+
+
+def test_problem_tables_equal_their_definitions_on_the_corpus_and_ithor(corpus_dir: Path,
+                                                                        ithor_cases):
+    problems = 0
+    for domain, problem, _ in _corpus_cases(corpus_dir):
+        _assert_problem_tables_as_defined(domain, problem)
+        problems += 1
+    for domain, problem, _, _ in ithor_cases:
+        _assert_problem_tables_as_defined(domain, problem)
+    assert problems > 300
+
+
+def test_problem_tables_with_mixed_case_names_and_every_arity():
+    domain = parse_domain("""(define (domain Mixed) (:requirements :typing)
+      (:types Block Place - object Big - Block)
+      (:constants Home - Place Shared - Block)
+      (:predicates (Flag) (On ?a ?b) (Clear ?a) (Between ?a ?b ?c) (Four ?a ?b ?c ?d))
+      (:action Noop :parameters () :effect (and)))""")
+    problem = parse_problem("""(define (problem P) (:domain Mixed)
+      (:objects A b - Block C - Big Shared - Place d e)
+      (:init (flag) (ON A b) (on a B) (Clear C) (clear HOME) (between A B home)
+             (BETWEEN a c Shared) (four A b C d) (not (clear e)) (On Undeclared a))
+      (:goal (and (On A b))))""")
+    _assert_problem_tables_as_defined(domain, problem)
+    table = compile_gate(domain, problem).table
+    assert ("between", "a", "b", "home") in table.initial_state
+    assert ("on", "undeclared", "a") in table.initial_state
+    assert table.object_types["shared"] >= {"block", "place"}
 
 
 def test_domain_schema_is_cached_per_object_not_per_equality():
