@@ -286,7 +286,10 @@ class Gate:
     nothing: each step is bound to its action and objects and run by the action's generated
     step function on a mutable set (`compiled.py`; a PlanStep whose words are exact names is
     bound inside that function; a step whose words name instances tries each candidate's
-    objects in turn), and only a rejected step is ground, to explain it. From the second check
+    objects in turn), and nothing is ground to explain a rejected step either: its failed
+    literals are read from the action's precondition template (`_explain_literals`; only an
+    action whose precondition has quantifiers, disjunctions or implications is ground to be
+    explained). From the second check
     on, every distinct step is resolved once, to the bit-set form of its ground action
     (`GroundAction.fast`: `(test, pos, add, delete, rest)`), and cached under the step's
     CONTENT, never the step object, so a step edited in place is resolved afresh: JSON steps

@@ -22,9 +22,10 @@ Semantics
 * **Speed.** Everything that depends on the domain alone (the vocabulary, names, types, scope
   hazards, canonical texts, one template and step function per action) is compiled once per
   `Domain` object (`schema.domain_schema`). Of the problem, a table reads at once only what
-  every check needs: the scope, the initial state and a goal of ground literals as two sets;
-  the object tables, the ground goal with its sources, the static facts and the bit sets are
-  built when first read (`lazy`). Grounding substitutes the step's objects into the action's
+  every check needs: the scope, the object types, the initial facts (a list: the first check's
+  set is built from it, the frozenset `initial_state` when first read) and a goal of ground
+  literals as two sets; the other object tables, the ground goal with its sources, the static
+  facts and the bit sets are built when first read (`lazy`). Grounding substitutes the step's objects into the action's
   template (one generated function goes straight from the objects to the bit masks of all
   literal atoms; the atom sets are built only when read) and walks only quantifiers,
   disjunctions, implications and conditional effects; a gate's first check grounds nothing
@@ -142,9 +143,10 @@ class PreconditionTable:
     the initial state, the goal, and a cache of ground actions. Build it with `compile_table`.
 
     Everything that depends on the domain alone comes from its cached `DomainSchema`. Of the
-    problem, compiling reads only what every check needs (the scope check, the initial state,
-    a goal of ground literals as two sets); the object tables, the ground goal with its
-    sources, the static facts and the bit sets are built when first read."""
+    problem, compiling reads only what every check needs (the scope check, the object types,
+    the initial facts, a goal of ground literals as two sets); the other object tables, the
+    ground goal with its sources, the static facts and the bit sets are built when first
+    read."""
 
     # what a table starts without (class defaults and `lazy` attributes: a compile sets only
     # what every check needs, see `Gate`)
