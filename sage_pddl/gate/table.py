@@ -25,11 +25,12 @@ Semantics
   every check needs: the scope, the object types, the initial facts (a list: the first check's
   set is built from it, the frozenset `initial_state` when first read) and a goal of ground
   literals as two sets; the other object tables, the ground goal with its sources, the static
-  facts and the bit sets are built when first read (`lazy`). Grounding substitutes the step's objects into the action's
-  template (one generated function goes straight from the objects to the bit masks of all
-  literal atoms; the atom sets are built only when read) and walks only quantifiers,
-  disjunctions, implications and conditional effects; a gate's first check grounds nothing
-  but a rejected step (see `Gate.check`). The bit-set form of a ground action (`fast_form`)
+  facts and the bit sets are built when first read (`lazy`). Grounding substitutes the step's
+  objects into the action's template (one generated function goes straight from the objects
+  to the bit masks of all literal atoms; the atom sets are built only when read) and walks
+  only quantifiers, disjunctions, implications and conditional effects; a gate's first check
+  grounds nothing but a rejected step whose precondition is not a conjunction of literals
+  (see `Gate.check`). The bit-set form of a ground action (`fast_form`)
   decides what the static facts decide (an implication with a static condition, a disjunction
   with a static alternative), so most steps of the household domains take the loop's plain
   path; it is exact in every state a pruned table checks from (see `prune_static`).
@@ -266,7 +267,7 @@ class PreconditionTable:
         # declaration (`a b c - block`) share their types' tuple, looked up once
         known = self.schema.type_sets
         last: tuple[str, ...] | None = None
-        these = frozenset[str]()
+        these: frozenset[str] = frozenset()
         try:
             for typed in itertools.chain(constants, objects) if constants else objects:
                 if typed.types is not last:
