@@ -163,6 +163,10 @@ class PreconditionTable:
             self.prune_static = False
         if schema.hazards or domain.unsupported or problem.unsupported:
             self._check_domain_scope()
+        self.object_types: dict[str, frozenset[str]] = self._object_types()
+        """Object key -> the type keys it belongs to (declared types, their ancestors and
+        `object`; a name declared twice, as a constant and an object, belongs to both): what
+        a first check binds every step's words with, and reading `:init` its names."""
         self.initial_facts: list[GroundAtom] = self._initial_facts()  # raises on an unsupported fact
         """The initial state's atoms, in `:init` order (a check's mutable state starts as a set
         of them; `initial_state` is their frozenset, built when first read)."""
@@ -257,10 +261,8 @@ class PreconditionTable:
         """The type, its ancestors and `object`."""
         return self.schema.ancestors(type_name)
 
-    @lazy
-    def object_types(self) -> dict[str, frozenset[str]]:
-        """Object key -> the type keys it belongs to (declared types, their ancestors and
-        `object`; a name declared twice, as a constant and an object, belongs to both)."""
+    def _object_types(self) -> dict[str, frozenset[str]]:
+        """`object_types`, read from the domain's constants and the problem's objects."""
         objects, constants = self.problem.objects, self.domain.constants
         types: dict[str, frozenset[str]] = {}
         # the common case: types met before, each name declared once; the objects of one
