@@ -691,17 +691,18 @@ class Gate:
             if table.prune_static and not table.agrees_on_static(start):
                 return self.for_state(start).check(steps, start, "first" if stop else "all")
             s = set(start)
-        runs = table.schema.runs
+        run_of = table.schema.runs.get
         object_types = table.object_types
         objects_of = table.objects_of_keys
+        plan_step = PlanStep  # locals: this loop runs once per step of every first check
         violations = None
         index = -1
         for index, step in enumerate(steps):
             # a PlanStep whose words name its action and objects exactly: bound and run by
             # the action's generated function (which declines anything else: that step, like
             # every other, is bound the general way, to the same action and objects)
-            if type(step) is PlanStep:
-                run_words = runs.get(step.action)
+            if type(step) is plan_step:
+                run_words = run_of(step.action)
                 if run_words is not None:
                     applied = run_words(s, step.args, object_types, objects_of)
                     if applied:
