@@ -616,7 +616,8 @@ class Gate:
         if prepared is None:
             if not self._checked:  # the gate's first check: on sets, nothing compiled
                 self._checked = True
-                return self._check_sets(plan if type(plan) is list else self.plan_steps(plan),
+                return self._check_sets(plan.steps if type(plan) is Plan else
+                                        plan if type(plan) is list else self.plan_steps(plan),
                                         state, stop)
             prepared = self._prepare()
         context, s, goal_literals, goal_pos, goal_test = prepared
@@ -692,7 +693,7 @@ class Gate:
                 return self.for_state(start).check(steps, start, "first" if stop else "all")
             s = set(start)
         run_of = table.schema.runs.get
-        object_types = table.object_types
+        types_of = table.object_types.get
         objects_of = table.objects_of_keys
         plan_step = PlanStep  # locals: this loop runs once per step of every first check
         violations = None
@@ -704,7 +705,7 @@ class Gate:
             if type(step) is plan_step:
                 run_words = run_of(step.action)
                 if run_words is not None:
-                    applied = run_words(s, step.args, object_types, objects_of)
+                    applied = run_words(s, step.args, types_of, objects_of)
                     if applied:
                         continue
                     failed = self._set_step(step, index, s, applied is False)
