@@ -64,7 +64,7 @@ from ..pddl.model import (
 Objects = Callable[[tuple[str, ...]], tuple[str, ...]]
 StepFunction = Callable[[set[tuple[str, ...]], tuple[str, ...], Objects], "bool | None"]
 WordsFunction = Callable[[set[tuple[str, ...]], tuple[str, ...],
-                          dict[str, frozenset[str]], Objects], "bool | None"]
+                          Callable[[str], "frozenset[str] | None"], Objects], "bool | None"]
 
 
 class _NotExpressed(Exception):
@@ -290,25 +290,30 @@ def step_function(action: Action) -> StepFunction | None:
 
 def words_function(action: Action, accepted: tuple[frozenset[str] | None, ...]
                    ) -> WordsFunction | None:
-    """`step_words(s, words, types, objects)`: the step function of `action` for a step
-    given by its argument words as written, `types` mapping object keys to their type keys
-    (`PreconditionTable.object_types`). It binds the words itself when each is, in lower
-    case, an object of its parameter's type (`accepted[i]`, None for any object), and then
-    returns what `step` returns; otherwise it returns None before anything else, and the gate
-    binds the step the general way (loose names, instances, errors). None when the action
-    has a part the generator does not express."""
+    """`step_words(s, words, types_of, objects)`: the step function of `action` for a step
+    given by its argument words as written, `types_of(key)` an object's type keys or None
+    (`PreconditionTable.object_types.get`, a bound method: one call per word). It binds the
+    words itself when each is, in lower case, an object of its parameter's type
+    (`accepted[i]`, None for any object), and then returns what `step` returns; otherwise
+    it returns None before anything else, and the gate binds the step the general way
+    (loose names, instances, errors). None when the action has a part the generator does not
+    express."""
     names = [f"a{i}" for i in range(len(action.parameters))]
     written = _written(action, {key(p.name): name for p, name in zip(action.parameters, names)})
     if written is None:
         return None
     writer, test = written
-    lines = ["def step_words(s, w, types, objects):",
-             f"    if len(w) != {len(names)}:", "        return None"]
+    lines = ["def step_words(s, w, types_of, objects):"]
+    if names:  # one unpacking binds the words and checks their number (try costs nothing)
+        lines += ["    try:", f"        {', '.join(names)}, = w", "    except ValueError:",
+                  "        return None"]
+    else:
+        lines += ["    if w:", "        return None"]
     constants: dict[str, object] = {}
     for i, (name, types) in enumerate(zip(names, accepted)):
         # a word written as its key (lower case) needs no `lower()`
-        lines += [f"    {name} = w[{i}]", f"    t = types.get({name})", "    if t is None:",
-                  f"        {name} = {name}.lower()", f"        t = types.get({name})",
+        lines += [f"    t = types_of({name})", "    if t is None:",
+                  f"        {name} = {name}.lower()", f"        t = types_of({name})",
                   "        if t is None:", "            return None"]
         if types is not None and len(types) == 1:
             (only,) = types

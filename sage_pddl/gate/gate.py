@@ -33,7 +33,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -53,6 +53,9 @@ from .ground import (
     GroundLiteral,
     Implies,
     State,
+    action_bindings,
+    action_text,
+    in_spelling,
 )
 from .schema import StepAction
 from .table import PreconditionTable, compile_table, lazy
@@ -77,6 +80,20 @@ class Violation:
     literal: str
     message: str
     atoms: tuple[tuple[bool, tuple[Any, ...]], ...] = field(default=(), repr=False)
+
+
+_new_object = object.__new__
+
+
+def _violation_of(step: int, step_text: str, action: str, code: str, literal: str,
+                  message: str, atoms: tuple[tuple[bool, tuple[Any, ...]], ...]) -> Violation:
+    """`Violation(...)` without the frozen dataclass's `__init__`, which sets each of its seven
+    fields through `object.__setattr__` and costs as much as the rest of a violation's
+    explanation; the instance is the same (its fields in its `__dict__`)."""
+    violation: Violation = _new_object(Violation)
+    violation.__dict__.update(step=step, step_text=step_text, action=action, code=code,
+                              literal=literal, message=message, atoms=atoms)
+    return violation
 
 
 def _resolve(start: tuple[Gate, State, int], mask: int) -> State:
@@ -269,7 +286,10 @@ class Gate:
     nothing: each step is bound to its action and objects and run by the action's generated
     step function on a mutable set (`compiled.py`; a PlanStep whose words are exact names is
     bound inside that function; a step whose words name instances tries each candidate's
-    objects in turn), and only a rejected step is ground, to explain it. From the second check
+    objects in turn), and nothing is ground to explain a rejected step either: its failed
+    literals are read from the action's precondition template (`_explain_literals`; only an
+    action whose precondition has quantifiers, disjunctions or implications is ground to be
+    explained). From the second check
     on, every distinct step is resolved once, to the bit-set form of its ground action
     (`GroundAction.fast`: `(test, pos, add, delete, rest)`), and cached under the step's
     CONTENT, never the step object, so a step edited in place is resolved afresh: JSON steps
@@ -593,7 +613,8 @@ class Gate:
         if prepared is None:
             if not self._checked:  # the gate's first check: on sets, nothing compiled
                 self._checked = True
-                return self._check_sets(plan if type(plan) is list else self.plan_steps(plan),
+                return self._check_sets(plan.steps if type(plan) is Plan else
+                                        plan if type(plan) is list else self.plan_steps(plan),
                                         state, stop)
             prepared = self._prepare()
         context, s, nested, goal_literals, goal_pos, goal_test = prepared
@@ -663,30 +684,33 @@ class Gate:
         explanation needs. Same verdict as the loop on bit sets."""
         table = self.table
         if state is None:
-            start = table.initial_state
+            s = set(table.initial_facts)
         else:
             start = self._state(state)
             if table.prune_static and not table.agrees_on_static(start):
                 return self.for_state(start).check(steps, start, "first" if stop else "all")
-        s = set(start)
-        runs = table.schema.runs
-        object_types = table.object_types
+            s = set(start)
+        run_of = table.schema.runs.get
+        types_of = table.object_types.get
         objects_of = table.objects_of_keys
+        plan_step = PlanStep  # locals: this loop runs once per step of every first check
         violations = None
         index = -1
-        for step in steps:
-            index += 1
+        for index, step in enumerate(steps):
             # a PlanStep whose words name its action and objects exactly: bound and run by
             # the action's generated function (which declines anything else: that step, like
             # every other, is bound the general way, to the same action and objects)
-            applied = None
-            if type(step) is PlanStep:
-                run_words = runs.get(step.action)
+            if type(step) is plan_step:
+                run_words = run_of(step.action)
                 if run_words is not None:
-                    applied = run_words(s, step.args, object_types, objects_of)
+                    applied = run_words(s, step.args, types_of, objects_of)
                     if applied:
                         continue
-            failed = self._set_step(step, index, s, applied is False)
+                    failed = self._set_step(step, index, s, applied is False)
+                else:
+                    failed = self._set_step(step, index, s)
+            else:
+                failed = self._set_step(step, index, s)
             if failed is None:
                 continue
             if violations is None:
@@ -705,34 +729,35 @@ class Gate:
         `rejected_as_written`: the step is a PlanStep whose words name its action and objects
         exactly, and its action's words function found it not applicable."""
         table = self.table
-        ground: GroundAction | None
         if rejected_as_written:
-            ground = table.ground(table.schema.words[step.action].action,
-                                  tuple(map(str.lower, step.args)))
-            return self.explain(frozenset(s), ground, index, _step_text(step))
+            return self._explain_step(table.schema.words[step.action].action,
+                                      tuple(map(str.lower, step.args)), s, index, step)
         try:
             bound = self._bind(step, index)
         except StepRejected as rejected:
             return [_at(rejected.violation, index)]
         if isinstance(bound, Instances):
-            ground = self._apply_instances(bound, s)
+            action = bound.named.action
+            first = self._apply_instances(bound, s)
+            if first is None:
+                return None
+            objects = first
         else:
             named, objects = bound
+            action = named.action
             run = named.template.step
             applied = None if run is None else run(s, objects, table.objects_of_keys)
             if applied:
                 return None
-            ground = table.ground(named.action, objects)
-            if applied is None:  # no function, or too many instances: the set form
-                ground = _apply_in_place(ground, s)
-        if ground is None:
-            return None
-        return self.explain(frozenset(s), ground, index, _step_text(step))
+            # no function, or too many instances: the set form
+            if applied is None and _apply_in_place(table.ground(action, objects), s) is None:
+                return None
+        return self._explain_step(action, objects, s, index, step)
 
-    def _apply_instances(self, bound: Instances, s: set[GroundAtom]) -> GroundAction | None:
+    def _apply_instances(self, bound: Instances, s: set[GroundAtom]) -> tuple[str, ...] | None:
         """Act on the first of `bound`'s candidates that applies in `s` (in place), by the
         action's step function while it has one for them; None when one applied, else the
-        first candidate's ground action (whose violations the step reports)."""
+        first candidate's objects (whose violations the step reports)."""
         table = self.table
         action, run = bound.named.action, bound.named.template.step
         objects_of = table.objects_of_keys
@@ -745,7 +770,63 @@ class Gate:
                 if _apply_in_place(Choice(rest), s) is None:
                     return None
                 break
-        return table.ground(action, bound.candidates[0])
+        return bound.candidates[0]
+
+    def _explain_step(self, action: Action, objects: tuple[str, ...], s: set[GroundAtom],
+                      index: int, step: Any) -> list[Violation]:
+        """The violations of a first check's rejected step, `action` with `objects` in `s`:
+        read from the action's template when its precondition is a conjunction of literals
+        (`_explain_literals`, nothing ground), else `explain` of its ground action."""
+        text = _step_text(step)
+        return (self._explain_literals(action, objects, s, index, text)
+                or self.explain(frozenset(s), self.table.ground(action, objects), index, text))
+
+    def _explain_literals(self, action: Action, args: tuple[str, ...],
+                          state: State | set[GroundAtom], index: int,
+                          step_text: str) -> list[Violation] | None:
+        """`explain` of `action` with object keys `args` in `state` without grounding it, when
+        its precondition is a conjunction of literals (None otherwise, or when it holds): the
+        same violations in the same order (`PreconditionTable.literal_failures`, then
+        `_violation`), each literal's code and annotation looked up once per domain
+        (`_literal_reports`)."""
+        reports = _literal_reports(self.table, action)
+        if reports is None:
+            return None
+        unsat: list[tuple[Any, ...]] = []
+        failed: list[tuple[Any, ...]] = []
+        seen: set[tuple[bool, GroundAtom]] = set()
+        for report in reports:
+            positive, values_of, predicate = report[0], report[1], report[2]
+            values = values_of(args)
+            if not predicate:  # an equality
+                if (values[0] == values[1]) != positive:
+                    unsat.append((report, values))
+                continue
+            atom = (predicate, *values)
+            if (atom in state) != positive and (positive, atom) not in seen:
+                seen.add((positive, atom))
+                failed.append((report, values))
+        if not failed and not unsat:
+            return None
+        names = self.table.object_names
+        text = action_text(action, args, names)
+        step_text = step_text or text.strip("()")
+        out = []
+        for (positive, _, predicate, spelled, code, reason_message), values in unsat + failed:
+            atom_text = "(" + " ".join((spelled, *in_spelling(names, values))) + ")"
+            literal = atom_text if positive else f"(not {atom_text})"
+            if reason_message is not None:
+                message = _fill(reason_message, action_bindings(action, args, names))
+            elif not predicate:
+                message = (f"{text} requires {literal}, "
+                           f"{'the objects differ' if positive else 'the objects are the same'}")
+            elif positive:
+                message = f"{text} requires {literal}, which does not hold"
+            else:
+                message = f"{text} requires {literal}, but {atom_text} holds"
+            atoms = ((positive, (predicate, *values)),) if predicate else ()
+            out.append(_violation_of(index, step_text, text, code, literal, message, atoms))
+        return out
 
     def _explain_fast(self, context: tuple[Gate, State, int], s: int, ground: Any, index: int,
                       step: Any) -> list[Violation]:
@@ -865,7 +946,7 @@ class Gate:
                 predicate = failure.atom[0]
                 detail = ("which does not hold" if failure.positive
                           else f"but {table.format_atom(failure.atom)} holds")
-            code = f"{action_key}/{'requires' if failure.positive else 'forbids'}/{predicate}"
+            code = _code(action_key, failure.positive, predicate)
             message = f"{ground.text} requires {literal}, {detail}"
         else:
             atoms = tuple(dict.fromkeys(
@@ -877,8 +958,8 @@ class Gate:
         if reason is not None:
             code = reason.code
             if reason.message:
-                message = _fill(reason.message, ground)
-        return Violation(index, step_text, ground.text, code, literal, message, atoms)
+                message = _fill(reason.message, ground.bindings)
+        return _violation_of(index, step_text, ground.text, code, literal, message, atoms)
 
 
 def _apply_in_place(bound: GroundAction | Choice, state: set[GroundAtom]) -> GroundAction | None:
@@ -896,8 +977,61 @@ def _apply_in_place(bound: GroundAction | Choice, state: set[GroundAtom]) -> Gro
     return bound  # type: ignore[return-value]
 
 
-def _fill(template: str, ground: GroundAction) -> str:
-    bound = {key(name): value for name, value in ground.bindings}
+def _code(action_key: str, positive: bool, predicate: str) -> str:
+    """The code of a failed literal: `<action>/requires/<predicate>` (`forbids` when negative;
+    `equal` for `=`)."""
+    return f"{action_key}/{'requires' if positive else 'forbids'}/{predicate}"
+
+
+_NO_REPORTS: dict[int, tuple[tuple[Any, ...], ...] | None] = {}
+
+
+def _literal_reports(table: PreconditionTable, action: Action
+                     ) -> tuple[tuple[Any, ...], ...] | None:
+    """What `_violation` derives from the domain alone for each literal of `action`'s
+    precondition template, in order: `(positive, values_of, predicate key ("" for `=`),
+    predicate as spelled, code, annotated message or None)`, `values_of(args)` giving the
+    literal's objects for the step's objects `args`, the code and message being the literal's
+    `@sage reason` when it has one. None when the precondition has a complex part. Cached per
+    domain (`DomainSchema.reports`)."""
+    schema = table.schema
+    reports = schema.reports
+    found = reports.get(id(action), _NO_REPORTS)
+    if found is not _NO_REPORTS:
+        return found  # type: ignore[return-value]
+    template = schema.template(action)
+    built: tuple[tuple[Any, ...], ...] | None = None
+    if not template.complex_pre:
+        action_key = key(action.name)
+        rows = []
+        for literal in template.literals:
+            predicate = literal.predicate
+            reason = table.reason(action, (literal.text, literal.anchor))
+            code = (reason.code if reason is not None
+                    else _code(action_key, literal.positive, predicate or "equal"))
+            message = reason.message if reason is not None and reason.message else None
+            spelled = schema.predicate_names.get(predicate or EQUALS, predicate or EQUALS)
+            rows.append((literal.positive, _values_of(literal.terms), predicate, spelled, code,
+                         message))
+        built = tuple(rows)
+    reports[id(action)] = built
+    return built
+
+
+def _values_of(terms: tuple[int | str, ...]) -> Callable[[tuple[str, ...]], tuple[str, ...]]:
+    """A function from a step's objects to the objects of a literal whose terms are `terms`
+    (parameter positions or constant keys); an `itemgetter` when they are all parameters."""
+    if all(type(term) is int for term in terms):
+        if len(terms) == 1:
+            position = int(terms[0])
+            return itemgetter(slice(position, position + 1))
+        if len(terms) > 1:
+            return itemgetter(*terms)
+    return lambda args: tuple([args[t] if type(t) is int else t for t in terms])  # type: ignore[misc]
+
+
+def _fill(template: str, bindings: tuple[tuple[str, str], ...]) -> str:
+    bound = {key(name): value for name, value in bindings}
     return re.sub(r"\?([A-Za-z_][\w\-]*)",
                   lambda m: bound.get(key(m.group(1)), m.group(0)), template)
 
@@ -905,8 +1039,8 @@ def _fill(template: str, ground: GroundAction) -> str:
 def _at(violation: Violation, index: int) -> Violation:
     if violation.step == index:
         return violation
-    return Violation(index, violation.step_text, violation.action, violation.code,
-                     violation.literal, violation.message, violation.atoms)
+    return _violation_of(index, violation.step_text, violation.action, violation.code,
+                         violation.literal, violation.message, violation.atoms)
 
 
 def _failures(cond: Cond, state: State | set[GroundAtom]) -> list[GroundLiteral | AnyOf]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..pddl.model import Action, key
 
@@ -375,17 +375,14 @@ class GroundAction:
     def text(self) -> str:
         """`(Pick Apple)`: the action and its objects in original spelling."""
         if self._text is None:
-            names = self._table.object_names
-            self._text = "(" + " ".join([self.schema.name, *(names.get(a, a) for a in self.args)]) + ")"
+            self._text = action_text(self.schema, self.args, self._table.object_names)
         return self._text
 
     @property
     def bindings(self) -> tuple[tuple[str, str], ...]:
         """(parameter name, object in original spelling) pairs."""
         if self._bindings is None:
-            names = self._table.object_names
-            self._bindings = tuple((p.name, names.get(a, a))
-                                   for p, a in zip(self.schema.parameters, self.args))
+            self._bindings = action_bindings(self.schema, self.args, self._table.object_names)
         return self._bindings
 
     @property
@@ -425,6 +422,22 @@ class GroundAction:
 
 
 _EMPTY: Atoms = frozenset()
+
+
+def action_text(action: Action, args: tuple[str, ...], names: dict[str, str]) -> str:
+    """`(Pick Apple)`: `action` with object keys `args`, objects in their spelling `names`."""
+    return "(" + " ".join((action.name, *in_spelling(names, args))) + ")"
+
+
+def in_spelling(names: dict[str, str], keys: Iterable[str]) -> Iterable[str]:
+    """Each of `keys` in its spelling `names[key]` (the key itself when it has none)."""
+    return cast(Iterable[str], map(names.get, keys, keys))
+
+
+def action_bindings(action: Action, args: tuple[str, ...], names: dict[str, str]
+                    ) -> tuple[tuple[str, str], ...]:
+    """(parameter name, object in original spelling) pairs of `action` with `args`."""
+    return tuple((p.name, names.get(a, a)) for p, a in zip(action.parameters, args))
 
 
 def _never(state: object) -> bool:

@@ -273,6 +273,9 @@ class DomainSchema:
                         vocab.canonical(node)  # annotation matching and reports need them all
         self.templates: dict[int, ActionTemplate] = {}
         """id(action) -> template, built on first use."""
+        self.reports: dict[int, tuple[tuple[Any, ...], ...] | None] = {}
+        """id(action) -> what a rejected step's violations take from the domain alone (the
+        gate's `_literal_reports`), built on first use."""
         self.words: dict[str, StepAction] = {}
         """A step's action word as written -> what it names: every action's name as declared,
         in lower case and its aliases from the start, other spellings as they are met."""

@@ -22,13 +22,15 @@ Semantics
 * **Speed.** Everything that depends on the domain alone (the vocabulary, names, types, scope
   hazards, canonical texts, one template and step function per action) is compiled once per
   `Domain` object (`schema.domain_schema`). Of the problem, a table reads at once only what
-  every check needs: the scope, the initial state and a goal of ground literals as two sets;
-  the object tables, the ground goal with its sources, the static facts and the bit sets are
-  built when first read (`lazy`). Grounding substitutes the step's objects into the action's
-  template (one generated function goes straight from the objects to the bit masks of all
-  literal atoms; the atom sets are built only when read) and walks only quantifiers,
-  disjunctions, implications and conditional effects; a gate's first check grounds nothing
-  but a rejected step (see `Gate.check`). The bit-set form of a ground action (`fast_form`)
+  every check needs: the scope, the object types, the initial facts (a list: the first check's
+  set is built from it, the frozenset `initial_state` when first read) and a goal of ground
+  literals as two sets; the other object tables, the ground goal with its sources, the static
+  facts and the bit sets are built when first read (`lazy`). Grounding substitutes the step's
+  objects into the action's template (one generated function goes straight from the objects
+  to the bit masks of all literal atoms; the atom sets are built only when read) and walks
+  only quantifiers, disjunctions, implications and conditional effects; a gate's first check
+  grounds nothing but a rejected step whose precondition is not a conjunction of literals
+  (see `Gate.check`). The bit-set form of a ground action (`fast_form`)
   decides what the static facts decide (an implication with a static condition, a disjunction
   with a static alternative), so most steps of the household domains take the loop's plain
   path; it is exact in every state a pruned table checks from (see `prune_static`).
@@ -109,7 +111,7 @@ def atom_key(atom: Atom) -> GroundAtom:
         return (atom.predicate.lower(), args[0].name.lower())
     if len(args) == 2:
         return (atom.predicate.lower(), args[0].name.lower(), args[1].name.lower())
-    return (atom.predicate.lower(), *[a.name.lower() for a in args])
+    return (atom.predicate.lower(), *map(str.lower, map(_name, args)))
 
 
 class lazy(Generic[T]):
@@ -142,9 +144,10 @@ class PreconditionTable:
     the initial state, the goal, and a cache of ground actions. Build it with `compile_table`.
 
     Everything that depends on the domain alone comes from its cached `DomainSchema`. Of the
-    problem, compiling reads only what every check needs (the scope check, the initial state,
-    a goal of ground literals as two sets); the object tables, the ground goal with its
-    sources, the static facts and the bit sets are built when first read."""
+    problem, compiling reads only what every check needs (the scope check, the object types,
+    the initial facts, a goal of ground literals as two sets); the other object tables, the
+    ground goal with its sources, the static facts and the bit sets are built when first
+    read."""
 
     # what a table starts without (class defaults and `lazy` attributes: a compile sets only
     # what every check needs, see `Gate`)
@@ -158,17 +161,26 @@ class PreconditionTable:
         self.vocabulary = vocab = schema.vocabulary
         if not prune_static:
             self.prune_static = False
-        self._check_domain_scope()
-        self.initial_state: State = self._initial_state()  # raises on an unsupported fact
+        if schema.hazards or domain.unsupported or problem.unsupported:
+            self._check_domain_scope()
+        self.object_types: dict[str, frozenset[str]] = self._object_types()
+        """Object key -> the type keys it belongs to (declared types, their ancestors and
+        `object`; a name declared twice, as a constant and an object, belongs to both): what
+        a first check binds every step's words with, and reading `:init` its names."""
+        self.initial_facts: list[GroundAtom] = self._initial_facts()  # raises on an unsupported fact
+        """The initial state's atoms, in `:init` order (a check's mutable state starts as a set
+        of them; `initial_state` is their frozenset, built when first read)."""
         goal = problem.goal
         self.has_goal = not (type(goal) is And and not goal.parts)
         self.goal_sets = self._literal_goal(goal) if self.has_goal else None
         """The goal as `(pos, neg)` atom sets when it is a conjunction of ground literals (it
         holds when `pos <= state` and `state.isdisjoint(neg)`), else None."""
-        if self.has_goal and self.goal_sets is None:
+        complex_goal = self.has_goal and self.goal_sets is None
+        if complex_goal:
             self._check_formula_scope(goal, f"in the goal of {problem.name}")
-        vocab.raise_error()
-        if self.has_goal and self.goal_sets is None:
+        if vocab.error is not None:
+            raise vocab.error
+        if complex_goal:
             # ground now: a free variable or an oversized quantifier is a compile error
             self.goal = self._ground_goal()
 
@@ -249,24 +261,27 @@ class PreconditionTable:
         """The type, its ancestors and `object`."""
         return self.schema.ancestors(type_name)
 
-    @lazy
-    def object_types(self) -> dict[str, frozenset[str]]:
-        """Object key -> the type keys it belongs to (declared types, their ancestors and
-        `object`; a name declared twice, as a constant and an object, belongs to both)."""
+    def _object_types(self) -> dict[str, frozenset[str]]:
+        """`object_types`, read from the domain's constants and the problem's objects."""
         objects, constants = self.problem.objects, self.domain.constants
         types: dict[str, frozenset[str]] = {}
-        if not constants:
-            # the common case: no constants, types met before, each object declared once
-            known = self.schema.type_sets
-            try:
-                for typed in objects:
-                    types[typed.name.lower()] = known[typed.types]
-            except KeyError:
-                pass
-            else:
-                if len(types) == len(objects):
-                    return types
-            types = {}
+        # the common case: types met before, each name declared once; the objects of one
+        # declaration (`a b c - block`) share their types' tuple, looked up once
+        known = self.schema.type_sets
+        last: tuple[str, ...] | None = None
+        these: frozenset[str] = frozenset()
+        try:
+            for typed in itertools.chain(constants, objects) if constants else objects:
+                if typed.types is not last:
+                    last = typed.types
+                    these = known[last]
+                types[typed.name.lower()] = these
+        except KeyError:
+            pass
+        else:
+            if len(types) == len(objects) + len(constants):
+                return types
+        types = {}
         known_get = self.schema.type_sets.get  # `types_of` inline where the answer is known
         types_of = self.schema.types_of
         for typed in itertools.chain(constants, objects):
@@ -369,26 +384,50 @@ class PreconditionTable:
 
     # -- state ----------------------------------------------------------------------------
 
-    def _initial_state(self) -> State:
+    @lazy
+    def initial_state(self) -> State:
+        """The initial state: the atoms of `initial_facts`."""
+        return frozenset(self.initial_facts)
+
+    def _initial_facts(self) -> list[GroundAtom]:
         """The `Atom` facts of `:init` as ground atoms (`Not` facts document absence and
         numeric values are ignored; an unsupported fact raises)."""
         facts: list[GroundAtom] = []
         add = facts.append
+        # `atom_key` inline, as this loop is most of a compile; a name that is a key already
+        # (an object or a predicate written in lower case, the common case) is used as it is:
+        # a set lookup costs less than `lower()`, and the name's hash is kept for the state
+        objects = self.object_types
+        predicates = self.schema.predicate_names
         for fact in self.problem.init:
-            if type(fact) is Atom:  # `atom_key` inline: this loop is most of a compile
+            if type(fact) is Atom:
                 args = fact.args
-                if len(args) == 2:
-                    add((fact.predicate.lower(), args[0].name.lower(), args[1].name.lower()))
-                elif len(args) == 1:
-                    add((fact.predicate.lower(), args[0].name.lower()))
+                predicate = fact.predicate
+                if predicate not in predicates:
+                    predicate = predicate.lower()
+                arity = len(args)
+                if arity == 2:
+                    one, two = args
+                    first, second = one.name, two.name
+                    add((predicate, first if first in objects else first.lower(),
+                         second if second in objects else second.lower()))
+                elif arity == 1:
+                    first = args[0].name
+                    add((predicate, first if first in objects else first.lower()))
+                elif arity == 3:
+                    one, two, three = args
+                    first, second, third = one.name, two.name, three.name
+                    add((predicate, first if first in objects else first.lower(),
+                         second if second in objects else second.lower(),
+                         third if third in objects else third.lower()))
                 else:
-                    add((fact.predicate.lower(), *[a.name.lower() for a in args]))
+                    add(atom_key(fact))
             elif isinstance(fact, Atom):
                 add(atom_key(fact))
             elif isinstance(fact, Unsupported):
                 raise self._unsupported(fact.construct, fact.loc,
                                         f"in the :init of {self.problem.name}")
-        return frozenset(facts)
+        return facts
 
     def _literal_goal(self, goal: object) -> tuple[State, State] | None:
         """`(pos, neg)` when `goal` is a conjunction of ground literals, else None."""
@@ -402,17 +441,24 @@ class PreconditionTable:
             else:
                 return None
             args = part.args
-            if len(args) == 2:  # the common case inline (no loop)
+            arity = len(args)
+            if arity == 2:  # the common cases inline (no loop)
                 first, second = args
                 if type(first) is not Constant or type(second) is not Constant:
                     return None
                 atoms.append((part.predicate.lower(), first.name.lower(), second.name.lower()))
                 continue
+            if arity == 1:
+                first = args[0]
+                if type(first) is not Constant:
+                    return None
+                atoms.append((part.predicate.lower(), first.name.lower()))
+                continue
             for term in args:
                 if type(term) is not Constant:
                     return None
             atoms.append(atom_key(part))
-        return frozenset(pos), frozenset(neg)
+        return frozenset(pos), frozenset(neg) if neg else _EMPTY
 
     @lazy
     def goal(self) -> Cond | None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
 import pickle
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,9 +36,10 @@ from sage_pddl.domains import load_domain as load_bundled_domain
 from sage_pddl.gate import compile_gate
 from sage_pddl.gate.gate import Instances, _failures
 from sage_pddl.gate.schema import domain_schema
+from sage_pddl.gate.table import atom_key
 from sage_pddl.pddl import limits, load_domain, load_plan, load_problem, parse_domain, parse_problem
 from sage_pddl.pddl.errors import GroundingTooLarge, UnsupportedConstruct
-from sage_pddl.pddl.model import Annotation, Domain, Plan, PlanStep, Problem
+from sage_pddl.pddl.model import Annotation, Atom, Domain, Plan, PlanStep, Problem
 from sage_pddl.tasks import load_taskset, task_problem
 from sage_pddl.tasks.mutations import plan_mutants
 
@@ -165,6 +167,49 @@ def test_template_grounding_equals_walking_on_ithor(ithor_cases):
     assert compared > 200
 
 
+def _assert_problem_tables_as_defined(domain: Domain, problem: Problem) -> None:
+    """The initial state and object types a compile reads on its fast paths (names used as
+    keys when they are written in lower case, objects of one declaration typed once) equal
+    their definitions, read from the model one fact and one declaration at a time."""
+    table = compile_gate(domain, problem).table
+    assert table.initial_state == frozenset(atom_key(fact) for fact in problem.init
+                                            if isinstance(fact, Atom))
+    types: dict[str, frozenset[str]] = {}
+    for typed in itertools.chain(domain.constants, problem.objects):
+        name = typed.name.lower()
+        types[name] = types.get(name, frozenset()) | table.schema.types_of(typed.types)
+    assert table.object_types == types
+
+
+def test_problem_tables_equal_their_definitions_on_the_corpus_and_ithor(corpus_dir: Path,
+                                                                        ithor_cases):
+    problems = 0
+    for domain, problem, _ in _corpus_cases(corpus_dir):
+        _assert_problem_tables_as_defined(domain, problem)
+        problems += 1
+    for domain, problem, _, _ in ithor_cases:
+        _assert_problem_tables_as_defined(domain, problem)
+    assert problems > 300
+
+
+def test_problem_tables_with_mixed_case_names_and_every_arity():
+    domain = parse_domain("""(define (domain Mixed) (:requirements :typing)
+      (:types Block Place - object Big - Block)
+      (:constants Home - Place Shared - Block)
+      (:predicates (Flag) (On ?a ?b) (Clear ?a) (Between ?a ?b ?c) (Four ?a ?b ?c ?d))
+      (:action Noop :parameters () :effect (and)))""")
+    problem = parse_problem("""(define (problem P) (:domain Mixed)
+      (:objects A b - Block C - Big Shared - Place d e)
+      (:init (flag) (ON A b) (on a B) (Clear C) (clear HOME) (between A B home)
+             (BETWEEN a c Shared) (four A b C d) (not (clear e)) (On Undeclared a))
+      (:goal (and (On A b))))""")
+    _assert_problem_tables_as_defined(domain, problem)
+    table = compile_gate(domain, problem).table
+    assert ("between", "a", "b", "home") in table.initial_state
+    assert ("on", "undeclared", "a") in table.initial_state
+    assert table.object_types["shared"] >= {"block", "place"}
+
+
 def test_domain_schema_is_cached_per_object_not_per_equality():
     domain = load_bundled_domain("ithor")
     assert domain_schema(domain) is domain_schema(domain)
@@ -196,12 +241,14 @@ def test_cached_steps_are_keyed_by_content_not_by_the_step_object(ithor_cases):
 def _compare_step_functions(gate, plan) -> int:
     """Walk `plan` in mode "all" on sets; at each step compare the generated functions (and a
     rejected step's template failures) with the ground action's set form, and the precondition
-    alone (`precondition_holds`, on a table that grounds no action) with its `applicable`.
-    Returns how many steps had a function to compare."""
+    alone (`precondition_holds`, on a table that grounds no action) with its `applicable`, and
+    a rejected step's violations read from the template (`_explain_literals`, what a first
+    check reports) with `explain` of its ground action. Returns how many steps had a function
+    to compare and how many rejections were explained from the template."""
     table = gate.table
     preconditions_only = compile_gate(table.domain, table.problem).table
     state = set(gate.initial_state)
-    compared = 0
+    compared = explained_rejections = 0
     for index, step in enumerate(gate.plan_steps(plan)):
         try:
             bound = gate._bind(step, index)
@@ -226,6 +273,12 @@ def _compare_step_functions(gate, plan) -> int:
                 failures = table.literal_failures(ground, frozenset(state))
                 if failures is not None:
                     assert failures == _failures(ground.precondition, frozenset(state)), step
+                # a first check explains a rejected step from the template, grounding nothing
+                explained = gate._explain_literals(named.action, objects, state, index, "s")
+                assert (explained is None) is (failures is None), step
+                if explained is not None:
+                    assert explained == gate.explain(frozenset(state), ground, index, "s"), step
+                    explained_rejections += 1
             if named.template.step is not None:
                 after = set(state)
                 assert named.template.step(after, objects, table.objects_of_keys) is applicable, step
@@ -238,32 +291,37 @@ def _compare_step_functions(gate, plan) -> int:
         run = table.schema.runs.get(step.action) if isinstance(step, PlanStep) else None
         if run is not None:
             after = set(state)
-            answer = run(after, step.args, table.object_types, table.objects_of_keys)
+            answer = run(after, step.args, table.object_types.get, table.objects_of_keys)
             assert answer is None or (answer is applicable and after == expected), step
             assert answer is not None or after == state, step
         state = expected
-    return compared
+    return compared, explained_rejections
 
 
 def test_step_functions_equal_ground_actions_on_the_corpus(corpus_dir: Path):
-    compared = first_checks = 0
+    compared = first_checks = explained = 0
     for domain, problem, plan in _corpus_cases(corpus_dir):
-        compared += _compare_step_functions(compile_gate(domain, problem), plan)
+        functions, rejections = _compare_step_functions(compile_gate(domain, problem), plan)
+        compared += functions
+        explained += rejections
         for mode in ("first", "all"):
             first = compile_gate(domain, problem).check(plan, mode=mode)  # on sets
             warm = compile_gate(domain, problem)
             warm.check(plan)
             assert first == warm.check(plan, mode=mode) == check_sets(warm, plan, mode=mode)
             first_checks += 1
-    assert compared > 3000 and first_checks > 700, (compared, first_checks)
+    assert compared > 3000 and first_checks > 700 and explained > 100, (compared, first_checks,
+                                                                         explained)
 
 
 def test_step_functions_equal_ground_actions_on_ithor(ithor_cases):
-    compared = 0
+    compared = explained = 0
     for domain, problem, reference, mutated in ithor_cases:
         for plan in [reference, *mutated]:
-            compared += _compare_step_functions(compile_gate(domain, problem), plan)
-    assert compared > 1500, compared
+            functions, rejections = _compare_step_functions(compile_gate(domain, problem), plan)
+            compared += functions
+            explained += rejections
+    assert compared > 1500 and explained > 100, (compared, explained)
 
 
 def test_quantifiers_past_the_grounding_budget_are_refused_on_every_path(monkeypatch):
