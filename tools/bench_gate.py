@@ -407,7 +407,8 @@ def parse_section(repeat: int, quiet: bool = False) -> dict:
     finally:
         gc.enable()
     summary = {"parse_first_ms": med(first) / 1e6, "parse_again_ms": med(again) / 1e6,
-               "parse_first_min_ms": min(first) / 1e6}
+               "parse_first_min_ms": min(first) / 1e6,
+               "parse_bytes": [len(domain_text.encode()), len(problem_text.encode())]}
     if not quiet:
         print(f"Section 3: parse ithor.pddl ({len(domain_text):,} bytes) + K01.pddl "
               f"({len(problem_text):,} bytes), median of {repeat}")
@@ -493,6 +494,12 @@ def print_before_after(rev: str, before: dict, after: dict, up_check: dict[str, 
                   if plan in up_check]
         return (med(ratios), min(ratios)) if ratios else (float("nan"), float("nan"))
     print(f"\nBefore ({rev}) and after (this checkout), measured in this run:")
+    sizes = [summary.get("parse_bytes") for summary in (before, after)]
+    if None not in sizes and sizes[0] != sizes[1]:
+        # the before run reads its own commit's domains, problems and task sets
+        print(f"  each commit on its own world model: ithor.pddl + K01.pddl are "
+              f"{sizes[0][0]:,} + {sizes[0][1]:,} bytes before, {sizes[1][0]:,} + "
+              f"{sizes[1][1]:,} after, and the iTHOR rows use each commit's problems")
     rows = [("warm check, iTHOR (µs/plan)", "warm_check_us", "{:.2f}"),
             ("  baseline verifier (µs/plan)", "baseline_us", "{:.2f}"),
             ("  ours / baseline (goal <= 1.0)", "warm_ratio", "{:.2f}"),
