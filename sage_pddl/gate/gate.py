@@ -33,7 +33,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -55,7 +55,6 @@ from .ground import (
     State,
     action_bindings,
     action_text,
-    in_spelling,
 )
 from .schema import StepAction
 from .table import PreconditionTable, compile_table, lazy
@@ -786,44 +785,25 @@ class Gate:
                           step_text: str) -> list[Violation] | None:
         """`explain` of `action` with object keys `args` in `state` without grounding it, when
         its precondition is a conjunction of literals (None otherwise, or when it holds): the
-        same violations in the same order (`PreconditionTable.literal_failures`, then
-        `_violation`), each literal's code and annotation looked up once per domain
-        (`_literal_reports`)."""
-        reports = _literal_reports(self.table, action)
-        if reports is None:
+        same violations in the same order (`PreconditionTable.failed_literals`), each
+        literal's code and annotated message looked up once per domain (`_literal_reports`)."""
+        table = self.table
+        found = table.failed_literals(action, args, state)
+        if not found:
             return None
-        unsat: list[tuple[Any, ...]] = []
-        failed: list[tuple[Any, ...]] = []
-        seen: set[tuple[bool, GroundAtom]] = set()
-        for report in reports:
-            positive, values_of, predicate = report[0], report[1], report[2]
-            values = values_of(args)
-            if not predicate:  # an equality
-                if (values[0] == values[1]) != positive:
-                    unsat.append((report, values))
-                continue
-            atom = (predicate, *values)
-            if (atom in state) != positive and (positive, atom) not in seen:
-                seen.add((positive, atom))
-                failed.append((report, values))
-        if not failed and not unsat:
-            return None
-        names = self.table.object_names
-        text = action_text(action, args, names)
+        reports = _literal_reports(table, action)
+        text = action_text(action, args, table.object_names)
         step_text = step_text or text.strip("()")
         out = []
-        for (positive, _, predicate, spelled, code, reason_message), values in unsat + failed:
-            atom_text = "(" + " ".join((spelled, *in_spelling(names, values))) + ")"
+        for position, values in found:
+            positive, predicate, code, reason_message = reports[position]
+            atom_text = table.format_atom((predicate or EQUALS, *values))
             literal = atom_text if positive else f"(not {atom_text})"
             if reason_message is not None:
-                message = _fill(reason_message, action_bindings(action, args, names))
-            elif not predicate:
-                message = (f"{text} requires {literal}, "
-                           f"{'the objects differ' if positive else 'the objects are the same'}")
-            elif positive:
-                message = f"{text} requires {literal}, which does not hold"
+                message = _fill(reason_message, action_bindings(action, args, table.object_names))
             else:
-                message = f"{text} requires {literal}, but {atom_text} holds"
+                message = _literal_message(text, literal, positive,
+                                           atom_text if predicate else None)
             atoms = ((positive, (predicate, *values)),) if predicate else ()
             out.append(_violation_of(index, step_text, text, code, literal, message, atoms))
         return out
@@ -939,15 +919,10 @@ class Gate:
         literal = self._failure_text(failure)
         if isinstance(failure, GroundLiteral):
             atoms: tuple[Any, ...] = () if failure.atom[0] == EQUALS else ((failure.positive, failure.atom),)
-            if failure.atom[0] == EQUALS:
-                predicate = "equal"
-                detail = "the objects differ" if failure.positive else "the objects are the same"
-            else:
-                predicate = failure.atom[0]
-                detail = ("which does not hold" if failure.positive
-                          else f"but {table.format_atom(failure.atom)} holds")
-            code = _code(action_key, failure.positive, predicate)
-            message = f"{ground.text} requires {literal}, {detail}"
+            equality = failure.atom[0] == EQUALS
+            code = _code(action_key, failure.positive, "equal" if equality else failure.atom[0])
+            message = _literal_message(ground.text, literal, failure.positive,
+                                       None if equality else table.format_atom(failure.atom))
         else:
             atoms = tuple(dict.fromkeys(
                 (lit.positive, lit.atom)
@@ -983,51 +958,38 @@ def _code(action_key: str, positive: bool, predicate: str) -> str:
     return f"{action_key}/{'requires' if positive else 'forbids'}/{predicate}"
 
 
-_NO_REPORTS: dict[int, tuple[tuple[Any, ...], ...] | None] = {}
+def _literal_message(action_text: str, literal: str, positive: bool,
+                     atom_text: str | None) -> str:
+    """Why a failed literal fails: `<action> requires <literal>, ...`; `atom_text` is the
+    literal's atom in the source's spelling, None for `=`."""
+    if atom_text is None:
+        detail = "the objects differ" if positive else "the objects are the same"
+    elif positive:
+        detail = "which does not hold"
+    else:
+        detail = f"but {atom_text} holds"
+    return f"{action_text} requires {literal}, {detail}"
 
 
-def _literal_reports(table: PreconditionTable, action: Action
-                     ) -> tuple[tuple[Any, ...], ...] | None:
+def _literal_reports(table: PreconditionTable, action: Action) -> tuple[tuple[Any, ...], ...]:
     """What `_violation` derives from the domain alone for each literal of `action`'s
-    precondition template, in order: `(positive, values_of, predicate key ("" for `=`),
-    predicate as spelled, code, annotated message or None)`, `values_of(args)` giving the
-    literal's objects for the step's objects `args`, the code and message being the literal's
-    `@sage reason` when it has one. None when the precondition has a complex part. Cached per
-    domain (`DomainSchema.reports`)."""
-    schema = table.schema
-    reports = schema.reports
-    found = reports.get(id(action), _NO_REPORTS)
-    if found is not _NO_REPORTS:
-        return found  # type: ignore[return-value]
-    template = schema.template(action)
-    built: tuple[tuple[Any, ...], ...] | None = None
-    if not template.complex_pre:
+    precondition template, in the template's order: `(positive, predicate key ("" for `=`),
+    code, annotated message or None)`, the code and message being the literal's `@sage
+    reason` when it has one. Cached per domain (`DomainSchema.reports`)."""
+    reports = table.schema.reports
+    found = reports.get(id(action))
+    if found is None:
         action_key = key(action.name)
         rows = []
-        for literal in template.literals:
+        for literal in table.schema.template(action).literals:
             predicate = literal.predicate
             reason = table.reason(action, (literal.text, literal.anchor))
             code = (reason.code if reason is not None
                     else _code(action_key, literal.positive, predicate or "equal"))
             message = reason.message if reason is not None and reason.message else None
-            spelled = schema.predicate_names.get(predicate or EQUALS, predicate or EQUALS)
-            rows.append((literal.positive, _values_of(literal.terms), predicate, spelled, code,
-                         message))
-        built = tuple(rows)
-    reports[id(action)] = built
-    return built
-
-
-def _values_of(terms: tuple[int | str, ...]) -> Callable[[tuple[str, ...]], tuple[str, ...]]:
-    """A function from a step's objects to the objects of a literal whose terms are `terms`
-    (parameter positions or constant keys); an `itemgetter` when they are all parameters."""
-    if all(type(term) is int for term in terms):
-        if len(terms) == 1:
-            position = int(terms[0])
-            return itemgetter(slice(position, position + 1))
-        if len(terms) > 1:
-            return itemgetter(*terms)
-    return lambda args: tuple([args[t] if type(t) is int else t for t in terms])  # type: ignore[misc]
+            rows.append((literal.positive, predicate, code, message))
+        found = reports[id(action)] = tuple(rows)
+    return found
 
 
 def _fill(template: str, bindings: tuple[tuple[str, str], ...]) -> str:

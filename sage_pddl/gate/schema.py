@@ -273,7 +273,7 @@ class DomainSchema:
                         vocab.canonical(node)  # annotation matching and reports need them all
         self.templates: dict[int, ActionTemplate] = {}
         """id(action) -> template, built on first use."""
-        self.reports: dict[int, tuple[tuple[Any, ...], ...] | None] = {}
+        self.reports: dict[int, tuple[tuple[Any, ...], ...]] = {}
         """id(action) -> what a rejected step's violations take from the domain alone (the
         gate's `_literal_reports`), built on first use."""
         self.words: dict[str, StepAction] = {}

@@ -92,6 +92,7 @@ from .ground import (
     Implies,
     State,
     conjoin,
+    in_spelling,
 )
 from .schema import domain_schema
 
@@ -356,11 +357,8 @@ class PreconditionTable:
 
     def format_atom(self, atom: GroundAtom) -> str:
         """`("found", "apple")` -> `(found Apple)` in the domain's and problem's spelling."""
-        names = self.object_names
-        words = [self.predicate_names.get(atom[0], atom[0])]
-        for arg in atom[1:]:
-            words.append(names.get(arg, arg))
-        return "(" + " ".join(words) + ")"
+        head = self.predicate_names.get(atom[0], atom[0])
+        return "(" + " ".join((head, *in_spelling(self.object_names, atom[1:]))) + ")"
 
     def format_literal(self, literal: GroundLiteral) -> str:
         text = self.format_atom(literal.atom)
@@ -831,26 +829,39 @@ class PreconditionTable:
         in `ground.precondition` (equalities false for these objects first, then the literals
         that fail in source order, each once), read from the action's template without
         grounding the precondition; None when the precondition has a complex part."""
-        template = self.schema.template(ground.schema)
+        found = self.failed_literals(ground.schema, ground.args, state)
+        if found is None:
+            return None
+        literals = self.schema.template(ground.schema).literals
+        failures = []
+        for position, values in found:
+            positive, _, _, predicate, text, anchor = literals[position]
+            atom = self.atom((predicate, *values)) if predicate else (EQUALS, *values)
+            failures.append(GroundLiteral(atom, positive, text, anchor))
+        return failures
+
+    def failed_literals(self, action: Action, args: tuple[str, ...],
+                        state: State | set[GroundAtom]
+                        ) -> list[tuple[int, tuple[str, ...]]] | None:
+        """`literal_failures` of `action` with object keys `args`, nothing built but the
+        answer: each failed literal as its position in the template's `literals` and its
+        objects. None when the precondition has a complex part."""
+        template = self.schema.template(action)
         if template.complex_pre:
             return None
-        args = ground.args
-        unsat: list[GroundLiteral] = []
-        failed: list[GroundLiteral] = []
+        unsat: list[tuple[int, tuple[str, ...]]] = []
+        failed: list[tuple[int, tuple[str, ...]]] = []
         seen: set[tuple[bool, GroundAtom]] = set()
-        for positive, _, terms, predicate, text, anchor in template.literals:
-            values: list[str] = []
-            for term in terms:
-                values.append(args[term] if isinstance(term, int) else term)
+        for position, (positive, _, terms, predicate, _, _) in enumerate(template.literals):
+            values = tuple([args[term] if isinstance(term, int) else term for term in terms])
             if not predicate:  # an equality
-                left, right = values
-                if (left == right) != positive:
-                    unsat.append(GroundLiteral((EQUALS, left, right), positive, text, anchor))
+                if (values[0] == values[1]) != positive:
+                    unsat.append((position, values))
                 continue
             atom = (predicate, *values)
             if (atom in state) != positive and (positive, atom) not in seen:
                 seen.add((positive, atom))
-                failed.append(GroundLiteral(self.atom(atom), positive, text, anchor))
+                failed.append((position, values))
         return unsat + failed  # (an atom never looks like an equality's ("=", a, b))
 
     def _any_of(self, parts: Iterable[Cond], source: object, env: dict[str, str],
