@@ -39,7 +39,17 @@ from operator import attrgetter, itemgetter
 from typing import Any
 
 from ..pddl.errors import SageError
-from ..pddl.model import Action, And, Domain, Plan, PlanStep, Problem, Variable, key
+from ..pddl.model import (
+    Action,
+    And,
+    Domain,
+    Plan,
+    PlanStep,
+    Problem,
+    Variable,
+    frozen_maker,
+    key,
+)
 from ..pddl.vocabulary import ObjectNames, Vocabulary, step_text
 from ..pddl.writer import write_formula
 from .bits import BitSets
@@ -81,18 +91,9 @@ class Violation:
     atoms: tuple[tuple[bool, tuple[Any, ...]], ...] = field(default=(), repr=False)
 
 
-_new_object = object.__new__
-
-
-def _violation_of(step: int, step_text: str, action: str, code: str, literal: str,
-                  message: str, atoms: tuple[tuple[bool, tuple[Any, ...]], ...]) -> Violation:
-    """`Violation(...)` without the frozen dataclass's `__init__`, which sets each of its seven
-    fields through `object.__setattr__` and costs as much as the rest of a violation's
-    explanation; the instance is the same (its fields in its `__dict__`)."""
-    violation: Violation = _new_object(Violation)
-    violation.__dict__.update(step=step, step_text=step_text, action=action, code=code,
-                              literal=literal, message=message, atoms=atoms)
-    return violation
+_violation_of = frozen_maker(Violation)
+"""`Violation(...)` (all seven fields, in order) without the frozen dataclass's `__init__`,
+which costs as much as the rest of a violation's explanation."""
 
 
 def _resolve(start: tuple[Gate, State, int], mask: int) -> State:

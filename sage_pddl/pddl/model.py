@@ -16,9 +16,12 @@ re-writes and reports them by line and column.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+import dataclasses
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+_Node = TypeVar("_Node")
 
 
 def key(name: str) -> str:
@@ -429,3 +432,38 @@ class Plan:
 
     def __iter__(self) -> Iterator[PlanStep]:
         return iter(self.steps)
+
+
+def frozen_maker(cls: type[_Node]) -> Callable[..., _Node]:
+    """`cls(*fields)`, every field given in order, for a frozen dataclass made by the million
+    (a parse makes a node and a `Location` for most tokens; a check a `Violation` per failed
+    literal): it sets the new instance's dictionary at once, where the dataclass's `__init__`
+    stores each field through `object.__setattr__`. The object is the same (fields, equality,
+    hash, repr, pickle). `cls` must not check or derive fields (`__post_init__`, `init=False`)."""
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]  # a dataclass, or it raises
+    if hasattr(cls, "__post_init__") or not all(f.init for f in fields):
+        raise TypeError(f"{cls.__name__} checks or derives fields: make it with its __init__")
+    names = tuple(f.name for f in fields)
+    new, set_attribute = object.__new__, object.__setattr__
+    if len(names) == 2:  # the commonest shapes without the zip
+        first, second = names
+
+        def make2(a: Any, b: Any) -> _Node:
+            node = new(cls)
+            set_attribute(node, "__dict__", {first: a, second: b})
+            return node
+        return make2
+    if len(names) == 3:
+        first, second, third = names
+
+        def make3(a: Any, b: Any, c: Any) -> _Node:
+            node = new(cls)
+            set_attribute(node, "__dict__", {first: a, second: b, third: c})
+            return node
+        return make3
+
+    def make(*values: Any) -> _Node:
+        node = new(cls)
+        set_attribute(node, "__dict__", dict(zip(names, values, strict=True)))
+        return node
+    return make

@@ -18,17 +18,15 @@ exact source text, so `check` can name them and the writer can re-emit them. Str
 """
 from __future__ import annotations
 
-import dataclasses
 import gc
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
 from functools import lru_cache, partial
 from importlib.resources import files
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
@@ -67,52 +65,21 @@ from .model import (
     Unsupported,
     Variable,
     When,
+    frozen_maker,
 )
 
 __all__ = ["parse_domain", "parse_problem", "load_domain", "load_problem", "collect_annotations"]
 
-_Node = TypeVar("_Node")
-_new_object = object.__new__
-_set_attribute = object.__setattr__
-
-
-def _maker(cls: type[_Node]) -> Callable[..., _Node]:
-    """`cls(*fields)` for a frozen dataclass of two or three fields, made by setting the new
-    instance's dictionary at once: the dataclass's `__init__` stores each field through
-    `object.__setattr__`, and a parse makes a node and a `Location` for most tokens. The object
-    is the same (fields, equality, hash, repr); `cls` must not check its fields in
-    `__post_init__`."""
-    fields = dataclasses.fields(cls)  # type: ignore[arg-type]  # a dataclass, as asserted
-    if hasattr(cls, "__post_init__") or not all(f.init for f in fields):
-        raise TypeError(f"{cls.__name__} checks or derives fields: make it with its __init__")
-    names = [f.name for f in fields]
-    if len(names) == 2:
-        first, second = names
-
-        def make2(a: Any, b: Any) -> _Node:
-            node = _new_object(cls)
-            _set_attribute(node, "__dict__", {first: a, second: b})
-            return node
-        return make2
-    first, second, third = names
-
-    def make3(a: Any, b: Any, c: Any) -> _Node:
-        node = _new_object(cls)
-        _set_attribute(node, "__dict__", {first: a, second: b, third: c})
-        return node
-    return make3
-
-
-_location = _maker(Location)
-_atom = _maker(Atom)
-_constant = _maker(Constant)
-_variable = _maker(Variable)
-_typed = _maker(Typed)
-_and = _maker(And)
-_not = _maker(Not)
-_when = _maker(When)
-_forall_effect = _maker(ForallEffect)
-_predicate = _maker(PredicateDef)
+_location = frozen_maker(Location)
+_atom = frozen_maker(Atom)
+_constant = frozen_maker(Constant)
+_variable = frozen_maker(Variable)
+_typed = frozen_maker(Typed)
+_and = frozen_maker(And)
+_not = frozen_maker(Not)
+_when = frozen_maker(When)
+_forall_effect = frozen_maker(ForallEffect)
+_predicate = frozen_maker(PredicateDef)
 
 
 class _Section:

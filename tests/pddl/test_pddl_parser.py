@@ -39,6 +39,7 @@ from sage_pddl.pddl.model import (
     Unsupported,
     Variable,
     When,
+    frozen_maker,
 )
 
 from .conftest import compare_driver_with_lark, same_model
@@ -392,6 +393,37 @@ def test_the_builders_constructors_make_the_dataclass_objects(make, cls, fields)
     assert pickle.loads(pickle.dumps(made)) == plain
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.loc = None
+
+
+@dataclasses.dataclass(frozen=True)
+class _Four:
+    a: int
+    b: str
+    c: tuple
+    d: object = None
+
+
+@dataclasses.dataclass(frozen=True)
+class _Checked:
+    a: int
+    b: int
+
+    def __post_init__(self):
+        if self.a > self.b:
+            raise ValueError("a > b")
+
+
+def test_a_frozen_maker_of_any_width_makes_the_object_and_refuses_what_it_cannot_make():
+    make = frozen_maker(_Four)
+    made, plain = make(1, "x", (2,), None), _Four(1, "x", (2,))
+    assert type(made) is _Four and vars(made) == vars(plain) and made == plain
+    assert hash(made) == hash(plain) and repr(made) == repr(plain)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.a = 2
+    with pytest.raises(ValueError):  # every field, none dropped by zip
+        make(1, "x", (2,))
+    with pytest.raises(TypeError, match="_Checked checks or derives fields"):
+        frozen_maker(_Checked)
 
 
 def test_annotations_are_read_from_comment_lines_only():
