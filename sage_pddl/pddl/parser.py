@@ -237,33 +237,33 @@ class _ModelBuilder(Transformer[Token, Any]):
 
     def domain(self, c: list[Any]) -> Domain:
         name = c[2]
-        single: dict[str, _Section] = {}
+        single, actions, unsupported = self._sections(c[3:])
+        return Domain(
+            name=str(name), requirements=single.get(":requirements", ()),
+            types=single.get(":types", ()), constants=single.get(":constants", ()),
+            predicates=single.get(":predicates", ()), functions=single.get(":functions", ()),
+            actions=tuple(actions), unsupported=tuple(unsupported),
+            annotations=collect_annotations(self.text, self.file), source=self.text,
+            loc=c[0],
+        )
+
+    def _sections(self, sections: list[_Section]) -> tuple[dict[str, Any], list[Any], list[Any]]:
+        """The values of a domain's or problem's sections: by keyword for the sections written
+        once (a second one is an error), and the actions and the unsupported sections in order."""
+        single: dict[str, Any] = {}
         actions, unsupported = [], []
-        for section in c[3:]:
+        for section in sections:
             if section.kind == ":action":
                 actions.append(section.value)
             elif section.kind == "unsupported":
                 unsupported.append(section.value)
             elif section.kind in single:
-                raise self._duplicate_section(section)
+                raise PDDLSyntaxError(f"duplicate {section.kind} section", section.lpar,
+                                      text=section.kind,
+                                      source_line=_line_of(self.text, section.lpar.line))
             else:
-                single[section.kind] = section
-
-        def value(kind: str) -> Any:
-            section = single.get(kind)
-            return section.value if section else ()
-
-        return Domain(
-            name=str(name), requirements=value(":requirements"), types=value(":types"),
-            constants=value(":constants"), predicates=value(":predicates"),
-            functions=value(":functions"), actions=tuple(actions), unsupported=tuple(unsupported),
-            annotations=collect_annotations(self.text, self.file), source=self.text,
-            loc=c[0],
-        )
-
-    def _duplicate_section(self, section: _Section) -> PDDLSyntaxError:
-        return PDDLSyntaxError(f"duplicate {section.kind} section", section.lpar,
-                               text=section.kind, source_line=_line_of(self.text, section.lpar.line))
+                single[section.kind] = section.value
+        return single, actions, unsupported
 
     # --- goal descriptions ---------------------------------------------------------------------
 
@@ -372,15 +372,7 @@ class _ModelBuilder(Transformer[Token, Any]):
 
     def problem(self, c: list[Any]) -> Problem:
         name = c[2]
-        single: dict[str, _Section] = {}
-        unsupported = []
-        for section in c[3:]:
-            if section.kind == "unsupported":
-                unsupported.append(section.value)
-            elif section.kind in single:
-                raise self._duplicate_section(section)
-            else:
-                single[section.kind] = section
+        single, _, unsupported = self._sections(c[3:])  # (the grammar has no problem actions)
         for required in (":domain", ":init", ":goal"):
             if required not in single:
                 closing, _ = location_of(self.text, self._closing(c[0]), self.file)
@@ -389,15 +381,11 @@ class _ModelBuilder(Transformer[Token, Any]):
                     text=")", expected=f"({required} ...) before the problem's closing ')'",
                     source_line=_line_of(self.text, closing.line))
 
-        def value(kind: str, default: Any = ()) -> Any:
-            section = single.get(kind)
-            return section.value if section else default
-
         return Problem(
-            name=str(name), domain_name=value(":domain"), requirements=value(":requirements"),
-            objects=value(":objects"), init=value(":init"), goal=value(":goal"),
-            metric=value(":metric", None), unsupported=tuple(unsupported), source=self.text,
-            loc=c[0],
+            name=str(name), domain_name=single[":domain"],
+            requirements=single.get(":requirements", ()), objects=single.get(":objects", ()),
+            init=single[":init"], goal=single[":goal"], metric=single.get(":metric"),
+            unsupported=tuple(unsupported), source=self.text, loc=c[0],
         )
 
     # --- start symbols -------------------------------------------------------------------------
