@@ -443,3 +443,14 @@ def test_nesting_past_the_limit_over_many_lines_is_located():
     with pytest.raises(PDDLSyntaxError, match="deeper than 128") as raised:
         parse_domain(text, "deep.pddl")
     assert (raised.value.loc.line, raised.value.loc.column) == (128, 1)
+
+
+@pytest.mark.parametrize("parse, text, where", [
+    (parse_domain, "(define (domain d)\n (:predicates (p))\n (:predicates (q)))", (3, 2)),
+    (parse_problem, "(define (problem p) (:domain d)\n (:init) (:init (p)) (:goal (p)))", (2, 10)),
+])
+def test_a_section_written_twice_is_an_error_at_the_second(parse, text, where):
+    with pytest.raises(PDDLSyntaxError) as raised:
+        parse(text, "x.pddl")
+    error = raised.value
+    assert "duplicate" in error.message and (error.loc.line, error.loc.column) == where
