@@ -403,6 +403,11 @@ _DEPTH_STEP = {"(": 1, ")": -1}
 _PARSE_LOCK = threading.Lock()
 _BUILDER = _ModelBuilder()
 
+_WORDS_KEPT = 50_000
+"""Words one lexer's table remembers (`_Driver.known`; emptied when full): every file of the
+shared corpus together fills a table with fewer than 3,000."""
+
+
 class _Declined(Exception):
     """The fast driver met something it leaves to Lark: a syntax error, mostly."""
 
@@ -638,7 +643,10 @@ class _Driver:
         if rest:
             return None
         made = _DROPPED if kind not in self.kept else _LOCATED if kind in self.located else _TOKEN
-        self.known[state][word] = lexed = (kind, made)
+        known = self.known[state]
+        if len(known) >= _WORDS_KEPT:  # a long-lived process reads many texts: bounded
+            known.clear()
+        known[word] = lexed = (kind, made)
         return lexed
 
     def _first_token(self, state: int, word: str) -> tuple[str, str]:

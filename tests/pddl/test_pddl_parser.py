@@ -454,3 +454,16 @@ def test_a_section_written_twice_is_an_error_at_the_second(parse, text, where):
         parse(text, "x.pddl")
     error = raised.value
     assert "duplicate" in error.message and (error.loc.line, error.loc.column) == where
+
+
+def test_the_drivers_tables_of_words_read_stay_bounded(monkeypatch):
+    monkeypatch.setattr(pddl_parser, "_WORDS_KEPT", 20)
+    for words in pddl_parser._driver().known:  # as a new process has them
+        words.clear()
+    repo = Path(__file__).resolve().parents[2]
+    paths = [*sorted((repo / "domains").glob("*.pddl")),
+             *sorted((repo / "problems" / "ithor").glob("K0*.pddl"))]
+    texts = {path.name: path.read_text() for path in paths}
+    compared, _ = compare_driver_with_lark(texts)  # the same models, words forgotten or not
+    assert compared == len(texts)
+    assert max(len(words) for words in pddl_parser._driver().known) <= 20
