@@ -410,8 +410,9 @@ def parse_section(repeat: int, quiet: bool = False) -> dict:
                "parse_first_min_ms": min(first) / 1e6,
                "parse_bytes": [len(domain_text.encode()), len(problem_text.encode())]}
     if not quiet:
-        print(f"Section 3: parse ithor.pddl ({len(domain_text):,} bytes) + K01.pddl "
-              f"({len(problem_text):,} bytes), median of {repeat}")
+        domain_bytes, problem_bytes = summary["parse_bytes"]
+        print(f"Section 3: parse ithor.pddl ({domain_bytes:,} bytes) + K01.pddl "
+              f"({problem_bytes:,} bytes), median of {repeat}")
         print(f"  first parse of the text (sage-pddl's driver of Lark's tables) "
               f"{summary['parse_first_ms']:.2f} ms (fastest {summary['parse_first_min_ms']:.2f}); "
               f"the same text again {summary['parse_again_ms']:.3f} ms (content cache)")
