@@ -438,21 +438,7 @@ class PreconditionTable:
                 atoms, part = neg, part.arg
             else:
                 return None
-            args = part.args
-            arity = len(args)
-            if arity == 2:  # the common cases inline (no loop)
-                first, second = args
-                if type(first) is not Constant or type(second) is not Constant:
-                    return None
-                atoms.append((part.predicate.lower(), first.name.lower(), second.name.lower()))
-                continue
-            if arity == 1:
-                first = args[0]
-                if type(first) is not Constant:
-                    return None
-                atoms.append((part.predicate.lower(), first.name.lower()))
-                continue
-            for term in args:
+            for term in part.args:
                 if type(term) is not Constant:
                     return None
             atoms.append(atom_key(part))
