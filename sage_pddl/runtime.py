@@ -71,6 +71,11 @@ class EpisodeReport:
         return self.count("executed")
 
     @property
+    def executed_steps(self) -> list[dict]:
+        """The executed steps as the planner wrote them (what a live memory keeps)."""
+        return [r.step for r in self.records if r.status == "executed"]
+
+    @property
     def blocked(self) -> int:
         return self.count("blocked")
 

@@ -824,16 +824,18 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
         if config.mode == "plan":
             result = planner.plan(planning)
             row.update(_plan_part(result, gate, task))
+            solved_steps = row["steps"]
             if getattr(task, "source", "") == "virtualhome":
                 stage = "eai-scorer"
                 row.update(_eai_part(task.task_id, row["steps"]))
         else:
             stage = "exec"
-            row.update(_exec_part(context, planner, planning, gate, task))
+            part, solved_steps = _exec_part(context, planner, planning, gate, task)
+            row.update(part)
         if config.memory == "live" and planner_name in MEMORY_PLANNERS:
             reached = row.get("goal_success" if config.mode == "plan" else "task_success")
             if reached == 1.0:
-                context.memory(task).add_episode(planning, _executed_steps(row))
+                context.memory(task).add_episode(planning, solved_steps)
     except KeyboardInterrupt:
         raise
     except SageError as error:
@@ -862,16 +864,6 @@ def _eai_part(task_id: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
             "eai_error": verdict.error_type}
 
 
-def _executed_steps(row: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The steps that reached the goal: the plan (plan mode), or the executed ones in the
-    episode's trace (exec)."""
-    if row.get("mode") == "plan":
-        return list(row.get("steps") or [])
-    words = [str(r.get("step", "")).split() for r in row.get("trace") or ()
-             if r.get("status") == "executed"]
-    return [{"action": w[0], "args": w[1:]} for w in words if w]
-
-
 def _build_planner(context: _Context, llm: Any, name: str, task: Any, seed: int) -> Any:
     options: dict[str, Any] = {"seed": seed}
     if context.config.memory in ("loo", "live") and name in MEMORY_PLANNERS:
@@ -892,7 +884,8 @@ def _plan_part(result: Any, gate: Any, task: Any) -> dict[str, Any]:
 
 
 def _exec_part(context: _Context, planner: Any, planning: Any, gate: Any, task: Any
-               ) -> dict[str, Any]:
+               ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The exec-mode part of a row, and the steps the episode executed (as written)."""
     config = context.config
     first_plan: list[Any] = []
 
@@ -924,7 +917,7 @@ def _exec_part(context: _Context, planner: Any, planning: Any, gate: Any, task: 
     part["trace"] = [{"status": r.status, "step": step_text(r.step), "code": r.code}
                      for r in report.records]
     part["notes"] = _notes(report.notes)  # the episode's notes include the first plan's
-    return part
+    return part, report.executed_steps
 
 
 def _notes(notes: Iterable[str], limit: int = 20, width: int = 300) -> list[str]:

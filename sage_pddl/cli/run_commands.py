@@ -292,7 +292,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         env.close()
     if memory is not None and report.success:
-        memory.add_episode(task, [r.step for r in report.records if r.status == "executed"])
+        memory.add_episode(task, report.executed_steps)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2, default=str))
     else:

@@ -174,6 +174,23 @@ def test_exec_mode_with_injected_failure(tmp_path, oracle_factory):
         assert row["goal_success"] == 1.0  # the first plan's gate score is kept too
 
 
+def test_exec_mode_live_memory_keeps_the_executed_steps_as_written(tmp_path, oracle_factory):
+    # iTHOR steps are written in fields (`object`, `target`): the live pool keeps that form,
+    # not the `args` form of the trace's step text
+    run_dir = run_benchmark(config(tmp_path, planners=("SAGE",), mode="exec", seeds=(0,),
+                                   memory="live"), llm_factory=oracle_factory())
+    rows = {r["task_id"]: r for r in rows_of(run_dir)[0]}
+    pool = [json.loads(line) for line in (run_dir / "live_memory.jsonl").open()]
+    assert [item["task_id"] for item in pool] == [t for t in TASK_IDS
+                                                  if rows[t]["task_success"] == 1.0]
+    for item in pool:
+        row = rows[item["task_id"]]
+        executed = [r["step"] for r in row["trace"] if r["status"] == "executed"]
+        assert [" ".join(filter(None, (s["action"], s.get("object"), s.get("target"))))
+                for s in item["steps"]] == executed
+        assert all("args" not in s and "object" in s for s in item["steps"])
+
+
 def test_task_specs_and_config_files(tmp_path):
     assert [t.task_id for t in select_tasks(["ithor[#K01,K19]", "ithor#L01"])] == \
         ["K01", "K19", "L01"]
