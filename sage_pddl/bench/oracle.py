@@ -132,8 +132,7 @@ class ReferenceResponder:
             except SageError as error:
                 raise ScriptExhausted(f"the reference responder has no plan for task "
                                       f"{task.task_id}: {error}") from None
-            vocab = vocabulary(domain)
-            steps = [vocab.written_step(step.action, step.args) for step in plan.steps]
+            steps = vocabulary(domain).written_plan(plan)
             self._goal_parts[key] = _goal_parts(task.task_id, compile_gate(domain, problem), steps)
             self._fixed[key] = steps
             self._plans[key] = (task, steps)

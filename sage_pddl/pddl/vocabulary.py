@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
 from .errors import PDDLSemanticError
-from .model import Action, Annotation, Domain, Problem, effect_literals, key, walk
+from .model import Action, Annotation, Domain, Plan, Problem, effect_literals, key, walk
 from .writer import write_formula
 
 T = TypeVar("T")
@@ -290,6 +290,10 @@ class Vocabulary:
             return self.step_from_args(action.name, args)
         spelled = action.name if action is not None else action_name.strip()
         return {"action": spelled, "args": [str(a) for a in args]}
+
+    def written_plan(self, plan: Plan) -> list[dict[str, Any]]:
+        """A classical plan's steps as JSON steps, each as `written_step` writes it."""
+        return [self.written_step(step.action, step.args) for step in plan.steps]
 
     @property
     def effect_predicates(self) -> frozenset[str]:

@@ -139,8 +139,7 @@ class LLMPPlanner(LLMPlanner):
         unified-planning setup as `sage-pddl solve`), as JSON steps; SageError otherwise."""
         plan = solve(self.task.domain, problem, planner=self.engine or "auto",
                      timeout=self.solve_timeout)
-        vocab = vocabulary(self.task.domain)
-        return [vocab.written_step(step.action, step.args) for step in plan.steps]
+        return vocabulary(self.task.domain).written_plan(plan)
 
     def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
                failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
