@@ -262,6 +262,41 @@ def _successor(fast: tuple[Any, ...], s: int) -> int | None:
     return None
 
 
+_MOVES_KEPT = 64
+"""States whose successor one step remembers (`Moves`; forgotten all at once when full)."""
+
+
+class Moves(dict[int, int]):
+    """One cached step's moves: bit-set state -> the state after the step, each computed the
+    first time a check applies the step in that state (`move`) and remembered, so that a
+    check walking states and steps it has walked before is one dictionary lookup per step.
+
+    The successor of a state is a function of the step's ground action and the state alone,
+    so a remembered move is the move `fast` (the step's check-loop tuple, `GroundAction.fast`;
+    a `Choice`'s or a rejection's) computes; a state in which the step does not apply is not
+    remembered (its check explains the step). At most `_MOVES_KEPT` states a step."""
+
+    __slots__ = ("fast",)
+
+    def __init__(self, fast: tuple[Any, ...]) -> None:
+        super().__init__()
+        self.fast = fast
+
+    def move(self, s: int) -> int | None:
+        """The state after the step in state `s`, remembered; None when it does not apply."""
+        after = _successor(self.fast, s)
+        if after is None:
+            ground = self.fast[4][3]
+            if type(ground) is Choice:  # its first candidate does not apply: the others
+                after = ground.rest(s)
+            if after is None:
+                return None
+        if len(self) >= _MOVES_KEPT:
+            self.clear()
+        self[s] = after
+        return after
+
+
 class Instances:
     """What a step whose words name instances binds to: its action and, in order, every
     combination of objects its words may name (a `Choice` once ground)."""
@@ -297,13 +332,18 @@ class Gate:
     under `(action, args, fields)`, text under the text. A step that is not a ground action
     (unknown action or object, wrong arity, type mismatch) is cached as a tuple whose test
     always fails, and one naming several instances as a `Choice` (its first candidate's tuple).
-    `check` then runs ONE loop of int operations, resolving a step only on a cache miss: a
-    plain step costs one test and one or two updates; a step whose conditional effects fire,
-    or whose guard the static facts leave open, reads its successor from a table over the bits
-    it reads (`bits.Successors`); a choice whose first candidate fails tries the others. The
-    modes differ only in whether it stops at the first rejected step. Violations are built only
-    for rejected steps, and the final frozenset state only when read. Both paths give the same
-    verdict.
+    Each cached step holds its `Moves`: the states it has been applied in, each with the
+    state after it. `check` then runs ONE loop, resolving a step only on a cache miss and
+    computing a move only when the step has not been applied in that state before, which
+    makes a check over states and steps met before (a planner re-checking its candidates from
+    the same states) one dictionary lookup a step, as a lazily built automaton runs. A move
+    is computed with int operations: a plain step costs one test and one or two updates; a
+    step whose conditional effects fire, or whose guard the static facts leave open, reads
+    its successor from a table over the bits it reads (`bits.Successors`); a choice whose
+    first candidate fails tries the others. The modes differ only in whether it stops at the
+    first rejected step. Violations are built only for rejected steps, the final frozenset
+    state only when read, and an accepted plan's verdict, which its length and final state
+    fix, once per final state (`_accepted`). Both paths give the same verdict.
     """
 
     # what a gate starts without (class defaults: a compile sets only what it must)
@@ -330,15 +370,24 @@ class Gate:
         return len(self._step_fields) == 3
 
     @lazy
-    def _fast(self) -> dict[Any, tuple[Any, ...]]:
-        """Cache key of a step (see `_cache_key`) -> its check-loop tuple."""
+    def _moves(self) -> dict[Any, Moves]:
+        """Cache key of a step (see `_cache_key`) -> its `Moves`."""
         return {}
 
     @lazy
-    def _nested(self) -> dict[Any, dict[Any, dict[Any, tuple[Any, ...]]]]:
+    def _nested(self) -> dict[Any, dict[Any, dict[Any, Moves]]]:
         """The same for JSON steps whose only parameter fields are `object` and `target`, nested
         as action -> object -> target: three lookups of strings, whose hashes Python caches,
         cost less than building and hashing a key tuple."""
+        return {}
+
+    @lazy
+    def _accepted(self) -> dict[int, Verdict]:
+        """Final bit-set state -> the verdict of the last accepted plan that ended there
+        (bounded). A verdict is an immutable value, and an accepted plan's is fixed by its
+        length and its final state, so a check that accepts a plan of the same length ending
+        in the same state returns it again (from any start: a verdict's final state is read
+        from its mask, which names the same atoms for every check of this gate)."""
         return {}
 
     @lazy
@@ -419,32 +468,32 @@ class Gate:
 
     def _resolve(self, step: Any, index: int) -> GroundAction | Choice | Violation:
         """What a step names: its ground action, a choice of instances, or the structural
-        violation that makes it no ground action (uncached; `_fast_of` caches)."""
+        violation that makes it no ground action (uncached; `_moves_of` caches)."""
         try:
             return self._ground(step, index)
         except StepRejected as rejected:
             return rejected.violation
 
-    def _fast_of(self, step: Any, index: int) -> tuple[Any, ...]:
-        """The check-loop tuple of one step, resolved and cached on first use."""
+    def _moves_of(self, step: Any, index: int) -> Moves:
+        """The `Moves` of one step, its check-loop tuple resolved and cached on first use."""
         cache_key = self._cache_key(step)
         if cache_key is not None:
-            found = self._fast.get(cache_key)
+            found = self._moves.get(cache_key)
             if found is not None:
                 return found
         resolved = self._resolve(step, index)
         if isinstance(resolved, Violation):
-            fast = _rejection_fast(resolved)
+            moves = Moves(_rejection_fast(resolved))
         elif isinstance(resolved, Choice):
-            fast = resolved.fast()
+            moves = Moves(resolved.fast())
         else:
-            fast = resolved.fast
+            moves = Moves(resolved.fast)
         if cache_key is not None:
-            self._fast[cache_key] = fast
+            self._moves[cache_key] = moves
             if self._simple_fields and type(step) is dict and cache_key[0] != "args":
                 action, obj, target = cache_key
-                self._nested.setdefault(action, {}).setdefault(obj, {})[target] = fast
-        return fast
+                self._nested.setdefault(action, {}).setdefault(obj, {})[target] = moves
+        return moves
 
     def _reject(self, index: int, step: Any, code: str, message: str, action: str = "") -> StepRejected:
         text = _step_text(step)
@@ -629,7 +678,7 @@ class Gate:
             context = (self, start, s)
         steps = plan if type(plan) is list else self.plan_steps(plan)
         # JSON steps with the household fields (the common case) are looked up in the nested
-        # cache inline; any other step, or one not cached yet, goes through `_fast_of`
+        # cache inline; any other step, or one not cached yet, goes through `_moves_of`
         if nested is not None and not (steps and type(steps[0]) is dict):
             nested = None
         violations = None
@@ -638,42 +687,44 @@ class Gate:
             index += 1
             if nested is not None:
                 try:
-                    fast = nested[step["action"]][step["object"]][step["target"]]
+                    moves = nested[step["action"]][step["object"]][step["target"]]
                 except (KeyError, TypeError):  # not cached yet, a missing field, not a dict
-                    fast = self._fast_of(step, index)
+                    moves = self._moves_of(step, index)
                 else:
                     if "args" in step:  # `args` outranks the fields (vocabulary.step_words)
-                        fast = self._fast_of(step, index)
+                        moves = self._moves_of(step, index)
             else:
-                fast = self._fast_of(step, index)
-            test, pos, add, delete, rest = fast
-            if s & test == pos:  # the literals hold and no conditional effect fires
-                s |= add
-                if delete:
-                    s ^= delete
+                moves = self._moves_of(step, index)
+            try:
+                s = moves[s]  # a move made before
                 continue
-            literals, reads, successors, ground = rest
-            if successors is not None and s & literals == pos:
-                found = successors[s & reads]
-                if found is not None:
-                    s = (s | found[0]) ^ found[1]
-                    continue
-            if type(ground) is Choice:  # its first candidate does not apply: the others
-                after = ground.rest(s)
-                if after is not None:
-                    s = after
-                    continue
+            except KeyError:
+                after = moves.move(s)
+            if after is not None:
+                s = after
+                continue
             if violations is None:
                 violations = []
-            violations.extend(self._explain_fast(context, s, ground, index, step))
+            violations.extend(self._explain_fast(context, s, moves.fast[4][3], index, step))
             if stop:
                 break
+        if violations is None:  # an accepted plan: its verdict may have been made before
+            accepted = self._accepted
+            found = accepted.get(s)
+            if found is not None and found[1] == index + 1:
+                return found
         if goal_test is None:
             goal = None if goal_literals is None else s & goal_literals == goal_pos
         else:
             goal = goal_test(s)
-        return _new_tuple(Verdict, (violations is None, index + 1, s, goal,
-                                    () if violations is None else tuple(violations), context))
+        verdict: Verdict = _new_tuple(Verdict, (violations is None, index + 1, s, goal,
+                                                () if violations is None else tuple(violations),
+                                                context))
+        if violations is None:
+            if len(accepted) >= _STATE_MASKS_KEPT:
+                accepted.clear()
+            accepted[s] = verdict
+        return verdict
 
     def _check_sets(self, steps: Sequence[Any], state: Iterable[tuple[Any, ...]] | None,
                     stop: bool) -> Verdict:

@@ -34,6 +34,7 @@ import pytest
 
 from sage_pddl.domains import load_domain as load_bundled_domain
 from sage_pddl.gate import compile_gate
+from sage_pddl.gate import gate as gate_module
 from sage_pddl.gate.gate import Instances, _failures
 from sage_pddl.gate.schema import domain_schema
 from sage_pddl.gate.table import atom_key
@@ -79,12 +80,15 @@ def test_fast_check_equals_reference_on_ithor_plans_and_mutants(ithor_cases):
             warm.check(plan)
             for mode in ("first", "all"):
                 _assert_same(warm, plan, mode=mode)  # every step a cache hit
+            for mode in ("first", "all"):  # every move remembered, accepted verdicts too
+                _assert_same(warm, plan, mode=mode)
         mutants += len(mutated)
         plans += 1
         gate = compile_gate(domain, problem)
         middle = gate.check(reference[: len(reference) // 2]).final_state
-        _assert_same(gate, reference[len(reference) // 2:], state=middle)
-        _assert_same(gate, reference[len(reference) // 2:], state=list(middle))
+        for _ in range(2):  # the second time, from remembered moves
+            _assert_same(gate, reference[len(reference) // 2:], state=middle)
+            _assert_same(gate, reference[len(reference) // 2:], state=list(middle))
     assert plans == 75 and mutants >= 300, (plans, mutants)
 
 
@@ -236,6 +240,59 @@ def test_cached_steps_are_keyed_by_content_not_by_the_step_object(ithor_cases):
     assert edited == check_sets(gate, plan)
     plan[-1] = dict(reference[-1])
     assert gate.check(plan) == check_sets(gate, plan) and gate.check(plan).valid
+
+
+def test_remembered_moves_are_bounded_and_never_stand_for_a_rejection(ithor_cases):
+    """A step remembers at most `_MOVES_KEPT` states; a state in which it does not apply is
+    not remembered, so checking it again explains it again."""
+    domain, problem, reference, _ = ithor_cases[0]
+    gate = compile_gate(domain, problem)
+    gate.check(reference)
+    gate.check(reference)
+    moves = gate._moves_of(reference[0], 0)
+    assert moves, "the second check remembered the first step's move"
+    first_state = next(iter(moves))
+    assert moves[first_state] == moves.move(first_state)
+    for extra in range(gate_module._MOVES_KEPT + 1):  # made-up states with a bit no atom has
+        moves.move(first_state | 1 << (10_000 + extra))
+    assert 0 < len(moves) <= gate_module._MOVES_KEPT
+    pick = {"action": "Pick", "object": reference[0]["object"], "target": ""}
+    rejected = gate.check([pick])
+    assert not rejected.valid and gate._moves_of(pick, 0).move(gate.table.initial_mask) is None
+    assert not gate._moves_of(pick, 0), "a rejection is not a move"
+    again = gate.check([pick])
+    assert again == rejected == check_sets(gate, [pick])
+    assert again.violations and again.violations is not rejected.violations
+
+
+def test_an_accepted_verdict_is_made_again_for_another_length(ithor_cases):
+    """The verdicts of accepted plans are kept by final state, and given again only to a plan
+    of the same length; from another start, its final state is still the check's."""
+    domain, problem, reference, _ = ithor_cases[0]
+    gate = compile_gate(domain, problem)
+    for _ in range(3):
+        whole = gate.check(reference)
+        assert whole == check_sets(gate, reference)
+    assert gate.check(reference) is whole
+    final = whole.final_state
+    empty = gate.check([], state=final)  # the same final state, from another start, 0 steps
+    assert empty is not whole and empty == check_sets(gate, [], state=final)
+    assert empty.steps_checked == 0 and whole.steps_checked == len(reference)
+    middle = gate.check(reference[:2]).final_state
+    for _ in range(2):  # the last steps from the middle: the same length as no plan, but not 0
+        rest = gate.check(reference[2:], state=middle)
+        assert rest == check_sets(gate, reference[2:], state=middle)
+        assert rest.final_state == final
+    once, twice = reference[:1], reference[:1] * 2  # a second MoveTo to where it stands
+    for _ in range(2):
+        first, second = gate.check(once), gate.check(twice)
+        assert first.final_state == second.final_state, "the same start and final state"
+        assert (first.steps_checked, second.steps_checked) == (1, 2)
+        assert first == check_sets(gate, once) and second == check_sets(gate, twice)
+    there = gate.check(once).final_state  # from there, the same one step ends there again
+    for _ in range(2):
+        assert gate.check(once, state=there) == check_sets(gate, once, state=there)
+    assert gate.check(once, state=there) is gate.check(once)
 
 
 def _compare_step_functions(gate, plan) -> int:
