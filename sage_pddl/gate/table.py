@@ -71,6 +71,7 @@ from ..pddl.model import (
     Unsupported,
     Variable,
     When,
+    atom_key,
     key,
     walk,
     walk_numeric,
@@ -102,17 +103,6 @@ _StaticChecks = tuple[tuple[tuple[str, tuple[Term, ...]], ...], ...]
 """Per quantified variable, the static literals (predicate, terms) bound once it is."""
 
 T = TypeVar("T")
-
-
-def atom_key(atom: Atom) -> GroundAtom:
-    """The ground atom of a model atom whose terms are objects: `(on B1 b2)` ->
-    `("on", "b1", "b2")`."""
-    args = atom.args
-    if len(args) == 1:
-        return (atom.predicate.lower(), args[0].name.lower())
-    if len(args) == 2:
-        return (atom.predicate.lower(), args[0].name.lower(), args[1].name.lower())
-    return (atom.predicate.lower(), *map(str.lower, map(_name, args)))
 
 
 class lazy(Generic[T]):
@@ -168,7 +158,7 @@ class PreconditionTable:
         """Object key -> the type keys it belongs to (declared types, their ancestors and
         `object`; a name declared twice, as a constant and an object, belongs to both): what
         a first check binds every step's words with, and reading `:init` its names."""
-        self.initial_facts: list[GroundAtom] = self._initial_facts()  # raises on an unsupported fact
+        self.initial_facts: tuple[GroundAtom, ...] = self._initial_facts()  # raises on an unsupported fact
         """The initial state's atoms, in `:init` order (a check's mutable state starts as a set
         of them; `initial_state` is their frozenset, built when first read)."""
         goal = problem.goal
@@ -387,45 +377,16 @@ class PreconditionTable:
         """The initial state: the atoms of `initial_facts`."""
         return frozenset(self.initial_facts)
 
-    def _initial_facts(self) -> list[GroundAtom]:
-        """The `Atom` facts of `:init` as ground atoms (`Not` facts document absence and
-        numeric values are ignored; an unsupported fact raises)."""
-        facts: list[GroundAtom] = []
-        add = facts.append
-        # `atom_key` inline, as this loop is most of a compile; a name that is a key already
-        # (an object or a predicate written in lower case, the common case) is used as it is:
-        # a set lookup costs less than `lower()`, and the name's hash is kept for the state
-        objects = self.object_types
-        predicates = self.schema.predicate_names
-        for fact in self.problem.init:
-            if type(fact) is Atom:
-                args = fact.args
-                predicate = fact.predicate
-                if predicate not in predicates:
-                    predicate = predicate.lower()
-                arity = len(args)
-                if arity == 2:
-                    one, two = args
-                    first, second = one.name, two.name
-                    add((predicate, first if first in objects else first.lower(),
-                         second if second in objects else second.lower()))
-                elif arity == 1:
-                    first = args[0].name
-                    add((predicate, first if first in objects else first.lower()))
-                elif arity == 3:
-                    one, two, three = args
-                    first, second, third = one.name, two.name, three.name
-                    add((predicate, first if first in objects else first.lower(),
-                         second if second in objects else second.lower(),
-                         third if third in objects else third.lower()))
-                else:
-                    add(atom_key(fact))
-            elif isinstance(fact, Atom):
-                add(atom_key(fact))
-            elif isinstance(fact, Unsupported):
-                raise self._unsupported(fact.construct, fact.loc,
-                                        f"in the :init of {self.problem.name}")
-        return facts
+    def _initial_facts(self) -> tuple[GroundAtom, ...]:
+        """The `Atom` facts of `:init` as ground atoms (`Problem.facts`); `Not` facts document
+        absence and numeric values are ignored, an unsupported fact raises."""
+        problem = self.problem
+        if len(problem.facts) < len(problem.init):  # not only atoms: any unsupported?
+            for fact in problem.init:
+                if isinstance(fact, Unsupported):
+                    raise self._unsupported(fact.construct, fact.loc,
+                                            f"in the :init of {problem.name}")
+        return problem.facts
 
     def _literal_goal(self, goal: object) -> tuple[State, State] | None:
         """`(pos, neg)` when `goal` is a conjunction of ground literals, else None."""

@@ -29,6 +29,12 @@ def key(name: str) -> str:
     return name.lower()
 
 
+def atom_key(atom: Atom) -> tuple[str, ...]:
+    """The case-insensitive identity of an atom whose terms are objects, as states hold it:
+    its predicate's and its terms' keys, `(on B1 b2)` -> `("on", "b1", "b2")`."""
+    return (atom.predicate.lower(), *[term.name.lower() for term in atom.args])
+
+
 @dataclass(frozen=True)
 class Location:
     """Where a node starts in its source: 1-based line and column."""
@@ -397,6 +403,14 @@ class Problem:
     unsupported: tuple[Unsupported, ...] = ()
     source: str | None = field(default=None, compare=False)
     loc: Location | None = _loc()
+    facts: tuple[tuple[str, ...], ...] = field(init=False, compare=False, repr=False)
+    """The `Atom`s of `init` by their keys (`atom_key`), in order: the initial state as a
+    state holds it, made with the problem (a parse reads each fact once) so that every reader
+    of the state starts from it."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "facts", tuple([atom_key(fact) for fact in self.init
+                                                 if isinstance(fact, Atom)]))
 
 
 # --- plans -----------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """Unit tests of the gate, one PDDL construct at a time, on hand-built models."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from sage_pddl.gate import StepRejected, compile_gate
@@ -278,7 +280,7 @@ def test_metric_fluent_counts_as_cost():
     p = problem("Table - receptacle")
     with pytest.raises(UnsupportedConstruct):
         compile_gate(d, p)
-    p = type(p)(**{**p.__dict__, "metric": Metric("minimize", FunctionTerm("fuel-used"))})
+    p = dataclasses.replace(p, metric=Metric("minimize", FunctionTerm("fuel-used")))
     assert compile_gate(d, p).check(["Walk Table"]).valid
 
 

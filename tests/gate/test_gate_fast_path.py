@@ -37,7 +37,6 @@ from sage_pddl.gate import compile_gate
 from sage_pddl.gate import gate as gate_module
 from sage_pddl.gate.gate import Instances, _failures
 from sage_pddl.gate.schema import domain_schema
-from sage_pddl.gate.table import atom_key
 from sage_pddl.pddl import limits, load_domain, load_plan, load_problem, parse_domain, parse_problem
 from sage_pddl.pddl.errors import GroundingTooLarge, UnsupportedConstruct
 from sage_pddl.pddl.model import Annotation, Atom, Domain, Plan, PlanStep, Problem
@@ -176,8 +175,10 @@ def _assert_problem_tables_as_defined(domain: Domain, problem: Problem) -> None:
     keys when they are written in lower case, objects of one declaration typed once) equal
     their definitions, read from the model one fact and one declaration at a time."""
     table = compile_gate(domain, problem).table
-    assert table.initial_state == frozenset(atom_key(fact) for fact in problem.init
-                                            if isinstance(fact, Atom))
+    facts = [(fact.predicate.lower(), *(term.name.lower() for term in fact.args))
+             for fact in problem.init if isinstance(fact, Atom)]
+    assert list(table.initial_facts) == facts
+    assert table.initial_state == frozenset(facts)
     types: dict[str, frozenset[str]] = {}
     for typed in itertools.chain(domain.constants, problem.objects):
         name = typed.name.lower()

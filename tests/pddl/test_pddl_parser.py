@@ -35,6 +35,7 @@ from sage_pddl.pddl.model import (
     Not,
     NumericEffect,
     PredicateDef,
+    Problem,
     Typed,
     Unsupported,
     Variable,
@@ -96,6 +97,23 @@ def test_quirks_parse_into_the_model():
     assert Not(Atom("open", (Constant("apple"),))) in problem.init
     assert any(isinstance(e, FluentValue) for e in problem.init)
     assert ("thing", ("thing",)) in [(o.name, o.types) for o in problem.objects]
+
+
+def test_a_problem_holds_its_facts_by_key_whoever_makes_it():
+    """`Problem.facts`: the `:init` atoms by key, in order (negated and numeric facts are no
+    facts); derived from `init` by every constructor, outside equality, kept by pickle."""
+    problem = parse_problem(QUIRKY_PROBLEM, "p1.pddl")
+    atoms = [fact for fact in problem.init if isinstance(fact, Atom)]
+    assert atoms and len(atoms) < len(problem.init)
+    assert problem.facts == tuple((a.predicate.lower(), *(t.name.lower() for t in a.args))
+                                  for a in atoms)
+    made = Problem("p", "d", init=(Atom("On", (Constant("A"), Constant("b"))),
+                                   Not(Atom("Clear", (Constant("A"),)))))
+    assert made.facts == (("on", "a", "b"),)
+    assert dataclasses.replace(made, init=()).facts == ()
+    assert pickle.loads(pickle.dumps(problem)).facts == problem.facts
+    assert dataclasses.replace(problem, init=problem.init) == problem
+    assert "facts" not in repr(made)
 
 
 def _position(text: str, needle: str, offset: int = 0) -> tuple[int, int]:
