@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from ..pddl.model import Action, key
 
@@ -426,12 +426,15 @@ _EMPTY: Atoms = frozenset()
 
 def action_text(action: Action, args: tuple[str, ...], names: dict[str, str]) -> str:
     """`(Pick Apple)`: `action` with object keys `args`, objects in their spelling `names`."""
-    return "(" + " ".join((action.name, *in_spelling(names, args))) + ")"
+    return spelled(action.name, args, names)
 
 
-def in_spelling(names: dict[str, str], keys: Iterable[str]) -> Iterable[str]:
-    """Each of `keys` in its spelling `names[key]` (the key itself when it has none)."""
-    return cast(Iterable[str], map(names.get, keys, keys))
+def spelled(head: str, keys: tuple[str, ...], names: dict[str, str]) -> str:
+    """`(head a b)`: `head` and each of `keys` in its spelling `names[key]` (the key itself
+    when it has none)."""
+    if not keys:
+        return f"({head})"
+    return f"({head} {' '.join(map(names.get, keys, keys))})"
 
 
 def action_bindings(action: Action, args: tuple[str, ...], names: dict[str, str]

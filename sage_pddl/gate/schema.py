@@ -98,6 +98,11 @@ class ActionTemplate:
     literals: tuple[PreLiteral, ...]
     """The literals of the precondition's template part, in the order the walker grounds them
     (what a rejected step's explanation walks when the action has no complex precondition)."""
+    failed: Callable[[Any, tuple[str, ...]], list[tuple[int, tuple[str, ...]]]]
+    """`failed(s, args)`: the literals that do not hold in state `s` (a set of ground atoms)
+    for the step's object keys `args`, each as its position in `literals` and its objects:
+    the equalities first, then the others in order (a literal whose atom an earlier one
+    names is reported again; `PreconditionTable.failed_literals` reports each once)."""
     step: StepFunction | None
     """The whole action as one generated function on set states (`compiled.step_function`):
     what a gate's first check runs instead of grounding. None: the action is ground."""
@@ -206,12 +211,24 @@ def compile_template(action: Action, canonical: Callable[[object, bool], str]) -
 
     effect(action.effect)
 
-    def tup(items: list[str]) -> str:
-        return "(" + "".join(f"{i}, " for i in items) + ")"
-
     def bits(items: list[str]) -> str:
         # `get(atom) or new(atom)`: a bit is a power of two, never 0; `|` merges duplicates
         return " | ".join(f"(get({i}) or new({i}))" for i in items) or "0"
+
+    def tup(items: list[str]) -> str:
+        return "(" + "".join(f"{i}, " for i in items) + ")"
+
+    # the literals that fail in a state, equalities first (what a rejected step reports)
+    failed_lines = ["def failed(s, a):", "    out = []"]
+    for position, lit in sorted(enumerate(literals), key=lambda item: bool(item[1].predicate)):
+        terms = [f"a[{t}]" if isinstance(t, int) else repr(t) for t in lit.terms]
+        if lit.predicate:
+            test = f"{tup([repr(lit.predicate), *terms])} {'not in' if lit.positive else 'in'} s"
+        else:
+            test = f"{terms[0]} {'!=' if lit.positive else '=='} {terms[1]}"
+        failed_lines += [f"    if {test}:", f"        out.append(({position}, {tup(terms)}))"]
+    failed_lines.append("    return out")
+    failed = _generated("failed", "\n".join(failed_lines) + "\n", action.name)
 
     # an equality decided false at grounding time (the walker's `unsat`)
     unsat = " or ".join(f"{left} {'!=' if positive else '=='} {right}"
@@ -243,7 +260,7 @@ def compile_template(action: Action, canonical: Callable[[object, bool], str]) -
         param_types.append(None if not types or "object" in types else types)
     return ActionTemplate(action, key(action.name), tuple(params), tuple(param_types),
                           build, masks, tuple(complex_pre), tuple(complex_effects), unsat_of, tuple(literals),
-                          step_function(action), words_function(action, tuple(param_types)))
+                          failed, step_function(action), words_function(action, tuple(param_types)))
 
 
 # --- the schema ------------------------------------------------------------------------------

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Iterator
-from operator import attrgetter
 from typing import Any, Generic, TypeVar, overload
 
 from ..pddl import limits
@@ -93,11 +92,9 @@ from .ground import (
     Implies,
     State,
     conjoin,
-    in_spelling,
+    spelled,
 )
 from .schema import domain_schema
-
-_name = attrgetter("name")
 
 _StaticChecks = tuple[tuple[tuple[str, tuple[Term, ...]], ...], ...]
 """Per quantified variable, the static literals (predicate, terms) bound once it is."""
@@ -285,12 +282,13 @@ class PreconditionTable:
     @lazy
     def object_names(self) -> dict[str, str]:
         """Object key -> original spelling, in declaration order."""
-        names = list(map(_name, itertools.chain(self.domain.constants, self.problem.objects)))
-        spelling = dict(zip(map(str.lower, names), names))
-        if len(spelling) < len(names):  # a name declared twice: its first spelling
-            spelling = {}
-            for name in names:
-                spelling.setdefault(name.lower(), name)
+        declared = (itertools.chain(self.domain.constants, self.problem.objects)
+                    if self.domain.constants else self.problem.objects)
+        spelling = {typed.name.lower(): typed.name for typed in declared}
+        if len(spelling) < len(self.domain.constants) + len(self.problem.objects):
+            spelling = {}  # a name declared twice: its first spelling
+            for typed in itertools.chain(self.domain.constants, self.problem.objects):
+                spelling.setdefault(typed.name.lower(), typed.name)
         return spelling
 
     @lazy
@@ -347,8 +345,8 @@ class PreconditionTable:
 
     def format_atom(self, atom: GroundAtom) -> str:
         """`("found", "apple")` -> `(found Apple)` in the domain's and problem's spelling."""
-        head = self.predicate_names.get(atom[0], atom[0])
-        return "(" + " ".join((head, *in_spelling(self.object_names, atom[1:]))) + ")"
+        return spelled(self.schema.predicate_names.get(atom[0], atom[0]), atom[1:],
+                       self.object_names)
 
     def format_literal(self, literal: GroundLiteral) -> str:
         text = self.format_atom(literal.atom)
@@ -792,24 +790,26 @@ class PreconditionTable:
                         ) -> list[tuple[int, tuple[str, ...]]] | None:
         """`literal_failures` of `action` with object keys `args`, nothing built but the
         answer: each failed literal as its position in the template's `literals` and its
-        objects. None when the precondition has a complex part."""
+        objects, each atom once (the template's generated `failed`). None when the
+        precondition has a complex part."""
         template = self.schema.template(action)
         if template.complex_pre:
             return None
-        unsat: list[tuple[int, tuple[str, ...]]] = []
-        failed: list[tuple[int, tuple[str, ...]]] = []
-        seen: set[tuple[bool, GroundAtom]] = set()
-        for position, (positive, _, terms, predicate, _, _) in enumerate(template.literals):
-            values = tuple([args[term] if isinstance(term, int) else term for term in terms])
-            if not predicate:  # an equality
-                if (values[0] == values[1]) != positive:
-                    unsat.append((position, values))
-                continue
-            atom = (predicate, *values)
-            if (atom in state) != positive and (positive, atom) not in seen:
-                seen.add((positive, atom))
-                failed.append((position, values))
-        return unsat + failed  # (an atom never looks like an equality's ("=", a, b))
+        found = template.failed(state, args)
+        if len(found) < 2:
+            return found
+        literals = template.literals
+        seen: set[tuple[bool, tuple[str, ...]]] = set()
+        once = []
+        for position, values in found:
+            literal = literals[position]
+            if literal.predicate:  # an equality is reported as often as it is written
+                atom = (literal.positive, (literal.predicate, *values))
+                if atom in seen:
+                    continue
+                seen.add(atom)
+            once.append((position, values))
+        return once
 
     def _any_of(self, parts: Iterable[Cond], source: object, env: dict[str, str],
                 positive: bool, anchor: str) -> Cond:

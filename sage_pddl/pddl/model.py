@@ -32,7 +32,14 @@ def key(name: str) -> str:
 def atom_key(atom: Atom) -> tuple[str, ...]:
     """The case-insensitive identity of an atom whose terms are objects, as states hold it:
     its predicate's and its terms' keys, `(on B1 b2)` -> `("on", "b1", "b2")`."""
-    return (atom.predicate.lower(), *[term.name.lower() for term in atom.args])
+    args = atom.args
+    # the common arities spelled out: a problem's every fact and goal literal comes here, and
+    # a comprehension costs a call of its own
+    if len(args) == 1:
+        return (atom.predicate.lower(), args[0].name.lower())
+    if len(args) == 2:
+        return (atom.predicate.lower(), args[0].name.lower(), args[1].name.lower())
+    return (atom.predicate.lower(), *[term.name.lower() for term in args])
 
 
 @dataclass(frozen=True)
