@@ -460,31 +460,19 @@ def frozen_maker(cls: type[_Node]) -> Callable[..., _Node]:
     (a parse makes a node and a `Location` for most tokens; a check a `Violation` per failed
     literal): it sets the new instance's dictionary at once, where the dataclass's `__init__`
     stores each field through `object.__setattr__`. The object is the same (fields, equality,
-    hash, repr, pickle). `cls` must not check or derive fields (`__post_init__`, `init=False`)."""
+    hash, repr, pickle). `cls` must not check or derive fields (`__post_init__`, `init=False`).
+    The function is written for `cls`'s fields, as `dataclasses` writes an `__init__`."""
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]  # a dataclass, or it raises
     if hasattr(cls, "__post_init__") or not all(f.init for f in fields):
         raise TypeError(f"{cls.__name__} checks or derives fields: make it with its __init__")
-    names = tuple(f.name for f in fields)
-    new, set_attribute = object.__new__, object.__setattr__
-    if len(names) == 2:  # the commonest shapes without the zip
-        first, second = names
-
-        def make2(a: Any, b: Any) -> _Node:
-            node = new(cls)
-            set_attribute(node, "__dict__", {first: a, second: b})
-            return node
-        return make2
-    if len(names) == 3:
-        first, second, third = names
-
-        def make3(a: Any, b: Any, c: Any) -> _Node:
-            node = new(cls)
-            set_attribute(node, "__dict__", {first: a, second: b, third: c})
-            return node
-        return make3
-
-    def make(*values: Any) -> _Node:
-        node = new(cls)
-        set_attribute(node, "__dict__", dict(zip(names, values, strict=True)))
-        return node
+    values = [f"_{position}" for position in range(len(fields))]
+    entries = ", ".join(f"{field.name!r}: {value}" for field, value in zip(fields, values))
+    source = (f"def make({', '.join(values)}):\n"
+              f"    node = new(cls)\n"
+              f"    set_attribute(node, '__dict__', {{{entries}}})\n"
+              f"    return node\n")
+    namespace: dict[str, Any] = {"new": object.__new__, "set_attribute": object.__setattr__,
+                                 "cls": cls}
+    exec(compile(source, f"<frozen_maker {cls.__name__}>", "exec"), namespace)  # noqa: S102
+    make: Callable[..., _Node] = namespace["make"]
     return make
