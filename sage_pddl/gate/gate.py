@@ -735,7 +735,7 @@ class Gate:
         explanation needs. Same verdict as the loop on bit sets."""
         table = self.table
         if state is None:
-            s = set(table.initial_facts)
+            s = set(table.initial_state)
         else:
             start = self._state(state)
             if table.prune_static and not table.agrees_on_static(start):

@@ -52,7 +52,6 @@ from ..pddl.model import (
     And,
     Atom,
     Comparison,
-    Constant,
     Domain,
     Equals,
     Exists,
@@ -70,7 +69,6 @@ from ..pddl.model import (
     Unsupported,
     Variable,
     When,
-    atom_key,
     key,
     walk,
     walk_numeric,
@@ -155,14 +153,14 @@ class PreconditionTable:
         """Object key -> the type keys it belongs to (declared types, their ancestors and
         `object`; a name declared twice, as a constant and an object, belongs to both): what
         a first check binds every step's words with, and reading `:init` its names."""
-        self.initial_facts: tuple[GroundAtom, ...] = self._initial_facts()  # raises on an unsupported fact
-        """The initial state's atoms, in `:init` order (a check's mutable state starts as a set
-        of them; `initial_state` is their frozenset, built when first read)."""
+        self.initial_state: State = self._initial_state()  # raises on an unsupported fact
+        """The initial state (`Problem.facts`)."""
         goal = problem.goal
         self.has_goal = not (type(goal) is And and not goal.parts)
-        self.goal_sets = self._literal_goal(goal) if self.has_goal else None
-        """The goal as `(pos, neg)` atom sets when it is a conjunction of ground literals (it
-        holds when `pos <= state` and `state.isdisjoint(neg)`), else None."""
+        self.goal_sets = problem.goal_literals if self.has_goal else None
+        """The goal as `(pos, neg)` atom sets when it is a conjunction of ground literals
+        (`Problem.goal_literals`: it holds when `pos <= state` and `state.isdisjoint(neg)`),
+        else None."""
         complex_goal = self.has_goal and self.goal_sets is None
         if complex_goal:
             self._check_formula_scope(goal, f"in the goal of {problem.name}")
@@ -370,14 +368,9 @@ class PreconditionTable:
 
     # -- state ----------------------------------------------------------------------------
 
-    @lazy
-    def initial_state(self) -> State:
-        """The initial state: the atoms of `initial_facts`."""
-        return frozenset(self.initial_facts)
-
-    def _initial_facts(self) -> tuple[GroundAtom, ...]:
-        """The `Atom` facts of `:init` as ground atoms (`Problem.facts`); `Not` facts document
-        absence and numeric values are ignored, an unsupported fact raises."""
+    def _initial_state(self) -> State:
+        """The `Atom` facts of `:init` (`Problem.facts`); `Not` facts document absence and
+        numeric values are ignored, an unsupported fact raises."""
         problem = self.problem
         if len(problem.facts) < len(problem.init):  # not only atoms: any unsupported?
             for fact in problem.init:
@@ -385,23 +378,6 @@ class PreconditionTable:
                     raise self._unsupported(fact.construct, fact.loc,
                                             f"in the :init of {problem.name}")
         return problem.facts
-
-    def _literal_goal(self, goal: object) -> tuple[State, State] | None:
-        """`(pos, neg)` when `goal` is a conjunction of ground literals, else None."""
-        pos: list[GroundAtom] = []
-        neg: list[GroundAtom] = []
-        for part in goal.parts if type(goal) is And else (goal,):
-            if type(part) is Atom:
-                atoms = pos
-            elif type(part) is Not and type(part.arg) is Atom:
-                atoms, part = neg, part.arg
-            else:
-                return None
-            for term in part.args:
-                if type(term) is not Constant:
-                    return None
-            atoms.append(atom_key(part))
-        return frozenset(pos), frozenset(neg) if neg else _EMPTY
 
     @lazy
     def goal(self) -> Cond | None:

@@ -410,14 +410,40 @@ class Problem:
     unsupported: tuple[Unsupported, ...] = ()
     source: str | None = field(default=None, compare=False)
     loc: Location | None = _loc()
-    facts: tuple[tuple[str, ...], ...] = field(init=False, compare=False, repr=False)
-    """The `Atom`s of `init` by their keys (`atom_key`), in order: the initial state as a
-    state holds it, made with the problem (a parse reads each fact once) so that every reader
-    of the state starts from it."""
+    facts: frozenset[tuple[str, ...]] = field(init=False, compare=False, repr=False)
+    """The initial state: the `Atom`s of `init` by their keys (`atom_key`)."""
+    goal_literals: tuple[frozenset[tuple[str, ...]], frozenset[tuple[str, ...]]] | None = field(
+        init=False, compare=False, repr=False)
+    """The goal by keys when it is a conjunction of literals of objects (`literal_goal`):
+    the atoms that must hold and those that must not; None for any other goal."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "facts", tuple([atom_key(fact) for fact in self.init
-                                                 if isinstance(fact, Atom)]))
+        # made with the problem, as a parse reads each fact and goal literal once: every
+        # reader of the initial state and of the goal starts from them
+        object.__setattr__(self, "facts", frozenset([atom_key(fact) for fact in self.init
+                                                     if isinstance(fact, Atom)]))
+        object.__setattr__(self, "goal_literals", literal_goal(self.goal))
+
+
+def literal_goal(goal: Formula) -> tuple[frozenset[tuple[str, ...]],
+                                          frozenset[tuple[str, ...]]] | None:
+    """`(pos, neg)`, the keys of the atoms `goal` requires and of those it forbids, when it is
+    an atom, a negated atom or a conjunction of them whose terms are objects (`And(())`, no
+    goal: two empty sets); None for any other formula."""
+    pos: list[tuple[str, ...]] = []
+    neg: list[tuple[str, ...]] = []
+    for part in goal.parts if type(goal) is And else (goal,):
+        if type(part) is Atom:
+            atoms = pos
+        elif type(part) is Not and type(part.arg) is Atom:
+            atoms, part = neg, part.arg
+        else:
+            return None
+        for term in part.args:
+            if type(term) is not Constant:
+                return None
+        atoms.append(atom_key(part))
+    return frozenset(pos), frozenset(neg)
 
 
 # --- plans -----------------------------------------------------------------------------------

@@ -175,10 +175,9 @@ def _assert_problem_tables_as_defined(domain: Domain, problem: Problem) -> None:
     keys when they are written in lower case, objects of one declaration typed once) equal
     their definitions, read from the model one fact and one declaration at a time."""
     table = compile_gate(domain, problem).table
-    facts = [(fact.predicate.lower(), *(term.name.lower() for term in fact.args))
-             for fact in problem.init if isinstance(fact, Atom)]
-    assert list(table.initial_facts) == facts
-    assert table.initial_state == frozenset(facts)
+    assert table.initial_state == frozenset(
+        (fact.predicate.lower(), *(term.name.lower() for term in fact.args))
+        for fact in problem.init if isinstance(fact, Atom))
     types: dict[str, frozenset[str]] = {}
     for typed in itertools.chain(domain.constants, problem.objects):
         name = typed.name.lower()

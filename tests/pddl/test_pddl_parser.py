@@ -100,20 +100,39 @@ def test_quirks_parse_into_the_model():
 
 
 def test_a_problem_holds_its_facts_by_key_whoever_makes_it():
-    """`Problem.facts`: the `:init` atoms by key, in order (negated and numeric facts are no
-    facts); derived from `init` by every constructor, outside equality, kept by pickle."""
+    """`Problem.facts`: the `:init` atoms by key (negated and numeric facts are no facts);
+    derived from `init` by every constructor, outside equality, kept by pickle."""
     problem = parse_problem(QUIRKY_PROBLEM, "p1.pddl")
     atoms = [fact for fact in problem.init if isinstance(fact, Atom)]
     assert atoms and len(atoms) < len(problem.init)
-    assert problem.facts == tuple((a.predicate.lower(), *(t.name.lower() for t in a.args))
-                                  for a in atoms)
+    assert problem.facts == {(a.predicate.lower(), *(t.name.lower() for t in a.args))
+                             for a in atoms}
     made = Problem("p", "d", init=(Atom("On", (Constant("A"), Constant("b"))),
                                    Not(Atom("Clear", (Constant("A"),)))))
-    assert made.facts == (("on", "a", "b"),)
-    assert dataclasses.replace(made, init=()).facts == ()
+    assert made.facts == {("on", "a", "b")}
+    assert dataclasses.replace(made, init=()).facts == frozenset()
     assert pickle.loads(pickle.dumps(problem)).facts == problem.facts
     assert dataclasses.replace(problem, init=problem.init) == problem
     assert "facts" not in repr(made)
+
+
+@pytest.mark.parametrize("goal, expected", [
+    ("(and (On A b) (not (Clear A)))", ({("on", "a", "b")}, {("clear", "a")})),
+    ("(On A b)", ({("on", "a", "b")}, set())),
+    ("(not (Flag))", (set(), {("flag",)})),
+    ("(and)", (set(), set())),
+    ("(and (On A ?x))", None),  # a free variable: the gate's grounder reports it
+    ("(or (On A b) (Flag))", None),
+    ("(and (and (On A b)))", None),
+    ("(exists (?x) (On A ?x))", None),
+])
+def test_a_problem_holds_a_goal_of_literals_by_key(goal, expected):
+    problem = parse_problem(f"(define (problem p) (:domain d) (:objects A b) (:init) "
+                            f"(:goal {goal}))")
+    if expected is None:
+        assert problem.goal_literals is None
+    else:
+        assert problem.goal_literals == tuple(frozenset(atoms) for atoms in expected)
 
 
 def _position(text: str, needle: str, offset: int = 0) -> tuple[int, int]:
