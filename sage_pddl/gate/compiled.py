@@ -64,7 +64,8 @@ from ..pddl.model import (
 Objects = Callable[[tuple[str, ...]], tuple[str, ...]]
 StepFunction = Callable[[set[tuple[str, ...]], tuple[str, ...], Objects], "bool | None"]
 WordsFunction = Callable[[set[tuple[str, ...]], tuple[str, ...],
-                          Callable[[str], "frozenset[str] | None"], Objects], "bool | None"]
+                          Callable[[str], "str | tuple[str, ...] | None"], Objects],
+                         "bool | None"]
 
 
 class _NotExpressed(Exception):
@@ -288,39 +289,36 @@ def step_function(action: Action) -> StepFunction | None:
     return function
 
 
-def words_function(action: Action, accepted: tuple[frozenset[str] | None, ...]
+def words_function(action: Action, fitting: tuple[frozenset[str] | None, ...]
                    ) -> WordsFunction | None:
-    """`step_words(s, words, types_of, objects)`: the step function of `action` for a step
-    given by its argument words as written, `types_of(key)` an object's type keys or None
-    (`PreconditionTable.object_types.get`, a bound method: one call per word). It binds the
-    words itself when each is, in lower case, an object of its parameter's type
-    (`accepted[i]`, None for any object), and then returns what `step` returns; otherwise
-    it returns None before anything else, and the gate binds the step the general way
-    (loose names, instances, errors). None when the action has a part the generator does not
-    express."""
+    """`step_words(s, words, declared_of, objects)`: the step function of `action` for a step
+    given by its argument words as written, `declared_of(key)` an object's declared type key
+    or None (`PreconditionTable.declared.get`, a bound method: one call per word). It binds
+    the words itself when each is, in lower case, an object declared of one type its
+    parameter takes (`fitting[i]`, `DomainSchema.fitting`; None for any object), and then
+    returns what `step` returns; otherwise it returns None before anything else, and the gate
+    binds the step the general way (loose names, instances, objects of several types,
+    errors). None when the action has a part the generator does not express."""
     names = [f"a{i}" for i in range(len(action.parameters))]
     written = _written(action, {key(p.name): name for p, name in zip(action.parameters, names)})
     if written is None:
         return None
     writer, test = written
-    lines = ["def step_words(s, w, types_of, objects):"]
+    lines = ["def step_words(s, w, declared_of, objects):"]
     if names:  # one unpacking binds the words and checks their number (try costs nothing)
         lines += ["    try:", f"        {', '.join(names)}, = w", "    except ValueError:",
                   "        return None"]
     else:
         lines += ["    if w:", "        return None"]
     constants: dict[str, object] = {}
-    for i, (name, types) in enumerate(zip(names, accepted)):
+    for i, (name, types) in enumerate(zip(names, fitting)):
         # a word written as its key (lower case) needs no `lower()`
-        lines += [f"    t = types_of({name})", "    if t is None:",
-                  f"        {name} = {name}.lower()", f"        t = types_of({name})",
+        lines += [f"    t = declared_of({name})", "    if t is None:",
+                  f"        {name} = {name}.lower()", f"        t = declared_of({name})",
                   "        if t is None:", "            return None"]
-        if types is not None and len(types) == 1:
-            (only,) = types
-            lines += [f"    if {only!r} not in t:", "        return None"]
-        elif types is not None:
+        if types is not None:
             constants[f"T{i}"] = types
-            lines += [f"    if t.isdisjoint(T{i}):", "        return None"]
+            lines += [f"    if t not in T{i}:", "        return None"]
     function: WordsFunction = _define("step_words", [*lines, *_body(writer, test)], action,
                                       constants)
     return function

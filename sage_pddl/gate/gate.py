@@ -742,7 +742,7 @@ class Gate:
                 return self.for_state(start).check(steps, start, "first" if stop else "all")
             s = set(start)
         run_of = table.schema.runs.get
-        types_of = table.object_types.get
+        declared_of = table.declared.get
         objects_of = table.objects_of_keys
         plan_step = PlanStep  # locals: this loop runs once per step of every first check
         violations = None
@@ -754,7 +754,7 @@ class Gate:
             if type(step) is plan_step:
                 run_words = run_of(step.action)
                 if run_words is not None:
-                    applied = run_words(s, step.args, types_of, objects_of)
+                    applied = run_words(s, step.args, declared_of, objects_of)
                     if applied:
                         continue
                     failed = self._set_step(step, index, s, applied is False)

@@ -45,6 +45,7 @@ from ..pddl.model import (
     NumericEffect,
     Unsupported,
     Variable,
+    declared_type_keys,
     key,
     walk,
 )
@@ -143,9 +144,11 @@ def _generated(name: str, source: str, action_name: str) -> Callable[..., Any]:
     return function
 
 
-def compile_template(action: Action, canonical: Callable[[object, bool], str]) -> ActionTemplate:
+def compile_template(action: Action, canonical: Callable[[object, bool], str],
+                     fitting: Callable[[frozenset[str]], frozenset[str]]) -> ActionTemplate:
     """The template of `action`; `canonical(node, positive)` gives a condition's canonical text
-    (`Vocabulary.canonical`)."""
+    (`Vocabulary.canonical`), `fitting(types)` the declared types a parameter of `types`
+    takes (`DomainSchema.fitting`)."""
     params = {key(p.name): i for i, p in enumerate(action.parameters)}
     pos: list[str] = []
     neg: list[str] = []
@@ -260,7 +263,9 @@ def compile_template(action: Action, canonical: Callable[[object, bool], str]) -
         param_types.append(None if not types or "object" in types else types)
     return ActionTemplate(action, key(action.name), tuple(params), tuple(param_types),
                           build, masks, tuple(complex_pre), tuple(complex_effects), unsat_of, tuple(literals),
-                          failed, step_function(action), words_function(action, tuple(param_types)))
+                          failed, step_function(action),
+                          words_function(action, tuple(None if types is None else fitting(types)
+                                                       for types in param_types)))
 
 
 # --- the schema ------------------------------------------------------------------------------
@@ -301,6 +306,9 @@ class DomainSchema:
         for action in domain.actions:
             for word in (action.name, key(action.name), *vocab.aliases.get(action.name, ())):
                 self.word(word)
+        self.declared = declared_type_keys(domain.constants)
+        """The domain's constants by key, each with its type key
+        (`model.declared_type_keys`)."""
         self.type_sets: dict[tuple[str, ...], frozenset[str]] = {}
         """Declared types (as spelled) -> `types_of` them."""
         mapped = {name for fields in vocab.step_fields.values() for names in fields
@@ -324,6 +332,20 @@ class DomainSchema:
             found = self._ancestors[type_key] = frozenset(seen)
         return found
 
+    def type_set(self, declared: str | tuple[str, ...]) -> frozenset[str]:
+        """The type keys an object of `declared` type keys (`model.declared_type_keys`)
+        belongs to: their ancestors, merged."""
+        if type(declared) is str:
+            return self.ancestors(declared)
+        return frozenset({"object"}).union(*map(self.ancestors, declared))
+
+    def fitting(self, accepted: frozenset[str]) -> frozenset[str]:
+        """The type keys whose objects a parameter accepting `accepted` takes: the accepted
+        types and every type the domain declares below them (an object of a type the domain
+        does not declare belongs to that type and `object` only)."""
+        known = set(self.type_parents).union(*self.type_parents.values(), accepted)
+        return frozenset(t for t in known if not accepted.isdisjoint(self.ancestors(t)))
+
     def types_of(self, declared: tuple[str, ...]) -> frozenset[str]:
         """The type keys an object declared with `declared` types belongs to (`object` when
         untyped): their ancestors, merged."""
@@ -336,8 +358,8 @@ class DomainSchema:
     def template(self, action: Action) -> ActionTemplate:
         found = self.templates.get(id(action))
         if found is None:
-            found = self.templates[id(action)] = compile_template(action,
-                                                                  self.vocabulary.canonical)
+            found = self.templates[id(action)] = compile_template(
+                action, self.vocabulary.canonical, self.fitting)
         return found
 
     def word(self, word: str) -> StepAction | None:

@@ -21,11 +21,12 @@ Semantics
   `UnsupportedConstruct` naming the construct and its line:column.
 * **Speed.** Everything that depends on the domain alone (the vocabulary, names, types, scope
   hazards, canonical texts, one template and step function per action) is compiled once per
-  `Domain` object (`schema.domain_schema`). Of the problem, a table reads at once only what
-  every check needs: the scope, the object types, the initial facts (a list: the first check's
-  set is built from it, the frozenset `initial_state` when first read) and a goal of ground
-  literals as two sets; the other object tables, the ground goal with its sources, the static
-  facts and the bit sets are built when first read (`lazy`). Grounding substitutes the step's
+  `Domain` object (`schema.domain_schema`). A problem comes with its objects' declared types,
+  its initial state and a goal of ground literals in key form (`Problem.declared`, `facts`,
+  `goal_literals`, made as it is read); a table takes them and checks the scope, and builds
+  the other object tables (the objects' types with their ancestors, their spellings), the
+  ground goal with its sources, the static facts and the bit sets when first read (`lazy`).
+  Grounding substitutes the step's
   objects into the action's template (one generated function goes straight from the objects
   to the bit masks of all literal atoms; the atom sets are built only when read) and walks
   only quantifiers, disjunctions, implications and conditional effects; a gate's first check
@@ -69,6 +70,7 @@ from ..pddl.model import (
     Unsupported,
     Variable,
     When,
+    declared_type_keys,
     key,
     walk,
     walk_numeric,
@@ -130,10 +132,10 @@ class PreconditionTable:
     the initial state, the goal, and a cache of ground actions. Build it with `compile_table`.
 
     Everything that depends on the domain alone comes from its cached `DomainSchema`. Of the
-    problem, compiling reads only what every check needs (the scope check, the object types,
-    the initial facts, a goal of ground literals as two sets); the other object tables, the
-    ground goal with its sources, the static facts and the bit sets are built when first
-    read."""
+    problem, compiling reads only what every check needs (the scope check, the objects'
+    declared types, the initial state, a goal of ground literals as two sets, all in the key
+    form the problem comes with); the other object tables, the ground goal with its sources,
+    the static facts and the bit sets are built when first read."""
 
     # what a table starts without (class defaults and `lazy` attributes: a compile sets only
     # what every check needs, see `Gate`)
@@ -149,10 +151,10 @@ class PreconditionTable:
             self.prune_static = False
         if schema.hazards or domain.unsupported or problem.unsupported:
             self._check_domain_scope()
-        self.object_types: dict[str, frozenset[str]] = self._object_types()
-        """Object key -> the type keys it belongs to (declared types, their ancestors and
-        `object`; a name declared twice, as a constant and an object, belongs to both): what
-        a first check binds every step's words with, and reading `:init` its names."""
+        self.declared: dict[str, str | tuple[str, ...]] = self._declared()
+        """Object key -> its declared type key, or keys (`model.declared_type_keys`): the domain
+        constants and the problem objects, what a first check binds every step's words with
+        (`object_types` has their ancestors)."""
         self.initial_state: State = self._initial_state()  # raises on an unsupported fact
         """The initial state (`Problem.facts`)."""
         goal = problem.goal
@@ -247,35 +249,24 @@ class PreconditionTable:
         """The type, its ancestors and `object`."""
         return self.schema.ancestors(type_name)
 
-    def _object_types(self) -> dict[str, frozenset[str]]:
-        """`object_types`, read from the domain's constants and the problem's objects."""
-        objects, constants = self.problem.objects, self.domain.constants
-        types: dict[str, frozenset[str]] = {}
-        # the common case: types met before, each name declared once; the objects of one
-        # declaration (`a b c - block`) share their types' tuple, looked up once
-        known = self.schema.type_sets
-        last: tuple[str, ...] | None = None
-        these: frozenset[str] = frozenset()
-        try:
-            for typed in itertools.chain(constants, objects) if constants else objects:
-                if typed.types is not last:
-                    last = typed.types
-                    these = known[last]
-                types[typed.name.lower()] = these
-        except KeyError:
-            pass
-        else:
-            if len(types) == len(objects) + len(constants):
-                return types
-        types = {}
-        known_get = self.schema.type_sets.get  # `types_of` inline where the answer is known
-        types_of = self.schema.types_of
-        for typed in itertools.chain(constants, objects):
-            name = typed.name.lower()
-            these = known_get(typed.types) or types_of(typed.types)
-            have = types.get(name)
-            types[name] = these if have is None else have | these
-        return types
+    def _declared(self) -> dict[str, str | tuple[str, ...]]:
+        """`declared`: the problem's objects (`Problem.declared`) after the domain's constants
+        (`DomainSchema.declared`); a name declared as both has the types of both."""
+        constants = self.schema.declared
+        objects = self.problem.declared
+        if not constants:
+            return objects
+        declared = {**constants, **objects}
+        if len(declared) < len(constants) + len(objects):
+            return declared_type_keys(itertools.chain(self.domain.constants, self.problem.objects))
+        return declared
+
+    @lazy
+    def object_types(self) -> dict[str, frozenset[str]]:
+        """Object key -> the type keys it belongs to (declared types, their ancestors and
+        `object`; a name declared twice, as a constant and an object, belongs to both)."""
+        type_set = self.schema.type_set
+        return {name: type_set(types) for name, types in self.declared.items()}
 
     @lazy
     def object_names(self) -> dict[str, str]:

@@ -17,7 +17,7 @@ re-writes and reports them by line and column.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -417,12 +417,43 @@ class Problem:
     """The goal by keys when it is a conjunction of literals of objects (`literal_goal`):
     the atoms that must hold and those that must not; None for any other goal."""
 
+    declared: dict[str, str | tuple[str, ...]] = field(init=False, compare=False, repr=False)
+    """The objects by key, each with its type's key (`declared_type_keys`): what a plan step's
+    words name. Read only."""
+
     def __post_init__(self) -> None:
-        # made with the problem, as a parse reads each fact and goal literal once: every
-        # reader of the initial state and of the goal starts from them
+        # made with the problem, as a parse reads each fact, goal literal and object once:
+        # every reader of the initial state, the goal and the objects starts from them
         object.__setattr__(self, "facts", frozenset([atom_key(fact) for fact in self.init
                                                      if isinstance(fact, Atom)]))
         object.__setattr__(self, "goal_literals", literal_goal(self.goal))
+        object.__setattr__(self, "declared", declared_type_keys(self.objects))
+
+
+def declared_type_keys(declarations: Iterable[Typed]) -> dict[str, str | tuple[str, ...]]:
+    """Each declared name's key -> its type's key ("object" when untyped), or the keys of all
+    its types when it has several: an `(either ...)`, or a name declared more than once, whose
+    declarations add up. In declaration order."""
+    declared: dict[str, str | tuple[str, ...]] = {}
+    last: tuple[str, ...] | None = None
+    these: str | tuple[str, ...] = "object"
+    for typed in declarations:
+        if typed.types is not last:  # the names of one declaration share its types' tuple
+            last = typed.types
+            these = _one_or_all([t.lower() for t in last]) if last else "object"
+        name = typed.name.lower()
+        had = declared.get(name)
+        if had is not None and had != these:
+            these = _one_or_all([*((had,) if type(had) is str else had),
+                                 *((these,) if type(these) is str else these)])
+            last = None
+        declared[name] = these
+    return declared
+
+
+def _one_or_all(type_keys: list[str]) -> str | tuple[str, ...]:
+    unique = tuple(dict.fromkeys(type_keys))
+    return unique[0] if len(unique) == 1 else unique
 
 
 def literal_goal(goal: Formula) -> tuple[frozenset[tuple[str, ...]],

@@ -135,6 +135,19 @@ def test_a_problem_holds_a_goal_of_literals_by_key(goal, expected):
         assert problem.goal_literals == tuple(frozenset(atoms) for atoms in expected)
 
 
+def test_a_problem_holds_its_objects_declared_types_by_key():
+    """`Problem.declared` (`declared_type_keys`): each object's key with its type key, "object"
+    when untyped, all its type keys when it has several (`either`, or declared twice)."""
+    problem = parse_problem("""(define (problem p) (:domain d)
+      (:objects A b - Block C - (either Big Small) D d - Place Twice - Block Twice - Place
+                F - (either Block block) e)
+      (:init) (:goal (and)))""")
+    assert problem.declared == {"a": "block", "b": "block", "c": ("big", "small"),
+                                "d": "place", "twice": ("block", "place"), "f": "block",
+                                "e": "object"}
+    assert list(problem.declared) == ["a", "b", "c", "d", "twice", "f", "e"]
+
+
 def _position(text: str, needle: str, offset: int = 0) -> tuple[int, int]:
     """1-based line and column of `needle` (plus `offset` characters) in `text`."""
     index = text.index(needle) + offset
