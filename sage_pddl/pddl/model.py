@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 _Node = TypeVar("_Node")
 
@@ -42,9 +42,11 @@ def atom_key(atom: Atom) -> tuple[str, ...]:
     return (atom.predicate.lower(), *[term.name.lower() for term in args])
 
 
-@dataclass(frozen=True)
-class Location:
-    """Where a node starts in its source: 1-based line and column."""
+class Location(NamedTuple):
+    """Where a node starts in its source: 1-based line and column. A named tuple, not a
+    dataclass: a parse makes one for most tokens, and a tuple is the cheapest immutable value
+    Python makes (`tuple.__new__(Location, (file, line, column))` skips even the named tuple's
+    own constructor)."""
 
     file: str | None
     line: int

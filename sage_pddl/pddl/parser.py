@@ -70,7 +70,7 @@ from .model import (
 
 __all__ = ["parse_domain", "parse_problem", "load_domain", "load_problem", "collect_annotations"]
 
-_location = frozen_maker(Location)
+_new_tuple = tuple.__new__  # `_new_tuple(Location, (file, line, column))`: see `Location`
 _atom = frozen_maker(Atom)
 _constant = frozen_maker(Constant)
 _variable = frozen_maker(Variable)
@@ -122,7 +122,7 @@ class _ModelBuilder(Transformer[Token, Any]):
         return self._loc(token)
 
     def _loc(self, token: Token) -> Location:
-        return _location(self.file, token.line, token.column)
+        return _new_tuple(Location, (self.file, token.line, token.column))
 
     def _offset(self, where: Location) -> int:
         """The offset in the text of a line and column."""
@@ -163,12 +163,13 @@ class _ModelBuilder(Transformer[Token, Any]):
     def typed_names(self, c: list[Any]) -> Any:
         names, types, rest = self._typed_list(c)
         file = self.file
-        return [_typed(str(n), types, _location(file, n.line, n.column)) for n in names] + rest
+        return [_typed(str(n), types, _new_tuple(Location, (file, n.line, n.column)))
+                for n in names] + rest
 
     def typed_variables(self, c: list[Any]) -> Any:
         names, types, rest = self._typed_list(c)
         file = self.file
-        return [_typed(str(n)[1:], types, _location(file, n.line, n.column))
+        return [_typed(str(n)[1:], types, _new_tuple(Location, (file, n.line, n.column)))
                 for n in names] + rest
 
     def function_skeleton(self, c: list[Any]) -> FunctionDef:
@@ -269,11 +270,12 @@ class _ModelBuilder(Transformer[Token, Any]):
 
     def constant(self, c: list[Any]) -> Constant:
         name = c[0]
-        return _constant(str(name), _location(self.file, name.line, name.column))
+        return _constant(str(name), _new_tuple(Location, (self.file, name.line, name.column)))
 
     def variable(self, c: list[Any]) -> Variable:
         name = c[0]
-        return _variable(str(name)[1:], _location(self.file, name.line, name.column))
+        return _variable(str(name)[1:],
+                         _new_tuple(Location, (self.file, name.line, name.column)))
 
     def atomic_formula(self, c: list[Any]) -> Atom:
         return _atom(str(c[1]), tuple(c[2:]), c[0])
@@ -352,7 +354,8 @@ class _ModelBuilder(Transformer[Token, Any]):
 
     def ground_atom(self, c: list[Any]) -> Atom:
         file = self.file
-        return _atom(str(c[1]), tuple([_constant(str(t), _location(file, t.line, t.column))
+        return _atom(str(c[1]), tuple([_constant(str(t),
+                                                 _new_tuple(Location, (file, t.line, t.column)))
                                        for t in c[2:]]), c[0])
 
     def negated_fact(self, c: list[Any]) -> Not:
@@ -605,7 +608,7 @@ class _Driver:
                     if made == _DROPPED:
                         token = None
                     elif made == _LOCATED:
-                        token = _location(file, line_number, word.start() + 1)
+                        token = _new_tuple(Location, (file, line_number, word.start() + 1))
                     else:
                         token = new(Token, value)
                         token.type = kind
@@ -675,7 +678,8 @@ class _Driver:
             value = word[:len(word) - len(rest)]
             token: Any = None
             if kind in self.located:
-                token = _location(self.builder.file, line_number, start - line_start + 1)
+                token = _new_tuple(Location, (self.builder.file, line_number,
+                                              start - line_start + 1))
             elif kind in self.kept:
                 token = Token(kind, value, start, line_number, start - line_start + 1)
             self._feed(kind, token, stack, values)

@@ -403,7 +403,7 @@ def test_the_model_comparison_sees_every_location():
     domain = parse_domain(DRIVEN["commas split words into several tokens"], "d.pddl")
     action = domain.actions[0]
     first = action.precondition.variables[0]
-    moved = dataclasses.replace(first, loc=dataclasses.replace(first.loc, column=first.loc.column + 1))
+    moved = dataclasses.replace(first, loc=first.loc._replace(column=first.loc.column + 1))
     precondition = dataclasses.replace(action.precondition,
                                        variables=(moved, *action.precondition.variables[1:]))
     changed = dataclasses.replace(domain, actions=(dataclasses.replace(action, precondition=precondition),))
@@ -424,8 +424,17 @@ def test_text_kept_as_source_runs_to_the_parenthesis_that_closes_it():
     assert (action.effect.loc.line, action.effect.loc.column) == (10, 14)
 
 
+def test_a_location_is_a_named_tuple_made_without_its_constructor():
+    made = pddl_parser._new_tuple(Location, ("d.pddl", 3, 7))
+    assert type(made) is Location and made == Location("d.pddl", 3, 7)
+    assert (made.file, made.line, made.column) == ("d.pddl", 3, 7) and str(made) == "d.pddl:3:7"
+    assert str(Location(None, 1, 2)) == "<string>:1:2" and hash(made) == hash(Location(*made))
+    assert pickle.loads(pickle.dumps(made)) == made
+    with pytest.raises(AttributeError):
+        made.line = 4  # type: ignore[misc]
+
+
 @pytest.mark.parametrize("make, cls, fields", [
-    (pddl_parser._location, Location, ("d.pddl", 3, 7)),
     (pddl_parser._atom, Atom, ("p", (Constant("a"),), Location(None, 1, 2))),
     (pddl_parser._constant, Constant, ("a", Location("d.pddl", 1, 1))),
     (pddl_parser._variable, Variable, ("x", None)),
