@@ -549,7 +549,8 @@ class _Driver:
             and spaces.startswith("[") and spaces.endswith("]+"), \
             "the words are cut by the grammar's WS and COMMENT"
         space = spaces[1:-2]
-        self.words = re.compile(f"[()]|[^{space}();]+").finditer
+        # each word of a line with the spaces before it: a column is their running length
+        self.words = re.compile(f"([{space}]*)([()]|[^{space}();]+)").findall
         # Characters of WS that `\s` does not have: ANY_TOKEN reads on through them
         self.glued = re.compile(f"[^{space}();][\u200b\ufeff]").search
         rules = {rule: _Rule.of(rule, builder) for rule in parser.rules}
@@ -593,14 +594,16 @@ class _Driver:
                 if depth + opened > max_depth:
                     raise _Declined
                 depth += opened - code.count(")")
-                for word in words(code):
-                    value = word.group()
+                column = 1
+                for space, value in words(code):
+                    at = column + len(space)
+                    column = at + len(value)
                     state = stack[-1]
                     lexed = known[state].get(value)
                     if lexed is None:
                         lexed = self._lex(state, value)
                         if lexed is None:  # a word of several tokens
-                            self._feed_word(value, line_number, line_start + word.start(),
+                            self._feed_word(value, line_number, line_start + at - 1,
                                             line_start, stack, values)
                             continue
                     kind, made = lexed
@@ -608,12 +611,12 @@ class _Driver:
                     if made == _DROPPED:
                         token = None
                     elif made == _LOCATED:
-                        token = _new_tuple(Location, (file, line_number, word.start() + 1))
+                        token = _new_tuple(Location, (file, line_number, at))
                     else:
                         token = new(Token, value)
                         token.type = kind
                         token.line = line_number
-                        token.column = word.start() + 1
+                        token.column = at
                     action = actions[state][kind]
                     while action.__class__ is not int:  # reduce as the table says
                         op = action[0]  # (tested in the order of their frequency)
