@@ -103,26 +103,40 @@ class _Part:
         self.value = value
 
 
+Word = tuple[str, int, int]
+"""A token a rule keeps, as the builder receives it: its text, line and column (a plain tuple,
+which costs a fifth of a Lark `Token`)."""
+
+
 class _ModelBuilder(Transformer[Token, Any]):
     """Reduce callbacks that build model nodes. `file` and `text` are set for each parse (under
     `_PARSE_LOCK`), because Lark binds the callbacks once, when the parser is built.
 
-    A rule's children are the values of its named terminals and child rules: a `Token`, except
-    for each `(` (LPAR), whose value is its `Location` (Lark calls `LPAR` as it shifts one; the
-    driver makes the Location itself): the node a rule builds starts there."""
+    A rule's children are the values of its kept terminals and child rules. Lark calls a
+    terminal's method as it shifts one (the driver makes the same value itself): each `(`
+    (LPAR) becomes its `Location`, where the node a rule builds starts, and every other kept
+    terminal a `Word`."""
 
     LOCATED_TERMINALS = frozenset({"LPAR"})
-    """The terminals whose value is their Location."""
+    """The terminals whose value is their Location (the others a rule keeps are Words)."""
 
     file: str | None = None
     text: str = ""
     _line_starts: tuple[str, list[int]] = ("", [0])
 
     def LPAR(self, token: Token) -> Location:  # noqa: N802 - Lark calls it by terminal name
-        return self._loc(token)
-
-    def _loc(self, token: Token) -> Location:
         return _new_tuple(Location, (self.file, token.line, token.column))
+
+    def _word(self, token: Token) -> Word:
+        # (Lark's lexer sets the line and column, which its Token types as optional)
+        return (str(token), token.line, token.column)  # type: ignore[return-value]
+
+    # every terminal a rule keeps but LPAR (the driver asserts the list is the grammar's)
+    NAME = VARIABLE = NUMBER = REQUIREMENT = SECTION_OUT_OF_SCOPE = VARS_KEYWORD = _word
+    COMPARATOR = EQUALS_SIGN = ARITH_OP = MINUS = ASSIGN_OP = OPTIMIZATION = ANY_TOKEN = _word
+
+    def _loc(self, word: Word) -> Location:
+        return _new_tuple(Location, (self.file, word[1], word[2]))
 
     def _offset(self, where: Location) -> int:
         """The offset in the text of a line and column."""
@@ -150,11 +164,11 @@ class _ModelBuilder(Transformer[Token, Any]):
 
     def type(self, c: list[Any]) -> tuple[Any, ...]:
         if len(c) == 1:  # NAME
-            return (str(c[0]),)
-        return tuple([str(t) for t in c[1:]])  # (either NAME+)
+            return (c[0][0],)
+        return tuple([t[0] for t in c[1:]])  # (either NAME+)
 
     @staticmethod
-    def _typed_list(c: list[Any]) -> tuple[list[Token], tuple[str, ...], list[Typed]]:
+    def _typed_list(c: list[Any]) -> tuple[list[Word], tuple[str, ...], list[Typed]]:
         """The names, their types and the typed list after them, of `x* | x+ - type rest`."""
         if c and c[-1].__class__ is list:
             return c[:-2], c[-2], c[-1]
@@ -163,31 +177,31 @@ class _ModelBuilder(Transformer[Token, Any]):
     def typed_names(self, c: list[Any]) -> Any:
         names, types, rest = self._typed_list(c)
         file = self.file
-        return [_typed(str(n), types, _new_tuple(Location, (file, n.line, n.column)))
+        return [_typed(n[0], types, _new_tuple(Location, (file, n[1], n[2])))
                 for n in names] + rest
 
     def typed_variables(self, c: list[Any]) -> Any:
         names, types, rest = self._typed_list(c)
         file = self.file
-        return [_typed(str(n)[1:], types, _new_tuple(Location, (file, n.line, n.column)))
+        return [_typed(n[0][1:], types, _new_tuple(Location, (file, n[1], n[2])))
                 for n in names] + rest
 
     def function_skeleton(self, c: list[Any]) -> FunctionDef:
-        return FunctionDef(str(c[1]), tuple(c[2]), "number", c[0])
+        return FunctionDef(c[1][0], tuple(c[2]), "number", c[0])
 
     def function_typed_list(self, c: list[Any]) -> Any:
         skeletons = [f for f in c if isinstance(f, FunctionDef)]
-        type_token = next((t for t in c if isinstance(t, Token)), None)
+        type_word = next((t for t in c if type(t) is tuple), None)  # (a Location is no Word)
         rest = c[-1] if c and isinstance(c[-1], list) else []
-        if type_token is not None:
-            kind = str(type_token)
+        if type_word is not None:
+            kind = type_word[0]
             skeletons = [FunctionDef(f.name, f.parameters, kind, f.loc) for f in skeletons]
         return skeletons + rest
 
     # --- domain ----------------------------------------------------------------------------------
 
     def require_def(self, c: list[Any]) -> Any:
-        return _Section(":requirements", tuple(str(t).lower() for t in c[1:]), c[0])
+        return _Section(":requirements", tuple(t[0].lower() for t in c[1:]), c[0])
 
     def types_def(self, c: list[Any]) -> Any:
         return _Section(":types", tuple(TypeDef(t.name, t.types, t.loc) for t in c[1]), c[0])
@@ -196,7 +210,7 @@ class _ModelBuilder(Transformer[Token, Any]):
         return _Section(":constants", tuple(c[1]), c[0])
 
     def atomic_formula_skeleton(self, c: list[Any]) -> PredicateDef:
-        return _predicate(str(c[1]), tuple(c[2]), self._loc(c[1]))
+        return _predicate(c[1][0], tuple(c[2]), self._loc(c[1]))
 
     def predicates_def(self, c: list[Any]) -> Any:
         return _Section(":predicates", tuple(c[1:]), c[0])
@@ -205,7 +219,7 @@ class _ModelBuilder(Transformer[Token, Any]):
         return _Section(":functions", tuple(c[1]), c[0])
 
     def action_vars(self, c: list[Any]) -> Any:
-        return c[0]
+        return _Part("vars", c[0])
 
     def precondition(self, c: list[Any]) -> Any:
         return _Part("precondition", c[0])
@@ -217,22 +231,23 @@ class _ModelBuilder(Transformer[Token, Any]):
         name = c[1]
         parameters: tuple[Typed, ...] = ()
         precondition = effect = And(())
-        for item in c[2:]:
-            if isinstance(item, Token) and item.type == "VARS_KEYWORD":
-                node = Unsupported(":vars", self._source(c[0]), c[0])
-                return _Section("unsupported", node, c[0])
+        for item in c[2:]:  # (the `(` of the parameters is a Location)
             if isinstance(item, list):
                 parameters = tuple(item)
-            elif isinstance(item, _Part):
-                if item.kind == "precondition":
-                    precondition = item.value
-                else:
-                    effect = item.value
-        return _Section(":action", Action(str(name), parameters, precondition, effect,
+            elif not isinstance(item, _Part):
+                continue
+            elif item.kind == "vars":
+                node = Unsupported(":vars", self._source(c[0]), c[0])
+                return _Section("unsupported", node, c[0])
+            elif item.kind == "precondition":
+                precondition = item.value
+            else:
+                effect = item.value
+        return _Section(":action", Action(name[0], parameters, precondition, effect,
                                           self._loc(name)), c[0])
 
     def unsupported_section(self, c: list[Any]) -> Any:
-        keyword = str(c[1]).lower()
+        keyword = c[1][0].lower()
         node = Unsupported(keyword, self._source(c[0]), c[0])
         return _Section("unsupported", node, c[0])
 
@@ -240,7 +255,7 @@ class _ModelBuilder(Transformer[Token, Any]):
         name = c[2]
         single, actions, unsupported = self._sections(c[3:])
         return Domain(
-            name=str(name), requirements=single.get(":requirements", ()),
+            name=name[0], requirements=single.get(":requirements", ()),
             types=single.get(":types", ()), constants=single.get(":constants", ()),
             predicates=single.get(":predicates", ()), functions=single.get(":functions", ()),
             actions=tuple(actions), unsupported=tuple(unsupported),
@@ -269,16 +284,15 @@ class _ModelBuilder(Transformer[Token, Any]):
     # --- goal descriptions ---------------------------------------------------------------------
 
     def constant(self, c: list[Any]) -> Constant:
-        name = c[0]
-        return _constant(str(name), _new_tuple(Location, (self.file, name.line, name.column)))
+        name, line, column = c[0]
+        return _constant(name, _new_tuple(Location, (self.file, line, column)))
 
     def variable(self, c: list[Any]) -> Variable:
-        name = c[0]
-        return _variable(str(name)[1:],
-                         _new_tuple(Location, (self.file, name.line, name.column)))
+        name, line, column = c[0]
+        return _variable(name[1:], _new_tuple(Location, (self.file, line, column)))
 
     def atomic_formula(self, c: list[Any]) -> Atom:
-        return _atom(str(c[1]), tuple(c[2:]), c[0])
+        return _atom(c[1][0], tuple(c[2:]), c[0])
 
     def empty(self, c: list[Any]) -> And:
         return And((), c[0])
@@ -305,7 +319,7 @@ class _ModelBuilder(Transformer[Token, Any]):
         return Equals(c[1], c[2], c[0])
 
     def comparison(self, c: list[Any]) -> Comparison:
-        return Comparison(str(c[1]), c[2], c[3], c[0])
+        return Comparison(c[1][0], c[2], c[3], c[0])
 
     def preference(self, c: list[Any]) -> Unsupported:
         return Unsupported("preference", self._source(c[0]), c[0])
@@ -319,13 +333,13 @@ class _ModelBuilder(Transformer[Token, Any]):
     # --- numeric expressions -------------------------------------------------------------------
 
     def number(self, c: list[Any]) -> Number:
-        return Number(str(c[0]), self._loc(c[0]))
+        return Number(c[0][0], self._loc(c[0]))
 
     def arithmetic(self, c: list[Any]) -> Arithmetic:
-        return Arithmetic(str(c[1]), tuple(c[2:]), c[0])
+        return Arithmetic(c[1][0], tuple(c[2:]), c[0])
 
     def f_head(self, c: list[Any]) -> FunctionTerm:
-        return FunctionTerm(str(c[1]), tuple(c[2:]), c[0])
+        return FunctionTerm(c[1][0], tuple(c[2:]), c[0])
 
     # --- effects -------------------------------------------------------------------------------
 
@@ -342,27 +356,26 @@ class _ModelBuilder(Transformer[Token, Any]):
         return _when(c[1], c[2], c[0])
 
     def numeric_effect(self, c: list[Any]) -> NumericEffect:
-        return NumericEffect(str(c[1]).lower(), c[2], c[3], c[0])
+        return NumericEffect(c[1][0].lower(), c[2], c[3], c[0])
 
     # --- problem -------------------------------------------------------------------------------
 
     def problem_domain(self, c: list[Any]) -> Any:
-        return _Section(":domain", str(c[1]), c[0])
+        return _Section(":domain", c[1][0], c[0])
 
     def objects_def(self, c: list[Any]) -> Any:
         return _Section(":objects", tuple(c[1]), c[0])
 
     def ground_atom(self, c: list[Any]) -> Atom:
         file = self.file
-        return _atom(str(c[1]), tuple([_constant(str(t),
-                                                 _new_tuple(Location, (file, t.line, t.column)))
-                                       for t in c[2:]]), c[0])
+        return _atom(c[1][0], tuple([_constant(t[0], _new_tuple(Location, (file, t[1], t[2])))
+                                     for t in c[2:]]), c[0])
 
     def negated_fact(self, c: list[Any]) -> Not:
         return _not(c[1], c[0])
 
     def fluent_value(self, c: list[Any]) -> FluentValue:
-        return FluentValue(c[1], Number(str(c[2]), self._loc(c[2])), c[0])
+        return FluentValue(c[1], Number(c[2][0], self._loc(c[2])), c[0])
 
     def init_def(self, c: list[Any]) -> Any:
         return _Section(":init", tuple(c[1:]), c[0])
@@ -371,7 +384,7 @@ class _ModelBuilder(Transformer[Token, Any]):
         return _Section(":goal", c[1], c[0])
 
     def metric_def(self, c: list[Any]) -> Any:
-        return _Section(":metric", Metric(str(c[1]).lower(), c[2], c[0]), c[0])
+        return _Section(":metric", Metric(c[1][0].lower(), c[2], c[0]), c[0])
 
     def problem(self, c: list[Any]) -> Problem:
         name = c[2]
@@ -385,7 +398,7 @@ class _ModelBuilder(Transformer[Token, Any]):
                     source_line=_line_of(self.text, closing.line))
 
         return Problem(
-            name=str(name), domain_name=single[":domain"],
+            name=name[0], domain_name=single[":domain"],
             requirements=single.get(":requirements", ()), objects=single.get(":objects", ()),
             init=single[":init"], goal=single[":goal"], metric=single.get(":metric"),
             unsupported=tuple(unsupported), source=self.text, loc=c[0],
@@ -426,8 +439,8 @@ _CALL1 = 3  # one kept child, given to the callback as [child] (`?term: NAME -> 
 _GENERAL = 4  # anything else: filter and splice the children, then call the callback
 
 # The value a token gets on the value stack (its kind decides): none, for a terminal no rule
-# keeps (`define`, `)`); its Location (the builder's LOCATED_TERMINALS); a Token
-_DROPPED, _LOCATED, _TOKEN = 0, 1, 2
+# keeps (`define`, `)`); its Location (the builder's LOCATED_TERMINALS); a Word
+_DROPPED, _LOCATED, _WORD = 0, 1, 2
 
 
 class _Rule(NamedTuple):
@@ -521,9 +534,8 @@ class _Driver:
       table of words already read, and the first time by that lexer's own regexes and keyword
       callbacks (a word they read as several tokens, `?x,`, is read token by token);
     * tokens: a value is made only for terminals some rule keeps (not for `define`, `and`,
-      `:parameters`, `)`, ...): for `(` its Location (what the builder's `LPAR` makes of
-      Lark's token), for the others a `Token` with the fields the builder reads (`type`,
-      `line`, `column`; not the offsets);
+      `:parameters`, `)`, ...): for `(` its Location, for the others a `Word` (what the
+      builder's terminal methods make of Lark's token);
     * reductions: the children each rule's callback receives are precomputed (`_Rule`), so the
       builder's method is called directly, without Lark's wrapper chain or a `Tree` for every
       `_inlined` rule and repetition; the commonest (a `?rule`'s single child, a repetition's
@@ -540,8 +552,6 @@ class _Driver:
         self.end_states = table.end_states
         self.builder = builder
         self.located = builder.LOCATED_TERMINALS
-        assert {name for name in lalr.callbacks if isinstance(name, str)} == self.located, \
-            "the builder's only token callbacks make Locations"
         terminals = {t.name: t for t in parser.terminals}
         spaces = terminals["WS"].pattern.value
         assert sorted(parser.lexer_conf.ignore) == ["COMMENT", "WS"] \
@@ -556,6 +566,8 @@ class _Driver:
         rules = {rule: _Rule.of(rule, builder) for rule in parser.rules}
         self.kept = frozenset(symbol.name for rule in parser.rules for symbol in rule.expansion
                               if isinstance(symbol, Terminal) and not symbol.filter_out)
+        assert {name for name in lalr.callbacks if isinstance(name, str)} == self.kept, \
+            "the builder makes a value of each terminal a rule keeps, as the driver does"
         # per parser state (a list index): the words its lexer has read, with their kind and
         # value (shared by the states of one lexer); the lexer's regexes and keyword callbacks;
         # and the state's actions: a state to shift to (an int) or a reduction
@@ -583,7 +595,6 @@ class _Driver:
             raise _Declined  # a word followed by a zero-width space: rare, left to Lark
         known, actions, words, file = self.known, self.actions, self.words, self.builder.file
         reduce = self._reduce
-        new = str.__new__
         stack = [self.start_states[start]]
         values: list[Any] = []
         line_start = depth = 0
@@ -613,10 +624,7 @@ class _Driver:
                     elif made == _LOCATED:
                         token = _new_tuple(Location, (file, line_number, at))
                     else:
-                        token = new(Token, value)
-                        token.type = kind
-                        token.line = line_number
-                        token.column = at
+                        token = (value, line_number, at)
                     action = actions[state][kind]
                     while action.__class__ is not int:  # reduce as the table says
                         op = action[0]  # (tested in the order of their frequency)
@@ -648,7 +656,7 @@ class _Driver:
         kind, rest = self._first_token(state, word)
         if rest:
             return None
-        made = _DROPPED if kind not in self.kept else _LOCATED if kind in self.located else _TOKEN
+        made = _DROPPED if kind not in self.kept else _LOCATED if kind in self.located else _WORD
         known = self.known[state]
         if len(known) >= _WORDS_KEPT:  # a long-lived process reads many texts: bounded
             known.clear()
@@ -684,7 +692,7 @@ class _Driver:
                 token = _new_tuple(Location, (self.builder.file, line_number,
                                               start - line_start + 1))
             elif kind in self.kept:
-                token = Token(kind, value, start, line_number, start - line_start + 1)
+                token = (value, line_number, start - line_start + 1)
             self._feed(kind, token, stack, values)
             start += len(value)
             word = rest
