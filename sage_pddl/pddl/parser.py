@@ -721,21 +721,21 @@ class _Driver:
 
     def _reduce(self, rule: _Rule, stack: list[Any], values: list[Any]) -> None:
         """A reduction by `rule` (any rule; the loop of `parse` does the commonest itself)."""
-        size = rule.size
+        size, origin, callback, select, expand1 = rule
         if size:
             children = values[-size:]
             del values[-size:], stack[-size:]
         else:
             children = []
-        selected = children if rule.select is None else rule.select(children)
-        if rule.expand1 and len(selected) == 1:
+        selected = children if select is None else select(children)
+        if expand1 and len(selected) == 1:
             value = selected[0]
-        elif rule.callback is None:
+        elif callback is None:
             value = selected
         else:
-            value = rule.callback(selected)
+            value = callback(selected)
         values.append(value)
-        stack.append(self.actions[stack[-1]][rule.origin])
+        stack.append(self.actions[stack[-1]][origin])
 
 
 @lru_cache(maxsize=1)
