@@ -162,7 +162,7 @@ def load_domain(name_or_path: str | Path, domains_dirs=None) -> Domain:
         text = read_text(path, "the domain file")
     except OSError as error:
         raise SageError(f"domain file {path}: {error.strerror or error}") from error
-    domain = parse_domain(text, file=str(path))
+    domain = parse_domain(text, file=str(path), keep=True)
     with _cache_lock:
         _cache[path] = (*signature, domain)
     return domain

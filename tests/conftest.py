@@ -7,6 +7,7 @@ reason when it is absent. `corpus_dir` is its `corpus/` (third-party PDDL, see i
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,20 @@ def find_shared_dir() -> Path | None:
     configured = os.environ.get("SAGE_SHARED")
     candidate = Path(configured) if configured else REPO_ROOT / ".." / "shared"
     return candidate.resolve() if candidate.is_dir() else None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_cache_directory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The tests keep what sage-pddl caches across processes (`sage_pddl/pddl/cache.py`) in a
+    directory of their own, never in the user's."""
+    where = tmp_path_factory.mktemp("sage-pddl") / "cache"
+    previous = os.environ.get("SAGE_PDDL_CACHE")
+    os.environ["SAGE_PDDL_CACHE"] = str(where)
+    yield where
+    if previous is None:
+        del os.environ["SAGE_PDDL_CACHE"]
+    else:
+        os.environ["SAGE_PDDL_CACHE"] = previous
 
 
 @pytest.fixture(scope="session")

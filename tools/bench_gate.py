@@ -391,36 +391,57 @@ def ithor_section(repeat: int, quiet: bool = False) -> dict:
 def parse_section(repeat: int, quiet: bool = False) -> dict:
     """Parse time of a household domain and problem (ithor.pddl and problems/ithor/K01.pddl):
     the first parse of the text in this process (no cache of models or of lexed words holds
-    anything of it), then parses of the same text again (which the parser's content cache
-    answers, when it has one)."""
+    anything of it, and no earlier process kept the domain), then parses of the same text again
+    (which the parser's content cache answers, when it has one), then what a later process
+    does: the domain file loaded from what an earlier process kept (`parse_domain(...,
+    keep=True)`, as `load_domain` reads a domain file; `pddl/cache.py`) and the problem parsed.
+    The section keeps its files in a temporary private directory of its own."""
     from sage_pddl.pddl import parse_domain, parse_problem
     from sage_pddl.pddl import parser as pddl_parser
 
     domain_text = (REPO / "domains" / "ithor.pddl").read_text(encoding="utf-8")
     problem_text = (REPO / "problems" / "ithor" / "K01.pddl").read_text(encoding="utf-8")
     parse_domain("(define (domain warm) (:action a :parameters () :effect (and)))")  # Lark
-    first, again = [], []
-    gc.collect()
-    gc.disable()  # as for every other figure here (it was not, for the parse, before)
-    try:
-        for round_ in range(repeat):
-            cache = getattr(pddl_parser, "_PARSED", None)
-            if cache is not None:
-                cache.clear()  # a first parse every round
-            # nor has the driver lexed any of its words (its per-lexer table of words read)
-            driver = pddl_parser._driver() if hasattr(pddl_parser, "_driver") else None
-            for words in getattr(driver, "known", ()):
-                words.clear()
-            # a distinct file name per round: no cache of any version can answer a first parse
-            name = f"ithor-{round_}.pddl"
-            first.append(timed(lambda name=name: (parse_domain(domain_text, name),
-                                                  parse_problem(problem_text, "K01-" + name))))
-            again.append(timed(lambda name=name: (parse_domain(domain_text, name),
-                                                  parse_problem(problem_text, "K01-" + name))))
-    finally:
-        gc.enable()
+
+    def forget() -> None:
+        """No model nor lexed word of an earlier round in this process."""
+        cache = getattr(pddl_parser, "_PARSED", None)
+        if cache is not None:
+            cache.clear()  # a first parse every round
+        # nor has the driver lexed any of its words (its per-lexer table of words read)
+        driver = pddl_parser._driver() if hasattr(pddl_parser, "_driver") else None
+        for words in getattr(driver, "known", ()):
+            words.clear()
+
+    first, again, kept = [], [], []
+    with tempfile.TemporaryDirectory() as private:
+        os.environ["SAGE_PDDL_CACHE"] = str(Path(private) / "cache")
+        try:
+            parse_domain(domain_text, "ithor-kept.pddl", keep=True)  # an earlier process
+        except TypeError:  # a revision without the kept domains
+            kept = None
+        gc.collect()
+        gc.disable()  # as for every other figure here (it was not, for the parse, before)
+        try:
+            for round_ in range(repeat):
+                forget()
+                # a distinct file name per round: no cache of any version can answer it
+                name = f"ithor-{round_}.pddl"
+                first.append(timed(lambda name=name: (parse_domain(domain_text, name),
+                                                      parse_problem(problem_text, "K01-" + name))))
+                again.append(timed(lambda name=name: (parse_domain(domain_text, name),
+                                                      parse_problem(problem_text, "K01-" + name))))
+                if kept is not None:
+                    forget()
+                    kept.append(timed(lambda name=name: (
+                        parse_domain(domain_text, "ithor-kept.pddl", keep=True),
+                        parse_problem(problem_text, "K01-kept-" + name))))
+        finally:
+            gc.enable()
+            del os.environ["SAGE_PDDL_CACHE"]
     summary = {"parse_first_ms": med(first) / 1e6, "parse_again_ms": med(again) / 1e6,
                "parse_first_min_ms": min(first) / 1e6,
+               "parse_kept_ms": med(kept) / 1e6 if kept else None,
                "parse_bytes": [len(domain_text.encode()), len(problem_text.encode())]}
     if not quiet:
         domain_bytes, problem_bytes = summary["parse_bytes"]
@@ -429,14 +450,18 @@ def parse_section(repeat: int, quiet: bool = False) -> dict:
         print(f"  first parse of the text (sage-pddl's driver of Lark's tables) "
               f"{summary['parse_first_ms']:.2f} ms (fastest {summary['parse_first_min_ms']:.2f}); "
               f"the same text again {summary['parse_again_ms']:.3f} ms (content cache)")
+        if kept:
+            print(f"  a later process: the domain loaded from what an earlier one kept, the "
+                  f"problem parsed {summary['parse_kept_ms']:.2f} ms")
         parse_variants(domain_text, problem_text, repeat)
     return summary
 
 
 def parse_variants(domain_text: str, problem_text: str, repeat: int) -> None:
-    """The parser's settings, each measured: loading the grammar with and without Lark's
-    `cache=True` (a process's start-up cost), and a first parse with each Lark lexer, whose
-    models must equal the product parser's."""
+    """The parser's settings, each measured: loading the grammar with and without a cache of
+    Lark's tables (a process's start-up cost; the tables kept in a private directory, as the
+    parser keeps them, not by Lark's `cache=True` in the shared temporary directory), and a
+    first parse with each Lark lexer, whose models must equal the product parser's."""
     from importlib.resources import files
 
     from lark import Lark
@@ -447,33 +472,38 @@ def parse_variants(domain_text: str, problem_text: str, repeat: int) -> None:
     grammar = (files("sage_pddl") / "grammars" / "pddl.lark").read_text(encoding="utf-8")
     options = dict(parser="lalr", start=["start_domain", "start_problem"],
                    transformer=pddl_parser._BUILDER, maybe_placeholders=False)
-    for cache in (False, True):
-        Lark(grammar, lexer="contextual", cache=cache, **options)  # writes the cache file
-        loads = [timed(lambda cache=cache: Lark(grammar, lexer="contextual", cache=cache,
-                                               **options)) for _ in range(3)]
-        print(f"  grammar load, Lark cache={cache}: {med(loads) / 1e6:.1f} ms")
-    expected = (parse_domain(domain_text, "ithor.pddl"), parse_problem(problem_text, "K01.pddl"))
-    for lexer in ("basic", "contextual"):
-        parser = Lark(grammar, lexer=lexer, cache=True, **options)
+    with tempfile.TemporaryDirectory() as private:
+        tables = str(Path(private) / "lark-tables.pickle")
+        for cache in (False, tables):
+            Lark(grammar, lexer="contextual", cache=cache, **options)  # writes the cache file
+            loads = [timed(lambda cache=cache: Lark(grammar, lexer="contextual", cache=cache,
+                                                   **options)) for _ in range(3)]
+            print(f"  grammar load, {'tables kept' if cache else 'no cache'}: "
+                  f"{med(loads) / 1e6:.1f} ms")
+        expected = (parse_domain(domain_text, "ithor.pddl"),
+                    parse_problem(problem_text, "K01.pddl"))
+        for lexer in ("basic", "contextual"):
+            parser = Lark(grammar, lexer=lexer, cache=str(Path(private) / f"{lexer}.pickle"),
+                          **options)
 
-        def parse(parser: Lark = parser) -> tuple:
-            builder = pddl_parser._BUILDER
+            def parse(parser: Lark = parser) -> tuple:
+                builder = pddl_parser._BUILDER
+                try:
+                    builder.file, builder.text = "ithor.pddl", domain_text
+                    domain = parser.parse(domain_text, start="start_domain")
+                    builder.file, builder.text = "K01.pddl", problem_text
+                    return domain, parser.parse(problem_text, start="start_problem")
+                finally:
+                    builder.file, builder.text = None, ""
+            same = parse() == expected
+            gc.collect()
+            gc.disable()
             try:
-                builder.file, builder.text = "ithor.pddl", domain_text
-                domain = parser.parse(domain_text, start="start_domain")
-                builder.file, builder.text = "K01.pddl", problem_text
-                return domain, parser.parse(problem_text, start="start_problem")
+                times = [timed(parse) for _ in range(repeat)]
             finally:
-                builder.file, builder.text = None, ""
-        same = parse() == expected
-        gc.collect()
-        gc.disable()
-        try:
-            times = [timed(parse) for _ in range(repeat)]
-        finally:
-            gc.enable()
-        print(f"  Lark's own parse, lexer={lexer}: {med(times) / 1e6:.2f} ms "
-              f"({'same model' if same else 'A DIFFERENT MODEL'})")
+                gc.enable()
+            print(f"  Lark's own parse, lexer={lexer}: {med(times) / 1e6:.2f} ms "
+                  f"({'same model' if same else 'A DIFFERENT MODEL'})")
 
 
 # --- before / after ----------------------------------------------------------------------------
@@ -519,10 +549,14 @@ def print_before_after(rev: str, before: dict, after: dict, up_check: dict[str, 
             ("  ours / baseline (goal <= 1.0)", "warm_ratio", "{:.2f}"),
             ("compile + first check, iTHOR (µs)", "compile_first_us", "{:,.1f}"),
             ("parse ithor + K01, first (ms; goal <= 5)", "parse_first_ms", "{:.2f}"),
-            ("parse ithor + K01, same text again (ms)", "parse_again_ms", "{:.3f}")]
+            ("parse ithor + K01, same text again (ms)", "parse_again_ms", "{:.3f}"),
+            ("  ithor kept by an earlier process + K01 (ms)", "parse_kept_ms", "{:.2f}")]
     print(f"  {'':44s}{'before':>12s}{'after':>12s}")
+    def shown(summary: dict, name: str, form: str) -> str:
+        value = summary.get(name)
+        return "-" if value is None else form.format(value)  # (not measured at that revision)
     for label, name, form in rows:
-        print(f"  {label:44s}{form.format(before[name]):>12s}{form.format(after[name]):>12s}")
+        print(f"  {label:44s}{shown(before, name, form):>12s}{shown(after, name, form):>12s}")
     if up_check:
         (b_med, b_min), (a_med, a_min) = corpus_ratio(before), corpus_ratio(after)
         print(f"  {'UP validate / (compile + first), median':44s}{b_med:>11,.0f}x{a_med:>11,.0f}x")

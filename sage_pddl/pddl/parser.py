@@ -19,7 +19,10 @@ exact source text, so `check` can name them and the writer can re-emit them. Str
 from __future__ import annotations
 
 import gc
+import hashlib
+import pickle
 import re
+import sys
 import threading
 from collections import OrderedDict
 from functools import lru_cache, partial
@@ -33,6 +36,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from lark.grammar import Terminal
 from lark.parsers.lalr_analysis import Shift
 
+from . import cache, model
 from .errors import PDDLSyntaxError
 from .limits import MAX_BYTES, MAX_DEPTH, check_nesting, location_of, read_text
 from .model import (
@@ -738,11 +742,48 @@ class _Driver:
         stack.append(self.actions[stack[-1]][origin])
 
 
+def _grammar() -> str:
+    return (files("sage_pddl") / "grammars" / "pddl.lark").read_text(encoding="utf-8")
+
+
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
-    grammar = (files("sage_pddl") / "grammars" / "pddl.lark").read_text(encoding="utf-8")
+    grammar = _grammar()
+    # Lark keeps the tables it builds from the grammar (30 ms a process) in the private cache
+    # directory: its own `cache=True` would load a pickle from the shared temporary directory
+    name = f"lark-{hashlib.sha256(grammar.encode()).hexdigest()[:32]}.pickle"
+    tables = cache.path(name)
     return Lark(grammar, parser="lalr", lexer="contextual", start=["start_domain", "start_problem"],
-                transformer=_BUILDER, maybe_placeholders=False, cache=True)
+                transformer=_BUILDER, maybe_placeholders=False,
+                cache=str(tables) if tables is not None else False)
+
+
+@lru_cache(maxsize=1)
+def _model_format() -> bytes:
+    """What a kept model depends on besides its text: the grammar and the sources of the
+    model and of its builder (a change to either makes every kept model stale)."""
+    digest = hashlib.sha256(_grammar().encode())
+    for module in (model, sys.modules[__name__]):
+        digest.update(Path(str(module.__file__)).read_bytes())
+    return digest.digest()
+
+
+def _kept_name(text: str, file: str | None) -> str:
+    digest = hashlib.sha256(_model_format())
+    digest.update(f"{file}\0{text}".encode(errors="surrogatepass"))
+    return f"domain-{digest.hexdigest()}.pickle"
+
+
+def _kept_domain(text: str, file: str | None) -> Domain | None:
+    """The model of a domain text an earlier process kept (`cache`), or None."""
+    data = cache.read(_kept_name(text, file))
+    if data is None:
+        return None
+    try:
+        found = pickle.loads(data)  # noqa: S301 - written by this user in a private directory
+    except Exception:  # noqa: BLE001 - a stale or broken file is a cache miss
+        return None
+    return found if isinstance(found, Domain) and found.source == text else None
 
 
 @lru_cache(maxsize=1)
@@ -757,13 +798,17 @@ text again (a domain loaded per task, a problem per cell) returns the same objec
 keeps the per-domain caches of the vocabulary and the gate warm. Failures are not cached."""
 
 
-def _parse(text: str, file: str | None, start: str) -> Domain | Problem:
+def _parse(text: str, file: str | None, start: str, keep: bool = False) -> Domain | Problem:
     if len(text) > MAX_BYTES:
         raise PDDLSyntaxError(f"the text is {len(text):,} characters, more than the "
                               f"{MAX_BYTES:,} sage-pddl reads", Location(file, 1, 1))
     cache_key = (start, file, text)
     with _PARSE_LOCK:
         found = _PARSED.get(cache_key)
+        if found is None and keep:
+            found = _kept_domain(text, file)
+            if found is not None:
+                _PARSED[cache_key] = found
         if found is not None:
             _PARSED.move_to_end(cache_key)
             return found
@@ -787,13 +832,19 @@ def _parse(text: str, file: str | None, start: str) -> Domain | Problem:
         _PARSED[cache_key] = parsed
         if len(_PARSED) > _PARSED_KEPT:
             _PARSED.popitem(last=False)
-        model: Domain | Problem = parsed
-        return model
+        if keep:
+            cache.write(_kept_name(text, file), pickle.dumps(parsed, pickle.HIGHEST_PROTOCOL))
+            # (a model is frozen dataclasses, tuples and strings: pickle takes every one)
+        result: Domain | Problem = parsed
+        return result
 
 
-def parse_domain(text: str, file: str | Path | None = None) -> Domain:
-    """Parse a PDDL domain. Raises `PDDLSyntaxError` (located) when the text is not a domain."""
-    domain = _parse(text, str(file) if file is not None else None, "start_domain")
+def parse_domain(text: str, file: str | Path | None = None, keep: bool = False) -> Domain:
+    """Parse a PDDL domain. Raises `PDDLSyntaxError` (located) when the text is not a domain.
+
+    `keep`: also look the text up among the domains earlier processes parsed, and keep this
+    one for later ones (`pddl/cache.py`): what `load_domain` does with a domain file."""
+    domain = _parse(text, str(file) if file is not None else None, "start_domain", keep)
     assert isinstance(domain, Domain)
     return domain
 
@@ -806,7 +857,7 @@ def parse_problem(text: str, file: str | Path | None = None) -> Problem:
 
 
 def load_domain(path: str | Path) -> Domain:
-    return parse_domain(read_text(path, "the domain file"), str(path))
+    return parse_domain(read_text(path, "the domain file"), str(path), keep=True)
 
 
 def load_problem(path: str | Path) -> Problem:

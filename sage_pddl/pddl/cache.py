@@ -1,0 +1,143 @@
+"""A private directory for what sage-pddl computes once and keeps across processes.
+
+Two things are kept there: the tables Lark builds from the grammar (`parser._parser`, through
+Lark's own `cache=<path>`), and parsed domains under the hash of their text
+(`parser.parse_domain`), so that a process reading a domain an earlier process read loads its
+model instead of parsing the text again. A cache is only an optimisation: a file that is
+missing, unreadable or stale costs a parse, never an error.
+
+Threat model. What is kept is loaded with `pickle`, which runs code, so it must come from a
+directory only this user can write. `SAGE_PDDL_CACHE` names the directory (`off` turns the
+cache off), else `$XDG_CACHE_HOME/sage-pddl`, else `~/.cache/sage-pddl`. It is created with
+mode 0700 and used only while it is a directory (not a link) that this user owns and no one
+else may read, write or enter; a file in it is read only when it is a regular file (not a
+link) that this user owns, opened relative to the checked directory. Anything else (another
+owner, a looser mode, a link, a platform without user ids) turns the cache off for that call.
+Files are written whole (a private temporary file renamed into place) and named by a hash of
+what they hold; past `MAX_FILES` the oldest are removed. Lark's own `cache=True` is not used:
+it loads a pickle from a predictable name in the shared temporary directory.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+MAX_FILES = 64
+"""The most files the directory keeps (the oldest go first)."""
+
+MAX_FILE_BYTES = 64 * 1024 * 1024
+"""The largest file read back (a pickled domain is about three times its text)."""
+
+OFF = frozenset({"off", "0", "no", "false", "none"})
+"""Values of `SAGE_PDDL_CACHE` that turn the cache off."""
+
+
+def location() -> Path | None:
+    """The directory the cache would use (not checked), or None when it is turned off."""
+    named = os.environ.get("SAGE_PDDL_CACHE")
+    if named is not None:
+        return None if named.strip().lower() in OFF or not named.strip() else Path(named)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "sage-pddl"
+
+
+def _private(info: os.stat_result) -> bool:
+    """Owned by this user, and nobody else may read, write or enter it."""
+    return info.st_uid == os.getuid() and not info.st_mode & 0o077
+
+
+def _open_directory() -> int | None:
+    """A file descriptor of the cache directory (made if missing) when it is private."""
+    if not hasattr(os, "getuid") or not hasattr(os, "O_NOFOLLOW"):
+        return None  # no user ids to check against: no cache
+    where = location()
+    if where is None:
+        return None
+    try:
+        where.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(where, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    if not _private(os.fstat(fd)):
+        os.close(fd)
+        return None
+    return fd
+
+
+def read(name: str) -> bytes | None:
+    """The bytes kept under `name`, or None (no such file, or one that fails the checks)."""
+    directory = _open_directory()
+    if directory is None:
+        return None
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=directory)
+    except OSError:
+        return None
+    finally:
+        os.close(directory)
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(file.fileno())
+        if (not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid()
+                or info.st_size > MAX_FILE_BYTES):
+            return None
+        return file.read(MAX_FILE_BYTES + 1)
+
+
+def write(name: str, data: bytes) -> None:
+    """Keep `data` under `name` (replacing what was there); nothing happens when the
+    directory is not usable."""
+    directory = _open_directory()
+    if directory is None:
+        return
+    temporary = f".{name}.{os.getpid()}.tmp"
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600,
+                     dir_fd=directory)
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+        os.replace(temporary, name, src_dir_fd=directory, dst_dir_fd=directory)
+        _prune(directory)
+    except OSError:
+        try:
+            os.unlink(temporary, dir_fd=directory)
+        except OSError:
+            pass
+    finally:
+        os.close(directory)
+
+
+def path(name: str) -> Path | None:
+    """Where a file named `name` is kept, for a library that reads and writes it itself
+    (Lark): None when the directory is not usable or a file there fails the checks."""
+    directory = _open_directory()
+    if directory is None:
+        return None
+    try:
+        info = os.stat(name, dir_fd=directory, follow_symlinks=False)
+    except FileNotFoundError:
+        info = None
+    except OSError:
+        return None
+    finally:
+        os.close(directory)
+    if info is not None and (not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid()):
+        return None
+    where = location()
+    return None if where is None else where / name
+
+
+def _prune(directory: int) -> None:
+    """Remove the oldest files past `MAX_FILES`."""
+    entries = []
+    for name in os.listdir(directory):
+        try:
+            info = os.stat(name, dir_fd=directory, follow_symlinks=False)
+        except OSError:
+            continue
+        entries.append((info.st_mtime_ns, name))
+    for _, name in sorted(entries)[:max(0, len(entries) - MAX_FILES)]:
+        try:
+            os.unlink(name, dir_fd=directory)
+        except OSError:
+            pass
