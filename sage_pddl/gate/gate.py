@@ -34,9 +34,8 @@ import difflib
 import itertools
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..pddl.errors import SageError
 from ..pddl.model import (
@@ -47,7 +46,6 @@ from ..pddl.model import (
     PlanStep,
     Problem,
     Variable,
-    frozen_maker,
     key,
 )
 from ..pddl.vocabulary import ObjectNames, Vocabulary, step_text
@@ -74,12 +72,14 @@ _new_tuple = tuple.__new__
 StepLike = PlanStep | dict[str, Any] | str
 
 
-@dataclass(frozen=True)
-class Violation:
+class Violation(NamedTuple):
     """Why a step was rejected. `step` is 0-based; `literal` is PDDL text in original spelling.
 
     `atoms` lists the ground literals behind the violation as (positive, atom) pairs, so the
     feedback can look for actions that would achieve them; it is empty for structural codes.
+
+    A named tuple, as a `Verdict` is a tuple: a check makes one per failed literal, and
+    `_violation_of` makes it without even the named tuple's constructor.
     """
 
     step: int
@@ -88,12 +88,17 @@ class Violation:
     code: str
     literal: str
     message: str
-    atoms: tuple[tuple[bool, tuple[Any, ...]], ...] = field(default=(), repr=False)
+    atoms: tuple[tuple[bool, tuple[Any, ...]], ...] = ()
+
+    def __repr__(self) -> str:  # without the atoms, which the literal spells
+        return (f"Violation(step={self.step!r}, step_text={self.step_text!r}, "
+                f"action={self.action!r}, code={self.code!r}, literal={self.literal!r}, "
+                f"message={self.message!r})")
 
 
-_violation_of = frozen_maker(Violation)
-"""`Violation(...)` (all seven fields, in order) without the frozen dataclass's `__init__`,
-which costs as much as the rest of a violation's explanation."""
+def _violation_of(*fields: Any) -> Violation:
+    """`Violation(...)`, all seven fields given in order."""
+    return _new_tuple(Violation, fields)
 
 
 def _resolve(start: tuple[Gate, State, int], mask: int) -> State:

@@ -47,6 +47,7 @@ from ..pddl.model import (
     Variable,
     declared_type_keys,
     key,
+    spellings,
     walk,
 )
 from ..pddl.vocabulary import DEFAULT_FIELDS, PerDomain, vocabulary
@@ -309,6 +310,8 @@ class DomainSchema:
         self.declared = declared_type_keys(domain.constants)
         """The domain's constants by key, each with its type key
         (`model.declared_type_keys`)."""
+        self.spelling = spellings(domain.constants)
+        """The domain's constants by key, each with its name as declared."""
         self.type_sets: dict[tuple[str, ...], frozenset[str]] = {}
         """Declared types (as spelled) -> `types_of` them."""
         mapped = {name for fields in vocab.step_fields.values() for names in fields

@@ -72,6 +72,7 @@ from ..pddl.model import (
     When,
     declared_type_keys,
     key,
+    spellings,
     walk,
     walk_numeric,
 )
@@ -270,15 +271,15 @@ class PreconditionTable:
 
     @lazy
     def object_names(self) -> dict[str, str]:
-        """Object key -> original spelling, in declaration order."""
-        declared = (itertools.chain(self.domain.constants, self.problem.objects)
-                    if self.domain.constants else self.problem.objects)
-        spelling = {typed.name.lower(): typed.name for typed in declared}
-        if len(spelling) < len(self.domain.constants) + len(self.problem.objects):
-            spelling = {}  # a name declared twice: its first spelling
-            for typed in itertools.chain(self.domain.constants, self.problem.objects):
-                spelling.setdefault(typed.name.lower(), typed.name)
-        return spelling
+        """Object key -> original spelling, in declaration order (a name declared twice: its
+        first spelling)."""
+        constants, objects = self.schema.spelling, self.problem.spelling
+        if not constants:
+            return objects
+        names = {**constants, **objects}
+        if len(names) < len(constants) + len(objects):  # a constant declared again
+            return spellings([*self.domain.constants, *self.problem.objects])
+        return names
 
     @lazy
     def declared_types(self) -> dict[str, tuple[str, ...]]:

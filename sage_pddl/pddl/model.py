@@ -17,7 +17,7 @@ re-writes and reports them by line and column.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
@@ -422,6 +422,9 @@ class Problem:
     declared: dict[str, str | tuple[str, ...]] = field(init=False, compare=False, repr=False)
     """The objects by key, each with its type's key (`declared_type_keys`): what a plan step's
     words name. Read only."""
+    spelling: dict[str, str] = field(init=False, compare=False, repr=False)
+    """The objects by key, each with its name as declared (`spellings`): how messages name
+    them. Read only."""
 
     def __post_init__(self) -> None:
         # made with the problem, as a parse reads each fact, goal literal and object once:
@@ -430,6 +433,7 @@ class Problem:
                                                      if isinstance(fact, Atom)]))
         object.__setattr__(self, "goal_literals", literal_goal(self.goal))
         object.__setattr__(self, "declared", declared_type_keys(self.objects))
+        object.__setattr__(self, "spelling", spellings(self.objects))
 
 
 def declared_type_keys(declarations: Iterable[Typed]) -> dict[str, str | tuple[str, ...]]:
@@ -451,6 +455,16 @@ def declared_type_keys(declarations: Iterable[Typed]) -> dict[str, str | tuple[s
             last = None
         declared[name] = these
     return declared
+
+
+def spellings(declarations: Sequence[Typed]) -> dict[str, str]:
+    """Each declared name's key -> the name as first declared, in declaration order."""
+    spelled = {typed.name.lower(): typed.name for typed in declarations}
+    if len(spelled) < len(declarations):  # a name declared twice: its first spelling
+        spelled = {}
+        for typed in declarations:
+            spelled.setdefault(typed.name.lower(), typed.name)
+    return spelled
 
 
 def _one_or_all(type_keys: list[str]) -> str | tuple[str, ...]:
