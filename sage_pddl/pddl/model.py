@@ -1,8 +1,9 @@
 """Immutable model of PDDL domains, problems and plans.
 
 Every node is a frozen dataclass, so models hash, compare by value and can be shared freely.
-Source locations (`loc`) are carried for error messages but never take part in equality: a model
-parsed from a file equals the model parsed from its re-written text.
+Source locations (`loc`, a `Location`: a named tuple) are carried for error messages but never
+take part in equality: a model parsed from a file equals the model parsed from its re-written
+text.
 
 Names keep the spelling of the source; PDDL names are case-insensitive, so every lookup goes
 through `key(name)` (lower case). Variables are stored without their leading `?`.
@@ -54,6 +55,11 @@ class Location(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.file or '<string>'}:{self.line}:{self.column}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # unpickled as it is made, by tuple.__new__, not by the named tuple's own constructor
+        # (a kept domain holds a location for most of its tokens: `pddl/cache.py`)
+        return (tuple.__new__, (Location, tuple(self)))
 
 
 def _loc() -> Location | None:
@@ -400,7 +406,13 @@ class Metric:
 @dataclass(frozen=True)
 class Problem:
     """A problem. `init` holds ground atoms, `Not(atom)` where a source lists a negated fact
-    (closed-world: it only documents absence), and numeric `FluentValue`s."""
+    (closed-world: it only documents absence), and numeric `FluentValue`s.
+
+    A problem also holds, by key, what every reader of it looks up: its initial state
+    (`facts`), a goal of literals (`goal_literals`), and its objects' declared types
+    (`declared`) and spellings (`spelling`). They are derived from the fields above when the
+    problem is made (a parse reads each fact, goal literal and object once, and a gate's
+    compile then takes them as they are), take no part in equality, and are read only."""
 
     name: str
     domain_name: str
@@ -418,17 +430,14 @@ class Problem:
         init=False, compare=False, repr=False)
     """The goal by keys when it is a conjunction of literals of objects (`literal_goal`):
     the atoms that must hold and those that must not; None for any other goal."""
-
     declared: dict[str, str | tuple[str, ...]] = field(init=False, compare=False, repr=False)
     """The objects by key, each with its type's key (`declared_type_keys`): what a plan step's
-    words name. Read only."""
+    words name."""
     spelling: dict[str, str] = field(init=False, compare=False, repr=False)
     """The objects by key, each with its name as declared (`spellings`): how messages name
-    them. Read only."""
+    them."""
 
     def __post_init__(self) -> None:
-        # made with the problem, as a parse reads each fact, goal literal and object once:
-        # every reader of the initial state, the goal and the objects starts from them
         object.__setattr__(self, "facts", frozenset([atom_key(fact) for fact in self.init
                                                      if isinstance(fact, Atom)]))
         object.__setattr__(self, "goal_literals", literal_goal(self.goal))

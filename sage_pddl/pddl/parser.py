@@ -372,6 +372,10 @@ class _ModelBuilder(Transformer[Token, Any]):
 
     def ground_atom(self, c: list[Any]) -> Atom:
         file = self.file
+        if len(c) == 3:  # (the commonest fact, spelled out: a problem has hundreds)
+            name, line, column = c[2]
+            return _atom(c[1][0], (_constant(name, _new_tuple(Location, (file, line, column))),),
+                         c[0])
         return _atom(c[1][0], tuple([_constant(t[0], _new_tuple(Location, (file, t[1], t[2])))
                                      for t in c[2:]]), c[0])
 
