@@ -34,7 +34,7 @@ import difflib
 import itertools
 import re
 from collections.abc import Iterable, Sequence
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from ..pddl.errors import SageError
@@ -210,15 +210,16 @@ def _step_text(step: Any) -> str:
     return str(step)
 
 
-_PLAN_STEP_KEY = attrgetter("action", "args", "fields")
-_STATE_MASKS_KEPT = 256
+_STATES_KEPT = 256
+"""States a gate remembers something of (a given state's mask, an accepted plan's verdict),
+at most; a cache that is full is emptied."""
 
 
-def _remember(masks: dict[Any, Any], state: Atoms, mask: int) -> None:
-    """Keep `state`'s bit set for a later check that starts from it (bounded)."""
-    if len(masks) >= _STATE_MASKS_KEPT:
-        masks.clear()
-    masks[state] = mask
+def _remember(kept: dict[Any, Any], state: Any, value: Any) -> None:
+    """Keep `value` for `state` in one of a gate's bounded caches (`_STATES_KEPT`)."""
+    if len(kept) >= _STATES_KEPT:
+        kept.clear()
+    kept[state] = value
 
 
 class Choice:
@@ -714,8 +715,7 @@ class Gate:
             if stop:
                 break
         if violations is None:  # an accepted plan: its verdict may have been made before
-            accepted = self._accepted
-            found = accepted.get(s)
+            found = self._accepted.get(s)
             if found is not None and found[1] == index + 1:
                 return found
         if goal_test is None:
@@ -726,9 +726,7 @@ class Gate:
                                                 () if violations is None else tuple(violations),
                                                 context))
         if violations is None:
-            if len(accepted) >= _STATE_MASKS_KEPT:
-                accepted.clear()
-            accepted[s] = verdict
+            _remember(self._accepted, s, verdict)
         return verdict
 
     def _check_sets(self, steps: Sequence[Any], state: Iterable[tuple[Any, ...]] | None,

@@ -9,7 +9,9 @@ of it:
 * the domain's `Vocabulary` (`pddl/vocabulary.py`: action names and aliases, `@sage step`
   field maps, `@sage reason` codes and messages, canonical texts; a malformed annotation is
   raised by every compile, after the scope check) and predicate spellings;
-* the type hierarchy (ancestors of each type);
+* the type hierarchy (ancestors of each type, and for a parameter the declared types whose
+  objects it takes: `fitting`), and the domain's constants by key with their declared types
+  and spellings;
 * the scope hazards: the nodes the scope check must look at (numeric comparisons, unsupported
   constructs, numeric effects), in the order the check visits them, since whether a numeric
   effect is a harmless cost depends on the problem's metric;
@@ -19,8 +21,9 @@ of it:
   step's arguments (tuple substitution, no formula walking). Parts a template cannot express
   (quantifiers, disjunction, implication, conditional effects, a variable that is not a
   parameter) are kept as formula nodes that the table grounds with its general walker. The
-  template also holds the whole action as a generated step function on set states
-  (`compiled.py`), which a gate's first check runs instead of grounding;
+  template also holds a generated function that lists the literals a state fails (`failed`:
+  what a rejected step reports), and the whole action as a generated step function on set
+  states (`compiled.py`), which a gate's first check runs instead of grounding;
 * what each action word names (`words`, `runs`): every action's name and alias from the start,
   other spellings as steps use them.
 
@@ -312,8 +315,6 @@ class DomainSchema:
         (`model.declared_type_keys`)."""
         self.spelling = spellings(domain.constants)
         """The domain's constants by key, each with its name as declared."""
-        self.type_sets: dict[tuple[str, ...], frozenset[str]] = {}
-        """Declared types (as spelled) -> `types_of` them."""
         mapped = {name for fields in vocab.step_fields.values() for names in fields
                   for name in names}
         self.step_fields: tuple[str, ...] = ("action", *DEFAULT_FIELDS,
@@ -348,15 +349,6 @@ class DomainSchema:
         does not declare belongs to that type and `object` only)."""
         known = set(self.type_parents).union(*self.type_parents.values(), accepted)
         return frozenset(t for t in known if not accepted.isdisjoint(self.ancestors(t)))
-
-    def types_of(self, declared: tuple[str, ...]) -> frozenset[str]:
-        """The type keys an object declared with `declared` types belongs to (`object` when
-        untyped): their ancestors, merged."""
-        found = self.type_sets.get(declared)
-        if found is None:
-            found = frozenset({"object"}).union(*map(self.ancestors, declared))
-            self.type_sets[declared] = found
-        return found
 
     def template(self, action: Action) -> ActionTemplate:
         found = self.templates.get(id(action))

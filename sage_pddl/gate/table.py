@@ -101,6 +101,7 @@ _StaticChecks = tuple[tuple[tuple[str, tuple[Term, ...]], ...], ...]
 """Per quantified variable, the static literals (predicate, terms) bound once it is."""
 
 T = TypeVar("T")
+V = TypeVar("V")
 
 
 class lazy(Generic[T]):
@@ -253,14 +254,19 @@ class PreconditionTable:
     def _declared(self) -> dict[str, str | tuple[str, ...]]:
         """`declared`: the problem's objects (`Problem.declared`) after the domain's constants
         (`DomainSchema.declared`); a name declared as both has the types of both."""
-        constants = self.schema.declared
-        objects = self.problem.declared
+        return self._constants_then_objects(self.schema.declared, self.problem.declared,
+                                            declared_type_keys)
+
+    def _constants_then_objects(self, constants: dict[str, V], objects: dict[str, V],
+                                of: Callable[[list[Typed]], dict[str, V]]) -> dict[str, V]:
+        """What the constants' and the objects' declarations give by key (`of` them), in that
+        order: the two tables put together, or, when a name is declared in both, `of` all."""
         if not constants:
             return objects
-        declared = {**constants, **objects}
-        if len(declared) < len(constants) + len(objects):
-            return declared_type_keys(itertools.chain(self.domain.constants, self.problem.objects))
-        return declared
+        together = {**constants, **objects}
+        if len(together) < len(constants) + len(objects):
+            return of([*self.domain.constants, *self.problem.objects])
+        return together
 
     @lazy
     def object_types(self) -> dict[str, frozenset[str]]:
@@ -273,13 +279,8 @@ class PreconditionTable:
     def object_names(self) -> dict[str, str]:
         """Object key -> original spelling, in declaration order (a name declared twice: its
         first spelling)."""
-        constants, objects = self.schema.spelling, self.problem.spelling
-        if not constants:
-            return objects
-        names = {**constants, **objects}
-        if len(names) < len(constants) + len(objects):  # a constant declared again
-            return spellings([*self.domain.constants, *self.problem.objects])
-        return names
+        return self._constants_then_objects(self.schema.spelling, self.problem.spelling,
+                                            spellings)
 
     @lazy
     def declared_types(self) -> dict[str, tuple[str, ...]]:

@@ -26,6 +26,7 @@ import sys
 import threading
 from collections import OrderedDict
 from functools import lru_cache, partial
+from importlib.metadata import version
 from importlib.resources import files
 from operator import itemgetter
 from pathlib import Path
@@ -765,10 +766,14 @@ def _parser() -> Lark:
 @lru_cache(maxsize=1)
 def _model_format() -> bytes:
     """What a kept model depends on besides its text: the grammar and the sources of the
-    model and of its builder (a change to either makes every kept model stale)."""
+    model and of its builder (a change to either makes every kept model stale); the
+    package's version where the sources cannot be read."""
     digest = hashlib.sha256(_grammar().encode())
-    for module in (model, sys.modules[__name__]):
-        digest.update(Path(str(module.__file__)).read_bytes())
+    try:
+        for module in (model, sys.modules[__name__]):
+            digest.update(Path(str(module.__file__)).read_bytes())
+    except OSError:
+        digest.update(version("sage-pddl").encode())
     return digest.digest()
 
 

@@ -181,7 +181,8 @@ def _assert_problem_tables_as_defined(domain: Domain, problem: Problem) -> None:
     types: dict[str, frozenset[str]] = {}
     for typed in itertools.chain(domain.constants, problem.objects):
         name = typed.name.lower()
-        types[name] = types.get(name, frozenset()) | table.schema.types_of(typed.types)
+        types[name] = types.get(name, frozenset({"object"})).union(
+            *map(table.schema.ancestors, typed.types))
     assert table.object_types == types
 
 
