@@ -48,9 +48,8 @@ from ..pddl.model import (
     NumericEffect,
     Unsupported,
     Variable,
-    declared_type_keys,
     key,
-    spellings,
+    object_keys,
     walk,
 )
 from ..pddl.vocabulary import DEFAULT_FIELDS, PerDomain, vocabulary
@@ -310,11 +309,9 @@ class DomainSchema:
         for action in domain.actions:
             for word in (action.name, key(action.name), *vocab.aliases.get(action.name, ())):
                 self.word(word)
-        self.declared = declared_type_keys(domain.constants)
-        """The domain's constants by key, each with its type key
-        (`model.declared_type_keys`)."""
-        self.spelling = spellings(domain.constants)
-        """The domain's constants by key, each with its name as declared."""
+        self.declared, self.spelling = object_keys(domain.constants)
+        """The domain's constants by key, each with its type key and its name as declared
+        (`model.object_keys`)."""
         mapped = {name for fields in vocab.step_fields.values() for names in fields
                   for name in names}
         self.step_fields: tuple[str, ...] = ("action", *DEFAULT_FIELDS,
@@ -337,8 +334,8 @@ class DomainSchema:
         return found
 
     def type_set(self, declared: str | tuple[str, ...]) -> frozenset[str]:
-        """The type keys an object of `declared` type keys (`model.declared_type_keys`)
-        belongs to: their ancestors, merged."""
+        """The type keys an object of `declared` type keys (`model.object_keys`) belongs
+        to: their ancestors, merged."""
         if type(declared) is str:
             return self.ancestors(declared)
         return frozenset({"object"}).union(*map(self.ancestors, declared))

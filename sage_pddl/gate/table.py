@@ -63,6 +63,7 @@ from ..pddl.model import (
     Location,
     Not,
     NumericEffect,
+    ObjectKeys,
     Or,
     Problem,
     Term,
@@ -70,9 +71,8 @@ from ..pddl.model import (
     Unsupported,
     Variable,
     When,
-    declared_type_keys,
     key,
-    spellings,
+    object_keys,
     walk,
     walk_numeric,
 )
@@ -101,7 +101,6 @@ _StaticChecks = tuple[tuple[tuple[str, tuple[Term, ...]], ...], ...]
 """Per quantified variable, the static literals (predicate, terms) bound once it is."""
 
 T = TypeVar("T")
-V = TypeVar("V")
 
 
 class lazy(Generic[T]):
@@ -153,8 +152,8 @@ class PreconditionTable:
             self.prune_static = False
         if schema.hazards or domain.unsupported or problem.unsupported:
             self._check_domain_scope()
-        self.declared: dict[str, str | tuple[str, ...]] = self._declared()
-        """Object key -> its declared type key, or keys (`model.declared_type_keys`): the domain
+        self.declared: dict[str, str | tuple[str, ...]] = self._object_keys()[0]
+        """Object key -> its declared type key, or keys (`model.object_keys`): the domain
         constants and the problem objects, what a first check binds every step's words with
         (`object_types` has their ancestors)."""
         self.initial_state: State = self._initial_state()  # raises on an unsupported fact
@@ -251,22 +250,16 @@ class PreconditionTable:
         """The type, its ancestors and `object`."""
         return self.schema.ancestors(type_name)
 
-    def _declared(self) -> dict[str, str | tuple[str, ...]]:
-        """`declared`: the problem's objects (`Problem.declared`) after the domain's constants
-        (`DomainSchema.declared`); a name declared as both has the types of both."""
-        return self._constants_then_objects(self.schema.declared, self.problem.declared,
-                                            declared_type_keys)
-
-    def _constants_then_objects(self, constants: dict[str, V], objects: dict[str, V],
-                                of: Callable[[list[Typed]], dict[str, V]]) -> dict[str, V]:
-        """What the constants' and the objects' declarations give by key (`of` them), in that
-        order: the two tables put together, or, when a name is declared in both, `of` all."""
-        if not constants:
-            return objects
-        together = {**constants, **objects}
-        if len(together) < len(constants) + len(objects):
-            return of([*self.domain.constants, *self.problem.objects])
-        return together
+    def _object_keys(self) -> ObjectKeys:
+        """`model.object_keys` of the domain's constants and then the problem's objects: the
+        tables each holds put together (a name declared in both: made again of all)."""
+        schema, problem = self.schema, self.problem
+        if not schema.declared:
+            return problem.declared, problem.spelling
+        declared = {**schema.declared, **problem.declared}
+        if len(declared) < len(schema.declared) + len(problem.declared):
+            return object_keys([*self.domain.constants, *problem.objects])
+        return declared, {**schema.spelling, **problem.spelling}
 
     @lazy
     def object_types(self) -> dict[str, frozenset[str]]:
@@ -279,8 +272,7 @@ class PreconditionTable:
     def object_names(self) -> dict[str, str]:
         """Object key -> original spelling, in declaration order (a name declared twice: its
         first spelling)."""
-        return self._constants_then_objects(self.schema.spelling, self.problem.spelling,
-                                            spellings)
+        return self._object_keys()[1]
 
     @lazy
     def declared_types(self) -> dict[str, tuple[str, ...]]:

@@ -18,7 +18,7 @@ re-writes and reports them by line and column.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
@@ -431,49 +431,54 @@ class Problem:
     """The goal by keys when it is a conjunction of literals of objects (`literal_goal`):
     the atoms that must hold and those that must not; None for any other goal."""
     declared: dict[str, str | tuple[str, ...]] = field(init=False, compare=False, repr=False)
-    """The objects by key, each with its type's key (`declared_type_keys`): what a plan step's
-    words name."""
+    """The objects by key, each with its type's key (`object_keys`): what a plan step's words
+    name."""
     spelling: dict[str, str] = field(init=False, compare=False, repr=False)
-    """The objects by key, each with its name as declared (`spellings`): how messages name
+    """The objects by key, each with its name as declared (`object_keys`): how messages name
     them."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "facts", frozenset([atom_key(fact) for fact in self.init
                                                      if isinstance(fact, Atom)]))
         object.__setattr__(self, "goal_literals", literal_goal(self.goal))
-        object.__setattr__(self, "declared", declared_type_keys(self.objects))
-        object.__setattr__(self, "spelling", spellings(self.objects))
+        declared, spelling = object_keys(self.objects)
+        object.__setattr__(self, "declared", declared)
+        object.__setattr__(self, "spelling", spelling)
 
 
-def declared_type_keys(declarations: Iterable[Typed]) -> dict[str, str | tuple[str, ...]]:
+ObjectKeys = tuple[dict[str, "str | tuple[str, ...]"], dict[str, str]]
+
+
+def object_keys(declarations: Sequence[Typed]) -> ObjectKeys:
     """Each declared name's key -> its type's key ("object" when untyped), or the keys of all
-    its types when it has several: an `(either ...)`, or a name declared more than once, whose
-    declarations add up. In declaration order."""
+    its types when it has several (an `(either ...)`, or a name declared more than once,
+    whose declarations add up); and each name's key -> the name as first declared. In
+    declaration order."""
     declared: dict[str, str | tuple[str, ...]] = {}
+    spelling: dict[str, str] = {}
     last: tuple[str, ...] | None = None
     these: str | tuple[str, ...] = "object"
     for typed in declarations:
         if typed.types is not last:  # the names of one declaration share its types' tuple
             last = typed.types
-            these = _one_or_all([t.lower() for t in last]) if last else "object"
-        name = typed.name.lower()
-        had = declared.get(name)
-        if had is not None and had != these:
-            these = _one_or_all([*((had,) if type(had) is str else had),
-                                 *((these,) if type(these) is str else these)])
-            last = None
-        declared[name] = these
-    return declared
-
-
-def spellings(declarations: Sequence[Typed]) -> dict[str, str]:
-    """Each declared name's key -> the name as first declared, in declaration order."""
-    spelled = {typed.name.lower(): typed.name for typed in declarations}
-    if len(spelled) < len(declarations):  # a name declared twice: its first spelling
-        spelled = {}
+            these = (last[0].lower() if len(last) == 1 else
+                     _one_or_all([t.lower() for t in last]) if last else "object")
+        name = typed.name
+        name_key = name.lower()
+        declared[name_key] = these
+        spelling[name_key] = name
+    if len(declared) < len(declarations):  # a name declared more than once
+        declared, spelling = {}, {}
         for typed in declarations:
-            spelled.setdefault(typed.name.lower(), typed.name)
-    return spelled
+            name_key = typed.name.lower()
+            types = _one_or_all([t.lower() for t in typed.types]) if typed.types else "object"
+            had = declared.get(name_key)
+            if had is not None and had != types:
+                types = _one_or_all([*((had,) if type(had) is str else had),
+                                     *((types,) if type(types) is str else types)])
+            declared[name_key] = types
+            spelling.setdefault(name_key, typed.name)
+    return declared, spelling
 
 
 def _one_or_all(type_keys: list[str]) -> str | tuple[str, ...]:

@@ -136,7 +136,7 @@ def test_a_problem_holds_a_goal_of_literals_by_key(goal, expected):
 
 
 def test_a_problem_holds_its_objects_declared_types_by_key():
-    """`Problem.declared` (`declared_type_keys`): each object's key with its type key, "object"
+    """`Problem.declared` (`object_keys`): each object's key with its type key, "object"
     when untyped, all its type keys when it has several (`either`, or declared twice)."""
     problem = parse_problem("""(define (problem p) (:domain d)
       (:objects A b - Block C - (either Big Small) D d - Place Twice - Block Twice - Place
@@ -146,6 +146,13 @@ def test_a_problem_holds_its_objects_declared_types_by_key():
                                 "d": "place", "twice": ("block", "place"), "f": "block",
                                 "e": "object"}
     assert list(problem.declared) == ["a", "b", "c", "d", "twice", "f", "e"]
+    # and with their first spelling, in the same order
+    assert problem.spelling == {"a": "A", "b": "b", "c": "C", "d": "D", "twice": "Twice",
+                                "f": "F", "e": "e"}
+    once = parse_problem("(define (problem p) (:domain d) (:objects A b - Block C) (:init) "
+                         "(:goal (and)))")
+    assert once.declared == {"a": "block", "b": "block", "c": "object"}
+    assert list(once.spelling.items()) == [("a", "A"), ("b", "b"), ("c", "C")]
 
 
 def _position(text: str, needle: str, offset: int = 0) -> tuple[int, int]:
