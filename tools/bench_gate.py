@@ -412,11 +412,14 @@ def parse_section(repeat: int, quiet: bool = False) -> dict:
     parse_domain("(define (domain warm) (:action a :parameters () :effect (and)))")  # Lark
 
     def forget() -> None:
-        """No model nor lexed word of an earlier round in this process."""
+        """No model nor lexed word of an earlier round in this process (a first parse every
+        round; an older revision has its caches emptied by hand)."""
+        if hasattr(pddl_parser, "forget_parsed"):
+            pddl_parser.forget_parsed()
+            return
         cache = getattr(pddl_parser, "_PARSED", None)
         if cache is not None:
-            cache.clear()  # a first parse every round
-        # nor has the driver lexed any of its words (its per-lexer table of words read)
+            cache.clear()
         driver = pddl_parser._driver() if hasattr(pddl_parser, "_driver") else None
         for words in getattr(driver, "known", ()):
             words.clear()

@@ -807,6 +807,17 @@ text again (a domain loaded per task, a problem per cell) returns the same objec
 keeps the per-domain caches of the vocabulary and the gate warm. Failures are not cached."""
 
 
+def forget_parsed() -> None:
+    """Empty this process's caches of parsed texts (models, and the words each lexer has read),
+    as a process that has parsed nothing has them: what benchmarks of a first read start from.
+    What the cache directory keeps across processes is not touched."""
+    with _PARSE_LOCK:
+        _PARSED.clear()
+        if _driver.cache_info().currsize:
+            for words in _driver().known:
+                words.clear()
+
+
 def _parse(text: str, file: str | None, start: str, keep: bool = False) -> Domain | Problem:
     if len(text) > MAX_BYTES:
         raise PDDLSyntaxError(f"the text is {len(text):,} characters, more than the "

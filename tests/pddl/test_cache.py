@@ -106,15 +106,11 @@ def test_the_oldest_files_go_past_the_limit(directory: Path, monkeypatch: pytest
     assert sorted(p.name for p in directory.iterdir()) == ["f3", "f4", "f5"]
 
 
-def _forget_parsed() -> None:
-    pddl_parser._PARSED.clear()
-
-
 def test_a_domain_file_parsed_once_is_loaded_by_later_processes(directory: Path):
     first = load_domain(DOMAIN)
     kept = [p for p in directory.iterdir() if p.name.startswith("domain-")]
     assert len(kept) == 1
-    _forget_parsed()
+    pddl_parser.forget_parsed()
     driver = pddl_parser._driver()
     calls = []
     original = driver.parse
@@ -126,7 +122,7 @@ def test_a_domain_file_parsed_once_is_loaded_by_later_processes(directory: Path)
     assert calls == [] and again is not first and same_model(again, first)
     assert again.annotations == first.annotations and again.source == first.source
     # a text read without `keep` (parse_domain) is parsed and not kept
-    _forget_parsed()
+    pddl_parser.forget_parsed()
     parse_domain(DOMAIN.read_text() + "\n", str(DOMAIN))
     assert len([p for p in directory.iterdir() if p.name.startswith("domain-")]) == 1
 
@@ -135,7 +131,7 @@ def test_a_kept_domain_is_found_by_its_text_and_file_name(directory: Path, tmp_p
     copy = tmp_path / "copy.pddl"
     copy.write_text(DOMAIN.read_text())
     load_domain(DOMAIN)
-    _forget_parsed()
+    pddl_parser.forget_parsed()
     other = load_domain(copy)  # the same text under another name: its own locations
     assert other.loc is not None and other.loc.file == str(copy)
     assert len([p for p in directory.iterdir() if p.name.startswith("domain-")]) == 2
@@ -147,11 +143,11 @@ def test_a_broken_or_foreign_kept_file_is_parsed_again(directory: Path):
     expected = load_domain(DOMAIN)
     for content in (b"not a pickle", b"", pddl_parser.pickle.dumps("a string, not a domain")):
         kept.write_bytes(content)
-        _forget_parsed()
+        pddl_parser.forget_parsed()
         assert same_model(load_domain(DOMAIN), expected)
     other = parse_domain("(define (domain other) (:action a :parameters () :effect (and)))")
     kept.write_bytes(pddl_parser.pickle.dumps(other))  # a domain, but of another text
-    _forget_parsed()
+    pddl_parser.forget_parsed()
     assert same_model(load_domain(DOMAIN), expected)
 
 

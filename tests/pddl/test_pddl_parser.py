@@ -511,6 +511,16 @@ def test_nesting_past_the_limit_over_many_lines_is_located():
     assert (raised.value.loc.line, raised.value.loc.column) == (128, 1)
 
 
+def test_forgetting_parsed_texts_leaves_a_process_as_if_it_had_read_nothing():
+    text = "(define (domain forgotten) (:action a :parameters () :effect (and)))"
+    first = parse_domain(text)
+    assert parse_domain(text) is first  # the content cache answers
+    pddl_parser.forget_parsed()
+    assert not any(pddl_parser._driver().known) and not pddl_parser._PARSED
+    again = parse_domain(text)
+    assert again is not first and again == first
+
+
 @pytest.mark.parametrize("parse, text, where", [
     (parse_domain, "(define (domain d)\n (:predicates (p))\n (:predicates (q)))", (3, 2)),
     (parse_problem, "(define (problem p) (:domain d)\n (:init) (:init (p)) (:goal (p)))", (2, 10)),
@@ -524,8 +534,7 @@ def test_a_section_written_twice_is_an_error_at_the_second(parse, text, where):
 
 def test_the_drivers_tables_of_words_read_stay_bounded(monkeypatch):
     monkeypatch.setattr(pddl_parser, "_WORDS_KEPT", 20)
-    for words in pddl_parser._driver().known:  # as a new process has them
-        words.clear()
+    pddl_parser.forget_parsed()  # as a new process has them
     repo = Path(__file__).resolve().parents[2]
     paths = [*sorted((repo / "domains").glob("*.pddl")),
              *sorted((repo / "problems" / "ithor").glob("K0*.pddl"))]
