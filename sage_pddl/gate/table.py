@@ -23,15 +23,14 @@ Semantics
   hazards, canonical texts, one template and step function per action) is compiled once per
   `Domain` object (`schema.domain_schema`). A problem comes with its objects' declared types,
   its initial state and a goal of ground literals in key form (`Problem.declared`, `facts`,
-  `goal_literals`, made as it is read); a table takes them and checks the scope, and builds
-  the other object tables (the objects' types with their ancestors, their spellings), the
-  ground goal with its sources, the static facts and the bit sets when first read (`lazy`).
-  Grounding substitutes the step's
-  objects into the action's template (one generated function goes straight from the objects
-  to the bit masks of all literal atoms; the atom sets are built only when read) and walks
-  only quantifiers, disjunctions, implications and conditional effects; a gate's first check
-  grounds nothing but a rejected step whose precondition is not a conjunction of literals
-  (see `Gate.check`). The bit-set form of a ground action (`fast_form`)
+  `goal_literals`, made as it is read, and its objects' spellings); a table takes them and
+  checks the scope, and builds the objects' types with their ancestors, the ground goal with
+  its sources, the static facts and the bit sets when first read (`lazy`). Grounding
+  substitutes the step's objects into the action's template (one generated function goes
+  straight from the objects to the bit masks of all literal atoms; the atom sets are built only
+  when read) and walks only quantifiers, disjunctions, implications and conditional effects; a
+  gate's first check grounds nothing but a rejected step whose precondition is not a
+  conjunction of literals (see `Gate.check`). The bit-set form of a ground action (`fast_form`)
   decides what the static facts decide (an implication with a static condition, a disjunction
   with a static alternative), so most steps of the household domains take the loop's plain
   path; it is exact in every state a pruned table checks from (see `prune_static`).
@@ -152,10 +151,11 @@ class PreconditionTable:
             self.prune_static = False
         if schema.hazards or domain.unsupported or problem.unsupported:
             self._check_domain_scope()
-        self.declared: dict[str, str | tuple[str, ...]] = self._object_keys()[0]
-        """Object key -> its declared type key, or keys (`model.object_keys`): the domain
-        constants and the problem objects, what a first check binds every step's words with
-        (`object_types` has their ancestors)."""
+        self.declared, self.object_names = self._object_keys()
+        """`declared`: object key -> its declared type key, or keys (`model.object_keys`): the
+        domain constants and the problem objects, what a first check binds every step's words
+        with (`object_types` has their ancestors). `object_names`: object key -> original
+        spelling, in declaration order (a name declared twice: its first spelling)."""
         self.initial_state: State = self._initial_state()  # raises on an unsupported fact
         """The initial state (`Problem.facts`)."""
         goal = problem.goal
@@ -267,12 +267,6 @@ class PreconditionTable:
         `object`; a name declared twice, as a constant and an object, belongs to both)."""
         type_set = self.schema.type_set
         return {name: type_set(types) for name, types in self.declared.items()}
-
-    @lazy
-    def object_names(self) -> dict[str, str]:
-        """Object key -> original spelling, in declaration order (a name declared twice: its
-        first spelling)."""
-        return self._object_keys()[1]
 
     @lazy
     def declared_types(self) -> dict[str, tuple[str, ...]]:
