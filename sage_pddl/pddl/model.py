@@ -461,8 +461,7 @@ def object_keys(declarations: Sequence[Typed]) -> ObjectKeys:
     for typed in declarations:
         if typed.types is not last:  # the names of one declaration share its types' tuple
             last = typed.types
-            these = (last[0].lower() if len(last) == 1 else
-                     _one_or_all([t.lower() for t in last]) if last else "object")
+            these = _type_keys(last)
         name = typed.name
         name_key = name.lower()
         declared[name_key] = these
@@ -471,7 +470,7 @@ def object_keys(declarations: Sequence[Typed]) -> ObjectKeys:
         declared, spelling = {}, {}
         for typed in declarations:
             name_key = typed.name.lower()
-            types = _one_or_all([t.lower() for t in typed.types]) if typed.types else "object"
+            types = _type_keys(typed.types)
             had = declared.get(name_key)
             if had is not None and had != types:
                 types = _one_or_all([*((had,) if type(had) is str else had),
@@ -479,6 +478,14 @@ def object_keys(declarations: Sequence[Typed]) -> ObjectKeys:
             declared[name_key] = types
             spelling.setdefault(name_key, typed.name)
     return declared, spelling
+
+
+def _type_keys(types: tuple[str, ...]) -> str | tuple[str, ...]:
+    """A declaration's types by key: "object" when it has none, the key of its one type, or
+    the keys of all of them (each once)."""
+    if len(types) == 1:
+        return types[0].lower()
+    return _one_or_all([t.lower() for t in types]) if types else "object"
 
 
 def _one_or_all(type_keys: list[str]) -> str | tuple[str, ...]:
