@@ -34,13 +34,9 @@ def private_cache_directory(tmp_path_factory: pytest.TempPathFactory) -> Iterato
     """The tests keep what sage-pddl caches across processes (`sage_pddl/pddl/cache.py`) in a
     directory of their own, never in the user's."""
     where = tmp_path_factory.mktemp("sage-pddl") / "cache"
-    previous = os.environ.get("SAGE_PDDL_CACHE")
-    os.environ["SAGE_PDDL_CACHE"] = str(where)
-    yield where
-    if previous is None:
-        del os.environ["SAGE_PDDL_CACHE"]
-    else:
-        os.environ["SAGE_PDDL_CACHE"] = previous
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SAGE_PDDL_CACHE", str(where))
+        yield where
 
 
 @pytest.fixture(scope="session")

@@ -64,6 +64,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from unittest import mock
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -425,8 +426,8 @@ def parse_section(repeat: int, quiet: bool = False) -> dict:
             words.clear()
 
     first, again, kept = [], [], []
-    with tempfile.TemporaryDirectory() as private:
-        os.environ["SAGE_PDDL_CACHE"] = str(Path(private) / "cache")
+    with tempfile.TemporaryDirectory() as private, \
+            mock.patch.dict(os.environ, {"SAGE_PDDL_CACHE": str(Path(private) / "cache")}):
         try:
             parse_domain(domain_text, "ithor-kept.pddl", keep=True)  # an earlier process
         except TypeError:  # a revision without the kept domains
@@ -449,7 +450,6 @@ def parse_section(repeat: int, quiet: bool = False) -> dict:
                         parse_problem(problem_text, "K01-kept-" + name))))
         finally:
             gc.enable()
-            del os.environ["SAGE_PDDL_CACHE"]
     summary = {"parse_first_ms": med(first) / 1e6, "parse_again_ms": med(again) / 1e6,
                "parse_first_min_ms": min(first) / 1e6,
                "parse_kept_ms": med(kept) / 1e6 if kept else None,
