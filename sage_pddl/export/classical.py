@@ -147,10 +147,10 @@ _DOMAIN_PARSES_KEPT = 16
 
 def _read(reader: Any, domain_text: str, problem_text: str) -> Any:
     """`reader.parse_problem_string(domain_text, problem_text)`, with the domain's grammar parse
-    kept per domain text. Parsing the domain is ~90% of the call (pyparsing, ~250 ms for the
-    iTHOR domain), and LLM+P reads the same domain for every task. This takes the steps of
-    `parse_problem_string` (unified-planning 1.x) through the reader's own parsers; a reader
-    without them gets the public call. `tests/export` checks both give equal problems."""
+    kept per domain text. Parsing the domain is most of the call (pyparsing), and LLM+P reads
+    the same domain for every task. This takes the steps of `parse_problem_string`
+    (unified-planning 1.x) through the reader's own parsers; a reader without them gets the
+    public call. `tests/export` checks both give equal problems."""
     steps = ("_pp_domain", "_pp_problem", "_parse_problem")
     if not all(hasattr(reader, name) for name in steps):
         return reader.parse_problem_string(domain_text, problem_text)

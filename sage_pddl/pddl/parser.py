@@ -4,12 +4,11 @@ The grammar (`grammars/pddl.lark`, shipped as package data) is compiled once int
 parser whose reduce callbacks (`_ModelBuilder`) build model nodes directly (no intermediate parse
 tree). Each node carries the `Location` of its first token. A text is parsed by `_Driver`, one
 loop over that parser's tables and contextual lexers that calls the same callbacks without
-Lark's per-token and per-rule machinery (the iTHOR domain and the K01 problem, 41 KB, in about
-6.6 ms on first read, against 22 ms for Lark's own parse; the same text again comes from an
-in-memory cache, and a domain file an earlier process read from the cache directory,
-`load_domain` and `pddl/cache.py`). A text the driver cannot take to its end is parsed by
-Lark, whose errors are translated into `PDDLSyntaxError` with file, line, column, the
-offending text, what was expected, and the source line.
+Lark's per-token and per-rule machinery (docs/benchmark.md gives its speed against Lark's own
+parse; the same text again comes from an in-memory cache, and a domain file an earlier process
+read from the cache directory, `load_domain` and `pddl/cache.py`). A text the driver cannot
+take to its end is parsed by Lark, whose errors are translated into `PDDLSyntaxError` with
+file, line, column, the offending text, what was expected, and the source line.
 
 Semantics of the result: names keep their source spelling (compare them with `model.key`),
 keyword operators (`increase`, `minimize`, requirement flags) are lower-cased, variables lose
@@ -755,7 +754,7 @@ def _grammar() -> str:
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
     grammar = _grammar()
-    # Lark keeps the tables it builds from the grammar (30 ms a process) in the private cache
+    # Lark keeps the tables it builds from the grammar (once a process) in the private cache
     # directory: its own `cache=True` would load a pickle from the shared temporary directory
     name = f"lark-{hashlib.sha256(grammar.encode()).hexdigest()[:32]}.pickle"
     tables = cache.path(name)
