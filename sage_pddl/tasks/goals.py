@@ -36,6 +36,7 @@ success (the fraction of top-level conjuncts met) counts what the writer wrote.
 from __future__ import annotations
 
 import itertools
+import logging
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -65,7 +66,9 @@ from ..pddl.model import (
     walk,
 )
 from ..pddl.parser import parse_problem
-from .taskset import TaskSetError
+from .taskset import Task, TaskSetError, load_taskset
+
+log = logging.getLogger(__name__)
 
 GOAL_FILES: dict[str, str] = {"ithor": "ithor.toml", "ithor-gt": "ithor.toml",
                               "compound": "ithor.toml", "procthor": "procthor.toml"}
@@ -192,6 +195,48 @@ def bundled_goals(set_name: str) -> dict[str, GoalSpec]:
     if file not in _BUNDLED_CACHE:
         _BUNDLED_CACHE[file] = load_goals(goals_dir() / file)
     return _BUNDLED_CACHE[file]
+
+
+def _same_text(a: str, b: str) -> bool:
+    return a.split() == b.split()
+
+
+_BUNDLED_TASKS: dict[str, dict[str, Task]] = {}
+"""Bundled set name -> its tasks by id (lower case), read once."""
+_WARNED: set[tuple[str, str]] = set()
+
+
+def bundled_task_goals(task: Task) -> Mapping[str, GoalSpec]:
+    """The reviewed goals for a task read from a file that is not a bundled set (a copy of a
+    bundled task file, or a set made from some of its tasks): the goals of the bundled set
+    that has the same task, the same task id with the same instruction (words compared, not
+    spaces) and, for a compound task, the same members. {} when no bundled set has the task;
+    when one has its id with another instruction or other members, a warning says which and
+    why its goal is not taken."""
+    for set_name in GOAL_FILES:
+        tasks = _BUNDLED_TASKS.get(set_name)
+        if tasks is None:
+            tasks = _BUNDLED_TASKS[set_name] = {t.task_id.lower(): t
+                                                for t in load_taskset(set_name)}
+        bundled = tasks.get(task.task_id.lower())
+        if bundled is None:
+            continue
+        if _same_text(bundled.instruction, task.instruction) and \
+                [m.lower() for m in bundled.members] == [m.lower() for m in task.members]:
+            return bundled_goals(set_name)
+        differs = (f"its instruction is {task.instruction!r}, the bundled task's "
+                   f"{bundled.instruction!r}"
+                   if not _same_text(bundled.instruction, task.instruction) else
+                   f"its members are {', '.join(task.members) or 'none'}, the bundled "
+                   f"task's {', '.join(bundled.members) or 'none'}")
+        message = (f"task {task.task_id} of {task.source}: not the bundled task "
+                   f"{set_name}#{bundled.task_id} ({differs}), so that task's reviewed goal "
+                   "is not used")
+        if (task.source, message) not in _WARNED:
+            _WARNED.add((task.source, message))
+            log.warning(message)
+        return {}
+    return {}
 
 
 # --- compiling a written goal for one scene ------------------------------------------------

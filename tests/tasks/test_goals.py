@@ -125,3 +125,45 @@ def test_turn_off_the_stove_is_not_reached_while_any_burner_is_on():
     assert gate.goal_conditions(waited.final_state) == (0, 1)
     both_off = gate.check([*two_on_one_off, "TurnOff StoveBurner"])
     assert both_off.valid and both_off.goal_reached
+
+
+def test_a_copy_of_a_bundled_task_file_keeps_its_reviewed_goals(tmp_path, capsys):
+    import shutil
+
+    from sage_pddl.cli import main
+    from sage_pddl.tasks import load_task, task_scene
+
+    domain = load_domain("ithor")
+    for name in ("ithor", "compound"):
+        copy = tmp_path / f"{name}-copy.json"
+        shutil.copyfile(data_dir() / BUNDLED[name], copy)
+        for original, copied in zip(load_taskset(name), load_taskset(str(copy))):
+            assert copied.source == str(copy)  # read from the copy, not taken for the set
+            assert task_problem(copied, domain).goal == task_problem(original, domain).goal
+            assert task_scene(copied, domain).goal_source == "goals", copied.task_id
+    assert main(["problem", f"{tmp_path / 'ithor-copy.json'}#K08"]) == 0
+    out = capsys.readouterr().out
+    assert "; goal from: goals" in out and "(on Plate DiningTable" in out.replace("_1", "")
+    scene = task_scene(load_task(f"{tmp_path / 'ithor-copy.json'}#K08"), domain)
+    assert scene.goal_note.startswith("The plurals are read")
+
+
+def test_a_changed_copy_says_why_it_has_not_the_reviewed_goal(tmp_path, caplog):
+    import json
+
+    from sage_pddl.tasks import load_task, task_scene
+
+    data = json.loads((data_dir() / BUNDLED["ithor"]).read_text())
+    records = data["samples"] if isinstance(data, dict) else data
+    k08 = next(r for r in records if r["task_id"] == "K08")
+    k08["task_desc"] = "Set the table"
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(data))
+    with caplog.at_level("WARNING"):
+        scene = task_scene(load_task(f"{edited}#K08"), load_domain("ithor"))
+    assert scene.goal_source != "goals"
+    assert (f"task K08 of {edited}: not the bundled task ithor#K08 (its instruction is "
+            "'Set the table', the bundled task's 'Set up the dining table with plates and "
+            "cups'), so that task's reviewed goal is not used") in caplog.text
+    # the other tasks of the file are the bundled ones: their goals are kept
+    assert task_scene(load_task(f"{edited}#K09"), load_domain("ithor")).goal_source == "goals"
