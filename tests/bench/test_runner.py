@@ -60,6 +60,9 @@ def test_broken_plans_are_scored_not_errors(tmp_path, oracle_factory):
     k10 = rows["K10"]
     assert k10["error"] is None
     assert k10["gate_goal_success"] == 0.0 and k10["executability"] < 1.0
+    # without its MoveTo, the coffee machine's TurnOn is refused in the simulator too
+    assert k10["sim_goal_success"] == k10["sim_goal_conditions"] == 0.0
+    assert k10["sim_steps_refused"] >= 1
     assert k10["precondition_violations"] >= 1 and k10["violation_codes"]
     assert rows["K19"]["gate_goal_success"] == 1.0
 
