@@ -4,15 +4,23 @@ Every number in a results row comes from a function here (the exec-mode step cou
 `sage_pddl.runtime.EpisodeReport`, which is their one implementation). `docs/benchmark.md`
 states each definition; `METRICS` lists them with their direction and mode for the report.
 
-Plan metrics score the steps a planner returned with ONE gate check of the whole plan in mode
-"all" from the problem's initial state (a rejected step's effects are skipped and checking goes
-on, so a missing step can also reject later steps that depended on it):
+Plan metrics score the steps a planner returned from the problem's initial state, with ONE gate
+check of the whole plan in mode "all" (a rejected step's effects are skipped and checking goes
+on, so a missing step can also reject later steps that depended on it) and, when a step is
+refused, one in mode "first". The goal is scored in two views (`sage_pddl.gate.outcome`), and
+the row names the view in each field, so that the two are never mixed up:
 
-* `goal_success`: 1 when every step is accepted AND the PDDL goal holds in the final state;
-  None when the problem has no goal (excluded from the mean, never a 0 or a 1).
-* `goal_conditions`: the fraction of the goal's top-level conjuncts that hold after the plan's
-  accepted prefix (execution stops at the first rejected step), as ALFRED and the Embodied Agent
-  Interface score goal-condition success; None when the problem has no goal.
+* `gate_goal_success` (the gate's strict view): 1 when every step is accepted AND the PDDL goal
+  holds in the final state; None when the problem has no goal (excluded from the mean, never a
+  0 or a 1). This certifies a plan.
+* `gate_goal_conditions`: the fraction of the goal's top-level conjuncts that hold after the
+  plan's accepted prefix (checking stops at the first rejected step); None without a goal.
+* `sim_goal_success` (the simulator's view): 1 when the PDDL goal holds after the plan is run
+  open-loop, each step the world refuses a no-op and the later steps still run, as AI2-THOR
+  runs a plan and as people and the SAGE paper judge it; None without a goal.
+* `sim_goal_conditions`: goal-condition success in the simulator's view: the fraction of the
+  goal's top-level conjuncts (as ALFRED and the Embodied Agent Interface score it) that hold
+  after that run; None without a goal. `sim_steps_refused` counts the no-op steps.
 * `executability`: accepted steps / steps (a step is rejected when it has any violation);
   0 for an empty plan (a plan that does nothing is not executable progress).
 * `precondition_violations`: violations whose code is a failed precondition literal
@@ -29,11 +37,13 @@ on, so a missing step can also reject later steps that depended on it):
 * `calls`, `prompt_tokens`, `output_tokens`, `total_tokens`, `latency_s`: the planner's own
   accounting of its LLM calls (failed calls included) and its wall-clock time.
 
-Exec metrics (plan + execute with `run_episode`; success is judged on the environment's true
-state, never on a proxy; `goal_conditions` there is the fraction of goal conjuncts true in it,
-for environments whose goal test is the PDDL goal, the symbolic world and AI2-THOR, else None):
+Exec metrics (plan + execute with `run_episode`, closed loop: the episode's repairs included;
+success is judged on the environment's true state, never on a proxy; an exec row also has the
+plan metrics of the planner's first plan, both views included):
 
 * `task_success`: the PDDL goal holds in the environment's true state at the end.
+* `task_goal_conditions`: the fraction of goal conjuncts true in it, for environments whose goal
+  test is the PDDL goal (the symbolic world and AI2-THOR), else None.
 * `step_success`: executed / attempted, where attempted includes gate-blocked and injected
   steps; `dispatch_success`: executed / dispatched (the executor's view, blocked steps left out).
 * `blocked`, `repairs`, `attempted`, `executed`, `failed`.
@@ -46,6 +56,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sage_pddl.gate.outcome import plan_outcomes
 from sage_pddl.pddl.vocabulary import bare_step, name_key, step_key
 
 STRUCTURAL_CODES = frozenset({"unknown-action", "wrong-arity", "unknown-object", "type-mismatch",
@@ -66,13 +77,23 @@ class MetricSpec:
 
 
 METRICS: tuple[MetricSpec, ...] = (
-    MetricSpec("goal_success", ("plan",), True, True,
-               "every step accepted and the PDDL goal reached by the plan"),
-    MetricSpec("goal_conditions", ("plan", "exec"), True, True,
-               "goal conjuncts holding at the end (plan: after the accepted prefix; exec: in "
-               "the true state) / goal conjuncts"),
+    MetricSpec("sim_goal_success", ("plan", "exec"), True, True,
+               "simulator's view: the PDDL goal holds after the plan run open-loop, refused "
+               "steps no-ops (exec: the first plan)"),
+    MetricSpec("sim_goal_conditions", ("plan", "exec"), True, True,
+               "simulator's view: goal conjuncts holding after the plan run open-loop / goal "
+               "conjuncts (exec: the first plan)"),
+    MetricSpec("gate_goal_success", ("plan", "exec"), True, True,
+               "gate's view: every step accepted and the PDDL goal reached (exec: the first "
+               "plan)"),
+    MetricSpec("gate_goal_conditions", ("plan", "exec"), True, True,
+               "gate's view: goal conjuncts holding after the accepted prefix / goal conjuncts "
+               "(exec: the first plan)"),
     MetricSpec("task_success", ("exec",), True, True,
-               "PDDL goal holds in the environment's true state at the end"),
+               "PDDL goal holds in the environment's true state at the end of the episode"),
+    MetricSpec("task_goal_conditions", ("exec",), True, True,
+               "goal conjuncts holding in the environment's true state at the end of the "
+               "episode / goal conjuncts"),
     MetricSpec("executability", ("plan", "exec"), True, True, "accepted steps / steps"),
     MetricSpec("precondition_violations", ("plan", "exec"), False, False,
                "failed precondition literals per plan"),
@@ -102,8 +123,32 @@ def metrics_for(mode: str) -> tuple[MetricSpec, ...]:
 
 
 def primary_metric(mode: str) -> str:
-    """The metric a comparison is about first: the goal, judged as the mode can judge it."""
-    return "goal_success" if mode == "plan" else "task_success"
+    """The metric a comparison is about first: the goal, judged as the mode can judge it (a
+    plan as the simulator would run it; an episode in the environment's true state)."""
+    return "sim_goal_success" if mode == "plan" else "task_success"
+
+
+RENAMED = {"goal_success": ("gate_goal_success", "gate_goal_success"),
+           "goal_conditions": ("gate_goal_conditions", "task_goal_conditions")}
+"""Row fields of results files written before the two views were named: old name -> (its
+name in a plan row, its name in an exec row). An exec row's `goal_success` was its first
+plan's gate view and its `goal_conditions` the episode's true state."""
+
+
+def current_name(name: str, mode: str) -> str:
+    """A metric's name today, given the name an older results file or command used."""
+    renamed = RENAMED.get(name)
+    return name if renamed is None else renamed[mode == "exec"]
+
+
+def upgrade_row(row: dict[str, Any]) -> dict[str, Any]:
+    """`row` with the fields of an older results file renamed (`RENAMED`), in place; a row
+    written today is returned as it is."""
+    mode = str(row.get("mode") or "plan")
+    for old in RENAMED:
+        if old in row:
+            row.setdefault(current_name(old, mode), row.pop(old))
+    return row
 
 
 # ------------------------------------------------------------------------------ plan metrics
@@ -111,18 +156,8 @@ def rejected_steps(verdict: Any) -> frozenset[int]:
     return frozenset(v.step for v in verdict.violations)
 
 
-def goal_success(verdict: Any) -> float | None:
-    if verdict.goal_reached is None:
-        return None
-    return float(bool(verdict.valid and verdict.goal_reached))
-
-
-def goal_conditions(gate: Any, steps: Sequence[Mapping[str, Any]], state: Any = None
-                    ) -> float | None:
-    """Goal-condition success of `steps` (see the module docstring)."""
-    prefix = gate.check(list(steps), state=state, mode="first")
-    met, total = gate.goal_conditions(prefix.final_state)
-    return met / total if total else None
+def _rate(reached: bool | None) -> float | None:
+    return None if reached is None else float(reached)
 
 
 def executability(verdict: Any, n_steps: int) -> float:
@@ -174,15 +209,20 @@ def object_completeness(steps: Sequence[Mapping[str, Any]], expected: Iterable[s
 def plan_metrics(gate: Any, steps: Sequence[Mapping[str, Any]], *,
                  expected_objects: Iterable[str] = (), reference_length: int = 0,
                  state: Any = None) -> dict[str, Any]:
-    """Every plan metric of `steps`, from one gate check in mode "all" (see module docstring)."""
+    """Every plan metric of `steps`, from one gate check in mode "all" (and one in mode "first"
+    when a step is refused; see the module docstring)."""
     plain = [bare_step(s) for s in steps]
     verdict = gate.check(plain, state=state, mode="all")
+    strict, simulated = plan_outcomes(gate, plain, state, run=verdict)
     n = len(plain)
     return {
         "n_steps": n,
         "ref_steps": reference_length,
-        "goal_success": goal_success(verdict),
-        "goal_conditions": goal_conditions(gate, plain, state),
+        "gate_goal_success": _rate(strict.goal_reached),
+        "gate_goal_conditions": strict.goal_conditions,
+        "sim_goal_success": _rate(simulated.goal_reached),
+        "sim_goal_conditions": simulated.goal_conditions,
+        "sim_steps_refused": simulated.steps_refused,
         "executability": executability(verdict, n),
         "precondition_violations": precondition_violations(verdict),
         "violation_codes": violation_codes(verdict),

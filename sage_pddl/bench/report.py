@@ -34,8 +34,10 @@ from . import stats
 from .runner import latest_rows, read_results, read_run_config
 
 POOLED = "(pooled)"
-DEFAULT_COMPARED = {"plan": ("goal_success", "goal_conditions", "executability", "hallucination"),
-                    "exec": ("task_success", "goal_conditions", "step_success", "recovered")}
+DEFAULT_COMPARED = {"plan": ("sim_goal_success", "sim_goal_conditions", "gate_goal_success",
+                             "gate_goal_conditions", "executability", "hallucination"),
+                    "exec": ("task_success", "task_goal_conditions", "step_success",
+                             "recovered")}
 
 
 class ReportError(SageError):
@@ -178,7 +180,8 @@ def write_report(run_dir: str | Path, *, candidate: str | None = None,
         raise ReportError(f"report setting 'candidate': no rows for planner {candidate!r} "
                           f"(planners in the run: {', '.join(planners)})")
     baselines = [b for b in (baselines or planners or ()) if b != candidate]
-    compared = list(compared or DEFAULT_COMPARED.get(mode) or ())
+    compared = [metric_defs.current_name(m, mode)
+                for m in (compared or DEFAULT_COMPARED.get(mode) or ())]
     unknown = [m for m in compared if m not in metric_defs.METRIC_BY_NAME]
     if unknown:
         raise ReportError(f"report setting 'metrics': unknown metric(s) {', '.join(unknown)}; "
@@ -261,13 +264,25 @@ def _cell(record: Mapping[str, Any], metric: str) -> str:
     return text
 
 
-TABLE_METRICS = {"plan": ("goal_success", "goal_conditions", "executability",
-                          "precondition_violations",
+TABLE_METRICS = {"plan": ("sim_goal_success", "sim_goal_conditions", "gate_goal_success",
+                          "gate_goal_conditions", "executability", "precondition_violations",
                           "hallucination", "redundancy", "object_completeness", "step_ratio",
                           "calls", "total_tokens", "latency_s"),
-                 "exec": ("task_success", "goal_conditions", "step_success", "dispatch_success",
+                 "exec": ("task_success", "task_goal_conditions", "sim_goal_success",
+                          "gate_goal_success", "step_success", "dispatch_success",
                           "blocked", "repairs", "recovered", "executability", "calls",
                           "total_tokens", "latency_s")}
+
+VIEWS = {"plan": ("`sim_*`: the simulator's view, the plan run open-loop from the initial "
+                  "state with each refused step a no-op and the goal read at the end, as "
+                  "AI2-THOR runs it and people judge it (compare these with the SAGE paper and "
+                  "with human ratings). `gate_*`: the gate's strict view, every step accepted "
+                  "and the goal reached (goal conditions read after the accepted prefix): "
+                  "what certifies a plan."),
+         "exec": ("`task_*`: the episode (repairs included) in the environment's true state. "
+                  "`sim_goal_success` and `gate_goal_success`: the planner's first plan, run "
+                  "open-loop with refused steps as no-ops, and certified whole by the gate.")}
+"""What the report says of the fields that score a goal, per mode: which view each is."""
 
 
 def render_markdown(config: Mapping[str, Any], mode: str, summary: Sequence[Mapping[str, Any]],
@@ -281,7 +296,7 @@ def render_markdown(config: Mapping[str, Any], mode: str, summary: Sequence[Mapp
                 if config.get("inject_failure") else "")
              + f". Means over tasks (each task = mean over its seeds) ± half-width of the "
                f"{level:.0%} task-level bootstrap CI; error rows are excluded from the means and "
-               "counted in `err`.", ""]
+               "counted in `err`.", "", VIEWS.get(mode, ""), ""]
     header = ["model", "planner", "n", "err"] + list(shown)
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for record in summary:

@@ -370,7 +370,8 @@ def row_key(row: Mapping[str, Any]) -> tuple:
 
 
 def read_results(path: str | Path) -> tuple[list[dict], int]:
-    """(rows, unreadable lines) of a results.jsonl; a truncated or garbled line is skipped."""
+    """(rows, unreadable lines) of a results.jsonl; a truncated or garbled line is skipped,
+    and a row of an older file has its fields renamed to today's (`metrics.upgrade_row`)."""
     path = Path(path)
     if not path.exists():
         return [], 0
@@ -385,7 +386,7 @@ def read_results(path: str | Path) -> tuple[list[dict], int]:
                 bad += 1
                 continue
             if isinstance(value, dict):
-                rows.append(value)
+                rows.append(metrics.upgrade_row(value))
             else:
                 bad += 1
     return rows, bad
@@ -833,7 +834,9 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
             part, solved_steps = _exec_part(context, planner, planning, gate, task)
             row.update(part)
         if config.memory == "live" and planner_name in MEMORY_PLANNERS:
-            reached = row.get("goal_success" if config.mode == "plan" else "task_success")
+            # a plan joins the memory when the gate certifies it (every step accepted, goal
+            # reached), an episode when its goal holds in the world
+            reached = row.get("gate_goal_success" if config.mode == "plan" else "task_success")
             if reached == 1.0:
                 context.memory(task).add_episode(planning, solved_steps)
     except KeyboardInterrupt:
@@ -911,7 +914,7 @@ def _exec_part(context: _Context, planner: Any, planning: Any, gate: Any, task: 
     if first_plan:
         part.update(_plan_part(first_plan[0], gate, task))
     part.update(metrics.exec_metrics(report))
-    part["goal_conditions"] = conditions
+    part["task_goal_conditions"] = conditions
     part.update(metrics.cost_metrics(report.planning_calls + report.repair_calls,
                                      report.prompt_tokens, report.output_tokens, report.seconds))
     part["trace"] = [{"status": r.status, "step": step_text(r.step), "code": r.code}

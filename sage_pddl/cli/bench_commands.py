@@ -197,8 +197,10 @@ def register(add_command: AddCommand) -> None:
                                                      "(default: the run's first planner)")
     p.add_argument("--baselines", default=None, help="comma-separated baselines (default: all)")
     p.add_argument("--metrics", default=None,
-                   help="comma-separated metrics to compare (default: plan goal_success, "
-                        "executability, hallucination; exec task_success, step_success, recovered)")
+                   help="comma-separated metrics to compare (default: plan sim_goal_success, "
+                        "sim_goal_conditions, gate_goal_success, gate_goal_conditions, "
+                        "executability, hallucination; exec task_success, task_goal_conditions, "
+                        "step_success, recovered)")
     p.add_argument("--resamples", type=int, default=10_000,
                    help="bootstrap / permutation resamples (default 10000)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")

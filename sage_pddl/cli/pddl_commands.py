@@ -72,6 +72,7 @@ def _diag_json(d) -> dict:
 
 def cmd_gate(args: argparse.Namespace) -> int:
     from ..gate import compile_gate  # start-up time: imported when the command runs
+    from ..gate.outcome import plan_outcomes  # start-up time: imported when the command runs
 
     domain = load_domain_arg(args.domain, args)
     problem = load_problem_arg(args.problem, domain, args)
@@ -83,16 +84,25 @@ def cmd_gate(args: argparse.Namespace) -> int:
         from ..gate.causal import unreachable_goals  # start-up time: imported when the command runs
 
         unreachable = unreachable_goals(gate.table, verdict.final_state)
+    # both views of the goal: the gate's (after the accepted prefix) and the simulator's
+    strict, simulated = plan_outcomes(gate, plan, run=verdict if args.all else None)
     if args.json:
-        prefix = gate.check(plan, mode="first") if args.all else verdict  # the accepted prefix
-        met, total = gate.goal_conditions(prefix.final_state)
-        print(json.dumps({**verdict_json(verdict), "goal_conditions_met": met,
-                          "goal_conditions_total": total, "unreachable_goals": unreachable},
+        print(json.dumps({**verdict_json(verdict),
+                          "goal_conditions_met": strict.goal_conditions_met,
+                          "goal_conditions_total": strict.goal_conditions_total,
+                          "unreachable_goals": unreachable,
+                          "simulated": simulated._asdict()},
                          indent=2))
     else:
         _print_verdict(verdict, plan, prefix=args.prefix)
         for line in unreachable:
             console().print(f"  [magenta]unreachable[/magenta] {escape(line)}")
+        if not verdict.valid and simulated.goal_reached is not None:
+            console().print(
+                f"[dim]as the simulator would run it (refused steps change nothing): goal "
+                f"{'reached' if simulated.goal_reached else 'not reached'}, "
+                f"{simulated.goal_conditions_met} of {simulated.goal_conditions_total} goal "
+                f"conditions, {simulated.steps_refused} step(s) refused[/dim]")
     accepted = verdict.valid and (args.prefix or verdict.goal_reached is not False)
     return EXIT_OK if accepted else EXIT_INVALID
 

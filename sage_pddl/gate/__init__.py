@@ -8,7 +8,8 @@ Modules, by concept: `schema` (what is compiled once per domain: action template
 runs), `table` (a domain and problem: objects, types, initial state, goal, lazy grounding),
 `ground` (ground conditions and actions on frozenset states: the reference semantics), `bits`
 (the same on bit-set states, for the cached loop), `gate` (the check loop, verdicts,
-violations), `feedback`.
+violations), `outcome` (what a plan achieves: the gate's strict view and the simulator's,
+refused steps no-ops), `feedback`.
 """
 from .gate import Gate, StepRejected, Verdict, Violation, compile_gate
 from .ground import GroundAction

@@ -21,6 +21,10 @@ writer's. `compile_goal` turns a written goal into the PDDL goal of one scene:
 * a type with several instances, named in a top-level conjunct, means *some* instance: the
   conjunct becomes a disjunction over the instances, every mention of the type inside that
   conjunct being the same instance (`(and (on Plate DiningTable) ...)`: some plate);
+* a type with several instances named only inside a `(not F)` of the conjunct is chosen
+  inside the negation: `(not (turned-on StoveBurner))` is "not (some burner is on)", every
+  burner off, compiled to a conjunction of negations (a goal that is this one condition is
+  the only conjunct of an `and`, so goal-condition success still counts one condition);
 * `(exists (?v - Type) F)` and `(forall (?v - Type) F)` with a type the domain does not declare
   range over that type's instances and become a disjunction or conjunction of copies of `F`,
   which is how a goal ties two mentions together ("put the apple in the cabinet and close
@@ -32,6 +36,7 @@ success (the fraction of top-level conjuncts met) counts what the writer wrote.
 from __future__ import annotations
 
 import itertools
+import logging
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -61,7 +66,9 @@ from ..pddl.model import (
     walk,
 )
 from ..pddl.parser import parse_problem
-from .taskset import TaskSetError
+from .taskset import Task, TaskSetError, load_taskset
+
+log = logging.getLogger(__name__)
 
 GOAL_FILES: dict[str, str] = {"ithor": "ithor.toml", "ithor-gt": "ithor.toml",
                               "compound": "ithor.toml", "procthor": "procthor.toml"}
@@ -190,6 +197,48 @@ def bundled_goals(set_name: str) -> dict[str, GoalSpec]:
     return _BUNDLED_CACHE[file]
 
 
+def _same_text(a: str, b: str) -> bool:
+    return a.split() == b.split()
+
+
+_BUNDLED_TASKS: dict[str, dict[str, Task]] = {}
+"""Bundled set name -> its tasks by id (lower case), read once."""
+_WARNED: set[tuple[str, str]] = set()
+
+
+def bundled_task_goals(task: Task) -> Mapping[str, GoalSpec]:
+    """The reviewed goals for a task read from a file that is not a bundled set (a copy of a
+    bundled task file, or a set made from some of its tasks): the goals of the bundled set
+    that has the same task, the same task id with the same instruction (words compared, not
+    spaces) and, for a compound task, the same members. {} when no bundled set has the task;
+    when one has its id with another instruction or other members, a warning says which and
+    why its goal is not taken."""
+    for set_name in GOAL_FILES:
+        tasks = _BUNDLED_TASKS.get(set_name)
+        if tasks is None:
+            tasks = _BUNDLED_TASKS[set_name] = {t.task_id.lower(): t
+                                                for t in load_taskset(set_name)}
+        bundled = tasks.get(task.task_id.lower())
+        if bundled is None:
+            continue
+        if _same_text(bundled.instruction, task.instruction) and \
+                [m.lower() for m in bundled.members] == [m.lower() for m in task.members]:
+            return bundled_goals(set_name)
+        differs = (f"its instruction is {task.instruction!r}, the bundled task's "
+                   f"{bundled.instruction!r}"
+                   if not _same_text(bundled.instruction, task.instruction) else
+                   f"its members are {', '.join(task.members) or 'none'}, the bundled "
+                   f"task's {', '.join(bundled.members) or 'none'}")
+        message = (f"task {task.task_id} of {task.source}: not the bundled task "
+                   f"{set_name}#{bundled.task_id} ({differs}), so that task's reviewed goal "
+                   "is not used")
+        if (task.source, message) not in _WARNED:
+            _WARNED.add((task.source, message))
+            log.warning(message)
+        return {}
+    return {}
+
+
 # --- compiling a written goal for one scene ------------------------------------------------
 
 def _constants(node: object) -> list[str]:
@@ -202,6 +251,20 @@ def _constants(node: object) -> list[str]:
             if isinstance(arg, Constant):
                 found.setdefault(key(arg.name), arg.name)
     return list(found.values())
+
+
+def _constants_outside_negation(node: Formula) -> list[str]:
+    """The constant names a formula mentions outside every `not`, first mention first."""
+    if isinstance(node, Not):
+        return []
+    if isinstance(node, (Atom, Equals)):
+        return _constants(node)
+    parts: tuple[Formula, ...] = (
+        node.parts if isinstance(node, (And, Or)) else
+        (node.antecedent, node.consequent) if isinstance(node, Imply) else
+        (node.body,) if isinstance(node, (Exists, Forall)) else ())
+    return list(dict.fromkeys(name for part in parts
+                              for name in _constants_outside_negation(part)))
 
 
 def goal_names(goal: Formula, domain: Domain) -> list[str]:
@@ -237,16 +300,26 @@ class _Compiler:
                                     "of the scene", self.where)
         return found
 
+    def several(self, names: Iterable[str], bound: Mapping[str, str]) -> list[str]:
+        """The names among `names` of types with several instances, not bound yet."""
+        return [name for name in names if key(name) not in self.constants
+                and key(name) not in bound and len(self.objects_of(name)) > 1]
+
+    def some(self, node: Formula, names: list[str], bound: Mapping[str, str]) -> Formula:
+        """`node` for some instance of each type in `names` (one disjunction, each mention
+        of a type the same instance)."""
+        if not names:
+            return self.formula(node, bound)
+        choices = [self.objects_of(name) for name in names]
+        options = tuple(self.formula(node, {**bound, **dict(zip(map(key, names), combo))})
+                        for combo in itertools.product(*choices))
+        return options[0] if len(options) == 1 else Or(options)
+
     def top(self, part: Formula) -> Formula:
-        """One top-level conjunct: its several-instance type names become one disjunction."""
-        shared = [name for name in _constants(part)
-                  if key(name) not in self.constants and len(self.objects_of(name)) > 1]
-        if not shared:
-            return self.formula(part, {})
-        choices = [self.objects_of(name) for name in shared]
-        options = [self.formula(part, dict(zip(map(key, shared), combo)))
-                   for combo in itertools.product(*choices)]
-        return Or(tuple(options))
+        """One top-level conjunct: the several-instance type names it mentions outside every
+        negation become one disjunction over their instances (those mentioned only under a
+        negation are chosen inside it: `formula`)."""
+        return self.some(part, self.several(_constants_outside_negation(part), {}), {})
 
     def term(self, term: Term, bound: Mapping[str, str]) -> Term:
         if isinstance(term, Variable) and "?" + key(term.name) in bound:
@@ -266,7 +339,12 @@ class _Compiler:
         if isinstance(node, Equals):
             return Equals(self.term(node.left, bound), self.term(node.right, bound))
         if isinstance(node, Not):
-            return Not(self.formula(node.arg, bound))
+            # a type named only under the negation is chosen inside it: "not (some burner is
+            # on)", written as "every burner is not on"
+            inner = self.some(node.arg, self.several(_constants(node.arg), bound), bound)
+            if isinstance(inner, Or):
+                return And(tuple(Not(option) for option in inner.parts))
+            return Not(inner)
         if isinstance(node, And):
             return And(tuple(self.formula(p, bound) for p in node.parts))
         if isinstance(node, Or):
@@ -309,4 +387,6 @@ def compile_goal(goal: Formula, instances: Mapping[str, Iterable[str]], domain: 
     compiler = _Compiler({t: tuple(names) for t, names in instances.items()}, domain, where)
     parts = goal.parts if isinstance(goal, And) else (goal,)
     compiled = tuple(compiler.top(part) for part in parts)
-    return And(compiled) if isinstance(goal, And) else compiled[0]
+    # one written condition stays one condition: a goal that is not a conjunction but
+    # compiles to one ("every burner off") is the only conjunct of the goal
+    return And(compiled) if isinstance(goal, And) or isinstance(compiled[0], And) else compiled[0]

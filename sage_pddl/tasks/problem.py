@@ -72,7 +72,15 @@ from ..pddl.vocabulary import loose_step_words, name_key
 from ..pddl.writer import write_formula, write_problem
 from . import catalogue
 from .catalogue import affordances, canonical_type
-from .goals import GoalSpec, bundled_goals, compile_goal, goal_names, load_goals, parse_goal
+from .goals import (
+    GoalSpec,
+    bundled_goals,
+    bundled_task_goals,
+    compile_goal,
+    goal_names,
+    load_goals,
+    parse_goal,
+)
 from .instruction import read_instruction
 from .observation import NearbyObject, ObservedState, read_observation
 from .taskset import Task, TaskSetError, normalize_steps
@@ -462,12 +470,13 @@ class _WrittenGoal:
 
 def _goals_for(task: Task) -> Mapping[str, GoalSpec]:
     """The goals file that comes with the task's set: bundled, or NAME.goals.toml beside a
-    task file NAME.json."""
+    task file NAME.json, else the goals of a bundled set that has the same task (a copy of a
+    bundled task file keeps its reviewed goals: `bundled_task_goals`)."""
     bundled = bundled_goals(task.source) if task.source else {}
     if bundled or not task.source:
         return bundled
     sibling = Path(task.source).with_suffix(".goals.toml")
-    return load_goals(sibling) if sibling.is_file() else {}
+    return load_goals(sibling) if sibling.is_file() else bundled_task_goals(task)
 
 
 def compound_goal(task: Task, goals: Mapping[str, GoalSpec]) -> tuple[Formula, str, str] | None:

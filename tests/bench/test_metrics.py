@@ -23,14 +23,6 @@ def s(action: str, obj: str = "", target: str = "") -> dict:
     return {"action": action, "object": obj, "target": target}
 
 
-def test_goal_success_needs_every_step_and_the_goal():
-    assert metrics.goal_success(verdict()) == 1.0
-    assert metrics.goal_success(verdict(goal=False)) == 0.0
-    # the goal may hold in the final state, but a rejected step means the plan did not reach it
-    assert metrics.goal_success(verdict(violation(1, "pick/requires/reachable"))) == 0.0
-    assert metrics.goal_success(verdict(goal=None)) is None
-
-
 def test_executability_counts_rejected_steps_once():
     # two failed literals on step 1 and one structural code on step 3: 2 of 5 steps rejected
     v = verdict(violation(1, "pick/requires/reachable"), violation(1, "hand-full"),
@@ -87,7 +79,9 @@ def test_plan_metrics_on_the_real_gate(k19_gate):
             s("MoveTo", "Cabinet"), s("PutIn", "Cabinet"), s("Close", "Cabinet")]
     result = metrics.plan_metrics(k19_gate, good, expected_objects=["Apple", "Cabinet"],
                                   reference_length=7)
-    assert result["goal_success"] == 1.0 and result["executability"] == 1.0
+    assert result["gate_goal_success"] == result["sim_goal_success"] == 1.0
+    assert result["gate_goal_conditions"] == result["sim_goal_conditions"] == 1.0
+    assert result["executability"] == 1.0 and result["sim_steps_refused"] == 0
     assert result["precondition_violations"] == 0 and result["step_ratio"] == 1.0
 
     # forgets to open the cabinet, names an object the scene does not have, repeats a step
@@ -95,15 +89,17 @@ def test_plan_metrics_on_the_real_gate(k19_gate):
               s("MoveTo", "Cabinet"), s("PutIn", "Cabinet"), s("MoveTo", "Unicorn")]
     result = metrics.plan_metrics(k19_gate, broken, expected_objects=["Apple", "Cabinet"],
                                   reference_length=7)
-    assert result["goal_success"] == 0.0
+    assert result["gate_goal_success"] == result["sim_goal_success"] == 0.0
     assert result["executability"] == pytest.approx(4 / 6)  # PutIn and MoveTo Unicorn rejected
+    assert result["sim_steps_refused"] == 2
     assert result["hallucination"] == pytest.approx(1 / 6)
     assert result["redundancy"] == pytest.approx(1 / 5)
     assert result["precondition_violations"] >= 1
     assert "unknown-object" in result["violation_codes"]
     assert result["object_completeness"] == 1.0
     empty = metrics.plan_metrics(k19_gate, [], expected_objects=["Apple"], reference_length=7)
-    assert empty["executability"] == 0.0 and empty["goal_success"] == 0.0
+    assert empty["executability"] == 0.0 and empty["gate_goal_success"] == 0.0
+    assert empty["sim_goal_success"] == 0.0 and empty["sim_goal_conditions"] == 0.0
     assert empty["object_completeness"] == 0.0 and empty["step_ratio"] == 0.0
 
 
@@ -124,14 +120,34 @@ def test_goal_conditions_count_conjuncts_met_after_the_accepted_prefix():
            {"action": "travel", "args": ["c1", "h4", "h3", "r3"]},
            {"action": "dropoff", "args": ["c1", "p1", "h3"]}]
     assert gate.check(one).valid, gate.check(one).violations
-    assert metrics.goal_conditions(gate, one) == 0.5
-    rejected_first = [{"action": "dropoff", "args": ["c1", "p1", "h3"]}, *one]
-    assert metrics.goal_conditions(gate, rejected_first) == 0.0  # execution stops at step 1
     row = metrics.plan_metrics(gate, one)
-    assert row["goal_success"] == 0.0 and row["goal_conditions"] == 0.5
+    assert row["gate_goal_success"] == 0.0 and row["gate_goal_conditions"] == 0.5
+    assert row["sim_goal_success"] == 0.0 and row["sim_goal_conditions"] == 0.5
+    rejected_first = [{"action": "dropoff", "args": ["c1", "p1", "h3"]}, *one]
+    row = metrics.plan_metrics(gate, rejected_first)
+    assert row["gate_goal_conditions"] == 0.0  # the gate's view stops at step 1
+    assert row["sim_goal_conditions"] == 0.5  # the simulator skips it and goes on
+    assert row["sim_steps_refused"] == 1
     from sage_pddl.env.symbolic import SymbolicEnv  # exec mode: the same count on the true state
 
     env = SymbolicEnv(domain)
     env.reset(load_problem(relay / "problems" / "p03.pddl"))
     assert all(env.step(step).success for step in one)
     assert env.goal_conditions() == (1, 2) and env.goal_reached() is False
+
+
+def test_rows_of_older_results_files_read_with_todays_names():
+    plan_row = {"mode": "plan", "goal_success": 1.0, "goal_conditions": 0.5}
+    assert metrics.upgrade_row(plan_row) == {"mode": "plan", "gate_goal_success": 1.0,
+                                             "gate_goal_conditions": 0.5}
+    # an exec row's goal_conditions was the episode's true state, its goal_success the first
+    # plan's gate view
+    exec_row = {"mode": "exec", "goal_success": 0.0, "goal_conditions": 1.0,
+                "task_success": 1.0}
+    assert metrics.upgrade_row(exec_row) == {"mode": "exec", "gate_goal_success": 0.0,
+                                             "task_goal_conditions": 1.0, "task_success": 1.0}
+    today = {"mode": "plan", "gate_goal_success": 1.0, "sim_goal_success": 1.0}
+    assert metrics.upgrade_row(dict(today)) == today
+    assert metrics.current_name("goal_conditions", "exec") == "task_goal_conditions"
+    assert metrics.current_name("goal_success", "plan") == "gate_goal_success"
+    assert metrics.current_name("sim_goal_success", "plan") == "sim_goal_success"

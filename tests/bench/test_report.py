@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import json
 
 import pytest
 
@@ -13,18 +14,18 @@ from .conftest import TASKS
 
 def row(planner, task, seed, goal, error=None, model="m"):
     return {"model": model, "planner": planner, "task_id": task, "seed": seed, "mode": "plan",
-            "goal_success": goal, "executability": 1.0, "error": error,
+            "gate_goal_success": goal, "executability": 1.0, "error": error,
             "error_kind": "llm" if error else None}
 
 
 def test_error_rows_are_excluded_not_zero():
     rows = [row("A", "t1", 0, 1.0), row("A", "t1", 1, None, error="LLMTimeout: slow"),
             row("A", "t2", 0, 0.0), row("A", "t2", 1, 1.0)]
-    assert task_values(rows, "goal_success") == {"t1": 1.0, "t2": 0.5}
+    assert task_values(rows, "gate_goal_success") == {"t1": 1.0, "t2": 0.5}
     (record,) = summarize(rows, "plan", resamples=200)
     assert record["errors"] == 1 and record["error_rate"] == 0.25
-    assert record["goal_success"] == pytest.approx(0.75)  # (1.0 + 0.5) / 2, not 0.5
-    assert record["goal_success_n"] == 2
+    assert record["gate_goal_success"] == pytest.approx(0.75)  # (1.0 + 0.5) / 2, not 0.5
+    assert record["gate_goal_success_n"] == 2
 
 
 def test_report_files_and_comparisons(tmp_path, oracle_factory):
@@ -38,20 +39,48 @@ def test_report_files_and_comparisons(tmp_path, oracle_factory):
         summary = {r["planner"]: r for r in csv.DictReader(handle)}
     assert set(summary) == {"SAGE", "Direct"}
     # the broken K10 plan: the gate refines it for SAGE, Direct keeps it
-    assert float(summary["SAGE"]["goal_success"]) == 1.0
-    assert float(summary["Direct"]["goal_success"]) == pytest.approx(2 / 3, abs=1e-5)
+    assert float(summary["SAGE"]["gate_goal_success"]) == 1.0
+    assert float(summary["Direct"]["gate_goal_success"]) == pytest.approx(2 / 3, abs=1e-5)
     assert float(summary["Direct"]["error_rate"]) == 0.0
     with files.comparisons.open() as handle:
         comparisons = list(csv.DictReader(handle))
-    goal = next(c for c in comparisons if c["metric"] == "goal_success")
+    goal = next(c for c in comparisons if c["metric"] == "gate_goal_success")
     assert goal["candidate"] == "SAGE" and goal["baseline"] == "Direct"
     assert float(goal["diff"]) == pytest.approx(1 / 3, abs=1e-5) and int(goal["n_tasks"]) == 3
     assert 0 < float(goal["p"]) <= float(goal["p_holm"]) <= 1
     markdown = files.markdown.read_text()
     assert "| m | SAGE |" in markdown and "SAGE vs baselines" in markdown
+    # both views of the goal, in the summary, the comparisons and the report, told apart
+    assert {"sim_goal_success", "sim_goal_conditions", "gate_goal_conditions"} <= set(
+        summary["SAGE"])
+    assert {"sim_goal_success", "gate_goal_success", "sim_goal_conditions",
+            "gate_goal_conditions"} <= {c["metric"] for c in comparisons}
+    assert "| sim_goal_success | sim_goal_conditions | gate_goal_success |" in markdown
+    assert "`sim_*`: the simulator's view" in markdown
     assert files.plots and files.plots[0].exists()
     with pytest.raises(ReportError, match="candidate"):
         write_report(run_dir, candidate="CoT", resamples=100)
+
+
+def test_a_results_file_written_before_the_two_views_still_reports(tmp_path):
+    # rows as sage-pddl wrote them before the views were named: goal_success and
+    # goal_conditions were the gate's view of the plan
+    old = [{"model": "m", "planner": p, "task_id": t, "seed": 0, "mode": "plan",
+            "goal_success": goal, "goal_conditions": goal, "executability": 1.0,
+            "hallucination": 0.0, "error": None}
+           for p, t, goal in (("A", "t1", 1.0), ("A", "t2", 1.0), ("B", "t1", 0.0),
+                              ("B", "t2", 1.0))]
+    (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in old))
+    files = write_report(tmp_path, resamples=100, plots=False,
+                         compared=("goal_success", "goal_conditions"))
+    with files.summary.open() as handle:
+        summary = {r["planner"]: r for r in csv.DictReader(handle)}
+    assert float(summary["B"]["gate_goal_success"]) == 0.5
+    assert float(summary["B"]["gate_goal_conditions"]) == 0.5
+    assert summary["B"]["sim_goal_success"] == ""  # not measured then: no value, not a 0
+    with files.comparisons.open() as handle:
+        assert {c["metric"] for c in csv.DictReader(handle)} == {"gate_goal_success",
+                                                                 "gate_goal_conditions"}
 
 
 def test_report_needs_a_run_folder(tmp_path):

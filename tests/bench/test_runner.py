@@ -45,7 +45,7 @@ def test_grid_writes_one_row_per_cell(tmp_path, oracle_factory):
     assert {row_key(r) for r in rows} == {
         ("m", p, t, str(s), "plan") for p in ("SAGE", "Direct") for t in TASK_IDS for s in (0, 1)}
     assert all(r["error"] is None for r in rows)
-    assert all(r["goal_success"] == 1.0 and r["executability"] == 1.0 for r in rows)
+    assert all(r["gate_goal_success"] == 1.0 and r["executability"] == 1.0 for r in rows)
     sage = [r for r in rows if r["planner"] == "SAGE"]
     assert all(r["calls"] >= 3 and r["total_tokens"] > 0 and r["certified"] for r in sage)
     stored = json.loads((run_dir / "config.json").read_text())
@@ -59,9 +59,12 @@ def test_broken_plans_are_scored_not_errors(tmp_path, oracle_factory):
     rows = {r["task_id"]: r for r in rows_of(run_dir)[0]}
     k10 = rows["K10"]
     assert k10["error"] is None
-    assert k10["goal_success"] == 0.0 and k10["executability"] < 1.0
+    assert k10["gate_goal_success"] == 0.0 and k10["executability"] < 1.0
+    # without its MoveTo, the coffee machine's TurnOn is refused in the simulator too
+    assert k10["sim_goal_success"] == k10["sim_goal_conditions"] == 0.0
+    assert k10["sim_steps_refused"] >= 1
     assert k10["precondition_violations"] >= 1 and k10["violation_codes"]
-    assert rows["K19"]["goal_success"] == 1.0
+    assert rows["K19"]["gate_goal_success"] == 1.0
 
 
 def test_interrupted_run_resumes_to_the_same_rows(tmp_path, oracle_factory):
@@ -169,9 +172,9 @@ def test_exec_mode_with_injected_failure(tmp_path, oracle_factory):
     assert len(rows) == 6 and not any(r["error"] for r in rows)
     for row in rows:
         assert row["mode"] == "exec" and row["injected_at"] is not None
-        assert row["recovered"] == row["task_success"] == row["goal_conditions"] == 1.0
+        assert row["recovered"] == row["task_success"] == row["task_goal_conditions"] == 1.0
         assert row["repairs"] == 1 and row["step_success"] < 1.0  # the injected step counts
-        assert row["goal_success"] == 1.0  # the first plan's gate score is kept too
+        assert row["gate_goal_success"] == 1.0  # the first plan's gate score is kept too
 
 
 def test_exec_mode_live_memory_keeps_the_executed_steps_as_written(tmp_path, oracle_factory):

@@ -215,7 +215,7 @@ def test_the_fake_server_reads_every_planner_role_from_its_prompt(tmp_path, resp
                                  seeds=(0,), workers=3))
     rows, _ = read_results(run / "results.jsonl")
     assert [r["error"] for r in rows] == [None] * len(planners)
-    assert all(r["goal_success"] == 1.0 for r in rows)
+    assert all(r["gate_goal_success"] == 1.0 for r in rows)
     assert all(r["llm_hosts"] == [server.url] for r in rows)  # one host, no pool: named too
     assert {"decompose", "expand", "act", "score", "goal", "critique", None} <= set(seen)
     assert role_of([{"role": "system", "content": "anything"}]) is None

@@ -32,7 +32,7 @@ def test_rows_carry_eais_verdict_beside_our_goal(tmp_path):
                          out=str(tmp_path), run_id="vh", progress=False, memory="none")
     run_dir = run_benchmark(config)
     rows = {r["task_id"]: r for r in map(json.loads, (run_dir / "results.jsonl").open())}
-    assert all(r["goal_success"] == 1.0 for r in rows.values())  # our PDDL goal: all reached
+    assert all(r["gate_goal_success"] == 1.0 for r in rows.values())  # our PDDL goal: all reached
     assert rows["3_1"]["eai_success"] is True
     # EAI's action-sequencing checker refuses PLUGIN, which its own gold PDDL plan uses
     assert rows["11_1"]["eai_error"] == "hallucination error"

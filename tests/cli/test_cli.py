@@ -57,7 +57,9 @@ def test_gate_valid_plan_exits_0_with_json(blocks, capsys):
     assert code == 0
     assert json.loads(out) == {"valid": True, "goal_reached": True, "steps_checked": 2,
                                "violations": [], "goal_conditions_met": 1,
-                               "goal_conditions_total": 1, "unreachable_goals": []}
+                               "goal_conditions_total": 1, "unreachable_goals": [],
+                               "simulated": {"goal_reached": True, "goal_conditions_met": 1,
+                                             "goal_conditions_total": 1, "steps_refused": 0}}
 
 
 def test_gate_invalid_plan_exits_1_and_names_the_literal(blocks, capsys):
@@ -122,6 +124,33 @@ def test_task_reference_and_dataset_steps_from_stdin(capsys, monkeypatch):
     code, out, _ = run_cli(capsys, "gate", "ithor", "ithor#K19", "-", "--json",
                            stdin=K19_REFERENCE, monkeypatch=monkeypatch)
     assert code == 0 and json.loads(out)["goal_reached"] is True
+
+
+def test_gate_json_scores_a_plan_in_both_views(capsys, monkeypatch):
+    # K04 (boil water: water in the pot, the pot on a burner, that burner on) with a harmless
+    # first step naming what the kitchen does not have
+    plan = json.dumps([{"action": "MoveTo", "object": "Dishwasher"},
+                       {"action": "MoveTo", "object": "Pot"}, {"action": "Pick", "object": "Pot"},
+                       {"action": "MoveTo", "object": "Sink"}, {"action": "Fill", "object": "Pot"},
+                       {"action": "MoveTo", "object": "StoveBurner"},
+                       {"action": "Place", "object": "StoveBurner"},
+                       {"action": "TurnOn", "object": "StoveBurner"}])
+    for extra in ((), ("--all",)):
+        code, out, _ = run_cli(capsys, "gate", "ithor", "ithor#K04", "-", "--json", *extra,
+                               stdin=plan, monkeypatch=monkeypatch)
+        verdict = json.loads(out)
+        assert code == 1 and verdict["valid"] is False
+        # the gate's view: refused at step 1, nothing done
+        assert (verdict["goal_reached"], verdict["goal_conditions_met"],
+                verdict["goal_conditions_total"]) == (None, 0, 3)
+        assert [v["code"] for v in verdict["violations"]] == ["unknown-object"]
+        # the simulator's view: the step is a no-op, the rest boils the water
+        assert verdict["simulated"] == {"goal_reached": True, "goal_conditions_met": 3,
+                                        "goal_conditions_total": 3, "steps_refused": 1}
+    code, out, _ = run_cli(capsys, "gate", "ithor", "ithor#K04", "-", stdin=plan,
+                           monkeypatch=monkeypatch)
+    assert code == 1 and "as the simulator would run it" in out
+    assert "goal reached, 3 of 3 goal conditions, 1 step(s) refused" in out
 
 
 def test_household_violation_has_a_friendly_code(capsys, monkeypatch):

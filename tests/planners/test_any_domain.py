@@ -151,7 +151,7 @@ def test_bench_on_a_problem_folder_writes_rows_and_a_report(tmp_path, capsys):
     assert code == 0
     rows = [json.loads(line) for line in next(tmp_path.glob("*/results.jsonl")).open()]
     assert len(rows) == 36 and not any(r.get("error") for r in rows)
-    success = {(r["planner"], r["task_id"]): r["goal_success"] for r in rows}
+    success = {(r["planner"], r["task_id"]): r["gate_goal_success"] for r in rows}
     assert all(success[("SAGE", t)] == 1.0 and success[("Direct", t)] == 1.0
                for t in (f"p{i:02d}" for i in range(1, 13)))
     assert "| reference responder | SAGE | 12 |" in out

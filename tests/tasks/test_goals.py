@@ -73,3 +73,97 @@ def test_a_bundled_set_read_by_its_path_keeps_its_reviewed_goals():
     domain = load_domain("ithor")
     assert task_problem(by_path[0], domain).goal == task_problem(by_name[0], domain).goal
     assert task_problem(by_path[0], domain).goal.parts  # the written goal, not `none`
+
+
+def _compiled(goal: str, instances: dict[str, list[str]]) -> str:
+    from sage_pddl.pddl.writer import write_formula
+    from sage_pddl.tasks.goals import compile_goal, parse_goal
+
+    return " ".join(write_formula(compile_goal(parse_goal(goal), instances,
+                                               load_domain("ithor"))).split())
+
+
+def test_a_type_under_a_negation_means_every_instance():
+    scene = {"StoveBurner": ["B1", "B2"], "Pot": ["Pot"], "Cabinet": ["C1", "C2"],
+             "Apple": ["Apple"]}
+    # "turn off the stove": no burner is on (one goal condition, so the goal is a conjunction
+    # of it); "turn on a burner": some burner
+    assert _compiled("(not (turned-on StoveBurner))", scene) == (
+        "(and (and (not (turned-on B1)) (not (turned-on B2))))")
+    assert _compiled("(turned-on StoveBurner)", scene) == "(or (turned-on B1) (turned-on B2))"
+    # a type also named outside the negation is that one instance inside it too
+    assert _compiled("(and (on Pot StoveBurner) (not (turned-on StoveBurner)))", scene) == (
+        "(and (or (on Pot B1) (on Pot B2)) (and (not (turned-on B1)) (not (turned-on B2))))")
+    assert _compiled("(or (on Pot StoveBurner) (not (turned-on StoveBurner)))", scene) == (
+        "(or (or (on Pot B1) (not (turned-on B1))) (or (on Pot B2) (not (turned-on B2))))")
+    # "no burner under the pot is on"; "some cabinet is not open" says so with exists
+    assert _compiled("(not (and (on Pot StoveBurner) (turned-on StoveBurner)))", scene) == (
+        "(and (and (not (and (on Pot B1) (turned-on B1))) "
+        "(not (and (on Pot B2) (turned-on B2)))))")
+    assert _compiled("(exists (?c - Cabinet) (not (opened ?c)))", scene) == (
+        "(or (not (opened C1)) (not (opened C2)))")
+
+
+def test_turn_off_the_stove_is_not_reached_while_any_burner_is_on():
+    from dataclasses import replace
+
+    from sage_pddl.gate import compile_gate
+    from sage_pddl.tasks import load_task, task_scene
+
+    domain = load_domain("ithor")
+    task = replace(load_task("ithor#K02"), instruction="Turn off the stove",
+                   goal="(not (turned-on StoveBurner))")
+    scene = task_scene(task, domain)
+    assert len(scene.objects_of("StoveBurner")) > 1  # FloorPlan1: several burners
+    gate = compile_gate(domain, task_problem(task, domain))
+    assert gate.check([]).goal_reached  # every burner starts off
+    # two burners on, one off again: one is still on, and waiting does not change that
+    two_on_one_off = ["MoveTo StoveBurner", "TurnOn StoveBurner", "TurnOn StoveBurner",
+                      "TurnOff StoveBurner"]
+    waited = gate.check([*two_on_one_off, "Wait"])
+    assert waited.valid and waited.goal_reached is False
+    assert gate.goal_conditions(waited.final_state) == (0, 1)
+    both_off = gate.check([*two_on_one_off, "TurnOff StoveBurner"])
+    assert both_off.valid and both_off.goal_reached
+
+
+def test_a_copy_of_a_bundled_task_file_keeps_its_reviewed_goals(tmp_path, capsys):
+    import shutil
+
+    from sage_pddl.cli import main
+    from sage_pddl.tasks import load_task, task_scene
+
+    domain = load_domain("ithor")
+    for name in ("ithor", "compound"):
+        copy = tmp_path / f"{name}-copy.json"
+        shutil.copyfile(data_dir() / BUNDLED[name], copy)
+        for original, copied in zip(load_taskset(name), load_taskset(str(copy))):
+            assert copied.source == str(copy)  # read from the copy, not taken for the set
+            assert task_problem(copied, domain).goal == task_problem(original, domain).goal
+            assert task_scene(copied, domain).goal_source == "goals", copied.task_id
+    assert main(["problem", f"{tmp_path / 'ithor-copy.json'}#K08"]) == 0
+    out = capsys.readouterr().out
+    assert "; goal from: goals" in out and "(on Plate DiningTable" in out.replace("_1", "")
+    scene = task_scene(load_task(f"{tmp_path / 'ithor-copy.json'}#K08"), domain)
+    assert scene.goal_note.startswith("The plurals are read")
+
+
+def test_a_changed_copy_says_why_it_has_not_the_reviewed_goal(tmp_path, caplog):
+    import json
+
+    from sage_pddl.tasks import load_task, task_scene
+
+    data = json.loads((data_dir() / BUNDLED["ithor"]).read_text())
+    records = data["samples"] if isinstance(data, dict) else data
+    k08 = next(r for r in records if r["task_id"] == "K08")
+    k08["task_desc"] = "Set the table"
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(data))
+    with caplog.at_level("WARNING"):
+        scene = task_scene(load_task(f"{edited}#K08"), load_domain("ithor"))
+    assert scene.goal_source != "goals"
+    assert (f"task K08 of {edited}: not the bundled task ithor#K08 (its instruction is "
+            "'Set the table', the bundled task's 'Set up the dining table with plates and "
+            "cups'), so that task's reviewed goal is not used") in caplog.text
+    # the other tasks of the file are the bundled ones: their goals are kept
+    assert task_scene(load_task(f"{edited}#K09"), load_domain("ithor")).goal_source == "goals"
