@@ -132,10 +132,10 @@ def list_domains(domains_dirs=None) -> dict[str, Path]:
             taken.add(key(name))
             found[name] = path
     for name in INSTALLED:
-        path = installed_domain(name) if key(name) not in taken else None
-        if path is not None:
+        installed = installed_domain(name) if key(name) not in taken else None
+        if installed is not None:
             taken.add(key(name))
-            found[name] = path
+            found[name] = installed
     return found
 
 
