@@ -74,6 +74,7 @@ from sage_pddl.runtime import run_episode
 from sage_pddl.tasks import load_taskset
 
 from . import metrics
+from .behavior_goal import bddl_goal
 from .eai import score_plan
 from .executors import (
     Cell,
@@ -828,6 +829,9 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
             if getattr(task, "source", "") == "virtualhome":
                 stage = "eai-scorer"
                 row.update(_eai_part(task.task_id, row["steps"]))
+            elif getattr(task, "source", "") == "behavior":
+                stage = "bddl-goal"
+                row.update(_bddl_part(task, gate, row["steps"]))
         else:
             stage = "exec"
             part, solved_steps = _exec_part(context, planner, planning, gate, task)
@@ -862,6 +866,15 @@ def _eai_part(task_id: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
     return {"eai_counted": verdict.counted, "eai_executable": verdict.executable,
             "eai_success": verdict.success if verdict.counted else None,
             "eai_error": verdict.error_type}
+
+
+def _bddl_part(task: Any, gate: Any, steps: list[dict[str, Any]]) -> dict[str, Any]:
+    """BEHAVIOR's own goal test (BDDL, the one iGibson's `check_success` runs) on the state the
+    plan's executable prefix leaves, beside our PDDL goal test (`behavior_goal`)."""
+    state = gate.check(steps).final_state
+    verdict = bddl_goal(task.task_id, state, [o.name for o in task.problem.objects])
+    return {"bddl_success": verdict.success, "bddl_goal_conditions": verdict.conditions,
+            "bddl_unstated": verdict.unstated}
 
 
 def _build_planner(context: _Context, llm: Any, name: str, task: Any, seed: int) -> Any:

@@ -12,6 +12,7 @@ import json
 import pytest
 
 from sage_pddl.bench import BenchConfig, run_benchmark
+from sage_pddl.bench.behavior_goal import BddlError, bddl_available, bddl_goal
 from sage_pddl.cli import main
 from sage_pddl.domains import list_domains, load_domain
 from sage_pddl.env.virtualhome import eai_available
@@ -94,3 +95,34 @@ def test_one_problem_is_planned_gated_and_executed_by_every_planner(tmp_path):
     assert {r["planner"] for r in rows} == {"SAGE", "Direct"}
     for row in rows:
         assert row["error"] is None and row["task_success"] == 1.0 and row["executed"] == 30
+
+
+@pytest.mark.skipif(not bddl_available(), reason="bddl or future is not installed")
+def test_plan_rows_carry_bddls_goal_test_beside_ours(tmp_path):
+    tasks = ("behavior[#bringing_in_wood_0_Benevolence_1_int_0_2021-09-15_18-42-25,"
+             f"#{BOTTLING},#boxing_books_up_for_storage_0_Benevolence_1_int_0_2021-09-10_15-35-47]")
+    config = BenchConfig(planners=("Direct",), models=("m",), tasks=(tasks,), llm="scripted",
+                         out=str(tmp_path), run_id="bb", progress=False, memory="none")
+    rows = {r["task_id"].split("_0_")[0]: r
+            for r in map(json.loads, (run_benchmark(config) / "results.jsonl").open())}
+    assert all(r["error"] is None and r["goal_success"] == 1.0 for r in rows.values())
+    assert rows["bringing_in_wood"]["bddl_success"] is True
+    # BDDL's goal also closes the jars and puts the strawberry in a jar: EAI's problem does not
+    assert rows["bottling_fruit"]["bddl_success"] is False
+    assert rows["bottling_fruit"]["bddl_goal_conditions"] == 3 / 5
+    assert rows["bottling_fruit"]["bddl_unstated"] == 0
+    # every book in the carton: EAI's problem leaves three of BDDL's seven books out
+    assert rows["boxing_books_up_for_storage"]["bddl_unstated"] == 1
+
+
+@pytest.mark.skipif(not bddl_available(), reason="bddl or future is not installed")
+def test_bddl_reads_the_state_it_is_given():
+    state = {("inside", f"book_n_02_{i}", "carton_n_02_1") for i in range(1, 8)}
+    verdict = bddl_goal("boxing_books_up_for_storage_0_Benevolence_1_int_0_2021-09-10_15-35-47",
+                        state)
+    assert verdict.success and verdict.satisfied == verdict.total == 1
+    state.discard(("inside", "book_n_02_4", "carton_n_02_1"))
+    assert not bddl_goal("boxing_books_up_for_storage_0_Benevolence_1_int_0_2021-09-10_15-35-47",
+                         state).success
+    with pytest.raises(BddlError, match="not in behavior_eval"):
+        bddl_goal("no_such_demo", state)
