@@ -9,7 +9,8 @@ set (`data/alfworld/`, see its PROVENANCE.md) holds what is:
   problem in our `alfworld` domain, the expert plan as the reference steps. The goal is the
   reviewed goal of the task type (`data/sage/goals/alfworld.toml`, filled with the
   trajectory's `pddl_params`), not the translator's; the instruction is ALFWorld's template
-  for the type ("put a hot apple in diningtable.").
+  for the type ("put a hot apple in diningtable."), and the task's `difficulty` field holds
+  the task type, so reports can group by it.
 * TextWorld's ALFWorld test game (`textworld-test/`: ALFWorld's own `alfred` domain and a
   problem in it), whose goal is the problem file's, and whose reference steps are written
   below (`TEXTWORLD_TEST_PLAN`): go to the desk, switch the lamp on, take the CD.
@@ -112,6 +113,8 @@ def _task_id(path: Path, taken: set[str]) -> str:
 def trajectory_task(path: Path, task_id: str, source: str = "alfworld") -> Task:
     """One ALFRED trajectory as an ALFWorld task (see the module docstring)."""
     traj = load_trajectory(path)
+    if not isinstance(traj, dict):
+        raise TaskSetError(f"{path}: an ALFRED trajectory is a JSON object")
     task_type = str(traj.get("task_type", ""))
     goal = type_goals().get(task_type)
     if goal is None:

@@ -16,7 +16,8 @@ and the sets of `EXTERNAL`: `virtualhome` and `behavior`, read from the installe
 
 A folder of ALFWorld's game data (`traj_data.json` or `game.tw-pddl` files below it) is a
 task set (`alfworld.folder_tasks`), and so is a folder or glob of PDDL problem files
-(`problemset.py`: each file is a task, its goal in words the instruction): `load_taskset("problems/*.pddl")`.
+(`problemset.py`: each file is a task, its goal in words the instruction):
+`load_taskset("problems/*.pddl")`.
 
 `load_task("ithor#K01")`, `load_task("path/to/file.json#K01")` or
 `load_task("problems/#p03")` picks one task; `load_task("problems/p03.pddl")` reads one file. A task's
@@ -208,8 +209,9 @@ def task_from_record(record: Mapping[str, Any], source: str = "", index: int = 0
 
 
 def load_taskset(path_or_name: str | Path) -> list[Task]:
-    """All tasks of a bundled set (`ithor`, `ithor-gt`, `procthor`), of a JSON file, or of a
-    folder or glob of PDDL problem files."""
+    """All tasks of a bundled set (`ithor`, `ithor-gt`, `procthor`, `compound`), of a set of
+    `EXTERNAL` (`virtualhome`, `behavior`, `alfworld`), of a JSON file, of a folder of ALFWorld
+    game data, or of a folder or glob of PDDL problem files."""
     # these modules import this one
     from .alfworld import alfworld_tasks, folder_tasks, is_alfworld_folder
     from .problemset import is_problem_spec, problem_tasks

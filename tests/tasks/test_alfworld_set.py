@@ -81,3 +81,10 @@ def test_a_folder_of_downloaded_game_data_is_a_task_set(tmp_path):
     (game / "game.tw-pddl").write_text("{}")
     with pytest.raises(TaskSetError, match="pddl_problem"):
         load_taskset(str(tmp_path))
+    (game / "game.tw-pddl").unlink()
+    (game / "traj_data.json").write_text("[]")
+    with pytest.raises(TaskSetError, match="a JSON object"):
+        load_taskset(str(tmp_path))
+    (game / "traj_data.json").write_text('{"task_type": "pick_and_place_with_movable_recep"}')
+    with pytest.raises(TaskSetError, match="not one of ALFWorld's"):
+        load_taskset(str(tmp_path))
