@@ -836,6 +836,9 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
             stage = "exec"
             part, solved_steps = _exec_part(context, planner, planning, gate, task)
             row.update(part)
+            if getattr(task, "source", "") == "behavior":
+                stage = "bddl-goal"
+                row.update(_bddl_part(task, gate, solved_steps))
         if config.memory == "live" and planner_name in MEMORY_PLANNERS:
             reached = row.get("goal_success" if config.mode == "plan" else "task_success")
             if reached == 1.0:
@@ -870,7 +873,8 @@ def _eai_part(task_id: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _bddl_part(task: Any, gate: Any, steps: list[dict[str, Any]]) -> dict[str, Any]:
     """BEHAVIOR's own goal test (BDDL, the one iGibson's `check_success` runs) on the state the
-    plan's executable prefix leaves, beside our PDDL goal test (`behavior_goal`)."""
+    domain gives `steps` (a plan's executable prefix, or the steps an episode executed), beside
+    our PDDL goal test (`behavior_goal`)."""
     state = gate.check(steps).final_state
     verdict = bddl_goal(task.task_id, state, [o.name for o in task.problem.objects])
     return {"bddl_success": verdict.success, "bddl_goal_conditions": verdict.conditions,
