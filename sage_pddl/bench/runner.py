@@ -74,7 +74,7 @@ from sage_pddl.runtime import run_episode
 from sage_pddl.tasks import load_taskset
 
 from . import metrics
-from .behavior_goal import bddl_goal
+from .behavior_goal import bddl_available, bddl_goal
 from .eai import score_plan
 from .executors import (
     Cell,
@@ -874,7 +874,9 @@ def _eai_part(task_id: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
 def _bddl_part(task: Any, gate: Any, steps: list[dict[str, Any]]) -> dict[str, Any]:
     """BEHAVIOR's own goal test (BDDL, the one iGibson's `check_success` runs) on the state the
     domain gives `steps` (a plan's executable prefix, or the steps an episode executed), beside
-    our PDDL goal test (`behavior_goal`)."""
+    our PDDL goal test (`behavior_goal`); empty (None) where bddl or future is not installed."""
+    if not bddl_available():
+        return {"bddl_success": None, "bddl_goal_conditions": None, "bddl_unstated": None}
     state = gate.check(steps).final_state
     verdict = bddl_goal(task.task_id, state, [o.name for o in task.problem.objects])
     return {"bddl_success": verdict.success, "bddl_goal_conditions": verdict.conditions,

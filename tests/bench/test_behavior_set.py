@@ -128,3 +128,13 @@ def test_bddl_reads_the_state_it_is_given():
                          state).success
     with pytest.raises(BddlError, match="not in behavior_eval"):
         bddl_goal("no_such_demo", state)
+
+
+def test_without_bddl_the_columns_are_empty_not_errors(tmp_path, monkeypatch):
+    monkeypatch.setattr("sage_pddl.bench.runner.bddl_available", lambda: False)
+    config = BenchConfig(planners=("Direct",), models=("m",), tasks=(f"behavior#{BOTTLING}",),
+                         llm="scripted", out=str(tmp_path), run_id="nb", progress=False,
+                         memory="none")
+    (row,) = map(json.loads, (run_benchmark(config) / "results.jsonl").open())
+    assert row["error"] is None and row["goal_success"] == 1.0
+    assert row["bddl_success"] is None and row["bddl_goal_conditions"] is None
