@@ -49,8 +49,8 @@ TEXTWORLD_TEST_PLAN: tuple[dict[str, Any], ...] = (
     {"action": "ToggleObject", "args": ["agent1", "locDesk", "DeskLamp"]},
     {"action": "PickupObject", "args": ["agent1", "locDesk", "CD", "Desk"]},
 )
-"""The TextWorld test game's plan, written from its problem (TextWorld's own test plays these
-commands: go to the desk, use the desk lamp, take the CD)."""
+"""The TextWorld test game's plan, written from its problem: go to the desk, switch the desk
+lamp on, take the CD (`tests/env/test_alfworld.py` plays the same three in TextWorld)."""
 
 
 @dataclass(frozen=True)
