@@ -183,9 +183,11 @@ def bddl_goal(demo: str, state: Iterable[tuple[str, ...]],
 
 
 def _names_absent(terms: list[str], categories: dict[str, list[str]], present: set[str]) -> bool:
+    """Whether a condition's terms name an object, or a category with an object, that is not
+    among the problem's objects (`present`)."""
+    instances = {name for names in categories.values() for name in names}
     for term in terms:
-        instances = categories.get(term, [term] if any(term in v for v in categories.values())
-                                   else [])
-        if any(pddl_name(instance) not in present for instance in instances):
+        named = categories.get(term) or ([term] if term in instances else [])
+        if any(pddl_name(name) not in present for name in named):
             return True
     return False
