@@ -7,7 +7,10 @@ resolves to `<name>.pddl` in the first folder that has it, searched in this orde
 2. the folders listed in the environment variable `SAGE_PDDL_DOMAINS` (separated by
    `os.pathsep`), read at every call so a test or a shell can change it;
 3. the bundled `domains/` folder shipped inside the package (`ithor`, `procthor`, `alfworld`,
-   `virtualhome`, ...).
+   `virtualhome`, ...);
+4. domains read from an installed package, not copied here (`INSTALLED`): `behavior`, the
+   Embodied Agent Interface's `behavior.pddl` (iGibson's BEHAVIOR actions, domain `igibson`),
+   found in the installed eai-eval (extra `virtualhome`) without importing it.
 
 Names compare case-insensitively and an earlier folder shadows a later one, so a drop-in file
 can replace a bundled domain without any code change. Only files that define a domain
@@ -22,6 +25,7 @@ names) for `sage-pddl domains`.
 from __future__ import annotations
 
 import importlib.resources
+import importlib.util
 import os
 import re
 import threading
@@ -41,6 +45,11 @@ DOMAIN_SUFFIX = ".pddl"
 _DEFINES_DOMAIN = re.compile(r"\(\s*define\s*\(\s*domain\b", re.IGNORECASE)
 _COMMENT = re.compile(r";[^\n]*")
 _HEAD_CHARS = 64_000
+
+INSTALLED: dict[str, tuple[str, str]] = {
+    "behavior": ("virtualhome_eval", "resources/behavior/behavior.pddl"),
+}
+"""Domains read from an installed package: name -> (top-level module, file inside it)."""
 
 _cache: dict[Path, tuple[int, int, Domain]] = {}
 _cache_lock = threading.Lock()
@@ -85,6 +94,19 @@ def search_dirs(domains_dirs: list[str | Path] | tuple[str | Path, ...] | str | 
     return unique
 
 
+def installed_domain(name: str) -> Path | None:
+    """The file of an `INSTALLED` domain, or None when its package is not installed."""
+    module, file = INSTALLED[name]
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / file
+    return path if path.is_file() else None
+
+
 def _defines_domain(path: Path) -> bool:
     try:
         with path.open(encoding="utf-8", errors="replace") as handle:
@@ -109,6 +131,11 @@ def list_domains(domains_dirs=None) -> dict[str, Path]:
                 continue
             taken.add(key(name))
             found[name] = path
+    for name in INSTALLED:
+        installed = installed_domain(name) if key(name) not in taken else None
+        if installed is not None:
+            taken.add(key(name))
+            found[name] = installed
     return found
 
 

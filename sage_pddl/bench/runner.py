@@ -74,6 +74,7 @@ from sage_pddl.runtime import run_episode
 from sage_pddl.tasks import load_taskset
 
 from . import metrics
+from .behavior_goal import bddl_available, bddl_goal
 from .eai import score_plan
 from .executors import (
     Cell,
@@ -829,10 +830,16 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
             if getattr(task, "source", "") == "virtualhome":
                 stage = "eai-scorer"
                 row.update(_eai_part(task.task_id, row["steps"]))
+            elif getattr(task, "source", "") == "behavior":
+                stage = "bddl-goal"
+                row.update(_bddl_part(task, gate, row["steps"]))
         else:
             stage = "exec"
             part, solved_steps = _exec_part(context, planner, planning, gate, task)
             row.update(part)
+            if getattr(task, "source", "") == "behavior":
+                stage = "bddl-goal"
+                row.update(_bddl_part(task, gate, solved_steps))
         if config.memory == "live" and planner_name in MEMORY_PLANNERS:
             # a plan joins the memory when the gate certifies it (every step accepted, goal
             # reached), an episode when its goal holds in the world
@@ -865,6 +872,18 @@ def _eai_part(task_id: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
     return {"eai_counted": verdict.counted, "eai_executable": verdict.executable,
             "eai_success": verdict.success if verdict.counted else None,
             "eai_error": verdict.error_type}
+
+
+def _bddl_part(task: Any, gate: Any, steps: list[dict[str, Any]]) -> dict[str, Any]:
+    """BEHAVIOR's own goal test (BDDL, the one iGibson's `check_success` runs) on the state the
+    domain gives `steps` (a plan's executable prefix, or the steps an episode executed), beside
+    our PDDL goal test (`behavior_goal`); empty (None) where bddl or future is not installed."""
+    if not bddl_available():
+        return {"bddl_success": None, "bddl_goal_conditions": None, "bddl_unstated": None}
+    state = gate.check(steps).final_state
+    verdict = bddl_goal(task.task_id, state, [o.name for o in task.problem.objects])
+    return {"bddl_success": verdict.success, "bddl_goal_conditions": verdict.conditions,
+            "bddl_unstated": verdict.unstated}
 
 
 def _build_planner(context: _Context, llm: Any, name: str, task: Any, seed: int) -> Any:

@@ -11,6 +11,8 @@
 * `alfred`: ALFRED expert trajectories as problems and plans of the ALFWorld domain, and
   ALFWorld's text commands as plan steps.
 * `eai`: the Embodied Agent Interface's VirtualHome and BEHAVIOR problems and gold plans.
+* `alfworld`: the `alfworld` task set (ALFRED trajectories of ALFWorld's six task types with
+  their reviewed goals, TextWorld's ALFWorld test game) and folders of ALFWorld game data.
 """
 from __future__ import annotations
 

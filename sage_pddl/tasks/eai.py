@@ -16,6 +16,14 @@ keeps EAI's action names and parameter lists (its `open` action is `open_object`
   the reference steps its gold PDDL plan as `{"action", "args"}` steps, the instruction the task
   name and the goal in words ("EAI 298_2, Put groceries in Fridge: make these true: open
   freezer; ...").
+* `behavior_tasks()`: the `behavior` task set, EAI's 100 BEHAVIOR problems (domain `behavior`,
+  EAI's `behavior.pddl`, resolved by `domains.INSTALLED`), each with its gold PDDL plan as the
+  reference steps, read from the installed eai-eval: the task id is EAI's demo name
+  (`bottling_fruit_0_Wainscott_0_int_0_2021-05-24_19-46-46`), the instruction the activity,
+  EAI's description of it (`behavior_eval`'s `instructions_by_activity_name.json`) and the
+  problem file's goal in words. The goal is the problem file's: EAI grounded BEHAVIOR's
+  quantified BDDL goal for the objects of the demo, and its description may ask for more
+  (docs/behavior.md).
 """
 from __future__ import annotations
 
@@ -24,12 +32,15 @@ import importlib.util
 import json
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
+from ..domains import load_domain
 from ..pddl.errors import PlanSyntaxError, SageError
-from ..pddl.limits import read_text
+from ..pddl.limits import load_json, read_text
 from ..pddl.model import Plan, PlanStep
 from ..pddl.parser import parse_problem
 from ..pddl.plain import goal_instruction
+from ..pddl.validate import check_problem, errors_of
 from .taskset import Task, TaskSetError
 
 EAI_EXTRA = "pip install 'sage-pddl[virtualhome]'"
@@ -74,13 +85,35 @@ def problem_files(folder: str | Path) -> dict[str, Path]:
     return found
 
 
+def _package_dir(module: str, task_set: str) -> Path:
+    """An installed package's folder, found without importing it (importing EAI's packages
+    pulls in simulators)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        raise TaskSetError(f"task set {task_set!r} needs the Embodied Agent Interface's "
+                           f"evaluator: {EAI_EXTRA}")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
 def eai_virtualhome_dir() -> Path:
     """The installed eai-eval's `resources/virtualhome` folder (found without importing it)."""
-    spec = importlib.util.find_spec("virtualhome_eval")
-    if spec is None or not spec.submodule_search_locations:
-        raise TaskSetError("task set 'virtualhome' needs the Embodied Agent Interface's "
-                           f"evaluator: {EAI_EXTRA}")
-    return Path(next(iter(spec.submodule_search_locations))) / "resources" / "virtualhome"
+    return _package_dir("virtualhome_eval", "virtualhome") / "resources" / "virtualhome"
+
+
+def eai_behavior_dir() -> Path:
+    """The installed eai-eval's `resources/behavior` folder: `behavior.pddl`, `problem_pddl/`,
+    `gold_pddl_plan.json`."""
+    return _package_dir("virtualhome_eval", "behavior") / "resources" / "behavior"
+
+
+def _eai_task(task_id: str, path: Path, plan: Plan, label: str, domain: str) -> Task:
+    problem = parse_problem(read_text(path, "the problem file"), file=str(path))
+    # named after its EAI id too, so that any executor finds the task from the problem
+    problem = dataclasses.replace(problem, name=f"{problem.name}-{task_id}")
+    steps = tuple({"action": step.action, "args": list(step.args)} for step in plan.steps)
+    return Task(task_id=task_id, instruction=goal_instruction(problem, label), scene="",
+                room="", obs="", reference_steps=steps, domain=domain, source=domain,
+                problem=problem)
 
 
 @lru_cache(maxsize=1)
@@ -88,18 +121,65 @@ def virtualhome_tasks() -> tuple[Task, ...]:
     """The `virtualhome` task set (see the module docstring), sorted by EAI id."""
     root = eai_virtualhome_dir()
     gold = gold_plans(root / "gold_pddl_plan.json")
-    tasks = []
+    tasks = [_eai_task(task_id, path, gold[task_id],
+                       f"EAI {task_id}, {path.parent.name.replace('_', ' ')}", "virtualhome")
+             for task_id, path in problem_files(root / "problem_pddl").items()
+             if task_id in gold]
+    return tuple(sorted(tasks, key=lambda t: tuple(int(p) for p in t.task_id.split("_")
+                                                   if p.isdigit())))
+
+
+def _json_object(path: Path) -> dict[str, Any]:
+    data = load_json(read_text(path, "an EAI data file"), str(path), "EAI data file")
+    if not isinstance(data, dict):
+        raise TaskSetError(f"{path}: expected a JSON object")
+    return data
+
+
+def behavior_activities() -> dict[str, tuple[str, str]]:
+    """{EAI BEHAVIOR demo name: (activity, EAI's description of it)}, from `behavior_eval`'s
+    `data/demo_stats.json` and `instructions_by_activity_name.json`."""
+    root = _package_dir("behavior_eval", "behavior")
+    demos = _json_object(root / "data" / "demo_stats.json")
+    described = _json_object(root / "evaluation" / "goal_interpretation" / "resources" / "data"
+                             / "instructions_by_activity_name.json")
+    activities = {}
+    for demo, stats in demos.items():
+        activity = str(stats.get("task", "")) if isinstance(stats, dict) else ""
+        activities[demo] = (activity, str(described.get(activity, "")))
+    return activities
+
+
+@lru_cache(maxsize=1)
+def _behavior_read() -> tuple[tuple[Task, ...], dict[str, str]]:
+    root = eai_behavior_dir()
+    gold = gold_plans(root / "gold_pddl_plan.json")
+    activities = behavior_activities()
+    domain = load_domain("behavior")
+    tasks, refused = [], {}
     for task_id, path in problem_files(root / "problem_pddl").items():
         if task_id not in gold:
             continue
-        problem = parse_problem(read_text(path, "the problem file"), file=str(path))
-        # named after its EAI id too, so that any executor finds the task from the problem
-        problem = dataclasses.replace(problem, name=f"{problem.name}-{task_id}")
-        label = f"EAI {task_id}, {path.parent.name.replace('_', ' ')}"
-        steps = tuple({"action": step.action, "args": list(step.args)}
-                      for step in gold[task_id].steps)
-        tasks.append(Task(task_id=task_id, instruction=goal_instruction(problem, label),
-                          scene="", room="", obs="", reference_steps=steps,
-                          domain="virtualhome", source="virtualhome", problem=problem))
-    return tuple(sorted(tasks, key=lambda t: tuple(int(p) for p in t.task_id.split("_")
-                                                   if p.isdigit())))
+        activity, description = activities.get(task_id, ("", ""))
+        name = (activity or task_id).replace("_", " ")
+        label = f"BEHAVIOR {name}" + (f" ({description.rstrip('.')})" if description else "")
+        task = _eai_task(task_id, path, gold[task_id], label, "behavior")
+        errors = errors_of(check_problem(task.problem, domain)) if task.problem else []
+        if errors:
+            refused[task_id] = str(errors[0])
+        else:
+            tasks.append(task)
+    return tuple(sorted(tasks, key=lambda t: t.task_id)), refused
+
+
+def behavior_tasks() -> tuple[Task, ...]:
+    """The `behavior` task set (see the module docstring), sorted by EAI demo name: every EAI
+    BEHAVIOR problem with a gold plan that our checks accept (`behavior_refused`)."""
+    return _behavior_read()[0]
+
+
+def behavior_refused() -> dict[str, str]:
+    """{EAI demo name: the first error our checks find in its problem file} for the problems
+    left out of the `behavior` task set (one: `cleaning_floors_0_Merom_0_int_1_...` states a
+    fact about an object it does not declare)."""
+    return dict(_behavior_read()[1])

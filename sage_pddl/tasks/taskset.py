@@ -11,10 +11,13 @@ package (`sage_pddl/data/sage`, see its README for attribution):
     procthor   eval_dataset_procthor_dev.json 20 of the 70 ProcTHOR tasks
     compound   compound_tasks.json            74 compound iTHOR tasks (tools/make_compound_tasks.py)
 
-and `virtualhome`, read from the installed eai-eval (`eai.virtualhome_tasks`).
+and the sets of `EXTERNAL`: `virtualhome` and `behavior`, read from the installed eai-eval
+(`eai.virtualhome_tasks`, `eai.behavior_tasks`), and `alfworld` (`alfworld.alfworld_tasks`).
 
-A folder or glob of PDDL problem files is a task set too (`problemset.py`: each file is a task,
-its goal in words the instruction): `load_taskset("problems/*.pddl")`.
+A folder of ALFWorld's game data (`traj_data.json` or `game.tw-pddl` files below it) is a
+task set (`alfworld.folder_tasks`), and so is a folder or glob of PDDL problem files
+(`problemset.py`: each file is a task, its goal in words the instruction):
+`load_taskset("problems/*.pddl")`.
 
 `load_task("ithor#K01")`, `load_task("path/to/file.json#K01")` or
 `load_task("problems/#p03")` picks one task; `load_task("problems/p03.pddl")` reads one file. A task's
@@ -49,8 +52,14 @@ BUNDLED: dict[str, str] = {
 EXTERNAL: dict[str, str] = {
     "virtualhome": "the Embodied Agent Interface's VirtualHome problems and gold plans "
                    "(extra virtualhome)",
+    "behavior": "the Embodied Agent Interface's BEHAVIOR problems and gold plans "
+                "(extra virtualhome)",
+    "alfworld": "ALFRED expert trajectories and TextWorld's ALFWorld problem, bundled "
+                "(docs/alfworld.md)",
 }
-"""Task sets read from an installed package rather than shipped here."""
+"""Task sets that are not a task-set JSON file: read from an installed package (EAI's sets),
+or from bundled trajectories and games (`alfworld`); `load_taskset` reads each with its own
+reader."""
 
 
 class TaskSetError(SageError):
@@ -200,15 +209,27 @@ def task_from_record(record: Mapping[str, Any], source: str = "", index: int = 0
 
 
 def load_taskset(path_or_name: str | Path) -> list[Task]:
-    """All tasks of a bundled set (`ithor`, `ithor-gt`, `procthor`), of a JSON file, or of a
-    folder or glob of PDDL problem files."""
-    from .problemset import is_problem_spec, problem_tasks  # problemset imports this module
+    """All tasks of a bundled set (`ithor`, `ithor-gt`, `procthor`, `compound`), of a set of
+    `EXTERNAL` (`virtualhome`, `behavior`, `alfworld`), of a JSON file, of a folder of ALFWorld
+    game data, or of a folder or glob of PDDL problem files."""
+    # these modules import this one
+    from .alfworld import alfworld_tasks, folder_tasks, is_alfworld_folder
+    from .problemset import is_problem_spec, problem_tasks
 
-    if str(path_or_name).lower() in EXTERNAL:
+    name = str(path_or_name).lower()
+    if name == "virtualhome":
         from .eai import virtualhome_tasks  # reads the optional extra eai-eval
 
         return list(virtualhome_tasks())
-    if str(path_or_name).lower() not in BUNDLED and is_problem_spec(path_or_name):
+    if name == "behavior":
+        from .eai import behavior_tasks  # reads the optional extra eai-eval
+
+        return list(behavior_tasks())
+    if name == "alfworld":
+        return list(alfworld_tasks())
+    if name not in BUNDLED and is_alfworld_folder(path_or_name):
+        return folder_tasks(path_or_name)
+    if name not in BUNDLED and is_problem_spec(path_or_name):
         return problem_tasks(path_or_name)
     path, label = _resolve(path_or_name)
     data = load_json(read_text(path, "the task set"), str(path), "task set")
