@@ -120,13 +120,20 @@ def cmd_report(args: argparse.Namespace) -> int:
     files = write_report(args.run_dir, candidate=args.candidate,
                          baselines=_list(args.baselines), compared=_list(args.metrics),
                          resamples=args.resamples, alpha=args.alpha, plots=not args.no_plots)
+    page = None
+    if args.html and files.analysis is not None:
+        from ..bench.html_report import write_html  # start-up time: imported when used
+
+        page = write_html(files.run_dir, files.analysis)
     if args.json:
         print(json.dumps({"summary": str(files.summary), "comparisons": str(files.comparisons),
                           "markdown": str(files.markdown),
-                          "plots": [str(p) for p in files.plots], "notes": list(files.notes)},
-                         indent=2))
+                          "plots": [str(p) for p in files.plots], "notes": list(files.notes),
+                          "html": str(page) if page else None}, indent=2))
     else:
         print(files.markdown.read_text(encoding="utf-8"))
+        if page:
+            console(stderr=True).print(f"HTML report: {page.resolve().as_uri()}", markup=False)
     return EXIT_OK
 
 
@@ -203,4 +210,7 @@ def register(add_command: AddCommand) -> None:
                    help="bootstrap / permutation resamples (default 10000)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--no-plots", action="store_true", help="skip the matplotlib plot")
+    p.add_argument("--html", action="store_true",
+                   help="also write RUN/html/index.html: the grid, tables, plots, a timeline "
+                        "per episode and the domains, opened from disk in any browser")
     p.add_argument("--json", action="store_true", help="print the written files as JSON")
