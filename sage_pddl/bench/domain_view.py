@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import networkx as nx
 
@@ -23,6 +25,8 @@ from sage_pddl.pddl.vocabulary import vocabulary
 
 ROW = 22
 """Vertical pixels per node of the longer column."""
+SWEEPS = 3
+"""Barycentre sweeps that order the two columns (few edges cross after two or three)."""
 
 
 def _e(text: object) -> str:
@@ -31,6 +35,18 @@ def _e(text: object) -> str:
 
 def _literal_label(predicate: str, holds: bool) -> str:
     return ("" if holds else "not ") + predicate.replace("-", " ")
+
+
+def _by_barycentre(nodes: list, fixed: list, neighbours: Callable[[Any], Iterable[Any]]
+                   ) -> list:
+    """`nodes` ordered by the mean position of their neighbours in `fixed` (ties by name)."""
+    rank = {node: index for index, node in enumerate(fixed)}
+
+    def key(node: Any) -> tuple[float, str]:
+        places = [rank[n] for n in neighbours(node) if n in rank]
+        return (sum(places) / len(places) if places else len(fixed), str(node[1:]))
+
+    return sorted(nodes, key=key)
 
 
 def causal_svg(domain: Domain) -> str:
@@ -43,17 +59,15 @@ def causal_svg(domain: Domain) -> str:
     literals = [n for n in effects if n[0] == "literal"]
     layout = nx.bipartite_layout(effects, actions, align="vertical")
     action_order = sorted(actions, key=lambda n: (-layout[n][1], n[1]))
-    rank = {node: index for index, node in enumerate(action_order)}
-
-    def barycenter(literal: tuple) -> tuple[float, str, bool]:
-        makers = [rank[a] for a in effects.predecessors(literal)]
-        return (sum(makers) / len(makers) if makers else 0.0, literal[1], not literal[2])
-
-    literal_order = sorted(literals, key=barycenter)
+    literal_order = literals
+    for _ in range(SWEEPS):  # barycentre sweeps: each side ordered by its neighbours' mean rank
+        literal_order = _by_barycentre(literal_order, action_order, effects.predecessors)
+        action_order = _by_barycentre(action_order, literal_order, effects.successors)
+    literal_order = _by_barycentre(literal_order, action_order, effects.predecessors)
     rows = max(len(action_order), len(literal_order), 1)
     height = rows * ROW + 40
-    width = 760
-    left_x, right_x = 200, width - 230
+    width = 900
+    left_x, right_x = 210, width - 250
 
     def ys(count: int) -> list[float]:
         step = (height - 40) / max(count, 1)

@@ -138,6 +138,7 @@ def _grid(analysis: Analysis, traces: Mapping[str, Any], names: Mapping[int, str
     primary = metric_defs.primary_metric(analysis.mode)
     rates = {(r["model"], r["planner"]): r.get(primary) for r in analysis.summary}
     cells: dict[tuple[str, str, str], list[str]] = {}
+    outcomes: dict[str, set[str]] = {}
     for index, row in enumerate(analysis.rows):
         name = names[index]
         trace = traces.get(name)
@@ -149,6 +150,7 @@ def _grid(analysis: Analysis, traces: Mapping[str, Any], names: Mapping[int, str
                 f'<i class="g {"err" if row.get("error") else _view(gate)}"></i>'
                 f'<i class="w {"err" if row.get("error") else _view(world)}"></i></a>')
         cells.setdefault((str(row["task_id"]), *_column_key(row)), []).append(link)
+        outcomes.setdefault(str(row["task_id"]), set()).add(state)
     several_models = len(analysis.models) > 1
     head = ['<th class="task-head" scope="col">task</th>']
     for model, planner in columns:
@@ -160,16 +162,15 @@ def _grid(analysis: Analysis, traces: Mapping[str, Any], names: Mapping[int, str
     body = []
     for task in tasks:
         task_id = task["task_id"]
-        outcomes = " ".join(sorted({c.split('class="cell s-')[1].split('"')[0]
-                                    for key, links in cells.items() if key[0] == task_id
-                                    for c in links}))
         body.append(
             f'<tr data-set="{_e(task["taskset"])}" data-difficulty="{_e(task["difficulty"])}" '
-            f'data-room="{_e(task["room"])}" data-outcomes="{_e(outcomes)}" '
+            f'data-room="{_e(task["room"])}" '
+            f'data-outcomes="{_e(" ".join(sorted(outcomes.get(task_id, ()))))}" '
             f'data-text="{_e((task_id + " " + task["instruction"]).lower())}">'
-            f'<th scope="row" class="task"><span class="id">{_e(task_id)}</span>'
-            f'<span class="instr">{_e(task["instruction"])}</span>'
-            f'<span class="meta">{_e(task["difficulty"])} · {_e(task["room"])}</span></th>'
+            f'<th scope="row" class="task"><div class="t"><span class="id">{_e(task_id)}</span>'
+            f'<span class="instr" title="{_e(task["instruction"])}">{_e(task["instruction"])}'
+            f'</span><span class="meta">{_e(task["difficulty"])} · {_e(task["room"])}</span>'
+            '</div></th>'
             + "".join(f'<td>{"".join(cells.get((task_id, m, p), []))}</td>'
                       for m, p in columns)
             + "</tr>")

@@ -24,6 +24,7 @@ from . import metrics as metric_defs
 
 PALETTE = ("#3465a4", "#f57900", "#4e9a06", "#75507b", "#c4a000", "#cc0000", "#06989a",
            "#8f5902", "#555753", "#ad7fa8", "#729fcf", "#e9b96e", "#8ae234")
+MARKERS = ("o", "s", "^", "D", "v", "P")
 TOP_CODES = 14
 """Violation codes shown at most (the most frequent)."""
 
@@ -66,7 +67,7 @@ def success_figure(summary: Sequence[Mapping[str, Any]], mode: str, level: float
     models = list(dict.fromkeys(r["model"] for r in summary))
     planners = list(dict.fromkeys(r["planner"] for r in summary))
     width = 0.8 / max(1, len(models))
-    figure, axis = plt.subplots(figsize=(max(4.0, 0.75 * len(planners) + 2), 3.4))
+    figure, axis = plt.subplots(figsize=(max(4.0, min(8.6, 0.55 * len(planners) + 2)), 3.4))
     for index, model in enumerate(models):
         xs, ys, lows, highs = [], [], [], []
         for position, planner in enumerate(planners):
@@ -92,35 +93,36 @@ def success_figure(summary: Sequence[Mapping[str, Any]], mode: str, level: float
 
 
 def cost_figure(summary: Sequence[Mapping[str, Any]], mode: str) -> Any:
-    """Two panels, LLM calls and tokens per task (x) against success (y), one point per
-    (planner, model), labelled with the planner."""
+    """Two panels, LLM calls and tokens per task (x) against success with its CI (y), one
+    point per (planner, model): a colour per planner, a marker per model."""
     plt = _pyplot()
     metric = metric_defs.primary_metric(mode)
     points = [r for r in summary if _finite(r.get(metric)) and _finite(r.get("calls"))]
     if not points:
         return None
     models = list(dict.fromkeys(r["model"] for r in points))
-    figure, axes = plt.subplots(1, 2, figsize=(9.0, 3.6), sharey=True)
+    planners = list(dict.fromkeys(r["planner"] for r in points))
+    figure, axes = plt.subplots(1, 2, figsize=(8.6, 3.4), sharey=True)
     for axis, cost, title in ((axes[0], "calls", "LLM calls per task"),
                               (axes[1], "total_tokens", "tokens per task")):
-        for index, model in enumerate(models):
-            mine = [r for r in points if r["model"] == model and _finite(r.get(cost))]
-            ys = [r[metric] for r in mine]
-            axis.errorbar([r[cost] for r in mine], ys,
-                          yerr=[[r[metric] - r[f"{metric}_low"] for r in mine],
-                                [r[f"{metric}_high"] - r[metric] for r in mine]],
-                          fmt="o", ms=5, capsize=2, elinewidth=0.8, label=model,
-                          color=PALETTE[index % len(PALETTE)])
-            for record in mine:
-                axis.annotate(record["planner"], (record[cost], record[metric]), fontsize=7,
-                              xytext=(4, 3), textcoords="offset points")
+        for record in points:
+            if not _finite(record.get(cost)):
+                continue
+            axis.errorbar([record[cost]], [record[metric]],
+                          yerr=[[record[metric] - record[f"{metric}_low"]],
+                                [record[f"{metric}_high"] - record[metric]]],
+                          fmt=MARKERS[models.index(record["model"]) % len(MARKERS)], ms=6,
+                          capsize=2, elinewidth=0.8, alpha=0.85,
+                          color=PALETTE[planners.index(record["planner"]) % len(PALETTE)],
+                          label=record["planner"] + (f" · {record['model']}"
+                                                     if len(models) > 1 else ""))
         axis.set_xlabel(title + " (mean)")
         axis.grid(alpha=0.3)
         axis.set_ylim(-0.05, 1.05)
     axes[0].set_ylabel(_label(metric))
-    figure.suptitle(f"cost against {_label(metric)}", fontsize=10, fontweight="bold")
-    if len(models) > 1:
-        axes[1].legend(fontsize="small", title="model")
+    axes[1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
+    figure.suptitle(f"cost against {_label(metric)} (mean over tasks, CI on success)",
+                    fontsize=10, fontweight="bold")
     figure.tight_layout()
     return figure
 
@@ -194,7 +196,7 @@ def recovery_figure(rows: Sequence[Mapping[str, Any]], planners: Sequence[str]) 
         return None
     plt = _pyplot()
     shown = [p for p in planners if p in counts]
-    figure, axis = plt.subplots(figsize=(7.0, max(2.2, 0.32 * len(shown) + 1.4)))
+    figure, axis = plt.subplots(figsize=(7.0, max(2.4, 0.32 * len(shown) + 1.8)))
     left = [0] * len(shown)
     for outcome, colour in RECOVERY_OUTCOMES:
         values = [counts[p].get(outcome, 0) for p in shown]
@@ -204,7 +206,8 @@ def recovery_figure(rows: Sequence[Mapping[str, Any]], planners: Sequence[str]) 
     axis.invert_yaxis()
     axis.set_xlabel("episodes")
     axis.set_title("recovery after an injected failure (exec mode)")
-    axis.legend(fontsize="small", loc="lower right", ncols=2)
+    axis.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.28), ncols=4,
+                frameon=False)
     figure.tight_layout()
     return figure
 

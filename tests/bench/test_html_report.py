@@ -150,6 +150,16 @@ def test_text_from_a_run_cannot_inject_markup(tmp_path):
     assert "<img src=x" not in body and "&lt;img src=x" in body
 
 
+def test_report_command_writes_the_page(plan_run, capsys):
+    from sage_pddl import cli
+
+    run_dir, index = plan_run
+    index.unlink()
+    assert cli.main(["report", str(run_dir), "--html", "--resamples", "100", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["html"] == str(index)
+    assert index.exists()
+
+
 # ----------------------------------------------------------------------------- in Chromium
 needs_browser = pytest.mark.skipif(browser_missing() is not None,
                                    reason=f"headless Chromium: {browser_missing()}")

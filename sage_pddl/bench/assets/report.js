@@ -105,6 +105,7 @@
         fmt(ev.prompt_tokens) + " → " + fmt(ev.output_tokens) + " tokens · " + ev.seconds + " s")]);
     if (ev.error) li.appendChild(el("div", { cls: "world", text: "failed: " + ev.error }));
     if (ev.feedback) {
+      li.classList.add("refusals");
       li.appendChild(el("div", { cls: "feedback" }, [
         el("div", { cls: "label", text: "Gate feedback sent to the model" }),
         el("pre", { text: ev.feedback })]));
@@ -170,7 +171,7 @@
   }
 
   var STEP_WORDS = { executed: "executed; the world answered", failed: "failed; the world answered",
-    blocked: "blocked by the gate before dispatch", injected: "injected failure" };
+    blocked: "blocked by the gate before dispatch", injected: "not sent; the failure was injected" };
   function stepItem(ev) {
     var bad = ev.status !== "executed";
     var li = el("li", { cls: "step " + ev.status + (bad ? " bad" : "") }, [
