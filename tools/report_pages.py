@@ -11,8 +11,9 @@
         refused) and the first domain's causal graph, as PNG files.
     python tools/report_pages.py load RUN_DIR [--repeat 5]
         Opens RUN_DIR/html/index.html in headless Chromium `--repeat` times and prints the
-        Navigation Timing figures (DOMContentLoaded and load event, ms from navigation start) and
-        the time from a click on a grid cell to its episode's timeline on screen.
+        Navigation Timing figures (DOMContentLoaded and load event, ms from navigation start),
+        the renderer's main-thread busy time during the load (DevTools TaskDuration), and the
+        time from a click on a grid cell to its episode's timeline on screen.
 
 Needs Chromium, chromedriver and Selenium (`tests/browser.py`).
 """
@@ -24,6 +25,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -95,15 +97,18 @@ def shots(run_dir: Path, out: Path, episode: str | None) -> None:
 
 def load(run_dir: Path, repeat: int) -> None:
     index = run_dir / "html" / "index.html"
-    timings, opens = [], []
+    timings, opens, busy = [], [], []
     with headless_chromium() as driver:
+        driver.execute_cdp_cmd("Performance.enable", {})
         for _ in range(repeat):
             driver.get("about:blank")
+            before = _task_seconds(driver)
             driver.get(index.as_uri())
             entry = driver.execute_script(
                 "var e = performance.getEntriesByType('navigation')[0];"
                 "return [e.domContentLoadedEventEnd, e.loadEventEnd];")
             timings.append(entry)
+            busy.append((_task_seconds(driver) - before) * 1000)
             cells = driver.find_elements("css selector", "a.cell")
             cell = cells[len(cells) // 2]
             driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", cell)
@@ -122,8 +127,17 @@ def load(run_dir: Path, repeat: int) -> None:
         "dom_content_loaded_ms": [round(t[0]) for t in timings],
         "load_event_ms": [round(t[1]) for t in timings],
         "load_event_median_ms": round(statistics.median(t[1] for t in timings)),
+        "renderer_busy_ms": [round(b) for b in busy],
         "open_episode_ms": [round(t) for t in opens],
         "episode_scripts_loaded_after_last_open": loaded, "console_errors": errors}, indent=2))
+
+
+def _task_seconds(driver: Any) -> float:
+    """The renderer's main-thread busy time so far (DevTools `Performance.getMetrics`
+    TaskDuration): the work a page load costs, less sensitive to other load on the machine
+    than the wall-clock timings."""
+    metrics = driver.execute_cdp_cmd("Performance.getMetrics", {})["metrics"]
+    return next(m["value"] for m in metrics if m["name"] == "TaskDuration")
 
 
 def main() -> int:
