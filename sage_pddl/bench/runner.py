@@ -68,7 +68,7 @@ from sage_pddl.llm.base import DEFAULT_MODEL
 from sage_pddl.llm.hosts import HostPool, split_hosts
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.files import write_text_atomic
-from sage_pddl.pddl.vocabulary import bare_step, step_text
+from sage_pddl.pddl.vocabulary import step_text
 from sage_pddl.planners import MEMORY_PLANNERS, canonical_name, get_planner
 from sage_pddl.planners.base import PlanningTask
 from sage_pddl.planners.memory import HybridMemory
@@ -842,11 +842,7 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
             result = planner.plan(planning)
             recorder.plan(result, "plan")
             row.update(_plan_part(result, gate, task))
-            verdict = recorder.verdict(gate, row["steps"])
-            recorder.world_success = None if verdict.goal_reached is None \
-                else float(verdict.goal_reached)
-            recorder.final_state = gate.check([bare_step(s) for s in row["steps"]],
-                                              mode="first").final_state
+            recorder.scored(gate, row["steps"])
             solved_steps = row["steps"]
             if getattr(task, "source", "") == "virtualhome":
                 stage = "eai-scorer"

@@ -84,15 +84,17 @@ def _steps(steps: Sequence[Mapping[str, Any]]) -> list[str]:
 
 class Recorder:
     """Collects one cell's events as they happen (the runner's watch on the LLM backend calls
-    `call`; the episode's events come through `plan` and `step`)."""
+    `call`; the planner's results come through `plan`, the gate's score of a plan through
+    `scored`, an episode's events through `on_event`), then makes the trace (`trace`)."""
 
     def __init__(self) -> None:
         self.events: list[dict[str, Any]] = []
         self._calls = 0
         self.final_state: Any = None
-        """The state the goal is read in at the end (set by the runner; None: not read)."""
+        """The state the goal is read in at the end (plan mode: set by `scored`; exec mode: the
+        world's true state, set by the runner; None: not read)."""
         self.world_success: float | None = None
-        """The world's view of success (set by the runner)."""
+        """The world's view of success (plan mode: set by `scored`; exec mode: by the runner)."""
 
     def call(self, role: str | None, messages: Sequence[Mapping[str, Any]], answer: Any = None,
              prompt_tokens: int = 0, output_tokens: int = 0, seconds: float = 0.0,
@@ -129,15 +131,20 @@ class Recorder:
             "notes": [_cut(n, 600) for n in list(result.notes)[:30]],
             "limits_hit": list(result.limits_hit)})
 
-    def verdict(self, gate: Any, steps: Sequence[Mapping[str, Any]]) -> Any:
-        """The gate's check of `steps` from the initial state (mode "all", as the plan metrics
-        check it), recorded and returned."""
-        verdict = gate.check([bare_step(s) for s in steps], mode="all")
+    def scored(self, gate: Any, steps: Sequence[Mapping[str, Any]]) -> None:
+        """Plan mode: record the gate's check of the planned steps from the initial state (mode
+        "all", as the plan metrics check it) as a verdict event; the world's view of success is
+        its goal test (the plan run open-loop, a refused step a no-op), and the goal is read at
+        the end of the accepted prefix (as `metrics.goal_conditions` reads it)."""
+        plain = [bare_step(s) for s in steps]
+        verdict = gate.check(plain, mode="all")
         self.events.append({"kind": "verdict", "valid": bool(verdict.valid),
                             "steps": _steps(steps), "goal_reached": verdict.goal_reached,
                             "violations": _violations(verdict.violations),
                             "more_violations": max(0, len(verdict.violations) - MAX_VIOLATIONS)})
-        return verdict
+        self.world_success = (None if verdict.goal_reached is None
+                              else float(verdict.goal_reached))
+        self.final_state = gate.check(plain, mode="first").final_state
 
     def step(self, record: Any) -> None:
         self.events.append({"kind": "step", "index": record.index, "step": step_text(record.step),
