@@ -33,8 +33,9 @@ sys.path.insert(0, str(ROOT))
 from sage_pddl.bench import BenchConfig, run_benchmark, write_report  # noqa: E402
 from sage_pddl.bench.html_report import write_html  # noqa: E402
 from sage_pddl.bench.oracle import reference_responder  # noqa: E402
-from sage_pddl.bench.runner import _Context, read_results, select_tasks  # noqa: E402
+from sage_pddl.bench.runner import read_results, select_tasks  # noqa: E402
 from sage_pddl.bench.trace import read_episode  # noqa: E402
+from sage_pddl.domains import load_domain  # noqa: E402
 from sage_pddl.llm import get_backend  # noqa: E402
 from tests.browser import browser_missing, console_errors, headless_chromium  # noqa: E402
 
@@ -47,9 +48,9 @@ def demo(out: Path) -> Path:
                          out=str(out), run_id="demo", models=("reference responder",),
                          resume=True)
     tasks = select_tasks(config.tasks)
-    context = _Context(config, tasks)
     broken = [t.task_id for t in tasks[::4]]
-    answer = reference_responder(tasks, context.domain_for, broken_tasks=broken)
+    answer = reference_responder(tasks, lambda task: load_domain(task.domain),
+                                 broken_tasks=broken)
     run_dir = run_benchmark(config, llm_factory=lambda model: get_backend(
         "scripted", responder=answer, model=model))
     files = write_report(run_dir, resamples=2000)
@@ -59,24 +60,35 @@ def demo(out: Path) -> Path:
 
 
 def _refused_episode(run_dir: Path) -> str:
+    """A SAGE episode whose plan the gate refused and refined, with an injected failure:
+    recovered if there is one."""
     rows, _ = read_results(run_dir / "results.jsonl")
+    found = []
     for row in rows:
         if row.get("planner") != "SAGE" or not row.get("episode"):
             continue
         trace = read_episode(run_dir, row["episode"]) or {}
         if any(e["kind"] == "plan" and any(b["rejected"] for b in e["blocks"])
                for e in trace.get("events", [])) and row.get("injected_at") is not None:
-            return str(row["episode"])
-    raise SystemExit(f"{run_dir}: no SAGE episode with a refused block")
+            found.append(row)
+    if not found:
+        raise SystemExit(f"{run_dir}: no SAGE episode with a refused block")
+    return str(max(found, key=lambda r: r.get("recovered") == 1)["episode"])
 
 
 def shots(run_dir: Path, out: Path, episode: str | None) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
     index = run_dir / "html" / "index.html"
     out.mkdir(parents=True, exist_ok=True)
     name = episode or _refused_episode(run_dir)
-    with headless_chromium(1440, 900) as driver:
+    with headless_chromium(1300, 860) as driver:
         driver.get(index.as_uri())
-        driver.execute_script("document.querySelector('#grid').scrollIntoView()")
+        driver.execute_script("var h = document.querySelector('#grid h2');"
+                              "window.scrollTo(0, h.getBoundingClientRect().top + scrollY - 56)")
+        failing = driver.find_elements("css selector", f'a.cell[href="#ep/{name}"]')
+        if failing:  # its tooltip: goal conditions met, the numbers, the violation codes
+            ActionChains(driver).move_to_element(failing[0]).perform()
         driver.save_screenshot(str(out / "report-grid.png"))
         driver.set_window_size(1440, 1250)
         driver.get(f"{index.as_uri()}#ep/{name}")

@@ -36,7 +36,7 @@ from . import metrics as metric_defs
 from . import plots
 from .domain_view import domain_section
 from .report import TABLE_METRICS, Analysis, _cell
-from .trace import episode_name, read_episode
+from .trace import episode_name, is_episode_name, read_episode
 
 HTML_DIR = "html"
 EPISODE_SCRIPTS = "episodes"
@@ -315,9 +315,10 @@ def write_html(run_dir: str | Path, analysis: Analysis) -> Path:
     names: dict[int, str] = {}
     traces: dict[str, Any] = {}
     for index, row in enumerate(analysis.rows):
-        name = str(row.get("episode") or episode_name(row))
+        recorded = is_episode_name(row.get("episode"))
+        name = str(row["episode"]) if recorded else episode_name(row)
         names[index] = name
-        trace = read_episode(run_dir, name) if row.get("episode") else None
+        trace = read_episode(run_dir, name) if recorded else None
         traces[name] = trace
         _write_episode_script(scripts, name, row, trace)
     tasks = _task_records(analysis.rows, traces, names)

@@ -62,6 +62,13 @@ def episode_name(key: Mapping[str, Any]) -> str:
     return f"{readable}-{digest}"
 
 
+def is_episode_name(text: object) -> bool:
+    """Whether `text` can name a trace file: the characters `episode_name` writes, nothing that
+    leaves the folder (a row is read from a file and is not trusted)."""
+    return isinstance(text, str) and re.fullmatch(r"[A-Za-z0-9_+-][A-Za-z0-9._+-]{0,127}",
+                                                  text) is not None
+
+
 def _cut(text: Any, limit: int = MAX_TEXT) -> str:
     text = "" if text is None else str(text)
     if len(text) <= limit:
@@ -200,7 +207,7 @@ def write_episode(run_dir: Path, name: str, trace: Mapping[str, Any]) -> Path:
 
 def read_episode(run_dir: Path, name: str) -> dict[str, Any] | None:
     """A trace written by `write_episode`, or None when it is missing or unreadable."""
-    if not re.fullmatch(r"[A-Za-z0-9._+-]+", name):
+    if not is_episode_name(name):
         return None
     path = run_dir / EPISODES_DIR / f"{name}.json"
     try:

@@ -142,12 +142,16 @@ def test_text_from_a_run_cannot_inject_markup(tmp_path):
 
     row = {"model": "m", "planner": "P", "task_id": hostile, "seed": 0, "mode": "plan",
            "taskset": hostile, "difficulty": "easy", "room": hostile, "goal_success": 0.0,
-           "error": None, "violation_codes": {hostile: 1}}
+           "error": None, "violation_codes": {hostile: 1}, "episode": "../../outside"}
     analysis = Analysis((row,), {"run_id": "r"}, "plan", ("P",), ("m",), (), (), "P", 0.95,
                         0.05)
     page = write_html(tmp_path, analysis).read_text(encoding="utf-8")
     body = page.split("<body>", 1)[1].split("<script>", 1)[0]
     assert "<img src=x" not in body and "&lt;img src=x" in body
+    # a row naming a trace outside the run is not followed; its cell gets a name of its own
+    assert not (tmp_path.parent / "outside.js").exists()
+    assert [p.name for p in (tmp_path / "html" / "episodes").iterdir()] == [
+        f"{episode_name(row)}.js"]
 
 
 def test_report_command_writes_the_page(plan_run, capsys):
