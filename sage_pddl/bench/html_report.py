@@ -35,7 +35,7 @@ from sage_pddl.pddl.errors import SageError
 from . import metrics as metric_defs
 from . import plots
 from .domain_view import domain_section
-from .report import TABLE_METRICS, Analysis, _cell
+from .report import TABLE_METRICS, Analysis, cell_text
 from .trace import episode_name, is_episode_name, read_episode
 
 HTML_DIR = "html"
@@ -212,7 +212,7 @@ def _summary_table(analysis: Analysis) -> str:
         rows.append(f"<tr><td>{_e(record['model'])}</td><th scope=\"row\">"
                     f"{_e(record['planner'])}</th><td class=\"num\">{record['rows']}</td>"
                     f"<td class=\"num\">{record['error_rate']:.0%}</td>"
-                    + "".join(f'<td class="num">{_e(_cell(record, m))}</td>' for m in shown)
+                    + "".join(f'<td class="num">{_e(cell_text(record, m))}</td>' for m in shown)
                     + "</tr>")
     return ('<div class="table-wrap"><table class="summary"><thead><tr><th>model</th>'
             f'<th>planner</th><th>n</th><th>err</th>{head}</tr></thead><tbody>'

@@ -268,7 +268,8 @@ def _write_comparisons_csv(path: Path, comparisons: Sequence[stats.Comparison]) 
             writer.writerow({k: _number(v) for k, v in _comparison_record(c).items()})
 
 
-def _cell(record: Mapping[str, Any], metric: str) -> str:
+def cell_text(record: Mapping[str, Any], metric: str) -> str:
+    """A summary record's mean of `metric` with its CI half-width, as the tables show it."""
     mean = record.get(metric)
     if mean is None or (isinstance(mean, float) and math.isnan(mean)):
         return "—"
@@ -306,7 +307,7 @@ def render_markdown(config: Mapping[str, Any], mode: str, summary: Sequence[Mapp
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for record in summary:
         cells = [str(record["model"]), str(record["planner"]), str(record["rows"]),
-                 f"{record['error_rate']:.0%}"] + [_cell(record, m) for m in shown]
+                 f"{record['error_rate']:.0%}"] + [cell_text(record, m) for m in shown]
         lines.append("| " + " | ".join(cells) + " |")
     if comparisons:
         lines += ["", f"## {candidate} vs baselines", "",
