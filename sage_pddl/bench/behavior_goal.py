@@ -93,7 +93,7 @@ def pddl_name(bddl_name: str) -> str:
 def _backend_class() -> type:
     try:
         from bddl.backend_abc import BDDLBackend  # optional extra 'virtualhome'
-        from bddl.logic_base import BinaryAtomicFormula, UnaryAtomicFormula
+        from bddl.logic_base import BinaryAtomicFormula, UnaryAtomicFormula  # the same extra
     except ImportError as error:
         raise BddlError(f"BEHAVIOR's goal test needs bddl: {BDDL_EXTRA} ({error})") from error
 

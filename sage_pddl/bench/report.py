@@ -30,7 +30,7 @@ from typing import Any
 from sage_pddl.pddl.errors import SageError
 
 from . import metrics as metric_defs
-from . import stats
+from . import plots, stats
 from .runner import latest_rows, read_results, read_run_config
 
 POOLED = "(pooled)"
@@ -45,6 +45,23 @@ class ReportError(SageError):
 
 
 @dataclass(frozen=True)
+class Analysis:
+    """What a report is made of: the run's latest rows and settings, and the numbers computed
+    from them (summary records of `summarize`, comparisons of `compare_planners`)."""
+
+    rows: tuple[dict[str, Any], ...]
+    config: Mapping[str, Any]
+    mode: str
+    planners: tuple[str, ...]
+    models: tuple[str, ...]
+    summary: tuple[dict[str, Any], ...]
+    comparisons: tuple[stats.Comparison, ...]
+    candidate: str
+    level: float
+    alpha: float
+
+
+@dataclass(frozen=True)
 class ReportFiles:
     run_dir: Path
     summary: Path
@@ -52,6 +69,7 @@ class ReportFiles:
     markdown: Path
     plots: tuple[Path, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    analysis: Analysis | None = None
 
 
 def is_error(row: Mapping[str, Any]) -> bool:
@@ -208,8 +226,10 @@ def write_report(run_dir: str | Path, *, candidate: str | None = None,
     markdown = render_markdown(config, mode, summary, comparisons, candidate, level, alpha,
                                notes, plot_paths)
     files.markdown.write_text(markdown, encoding="utf-8")
+    analysis = Analysis(tuple(rows), config, mode, tuple(planners), tuple(models),
+                        tuple(summary), tuple(comparisons), candidate, level, alpha)
     return ReportFiles(files.run_dir, files.summary, files.comparisons, files.markdown,
-                       tuple(plot_paths), tuple(notes))
+                       tuple(plot_paths), tuple(notes), analysis)
 
 
 def _number(value: Any, digits: int = 6) -> Any:
@@ -251,7 +271,8 @@ def _write_comparisons_csv(path: Path, comparisons: Sequence[stats.Comparison]) 
             writer.writerow({k: _number(v) for k, v in _comparison_record(c).items()})
 
 
-def _cell(record: Mapping[str, Any], metric: str) -> str:
+def cell_text(record: Mapping[str, Any], metric: str) -> str:
+    """A summary record's mean of `metric` with its CI half-width, as the tables show it."""
     mean = record.get(metric)
     if mean is None or (isinstance(mean, float) and math.isnan(mean)):
         return "—"
@@ -301,7 +322,7 @@ def render_markdown(config: Mapping[str, Any], mode: str, summary: Sequence[Mapp
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for record in summary:
         cells = [str(record["model"]), str(record["planner"]), str(record["rows"]),
-                 f"{record['error_rate']:.0%}"] + [_cell(record, m) for m in shown]
+                 f"{record['error_rate']:.0%}"] + [cell_text(record, m) for m in shown]
         lines.append("| " + " | ".join(cells) + " |")
     if comparisons:
         lines += ["", f"## {candidate} vs baselines", "",
@@ -325,38 +346,11 @@ def render_markdown(config: Mapping[str, Any], mode: str, summary: Sequence[Mapp
 
 def _plot_primary(run_dir: Path, summary: Sequence[Mapping[str, Any]], mode: str,
                   level: float) -> tuple[Path | None, str | None]:
-    metric = metric_defs.primary_metric(mode)
-    try:
-        import matplotlib  # optional extra 'bench'
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt  # optional extra 'bench'
-    except ImportError:
-        return None, "plots skipped: matplotlib is not installed (pip install 'sage-pddl[bench]')"
-    models = list(dict.fromkeys(r["model"] for r in summary))
-    planners = list(dict.fromkeys(r["planner"] for r in summary))
-    width = 0.8 / max(1, len(models))
-    figure, axis = plt.subplots(figsize=(max(4.0, 1.2 * len(planners) + 2), 3.6))
-    for index, model in enumerate(models):
-        xs, ys, lows, highs = [], [], [], []
-        for position, planner in enumerate(planners):
-            record = next((r for r in summary if r["model"] == model and r["planner"] == planner),
-                          None)
-            if record is None or math.isnan(record.get(metric, math.nan)):
-                continue
-            xs.append(position + (index - (len(models) - 1) / 2) * width)
-            ys.append(record[metric])
-            lows.append(record[metric] - record[f"{metric}_low"])
-            highs.append(record[f"{metric}_high"] - record[metric])
-        axis.bar(xs, ys, width=width, yerr=[lows, highs], capsize=3, label=model)
-    axis.set_xticks(range(len(planners)), planners, rotation=20, ha="right")
-    axis.set_ylabel(metric.replace("_", " "))
-    axis.set_ylim(0, 1.05)
-    axis.set_title(f"{metric.replace('_', ' ')} by planner ({level:.0%} bootstrap CI)")
-    if len(models) > 1:
-        axis.legend(fontsize="small")
-    figure.tight_layout()
-    path = run_dir / f"{'success'}_by_planner.png"
+    reason = plots.missing()
+    if reason:
+        return None, reason
+    figure = plots.success_figure(summary, mode, level)
+    path = run_dir / "success_by_planner.png"
     figure.savefig(path, dpi=120)
-    plt.close(figure)
+    plots.close(figure)
     return path, None

@@ -6,7 +6,9 @@
 * `config.json` — the settings (`BenchConfig`) of the run;
 * `results.jsonl` — one JSON object per (model, planner, task_id, seed, mode), appended and
   flushed to disk row by row, so an interrupted run loses at most the row in flight;
-* `status.json` — what the last invocation did (rows written, skipped, not run, aborted models).
+* `status.json` — what the last invocation did (rows written, skipped, not run, aborted models);
+* `episodes/<name>.json` — one trace per cell (`trace.py`: every LLM call, gate verdict and
+  step, in order), written with its row; the row names it in `episode`.
 
 Modes: `plan` runs `planner.plan(task)` and scores the steps with the gate (`metrics.py`);
 `exec` runs `sage_pddl.runtime.run_episode` in an environment (optionally gating every step
@@ -87,6 +89,7 @@ from .executors import (
 )
 from .oracle import reference_responder
 from .schedule import CellQueue
+from .trace import Recorder, episode_name, write_episode
 
 RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,127}")
 """A run id names one folder under the output folder: no separators, no `..`, no drive."""
@@ -96,6 +99,8 @@ MEMORY_MODES = ("loo", "live", "none")
 EXECUTORS = ("local", "ray")
 LIVE_MEMORY_FILE = "live_memory.jsonl"
 KEY_FIELDS = ("model", "planner", "task_id", "seed", "mode")
+TRACE_FIELD = "_trace"
+"""The field a row carries its episode's trace in from the cell to the writer (never written)."""
 # Settings that change what a row means: a resumed run must keep them.
 ROW_SETTINGS = ("mode", "llm", "llm_script", "gate_before_execute", "inject_failure",
                 "max_replan", "memory", "env", "domain")
@@ -464,6 +469,7 @@ class _ErrorWatch:
         self.inner = inner
         self.errors: list[BaseException] = []
         self.hosts: set[str] = set()
+        self.recorder = Recorder()
 
     @property
     def name(self) -> str:
@@ -475,13 +481,18 @@ class _ErrorWatch:
 
     def complete(self, messages: Any, schema: Any = None, temperature: float = 0.2,
                  seed: int | None = None, role: str | None = None) -> Any:
+        began = time.perf_counter()
         try:
             completion = self.inner.complete(messages, schema=schema, temperature=temperature,
                                              seed=seed, role=role)
         except LLMError as error:
             if not isinstance(error, InvalidOutput):
                 self.errors.append(error)
+            self.recorder.call(role, messages, seconds=time.perf_counter() - began,
+                               error=f"{type(error).__name__}: {error}")
             raise
+        self.recorder.call(role, messages, completion.text, completion.prompt_tokens,
+                           completion.output_tokens, completion.seconds)
         host = getattr(completion, "host", "") or getattr(self.inner, "host", "")
         if host:
             self.hosts.add(str(host))
@@ -687,6 +698,10 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
                 break
             cell, row = executor.next_done()
             todo.finished(cell, row.get("row_seconds"))
+            trace = row.pop(TRACE_FIELD, None)
+            if trace is not None:
+                row["episode"] = episode_name(row)
+                write_episode(run_dir, row["episode"], trace)
             writer.append(row)
             status["written"], status["errors"] = writer.written, writer.errors
             progress.show(status, executor.in_flight)
@@ -818,6 +833,8 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
     }
     began = time.perf_counter()
     stage = "setup"
+    recorder = llm.recorder
+    planning = gate = None
     try:
         planning = context.planning_task(task)
         gate = context.gate(task)
@@ -825,7 +842,9 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
         stage = "planner"
         if config.mode == "plan":
             result = planner.plan(planning)
+            recorder.plan(result, "plan")
             row.update(_plan_part(result, gate, task))
+            recorder.scored(gate, row["steps"])
             solved_steps = row["steps"]
             if getattr(task, "source", "") == "virtualhome":
                 stage = "eai-scorer"
@@ -835,11 +854,12 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
                 row.update(_bddl_part(task, gate, row["steps"]))
         else:
             stage = "exec"
-            part, solved_steps = _exec_part(context, planner, planning, gate, task)
+            part, solved_steps = _exec_part(context, planner, planning, gate, task, recorder)
             row.update(part)
             if getattr(task, "source", "") == "behavior":
                 stage = "bddl-goal"
                 row.update(_bddl_part(task, gate, solved_steps))
+            recorder.world_success = row.get("task_success")
         if config.memory == "live" and planner_name in MEMORY_PLANNERS:
             # a plan joins the memory when the gate certifies it (every step accepted, goal
             # reached), an episode when its goal holds in the world
@@ -860,6 +880,8 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
         first = llm.errors[0]
         row.update(error=f"{type(first).__name__}: {first}", error_kind="llm")
     row["llm_hosts"] = sorted(llm.hosts)
+    if planning is not None and gate is not None:
+        row[TRACE_FIELD] = recorder.trace(row, task, planning, gate)
     row["row_seconds"] = round(time.perf_counter() - began, 6)
     row["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     return row
@@ -905,13 +927,14 @@ def _plan_part(result: Any, gate: Any, task: Any) -> dict[str, Any]:
     return part
 
 
-def _exec_part(context: _Context, planner: Any, planning: Any, gate: Any, task: Any
-               ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _exec_part(context: _Context, planner: Any, planning: Any, gate: Any, task: Any,
+               recorder: Recorder) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The exec-mode part of a row, and the steps the episode executed (as written)."""
     config = context.config
     first_plan: list[Any] = []
 
     def on_event(kind: str, payload: Any) -> None:
+        recorder.on_event(kind, payload)
         if kind == "plan" and not first_plan:
             first_plan.append(payload)
 
@@ -925,6 +948,7 @@ def _exec_part(context: _Context, planner: Any, planning: Any, gate: Any, task: 
         if isinstance(env, GatedEnv):  # its goal test is the PDDL goal on the true state
             met, total = env.goal_conditions()
             conditions = met / total if total else None
+            recorder.final_state = env.true_state()
     finally:
         close = getattr(env, "close", None)
         if callable(close):

@@ -80,14 +80,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if status["truncated_bytes_dropped"]:
         out.print(f"note: a truncated last line ({status['truncated_bytes_dropped']} bytes) was "
                   "removed before appending", markup=False)
-    report = None
+    report = page = None
     if not args.no_report and (run_dir / "results.jsonl").stat().st_size > 0:
         report = write_report(run_dir, resamples=args.resamples)
+        page = _html(args, report)
     if args.json:
         print(json.dumps({"run_dir": str(run_dir), "status": status,
-                          "report": str(report.markdown) if report else None}, indent=2))
+                          "report": str(report.markdown) if report else None,
+                          "html": str(page) if page else None}, indent=2))
     elif report:
         print(report.markdown.read_text(encoding="utf-8"))
+        _say_page(page)
     for model in status["aborted_models"]:
         out.print(f"[red]{model}: stopped after repeated LLM errors; fix the server and run "
                   f"again with --run-id {status['run_id']} --resume --retry-errors (the "
@@ -120,14 +123,30 @@ def cmd_report(args: argparse.Namespace) -> int:
     files = write_report(args.run_dir, candidate=args.candidate,
                          baselines=_list(args.baselines), compared=_list(args.metrics),
                          resamples=args.resamples, alpha=args.alpha, plots=not args.no_plots)
+    page = _html(args, files)
     if args.json:
         print(json.dumps({"summary": str(files.summary), "comparisons": str(files.comparisons),
                           "markdown": str(files.markdown),
-                          "plots": [str(p) for p in files.plots], "notes": list(files.notes)},
-                         indent=2))
+                          "plots": [str(p) for p in files.plots], "notes": list(files.notes),
+                          "html": str(page) if page else None}, indent=2))
     else:
         print(files.markdown.read_text(encoding="utf-8"))
+        _say_page(page)
     return EXIT_OK
+
+
+def _html(args: argparse.Namespace, files: Any) -> Path | None:
+    """The HTML report of a written report when `--html` asks for it (else None)."""
+    if not args.html or files.analysis is None:
+        return None
+    from ..bench.html_report import write_html  # start-up time: imported when used
+
+    return write_html(files.run_dir, files.analysis)
+
+
+def _say_page(page: Path | None) -> None:
+    if page is not None:
+        console(stderr=True).print(f"HTML report: {page.resolve().as_uri()}", markup=False)
 
 
 def register(add_command: AddCommand) -> None:
@@ -187,6 +206,8 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--resamples", type=int, default=10_000,
                    help="bootstrap / permutation resamples for the report (default 10000)")
     p.add_argument("--no-report", action="store_true", help="do not write the report at the end")
+    p.add_argument("--html", action="store_true",
+                   help="with the report, write RUN/html/index.html (see 'report --html')")
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     p.add_argument("--json", action="store_true", help="print the run folder and status as JSON")
 
@@ -205,4 +226,7 @@ def register(add_command: AddCommand) -> None:
                    help="bootstrap / permutation resamples (default 10000)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--no-plots", action="store_true", help="skip the matplotlib plot")
+    p.add_argument("--html", action="store_true",
+                   help="also write RUN/html/index.html: the grid, tables, plots, a timeline "
+                        "per episode and the domains, opened from disk in any browser")
     p.add_argument("--json", action="store_true", help="print the written files as JSON")

@@ -920,12 +920,20 @@ class Gate:
         """(met, total) over the goal's top-level conjuncts in `state` (a goal that is not a
         conjunction is one condition; no goal: (0, 0)). Goal-condition success, as ALFRED and
         the Embodied Agent Interface score it, is met / total."""
+        met = self.goal_report(state)
+        return sum(1 for _, holds in met if holds), len(met)
+
+    def goal_report(self, state: State) -> list[tuple[Any, bool]]:
+        """Each top-level goal conjunct (the problem's formula, as written) with whether it
+        holds in `state`: what `goal_conditions` counts, one by one (no goal: [])."""
+        goal = self.table.problem.goal
         if self._goal_parts is None:
-            goal = self.table.problem.goal
             parts = goal.parts if isinstance(goal, And) else (goal,)
             self._goal_parts = tuple(self.table.ground_condition(part, {}, anchor="")
                                      for part in parts)
-        return sum(1 for part in self._goal_parts if part.holds(state)), len(self._goal_parts)
+        formulas = goal.parts if isinstance(goal, And) else (goal,)
+        return [(formula, part.holds(state))
+                for formula, part in zip(formulas, self._goal_parts)]
 
     def goal_unmet(self, state: State) -> list[str]:
         """The goal's failed literals/disjunctions as PDDL text (empty when it holds)."""

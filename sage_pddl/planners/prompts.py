@@ -223,12 +223,26 @@ REFINE_ROLE = ("You fix plans. The plan for one sub-goal was checked against the
                "of this sub-goal so that every step's requirements hold. " + ONLY_JSON)
 
 
+FEEDBACK_OPENS = "Problems found by the checker:\n"
+FEEDBACK_CLOSES = "\n\nWrite the corrected steps."
+
+
 def refine_messages(task: PlanningTask, subgoal: str, state_text: str, steps,
                     feedback: str) -> Messages:
     return _messages(system_text(task.domain, REFINE_ROLE),
                      f"{task_text(task)}\n\nSub-goal: {subgoal}\n\nState at the start of this "
                      f"sub-goal:\n{state_text}\n\nPrevious attempt:\n{steps_json(steps)}\n\n"
-                     f"Problems found by the checker:\n{feedback}\n\nWrite the corrected steps.")
+                     f"{FEEDBACK_OPENS}{feedback}{FEEDBACK_CLOSES}")
+
+
+def sent_feedback(text: str) -> str | None:
+    """The checker's feedback a refine message (`refine_messages`) carries, or None when the
+    text is not one: how a trace shows what the gate told the model."""
+    start = text.rfind(FEEDBACK_OPENS)
+    end = text.rfind(FEEDBACK_CLOSES)
+    if start < 0 or end < start:
+        return None
+    return text[start + len(FEEDBACK_OPENS):end]
 
 
 REPAIR_ROLE = ("You repair a plan after a step failed during execution. "

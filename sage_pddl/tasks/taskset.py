@@ -212,9 +212,8 @@ def load_taskset(path_or_name: str | Path) -> list[Task]:
     """All tasks of a bundled set (`ithor`, `ithor-gt`, `procthor`, `compound`), of a set of
     `EXTERNAL` (`virtualhome`, `behavior`, `alfworld`), of a JSON file, of a folder of ALFWorld
     game data, or of a folder or glob of PDDL problem files."""
-    # these modules import this one
-    from .alfworld import alfworld_tasks, folder_tasks, is_alfworld_folder
-    from .problemset import is_problem_spec, problem_tasks
+    from .alfworld import alfworld_tasks, folder_tasks, is_alfworld_folder  # imports this one
+    from .problemset import is_problem_spec, problem_tasks  # imports this one
 
     name = str(path_or_name).lower()
     if name == "virtualhome":

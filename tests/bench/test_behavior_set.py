@@ -107,7 +107,8 @@ def test_plan_rows_carry_bddls_goal_test_beside_ours(tmp_path):
                          out=str(tmp_path), run_id="bb", progress=False, memory="none")
     rows = {r["task_id"].split("_0_")[0]: r
             for r in map(json.loads, (run_benchmark(config) / "results.jsonl").open())}
-    assert all(r["error"] is None and r["gate_goal_success"] == r["sim_goal_success"] == 1.0 for r in rows.values())
+    assert all(r["error"] is None and r["gate_goal_success"] == r["sim_goal_success"] == 1.0
+               for r in rows.values())
     assert rows["bringing_in_wood"]["bddl_success"] is True
     # BDDL's goal also closes the jars and puts the strawberry in a jar: EAI's problem does not
     assert rows["bottling_fruit"]["bddl_success"] is False
