@@ -39,9 +39,11 @@ MAX_GROUND = 250_000
 
 _COMMENT = re.compile(r";[^\n]*")
 _PARENS = re.compile(r"[()]")
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+# (unrolled: one step per escape, not per character, so a long string costs no regex stack)
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _BRACKETS = re.compile(r"[\[\]{}]")
 _LONG_INT = re.compile(rf"(?<![\w.\"])-?\d{{{MAX_INT_DIGITS + 1},}}")
+_DIGITS_AS_ZERO = str.maketrans("123456789", "0" * 9)
 _STEP = {"(": 1, ")": -1, "[": 1, "{": 1, "]": -1, "}": -1}
 
 
@@ -127,6 +129,8 @@ def check_json_shape(text: str, file: str | None, what: str = "JSON",
     `max_depth` or writes an integer longer than `MAX_INT_DIGITS` digits: the two inputs on
     which Python's own JSON reader raises something other than a JSONDecodeError."""
     check_nesting(text, file, pddl=False, max_depth=max_depth, what=f"{what} nesting")
+    if "0" * (MAX_INT_DIGITS + 1) not in text.translate(_DIGITS_AS_ZERO):
+        return  # no run of digits that long anywhere (a linear pass; the regex below is not)
     long_int = _LONG_INT.search(_STRING.sub(lambda m: " " * len(m.group()), text))
     if long_int:
         where, line = location_of(text, long_int.start(), file)
