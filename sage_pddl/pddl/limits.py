@@ -152,3 +152,29 @@ def load_json(text: str, file: str | None, what: str = "JSON",
     except (RecursionError, ValueError) as error:  # belt and braces: the checks above first
         raise PDDLSyntaxError(f"invalid {what}: {type(error).__name__}: {error}",
                               Location(file, 1, 1)) from None
+
+
+MAX_NAME_BYTES = 200
+"""The longest name from data used as a file name (file systems allow 255 bytes; a suffix
+such as `.jsonl.part` is added)."""
+
+
+def file_name(name: str, what: str) -> str:
+    """`name`, which came with the data (a task id, a model name), checked to be usable as
+    the name of one file inside a folder: not empty, not `.` or `..`, no path separator, no
+    NUL or other control character, at most `MAX_NAME_BYTES` bytes of UTF-8. A SageError
+    names `what` otherwise: a name from data never writes outside its folder."""
+    problem = None
+    if name in ("", ".", ".."):
+        problem = "is not a file name"
+    elif "/" in name or "\\" in name:
+        problem = "holds a path separator"
+    elif any(ord(c) < 32 or ord(c) == 127 for c in name):
+        problem = "holds a control character"
+    elif len(name.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
+        problem = f"is longer than {MAX_NAME_BYTES} bytes"
+    if problem:
+        shown = repr(name[:60] + ("..." if len(name) > 60 else ""))
+        raise SageError(f"{what} {shown} {problem}, so it cannot name a file inside the "
+                        "output folder; rename it in the data")
+    return name
