@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..pddl.errors import SageError
+from ..pddl.limits import printable
 from ..pddl.vocabulary import step_text
 
 if TYPE_CHECKING:
@@ -59,14 +60,21 @@ def escape(text: str) -> str:
 
 
 def console(stderr: bool = False, quiet: bool = False) -> Console:
+    """A rich console whose `print` shows the control characters of the text it is given as
+    escapes (`printable`): what it prints comes from data, and must not drive the terminal."""
     from rich.console import Console  # start-up time
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=True, quiet=quiet)
+    class _PrintableConsole(Console):
+        def print(self, *objects: Any, **options: Any) -> None:
+            super().print(*(printable(o) if isinstance(o, str) else o for o in objects),
+                          **options)
+
+    return _PrintableConsole(stderr=stderr, highlight=False, soft_wrap=True, quiet=quiet)
 
 
 def err(text: str) -> None:
-    """One plain line on stderr (no markup)."""
-    print(text, file=sys.stderr)
+    """One plain line on stderr (no markup, control characters as escapes)."""
+    print(printable(text), file=sys.stderr)
 
 
 def format_step(step: Mapping[str, Any]) -> str:

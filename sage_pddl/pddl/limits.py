@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from itertools import accumulate
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from .errors import PDDLSyntaxError, SageError
 from .model import Location
@@ -178,3 +179,29 @@ def file_name(name: str, what: str) -> str:
         raise SageError(f"{what} {shown} {problem}, so it cannot name a file inside the "
                         "output folder; rename it in the data")
     return name
+
+
+def bounded_lines(handle: IO[bytes], max_bytes: int) -> Iterator[bytes | None]:
+    """The lines of a binary file (with their newline), none read whole when longer than
+    `max_bytes`: such a line is read past in pieces of that size and yielded as None, so a
+    1 GB line costs `max_bytes` of memory, not a gigabyte."""
+    while True:
+        line = handle.readline(max_bytes + 1)
+        if not line:
+            return
+        if len(line) <= max_bytes:
+            yield line
+            continue
+        while line and not line.endswith(b"\n"):
+            line = handle.readline(max_bytes + 1)
+        yield None
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """`text` with its control characters but newline and tab written as escapes (`\\x1b`):
+    data printed to a terminal (a task's words, a model's name) cannot send it escape
+    sequences."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
