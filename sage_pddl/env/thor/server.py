@@ -392,7 +392,7 @@ class ConnectionGuard:
     others have gone. `closed` collects the descriptors of connections that went away."""
 
     def __init__(self, context: Any, socket: Any, cap: int):
-        import zmq  # (loaded on use, as in `serve`)
+        import zmq  # start-up time: the thor-server command and its client load it on use
 
         self.cap = cap
         self.open = 0
@@ -404,8 +404,9 @@ class ConnectionGuard:
         self.monitor = socket.get_monitor_socket(zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
 
     def read_events(self) -> None:
-        import zmq
-        from zmq.utils.monitor import recv_monitor_message
+        """Count the connections accepted and closed since the last call."""
+        import zmq  # start-up time: the thor-server command and its client load it on use
+        from zmq.utils.monitor import recv_monitor_message  # start-up time: as zmq
 
         while True:
             try:
