@@ -2,8 +2,9 @@
 
 Exit codes (the one definition; README.md documents them): 0 success or a valid plan, 1 an
 invalid plan or a failed check, 2 a usage or input error (every `SageError`) or an environment
-error (an `OSError`: permission denied, a full disk), 70 an internal error (a bug). Command modules import from here and never from each other, so the CLI's imports
-run one way: `cli/__init__` -> command groups -> `common`.
+error (an `OSError`: permission denied, a full disk), 70 an internal error (a bug). Command
+modules import from here and never from each other, so the CLI's imports run one way:
+`cli/__init__` -> command groups -> `common`.
 
 Argument resolution: a DOMAIN argument is a file or a bundled/drop-in domain name; a PROBLEM is a
 `.pddl` file or a task reference `DATASET.json#TASK_ID`; a PLAN is a plan file in any format

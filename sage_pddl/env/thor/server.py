@@ -270,23 +270,22 @@ class ThorServer:
             raise ProtocolError("busy", f"this server already runs {len(self.episodes)} "
                                 "episodes (--max-clients), none idle for --reclaim-after; "
                                 "try again later", request.id)
-        try:
+        try:  # EMFILE, ENFILE: no descriptors left for a worker's pipe or its start
             ours, theirs = self._context.Pipe()
-        except OSError as error:  # EMFILE, ENFILE: no descriptors left for a worker's pipe
-            raise ProtocolError("busy", f"the server cannot start a worker now "
-                                f"({error.strerror or error}); try again later",
-                                request.id) from None
-        try:
-            process = self._context.Process(target=serve_episode, args=(theirs, self.settings),
-                                            daemon=True, name="thor-episode")
-            process.start()
+            try:
+                process = self._context.Process(target=serve_episode,
+                                                args=(theirs, self.settings),
+                                                daemon=True, name="thor-episode")
+                process.start()
+            except BaseException:
+                ours.close()
+                raise
+            finally:
+                theirs.close()
         except OSError as error:
-            ours.close()
             raise ProtocolError("busy", f"the server cannot start a worker now "
                                 f"({error.strerror or error}); try again later",
                                 request.id) from None
-        finally:
-            theirs.close()
         episode = Episode("", process, ours, time.monotonic())
         self.episodes[identity] = episode
         return episode
