@@ -21,9 +21,9 @@ do not depend on the order.
 
 Resumption (`resume=True`): rows already in `results.jsonl` (same key) are skipped; a truncated
 last line (the process died mid-write) is cut off before appending; a line that is not a row
-(garbled, or JSON of another shape) is skipped with a warning (`read_results`). Error rows are skipped too,
-unless `retry_errors=True`, in which case they are run again and the newer row wins when the
-file is read (`latest_rows`). Settings that change what a row means (mode, LLM backend, gating,
+(garbled, or JSON of another shape) is skipped with a warning (`read_results`). Error rows are
+skipped too, unless `retry_errors=True`, in which case they are run again and the newer row
+wins when the file is read (`latest_rows`). Settings that change what a row means (mode, LLM backend, gating,
 injection, repairs, memory, environment, domain) must match the stored `config.json`; the grid
 (models, planners, tasks, seeds) may grow.
 
