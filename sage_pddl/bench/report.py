@@ -20,6 +20,7 @@ from its own name, so the numbers do not depend on which other comparisons are i
 from __future__ import annotations
 
 import csv
+import io
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -28,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.files import write_texts_atomic
+from sage_pddl.pddl.limits import printable
 
 from . import metrics as metric_defs
 from . import plots, stats
@@ -214,8 +217,6 @@ def write_report(run_dir: str | Path, *, candidate: str | None = None,
                                    level=level, alpha=alpha, models=models)
     files = ReportFiles(run_dir, run_dir / "summary.csv", run_dir / "comparisons.csv",
                         run_dir / "report.md")
-    _write_summary_csv(files.summary, summary, mode)
-    _write_comparisons_csv(files.comparisons, comparisons)
     plot_paths: list[Path] = []
     if plots:
         path, note = _plot_primary(run_dir, summary, mode, level)
@@ -225,7 +226,9 @@ def write_report(run_dir: str | Path, *, candidate: str | None = None,
             notes.append(note)
     markdown = render_markdown(config, mode, summary, comparisons, candidate, level, alpha,
                                notes, plot_paths)
-    files.markdown.write_text(markdown, encoding="utf-8")
+    write_texts_atomic({files.summary: _summary_csv(summary, mode),
+                        files.comparisons: _comparisons_csv(comparisons),
+                        files.markdown: markdown})
     analysis = Analysis(tuple(rows), config, mode, tuple(planners), tuple(models),
                         tuple(summary), tuple(comparisons), candidate, level, alpha)
     return ReportFiles(files.run_dir, files.summary, files.comparisons, files.markdown,
@@ -238,16 +241,29 @@ def _number(value: Any, digits: int = 6) -> Any:
     return value
 
 
-def _write_summary_csv(path: Path, summary: Sequence[Mapping[str, Any]], mode: str) -> None:
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""What a text cell of a CSV may not start with (a spreadsheet reads it as a formula)."""
+
+
+def _csv_text(columns: Sequence[str], records: Iterable[Mapping[str, Any]]) -> str:
+    """CSV of `records`; a text cell a spreadsheet would run as a formula (`=`, `+`, `-`, `@`
+    first: a model named `=HYPERLINK(...)`) gets a leading `'`, as OWASP advises."""
+    out = io.StringIO(newline="")
+    writer = csv.DictWriter(out, fieldnames=columns)
+    writer.writeheader()
+    for record in records:
+        writer.writerow({c: "'" + v if isinstance(v, str) and v[:1] in FORMULA_STARTS else v
+                         for c, v in record.items()})
+    return out.getvalue()
+
+
+def _summary_csv(summary: Sequence[Mapping[str, Any]], mode: str) -> str:
     columns = ["model", "planner", "rows", "tasks", "errors", "error_rate"]
     for spec in metric_defs.metrics_for(mode):
         columns += [spec.name, f"{spec.name}_ci", f"{spec.name}_low", f"{spec.name}_high",
                     f"{spec.name}_n"]
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=columns)
-        writer.writeheader()
-        for record in summary:
-            writer.writerow({c: _number(record.get(c)) for c in columns})
+    return _csv_text(columns, ({c: _number(record.get(c)) for c in columns}
+                               for record in summary))
 
 
 COMPARISON_COLUMNS = ["metric", "model", "candidate", "baseline", "n_tasks", "candidate_mean",
@@ -263,12 +279,17 @@ def _comparison_record(c: stats.Comparison) -> dict[str, Any]:
             "significant": c.significant}
 
 
-def _write_comparisons_csv(path: Path, comparisons: Sequence[stats.Comparison]) -> None:
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=COMPARISON_COLUMNS)
-        writer.writeheader()
-        for c in comparisons:
-            writer.writerow({k: _number(v) for k, v in _comparison_record(c).items()})
+def _comparisons_csv(comparisons: Sequence[stats.Comparison]) -> str:
+    return _csv_text(COMPARISON_COLUMNS, ({k: _number(v) for k, v in
+                                           _comparison_record(c).items()}
+                                          for c in comparisons))
+
+
+def _md(text: Any) -> str:
+    """A name from the data as one Markdown table cell: `|` escaped, line breaks as spaces,
+    other control characters as escapes (`printable`)."""
+    cell = " ".join(str(text).replace("\\", "\\\\").replace("|", "\\|").splitlines())
+    return printable(cell)
 
 
 def cell_text(record: Mapping[str, Any], metric: str) -> str:
@@ -321,7 +342,7 @@ def render_markdown(config: Mapping[str, Any], mode: str, summary: Sequence[Mapp
     header = ["model", "planner", "n", "err"] + list(shown)
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for record in summary:
-        cells = [str(record["model"]), str(record["planner"]), str(record["rows"]),
+        cells = [_md(record["model"]), _md(record["planner"]), str(record["rows"]),
                  f"{record['error_rate']:.0%}"] + [cell_text(record, m) for m in shown]
         lines.append("| " + " | ".join(cells) + " |")
     if comparisons:
@@ -333,7 +354,7 @@ def render_markdown(config: Mapping[str, Any], mode: str, summary: Sequence[Mapp
                   "p_holm | sig. |", "|---|---|---|---|---|---|---|---|---|---|"]
         for c in comparisons:
             lines.append(
-                f"| {c.metric} | {c.model} | {c.baseline} | {c.n_tasks} | "
+                f"| {c.metric} | {_md(c.model)} | {_md(c.baseline)} | {c.n_tasks} | "
                 f"{c.candidate_mean:.3f} | {c.baseline_mean:.3f} | {c.diff.mean:+.3f} "
                 f"[{c.diff.low:+.3f}, {c.diff.high:+.3f}] | {c.p:.4f} | {c.p_holm:.4f} | "
                 f"{'yes' if c.significant else 'no'} |")

@@ -6,7 +6,11 @@
 * `config.json` — the settings (`BenchConfig`) of the run;
 * `results.jsonl` — one JSON object per (model, planner, task_id, seed, mode), appended and
   flushed to disk row by row, so an interrupted run loses at most the row in flight;
-* `status.json` — what the last invocation did (rows written, skipped, not run, aborted models);
+* `status.json` — what the last invocation did (rows written, skipped, not run, aborted models),
+  written when it ends; removed when one starts, so one that fails (a full disk) never leaves
+  an earlier one's `"finished": true`;
+* `.lock` — held (`fcntl.flock`) while a bench runs the folder: a second bench on the same run
+  refuses instead of running every cell again;
 * `episodes/<name>.json` — one trace per cell (`trace.py`: every LLM call, gate verdict and
   step, in order), written with its row; the row names it in `episode`.
 
@@ -18,9 +22,10 @@ Cells start in grid order with one worker, else longest expected first (`schedul
 do not depend on the order.
 
 Resumption (`resume=True`): rows already in `results.jsonl` (same key) are skipped; a truncated
-last line (the process died mid-write) is cut off before appending. Error rows are skipped too,
-unless `retry_errors=True`, in which case they are run again and the newer row wins when the
-file is read (`latest_rows`). Settings that change what a row means (mode, LLM backend, gating,
+last line (the process died mid-write) is cut off before appending; a line that is not a row
+(garbled, or JSON of another shape) is skipped with a warning (`read_results`). Error rows are
+skipped too, unless `retry_errors=True`, in which case they are run again and the newer row
+wins when the file is read (`latest_rows`). Settings that change what a row means (mode, LLM backend, gating,
 injection, repairs, memory, environment, domain) must match the stored `config.json`; the grid
 (models, planners, tasks, seeds) may grow.
 
@@ -41,7 +46,9 @@ left out, as always) and a resumed run reads again; rows then depend on the orde
 """
 from __future__ import annotations
 
+import fcntl
 import json
+import logging
 import os
 import re
 import secrets
@@ -50,12 +57,13 @@ import threading
 import time
 import tomllib
 import traceback
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from tqdm import tqdm
 
@@ -68,6 +76,7 @@ from sage_pddl.llm.base import DEFAULT_MODEL
 from sage_pddl.llm.hosts import HostPool, split_hosts
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.files import write_text_atomic
+from sage_pddl.pddl.limits import bounded_lines
 from sage_pddl.pddl.vocabulary import step_text
 from sage_pddl.planners import MEMORY_PLANNERS, canonical_name, get_planner
 from sage_pddl.planners.base import PlanningTask
@@ -375,27 +384,45 @@ def row_key(row: Mapping[str, Any]) -> tuple:
     return tuple(str(row.get(k)) for k in KEY_FIELDS)
 
 
+_log = logging.getLogger(__name__)
+
+MAX_ROW_BYTES = 1024 * 1024
+"""The longest results line read (a row is a few KB); a longer one is skipped unread."""
+
+
 def read_results(path: str | Path) -> tuple[list[dict], int]:
-    """(rows, unreadable lines) of a results.jsonl; a truncated or garbled line is skipped,
-    and a row of an older file has its fields renamed to today's (`metrics.upgrade_row`)."""
+    """(rows, unreadable lines) of a results.jsonl. A line that is not a row (truncated,
+    garbled, longer than `MAX_ROW_BYTES`, JSON that is not an object with scalar key fields
+    and a model, planner and task id) is skipped, with one logged warning for the file; a row of
+    an older file has its fields renamed to today's (`metrics.upgrade_row`)."""
     path = Path(path)
     if not path.exists():
         return [], 0
     rows, bad = [], 0
-    with path.open("r", encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            if not line.strip():
+    with path.open("rb") as handle:
+        for raw in bounded_lines(handle, MAX_ROW_BYTES):
+            if raw is not None and not raw.strip():
                 continue
             try:
-                value = json.loads(line)
-            except ValueError:
-                bad += 1
-                continue
-            if isinstance(value, dict):
+                value = json.loads(raw.decode("utf-8", "replace")) if raw is not None else None
+            except (ValueError, RecursionError):  # (deep nesting: RecursionError)
+                value = None
+            if _is_row(value):
                 rows.append(metrics.upgrade_row(value))
             else:
                 bad += 1
+    if bad:
+        _log.warning("%s: %d line(s) that are not result rows were skipped", path, bad)
     return rows, bad
+
+
+def _is_row(value: Any) -> TypeGuard[dict]:
+    """A results line's JSON is a row: an object whose key fields are scalars, with a model,
+    a planner and a task id."""
+    return (isinstance(value, dict)
+            and all(isinstance(value.get(k), (str, int, float, type(None))) for k in KEY_FIELDS)
+            and all(isinstance(value.get(k), (str, int)) and str(value[k])
+                    for k in ("model", "planner", "task_id")))
 
 
 CIRCUMSTANCE_FIELDS = ("run_id", "row_seconds", "finished_at", "latency_s", "planning_s",
@@ -588,7 +615,9 @@ def new_run_id() -> str:
     return f"{datetime.now():%Y%m%d_%H%M%S}_{secrets.token_hex(3)}"
 
 
-def _prepare_run_dir(config: BenchConfig) -> tuple[BenchConfig, Path]:
+def _prepare_run_dir(config: BenchConfig) -> tuple[BenchConfig, Path, dict[str, Any]]:
+    """The run's config with its id, its folder (made), and the `config.json` to write once
+    the folder is locked; BenchConfigError when the run cannot go on with these settings."""
     run_id = config.run_id or new_run_id()
     config = replace(config, run_id=run_id)
     run_dir = Path(config.out) / run_id
@@ -613,8 +642,7 @@ def _prepare_run_dir(config: BenchConfig) -> tuple[BenchConfig, Path]:
     stored = {"run_id": run_id, "created": created,
               "updated": datetime.now(UTC).isoformat(timespec="seconds"),
               "config": config.to_json()}
-    write_text_atomic(stored_path, json.dumps(stored, indent=2, default=str) + "\n")
-    return config, run_dir
+    return config, run_dir, stored
 
 
 def read_run_config(run_dir: str | Path) -> dict[str, Any]:
@@ -655,7 +683,38 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
         config = config_from_mapping(config)
     config = config.validated()
     tasks = select_tasks(config.tasks)
-    config, run_dir = _prepare_run_dir(config)
+    config, run_dir, stored = _prepare_run_dir(config)
+    with _run_lock(run_dir, str(config.run_id)):
+        # an earlier invocation's status must not outlast one that fails (a full disk)
+        (run_dir / "status.json").unlink(missing_ok=True)
+        write_text_atomic(run_dir / "config.json",
+                          json.dumps(stored, indent=2, default=str) + "\n")
+        return _run_locked(config, run_dir, tasks, llm_factory)
+
+
+LOCK_FILE = ".lock"
+"""The file in a run folder a running bench holds a lock on (`fcntl.flock`)."""
+
+
+@contextmanager
+def _run_lock(run_dir: Path, run_id: str) -> Iterator[None]:
+    """Hold the run folder's lock while this process runs it: a second bench on the same run
+    would run every cell again, so it refuses (BenchConfigError). The lock goes with the
+    process, however it ends."""
+    with (run_dir / LOCK_FILE).open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BenchConfigError(f"bench setting 'run_id': run {run_id!r} is being run by "
+                                   f"another bench process now (it holds "
+                                   f"{run_dir / LOCK_FILE}); wait for it to end, or choose "
+                                   "another --run-id") from None
+        yield
+
+
+def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Any],
+                llm_factory: Callable[[str], Any] | None) -> Path:
+    """`run_benchmark` once the run folder is prepared and locked."""
     live_path = run_dir / LIVE_MEMORY_FILE if config.memory == "live" else None
 
     results = run_dir / "results.jsonl"

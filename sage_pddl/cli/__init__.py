@@ -94,6 +94,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         return EXIT_OK
+    except OSError as exc:  # the environment (permissions, a full disk), not a bug
+        where = f": {exc.filename}" if exc.filename else ""
+        console(stderr=True).print(f"error: {exc.strerror or exc}{where}", markup=False)
+        return EXIT_INPUT
     except Exception as exc:  # a bug, not bad input: say so plainly, keep the trace on request
         if debug_enabled():
             raise

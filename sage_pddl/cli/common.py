@@ -1,9 +1,10 @@
 """What every `sage-pddl` command shares: exit codes, console output, and argument resolution.
 
 Exit codes (the one definition; README.md documents them): 0 success or a valid plan, 1 an
-invalid plan or a failed check, 2 a usage or input error (every `SageError`), 70 an internal
-error (a bug). Command modules import from here and never from each other, so the CLI's imports
-run one way: `cli/__init__` -> command groups -> `common`.
+invalid plan or a failed check, 2 a usage or input error (every `SageError`) or an environment
+error (an `OSError`: permission denied, a full disk), 70 an internal error (a bug). Command
+modules import from here and never from each other, so the CLI's imports run one way:
+`cli/__init__` -> command groups -> `common`.
 
 Argument resolution: a DOMAIN argument is a file or a bundled/drop-in domain name; a PROBLEM is a
 `.pddl` file or a task reference `DATASET.json#TASK_ID`; a PLAN is a plan file in any format
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..pddl.errors import SageError
+from ..pddl.limits import printable
 from ..pddl.vocabulary import step_text
 
 if TYPE_CHECKING:
@@ -59,14 +61,21 @@ def escape(text: str) -> str:
 
 
 def console(stderr: bool = False, quiet: bool = False) -> Console:
+    """A rich console whose `print` shows the control characters of the text it is given as
+    escapes (`printable`): what it prints comes from data, and must not drive the terminal."""
     from rich.console import Console  # start-up time
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=True, quiet=quiet)
+    class _PrintableConsole(Console):
+        def print(self, *objects: Any, **options: Any) -> None:
+            super().print(*(printable(o) if isinstance(o, str) else o for o in objects),
+                          **options)
+
+    return _PrintableConsole(stderr=stderr, highlight=False, soft_wrap=True, quiet=quiet)
 
 
 def err(text: str) -> None:
-    """One plain line on stderr (no markup)."""
-    print(text, file=sys.stderr)
+    """One plain line on stderr (no markup, control characters as escapes)."""
+    print(printable(text), file=sys.stderr)
 
 
 def format_step(step: Mapping[str, Any]) -> str:

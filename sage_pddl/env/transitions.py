@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from sage_pddl.pddl.errors import PDDLSyntaxError, SageError
-from sage_pddl.pddl.limits import decode, load_json
+from sage_pddl.pddl.limits import bounded_lines, decode, load_json
 from sage_pddl.pddl.model import PlanStep
 
 from .base import Fact, format_fact, parse_fact, step_json
@@ -188,7 +188,11 @@ def read_transitions(path: str | Path) -> Iterator[Transition]:
     except OSError as error:
         raise TransitionLogError(f"cannot read transition log {path}: {error}") from error
     with handle:
-        for number, raw in enumerate(handle, start=1):
+        for number, raw in enumerate(bounded_lines(handle, MAX_LINE_BYTES), start=1):
+            if raw is None:
+                raise TransitionLogError(f"{path}:{number}: error: not a transition record: "
+                                         f"the line is longer than the {MAX_LINE_BYTES:,} "
+                                         "bytes sage-pddl reads")
             if not raw.strip():
                 continue
             try:

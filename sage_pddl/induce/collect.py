@@ -45,6 +45,7 @@ from sage_pddl.env.symbolic import SymbolicEnv
 from sage_pddl.env.transitions import TransitionLog
 from sage_pddl.gate import StepRejected
 from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.limits import file_name
 from sage_pddl.pddl.model import Domain, PlanStep
 from sage_pddl.tasks import normalize_steps, task_problem
 
@@ -205,6 +206,8 @@ def collect(tasks: Sequence, domain: Domain, out: str | Path, *,
     """Probe every task; write `<out>/<TASK_ID>.jsonl` per task (see the module docstring).
     With `env`, each task is probed in that environment with `probe` settings."""
     out = Path(out)
+    for task in tasks:  # before anything is written: a task id names a file inside `out`
+        file_name(task.task_id, "task id")
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:

@@ -45,6 +45,7 @@ from .base import (
     normalize_messages,
     schema_for_request,
 )
+from .http import BoundedTransport
 
 DEFAULT_HOST = "http://localhost:11434"
 DEFAULT_PORT = 11434
@@ -154,7 +155,9 @@ class OllamaBackend:
         self.keep_alive = keep_alive
         self._sleep = sleep
         self._client = ollama.Client(host=self.host,
-                                     timeout=httpx.Timeout(self.timeout, connect=connect))
+                                     timeout=httpx.Timeout(self.timeout, connect=connect),
+                                     transport=BoundedTransport(
+                                         self.timeout, f"the Ollama server at {self.host}"))
 
     def complete(self, messages: Messages, schema: Schema = None,
                  temperature: float = DEFAULT_TEMPERATURE, seed: int | None = None,

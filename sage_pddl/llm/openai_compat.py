@@ -38,6 +38,7 @@ from .base import (
     normalize_messages,
     schema_for_request,
 )
+from .http import BoundedTransport, http_library
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_TOKENS = 2048
@@ -76,8 +77,11 @@ class OpenAICompatBackend:
         self.strict_schema = bool(strict_schema)
         self.policy = RetryPolicy(retries=int(retries), backoff=float(backoff))
         self._sleep = sleep
-        self._client = self._openai.OpenAI(api_key=key, base_url=self.base_url or None,
-                                           timeout=self.timeout, max_retries=0)
+        self._client = self._openai.OpenAI(
+            api_key=key, base_url=self.base_url or None, timeout=self.timeout, max_retries=0,
+            http_client=self._openai.DefaultHttpxClient(transport=BoundedTransport(
+                self.timeout, f"the endpoint {self.base_url or 'api.openai.com'}",
+                http_library(self._openai.DefaultHttpxClient))))
 
     @property
     def host(self) -> str:
@@ -125,6 +129,9 @@ class OpenAICompatBackend:
     def _translate_error(self, error: Exception) -> LLMError:
         openai = self._openai
         host = self.host
+        for cause in (error, error.__cause__):  # the transport's deadline or answer limit
+            if isinstance(cause, LLMError):
+                return cause
         if isinstance(error, openai.APITimeoutError):  # before APIConnectionError: a subclass
             return LLMTimeout(f"the endpoint {host} did not answer within {self.timeout:g} s "
                               f"(model {self.model!r})")

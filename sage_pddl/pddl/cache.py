@@ -1,17 +1,20 @@
 """A private directory for what sage-pddl computes once and keeps across processes.
 
 Two things are kept there: the tables Lark builds from the grammar (`parser._parser`, through
-Lark's own `cache=<path>`), and parsed domains under the hash of their text
-(`parser.parse_domain`), so that a process reading a domain an earlier process read loads its
-model instead of parsing the text again. A cache is only an optimisation: a file that is
-missing, unreadable or stale costs a parse, never an error.
+Lark's `save` and `load` on bytes this module reads and writes), and parsed domains under the
+hash of their text (`parser.parse_domain`), so that a process reading a domain an earlier
+process read loads its model instead of parsing the text again. A cache is only an
+optimisation: a file that is missing, unreadable or stale costs a parse, never an error.
 
 Threat model. What is kept is loaded with `pickle`, which runs code, so it must come from a
 directory only this user can write. `SAGE_PDDL_CACHE` names the directory (`off` turns the
 cache off), else `$XDG_CACHE_HOME/sage-pddl`, else `~/.cache/sage-pddl`. It is created with
 mode 0700 and used only while it is a directory (not a link) that this user owns and no one
 else may read, write or enter; a file in it is read only when it is a regular file (not a
-link) that this user owns, opened relative to the checked directory. Anything else (another
+link) that this user owns, opened relative to the checked directory's descriptor without
+blocking (a FIFO answers at once, as no file) and checked on that descriptor before a byte is
+read; no caller is ever given a path to open by name, which another user could swap between
+the check and the open when the directory's parent is writable by others. Anything else (another
 owner, a looser mode, a link, a platform without user ids) turns the cache off for that call.
 Files are written whole (a private temporary file renamed into place) and named by a hash of
 what they hold; past `MAX_FILES` the oldest are removed. Lark's own `cache=True` is not used:
@@ -71,7 +74,8 @@ def read(name: str) -> bytes | None:
     if directory is None:
         return None
     try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=directory)
+        # O_NONBLOCK: opening a FIFO for reading would wait for a writer
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
     except OSError:
         return None
     finally:
@@ -105,26 +109,6 @@ def write(name: str, data: bytes) -> None:
             pass
     finally:
         os.close(directory)
-
-
-def path(name: str) -> Path | None:
-    """Where a file named `name` is kept, for a library that reads and writes it itself
-    (Lark): None when the directory is not usable or a file there fails the checks."""
-    directory = _open_directory()
-    if directory is None:
-        return None
-    try:
-        info = os.stat(name, dir_fd=directory, follow_symlinks=False)
-    except FileNotFoundError:
-        info = None
-    except OSError:
-        return None
-    finally:
-        os.close(directory)
-    if info is not None and (not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid()):
-        return None
-    where = location()
-    return None if where is None else where / name
 
 
 def _prune(directory: int) -> None:

@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from itertools import accumulate
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from .errors import PDDLSyntaxError, SageError
 from .model import Location
@@ -39,9 +40,11 @@ MAX_GROUND = 250_000
 
 _COMMENT = re.compile(r";[^\n]*")
 _PARENS = re.compile(r"[()]")
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+# (unrolled: one step per escape, not per character, so a long string costs no regex stack)
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
 _BRACKETS = re.compile(r"[\[\]{}]")
 _LONG_INT = re.compile(rf"(?<![\w.\"])-?\d{{{MAX_INT_DIGITS + 1},}}")
+_DIGITS_AS_ZERO = str.maketrans("123456789", "0" * 9)
 _STEP = {"(": 1, ")": -1, "[": 1, "{": 1, "]": -1, "}": -1}
 
 
@@ -127,6 +130,8 @@ def check_json_shape(text: str, file: str | None, what: str = "JSON",
     `max_depth` or writes an integer longer than `MAX_INT_DIGITS` digits: the two inputs on
     which Python's own JSON reader raises something other than a JSONDecodeError."""
     check_nesting(text, file, pddl=False, max_depth=max_depth, what=f"{what} nesting")
+    if "0" * (MAX_INT_DIGITS + 1) not in text.translate(_DIGITS_AS_ZERO):
+        return  # no run of digits that long anywhere (a linear pass; the regex below is not)
     long_int = _LONG_INT.search(_STRING.sub(lambda m: " " * len(m.group()), text))
     if long_int:
         where, line = location_of(text, long_int.start(), file)
@@ -148,3 +153,55 @@ def load_json(text: str, file: str | None, what: str = "JSON",
     except (RecursionError, ValueError) as error:  # belt and braces: the checks above first
         raise PDDLSyntaxError(f"invalid {what}: {type(error).__name__}: {error}",
                               Location(file, 1, 1)) from None
+
+
+MAX_NAME_BYTES = 200
+"""The longest name from data used as a file name (file systems allow 255 bytes; a suffix
+such as `.jsonl.part` is added)."""
+
+
+def file_name(name: str, what: str) -> str:
+    """`name`, which came with the data (a task id, a model name), checked to be usable as
+    the name of one file inside a folder: not empty, not `.` or `..`, no path separator, no
+    NUL or other control character, at most `MAX_NAME_BYTES` bytes of UTF-8. A SageError
+    names `what` otherwise: a name from data never writes outside its folder."""
+    problem = None
+    if name in ("", ".", ".."):
+        problem = "is not a file name"
+    elif "/" in name or "\\" in name:
+        problem = "holds a path separator"
+    elif any(ord(c) < 32 or ord(c) == 127 for c in name):
+        problem = "holds a control character"
+    elif len(name.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
+        problem = f"is longer than {MAX_NAME_BYTES} bytes"
+    if problem:
+        shown = repr(name[:60] + ("..." if len(name) > 60 else ""))
+        raise SageError(f"{what} {shown} {problem}, so it cannot name a file inside the "
+                        "output folder; rename it in the data")
+    return name
+
+
+def bounded_lines(handle: IO[bytes], max_bytes: int) -> Iterator[bytes | None]:
+    """The lines of a binary file (with their newline), none read whole when longer than
+    `max_bytes`: such a line is read past in pieces of that size and yielded as None, so a
+    1 GB line costs `max_bytes` of memory, not a gigabyte."""
+    while True:
+        line = handle.readline(max_bytes + 1)
+        if not line:
+            return
+        if len(line) <= max_bytes:
+            yield line
+            continue
+        while line and not line.endswith(b"\n"):
+            line = handle.readline(max_bytes + 1)
+        yield None
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """`text` with its control characters but newline and tab written as escapes (`\\x1b`):
+    data printed to a terminal (a task's words, a model's name) cannot send it escape
+    sequences."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import io
 import pickle
 import re
 import sys
@@ -33,7 +34,14 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark import __version__ as lark_version
+from lark.exceptions import (
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
 from lark.grammar import Terminal
 from lark.parsers.lalr_analysis import Shift
 
@@ -575,7 +583,7 @@ class _Driver:
         rules = {rule: _Rule.of(rule, builder) for rule in parser.rules}
         self.kept = frozenset(symbol.name for rule in parser.rules for symbol in rule.expansion
                               if isinstance(symbol, Terminal) and not symbol.filter_out)
-        assert {name for name in lalr.callbacks if isinstance(name, str)} == self.kept, \
+        assert {t.name for t in parser.terminals if hasattr(builder, t.name)} == self.kept, \
             "the builder makes a value of each terminal a rule keeps, as the driver does"
         # per parser state (a list index): the words its lexer has read, with their kind and
         # value (shared by the states of one lexer); the lexer's regexes and keyword callbacks;
@@ -751,16 +759,49 @@ def _grammar() -> str:
     return (files("sage_pddl") / "grammars" / "pddl.lark").read_text(encoding="utf-8")
 
 
+_LARK_OPTIONS: dict[str, Any] = {"parser": "lalr", "lexer": "contextual",
+                                  "start": ["start_domain", "start_problem"],
+                                  "maybe_placeholders": False}
+
+
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
+    """Lark's parser of the grammar, without a transformer: the driver calls the builder's
+    callbacks itself, and Lark's own parse (for its errors, and the rare text the driver
+    declines) is transformed afterwards, which Lark documents as the same result.
+
+    Building its tables costs about a third of a second; they are kept in the private cache
+    directory as bytes `cache` reads through the directory's descriptor and `Lark.load` takes
+    as a file object. Lark's own `cache=` is not used: it opens a path by name (a swapped
+    directory could hand it another user's pickle), `cache=True` in the shared temporary
+    directory."""
     grammar = _grammar()
-    # Lark keeps the tables it builds from the grammar (once a process) in the private cache
-    # directory: its own `cache=True` would load a pickle from the shared temporary directory
-    name = f"lark-{hashlib.sha256(grammar.encode()).hexdigest()[:32]}.pickle"
-    tables = cache.path(name)
-    return Lark(grammar, parser="lalr", lexer="contextual", start=["start_domain", "start_problem"],
-                transformer=_BUILDER, maybe_placeholders=False,
-                cache=str(tables) if tables is not None else False)
+    digest = hashlib.sha256(f"{lark_version}\0{sorted(_LARK_OPTIONS.items())}\0{grammar}".encode())
+    name = f"lark-{digest.hexdigest()[:32]}.pickle"
+    data = cache.read(name)
+    if data is not None:
+        try:
+            loaded = Lark.load(io.BytesIO(data))  # written by this user in a private directory
+        except Exception:  # noqa: BLE001 - a stale or broken file is a cache miss
+            pass
+        else:
+            if isinstance(loaded, Lark):
+                return loaded
+    built = Lark(grammar, **_LARK_OPTIONS)
+    tables = io.BytesIO()
+    built.save(tables)
+    cache.write(name, tables.getvalue())
+    return built
+
+
+def _lark_parse(text: str, start: str) -> Any:
+    """Lark's own parse of `text`, built into the model by the builder (an error the builder
+    raises comes out as itself, not wrapped in Lark's `VisitError`)."""
+    tree = _parser().parse(text, start=start)
+    try:
+        return _BUILDER.transform(tree)
+    except VisitError as error:
+        raise error.orig_exc from None
 
 
 @lru_cache(maxsize=1)
@@ -842,7 +883,7 @@ def _parse(text: str, file: str | None, start: str, keep: bool = False) -> Domai
                 parsed: Any = _driver().parse(text, start)
             except _Declined:  # Lark parses it again and says what is wrong
                 check_nesting(text, file, pddl=True, what="parentheses nest")
-                parsed = _parser().parse(text, start=start)
+                parsed = _lark_parse(text, start)
         except UnexpectedInput as error:
             raise _syntax_error(error, text, file, start) from None
         finally:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -39,9 +40,10 @@ def exchange(port: int, frames: list[bytes], timeout: float = 5.0) -> dict:
 class ServerProcess:
     """A thor-server child on a fixed port; `start()` waits for its "listening on" line."""
 
-    def __init__(self, port: int | None = None, *extra: str):
+    def __init__(self, port: int | None = None, *extra: str, open_files: int | None = None):
         self.port = port or free_port()
         self.extra = extra
+        self.open_files = open_files  # the child's RLIMIT_NOFILE, when given
         self.process: subprocess.Popen | None = None
 
     def start(self) -> ServerProcess:
@@ -49,7 +51,8 @@ class ServerProcess:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "sage_pddl.env.thor.server", "--port", str(self.port),
              "--backend", "symbolic", *self.extra],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO_ROOT)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO_ROOT,
+            preexec_fn=self._limit if self.open_files else None)
         line: list[str] = []
         reader = threading.Thread(target=lambda: line.append(self.process.stdout.readline()),
                                   daemon=True)
@@ -59,6 +62,9 @@ class ServerProcess:
             self.kill()  # closes the pipes: read them first if the child already ended
             raise RuntimeError(f"thor-server did not start: {line} {self.error_text}")
         return self
+
+    def _limit(self) -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.open_files, self.open_files))
 
     def signal(self, signum: int) -> None:
         os.kill(self.process.pid, signum)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 import time
 
 import pytest
@@ -199,3 +200,118 @@ def test_a_kitchen_episode_over_raw_requests_reports_its_episode(server):
     finally:
         sock.close()
     assert reset["ok"] and step["ok"] and reset["episode"] == step["episode"]
+
+
+# --- round 2 (issue 30): what a peer can do before authentication, and slots ------------------
+
+def test_a_frame_over_max_bytes_is_dropped_as_it_arrives(server):
+    """ZMQ's own limit is `--max-bytes` (it was 16 times that): a frame over it is dropped
+    with its connection, unanswered, so a partial frame holds at most `--max-bytes`."""
+    with pytest.raises(zmq.Again):
+        exchange(server.port, [b" " * ((1 << 20) + 1)], timeout=1.0)
+    assert request(server.port, "ping")["ok"] and server.process.poll() is None
+
+
+def test_connections_past_the_cap_are_refused_until_others_go():
+    server = ServerProcess(None, "--max-connections", "2").start()
+    idle = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(2)]
+    try:
+        with pytest.raises(zmq.Again):  # (ZMQ's handshake is refused; the client retries)
+            request(server.port, "ping", timeout=1.5)
+        idle.pop().close()
+        assert request(server.port, "ping", timeout=10.0)["ok"]
+    finally:
+        for connection in idle:
+            connection.close()
+        server.kill()
+
+
+def test_running_out_of_file_descriptors_is_answered_busy_and_the_server_lives_on():
+    server = ServerProcess(None, "--max-connections", "10000", open_files=96).start()
+    client = zmq.Context.instance().socket(zmq.REQ)
+    client.setsockopt(zmq.LINGER, 0)
+    client.setsockopt(zmq.RCVTIMEO, 10_000)
+    client.connect(f"tcp://127.0.0.1:{server.port}")
+    idle = []
+    try:
+        client.send(json.dumps({"v": 1, "cmd": "ping"}).encode())
+        assert json.loads(client.recv())["ok"]
+        for _ in range(120):  # more than the server has descriptors for
+            idle.append(socket.create_connection(("127.0.0.1", server.port)))
+        client.send(json.dumps({"v": 1, "cmd": "reset", "task": "ithor#K01"}).encode())
+        reply = json.loads(client.recv())
+        assert reply["error"]["code"] == "busy" and "try again" in reply["error"]["message"]
+        for connection in idle:
+            connection.close()
+        idle.clear()
+        client.send(json.dumps({"v": 1, "cmd": "ping"}).encode())
+        assert json.loads(client.recv())["ok"] and server.process.poll() is None
+    finally:
+        for connection in idle:
+            connection.close()
+        client.close()
+        server.kill()
+
+
+def _clients(port: int) -> int:
+    return request(port, "ping")["clients"]
+
+
+def test_the_episode_of_a_client_that_went_away_is_ended():
+    server = ServerProcess(None, "--reclaim-after", "0.2").start()
+    try:
+        env = get_env("thor", port=server.port, timeout=5.0)
+        env.reset(None, task="ithor#K01")
+        assert _clients(server.port) == 1
+        env.close()
+        deadline = time.monotonic() + 30
+        while _clients(server.port) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _clients(server.port) == 0
+    finally:
+        server.kill()
+
+
+def test_when_every_slot_is_taken_the_longest_idle_episode_makes_room():
+    server = ServerProcess(None, "--max-clients", "1", "--reclaim-after", "0.2").start()
+    first = get_env("thor", port=server.port, timeout=5.0)
+    second = get_env("thor", port=server.port, timeout=5.0)
+    try:
+        first.reset(None, task="ithor#K01")
+        time.sleep(0.5)  # idle longer than --reclaim-after
+        second.reset(None, task="ithor#K01")  # was `busy` for the 900 s idle timeout
+        with pytest.raises(ThorServerError, match="no-episode"):
+            first.step("moveto Fridge")
+    finally:
+        first.close()
+        second.close()
+        server.kill()
+
+
+def test_a_large_request_without_the_token_is_refused_before_it_is_read(tmp_path):
+    token = tmp_path / "token"
+    token.write_text("s3cret\n")
+    server = ServerProcess(None, "--token-file", str(token)).start()
+    try:
+        garbage = b"{" + b" " * 100_000  # not JSON: read, it would be bad-json
+        assert exchange(server.port, [garbage])["error"]["code"] == "unauthorized"
+        padded = json.dumps({"v": 1, "cmd": "ping", "token": "s3cret", "id": "x" * 100_000})
+        assert exchange(server.port, [padded.encode()])["ok"]
+    finally:
+        server.kill()
+
+
+def test_the_ipv6_loopback_is_accepted_as_loopback():
+    server = ServerProcess(None, "--bind", "::1").start()
+    sock = zmq.Context.instance().socket(zmq.REQ)
+    sock.setsockopt(zmq.IPV6, 1)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.setsockopt(zmq.RCVTIMEO, 5000)
+    sock.connect(f"tcp://[::1]:{server.port}")
+    try:
+        sock.send(json.dumps({"v": 1, "cmd": "ping"}).encode())
+        assert json.loads(sock.recv())["ok"]
+    finally:
+        sock.close()
+        server.kill()
+    assert "without --token-file" not in server.error_text

@@ -79,7 +79,8 @@ def test_reset_by_domain_text_and_json_steps(client):
     ([encode({"v": 1, "cmd": "reset", "domain": "(define", "problem": "(define"})],
      "bad-problem"),
     ([encode({"v": 1, "cmd": "ping"}), b"second frame"], "bad-request"),
-    ([b" " * 5000], "too-large"),
+    ([encode({"v": True, "cmd": "ping"})], "version-mismatch"),
+    ([encode({"v": 1.0, "cmd": "ping"})], "version-mismatch"),
 ])
 def test_bad_messages_get_error_replies_and_the_server_keeps_serving(server, frames, code):
     reply = exchange(server.port, frames, timeout=2.0)
@@ -190,3 +191,32 @@ def test_reset_from_a_task_reference(client):
     assert state["task"] == "ithor#K01" and state["domain"] == "ithor"
     with pytest.raises(ThorServerError, match=r"\[bad-problem\]"):
         client.reset(task="ithor#NOPE")
+
+
+def test_a_reply_over_the_clients_limit_counts_as_no_answer():
+    """Whatever squats on the port cannot make the client hold a reply of any size."""
+    import zmq
+
+    squatter = zmq.Context.instance().socket(zmq.ROUTER)
+    squatter.setsockopt(zmq.LINGER, 0)
+    port = squatter.bind_to_random_port("tcp://127.0.0.1")
+    answered = threading.Event()
+
+    def answer_hugely() -> None:
+        while not answered.is_set():
+            if squatter.poll(100):
+                *envelope, _ = squatter.recv_multipart()
+                squatter.send_multipart([*envelope, b'{"v":1,"ok":true,"x":"' + b"y" * 5000
+                                         + b'"}'])
+
+    thread = threading.Thread(target=answer_hugely, daemon=True)
+    thread.start()
+    env = get_env("thor", port=port, timeout=0.5, max_reply_bytes=4096)
+    try:
+        with pytest.raises(ThorUnavailable):
+            env.ping()
+    finally:
+        answered.set()
+        thread.join(5)
+        env.close()
+        squatter.close()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import random
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -108,9 +109,17 @@ def seeds() -> dict[str, list[bytes]]:
     records = [json.dumps({"task_id": "K99", "instruction": "Make coffee", "domain": "ithor",
                            "reference_steps": [{"action": "MoveTo", "object": "Mug"}],
                            "goal": "(holding Mug)", "scene": "FloorPlan1"}).encode()]
+    row = {"model": "m", "planner": "SAGE", "task_id": "K01", "seed": 0, "mode": "plan",
+           "error": None, "goal_success": 1.0, "calls": 3}
+    results = [(json.dumps(row) + "\n" + json.dumps({**row, "seed": 1}) + "\n").encode(),
+               b"{}\n" + json.dumps({**row, "task_id": ["K01"]}).encode() + b"\n"]
+    replies = [json.dumps(r).encode() for r in (
+        {"v": 1, "ok": True, "id": 1, "server": "sage-pddl", "episode": "a-1"},
+        {"v": 1, "ok": False, "error": {"code": "busy", "message": "later"}})]
     return {"domain": [p.read_bytes() for p in domains],
             "problem": [b"; fuzz-domain %d\n" % i + text for i, text in enumerate(problems)],
-            "plan": plans, "answer": answers, "request": requests, "task": records}
+            "plan": plans, "answer": answers, "request": requests, "task": records,
+            "results": results, "reply": replies}
 
 
 PAIRS = [(FIXTURES / "corpus" / d, FIXTURES / "corpus" / p) for d, p in (
@@ -235,9 +244,34 @@ def target_task(data: bytes) -> None:
     task_from_record(record, "<fuzz>", 0)
 
 
+def target_results(data: bytes) -> None:
+    """A results.jsonl as `report` and `bench --resume` read it: every line that is not a
+    row is skipped (issue 30: `{}`, no model, a list as task id, deep nesting exited 70)."""
+    from sage_pddl.bench.runner import latest_rows, read_results, row_key
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "results.jsonl"
+        path.write_bytes(data)
+        rows, _bad = read_results(path)
+    for row in latest_rows(rows):
+        row_key(row)
+        str(row["model"]), str(row["planner"])
+
+
+def target_reply(data: bytes) -> None:
+    """A reply frame as the thor client reads it (whatever answers on the port)."""
+    from sage_pddl.env.thor import protocol
+
+    try:
+        protocol.decode_reply(data)
+    except protocol.ProtocolError:
+        return
+
+
 TARGETS: dict[str, Callable[[bytes], None]] = {
     "domain": target_domain, "problem": target_problem, "plan": target_plan,
-    "answer": target_answer, "request": target_request, "task": target_task}
+    "answer": target_answer, "request": target_request, "task": target_task,
+    "results": target_results, "reply": target_reply}
 LOCATED = frozenset({"domain", "problem", "plan"})  # their errors must name file:line:col
 
 
@@ -269,7 +303,7 @@ class Summary:
 
 def one_input(kind: str, rng: random.Random) -> bytes:
     seed = rng.choice(seeds()[kind])
-    if kind in ("request", "task", "answer") and rng.random() < 0.4:
+    if kind in ("request", "task", "answer", "reply") and rng.random() < 0.4:
         try:
             value = json.loads(seed)
         except ValueError:

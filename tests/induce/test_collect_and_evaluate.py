@@ -1,6 +1,9 @@
 """Collection from the symbolic environment, held-out evaluation, comparison with ithor.pddl."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from sage_pddl.domains import load_domain
@@ -12,6 +15,8 @@ from sage_pddl.induce.learner import EXCLUDED_CODES, learn
 from sage_pddl.pddl import parse_domain, write_domain
 from sage_pddl.pddl.model import PlanStep
 from sage_pddl.tasks import load_taskset, task_problem
+
+REPO = Path(__file__).resolve().parents[2]
 
 SETTINGS = CollectSettings(seed=3, states=5)
 
@@ -105,3 +110,24 @@ def test_held_out_prediction_and_reference_preconditions(logs, tasks, ithor):
     mine = compile_gate(domain, replace(problem, domain_name=domain.name)).check(steps)
     theirs = compile_gate(ithor, problem).check(steps)
     assert mine.valid == theirs.valid
+
+
+@pytest.mark.parametrize("task_id", ["../keep", "<absolute>", "nul\x00id", "x" * 5000, "..",
+                                     "a\\b"])
+def test_a_task_id_that_would_name_a_file_outside_out_is_refused(tmp_path, capsys, task_id):
+    """A task id names `<out>/<id>.jsonl`: `../keep` wrote beside the output folder (and
+    deleted a `.part` file there), an absolute id wrote at that path, NUL or 5,000 characters
+    exited 70. Nothing is written now, and the command exits 2 with the id named."""
+    from sage_pddl import cli
+
+    task_id = task_id.replace("<absolute>", str(tmp_path / "absolute"))
+    source = json.loads((REPO / "data" / "sage" / "eval_dataset_expanded.json").read_text())
+    records = source["samples"] if isinstance(source, dict) else source
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps({"samples": [{**records[0], "task_id": task_id}]}))
+    (tmp_path / "keep.jsonl.part").write_text("not ours to delete")
+    out = tmp_path / "out"
+    assert cli.main(["collect", "--domain", "ithor", "--tasks", str(tasks), "--out", str(out),
+                     "--no-progress"]) == 2
+    assert "task id" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.jsonl.part", "tasks.json"]

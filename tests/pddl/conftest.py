@@ -79,7 +79,7 @@ def lark_and_driver(text: str, name: str) -> tuple[object, object]:
     """(Lark's own parse, the driver's) of a text, each a model or the exception raised."""
     start = "start_domain" if is_domain_text(text) else "start_problem"
     results = []
-    for parse in (lambda: pddl_parser._parser().parse(text, start=start),
+    for parse in (lambda: pddl_parser._lark_parse(text, start),
                   lambda: pddl_parser._driver().parse(text, start)):
         pddl_parser._BUILDER.file, pddl_parser._BUILDER.text = name, text
         try:

@@ -10,6 +10,7 @@ import os
 import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -46,7 +47,7 @@ def test_the_cache_can_be_turned_off(setting: str, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("SAGE_PDDL_CACHE", setting)
     monkeypatch.chdir(tmp_path)
     cache.write("a", b"x")
-    assert cache.read("a") is None and cache.path("a") is None
+    assert cache.read("a") is None
     assert not list(tmp_path.iterdir())
 
 
@@ -54,7 +55,7 @@ def test_a_directory_others_may_enter_or_write_is_not_used(directory: Path):
     cache.write("a", b"x")
     for mode in (0o750, 0o705, 0o770, 0o777):
         directory.chmod(mode)
-        assert cache.read("a") is None and cache.path("a") is None, oct(mode)
+        assert cache.read("a") is None, oct(mode)
         cache.write("b", b"y")
         assert not (directory / "b").exists(), oct(mode)
     directory.chmod(0o700)
@@ -65,7 +66,7 @@ def test_a_directory_or_file_of_another_owner_is_not_used(directory: Path,
                                                           monkeypatch: pytest.MonkeyPatch):
     cache.write("a", b"x")
     monkeypatch.setattr(os, "getuid", lambda: os.stat(directory).st_uid + 1)
-    assert cache.read("a") is None and cache.path("a") is None
+    assert cache.read("a") is None
 
 
 def test_a_file_of_another_owner_is_not_read(directory: Path, monkeypatch: pytest.MonkeyPatch):
@@ -81,7 +82,7 @@ def test_a_file_of_another_owner_is_not_read(directory: Path, monkeypatch: pytes
 
     monkeypatch.setattr(os, "fstat", lambda fd: planted(fstat(fd)))
     monkeypatch.setattr(os, "stat", lambda *args, **kwargs: planted(stat_of(*args, **kwargs)))
-    assert cache.read("a") is None and cache.path("a") is None
+    assert cache.read("a") is None
 
 
 def test_links_are_not_followed(directory: Path, tmp_path: Path,
@@ -90,11 +91,11 @@ def test_links_are_not_followed(directory: Path, tmp_path: Path,
     elsewhere = tmp_path / "planted"
     elsewhere.write_bytes(b"not ours to load")
     (directory / "link").symlink_to(elsewhere)
-    assert cache.read("link") is None and cache.path("link") is None
+    assert cache.read("link") is None
     linked = tmp_path / "linked-directory"
     linked.symlink_to(directory, target_is_directory=True)
     monkeypatch.setenv("SAGE_PDDL_CACHE", str(linked))
-    assert cache.read("a") is None and cache.path("a") is None
+    assert cache.read("a") is None
 
 
 def test_the_oldest_files_go_past_the_limit(directory: Path, monkeypatch: pytest.MonkeyPatch):
@@ -152,16 +153,52 @@ def test_a_broken_or_foreign_kept_file_is_parsed_again(directory: Path):
 
 
 def test_lark_keeps_its_tables_in_the_private_directory(directory: Path):
-    """Lark's tables go to the private directory, never to a predictable name in the shared
-    temporary directory (Lark's own `cache=True`), where another user could plant a pickle."""
+    """Lark's tables go to the private directory as bytes this module reads through the
+    directory's descriptor: Lark is never given a path (which it would open by name, and a
+    swapped directory could answer with another user's pickle), nor its own `cache=True` (a
+    predictable name in the shared temporary directory)."""
     script = ("from sage_pddl.pddl import parser as p\n"
               "parser = p._parser()\n"
-              "print(parser.options.cache)\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env={**os.environ, "SAGE_PDDL_CACHE": str(directory)}, check=True,
-                          cwd=REPO)
-    used = done.stdout.strip()
-    assert used.startswith(str(directory) + os.sep) and Path(used).is_file()
+              "print(parser.options.cache, p.parse_domain(open('domains/ithor.pddl').read()).name)\n")
+    for _ in range(2):  # built and kept, then loaded
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              env={**os.environ, "SAGE_PDDL_CACHE": str(directory)}, check=True,
+                              cwd=REPO)
+        assert done.stdout.split() == ["False", "ithor"]
+        (tables,) = [p for p in directory.iterdir() if p.name.startswith("lark-")]
     again = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                            env={**os.environ, "SAGE_PDDL_CACHE": "off"}, check=True, cwd=REPO)
-    assert again.stdout.strip() == "False"
+    assert again.stdout.split() == ["False", "ithor"]
+
+
+def test_kept_tables_are_read_through_the_cache_and_broken_ones_rebuilt(
+        directory: Path, monkeypatch: pytest.MonkeyPatch):
+    read = []
+    original = cache.read
+    monkeypatch.setattr(cache, "read", lambda name: read.append(name) or original(name))
+    pddl_parser._parser.cache_clear()
+    try:
+        built = pddl_parser._parser()
+        assert [name for name in read if name.startswith("lark-")]
+        (tables,) = [p for p in directory.iterdir() if p.name.startswith("lark-")]
+        pddl_parser._parser.cache_clear()
+        loaded = pddl_parser._parser()
+        assert loaded is not built and len(loaded.rules) == len(built.rules)
+        tables.write_bytes(b"not a pickle")
+        pddl_parser._parser.cache_clear()
+        assert len(pddl_parser._parser().rules) == len(built.rules)
+    finally:
+        pddl_parser._parser.cache_clear()
+
+
+def test_a_fifo_in_the_directory_does_not_hang_a_read(directory: Path):
+    cache.write("a", b"x")
+    os.mkfifo(directory / "fifo", 0o600)
+    result: list[bytes | None] = []
+    reader = threading.Thread(target=lambda: result.append(cache.read("fifo")), daemon=True)
+    reader.start()
+    reader.join(30)  # (a read that waited for a writer would never end)
+    waiting = reader.is_alive()
+    if waiting:  # unblock the reader so the test run can end
+        os.close(os.open(directory / "fifo", os.O_WRONLY | os.O_NONBLOCK))
+    assert not waiting and result == [None]

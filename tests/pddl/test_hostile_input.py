@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from sage_pddl.cli import main
 from sage_pddl.env.transitions import TransitionLogError, read_transitions
 from sage_pddl.pddl import load_domain, parse_domain, parse_plan
 from sage_pddl.pddl.errors import PDDLSyntaxError, PlanSyntaxError, SageError
-from sage_pddl.pddl.limits import MAX_DEPTH
+from sage_pddl.pddl.limits import MAX_DEPTH, load_json
 from sage_pddl.tasks import load_taskset
 
 DOMAIN = "(define (domain d) (:predicates (p)) (:action a :parameters () :effect (p)))"
@@ -164,3 +165,23 @@ def test_bundled_task_sets_still_read():
 def test_the_readers_limits_are_documented():
     doc = (Path(__file__).resolve().parents[2] / "sage_pddl" / "pddl" / "limits.py").read_text()
     assert "MAX_BYTES" in doc and "MAX_DEPTH" in doc and "MAX_INT_DIGITS" in doc
+
+
+def test_the_json_shape_check_costs_memory_in_proportion_to_the_text():
+    """A long JSON string cost the nesting check's regex about 115 times its length (a 16 MB
+    file, 1.9 GB); the check is a few linear passes now."""
+    text = json.dumps({"long": "x" * 2_000_000, "deep": [[1]] * (MAX_DEPTH + 1), "n": 1})
+    tracemalloc.start()
+    try:
+        assert load_json(text, "big.json")["n"] == 1
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 12 * len(text), peak
+
+
+@pytest.mark.parametrize("text", ['{"n": ' + "7" * 101 + "}", '["a", -' + "1" * 200 + "]"])
+def test_long_integers_are_still_refused(text):
+    with pytest.raises(PDDLSyntaxError, match="digits"):
+        load_json(text, "n.json")
+    assert load_json('{"s": "' + "1" * 500 + '"}', "n.json")["s"] == "1" * 500

@@ -18,6 +18,11 @@ client's life), so the server keeps its episode apart from other clients' and fi
 after a reconnect. A server started with `--token-file` needs its token: pass `token`, or set
 `SAGE_PDDL_THOR_TOKEN`.
 
+Replies are bounded: ZMQ drops one over `max_reply_bytes` (default 16 MiB) as it arrives, so
+whatever answers on the port (another program squatting it) cannot make the client hold more;
+such a reply counts as no answer. What the client sends, its token included, goes to whatever
+listens on the port: check the endpoint, and use a port only you can bind on a shared host.
+
 If `log` is given, the client appends the transition record the server returns with each step
 (`sage_pddl.env.transitions`), so a remote run leaves the same log as a local one.
 """
@@ -30,6 +35,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from sage_pddl.pddl.limits import MAX_BYTES
 from sage_pddl.pddl.model import Domain, Problem
 
 from ..base import EnvError, Fact, Observation, StepLike, StepResult, as_plan_step, parse_fact
@@ -67,7 +73,8 @@ class ThorClientEnv:
 
     def __init__(self, host: str = "127.0.0.1", port: int = 5555, timeout: float = 60.0, *,
                  log: str | Path | None = None,
-                 max_bytes: int = protocol.DEFAULT_MAX_BYTES, token: str | None = None):
+                 max_bytes: int = protocol.DEFAULT_MAX_BYTES, token: str | None = None,
+                 max_reply_bytes: int = MAX_BYTES):
         import zmq  # start-up time: the thor-server command and its client load it on use
 
         if timeout <= 0:
@@ -76,6 +83,7 @@ class ThorClientEnv:
         self.host, self.port, self.timeout = host, int(port), float(timeout)
         self.endpoint = f"tcp://{host}:{self.port}"
         self.max_bytes = max_bytes
+        self.max_reply_bytes = max_reply_bytes
         self._context = zmq.Context()
         self._socket: Any = None
         self._ids = itertools.count(1)
@@ -96,6 +104,7 @@ class ThorClientEnv:
         socket = self._context.socket(zmq.REQ)
         millis = int(self.timeout * 1000)
         socket.setsockopt(zmq.LINGER, 0)
+        socket.setsockopt(zmq.MAXMSGSIZE, self.max_reply_bytes)
         socket.setsockopt(zmq.ROUTING_ID, self._identity)
         # A reply to an earlier socket of ours (same routing id, a timed-out request) must not
         # pass for this request's reply: REQ drops replies whose correlation id is not its own.

@@ -178,7 +178,7 @@ def decode_request(raw: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> Request:
     if token is not None and not isinstance(token, str):
         raise ProtocolError("bad-request", "'token' must be a string", request_id)
     version = message.get("v")
-    if version != PROTOCOL_VERSION:
+    if type(version) is not int or version != PROTOCOL_VERSION:  # (`true` and 1.0 equal 1)
         raise ProtocolError("version-mismatch", f"protocol version {version!r} is not supported; "
                             f"this server speaks v{PROTOCOL_VERSION}", request_id)
     cmd = message.get("cmd")
@@ -212,7 +212,7 @@ def decode_reply(raw: bytes) -> dict:
     message = _load(raw, "reply")
     if not isinstance(message, dict) or not isinstance(message.get("ok"), bool):
         raise ProtocolError("bad-json", "the server sent a reply without 'ok'")
-    if message.get("v") != PROTOCOL_VERSION:
+    if type(message.get("v")) is not int or message.get("v") != PROTOCOL_VERSION:
         raise ProtocolError("version-mismatch", f"the server speaks protocol version "
                             f"{message.get('v')!r}; this client speaks v{PROTOCOL_VERSION}")
     return message

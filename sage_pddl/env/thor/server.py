@@ -13,7 +13,16 @@ Design: one process answers the socket, one worker process per client runs its e
 * A client is its ZMQ routing id (`ThorClientEnv` sets a stable one, so a reconnect after a
   timeout finds its episode again). Each client gets its own worker process
   (`sage_pddl.env.thor.worker`) and so its own episode: two clients never reset each other.
-  At most `--max-clients` workers live at once; one idle for `--idle-timeout` is ended.
+  At most `--max-clients` workers live at once; one idle for `--idle-timeout` is ended, one
+  whose client has disconnected (ZMQ's socket monitor, and the connection each message came
+  on) after `--reclaim-after`, and when every slot is taken a new client's reset ends the
+  episode idle longest if that is longer than `--reclaim-after`.
+* Before authentication a peer can hold little: a frame over `--max-bytes` is refused by ZMQ
+  itself as it arrives (the connection is dropped, no reply: a partial frame holds at most
+  `--max-bytes`), at most `--max-connections` connections are open at once (a ZAP handler,
+  RFC 27, refuses the handshake of one past the cap), and with `--token-file` a request over
+  `UNCHECKED_BYTES` is refused `unauthorized` unless its bytes hold the token, before any
+  JSON is read.
 * Every episode request runs under a time budget (`--reset-timeout` for reset,
   `--step-timeout` for the others). A worker over its budget is killed and the client gets a
   `timeout` reply; grounding is capped at `--max-atoms` quantifier instances and the
@@ -23,7 +32,9 @@ Design: one process answers the socket, one worker process per client runs its e
 
 Every request gets exactly one reply, and the reply is always encodable: JSON is written
 ASCII-escaped, so a lone surrogate in an `id` travels back escaped. A failure while replying
-is logged on stderr and the loop goes on. When ready the server prints `sage-pddl thor-server
+is logged on stderr and the loop goes on, as is any failure while handling one request or
+one worker's answer (running out of file descriptors while starting a worker is answered
+`busy`). When ready the server prints `sage-pddl thor-server
 listening on <endpoint> (backend <name>)` on stdout, flushed, which scripts and tests wait
 for. docs/thor-protocol.md states the protocol and the threat model.
 """
@@ -32,6 +43,7 @@ from __future__ import annotations
 import argparse
 import errno
 import hmac
+import json
 import multiprocessing
 import signal
 import sys
@@ -52,6 +64,9 @@ from .worker import WorkerSettings, default_max_memory, serve_episode
 
 POLL_MS = 100  # how often the loop wakes to notice a stop signal or an expired budget
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+UNCHECKED_BYTES = 4096
+"""With a token, a request larger than this is read only if its bytes hold the token."""
+ZAP_ENDPOINT = "inproc://zeromq.zap.01"  # where ZMQ asks its authentication handler (RFC 27)
 
 
 class ServerError(SageError):
@@ -69,10 +84,12 @@ class ServerLimits:
     max_memory: int | None = None  # bytes; None: the backend's default
     max_clients: int = 8
     idle_timeout: float = 900.0
+    reclaim_after: float = 60.0
+    max_connections: int = 64
 
     def __post_init__(self) -> None:
         for name in ("max_bytes", "reset_timeout", "step_timeout", "max_atoms", "max_clients",
-                     "idle_timeout"):
+                     "idle_timeout", "reclaim_after", "max_connections"):
             if getattr(self, name) <= 0:
                 raise ServerError(f"--{name.replace('_', '-')} must be positive, "
                                   f"got {getattr(self, name)}")
@@ -92,6 +109,8 @@ class Episode:
     # A client whose request timed out sends its next one while the worker still runs the
     # old one; that next request waits here and runs as soon as the worker is free.
     waiting: tuple[list[bytes], Request] | None = None
+    connection_fd: int = -1  # the client's connection its last message came on (ZMQ_SRCFD)
+    gone_since: float | None = None  # when that connection closed (None: open, or unknown)
 
     @property
     def busy(self) -> bool:
@@ -165,6 +184,10 @@ class ThorServer:
             if len(body) != 1:
                 raise ProtocolError("bad-request",
                                     f"expected one frame per message, got {len(body)}")
+            if (self.token is not None and len(body[0]) > UNCHECKED_BYTES
+                    and not self._holds_token(body[0])):  # no JSON read for such a request
+                raise ProtocolError("unauthorized", "this server needs the token from its "
+                                    "--token-file in the request's 'token' field")
             request = protocol.decode_request(body[0], self.limits.max_bytes)
             request_id = request.id
             self._authorise(request)
@@ -178,7 +201,18 @@ class ThorServer:
         except ProtocolError as error:
             self._send(envelope, protocol.error_reply(error.code, error.message,
                                                       error.request_id or request_id))
+        except Exception as error:  # noqa: BLE001 - one request must not end every episode
+            self._log(f"request failed: {type(error).__name__}: {error}")
+            self._send(envelope, protocol.error_reply(
+                "backend-error", "the server could not handle this request", request_id))
         return False
+
+    def _holds_token(self, raw: bytes) -> bool:
+        """The frame's bytes hold the token as written in JSON (plain, or ASCII-escaped)."""
+        assert self.token is not None
+        text = self.token.decode("utf-8", "surrogateescape")
+        escaped = json.dumps(text, ensure_ascii=True)[1:-1].encode("ascii")
+        return self.token in raw or escaped in raw
 
     def _authorise(self, request: Request) -> None:
         if self.token is None:
@@ -229,15 +263,29 @@ class ThorServer:
         episode.deadline = time.monotonic() + budget
 
     def _start_episode(self, identity: bytes, request: Request) -> Episode:
-        self._reap_idle()
+        self.reap_idle()
+        if len(self.episodes) >= self.limits.max_clients:
+            self._reclaim_one()
         if len(self.episodes) >= self.limits.max_clients:
             raise ProtocolError("busy", f"this server already runs {len(self.episodes)} "
-                                "episodes (--max-clients); try again later", request.id)
-        ours, theirs = self._context.Pipe()
-        process = self._context.Process(target=serve_episode, args=(theirs, self.settings),
-                                        daemon=True, name="thor-episode")
-        process.start()
-        theirs.close()
+                                "episodes (--max-clients), none idle for --reclaim-after; "
+                                "try again later", request.id)
+        try:  # EMFILE, ENFILE: no descriptors left for a worker's pipe or its start
+            ours, theirs = self._context.Pipe()
+            try:
+                process = self._context.Process(target=serve_episode,
+                                                args=(theirs, self.settings),
+                                                daemon=True, name="thor-episode")
+                process.start()
+            except BaseException:
+                ours.close()
+                raise
+            finally:
+                theirs.close()
+        except OSError as error:
+            raise ProtocolError("busy", f"the server cannot start a worker now "
+                                f"({error.strerror or error}); try again later",
+                                request.id) from None
         episode = Episode("", process, ours, time.monotonic())
         self.episodes[identity] = episode
         return episode
@@ -251,7 +299,7 @@ class ThorServer:
         assert request is not None
         try:
             reply, alive = episode.connection.recv()
-        except (EOFError, OSError):
+        except Exception:  # noqa: BLE001 - EOF, a broken pipe, a reply that does not unpickle
             code = episode.process.exitcode
             reply, alive = protocol.error_reply(
                 "backend-error", f"the episode's worker stopped (exit code {code}); send "
@@ -280,11 +328,40 @@ class ThorServer:
                     "the episode has ended, send reset to start again", request.id))
                 self._end(identity)
 
-    def _reap_idle(self) -> None:
+    def reap_idle(self) -> None:
+        """End the episodes idle past `--idle-timeout`, and those whose client disconnected
+        over `--reclaim-after` ago without coming back."""
         now = time.monotonic()
         for identity, episode in list(self.episodes.items()):
-            if not episode.busy and now - episode.last_used > self.limits.idle_timeout:
+            gone = episode.gone_since is not None and \
+                now - max(episode.gone_since, episode.last_used) > self.limits.reclaim_after
+            if not episode.busy and (gone or now - episode.last_used > self.limits.idle_timeout):
                 self._end(identity)
+
+    def _reclaim_one(self) -> None:
+        """Every slot is taken: end the episode idle longest, if longer than `--reclaim-after`
+        (so a handful of client ids cannot hold the server for the whole idle timeout)."""
+        idle = [(episode.last_used, identity) for identity, episode in self.episodes.items()
+                if not episode.busy]
+        if idle:
+            last_used, identity = min(idle)
+            if time.monotonic() - last_used > self.limits.reclaim_after:
+                self._log("every episode slot is taken: ended the one idle longest")
+                self._end(identity)
+
+    def seen_on(self, identity: bytes, fd: int) -> None:
+        """A message of `identity` came on the connection `fd`."""
+        episode = self.episodes.get(identity)
+        if episode is not None:
+            episode.connection_fd, episode.gone_since = fd, None
+
+    def disconnected(self, fd: int) -> None:
+        """The connection `fd` closed: its clients' episodes are reclaimed unless they come
+        back (a client that timed out reconnects under the same id)."""
+        now = time.monotonic()
+        for episode in self.episodes.values():
+            if episode.connection_fd == fd and episode.gone_since is None:
+                episode.gone_since = now
 
     def _end(self, identity: bytes) -> None:
         episode = self.episodes.pop(identity, None)
@@ -304,6 +381,56 @@ class ThorServer:
     def busy_connections(self) -> dict[int, bytes]:
         return {episode.connection.fileno(): identity
                 for identity, episode in self.episodes.items() if episode.busy}
+
+
+class ConnectionGuard:
+    """Caps the open connections of the server's socket. ZMQ's socket monitor reports each
+    accepted and each closed connection; with a ZAP domain set, ZMQ asks the ZAP handler
+    (`ZAP_ENDPOINT`, RFC 27) before it completes a handshake, and the handler refuses one past
+    `cap` (ZMQ then drops it). Refused peers reconnect by themselves and are admitted once
+    others have gone. `closed` collects the descriptors of connections that went away."""
+
+    def __init__(self, context: Any, socket: Any, cap: int):
+        import zmq  # start-up time: the thor-server command and its client load it on use
+
+        self.cap = cap
+        self.open = 0
+        self.closed: list[int] = []
+        self.handler = context.socket(zmq.REP)
+        self.handler.setsockopt(zmq.LINGER, 0)
+        self.handler.bind(ZAP_ENDPOINT)  # before the server's socket accepts anyone
+        socket.setsockopt(zmq.ZAP_DOMAIN, b"sage-pddl")
+        self.monitor = socket.get_monitor_socket(zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED)
+
+    def read_events(self) -> None:
+        """Count the connections accepted and closed since the last call."""
+        import zmq  # start-up time: the thor-server command and its client load it on use
+        from zmq.utils.monitor import recv_monitor_message  # start-up time: as zmq
+
+        while True:
+            try:
+                event = recv_monitor_message(self.monitor, zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            if event["event"] == zmq.EVENT_ACCEPTED:
+                self.open += 1
+            elif event["event"] == zmq.EVENT_DISCONNECTED:
+                self.open -= 1
+                self.closed.append(int(event["value"]))
+
+    def answer(self) -> None:
+        """Answer one ZAP request: admitted while the open connections (this one included,
+        as its accept was reported before its handshake began) are within the cap."""
+        self.read_events()
+        frames = self.handler.recv_multipart()
+        version, request_id = frames[0], frames[1] if len(frames) > 1 else b""
+        admitted = self.open <= self.cap
+        self.handler.send_multipart([version, request_id, b"200" if admitted else b"400",
+                                     b"OK" if admitted else b"too many connections", b"", b""])
+
+    def close(self) -> None:
+        self.monitor.close(linger=0)
+        self.handler.close(linger=0)
 
 
 def read_token(path: str | Path) -> bytes:
@@ -370,25 +497,33 @@ def serve(port: int = 5555, bind: str = "127.0.0.1", backend: str = "symbolic", 
     context = zmq.Context()
     socket = context.socket(zmq.ROUTER)
     socket.setsockopt(zmq.LINGER, 0)
-    socket.setsockopt(zmq.MAXMSGSIZE, 16 * server_limits.max_bytes)
+    # ZMQ drops a frame over the limit as its header arrives: a peer that sends most of a
+    # huge frame and never the rest holds at most this much
+    socket.setsockopt(zmq.MAXMSGSIZE, server_limits.max_bytes)
     socket.setsockopt(zmq.ROUTER_HANDOVER, 1)  # a client reconnecting under its id takes over
+    host = bind.strip("[]")
+    if ":" in host:  # an IPv6 address (`::1`, `::`)
+        socket.setsockopt(zmq.IPV6, 1)
+        host = f"[{host}]"
+    guard = ConnectionGuard(context, socket, server_limits.max_connections)
     server = ThorServer(socket, settings, server_limits, token)
     try:
         try:
             if port == 0:
-                port = socket.bind_to_random_port(f"tcp://{bind}")
+                port = socket.bind_to_random_port(f"tcp://{host}")
             else:
-                socket.bind(f"tcp://{bind}:{port}")
+                socket.bind(f"tcp://{host}:{port}")
         except zmq.ZMQError as error:
-            raise ServerError(f"cannot listen on tcp://{bind}:{port}: {error}") from None
-        endpoint = f"tcp://{bind}:{port}"
+            raise ServerError(f"cannot listen on tcp://{host}:{port}: {error}") from None
+        endpoint = f"tcp://{host}:{port}"
         if on_ready is None:
             print(f"sage-pddl thor-server listening on {endpoint} (backend {backend})", flush=True)
         else:
             on_ready(endpoint)
         while not stop.is_set():
             poller = zmq.Poller()
-            poller.register(socket, zmq.POLLIN)
+            for listened in (socket, guard.handler, guard.monitor):
+                poller.register(listened, zmq.POLLIN)
             workers = server.busy_connections()
             for fd in workers:
                 poller.register(fd, zmq.POLLIN)
@@ -398,15 +533,26 @@ def serve(port: int = 5555, bind: str = "127.0.0.1", backend: str = "symbolic", 
                 if error.errno == errno.EINTR:  # a signal arrived during poll
                     continue
                 raise
+            if guard.handler in events:
+                guard.answer()
+            guard.read_events()
+            for fd in guard.closed:
+                server.disconnected(fd)
+            guard.closed.clear()
             for fd, identity in workers.items():
                 if fd in events:
                     server.on_worker(identity)
             server.check_deadlines()
-            if socket in events and server.on_message(socket.recv_multipart()):
-                break
+            server.reap_idle()
+            if socket in events:
+                frames = socket.recv_multipart(copy=False)
+                if server.on_message([frame.bytes for frame in frames]):
+                    break
+                server.seen_on(frames[0].bytes, frames[-1].get(zmq.SRCFD))
         return 0
     finally:
         server.close()
+        guard.close()
         socket.close(linger=0)
         context.term()
         for number, handler_before in previous.items():
@@ -445,6 +591,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="episodes served at once (default 8)")
     parser.add_argument("--idle-timeout", type=float, default=defaults.idle_timeout,
                         metavar="SECONDS", help="end an episode idle this long (default 900)")
+    parser.add_argument("--reclaim-after", type=float, default=defaults.reclaim_after,
+                        metavar="SECONDS", help="end an episode whose client disconnected this "
+                        "long ago, or, when every slot is taken, the one idle longest if idle "
+                        "this long (default 60)")
+    parser.add_argument("--max-connections", type=int, default=defaults.max_connections,
+                        help="connections open at once, authenticated or not (default 64)")
     parser.add_argument("--log", help="append a JSONL transition log here")
 
 
@@ -453,7 +605,8 @@ def serve_from_args(args: argparse.Namespace) -> int:
         max_bytes=args.max_bytes, reset_timeout=args.reset_timeout,
         step_timeout=args.step_timeout, max_atoms=args.max_atoms,
         max_memory=args.max_memory * (1 << 20) if args.max_memory else None,
-        max_clients=args.max_clients, idle_timeout=args.idle_timeout)
+        max_clients=args.max_clients, idle_timeout=args.idle_timeout,
+        reclaim_after=args.reclaim_after, max_connections=args.max_connections)
     return serve(args.port, args.bind, args.backend, server_limits=server_limits,
                  domains_dirs=getattr(args, "domains_dir", None) or None,
                  allow_paths=args.allow_paths, token_file=args.token_file, log=args.log)
