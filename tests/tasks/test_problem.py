@@ -13,6 +13,7 @@ from sage_pddl.pddl import parse_problem, write_problem
 from sage_pddl.pddl.model import And
 from sage_pddl.pddl.writer import write_formula
 from sage_pddl.tasks import (
+    load_goals,
     load_task,
     load_taskset,
     problem_text,
@@ -35,8 +36,53 @@ def _atoms(scene) -> set[tuple]:
 
 def test_objects_are_normalised_types_from_every_source():
     scene = _scene("ithor#K09")  # expected objects name "dining_table"
-    assert "DiningTable" in scene.things and "dining_table" not in scene.things
+    assert "dining_table" not in scene.things and scene.absent_types == ("DiningTable",)
     assert {"Mug", "CoffeeMachine", "CreditCard", "Fridge"} <= set(scene.things)
+
+
+def test_no_object_is_invented_for_a_type_the_scene_lacks():
+    """FloorPlan1 has no DiningTable (ALFRED's object list): K09's goal, expected objects and
+    instruction name one, yet the problem declares none, and the task is infeasible with the
+    goals file's reason; a plan that uses a dining table is refused for an unknown object."""
+    scene = _scene("ithor#K09")
+    assert not scene.objects_of("DiningTable")
+    assert "FloorPlan1 has no DiningTable" in scene.infeasible
+    domain = load_domain("ithor")
+    text = problem_text(scene, domain)
+    assert "; infeasible: FloorPlan1 has no DiningTable" in text
+    gate = compile_gate(domain, scene_problem(scene, domain))
+    assert gate.goal_conditions(gate.initial_state)[1] == 2  # the goal keeps its conjuncts
+    verdict = gate.check(["MoveTo Mug", "Pick Mug", "MoveTo DiningTable", "Place DiningTable"])
+    assert not verdict.valid and verdict.violations[0].code == "unknown-object"
+    assert "DiningTable" in verdict.violations[0].message
+
+
+@pytest.mark.parametrize("task_id, missing", [("K09", "DiningTable"), ("B06", "Cloth"),
+                                              ("X05", "Cabinet"), ("B05", "SideTable")])
+def test_the_issue_s_infeasible_tasks_lack_the_type_in_their_scene(task_id, missing):
+    scene = _scene(f"ithor#{task_id}")
+    assert missing in scene.absent_types and not scene.objects_of(missing)
+    assert scene.infeasible and not scene.warnings  # marked in the goals file, with a reason
+
+
+def test_every_task_whose_scene_lacks_a_goal_type_is_marked_infeasible():
+    for set_name in ("ithor", "procthor"):
+        for task in load_taskset(set_name):
+            scene = task_scene(task, load_domain(task.domain), use_reference=False)
+            assert not scene.warnings, scene.warnings  # an unmarked one warns
+
+
+def test_a_goal_naming_a_type_the_scene_lacks_makes_the_task_infeasible(tmp_path):
+    task = replace(load_task("ithor#K01"), task_id="Z1", source="")
+    goals = tmp_path / "goals.toml"
+    goals.write_text('[Z1]\ngoal = "(on Mug DiningTable)"\n', encoding="utf-8")
+    scene = task_scene(task, load_domain("ithor"), goals=load_goals(goals))
+    assert scene.infeasible == "the scene FloorPlan1 has no DiningTable" and scene.warnings
+    assert _goal(scene) == "(or)"
+    goals.write_text('[Z1]\ngoal = "(on Mug DiningTable)"\ninfeasible = "no table"\n',
+                     encoding="utf-8")
+    marked = task_scene(task, load_domain("ithor"), goals=load_goals(goals))
+    assert marked.infeasible == "no table" and not marked.warnings
 
 
 def test_initial_state_from_the_nearby_observation():
@@ -179,8 +225,12 @@ def test_reference_evidence_is_recorded_with_its_step():
 
 
 def test_unknown_types_are_reported():
-    scene = _scene("ithor#A05")
-    assert scene.unknown_types == ("Toothbrush",)
+    scene = _scene("ithor#A05")  # AI2-THOR has no Toothbrush: only named, so not declared
+    assert scene.absent_types == ("Toothbrush",) and scene.unknown_types == ()
+    task = load_task("ithor#A05")
+    shown = task_scene(replace(task, visible_objects=(*task.visible_objects, "Toothbrush")),
+                       load_domain("ithor"))  # a scene that shows one declares it
+    assert shown.unknown_types == ("Toothbrush",) and shown.objects_of("Toothbrush")
 
 
 def test_problem_round_trips_through_the_writer():
