@@ -87,12 +87,15 @@ def cmd_gate(args: argparse.Namespace) -> int:
         prefix = gate.check(plan, mode="first") if args.all else verdict  # the accepted prefix
         met, total = gate.goal_conditions(prefix.final_state)
         print(json.dumps({**verdict_json(verdict), "goal_conditions_met": met,
-                          "goal_conditions_total": total, "unreachable_goals": unreachable},
+                          "goal_conditions_total": total, "unreachable_goals": unreachable,
+                          "read_as": [r._asdict() for r in gate.readings(plan)]},
                          indent=2))
     else:
         _print_verdict(verdict, plan, prefix=args.prefix)
         for line in unreachable:
             console().print(f"  [magenta]unreachable[/magenta] {escape(line)}")
+        for reading in gate.readings(plan):
+            console().print(f"  [cyan]synonym[/cyan] {escape(str(reading))}")
     accepted = verdict.valid and (args.prefix or verdict.goal_reached is not False)
     return EXIT_OK if accepted else EXIT_INVALID
 

@@ -57,7 +57,8 @@ def test_gate_valid_plan_exits_0_with_json(blocks, capsys):
     assert code == 0
     assert json.loads(out) == {"valid": True, "goal_reached": True, "steps_checked": 2,
                                "violations": [], "goal_conditions_met": 1,
-                               "goal_conditions_total": 1, "unreachable_goals": []}
+                               "goal_conditions_total": 1, "unreachable_goals": [],
+                               "read_as": []}
 
 
 def test_gate_invalid_plan_exits_1_and_names_the_literal(blocks, capsys):
