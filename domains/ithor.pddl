@@ -18,6 +18,11 @@
 ;;                    Sink, the knobs of a StoveBurner) and the other instances of its type
 ;;                    (`same-kind`): the server keeps the type it arrived at or found, and
 ;;                    walks to the instance a step acts on by itself.
+;;   (beside ?o ?x)   ?o stood within reach of where ?x stands: MoveTo/Find ?x reaches ?o,
+;;                    and nothing else (no water or heat: `near` is for fixtures that stand
+;;                    together). Only a simulator-verified reference plan gives it (an object it
+;;                    used after reaching another); picking either up ends it, since the
+;;                    object has left the place the evidence is about.
 ;;   (holding ?o) / (hand-empty)          the one object in the robot's hand.
 ;;   (inside ?o ?c) / (on ?o ?r)          AI2-THOR's parentReceptacles, split by the kind of
 ;;                    receptacle: containers (openable ones, sinks, bins, bowls, pots...) hold
@@ -109,6 +114,7 @@
     (heater ?x - thing)
     (cooler ?x - thing)
     (near ?o - thing ?x - thing)
+    (beside ?o - thing ?x - thing)
     (sliceable ?x - thing)
     (cookable ?x - thing)
     (cookable-sliced ?x - thing)
@@ -156,6 +162,7 @@
       (reachable ?x)
       (forall (?o - thing) (when (same-kind ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (near ?o ?x) (reachable ?o)))
+      (forall (?o - thing) (when (beside ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (inside ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (on ?o ?x) (reachable ?o)))
       (when (water-source ?x) (water-reachable))
@@ -175,6 +182,7 @@
       (reachable ?x)
       (forall (?o - thing) (when (same-kind ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (near ?o ?x) (reachable ?o)))
+      (forall (?o - thing) (when (beside ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (inside ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (on ?o ?x) (reachable ?o)))
       (when (water-source ?x) (water-reachable))
@@ -198,7 +206,9 @@
       (holding ?o)
       (not (hand-empty))
       (forall (?r - thing) (not (inside ?o ?r)))
-      (forall (?r - thing) (not (on ?o ?r)))))
+      (forall (?r - thing) (not (on ?o ?r)))
+      (forall (?y - thing) (not (beside ?y ?o)))
+      (forall (?y - thing) (not (beside ?o ?y)))))
 
   ;; Place R: PutObject of the held object onto/into receptacle R. The server walks to R itself
   ;; (no MoveTo needed: it navigates before PutObject) and refuses a non-receptacle, an empty

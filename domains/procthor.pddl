@@ -73,6 +73,7 @@
     (heater ?x - location)
     (cooler ?x - location)
     (near ?o - thing ?x - location)
+    (beside ?o - thing ?x - location)
     (sliceable ?x - thing)
     (cookable ?x - thing)
     (cookable-sliced ?x - thing)
@@ -127,6 +128,7 @@
       (reachable ?x)
       (forall (?o - thing) (when (same-kind ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (near ?o ?x) (reachable ?o)))
+      (forall (?o - thing) (when (beside ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (inside ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (on ?o ?x) (reachable ?o)))
       (when (water-source ?x) (water-reachable))
@@ -162,6 +164,7 @@
       (reachable ?x)
       (forall (?o - thing) (when (same-kind ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (near ?o ?x) (reachable ?o)))
+      (forall (?o - thing) (when (beside ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (inside ?o ?x) (reachable ?o)))
       (forall (?o - thing) (when (on ?o ?x) (reachable ?o)))
       (when (water-source ?x) (water-reachable))
@@ -185,7 +188,9 @@
       (holding ?o)
       (not (hand-empty))
       (forall (?r - thing) (not (inside ?o ?r)))
-      (forall (?r - thing) (not (on ?o ?r)))))
+      (forall (?r - thing) (not (on ?o ?r)))
+      (forall (?y - thing) (not (beside ?y ?o)))
+      (forall (?y - location) (not (beside ?o ?y)))))
 
   ;; Place R: PutObject of the held object onto/into receptacle R. The server walks to R itself
   ;; (no MoveTo needed: it navigates before PutObject) and refuses a non-receptacle, an empty

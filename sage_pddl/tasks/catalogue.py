@@ -15,8 +15,14 @@ paper's simulator-verified task sets confirm:
   pots, pans), `sittable`/`lieable` furniture, `washable` (pickupable and not spoilt by
   water: electronics, paper, candles), `water_source` (sinks, basins, faucets, shower
   heads), `heater` (Microwave, StoveBurner, Toaster), `cooler` (Fridge);
-* `starts_on`: iTHOR scenes start with their lights on (every observation in the task sets
-  that lists a LightSwitch reports it "on"), so an unobserved LightSwitch is on initially;
+* `starts_on`: what an unobserved toggleable object's state is at the start. AI2-THOR's
+  documentation gives no default per type, so this follows the simulator's own reports in
+  the task sets (AI2-THOR 5): iTHOR scenes start with their lights on (every observation that
+  lists a LightSwitch reports it "on") and their lamps on (FloorPlan302's DeskLamp is
+  observed "on" in B06 and B08; L08's TurnOff DeskLamp succeeded in FloorPlan201, and
+  L06's TurnOn FloorLamp (FloorPlan202) and X02's TurnOn DeskLamp (FloorPlan201) failed:
+  already on). Every other toggleable type starts off (Faucet, Toaster and Microwave are
+  observed "off"). An observed state always wins;
 * the object-state properties of the same page, each behind one domain predicate: Sliceable
   (`sliceable`; SliceObject needs a knife in the hand: `slicer`, Knife and ButterKnife, as in
   ALFRED's environment), Cookable (`cookable`: Potato; Bread and Egg cook once sliced or
@@ -146,7 +152,7 @@ _COOLERS = frozenset({"Fridge"})
 _WATER_SENSITIVE = frozenset({"CellPhone", "Laptop", "RemoteControl", "AlarmClock", "Watch",
                          "CD", "Candle", "Book", "Newspaper", "TissueBox", "ToiletPaper",
                          "PaperTowelRoll"})
-_STARTS_ON = frozenset({"LightSwitch"})
+_STARTS_ON = frozenset({"LightSwitch", "DeskLamp", "FloorLamp"})
 _SLICEABLE = frozenset({"Apple", "Bread", "Egg", "Lettuce", "Potato", "Tomato"})
 _COOKABLE = frozenset({"Potato", "PotatoSliced", "BreadSliced", "EggCracked"})
 _COOKABLE_SLICED = frozenset({"Bread", "Egg", "Potato"})

@@ -30,14 +30,17 @@ Initial state, by source (`SceneFact.source`)
                  the others, as the action server keeps the type it reached.
     observation  held object (else `hand-empty`); open/closed and on/off as observed (an
                  openable object not observed open is closed; a toggleable one not observed on
-                 is off, except types that start on: lights); objects within AI2-THOR's
-                 interaction distance (1.5 m) and the server's Found/Arrived objects are
-                 `reachable`; ProcTHOR's rooms, the current room, which instance is in which
-                 room, and `here` for what is in the current room, visible objects included.
+                 is off, except types that start on: lights and lamps, `catalogue`'s
+                 `starts_on`); objects within AI2-THOR's interaction distance (1.5 m) and
+                 the server's Found/Arrived objects are `reachable`; ProcTHOR's rooms, the
+                 current room, which instance is in which room, and `here` for what is in
+                 the current room, visible objects included.
     reference    facts the task's simulator-verified reference plan proves (REFERENCE §6.5):
                  when a reference step uses an object the other sources leave out of reach,
-                 the weakest fact explaining its success is added: the object stands near what
-                 the robot went to last (`near`), or was within reach from the start; a state
+                 the weakest fact explaining its success is added: the object stood within
+                 reach of what the robot went to last (`beside`: reaching that reaches it, and
+                 nothing else, such as the water of a Faucet `near` it, until either is picked
+                 up), or was within reach from the start; a state
                  the observation does not show is set by what the reference proves (TurnOff of
                  an unobserved lamp succeeded: it was on). Affordances are never changed,
                  observed states never overridden, and each added fact names its step.
@@ -419,7 +422,7 @@ def _explain_reference(task: Task, domain: Domain, things: list[str], rooms: lis
         place = _last_located(gate, steps[:violation.step], by_lower)
         step_text = f"reference step {violation.step + 1} ({violation.step_text})"
         if place:
-            added.append(SceneFact(("near", target, place), "reference",
+            added.append(SceneFact(("beside", target, place), "reference",
                                    f"{step_text} uses {target} after reaching {place}"))
         else:
             added.append(SceneFact(("reachable", target), "reference",

@@ -16,6 +16,7 @@ from sage_pddl.tasks import (
     load_goals,
     load_task,
     load_taskset,
+    normalize_steps,
     problem_text,
     scene_problem,
     task_problem,
@@ -218,8 +219,11 @@ def test_reference_evidence_is_recorded_with_its_step():
     facts = x03.facts_from("reference")
     assert [f.atom for f in facts] == [("reachable", "Faucet")]
     assert "step 1" in facts[0].note
-    l08 = _scene("ithor#L08")  # TurnOff of an unobserved DeskLamp succeeded: it was on
-    assert ("turned-on", "DeskLamp") in {f.atom for f in l08.facts_from("reference")}
+    l08 = _scene("ithor#L08")  # TurnOff of an unobserved DeskLamp succeeded: it was on,
+    # as AI2-THOR's lamps start (catalogue `starts_on`), so the reference adds nothing
+    lamp = next(f for f in l08.facts if f.atom == ("turned-on", "DeskLamp"))
+    assert lamp.source == "observation" and "starts on" in lamp.note
+    assert not l08.facts_from("reference")
     without = task_scene(load_task("ithor#X03"), load_domain("ithor"), use_reference=False)
     assert not without.facts_from("reference")
 
@@ -285,3 +289,25 @@ def test_an_instruction_read_for_the_goal_names_the_task_s_own_type():
     scene = task_scene(task, load_domain("ithor"), goals={})
     assert scene.goal_source == "instruction"
     assert " ".join(write_formula(scene.goal).split()) == "(turned-on FloorLamp)"
+
+
+def test_a_reference_fact_does_not_let_k04_fill_the_pot_without_a_sink():
+    """K04's reference turned the Faucet on right after reaching the Pot, so the faucet stood
+    within reach of the pot (`beside`): that reaches the faucet, and gives no water. A plan
+    that fills the pot without going to a sink is refused, as the scene-only world refuses it."""
+    domain = load_domain("ithor")
+    task = load_task("ithor#K04")
+    with_reference = task_scene(task, domain)
+    assert ("beside", "Faucet", "Pot") in _atoms(with_reference)
+    assert not any(f.atom[0] == "near" for f in with_reference.facts_from("reference"))
+    scene_only = task_scene(task, domain, use_reference=False)
+    sinkless = ["MoveTo Pot", "Pick Pot", "Fill Pot", "MoveTo StoveBurner", "Place StoveBurner"]
+    verdicts = [compile_gate(domain, scene_problem(scene, domain)).check(sinkless, mode="all")
+                for scene in (with_reference, scene_only)]
+    for verdict in verdicts:
+        assert [(v.step, v.code) for v in verdict.violations] == [(2, "no-water")]
+    assert not any(("filled", "pot", "water") in v.final_state for v in verdicts)
+    gate = compile_gate(domain, scene_problem(with_reference, domain))
+    assert gate.check(normalize_steps(task.reference_steps, domain)).valid
+    at_the_sink = ["MoveTo Pot", "Pick Pot", "MoveTo Sink", "Fill Pot"]
+    assert gate.check(at_the_sink).valid
