@@ -6,18 +6,23 @@ file whose header lists the goal's source and every fact not read off the observ
 catalogue.
 
 Objects: the world model follows the scene
-    The scene's object types are those of visible_objects, expected_objects, the observation
-    text, the reference plan, the goal, the fixed parts that every room of the task's room type
-    has in iTHOR (`catalogue.ROOM_FIXTURES`, from AI2-THOR's object-type documentation) and,
-    for the task sets' floor plans, every type the scene is known to have
-    (`catalogue.SCENE_TYPES`).
+    The scene's object types are what it shows (visible_objects, the observation text), the
+    fixed parts that every room of the task's room type has in iTHOR
+    (`catalogue.ROOM_FIXTURES`, from AI2-THOR's object-type documentation) and, for an iTHOR
+    floor plan, every type it has (`catalogue.scene_types`: data/ai2thor/scenes.toml, from
+    ALFRED's scene layouts). A type the task only names (expected_objects, the reference
+    plan, the goal) is declared when the scene has it and is otherwise left out
+    (`TaskScene.absent_types`): no object is invented, so a plan naming it is refused for an
+    unknown object, and a goal naming it makes the task infeasible (`TaskScene.infeasible`,
+    the goals file's reason). Only a scene nothing is known of (no floor-plan data, nothing
+    observed or visible) takes its types from what the task names.
     Every name is normalised to its AI2-THOR type (`dining_table` -> DiningTable). Names the
     catalogue does not know stay objects with no affordance (`TaskScene.unknown_types`).
 
     A type may have several instances. iTHOR: as many as the observation lists (its nearby
     objects, nearest first) or the scene is known to have (`catalogue.scene_instances`), at
     least one. ProcTHOR: one per room that lists the type, and one in the current room for a
-    visible object or a type the task names that no room lists. One instance is named by its
+    visible object that no room lists. One instance is named by its
     type (`Fridge`); several are `Cabinet_1`, `Cabinet_2`, ... A plan step that names the type
     (`Open Cabinet`) acts on the first instance for which the step is applicable (the gate's
     `Choice`, which the symbolic world executes and the AI2-THOR backend follows), so opening
@@ -40,9 +45,9 @@ Initial state, by source (`SceneFact.source`)
                  the weakest fact explaining its success is added: the object stood within
                  reach of what the robot went to last (`beside`: reaching that reaches it, and
                  nothing else, such as the water of a Faucet `near` it, until either is picked
-                 up), or was within reach from the start; a state
-                 the observation does not show is set by what the reference proves (TurnOff of
-                 an unobserved lamp succeeded: it was on). Affordances are never changed,
+                 up), or was within reach from the start; a state the observation does not
+                 show is set by what the reference proves (TurnOff of an unobserved lamp
+                 succeeded: it was on). Affordances are never changed,
                  observed states never overridden, and each added fact names its step.
     Nothing is inferred from the wording of the instruction: an object whose place is unknown
     lies in no container, so once located it can be picked up.
