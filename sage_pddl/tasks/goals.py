@@ -173,12 +173,15 @@ def load_goals(path: str | Path) -> dict[str, GoalSpec]:
         goal_text = entry.get("goal")
         if not isinstance(goal_text, str) or not goal_text.strip():
             raise TaskSetError(f"{path}: [{task_id}] needs goal = \"(PDDL formula)\"")
+        infeasible = entry.get("infeasible", "")
+        if not isinstance(infeasible, str):
+            raise TaskSetError(f"{path}: [{task_id}] infeasible must be the reason, a string")
         where = Location(str(path), lines.get(task_id.lower(), 1), 1)
         goals[task_id.lower()] = GoalSpec(
             task_id=task_id, instruction=str(entry.get("instruction", "")),
             text=goal_text.strip(), goal=parse_goal(goal_text, where),
             note=str(entry.get("note", "")), where=where,
-            infeasible=str(entry.get("infeasible", "")).strip())
+            infeasible=infeasible.strip())
     return goals
 
 

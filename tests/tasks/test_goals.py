@@ -111,3 +111,12 @@ def test_k01_asks_for_coffee_not_for_the_mug_to_stay_at_the_machine():
     assert _reached("ithor#K01", brew) == (1, 1)
     assert _reached("ithor#K01", [*brew, "Pick Mug", "MoveTo CounterTop",
                                   "Place CounterTop"]) == (1, 1)
+
+
+def test_infeasible_is_a_reason(tmp_path):
+    goals = tmp_path / "g.toml"
+    goals.write_text('[T1]\ngoal = "(holding Apple)"\ninfeasible = "no apple here"\n')
+    assert load_goals(goals)["t1"].infeasible == "no apple here"
+    goals.write_text('[T1]\ngoal = "(holding Apple)"\ninfeasible = true\n')
+    with pytest.raises(TaskSetError, match="infeasible must be the reason"):
+        load_goals(goals)
