@@ -5,7 +5,8 @@
     python tools/goals_table.py --check    # exit 1 if docs/goals.md does not hold them
 
 1. The curated iTHOR tasks (ithor-gt): instruction, goal as written, note.
-2. Every bundled reference plan (ithor, procthor) checked by the gate against its task's goal:
+2. The tasks marked infeasible in the goals files, with their scene and reason.
+3. Every bundled reference plan (ithor, procthor) checked by the gate against its task's goal:
    the steps it is refused (none expected), how many reach their goal in the simulator's view
    and in the gate's strict view (equal when nothing is refused), and, for each reference that
    does not reach its goal as the simulator runs it, the written conjuncts it leaves undone.
@@ -49,6 +50,18 @@ def curated() -> list[str]:
     return rows
 
 
+def infeasible() -> list[str]:
+    rows = ["| task | scene | instruction | why no plan can do it |", "|---|---|---|---|"]
+    for set_name in ("ithor", "procthor"):
+        goals = bundled_goals(set_name)
+        for task in load_taskset(set_name):
+            reason = goals[task.task_id.lower()].infeasible
+            if reason:
+                rows.append(f"| {task.task_id} | {task.scene} | {_one_line(task.instruction)} "
+                            f"| {_one_line(reason)} |")
+    return rows
+
+
 def references() -> list[str]:
     out: list[str] = []
     for set_name in ("ithor", "procthor"):
@@ -89,6 +102,7 @@ def references() -> list[str]:
 
 def render() -> str:
     return "\n".join([BEGIN, "", "### The 38 curated iTHOR tasks", "", *curated(), "",
+                      "### Tasks their scene cannot do", "", *infeasible(), "",
                       "### The references against the goals", "", *references(), END])
 
 

@@ -1,12 +1,13 @@
 ; ithor#A02 (FloorPlan401): Pick up the soap from the sink
 ; goal from: goals (written from the instruction and reviewed)
 ; goal note: 'From the sink' says where it is; the soap at a sink is a SoapBar.
-; reference: (near SoapBar Sink) - reference step 2 (Pick SoapBar) uses SoapBar after reaching Sink
+; reference: (beside SoapBar Sink) - reference step 2 (Pick SoapBar) uses SoapBar after reaching Sink
 (define (problem ithor-a02)
   (:domain ithor)
   (:objects
     Bathtub BathtubBasin Candle Cart Cloth DishSponge Faucet Floor GarbageCan HandTowel HandTowelHolder LightSwitch Mirror PaperTowelRoll Plunger ScrubBrush Shelf_1 Shelf_2 Shelf_3 Shelf_4 ShowerCurtain ShowerHead Sink SinkBasin SoapBar SoapBottle SprayBottle Toilet ToiletPaper ToiletPaperHanger Towel TowelHolder - thing)
   (:init
+    (beside SoapBar Sink)
     (closed ShowerCurtain)
     (closed Toilet)
     (container Bathtub)
@@ -38,7 +39,6 @@
     (near Sink SinkBasin)
     (near SinkBasin Faucet)
     (near SinkBasin Sink)
-    (near SoapBar Sink)
     (near Toilet ToiletPaperHanger)
     (near ToiletPaperHanger Toilet)
     (openable ShowerCurtain)

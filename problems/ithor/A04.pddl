@@ -1,12 +1,13 @@
 ; ithor#A04 (FloorPlan401): Wash hands with soap at the sink
 ; goal from: goals (written from the instruction and reviewed)
 ; goal note: A robot has no hands to wash: read as the soap used under water at the sink (Wash, or the soap in the basin under the running faucet).
-; reference: (near SoapBar Sink) - reference step 3 (Pick SoapBar) uses SoapBar after reaching Sink
+; reference: (beside SoapBar Sink) - reference step 3 (Pick SoapBar) uses SoapBar after reaching Sink
 (define (problem ithor-a04)
   (:domain ithor)
   (:objects
     Bathtub BathtubBasin Candle Cart Cloth DishSponge Faucet Floor GarbageCan HandTowel HandTowelHolder LightSwitch Mirror PaperTowelRoll Plunger ScrubBrush Shelf_1 Shelf_2 Shelf_3 Shelf_4 ShowerCurtain ShowerHead Sink SinkBasin SoapBar SoapBottle SprayBottle Toilet ToiletPaper ToiletPaperHanger Towel TowelHolder - thing)
   (:init
+    (beside SoapBar Sink)
     (closed ShowerCurtain)
     (closed Toilet)
     (container Bathtub)
@@ -38,7 +39,6 @@
     (near Sink SinkBasin)
     (near SinkBasin Faucet)
     (near SinkBasin Sink)
-    (near SoapBar Sink)
     (near Toilet ToiletPaperHanger)
     (near ToiletPaperHanger Toilet)
     (openable ShowerCurtain)

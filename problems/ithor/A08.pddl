@@ -1,6 +1,6 @@
 ; ithor#A08 (FloorPlan402): Prepare the shower: turn on, adjust, place towel nearby
 ; goal from: goals (written from the instruction and reviewed)
-; goal note: 'Adjust' has no AI2-THOR state and is left out; 'nearby' is the towel put down on or in a receptacle of the bathroom.
+; goal note: 'Adjust' has no AI2-THOR state and is left out; 'nearby' is the towel put down on or in a receptacle of the bathroom other than the floor (a towel dropped on the floor is not placed nearby).
 (define (problem ithor-a08)
   (:domain ithor)
   (:objects
@@ -165,5 +165,7 @@
     (water-source Sink_2)
     (water-source SinkBasin_1)
     (water-source SinkBasin_2))
-  (:goal (and (turned-on ShowerHead) (exists (?r - thing) (or (on Towel ?r) (inside Towel ?r)))))
+  (:goal (and
+    (turned-on ShowerHead)
+    (exists (?r - thing) (and (not (= ?r Floor)) (or (on Towel ?r) (inside Towel ?r))))))
 )

@@ -170,6 +170,7 @@
     (toggleable DeskLamp)
     (toggleable Laptop)
     (toggleable LightSwitch)
+    (turned-on DeskLamp)
     (turned-on LightSwitch)
     (washable BaseballBat)
     (washable BasketBall)

@@ -164,6 +164,7 @@
     (toggleable DeskLamp)
     (toggleable Laptop)
     (toggleable LightSwitch)
+    (turned-on DeskLamp)
     (turned-on LightSwitch)
     (washable BaseballBat)
     (washable BasketBall)

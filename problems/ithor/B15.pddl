@@ -95,6 +95,7 @@
     (toggleable DeskLamp)
     (toggleable Laptop)
     (toggleable LightSwitch)
+    (turned-on DeskLamp)
     (turned-on LightSwitch)
     (washable Bowl)
     (washable CreditCard)

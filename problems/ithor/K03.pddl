@@ -1,12 +1,13 @@
 ; ithor#K03 (FloorPlan1): Open the fridge and retrieve a tomato
 ; goal from: goals (written from the instruction and reviewed)
 ; goal note: 'Retrieve' is holding the tomato; where it lies is not assumed. The fridge is still open at the end: closing it is not asked.
-; reference: (near Tomato Fridge) - reference step 3 (Pick Tomato) uses Tomato after reaching Fridge
+; reference: (beside Tomato Fridge) - reference step 3 (Pick Tomato) uses Tomato after reaching Fridge
 (define (problem ithor-k03)
   (:domain ithor)
   (:objects
     Apple Book Bottle Bowl Bread ButterKnife Cabinet_1 Cabinet_2 Cabinet_3 Cabinet_4 Cabinet_5 Cabinet_6 Cabinet_7 Cabinet_8 Cabinet_9 CoffeeMachine CounterTop_1 CounterTop_2 CounterTop_3 CreditCard Cup DishSponge Drawer_1 Drawer_2 Drawer_3 Drawer_4 Drawer_5 Drawer_6 Drawer_7 Drawer_8 Drawer_9 Egg Faucet Fork Fridge GarbageCan HousePlant Kettle Knife Lettuce LightSwitch Microwave Mug Pan PaperTowelRoll PepperShaker Plate Pot Potato SaltShaker Shelf_1 Shelf_2 Shelf_3 ShelvingUnit Sink SinkBasin SoapBottle Spatula Spoon Statue Stool_1 Stool_2 StoveBurner_1 StoveBurner_2 StoveBurner_3 StoveBurner_4 StoveKnob_1 StoveKnob_2 StoveKnob_3 StoveKnob_4 Toaster Tomato Vase_1 Vase_2 WineBottle - thing)
   (:init
+    (beside Tomato Fridge)
     (closed Book)
     (closed Cabinet_1)
     (closed Cabinet_2)
@@ -109,7 +110,6 @@
     (near StoveKnob_2 StoveBurner_2)
     (near StoveKnob_3 StoveBurner_3)
     (near StoveKnob_4 StoveBurner_4)
-    (near Tomato Fridge)
     (openable Book)
     (openable Cabinet_1)
     (openable Cabinet_2)

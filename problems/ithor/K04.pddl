@@ -1,12 +1,13 @@
 ; ithor#K04 (FloorPlan2): Boil water in a pot on the stove
 ; goal from: goals (written from the instruction and reviewed)
 ; goal note: AI2-THOR has no boiling: water in the pot, the pot on a burner, and that burner on (the pot then turns Hot).
-; reference: (near Faucet Pot) - reference step 3 (TurnOn Faucet) uses Faucet after reaching Pot
+; reference: (beside Faucet Pot) - reference step 3 (TurnOn Faucet) uses Faucet after reaching Pot
 (define (problem ithor-k04)
   (:domain ithor)
   (:objects
     Apple Bowl Bread ButterKnife Cabinet_1 Cabinet_2 Cabinet_3 Cabinet_4 Cabinet_5 Cabinet_6 Cabinet_7 Cabinet_8 Cabinet_9 CellPhone Chair CoffeeMachine CounterTop_1 CounterTop_2 Cup DishSponge Drawer_1 Drawer_10 Drawer_11 Drawer_12 Drawer_13 Drawer_2 Drawer_3 Drawer_4 Drawer_5 Drawer_6 Drawer_7 Drawer_8 Drawer_9 Egg Faucet Floor Fork Fridge GarbageCan Kettle Knife Ladle Lettuce LightSwitch Microwave Mug Pan PepperShaker Plate Pot Potato SaltShaker Sink SinkBasin SoapBottle Spatula Spoon StoveBurner_1 StoveBurner_2 StoveBurner_3 StoveBurner_4 StoveBurner_5 StoveBurner_6 StoveKnob_1 StoveKnob_2 StoveKnob_3 StoveKnob_4 StoveKnob_5 StoveKnob_6 Toaster Tomato - thing)
   (:init
+    (beside Faucet Pot)
     (closed Cabinet_1)
     (closed Cabinet_2)
     (closed Cabinet_3)
@@ -103,7 +104,6 @@
     (heater StoveBurner_5)
     (heater StoveBurner_6)
     (heater Toaster)
-    (near Faucet Pot)
     (near Faucet Sink)
     (near Faucet SinkBasin)
     (near Sink Faucet)

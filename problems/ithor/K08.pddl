@@ -1,12 +1,13 @@
 ; ithor#K08 (FloorPlan4): Set up the dining table with plates and cups
 ; goal from: goals (written from the instruction and reviewed)
 ; goal note: The plurals are read as at least one plate and one cup on the table.
-; reference: (near Plate Cabinet_1) - reference step 3 (Pick Plate) uses Plate after reaching Cabinet_1
+; reference: (beside Plate Cabinet_1) - reference step 3 (Pick Plate) uses Plate after reaching Cabinet_1
 (define (problem ithor-k08)
   (:domain ithor)
   (:objects
     Apple Bowl Bread ButterKnife Cabinet_1 Cabinet_2 CoffeeMachine CounterTop_1 CounterTop_2 CounterTop_3 Cup DiningTable DishSponge Drawer_1 Drawer_2 Drawer_3 Drawer_4 Drawer_5 Drawer_6 Egg Faucet Floor Fork Fridge GarbageCan HousePlant Knife Ladle Lettuce LightSwitch Microwave Mug Pan PepperShaker Plate Pot Potato SaltShaker Sink SinkBasin SoapBottle Spatula Spoon StoveBurner StoveKnob Toaster Tomato Window - thing)
   (:init
+    (beside Plate Cabinet_1)
     (closed Cabinet_1)
     (closed Cabinet_2)
     (closed Drawer_1)
@@ -66,7 +67,6 @@
     (heater Toaster)
     (near Faucet Sink)
     (near Faucet SinkBasin)
-    (near Plate Cabinet_1)
     (near Sink Faucet)
     (near Sink SinkBasin)
     (near SinkBasin Faucet)

@@ -1,10 +1,12 @@
 ; ithor#K09 (FloorPlan1): Prepare a coffee and place it on the dining table
 ; goal from: goals (written from the instruction and reviewed)
 ; goal note: Coffee as in K01, then the mug on the table. AI2-THOR's FloorPlan1 has no DiningTable, so the task cannot be completed in that scene.
+; infeasible: FloorPlan1 has no DiningTable (ALFRED's FloorPlan1 object list, data/ai2thor/scenes.toml).
+; note: named by the task but not in the scene (no object declared): DiningTable
 (define (problem ithor-k09)
   (:domain ithor)
   (:objects
-    Apple Book Bottle Bowl Bread ButterKnife Cabinet_1 Cabinet_2 Cabinet_3 Cabinet_4 Cabinet_5 Cabinet_6 Cabinet_7 Cabinet_8 Cabinet_9 CoffeeMachine CounterTop_1 CounterTop_2 CounterTop_3 CreditCard Cup DiningTable DishSponge Drawer_1 Drawer_2 Drawer_3 Drawer_4 Drawer_5 Drawer_6 Drawer_7 Drawer_8 Drawer_9 Egg Faucet Fork Fridge GarbageCan HousePlant Kettle Knife Lettuce LightSwitch Microwave Mug Pan PaperTowelRoll PepperShaker Plate Pot Potato SaltShaker Shelf_1 Shelf_2 Shelf_3 ShelvingUnit Sink SinkBasin SoapBottle Spatula Spoon Statue Stool_1 Stool_2 StoveBurner_1 StoveBurner_2 StoveBurner_3 StoveBurner_4 StoveKnob_1 StoveKnob_2 StoveKnob_3 StoveKnob_4 Toaster Tomato Vase_1 Vase_2 WineBottle - thing)
+    Apple Book Bottle Bowl Bread ButterKnife Cabinet_1 Cabinet_2 Cabinet_3 Cabinet_4 Cabinet_5 Cabinet_6 Cabinet_7 Cabinet_8 Cabinet_9 CoffeeMachine CounterTop_1 CounterTop_2 CounterTop_3 CreditCard Cup DishSponge Drawer_1 Drawer_2 Drawer_3 Drawer_4 Drawer_5 Drawer_6 Drawer_7 Drawer_8 Drawer_9 Egg Faucet Fork Fridge GarbageCan HousePlant Kettle Knife Lettuce LightSwitch Microwave Mug Pan PaperTowelRoll PepperShaker Plate Pot Potato SaltShaker Shelf_1 Shelf_2 Shelf_3 ShelvingUnit Sink SinkBasin SoapBottle Spatula Spoon Statue Stool_1 Stool_2 StoveBurner_1 StoveBurner_2 StoveBurner_3 StoveBurner_4 StoveKnob_1 StoveKnob_2 StoveKnob_3 StoveKnob_4 Toaster Tomato Vase_1 Vase_2 WineBottle - thing)
   (:init
     (closed Book)
     (closed Cabinet_1)
@@ -183,7 +185,6 @@
     (receptacle CounterTop_2)
     (receptacle CounterTop_3)
     (receptacle Cup)
-    (receptacle DiningTable)
     (receptacle Drawer_1)
     (receptacle Drawer_2)
     (receptacle Drawer_3)
@@ -453,5 +454,5 @@
     (water-source Faucet)
     (water-source Sink)
     (water-source SinkBasin))
-  (:goal (and (filled Mug coffee) (on Mug DiningTable)))
+  (:goal (and (filled Mug coffee) (or)))
 )

@@ -91,6 +91,8 @@
     (toggleable Laptop)
     (toggleable LightSwitch)
     (toggleable Television)
+    (turned-on DeskLamp)
+    (turned-on FloorLamp)
     (turned-on LightSwitch)
     (washable Bowl)
     (washable Box)

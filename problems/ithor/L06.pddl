@@ -46,6 +46,7 @@
     (toggleable Laptop)
     (toggleable LightSwitch)
     (toggleable Television)
+    (turned-on FloorLamp)
     (turned-on LightSwitch)
     (washable Box)
     (washable CreditCard)

@@ -1,6 +1,6 @@
 ; ithor#L07 (FloorPlan202): Clean the living room — pick up clutter and place items away
 ; goal from: goals (written from the instruction and reviewed)
-; goal note: Clutter is the loose items the task names (the book and the remote control); 'away' is each put down on or in a receptacle rather than left in the hand.
+; goal note: Clutter is the loose items the task names (the book and the remote control); 'away' is each put down on or in a receptacle other than the floor (dropped on the floor is not put away), rather than left in the hand.
 (define (problem ithor-l07)
   (:domain ithor)
   (:objects
@@ -46,6 +46,7 @@
     (toggleable Laptop)
     (toggleable LightSwitch)
     (toggleable Television)
+    (turned-on FloorLamp)
     (turned-on LightSwitch)
     (washable Box)
     (washable CreditCard)
@@ -53,6 +54,7 @@
     (washable Pillow)
     (washable Statue))
   (:goal (and
-    (exists (?r - thing) (or (on Book ?r) (inside Book ?r)))
-    (exists (?r - thing) (or (on RemoteControl ?r) (inside RemoteControl ?r)))))
+    (exists (?r - thing) (and (not (= ?r Floor)) (or (on Book ?r) (inside Book ?r))))
+    (exists (?r - thing)
+      (and (not (= ?r Floor)) (or (on RemoteControl ?r) (inside RemoteControl ?r))))))
 )

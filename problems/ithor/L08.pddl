@@ -1,7 +1,6 @@
 ; ithor#L08 (FloorPlan201): Set up for movie night: turn on TV, dim lamp, sit on sofa
 ; goal from: goals (written from the instruction and reviewed)
 ; goal note: Dimming is switching the lamp off (AI2-THOR lamps are on or off); the task's lamp is FloorPlan201's DeskLamp.
-; reference: (turned-on DeskLamp) - reference step 4 (TurnOff DeskLamp) succeeded, so the unobserved DeskLamp was turned-on
 (define (problem ithor-l08)
   (:domain ithor)
   (:objects
@@ -93,6 +92,7 @@
     (toggleable LightSwitch)
     (toggleable Television)
     (turned-on DeskLamp)
+    (turned-on FloorLamp)
     (turned-on LightSwitch)
     (washable Bowl)
     (washable Box)

@@ -41,6 +41,7 @@
     (toggleable Laptop)
     (toggleable LightSwitch)
     (toggleable Television)
+    (turned-on FloorLamp)
     (turned-on LightSwitch)
     (washable Box)
     (washable CreditCard)

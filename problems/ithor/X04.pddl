@@ -1,6 +1,7 @@
 ; ithor#X04 (FloorPlan202): Open the window and then close the curtains
 ; goal from: goals (written from the instruction and reviewed)
 ; goal note: Neither a Window nor Curtains can open or close in AI2-THOR, so the task cannot be completed.
+; infeasible: AI2-THOR's Window and Curtains cannot be opened or closed (neither is openable in its object-type documentation).
 (define (problem ithor-x04)
   (:domain ithor)
   (:objects
@@ -46,6 +47,7 @@
     (toggleable Laptop)
     (toggleable LightSwitch)
     (toggleable Television)
+    (turned-on FloorLamp)
     (turned-on LightSwitch)
     (washable Box)
     (washable CreditCard)

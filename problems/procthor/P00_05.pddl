@@ -332,6 +332,8 @@
     (toggleable Television_3)
     (toggleable Toaster)
     (toggles-closed Microwave)
+    (turned-on DeskLamp)
+    (turned-on FloorLamp)
     (washable Apple)
     (washable BaseballBat)
     (washable BasketBall)

@@ -122,6 +122,7 @@
     (toggleable FloorLamp)
     (toggleable Laptop)
     (toggleable Television)
+    (turned-on FloorLamp)
     (washable BaseballBat)
     (washable CreditCard)
     (washable DishSponge)

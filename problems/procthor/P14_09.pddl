@@ -94,6 +94,7 @@
     (toggleable Candle)
     (toggleable FloorLamp)
     (toggleable Television)
+    (turned-on FloorLamp)
     (washable Bowl)
     (washable Box)
     (washable CreditCard)

@@ -118,6 +118,7 @@
     (toggleable DeskLamp)
     (toggleable Faucet)
     (toggleable Laptop)
+    (turned-on DeskLamp)
     (washable CreditCard)
     (washable DishSponge)
     (washable KeyChain)

@@ -103,6 +103,7 @@
     (toggleable Faucet)
     (toggleable FloorLamp)
     (toggleable WashingMachine)
+    (turned-on FloorLamp)
     (washable Pencil)
     (washable Plunger)
     (washable TeddyBear)

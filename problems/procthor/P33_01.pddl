@@ -106,6 +106,7 @@
     (toggleable DeskLamp)
     (toggleable Laptop)
     (toggleable Television)
+    (turned-on DeskLamp)
     (washable BasketBall)
     (washable CreditCard)
     (washable Dumbbell)

@@ -14,6 +14,9 @@ skipped and counted) and writes:
 * `success_by_planner.png` — the primary metric per planner with CIs (matplotlib, optional:
   skipped with a note in report.md when it is not installed).
 
+Rows of a task its scene cannot do (`infeasible`: the reason) are left out of every mean and
+comparison; report.md says how many tasks that leaves out, and which.
+
 Per-task values are means over seeds (`stats` module docstring). Every CI and test is seeded
 from its own name, so the numbers do not depend on which other comparisons are in the report.
 """
@@ -105,6 +108,13 @@ def load_run(run_dir: str | Path) -> tuple[list[dict], dict, int]:
     rows, bad = read_results(results)
     config = read_run_config(run_dir).get("config", {})
     return latest_rows(rows), config, bad
+
+
+def _feasible(rows: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The rows of tasks their scene can do, and the ids of the infeasible tasks (rows whose
+    `infeasible` gives a reason), which no success rate counts."""
+    infeasible = sorted({str(r["task_id"]) for r in rows if r.get("infeasible")})
+    return [r for r in rows if not r.get("infeasible")], infeasible
 
 
 def _ordered(values: Iterable[str], preferred: Sequence[str] = ()) -> list[str]:
@@ -207,7 +217,15 @@ def write_report(run_dir: str | Path, *, candidate: str | None = None,
     if unknown:
         raise ReportError(f"report setting 'metrics': unknown metric(s) {', '.join(unknown)}; "
                           f"known: {', '.join(metric_defs.METRIC_BY_NAME)}")
+    rows, infeasible = _feasible(rows)
+    if not rows:
+        raise ReportError(f"{run_dir}/results.jsonl holds rows only for tasks their scene "
+                          f"cannot do ({', '.join(infeasible)})")
     notes = []
+    if infeasible:
+        notes.append(f"{len(infeasible)} infeasible task(s) left out of every mean and "
+                     f"comparison (their scene cannot reach the goal; the row's `infeasible` "
+                     f"says why): {', '.join(infeasible)}")
     if bad:
         notes.append(f"{bad} unreadable line(s) in results.jsonl were skipped (a run cut "
                      "short mid-write leaves one)")

@@ -82,7 +82,7 @@ from sage_pddl.planners import MEMORY_PLANNERS, canonical_name, get_planner
 from sage_pddl.planners.base import PlanningTask
 from sage_pddl.planners.memory import HybridMemory
 from sage_pddl.runtime import run_episode
-from sage_pddl.tasks import load_taskset
+from sage_pddl.tasks import Task, load_taskset, task_infeasible
 
 from . import metrics
 from .behavior_goal import bddl_available, bddl_goal
@@ -537,6 +537,7 @@ class _Context:
     planning: dict[str, Any] = field(default_factory=dict)
     gates: dict[str, Any] = field(default_factory=dict)
     memories: dict[str, Any] = field(default_factory=dict)
+    infeasibility: dict[str, str] = field(default_factory=dict)
     live_path: Path | None = None
 
     def domain_for(self, task: Any) -> Any:
@@ -550,6 +551,13 @@ class _Context:
         if task.task_id not in self.planning:
             self.planning[task.task_id] = PlanningTask.from_task(task, self.domain_for(task))
         return self.planning[task.task_id]
+
+    def infeasible(self, task: Any) -> str:
+        """Why the task's scene cannot reach its goal ("" when it can)."""
+        if task.task_id not in self.infeasibility:
+            self.infeasibility[task.task_id] = (task_infeasible(task, self.domain_for(task))
+                                                if isinstance(task, Task) else "")
+        return self.infeasibility[task.task_id]
 
     def gate(self, task: Any) -> Any:
         if task.task_id not in self.gates:
@@ -888,13 +896,14 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
         "task_id": task.task_id, "seed": seed, "mode": config.mode,
         "taskset": getattr(task, "source", ""), "domain": config.domain or task.domain,
         "difficulty": task.difficulty, "room": task.room, "llm": config.llm,
-        "error": None, "error_kind": None,
+        "error": None, "error_kind": None, "infeasible": None,
     }
     began = time.perf_counter()
     stage = "setup"
     recorder = llm.recorder
     planning = gate = None
     try:
+        row["infeasible"] = context.infeasible(task) or None
         planning = context.planning_task(task)
         gate = context.gate(task)
         planner = _build_planner(context, llm, planner_name, task, seed)

@@ -130,11 +130,17 @@ def is_task_ref(ref: str) -> bool:
 
 
 def load_problem_arg(ref: str, domain: Domain, args: argparse.Namespace) -> Problem:
-    """A PROBLEM argument: a .pddl path or a task reference `DATASET.json#TASK_ID`."""
+    """A PROBLEM argument: a .pddl path or a task reference `DATASET.json#TASK_ID`; a task
+    that its scene cannot do is said on stderr, with the reason."""
     if is_task_ref(ref):
-        from ..tasks import load_task, task_problem  # start-up time: imported when the command runs
+        # start-up time: imported when the command runs
+        from ..tasks import load_task, task_infeasible, task_problem
 
-        return task_problem(load_task(ref), domain)
+        task = load_task(ref)
+        reason = task_infeasible(task, domain)
+        if reason:
+            err(f"note: task {task.task_id} is infeasible in its scene: {reason}")
+        return task_problem(task, domain)
     from ..pddl import load_problem  # start-up time: imported when the command runs
 
     return load_problem(ref)

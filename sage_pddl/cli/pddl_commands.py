@@ -91,12 +91,15 @@ def cmd_gate(args: argparse.Namespace) -> int:
                           "goal_conditions_met": strict.goal_conditions_met,
                           "goal_conditions_total": strict.goal_conditions_total,
                           "unreachable_goals": unreachable,
-                          "simulated": simulated._asdict()},
+                          "simulated": simulated._asdict(),
+                          "read_as": [r._asdict() for r in gate.readings(plan)]},
                          indent=2))
     else:
         _print_verdict(verdict, plan, prefix=args.prefix)
         for line in unreachable:
             console().print(f"  [magenta]unreachable[/magenta] {escape(line)}")
+        for reading in gate.readings(plan):
+            console().print(f"  [cyan]synonym[/cyan] {escape(str(reading))}")
         if not verdict.valid and simulated.goal_reached is not None:
             console().print(
                 f"[dim]as the simulator would run it (refused steps change nothing): goal "

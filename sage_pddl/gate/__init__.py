@@ -11,13 +11,13 @@ runs), `table` (a domain and problem: objects, types, initial state, goal, lazy 
 violations), `outcome` (what a plan achieves: the gate's strict view and the simulator's,
 refused steps no-ops), `feedback`.
 """
-from .gate import Gate, StepRejected, Verdict, Violation, compile_gate
+from .gate import Gate, Reading, StepRejected, Verdict, Violation, compile_gate
 from .ground import GroundAction
 from .table import PreconditionTable, compile_table
 
 compile = compile_gate  # noqa: A001 - the name the design document gives the entry point
 
 __all__ = [
-    "Gate", "GroundAction", "PreconditionTable", "StepRejected", "Verdict", "Violation",
+    "Gate", "GroundAction", "PreconditionTable", "Reading", "StepRejected", "Verdict", "Violation",
     "compile", "compile_gate", "compile_table",
 ]

@@ -48,7 +48,7 @@ from ..pddl.model import (
     Variable,
     key,
 )
-from ..pddl.vocabulary import ObjectNames, Vocabulary, step_text
+from ..pddl.vocabulary import NOT_ARGUMENTS, ObjectNames, Vocabulary, step_text
 from ..pddl.writer import write_formula
 from .bits import BitSets
 from .ground import (
@@ -94,6 +94,20 @@ class Violation(NamedTuple):
         return (f"Violation(step={self.step!r}, step_text={self.step_text!r}, "
                 f"action={self.action!r}, code={self.code!r}, literal={self.literal!r}, "
                 f"message={self.message!r})")
+
+
+class Reading(NamedTuple):
+    """A plan word that names an object through the domain's synonym table (`@sage synonym`):
+    step `step` (0-based) says `word`, which the gate read as `name` and took to mean the
+    object `taken` (declared spelling; of several instances, the one the step acted on)."""
+
+    step: int
+    word: str
+    name: str
+    taken: str
+
+    def __str__(self) -> str:
+        return f"step {self.step + 1}: {self.word!r} read as {self.name}: {self.taken}"
 
 
 def _violation_of(*fields: Any) -> Violation:
@@ -612,6 +626,32 @@ class Gate:
                 raise self._object_error(step, index, action, args, accepted)
             options.append(fitting)
         return tuple(itertools.product(*options))
+
+    def readings(self, plan: Any, state: Iterable[tuple[Any, ...]] | None = None
+                 ) -> tuple[Reading, ...]:
+        """The words of `plan` that name objects through the domain's synonym table, each with
+        the name it was read as and the object the step took, the plan run from `state` as
+        `check` runs it (a rejected step changes nothing): what a verdict's steps acted on
+        where the plan said a synonym."""
+        names = self._names()
+        current = self.initial_state if state is None else self._state(state)
+        out = []
+        for index, step in enumerate(self.plan_steps(plan)):
+            try:
+                _, args, fields = self._words(step, index)
+                ground = self.ground(step, index, current)
+            except StepRejected:
+                continue
+            words = args if args is not None else tuple(
+                v for k, v in fields if v and k not in NOT_ARGUMENTS)
+            for word in words:
+                read = names.synonym(word)
+                if read is not None:
+                    taken = next((a for a in ground.args if a in read[1]), read[1][0])
+                    out.append(Reading(index, word, read[0], names.spelling[taken]))
+            if ground.applicable(current):
+                current = ground.apply(current)
+        return tuple(out)
 
     def _names(self) -> ObjectNames:
         if self._object_names is None:

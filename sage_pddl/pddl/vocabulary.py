@@ -14,6 +14,9 @@ Annotations (docs/annotations.md), one per comment line `; @sage <kind> <argumen
 * `reason ACTION LITERAL CODE "MESSAGE"`: the violation code and message of a precondition
   literal (`?var` in the message becomes the step's object).
 * `describe TEXT`: a sentence about the domain that opens planner prompts (several lines join).
+* `synonym NAME WORD...`: each WORD is another name for the objects named NAME (the object
+  NAME, or its instances `NAME_1`, ...), as the executor reads it (`TV` for `Television`).
+  A word given for several names takes the first, in annotation order, that the problem has.
 
 A malformed annotation is kept as the `PDDLSemanticError` it raises (`Vocabulary.error`), so
 listing a domain still works and compiling a gate reports it; an unknown kind is listed in
@@ -29,6 +32,8 @@ Name rules:
   same `name_key`, else the *instances* of that stem: an object named `Stem_N`, `Stem.N` or
   `Stem N` (N digits) is an instance of `Stem` (ALFWorld's `apple_1`, VirtualHome's
   `light.245`, iTHOR's `Cabinet_1`). Which instance a step acts on is the gate's decision.
+* A word that names no object that way and is a `synonym` (by `name_key`) names what its
+  name names. Nothing else: no close match, prefix or substring names an object.
 
 `vocabulary(domain)` is cached per `Domain` object (annotations are excluded from a domain's
 equality, so two domains differing only in comments must not share one).
@@ -49,7 +54,7 @@ from .writer import write_formula
 T = TypeVar("T")
 V = TypeVar("V")
 
-KINDS = ("alias", "fields", "step", "reason", "describe")
+KINDS = ("alias", "fields", "step", "reason", "describe", "synonym")
 """The annotation kinds sage-pddl reads."""
 
 DEFAULT_FIELDS = ("object", "target")
@@ -141,6 +146,8 @@ class Vocabulary:
         """key(action name) -> per parameter, the JSON fields that fill it (`step`)."""
         self.reasons: dict[tuple[str, str], Reason] = {}
         """(key(action name), canonical literal text) -> its `reason`."""
+        self.synonyms: dict[str, tuple[str, ...]] = {}
+        """`name_key` of a synonym word -> the names it stands for, in annotation order."""
         self.description = ""
         self.named_fields: tuple[str, ...] = ()
         """The step fields of the `fields` annotation; () when steps are written with `args`."""
@@ -194,6 +201,14 @@ class Vocabulary:
                 self.reasons[(key(action.name), wanted)] = Reason(code, message)
             elif kind == "describe":
                 described.append(annotation.text.strip())
+            elif kind == "synonym":
+                if len(words) < 2:
+                    raise annotation_error(annotation, "expected: <Name> <word>..., e.g. "
+                                           "'synonym Television TV'")
+                for word in words[1:]:
+                    meant = self.synonyms.get(name_key(word), ())
+                    if words[0] not in meant:
+                        self.synonyms[name_key(word)] = (*meant, words[0])
             else:
                 unknown.append(annotation)
         self.description = " ".join(d for d in described if d)
@@ -349,6 +364,7 @@ class ObjectNames:
 
     def __init__(self, domain: Domain, problem: Problem | None):
         objects = tuple(domain.constants) + (tuple(problem.objects) if problem else ())
+        self._synonyms = vocabulary(domain).synonyms
         self.spelling: dict[str, str] = {}
         self._loose: dict[str, str] = {}
         self._instances: dict[str, list[str]] = {}
@@ -371,11 +387,32 @@ class ObjectNames:
 
     def candidates(self, word: str) -> tuple[str, ...]:
         """The keys of the objects `word` names: the object itself, else the instances of the
-        stem `word`, in declaration order; () when it names none."""
+        stem `word`, in declaration order, else what the synonym `word` names (`synonym`);
+        () when it names none."""
+        found = self._named(word)
+        if found:
+            return found
+        read = self.synonym(word)
+        return read[1] if read else ()
+
+    def _named(self, word: str) -> tuple[str, ...]:
         found = self.exact(word)
         if found is not None:
             return (found,)
         return tuple(self._instances.get(name_key(word), ()))
+
+    def synonym(self, word: str) -> tuple[str, tuple[str, ...]] | None:
+        """(the name, its objects' keys) that `word` stands for as a synonym: the first of its
+        names that names objects here; None when `word` names objects itself, or is no
+        synonym, or none of its names names an object here."""
+        names = self._synonyms.get(name_key(word))
+        if not names or self._named(word):
+            return None
+        for name in names:
+            found = self._named(name)
+            if found:
+                return name, found
+        return None
 
     def spell(self, word: str) -> str:
         """The declared spelling of the object `word` names (its first instance for a stem),
@@ -407,10 +444,11 @@ def loose_step_words(step: Mapping[str, Any]) -> tuple[str, ...]:
     if isinstance(args, (list, tuple)):
         return tuple(str(a).strip() for a in args)
     return tuple(str(value).strip() for name, value in step.items()
-                 if name not in _NOT_ARGUMENTS and isinstance(value, str) and value.strip())
+                 if name not in NOT_ARGUMENTS and isinstance(value, str) and value.strip())
 
 
-_NOT_ARGUMENTS = frozenset({"action", "args", "reason", "thought", "text", "id"})
+NOT_ARGUMENTS = frozenset({"action", "args", "reason", "thought", "text", "id"})
+"""The fields of a JSON step that are not its words: its action and commentary."""
 
 
 def step_text(step: Mapping[str, Any]) -> str:
@@ -428,7 +466,7 @@ def bare_step(step: Mapping[str, Any]) -> dict[str, Any]:
         out["args"] = [str(a) for a in args]
         return out
     for name, value in step.items():
-        if name not in _NOT_ARGUMENTS and isinstance(value, str):
+        if name not in NOT_ARGUMENTS and isinstance(value, str):
             out[name] = value
     return out
 

@@ -24,6 +24,7 @@ from .problem import (
     TaskScene,
     problem_text,
     scene_problem,
+    task_infeasible,
     task_problem,
     task_scene,
 )
@@ -40,4 +41,4 @@ from .taskset import (
 __all__ = ["BUNDLED", "GoalSpec", "SceneFact", "Task", "TaskScene", "TaskSetError",
            "bundled_goals", "compound_tasks", "load_goals", "load_task", "load_taskset",
            "normalize_steps", "problem_text", "read_instruction", "scene_problem",
-           "task_from_record", "task_problem", "task_scene"]
+           "task_from_record", "task_infeasible", "task_problem", "task_scene"]

@@ -15,8 +15,14 @@ paper's simulator-verified task sets confirm:
   pots, pans), `sittable`/`lieable` furniture, `washable` (pickupable and not spoilt by
   water: electronics, paper, candles), `water_source` (sinks, basins, faucets, shower
   heads), `heater` (Microwave, StoveBurner, Toaster), `cooler` (Fridge);
-* `starts_on`: iTHOR scenes start with their lights on (every observation in the task sets
-  that lists a LightSwitch reports it "on"), so an unobserved LightSwitch is on initially;
+* `starts_on`: what an unobserved toggleable object's state is at the start. AI2-THOR's
+  documentation gives no default per type, so this follows the simulator's own reports in
+  the task sets (AI2-THOR 5): iTHOR scenes start with their lights on (every observation that
+  lists a LightSwitch reports it "on") and their lamps on (FloorPlan302's DeskLamp is
+  observed "on" in B06 and B08; L08's TurnOff DeskLamp succeeded in FloorPlan201, and
+  L06's TurnOn FloorLamp (FloorPlan202) and X02's TurnOn DeskLamp (FloorPlan201) failed:
+  already on). Every other toggleable type starts off (Faucet, Toaster and Microwave are
+  observed "off"). An observed state always wins;
 * the object-state properties of the same page, each behind one domain predicate: Sliceable
   (`sliceable`; SliceObject needs a knife in the hand: `slicer`, Knife and ButterKnife, as in
   ALFRED's environment), Cookable (`cookable`: Potato; Bread and Egg cook once sliced or
@@ -29,8 +35,10 @@ paper's simulator-verified task sets confirm:
 
 `FIXTURE_GROUPS` lists fixtures that stand together (a Faucet at its Sink): reaching one
 reaches the others (the domain's `near` relation). `ROOM_FIXTURES` lists the fixed parts that
-every iTHOR room of a type has, `SCENE_TYPES` the object types of the task sets' floor plans
-and `SCENE_INSTANCES` how many instances of a type they have (all with their sources below).
+every iTHOR room of a type has (with its source below). Which object types each iTHOR floor
+plan has, and how many instances the task sets' scenes have of a type, are data:
+`data/ai2thor/scenes.toml` (ALFRED's scene layouts and AI2-THOR 5 object dumps, with their
+provenance), read by `scene_types` and `scene_instances`.
 
 Unknown types get no affordance at all (`ObjectType.known` is False): a plan step that needs an
 affordance of an object the catalogue does not know is refused, the safe side for a gate. The
@@ -39,7 +47,10 @@ problem builder reports them (`TaskScene.unknown_types`).
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 
 _P, _O, _T, _R = "pickupable", "openable", "toggleable", "receptacle"
 
@@ -141,7 +152,7 @@ _COOLERS = frozenset({"Fridge"})
 _WATER_SENSITIVE = frozenset({"CellPhone", "Laptop", "RemoteControl", "AlarmClock", "Watch",
                          "CD", "Candle", "Book", "Newspaper", "TissueBox", "ToiletPaper",
                          "PaperTowelRoll"})
-_STARTS_ON = frozenset({"LightSwitch"})
+_STARTS_ON = frozenset({"LightSwitch", "DeskLamp", "FloorLamp"})
 _SLICEABLE = frozenset({"Apple", "Bread", "Egg", "Lettuce", "Potato", "Tomato"})
 _COOKABLE = frozenset({"Potato", "PotatoSliced", "BreadSliced", "EggCracked"})
 _COOKABLE_SLICED = frozenset({"Bread", "Egg", "Potato"})
@@ -177,74 +188,6 @@ ROOM_FIXTURES: dict[str, tuple[str, ...]] = {
 column of AI2-THOR's object-type documentation ("Kitchens (All)"), counted over the 120
 floor plans in ALFRED's scene layouts (askforalfred/alfred gen/layouts/FloorPlanN-objects.json,
 MIT licence, AI2-THOR 2.1.0), which agree with the documentation's rows where both are read."""
-
-SCENE_TYPES: dict[str, str] = {
-    "FloorPlan1": "Apple Book Bottle Bowl Bread ButterKnife Cabinet CoffeeMachine CounterTop "
-                  "CreditCard Cup DishSponge Drawer Egg Faucet Fork Fridge GarbageCan HousePlant "
-                  "Kettle Knife Lettuce LightSwitch Microwave Mug Pan PaperTowelRoll PepperShaker "
-                  "Plate Pot Potato SaltShaker Shelf ShelvingUnit Sink SinkBasin SoapBottle "
-                  "Spatula Spoon Statue Stool StoveBurner StoveKnob Toaster Tomato Vase "
-                  "WineBottle",
-    "FloorPlan2": "Apple Bowl Bread ButterKnife Cabinet CellPhone Chair CoffeeMachine CounterTop "
-                  "Cup DishSponge Drawer Egg Faucet Fork Fridge GarbageCan Kettle Knife Ladle "
-                  "Lettuce LightSwitch Microwave Mug Pan PepperShaker Plate Pot Potato SaltShaker "
-                  "Sink SinkBasin SoapBottle Spatula Spoon StoveBurner StoveKnob Toaster Tomato",
-    "FloorPlan3": "Apple Bowl Bread ButterKnife Cabinet CoffeeMachine CounterTop Cup DishSponge "
-                  "Drawer Egg Faucet Fork Fridge GarbageCan HousePlant Kettle Knife Lettuce "
-                  "LightSwitch Microwave Mug Pan PaperTowelRoll PepperShaker Plate Pot Potato "
-                  "SaltShaker SideTable Sink SinkBasin SoapBottle Spatula Spoon Stool StoveBurner "
-                  "StoveKnob Toaster Tomato WineBottle",
-    "FloorPlan4": "Apple Bowl Bread ButterKnife Cabinet CoffeeMachine CounterTop Cup DiningTable "
-                  "DishSponge Drawer Egg Faucet Fork Fridge GarbageCan HousePlant Knife Ladle "
-                  "Lettuce LightSwitch Microwave Mug Pan PepperShaker Plate Pot Potato SaltShaker "
-                  "Sink SinkBasin SoapBottle Spatula Spoon StoveBurner StoveKnob Toaster Tomato",
-    "FloorPlan201": "ArmChair Book Bowl Box Chair CoffeeTable CreditCard Curtains DeskLamp "
-                    "DiningTable Drawer FloorLamp GarbageCan HousePlant KeyChain Laptop "
-                    "LightSwitch Newspaper Painting Pen Pencil Pillow Plate RemoteControl "
-                    "SideTable Sofa Statue TVStand Television TissueBox Vase Watch",
-    "FloorPlan202": "ArmChair Book Box CoffeeTable CreditCard Curtains FloorLamp GarbageCan "
-                    "HousePlant KeyChain Laptop LightSwitch Painting Pillow RemoteControl Shelf "
-                    "SideTable Sofa Statue TVStand Television Watch",
-    "FloorPlan301": "AlarmClock BaseballBat BasketBall Bed Blinds Book Boots Bowl Box CD "
-                    "CellPhone Chair CreditCard Desk DeskLamp Drawer Dresser GarbageCan KeyChain "
-                    "Laptop LightSwitch Mirror Mug Pen Pencil Pillow Shelf Statue TissueBox Watch",
-    "FloorPlan302": "AlarmClock Bed Blinds Book Bowl CD CellPhone Chair CreditCard Desk DeskLamp "
-                    "Drawer GarbageCan HousePlant KeyChain Laptop LightSwitch Mirror Painting Pen "
-                    "Pencil Pillow Safe Shelf SideTable TeddyBear TennisRacket",
-    "FloorPlan401": "Bathtub BathtubBasin Candle Cart Cloth DishSponge Faucet GarbageCan "
-                    "HandTowel HandTowelHolder LightSwitch Mirror PaperTowelRoll Plunger "
-                    "ScrubBrush Shelf ShowerCurtain ShowerHead Sink SinkBasin SoapBar SoapBottle "
-                    "SprayBottle Toilet ToiletPaper ToiletPaperHanger Towel TowelHolder",
-    "FloorPlan402": "Bathtub BathtubBasin Cabinet Candle Cloth CounterTop Faucet GarbageCan "
-                    "HandTowel HandTowelHolder LightSwitch Mirror Plunger ScrubBrush Shelf "
-                    "ShowerDoor ShowerGlass ShowerHead Sink SinkBasin SoapBar SoapBottle "
-                    "SprayBottle TissueBox Toilet ToiletPaper ToiletPaperHanger Towel TowelHolder",
-}
-"""The object types of the task sets' floor plans (structural parts left out), from the same
-sources as `SCENE_INSTANCES` (ALFRED's names Glassbottle and Lamp are AI2-THOR 5's Bottle and
-DeskLamp). A scene's problem declares them all, so a plan may use any object the scene has."""
-
-SCENE_INSTANCES: dict[str, dict[str, int]] = {
-    "FloorPlan1": {"Cabinet": 9, "Drawer": 9, "CounterTop": 3, "Shelf": 3, "StoveBurner": 4,
-                   "StoveKnob": 4, "Stool": 2, "Vase": 2},
-    "FloorPlan2": {"Cabinet": 9, "Drawer": 13, "CounterTop": 2, "StoveBurner": 6,
-                   "StoveKnob": 6, "Window": 3},
-    "FloorPlan3": {"Cabinet": 4, "Drawer": 8, "StoveBurner": 4, "StoveKnob": 4},
-    "FloorPlan4": {"Cabinet": 2, "CounterTop": 3, "Drawer": 6},
-    "FloorPlan201": {"ArmChair": 2, "DiningTable": 2, "Drawer": 2, "SideTable": 2},
-    "FloorPlan202": {"Painting": 2},
-    "FloorPlan301": {"Drawer": 7, "Shelf": 6},
-    "FloorPlan302": {"Drawer": 3, "Shelf": 5, "SideTable": 2},
-    "FloorPlan401": {"Shelf": 4},
-    "FloorPlan402": {"Cabinet": 4, "Faucet": 3, "Sink": 2, "SinkBasin": 2, "TowelHolder": 2,
-                     "HandTowelHolder": 2, "ToiletPaper": 2},
-}
-"""Types with several instances in the task sets' floor plans (a type not listed has one).
-FloorPlan1, 2, 3, 202, 302, 402: object dumps of these scenes from AI2-THOR's metadata
-(xHugo21/ai2thor-hugo, MIT licence, January 2023); FloorPlan4, 201, 301, 401: ALFRED's
-receptacle layouts (gen/layouts/FloorPlanN-openable.json), a lower bound. Scenes change between
-AI2-THOR versions; these counts only decide how many objects of a type a problem declares."""
-
 
 def _build() -> dict[str, ObjectType]:
     table = {}
@@ -332,14 +275,51 @@ def room_fixtures(room: str) -> tuple[str, ...]:
     return ROOM_FIXTURES.get(re.sub(r"[\s\-]+", "_", room.strip().lower()), ())
 
 
+@dataclass(frozen=True)
+class SceneInventory:
+    """What `data/ai2thor/scenes.toml` says of one floor plan: its object types (AI2-THOR 5
+    names, structural parts such as Window included) and its types with several instances."""
+
+    scene: str
+    types: tuple[str, ...]
+    instances: dict[str, int]
+
+
+def _scene_key(scene: str) -> str:
+    return re.sub(r"_physics$", "", (scene or "").strip(), flags=re.IGNORECASE).lower()
+
+
+@cache
+def _scenes() -> dict[str, SceneInventory]:
+    path = resources.files("sage_pddl") / "data" / "ai2thor" / "scenes.toml"
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    renamed: dict[str, str] = data.pop("alfred_names")
+    scenes = {}
+    for scene, entry in data.items():
+        removed = set(entry.get("ai2thor5_removed", "").split())
+        named = [renamed.get(t, t) for t in entry["types"].split()]
+        named += entry.get("ai2thor5_added", "").split()
+        types = tuple(sorted({t for t in named if t and t not in removed}, key=str.lower))
+        scenes[scene.lower()] = SceneInventory(scene, types, dict(entry.get("instances", {})))
+    return scenes
+
+
+def scene_inventory(scene: str) -> SceneInventory | None:
+    """The object types of a known iTHOR floor plan (`FloorPlan1`, `FloorPlan1_physics`), or
+    None for a scene the data does not list (ProcTHOR houses, other simulators)."""
+    return _scenes().get(_scene_key(scene))
+
+
 def scene_types(scene: str) -> tuple[str, ...]:
-    """The object types a known floor plan has (`SCENE_TYPES`), else ()."""
-    return tuple(SCENE_TYPES.get(re.sub(r"_physics$", "", scene or ""), "").split())
+    """The object types a known floor plan has (structural parts included), else ()."""
+    found = scene_inventory(scene)
+    return found.types if found else ()
 
 
 def scene_instances(scene: str) -> dict[str, int]:
     """How many instances of each multi-instance type a known floor plan has."""
-    return SCENE_INSTANCES.get(re.sub(r"_physics$", "", scene or ""), {})
+    found = scene_inventory(scene)
+    return dict(found.instances) if found else {}
 
 
 def _paired(first: list[str], second: list[str]) -> list[tuple[str, str]]:

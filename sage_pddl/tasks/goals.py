@@ -8,6 +8,7 @@ A goals file is TOML, one table per task id::
     (and (exists (?c - Cabinet) (inside Apple ?c))
          (forall (?c - Cabinet) (imply (inside Apple ?c) (closed ?c))))'''
     note = "how an ambiguous instruction was read (optional, one line)"
+    infeasible = "why the task's scene cannot reach the goal (optional, one line)"
 
 `instruction` repeats the task's instruction so that a reviewer reads the two side by side (a
 test holds it equal to the task set's). The bundled sets' goals are `data/sage/goals/*.toml`
@@ -32,6 +33,12 @@ writer's. `compile_goal` turns a written goal into the PDDL goal of one scene:
 
 The compiled goal keeps the written goal's top-level conjuncts one for one, so goal-condition
 success (the fraction of top-level conjuncts met) counts what the writer wrote.
+
+A task marked `infeasible` cannot be done in its scene (its scene lacks an object type the
+goal names, or AI2-THOR cannot produce a state it asks for): the reason is reported with the
+problem, in benchmark rows and in the report, which leaves such tasks out of success rates.
+A goal naming a type the scene lacks compiles only for such a task (`absent`), each top-level
+conjunct that names it becoming `(or)`, which never holds.
 """
 from __future__ import annotations
 
@@ -75,7 +82,7 @@ GOAL_FILES: dict[str, str] = {"ithor": "ithor.toml", "ithor-gt": "ithor.toml",
 """Bundled task set -> its goals file in `data/sage/goals/` (ithor-gt is ithor's first 38; a
 compound task's goal is made of its ithor members' goals)."""
 
-_FIELDS = {"instruction", "goal", "note"}
+_FIELDS = {"instruction", "goal", "note", "infeasible"}
 _HEADER = re.compile(r"^\s*\[\s*\"?(?P<id>[^\]\"]+?)\"?\s*\]\s*(?:#.*)?$")
 _GOAL_LINE = re.compile(r"^\s*goal\s*=\s*(?P<quote>'''|\"\"\"|'|\")?")
 
@@ -91,6 +98,8 @@ class GoalSpec:
     goal: Formula
     note: str = ""
     where: Location | None = None
+    infeasible: str = ""
+    """Why the task's scene cannot reach the goal; "" for a feasible task."""
 
 
 def _goal_lines(text: str) -> dict[str, int]:
@@ -171,11 +180,15 @@ def load_goals(path: str | Path) -> dict[str, GoalSpec]:
         goal_text = entry.get("goal")
         if not isinstance(goal_text, str) or not goal_text.strip():
             raise TaskSetError(f"{path}: [{task_id}] needs goal = \"(PDDL formula)\"")
+        infeasible = entry.get("infeasible", "")
+        if not isinstance(infeasible, str):
+            raise TaskSetError(f"{path}: [{task_id}] infeasible must be the reason, a string")
         where = Location(str(path), lines.get(task_id.lower(), 1), 1)
         goals[task_id.lower()] = GoalSpec(
             task_id=task_id, instruction=str(entry.get("instruction", "")),
             text=goal_text.strip(), goal=parse_goal(goal_text, where),
-            note=str(entry.get("note", "")), where=where)
+            note=str(entry.get("note", "")), where=where,
+            infeasible=infeasible.strip())
     return goals
 
 
@@ -287,17 +300,21 @@ class _Compiler:
     """See `compile_goal`."""
 
     def __init__(self, instances: Mapping[str, tuple[str, ...]], domain: Domain,
-                 where: Location | None):
+                 where: Location | None, absent: Iterable[str] = ()):
         self.instances = {key(t): tuple(names) for t, names in instances.items()}
+        self.absent = {key(t) for t in absent} - set(self.instances)
         self.domain_types = {key(t.name) for t in domain.types} | {"object"}
         self.constants = {key(c.name) for c in domain.constants}
         self.where = where
+        self.domain = domain
 
     def objects_of(self, type_name: str) -> tuple[str, ...]:
         found = self.instances.get(key(type_name))
         if not found:
-            raise PDDLSemanticError(f"the goal names {type_name}, which is not an object type "
-                                    "of the scene", self.where)
+            raise PDDLSemanticError(
+                f"the goal names {type_name}, which is not an object type of the scene (a task "
+                "whose scene lacks it is marked infeasible = \"reason\" in its goals file)",
+                self.where)
         return found
 
     def several(self, names: Iterable[str], bound: Mapping[str, str]) -> list[str]:
@@ -318,7 +335,10 @@ class _Compiler:
     def top(self, part: Formula) -> Formula:
         """One top-level conjunct: the several-instance type names it mentions outside every
         negation become one disjunction over their instances (those mentioned only under a
-        negation are chosen inside it: `formula`)."""
+        negation are chosen inside it: `formula`); a conjunct that names an absent type never
+        holds."""
+        if any(key(name) in self.absent for name in goal_names(part, self.domain)):
+            return Or(())
         return self.some(part, self.several(_constants_outside_negation(part), {}), {})
 
     def term(self, term: Term, bound: Mapping[str, str]) -> Term:
@@ -381,10 +401,13 @@ class _Compiler:
 
 
 def compile_goal(goal: Formula, instances: Mapping[str, Iterable[str]], domain: Domain,
-                 where: Location | None = None) -> Formula:
+                 where: Location | None = None, absent: Iterable[str] = ()) -> Formula:
     """The PDDL goal of one scene from a written goal (module docstring). `instances` maps
-    each object type of the scene to its objects' names (one name: the object is the type)."""
-    compiler = _Compiler({t: tuple(names) for t, names in instances.items()}, domain, where)
+    each object type of the scene to its objects' names (one name: the object is the type);
+    `absent` names types the scene lacks, whose conjuncts compile to `(or)` (an infeasible
+    task's); any other type the scene lacks is an error."""
+    compiler = _Compiler({t: tuple(names) for t, names in instances.items()}, domain, where,
+                         absent)
     parts = goal.parts if isinstance(goal, And) else (goal,)
     compiled = tuple(compiler.top(part) for part in parts)
     # one written condition stays one condition: a goal that is not a conjunction but

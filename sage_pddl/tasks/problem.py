@@ -6,18 +6,23 @@ file whose header lists the goal's source and every fact not read off the observ
 catalogue.
 
 Objects: the world model follows the scene
-    The scene's object types are those of visible_objects, expected_objects, the observation
-    text, the reference plan, the goal, the fixed parts that every room of the task's room type
-    has in iTHOR (`catalogue.ROOM_FIXTURES`, from AI2-THOR's object-type documentation) and,
-    for the task sets' floor plans, every type the scene is known to have
-    (`catalogue.SCENE_TYPES`).
+    The scene's object types are what it shows (visible_objects, the observation text), the
+    fixed parts that every room of the task's room type has in iTHOR
+    (`catalogue.ROOM_FIXTURES`, from AI2-THOR's object-type documentation) and, for an iTHOR
+    floor plan, every type it has (`catalogue.scene_types`: data/ai2thor/scenes.toml, from
+    ALFRED's scene layouts). A type the task only names (expected_objects, the reference
+    plan, the goal) is declared when the scene has it and is otherwise left out
+    (`TaskScene.absent_types`): no object is invented, so a plan naming it is refused for an
+    unknown object, and a goal naming it makes the task infeasible (`TaskScene.infeasible`,
+    the goals file's reason). Only a scene nothing is known of (no floor-plan data, nothing
+    observed or visible) takes its types from what the task names.
     Every name is normalised to its AI2-THOR type (`dining_table` -> DiningTable). Names the
     catalogue does not know stay objects with no affordance (`TaskScene.unknown_types`).
 
     A type may have several instances. iTHOR: as many as the observation lists (its nearby
     objects, nearest first) or the scene is known to have (`catalogue.scene_instances`), at
     least one. ProcTHOR: one per room that lists the type, and one in the current room for a
-    visible object or a type the task names that no room lists. One instance is named by its
+    visible object that no room lists. One instance is named by its
     type (`Fridge`); several are `Cabinet_1`, `Cabinet_2`, ... A plan step that names the type
     (`Open Cabinet`) acts on the first instance for which the step is applicable (the gate's
     `Choice`, which the symbolic world executes and the AI2-THOR backend follows), so opening
@@ -30,16 +35,19 @@ Initial state, by source (`SceneFact.source`)
                  the others, as the action server keeps the type it reached.
     observation  held object (else `hand-empty`); open/closed and on/off as observed (an
                  openable object not observed open is closed; a toggleable one not observed on
-                 is off, except types that start on: lights); objects within AI2-THOR's
-                 interaction distance (1.5 m) and the server's Found/Arrived objects are
-                 `reachable`; ProcTHOR's rooms, the current room, which instance is in which
-                 room, and `here` for what is in the current room, visible objects included.
+                 is off, except types that start on: lights and lamps, `catalogue`'s
+                 `starts_on`); objects within AI2-THOR's interaction distance (1.5 m) and
+                 the server's Found/Arrived objects are `reachable`; ProcTHOR's rooms, the
+                 current room, which instance is in which room, and `here` for what is in
+                 the current room, visible objects included.
     reference    facts the task's simulator-verified reference plan proves (REFERENCE §6.5):
                  when a reference step uses an object the other sources leave out of reach,
-                 the weakest fact explaining its success is added: the object stands near what
-                 the robot went to last (`near`), or was within reach from the start; a state
-                 the observation does not show is set by what the reference proves (TurnOff of
-                 an unobserved lamp succeeded: it was on). Affordances are never changed,
+                 the weakest fact explaining its success is added: the object stood within
+                 reach of what the robot went to last (`beside`: reaching that reaches it, and
+                 nothing else, such as the water of a Faucet `near` it, until either is picked
+                 up), or was within reach from the start; a state the observation does not
+                 show is set by what the reference proves (TurnOff of an unobserved lamp
+                 succeeded: it was on). Affordances are never changed,
                  observed states never overridden, and each added fact names its step.
     Nothing is inferred from the wording of the instruction: an object whose place is unknown
     lies in no container, so once located it can be picked up.
@@ -66,7 +74,7 @@ from pathlib import Path
 
 from ..domains import load_domain
 from ..pddl.errors import SageError
-from ..pddl.model import And, Atom, Constant, Domain, Formula, Not, Problem, Typed, walk
+from ..pddl.model import And, Atom, Constant, Domain, Formula, Not, Problem, Typed, key, walk
 from ..pddl.validate import check_problem, raise_first_error
 from ..pddl.vocabulary import loose_step_words, name_key
 from ..pddl.writer import write_formula, write_problem
@@ -121,6 +129,12 @@ class TaskScene:
     goal_note: str = ""
     instances: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """(AI2-THOR type, its objects) for every type of the scene."""
+    infeasible: str = ""
+    """Why the scene cannot reach the goal (the goals file's `infeasible`, else the types the
+    goal names that the scene lacks); "" for a feasible task."""
+    absent_types: tuple[str, ...] = ()
+    """Types the task names (goal, expected objects, reference plan) that the scene lacks: no
+    object is declared for them, so a plan step naming one is an unknown object."""
     unknown_types: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     warnings: tuple[str, ...] = field(default=(), compare=False)
@@ -204,12 +218,18 @@ def _type_of(name: str, prefer: Sequence[str]) -> str:
 
 
 def _inventory(task: Task, observed: ObservedState, domain: Domain,
-               goal_types: Iterable[str]) -> _Inventory:
+               goal_types: Iterable[str]) -> tuple[_Inventory, tuple[str, ...]]:
+    """The scene's objects, and the types the task names that the scene does not have.
+
+    The scene's types are what it shows (visible objects, the observation's objects) and, in
+    iTHOR, its room type's fixtures and the floor plan's known types (`catalogue.scene_types`).
+    A type the task only names (expected objects, reference plan, goal) is declared when the
+    scene has it, and is otherwise left out (the second value): no object is invented for it.
+    Only a scene nothing is known of (no floor-plan data, no object observed or visible) takes
+    its types from what the task names."""
     inventory = _Inventory()
     step_words = [w for step in normalize_steps(task.reference_steps, domain)
                   if step["action"].lower() != "wait" for w in loose_step_words(step) if w]
-    raw = [*task.visible_objects, *task.expected_objects, *observed.objects(), *step_words,
-           *goal_types]
     room_keys: dict[str, str] = {}
     if task.domain == "procthor":
         for room, _ in observed.rooms:
@@ -217,11 +237,25 @@ def _inventory(task: Task, observed: ObservedState, domain: Domain,
         if observed.current_room:
             room_keys.setdefault(name_key(observed.current_room), _room_name(observed.current_room))
     inventory.rooms = {r.lower(): r for r in room_keys.values()}
+    shown = [*task.visible_objects, *observed.objects()]
+    known_scene = bool(shown) or catalogue.scene_inventory(task.scene) is not None
+    parts: tuple[str, ...] = ()  # the floor plan's walls and windows: declared when named
     if task.domain != "procthor":
-        raw += catalogue.room_fixtures(task.room or _room_of_scene(task.scene))
-        raw += catalogue.scene_types(task.scene)
-    prefer = inventory.prefer = [r for r in raw if name_key(r) not in room_keys]
-    wanted = [_type_of(r, prefer) for r in prefer]
+        shown += catalogue.room_fixtures(task.room or _room_of_scene(task.scene))
+        plan_types = catalogue.scene_types(task.scene)
+        shown += [t for t in plan_types if t not in catalogue.STRUCTURAL]
+        parts = tuple(t for t in plan_types if t in catalogue.STRUCTURAL)
+    named = [*task.expected_objects, *step_words, *goal_types]
+    prefer = inventory.prefer = [r for r in [*shown, *named] if name_key(r) not in room_keys]
+    has = {_type_of(r, prefer).lower() for r in [*shown, *parts] if name_key(r) not in room_keys}
+    absent: dict[str, None] = {}
+    wanted: list[str] = []
+    for word in prefer:
+        type_name = _type_of(word, prefer)
+        if not known_scene or type_name.lower() in has:
+            wanted.append(type_name)
+        else:
+            absent.setdefault(type_name, None)
     if task.domain == "procthor":
         current = _room_name(observed.current_room) if observed.current_room else None
         for room, names in observed.rooms:
@@ -243,7 +277,7 @@ def _inventory(task: Task, observed: ObservedState, domain: Domain,
             count = max(1, listed.get(type_name.lower(), 0), known.get(type_name, 0))
             inventory.ensure(type_name, count)
     inventory.name_instances()
-    return inventory
+    return inventory, tuple(absent)
 
 
 def _room_of_scene(scene: str) -> str:
@@ -401,7 +435,7 @@ def _explain_reference(task: Task, domain: Domain, things: list[str], rooms: lis
         place = _last_located(gate, steps[:violation.step], by_lower)
         step_text = f"reference step {violation.step + 1} ({violation.step_text})"
         if place:
-            added.append(SceneFact(("near", target, place), "reference",
+            added.append(SceneFact(("beside", target, place), "reference",
                                    f"{step_text} uses {target} after reaching {place}"))
         else:
             added.append(SceneFact(("reachable", target), "reference",
@@ -466,6 +500,7 @@ class _WrittenGoal:
     note: str = ""
     spec: GoalSpec | None = None
     warning: str = ""
+    infeasible: str = ""
 
 
 def _goals_for(task: Task) -> Mapping[str, GoalSpec]:
@@ -515,11 +550,16 @@ def _written_goal(task: Task, domain: Domain, goals: Mapping[str, GoalSpec] | No
         return _WrittenGoal(parse_goal(task.goal), "goals", task.goal, "the task's own goal")
     spec = goals.get(task.task_id.lower())
     if spec is not None:
-        return _WrittenGoal(spec.goal, "goals", spec.text, spec.note, spec)
+        return _WrittenGoal(spec.goal, "goals", spec.text, spec.note, spec,
+                            infeasible=spec.infeasible)
     if task.members:
         combined = compound_goal(task, goals)
         if combined is not None:
-            return _WrittenGoal(combined[0], "goals", combined[1], combined[2])
+            infeasible = "; ".join(f"{member}: {goals[member.lower()].infeasible}"
+                                   for member in task.members
+                                   if goals[member.lower()].infeasible)
+            return _WrittenGoal(combined[0], "goals", combined[1], combined[2],
+                                infeasible=infeasible)
     if goal_from_reference:
         return _WrittenGoal(None, "reference", note="the reference plan's effects (asked for)")
     # the task's own objects settle a word with several types ("lamp": DeskLamp, FloorLamp)
@@ -554,7 +594,7 @@ def task_scene(task: Task, domain: Domain, use_reference: bool = True, *,
     observed = read_observation(task.obs)
     written = _written_goal(task, domain, goals, goal_from_reference)
     needed = goal_names(written.goal, domain) if written.goal is not None else []
-    inventory = _inventory(task, observed, domain, needed)
+    inventory, absent = _inventory(task, observed, domain, needed)
     prefer = inventory.prefer
     things = inventory.names()
     rooms = list(inventory.rooms.values())
@@ -566,10 +606,20 @@ def task_scene(task: Task, domain: Domain, use_reference: bool = True, *,
         facts += added
     instances = inventory.instance_map()
     warnings: list[str] = []
+    infeasible = written.infeasible
     if written.goal is not None:
+        lacking = [t for t in absent if key(t) in {key(n) for n in needed}]
+        if lacking and not infeasible:
+            infeasible = f"the scene {task.scene or '(unnamed)'} has no {', '.join(lacking)}"
+            warning = (f"task {task.task_id}: its goal names {', '.join(lacking)}, which its "
+                       f"scene lacks: reported infeasible (say why in its goals file: "
+                       f"infeasible = \"...\"; docs/goals.md)")
+            warnings.append(warning)
+            _warn_once(task, warning)
         try:
             goal = compile_goal(written.goal, instances, domain,
-                                written.spec.where if written.spec else None)
+                                written.spec.where if written.spec else None,
+                                absent=absent if infeasible else ())
         except SageError as error:
             raise TaskSetError(f"task {task.task_id}: {error}") from None
         goal_source, goal_text, goal_note = written.source, written.text, written.note
@@ -583,13 +633,17 @@ def task_scene(task: Task, domain: Domain, use_reference: bool = True, *,
         _warn_once(task, written.warning)
     unknown = tuple(sorted(t for t in instances if not affordances(t).known))
     notes = tuple(f"unknown AI2-THOR type {t}: no affordances" for t in unknown)
+    if absent:
+        notes += (f"named by the task but not in the scene (no object declared): "
+                  f"{', '.join(absent)}",)
     unique: dict[tuple, SceneFact] = {}
     for fact in facts:
         unique.setdefault(fact.atom, fact)
     return TaskScene(task=task, domain=task.domain, things=tuple(things), rooms=tuple(rooms),
                      facts=tuple(unique.values()), goal=goal, goal_source=goal_source,
                      goal_text=goal_text, goal_note=goal_note,
-                     instances=tuple(instances.items()), unknown_types=unknown, notes=notes,
+                     instances=tuple(instances.items()), infeasible=infeasible,
+                     absent_types=absent, unknown_types=unknown, notes=notes,
                      warnings=tuple(warnings))
 
 
@@ -627,12 +681,24 @@ def problem_text(scene: TaskScene, domain: Domain, label: str | None = None) -> 
     }.get(scene.goal_source, ""))
     if scene.goal_note:
         header.append(f"; goal note: {scene.goal_note}")
+    if scene.infeasible:
+        header.append(f"; infeasible: {scene.infeasible}")
     header += [f"; warning: {w}" for w in scene.warnings]
     for fact in scene.facts:
         if fact.source == "reference":
             header.append(f"; {fact.source}: ({' '.join(fact.atom)}) - {fact.note}")
     header += [f"; note: {note}" for note in scene.notes]
     return "\n".join(header) + "\n" + write_problem(scene_problem(scene, domain))
+
+
+def task_infeasible(task: Task, domain: Domain | str | None = None) -> str:
+    """Why the task's scene cannot reach its goal (`TaskScene.infeasible`); "" when it can or
+    when the task is a PDDL problem of its own."""
+    if task.problem is not None:
+        return ""
+    if not isinstance(domain, Domain):
+        domain = load_domain(domain or task.domain)
+    return task_scene(task, domain, use_reference=False).infeasible
 
 
 def task_problem(task: Task, domain: Domain | str | None = None, use_reference: bool = True,

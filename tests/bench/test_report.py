@@ -86,3 +86,29 @@ def test_a_results_file_written_before_the_two_views_still_reports(tmp_path):
 def test_report_needs_a_run_folder(tmp_path):
     with pytest.raises(ReportError, match="results.jsonl"):
         write_report(tmp_path)
+
+
+def test_infeasible_tasks_are_counted_apart_and_left_out_of_the_rates(tmp_path, ithor):
+    """K09 cannot be done in FloorPlan1 (no DiningTable): its rows say why, and the report
+    leaves it out of every mean with a line saying how many tasks it left out."""
+    from sage_pddl.bench.oracle import reference_responder
+    from sage_pddl.bench.runner import select_tasks
+    from sage_pddl.llm import get_backend
+
+    spec = "ithor[#K09,#K10]"
+    answer = reference_responder(select_tasks([spec]), lambda task: ithor)
+    config = BenchConfig(planners=("Direct",), models=("m",), tasks=(spec,), seeds=(0,),
+                         llm="scripted", out=str(tmp_path), run_id="r", progress=False,
+                         memory="none")
+    run_dir = run_benchmark(config, llm_factory=lambda model: get_backend(
+        "scripted", responder=answer, model=model))
+    rows = {r["task_id"]: r for r in map(json.loads, (run_dir / "results.jsonl").open())}
+    assert "FloorPlan1 has no DiningTable" in rows["K09"]["infeasible"]
+    assert rows["K10"]["infeasible"] is None
+    files = write_report(run_dir, resamples=100, plots=False)
+    with files.summary.open() as handle:
+        (record,) = csv.DictReader(handle)
+    assert record["tasks"] == "1" and float(record["sim_goal_success"]) == 1.0
+    assert "1 infeasible task(s) left out of every mean and comparison" in (
+        files.markdown.read_text())
+    assert any("K09" in note for note in files.notes)

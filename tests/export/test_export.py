@@ -21,7 +21,7 @@ from sage_pddl.pddl import load_plan, load_problem, parse_plan, parse_problem
 from sage_pddl.tasks import load_task, normalize_steps, task_problem
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "corpus" / "val-depots"
-TASKS = ("K01", "L03", "B05")
+TASKS = ("K01", "L03", "B04")  # B05 is infeasible in its scene
 
 
 @pytest.fixture(scope="module")
@@ -178,7 +178,7 @@ def test_the_kept_domain_parse_reads_problems_as_unified_planning_does(ithor):
     up_environment()
     pairs = [(export_domain_text(ithor, True), write_problem(task_problem(load_task(f"ithor#{t}"),
                                                                         ithor)))
-             for t in ("K01", "K05", "L03", "B05")]
+             for t in ("K01", "K05", "L03", "B04")]
     depots = (FIXTURES / "Depots.pddl").read_text()
     pairs += [(depots, (FIXTURES / "pfile1").read_text())]
     for domain_text, problem_text in pairs * 2:  # the second round reads from the kept parse
@@ -224,7 +224,7 @@ def test_fast_downward_calls_from_several_threads_get_their_own_plans(ithor):
     from concurrent.futures import ThreadPoolExecutor
 
     problems = [task_problem(load_task(f"ithor#{t}"), ithor)
-                for t in ("K01", "K02", "K03", "K04", "L03", "B05")]
+                for t in ("K01", "K02", "K03", "K04", "L03", "B04")]
     with ThreadPoolExecutor(len(problems)) as pool:
         plans = list(pool.map(lambda p: solve(ithor, p, "fast-downward", 60), problems * 2))
     for problem, plan in zip(problems * 2, plans):

@@ -7,6 +7,7 @@ from sage_pddl.tasks.catalogue import (
     instance_relations,
     room_fixtures,
     scene_instances,
+    scene_types,
 )
 
 
@@ -71,3 +72,17 @@ def test_room_fixtures_and_scene_instances():
     assert scene_instances("FloorPlan1")["Cabinet"] == 9
     assert scene_instances("FloorPlan1_physics") == scene_instances("FloorPlan1")
     assert scene_instances("FloorPlan999") == {}
+
+
+def test_scene_types_are_alfred_s_object_lists_with_ai2thor_5_s_changes():
+    """data/ai2thor/scenes.toml: ALFRED's FloorPlanN-objects.json, its names mapped to
+    AI2-THOR 5's (Glassbottle -> Bottle), with what AI2-THOR 5's scene dumps add or drop."""
+    kitchen = scene_types("FloorPlan1")
+    assert "DiningTable" not in kitchen and "Glassbottle" not in kitchen and "Bottle" in kitchen
+    assert "Stool" in kitchen and "Chair" not in kitchen  # AI2-THOR 5's FloorPlan1
+    assert "Window" in kitchen  # a structural part: in the scene, declared only when named
+    assert "Cabinet" not in scene_types("FloorPlan401")
+    assert "SideTable" not in scene_types("FloorPlan301") and "Dresser" in scene_types(
+        "FloorPlan301")
+    assert len(scene_types("FloorPlan230")) > 10  # every ALFRED floor plan is listed
+    assert scene_types("procthor_val_4") == ()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sage_pddl.domains import load_domain
 from sage_pddl.gate import compile_gate
-from sage_pddl.tasks import load_taskset, task_problem
+from sage_pddl.tasks import load_taskset, task_infeasible, task_problem
 
 TOOL = Path(__file__).resolve().parents[2] / "tools" / "make_compound_tasks.py"
 
@@ -50,3 +50,10 @@ def test_the_gate_rejects_33_concatenated_references_and_says_why():
             codes.update({v.code for v in verdict.violations})
     assert rejected == 33
     assert set(codes) <= {"hand-full", "already-on", "already-off", "already-open", "target-held"}
+
+
+def test_a_compound_task_with_an_infeasible_member_is_infeasible():
+    task = next(t for t in load_taskset("compound") if t.task_id == "C2_K01+K09")
+    assert task_infeasible(task).startswith("K09: FloorPlan1 has no DiningTable")
+    feasible = next(t for t in load_taskset("compound") if t.task_id == "C2_K01+K03")
+    assert task_infeasible(feasible) == ""

@@ -5,9 +5,17 @@ from __future__ import annotations
 import pytest
 
 from sage_pddl.domains import load_domain
+from sage_pddl.gate import compile_gate
 from sage_pddl.pddl.errors import PDDLError
 from sage_pddl.pddl.model import Atom, Constant, walk
-from sage_pddl.tasks import TaskSetError, bundled_goals, load_goals, load_taskset, task_problem
+from sage_pddl.tasks import (
+    TaskSetError,
+    bundled_goals,
+    load_goals,
+    load_task,
+    load_taskset,
+    task_problem,
+)
 from sage_pddl.tasks.catalogue import affordances
 from sage_pddl.tasks.taskset import BUNDLED, data_dir
 
@@ -71,8 +79,8 @@ def test_a_bundled_set_read_by_its_path_keeps_its_reviewed_goals():
     by_path = load_taskset(data_dir() / BUNDLED["ithor"])
     by_name = load_taskset("ithor")
     domain = load_domain("ithor")
-    assert task_problem(by_path[0], domain).goal == task_problem(by_name[0], domain).goal
-    assert task_problem(by_path[0], domain).goal.parts  # the written goal, not `none`
+    assert task_problem(by_path[2], domain).goal == task_problem(by_name[2], domain).goal
+    assert task_problem(by_path[2], domain).goal.parts  # the written goal, not `none`
 
 
 def _compiled(goal: str, instances: dict[str, list[str]]) -> str:
@@ -167,3 +175,42 @@ def test_a_changed_copy_says_why_it_has_not_the_reviewed_goal(tmp_path, caplog):
             "cups'), so that task's reviewed goal is not used") in caplog.text
     # the other tasks of the file are the bundled ones: their goals are kept
     assert task_scene(load_task(f"{edited}#K09"), load_domain("ithor")).goal_source == "goals"
+
+
+def _reached(ref: str, steps: list[str]):
+    task = load_task(ref)
+    domain = load_domain(task.domain)
+    gate = compile_gate(domain, task_problem(task, domain))
+    verdict = gate.check(steps)
+    assert verdict.valid, verdict.violations
+    return gate.goal_conditions(verdict.final_state)
+
+
+def test_the_floor_is_neither_away_nor_nearby():
+    """L07 ("place items away") and A08 ("place towel nearby"): an item dropped on the floor
+    is not put away; on a receptacle of the room it is."""
+    book = ["MoveTo Book", "Pick Book", "MoveTo Floor", "Place Floor"]
+    remote = ["MoveTo RemoteControl", "Pick RemoteControl", "MoveTo Sofa", "Place Sofa"]
+    assert _reached("ithor#L07", book + remote) == (1, 2)
+    assert _reached("ithor#L07", [*book[:2], "MoveTo CoffeeTable", "Place CoffeeTable",
+                                  *remote]) == (2, 2)
+    towel = ["MoveTo Towel", "Pick Towel"]
+    assert _reached("ithor#A08", [*towel, "MoveTo Floor", "Place Floor"]) == (0, 2)
+    assert _reached("ithor#A08", [*towel, "MoveTo TowelHolder", "Place TowelHolder"]) == (1, 2)
+
+
+def test_k01_asks_for_coffee_not_for_the_mug_to_stay_at_the_machine():
+    brew = ["MoveTo Mug", "Pick Mug", "MoveTo CoffeeMachine", "Place CoffeeMachine",
+            "TurnOn CoffeeMachine"]
+    assert _reached("ithor#K01", brew) == (1, 1)
+    assert _reached("ithor#K01", [*brew, "Pick Mug", "MoveTo CounterTop",
+                                  "Place CounterTop"]) == (1, 1)
+
+
+def test_infeasible_is_a_reason(tmp_path):
+    goals = tmp_path / "g.toml"
+    goals.write_text('[T1]\ngoal = "(holding Apple)"\ninfeasible = "no apple here"\n')
+    assert load_goals(goals)["t1"].infeasible == "no apple here"
+    goals.write_text('[T1]\ngoal = "(holding Apple)"\ninfeasible = true\n')
+    with pytest.raises(TaskSetError, match="infeasible must be the reason"):
+        load_goals(goals)

@@ -13,8 +13,10 @@ from sage_pddl.pddl import parse_problem, write_problem
 from sage_pddl.pddl.model import And
 from sage_pddl.pddl.writer import write_formula
 from sage_pddl.tasks import (
+    load_goals,
     load_task,
     load_taskset,
+    normalize_steps,
     problem_text,
     scene_problem,
     task_problem,
@@ -35,8 +37,53 @@ def _atoms(scene) -> set[tuple]:
 
 def test_objects_are_normalised_types_from_every_source():
     scene = _scene("ithor#K09")  # expected objects name "dining_table"
-    assert "DiningTable" in scene.things and "dining_table" not in scene.things
+    assert "dining_table" not in scene.things and scene.absent_types == ("DiningTable",)
     assert {"Mug", "CoffeeMachine", "CreditCard", "Fridge"} <= set(scene.things)
+
+
+def test_no_object_is_invented_for_a_type_the_scene_lacks():
+    """FloorPlan1 has no DiningTable (ALFRED's object list): K09's goal, expected objects and
+    instruction name one, yet the problem declares none, and the task is infeasible with the
+    goals file's reason; a plan that uses a dining table is refused for an unknown object."""
+    scene = _scene("ithor#K09")
+    assert not scene.objects_of("DiningTable")
+    assert "FloorPlan1 has no DiningTable" in scene.infeasible
+    domain = load_domain("ithor")
+    text = problem_text(scene, domain)
+    assert "; infeasible: FloorPlan1 has no DiningTable" in text
+    gate = compile_gate(domain, scene_problem(scene, domain))
+    assert gate.goal_conditions(gate.initial_state)[1] == 2  # the goal keeps its conjuncts
+    verdict = gate.check(["MoveTo Mug", "Pick Mug", "MoveTo DiningTable", "Place DiningTable"])
+    assert not verdict.valid and verdict.violations[0].code == "unknown-object"
+    assert "DiningTable" in verdict.violations[0].message
+
+
+@pytest.mark.parametrize("task_id, missing", [("K09", "DiningTable"), ("B06", "Cloth"),
+                                              ("X05", "Cabinet"), ("B05", "SideTable")])
+def test_the_issue_s_infeasible_tasks_lack_the_type_in_their_scene(task_id, missing):
+    scene = _scene(f"ithor#{task_id}")
+    assert missing in scene.absent_types and not scene.objects_of(missing)
+    assert scene.infeasible and not scene.warnings  # marked in the goals file, with a reason
+
+
+def test_every_task_whose_scene_lacks_a_goal_type_is_marked_infeasible():
+    for set_name in ("ithor", "procthor"):
+        for task in load_taskset(set_name):
+            scene = task_scene(task, load_domain(task.domain), use_reference=False)
+            assert not scene.warnings, scene.warnings  # an unmarked one warns
+
+
+def test_a_goal_naming_a_type_the_scene_lacks_makes_the_task_infeasible(tmp_path):
+    task = replace(load_task("ithor#K01"), task_id="Z1", source="")
+    goals = tmp_path / "goals.toml"
+    goals.write_text('[Z1]\ngoal = "(on Mug DiningTable)"\n', encoding="utf-8")
+    scene = task_scene(task, load_domain("ithor"), goals=load_goals(goals))
+    assert scene.infeasible == "the scene FloorPlan1 has no DiningTable" and scene.warnings
+    assert _goal(scene) == "(or)"
+    goals.write_text('[Z1]\ngoal = "(on Mug DiningTable)"\ninfeasible = "no table"\n',
+                     encoding="utf-8")
+    marked = task_scene(task, load_domain("ithor"), goals=load_goals(goals))
+    assert marked.infeasible == "no table" and not marked.warnings
 
 
 def test_initial_state_from_the_nearby_observation():
@@ -172,15 +219,22 @@ def test_reference_evidence_is_recorded_with_its_step():
     facts = x03.facts_from("reference")
     assert [f.atom for f in facts] == [("reachable", "Faucet")]
     assert "step 1" in facts[0].note
-    l08 = _scene("ithor#L08")  # TurnOff of an unobserved DeskLamp succeeded: it was on
-    assert ("turned-on", "DeskLamp") in {f.atom for f in l08.facts_from("reference")}
+    l08 = _scene("ithor#L08")  # TurnOff of an unobserved DeskLamp succeeded: it was on,
+    # as AI2-THOR's lamps start (catalogue `starts_on`), so the reference adds nothing
+    lamp = next(f for f in l08.facts if f.atom == ("turned-on", "DeskLamp"))
+    assert lamp.source == "observation" and "starts on" in lamp.note
+    assert not l08.facts_from("reference")
     without = task_scene(load_task("ithor#X03"), load_domain("ithor"), use_reference=False)
     assert not without.facts_from("reference")
 
 
 def test_unknown_types_are_reported():
-    scene = _scene("ithor#A05")
-    assert scene.unknown_types == ("Toothbrush",)
+    scene = _scene("ithor#A05")  # AI2-THOR has no Toothbrush: only named, so not declared
+    assert scene.absent_types == ("Toothbrush",) and scene.unknown_types == ()
+    task = load_task("ithor#A05")
+    shown = task_scene(replace(task, visible_objects=(*task.visible_objects, "Toothbrush")),
+                       load_domain("ithor"))  # a scene that shows one declares it
+    assert shown.unknown_types == ("Toothbrush",) and shown.objects_of("Toothbrush")
 
 
 def test_problem_round_trips_through_the_writer():
@@ -235,3 +289,25 @@ def test_an_instruction_read_for_the_goal_names_the_task_s_own_type():
     scene = task_scene(task, load_domain("ithor"), goals={})
     assert scene.goal_source == "instruction"
     assert " ".join(write_formula(scene.goal).split()) == "(turned-on FloorLamp)"
+
+
+def test_a_reference_fact_does_not_let_k04_fill_the_pot_without_a_sink():
+    """K04's reference turned the Faucet on right after reaching the Pot, so the faucet stood
+    within reach of the pot (`beside`): that reaches the faucet, and gives no water. A plan
+    that fills the pot without going to a sink is refused, as the scene-only world refuses it."""
+    domain = load_domain("ithor")
+    task = load_task("ithor#K04")
+    with_reference = task_scene(task, domain)
+    assert ("beside", "Faucet", "Pot") in _atoms(with_reference)
+    assert not any(f.atom[0] == "near" for f in with_reference.facts_from("reference"))
+    scene_only = task_scene(task, domain, use_reference=False)
+    sinkless = ["MoveTo Pot", "Pick Pot", "Fill Pot", "MoveTo StoveBurner", "Place StoveBurner"]
+    verdicts = [compile_gate(domain, scene_problem(scene, domain)).check(sinkless, mode="all")
+                for scene in (with_reference, scene_only)]
+    for verdict in verdicts:
+        assert [(v.step, v.code) for v in verdict.violations] == [(2, "no-water")]
+    assert not any(("filled", "pot", "water") in v.final_state for v in verdicts)
+    gate = compile_gate(domain, scene_problem(with_reference, domain))
+    assert gate.check(normalize_steps(task.reference_steps, domain)).valid
+    at_the_sink = ["MoveTo Pot", "Pick Pot", "MoveTo Sink", "Fill Pot"]
+    assert gate.check(at_the_sink).valid
