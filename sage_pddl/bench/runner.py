@@ -61,7 +61,13 @@ from sage_pddl.domains import load_domain
 from sage_pddl.env import EnvError, get_env, list_envs
 from sage_pddl.env.episode import GatedEnv
 from sage_pddl.gate import compile_gate
-from sage_pddl.llm import InvalidOutput, LLMError, available_backends, get_backend
+from sage_pddl.llm import (
+    InvalidOutput,
+    LLMError,
+    PromptTooLong,
+    available_backends,
+    get_backend,
+)
 from sage_pddl.llm.base import DEFAULT_MODEL
 from sage_pddl.llm.hosts import HostPool, split_hosts
 from sage_pddl.pddl.errors import SageError
@@ -117,6 +123,9 @@ class BenchConfig:
     mode: str = "plan"
     llm: str = "ollama"
     llm_host: str | None = None
+    max_context: int | None = None
+    """For llm="ollama": the largest context window (num_ctx) a request may ask for; each
+    request asks for what its prompt needs up to this (`llm/context.py`, default 32768)."""
     llm_script: str | None = None
     """For llm="scripted": a JSON script file; without one the reference responder answers."""
     cassette_dir: str | None = None
@@ -177,6 +186,13 @@ class BenchConfig:
         if self.llm.lower() not in available_backends():
             raise fail("llm", f"unknown backend {self.llm!r}; available: "
                               f"{', '.join(available_backends())}")
+        if self.max_context is not None:
+            if self.llm.lower() != "ollama":
+                raise fail("max_context", "the context window is set per request for the "
+                                          "ollama backend; an OpenAI-compatible server's is "
+                                          "fixed when it starts (vLLM: --max-model-len)")
+            if int(self.max_context) < 1:
+                raise fail("max_context", f"must be >= 1 token, got {self.max_context}")
         if self.llm_script and self.llm.lower() != "scripted":
             raise fail("llm_script", "a script file goes with llm='scripted'")
         if self.memory not in MEMORY_MODES:
@@ -455,7 +471,8 @@ class _ErrorWatch:
 
     Planners swallow failed calls (they count them and treat them as unusable answers), so the
     runner watches the backend itself to tell "the model answered badly" (a planning failure,
-    scored) from "the LLM could not be asked" (an error row, excluded). A watch per cell keeps
+    scored; so is a prompt too long for the context window, a limit of the planner with this
+    model) from "the LLM could not be asked" (an error row, excluded). A watch per cell keeps
     cells that run at once from seeing each other's errors."""
 
     def __init__(self, inner: Any):
@@ -477,7 +494,7 @@ class _ErrorWatch:
             completion = self.inner.complete(messages, schema=schema, temperature=temperature,
                                              seed=seed, role=role)
         except LLMError as error:
-            if not isinstance(error, InvalidOutput):
+            if not isinstance(error, (InvalidOutput, PromptTooLong)):
                 self.errors.append(error)
             raise
         host = getattr(completion, "host", "") or getattr(self.inner, "host", "")
@@ -551,10 +568,11 @@ def default_llm_factory(config: BenchConfig, tasks: Sequence[Any],
             return get_backend("scripted", model=model,
                                responder=reference_responder(tasks, domain_for))
         if len(hosts) > 1 or (hosts and config.per_host is not None):
-            return HostPool([(host, get_backend(config.llm, model=model, host=host))
+            return HostPool([(host, get_backend(config.llm, model=model, host=host,
+                                                max_context=config.max_context))
                              for host in hosts], per_host=config.per_host or config.workers)
         takes_host = config.llm in ("ollama", "openai", "replay")
-        return get_backend(config.llm, model=model,
+        return get_backend(config.llm, model=model, max_context=config.max_context,
                            host=hosts[0] if hosts and takes_host else None)
 
     return make

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..env.thor.protocol import port_number
-from .common import EXIT_INVALID, EXIT_OK, AddCommand, console
+from .common import EXIT_INVALID, EXIT_OK, AddCommand, add_max_context, console
 
 
 def _list(text: str | None) -> list[str] | None:
@@ -44,6 +44,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
         "planners": _list(args.planners), "models": _list(args.models),
         "tasks": _list(args.tasks), "seeds": seeds, "mode": args.mode, "llm": args.llm,
         "llm_host": args.llm_host, "llm_script": args.llm_script,
+        "max_context": args.max_context,
         "cassette_dir": args.cassette_dir, "out": args.out, "run_id": args.run_id,
         "resume": True if args.resume else None,
         "retry_errors": True if args.retry_errors else None,
@@ -143,6 +144,7 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--llm-host", default=None,
                    help="LLM server URL, or several comma-separated (requests are spread over "
                         "them; a failing host is set aside)")
+    add_max_context(p)
     p.add_argument("--workers", type=int, default=None,
                    help="cells run at once (default 1); rows do not depend on it")
     p.add_argument("--per-host", type=int, default=None, metavar="K",

@@ -104,6 +104,17 @@ def print_plan_result(out: Console, result: Any) -> None:
         out.print(f"[dim]note: {escape(note)}[/dim]")
 
 
+# --- options shared by the commands that call an LLM ------------------------------------------
+
+def add_max_context(p: argparse.ArgumentParser) -> None:
+    from ..llm.context import DEFAULT_MAX_CONTEXT  # light: the llm package imports no client
+
+    p.add_argument("--max-context", type=int, default=None, metavar="TOKENS",
+                   help="--llm ollama: the largest context window (num_ctx) a request may ask "
+                        "for; each asks for what its prompt needs up to this (default "
+                        f"{DEFAULT_MAX_CONTEXT}). A prompt the server had to cut fails the call")
+
+
 # --- DOMAIN / PROBLEM / PLAN arguments ---------------------------------------------------------
 
 def domains_dirs(args: argparse.Namespace) -> list[Path]:

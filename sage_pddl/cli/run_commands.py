@@ -18,6 +18,7 @@ from .common import (
     EXIT_INVALID,
     EXIT_OK,
     AddCommand,
+    add_max_context,
     console,
     format_step,
     load_problem_arg,
@@ -101,6 +102,7 @@ def _add_llm_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--llm", default="ollama", help="LLM backend: ollama, openai, local, scripted, replay")
     p.add_argument("--model", default=None, help="model name for the backend (ollama default: qwen2.5:7b)")
     p.add_argument("--llm-host", default=None, help="LLM server URL (default: $OLLAMA_HOST or http://localhost:11434)")
+    add_max_context(p)
     p.add_argument("--cassette", default=None,
                    help="record/replay every LLM call to this JSONL cassette (wraps --llm)")
     p.add_argument("--llm-script", default=None, metavar="FILE",
@@ -124,6 +126,11 @@ def make_llm(args: argparse.Namespace, planning: Any = None, dataset_task: Any =
     options: dict[str, Any] = {"model": args.model}
     if args.llm in ("ollama", "openai", "replay"):
         options["host"] = args.llm_host
+    if args.max_context is not None:
+        if args.llm != "ollama":
+            raise SageError("--max-context goes with --llm ollama (an OpenAI-compatible "
+                            "server's context is fixed when it starts; vLLM: --max-model-len)")
+        options["max_context"] = args.max_context
     if args.llm_script:
         if args.llm != "scripted":
             raise SageError("--llm-script FILE goes with --llm scripted")
