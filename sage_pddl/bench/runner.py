@@ -60,6 +60,7 @@ from tqdm import tqdm
 from sage_pddl.domains import load_domain
 from sage_pddl.env import EnvError, get_env, list_envs
 from sage_pddl.env.episode import GatedEnv
+from sage_pddl.export.classical import require_unified_planning
 from sage_pddl.gate import compile_gate
 from sage_pddl.llm import (
     InvalidOutput,
@@ -565,8 +566,9 @@ def default_llm_factory(config: BenchConfig, tasks: Sequence[Any],
             if config.llm_script:
                 return get_backend("scripted", model=model, script=config.llm_script)
 
-            return get_backend("scripted", model=model,
-                               responder=reference_responder(tasks, domain_for))
+            responder = reference_responder(tasks, domain_for)
+            responder.prepare()  # classical plans now, not on the clock of the first cell
+            return get_backend("scripted", model=model, responder=responder)
         if len(hosts) > 1 or (hosts and config.per_host is not None):
             return HostPool([(host, get_backend(config.llm, model=model, host=host,
                                                 max_context=config.max_context))
@@ -576,6 +578,39 @@ def default_llm_factory(config: BenchConfig, tasks: Sequence[Any],
                            host=hosts[0] if hosts and takes_host else None)
 
     return make
+
+
+def preflight(config: BenchConfig, tasks: Sequence[Any]) -> None:
+    """What the default backends need, checked once before the first cell, so a run that cannot
+    work stops at once with the reason (exit 2) instead of after a row per cell: the server
+    answers and has the model (ollama; every host of `llm_host`, unless one of several answers),
+    and the `planners` extra is there when the reference responder must plan tasks without a
+    reference plan. Not with `cassette_dir`: a cassette may hold every answer."""
+    if config.cassette_dir:
+        return
+    if config.llm == "scripted" and not config.llm_script:
+        unplanned = [t.task_id for t in tasks if not t.reference_steps]
+        if unplanned:
+            try:
+                require_unified_planning()
+            except SageError as error:
+                shown = ", ".join(unplanned[:3]) + (", ..." if len(unplanned) > 3 else "")
+                raise BenchConfigError(
+                    f"bench setting 'llm': the reference responder plans the tasks without a "
+                    f"reference plan ({shown}) with a classical planner: {error}") from None
+        return
+    if config.llm != "ollama":
+        return
+    for model in config.models or ():
+        failures: list[SageError] = []
+        hosts: list[str | None] = [*split_hosts(config.llm_host)] or [None]
+        for host in hosts:
+            try:
+                get_backend("ollama", model=model, host=host).check()  # type: ignore[attr-defined]
+            except SageError as error:
+                failures.append(error)
+        if len(failures) == len(hosts):
+            raise failures[0]
 
 
 def _safe(name: str) -> str:
@@ -660,6 +695,8 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
         config = config_from_mapping(config)
     config = config.validated()
     tasks = select_tasks(config.tasks)
+    if llm_factory is None:
+        preflight(config, tasks)
     config, run_dir = _prepare_run_dir(config)
     live_path = run_dir / LIVE_MEMORY_FILE if config.memory == "live" else None
 

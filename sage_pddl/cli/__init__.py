@@ -27,6 +27,7 @@ from .common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     Handler,
+    VerdictExit,
     console,
     debug_enabled,
 )
@@ -75,6 +76,14 @@ def _show_warnings() -> None:
         library.addHandler(handler)
 
 
+def diagnostic(error: SageError) -> str:
+    """An error as the compiler-like line the README promises: `file:line:col: error: ...` for
+    located errors (they render so), `error: ...` for the others."""
+    text = str(error)
+    first = text.split("\n", 1)[0]
+    return text if first.startswith("error:") or ": error: " in first else f"error: {text}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     _show_warnings()
     parser = build_parser()
@@ -87,11 +96,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = handler(args)
         return code
     except SageError as exc:
-        console(stderr=True).print(str(exc), markup=False)
+        console(stderr=True).print(diagnostic(exc), markup=False)
         return EXIT_INPUT
     except KeyboardInterrupt:
         console(stderr=True).print("interrupted", markup=False)
         return EXIT_INTERRUPTED
+    except VerdictExit as cut_short:
+        return cut_short.code
     except BrokenPipeError:
         return EXIT_OK
     except Exception as exc:  # a bug, not bad input: say so plainly, keep the trace on request

@@ -16,7 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from ..env.thor.protocol import port_number
-from .common import EXIT_INVALID, EXIT_OK, AddCommand, add_max_context, console
+from .common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    REFERENCE_NOTE,
+    AddCommand,
+    add_max_context,
+    console,
+    err,
+)
 
 
 def _list(text: str | None) -> list[str] | None:
@@ -71,6 +79,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from ..bench.report import write_report  # start-up time: imported when the command runs
 
     config = config_from_args(args)
+    if (config.llm or "").lower() == "scripted" and not config.llm_script:
+        err(REFERENCE_NOTE)
     with _terminate_as_interrupt():
         run_dir = run_benchmark(config)
     status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
@@ -93,7 +103,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
         out.print(f"[red]{model}: stopped after repeated LLM errors; fix the server and run "
                   f"again with --run-id {status['run_id']} --resume --retry-errors (the "
                   f"cells not run and the error rows)[/red]")
-    return EXIT_INVALID if status["aborted_models"] else EXIT_OK
+    if status["errors"] and not status["aborted_models"]:
+        out.print(f"[red]{status['errors']} error row(s): cells the LLM, the environment or "
+                  f"the harness could not run (their 'error' field says why); run them again "
+                  f"with --run-id {status['run_id']} --resume --retry-errors[/red]")
+    # exit 1 when any row of this invocation could not be run: a run with error rows is not a
+    # result yet (rows already present from an earlier invocation are not counted again)
+    return EXIT_INVALID if status["aborted_models"] or status["errors"] else EXIT_OK
 
 
 @contextlib.contextmanager

@@ -40,6 +40,15 @@ class UsageError(SageError):
     """A bad command-line setting; the message names the setting."""
 
 
+class VerdictExit(Exception):
+    """Ends a command with `code` at once, its output cut short (a closed stdout pipe) but its
+    verdict kept: `cli.main` returns the code."""
+
+    def __init__(self, code: int):
+        super().__init__(code)
+        self.code = code
+
+
 Handler = Callable[[argparse.Namespace], int]
 
 
@@ -67,6 +76,11 @@ def console(stderr: bool = False, quiet: bool = False) -> Console:
 def err(text: str) -> None:
     """One plain line on stderr (no markup)."""
     print(text, file=sys.stderr)
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 step`, `2 steps`."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def format_step(step: Mapping[str, Any]) -> str:
@@ -102,6 +116,11 @@ def print_plan_result(out: Console, result: Any) -> None:
               f"goal_reached={result.goal_reached}[/dim]")
     for note in result.notes:
         out.print(f"[dim]note: {escape(note)}[/dim]")
+
+
+REFERENCE_NOTE = ("note: --llm scripted without --llm-script answers with the reference "
+                  "responder: the task's reference plan (else a classical planner's plan), split "
+                  "into sub-goals. It exercises the planner, gate and executor, not a model.")
 
 
 # --- options shared by the commands that call an LLM ------------------------------------------
@@ -165,7 +184,26 @@ def plan_or_reference_arg(ref: str) -> Any:
 
 def domain_and_problem(args: argparse.Namespace) -> tuple[Domain, Problem]:
     domain = load_domain_arg(args.domain, args)
-    return domain, load_problem_arg(args.problem, domain, args)
+    problem = load_problem_arg(args.problem, domain, args)
+    check_fit(domain, problem)
+    return domain, problem
+
+
+def check_fit(domain: Domain, problem: Problem) -> None:
+    """What `check` says of a problem for a domain, for the commands that take both: a problem
+    written for another domain is a warning on stderr, and the first error (a type or object the
+    domain does not know, ...) is raised with its file:line:col, naming the mismatch."""
+    from ..pddl import check_problem  # start-up time: imported when the command runs
+
+    diagnostics = check_problem(problem, domain)
+    mismatch = next((d for d in diagnostics if d.code == "domain-mismatch"), None)
+    if mismatch is not None:
+        err(f"{mismatch}")
+    first = next((d for d in diagnostics if d.severity == "error"), None)
+    if first is not None:
+        why = (f" (problem {problem.name} is for domain {problem.domain_name}, not "
+               f"{domain.name})" if mismatch is not None else "")
+        raise SageError(f"{first}{why}")
 
 
 def debug_enabled() -> bool:

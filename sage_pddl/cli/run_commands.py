@@ -17,6 +17,7 @@ from ..pddl.errors import SageError
 from .common import (
     EXIT_INVALID,
     EXIT_OK,
+    REFERENCE_NOTE,
     AddCommand,
     add_max_context,
     console,
@@ -113,11 +114,6 @@ def _add_llm_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
-REFERENCE_NOTE = ("note: --llm scripted without --llm-script answers with the reference "
-                  "responder: the task's reference plan (else a classical planner's plan), split "
-                  "into sub-goals. It exercises the planner, gate and executor, not a model.")
-
-
 def make_llm(args: argparse.Namespace, planning: Any = None, dataset_task: Any = None) -> Any:
     """The LLM backend the command line names. `--llm scripted` without `--llm-script`
     answers from `dataset_task`'s reference plan (the bench's reference responder)."""
@@ -143,7 +139,9 @@ def make_llm(args: argparse.Namespace, planning: Any = None, dataset_task: Any =
         # start-up time: imported when the command runs
         from ..bench.oracle import reference_responder
 
-        options["responder"] = reference_responder([dataset_task], lambda _task: planning.domain)
+        responder = reference_responder([dataset_task], lambda _task: planning.domain)
+        responder.prepare()  # a classical plan, if needed, before the planner's clock starts
+        options["responder"] = responder
         options["model"] = args.model or "reference responder"
         print(REFERENCE_NOTE, file=sys.stderr)
     if args.llm == "replay":  # answers only from a recorded cassette: no model, no server
