@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from ..pddl.errors import SageError
 from . import bench_commands, pddl_commands, run_commands, tools_commands
 from .common import (
+    EXIT_CODES_HELP,
     EXIT_INPUT,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
@@ -38,15 +39,18 @@ GROUPS = (pddl_commands, run_commands, bench_commands, tools_commands)
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sage-pddl",
-        description="PDDL-centric LLM task planning: parse, gate, plan, execute, evaluate.")
+        description="PDDL-centric LLM task planning: parse, gate, plan, execute, evaluate.",
+        epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    def add_command(name: str, handler: Handler, help: str) -> argparse.ArgumentParser:
+    def add_command(name: str, handler: Handler, help: str,
+                    domains: bool = True) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help, description=help)
-        p.add_argument("--domains-dir", action="append", metavar="DIR",
-                       help="extra folder of drop-in .pddl domains (repeatable; also "
-                            "SAGE_PDDL_DOMAINS)")
+        if domains:
+            p.add_argument("--domains-dir", action="append", metavar="DIR",
+                           help="extra folder of drop-in .pddl domains (repeatable; also "
+                                "SAGE_PDDL_DOMAINS)")
         p.set_defaults(handler=handler)
         return p
 

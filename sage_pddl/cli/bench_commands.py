@@ -174,7 +174,8 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--cassette-dir", default=None, metavar="DIR",
                    help="record/replay every LLM call to DIR/<model>.jsonl")
     p.add_argument("--tasks", default=None,
-                   help="task specs: ithor, ithor#K01, 'ithor[#K01,#K02]', 'ithor[:10]', FILE.json "
+                   help="task specs: ithor, ithor#K01, 'ithor[#K01,#K02]', 'ithor[:10]', FILE.json, "
+                        "a folder of PDDL problem files or a glob such as 'problems/*.pddl' "
                         "(comma-separated; default ithor)")
     p.add_argument("--seeds", default=None, help="comma-separated seeds (default 0)")
     p.add_argument("--mode", default=None, choices=["plan", "exec"],
@@ -191,7 +192,8 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--gate-before-execute", action="store_true",
                    help="exec: gate every step before dispatch (blocked steps are counted)")
     p.add_argument("--inject-failure", default=None, metavar="K|auto",
-                   help="exec: fail the step at index K (auto: the task's own, else the middle)")
+                   help="exec: fail the step at 0-based index K (0: the first step; auto: the "
+                        "task's own, else the middle)")
     p.add_argument("--max-replan", type=int, default=None, help="repairs per episode (default 3)")
     p.add_argument("--loo", action="store_true",
                    help="memory planners retrieve from the task set with the test task left out "
@@ -209,7 +211,8 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--json", action="store_true", help="print the run folder and status as JSON")
 
     p = add_command("report", cmd_report,
-                "Write summary.csv, comparisons.csv, report.md and plots for a benchmark run.")
+                "Write summary.csv, comparisons.csv, report.md and plots for a benchmark run.",
+                domains=False)
     p.add_argument("run_dir", type=Path, help="the run folder, e.g. results/<run_id>")
     p.add_argument("--candidate", default=None, help="planner compared against the others "
                                                      "(default: the run's first planner)")

@@ -34,6 +34,10 @@ EXIT_INVALID = 1
 EXIT_INPUT = 2
 EXIT_INTERNAL = 70  # EX_SOFTWARE: a bug in sage-pddl, not bad input
 EXIT_INTERRUPTED = 130
+EXIT_CODES_HELP = (f"exit codes: {EXIT_OK} success or a valid plan; {EXIT_INVALID} an invalid plan, a "
+                   f"missed goal or a failed check (bench: rows that could not run); "
+                   f"{EXIT_INPUT} a usage or input error; {EXIT_INTERNAL} an internal error "
+                   f"(a bug); {EXIT_INTERRUPTED} interrupted")
 
 
 class UsageError(SageError):
@@ -53,9 +57,11 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 class AddCommand(Protocol):
-    """What a command group's `register` receives: adds one sub-command and returns its parser."""
+    """What a command group's `register` receives: adds one sub-command and returns its parser
+    (with `--domains-dir` unless `domains=False`: a command that reads no domain)."""
 
-    def __call__(self, name: str, handler: Handler, help: str) -> argparse.ArgumentParser: ...
+    def __call__(self, name: str, handler: Handler, help: str,
+                 domains: bool = True) -> argparse.ArgumentParser: ...
 
 
 # --- output ----------------------------------------------------------------------------------

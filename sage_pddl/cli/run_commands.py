@@ -323,12 +323,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def register(add_command: AddCommand) -> None:
     p = add_command("plan", cmd_plan, "Plan a task with an LLM planner and print the gated sub-goal blocks.")
-    p.add_argument("task", help="an instruction, or a task reference: DATASET.json#TASK_ID, ithor#K01")
+    p.add_argument("task", help="a task reference (DATASET.json#TASK_ID, ithor#K01), a PDDL "
+                                "problem file (its domain: --domain), or an instruction with "
+                                "--problem")
     p.add_argument("--problem", help="problem file or DATASET.json#TASK_ID (with an instruction)")
     _add_llm_options(p)
 
     p = add_command("run", cmd_run, "Plan and execute a task in an environment, repairing on failure.")
-    p.add_argument("task", help="a task reference (DATASET.json#TASK_ID, ithor#K01) or an instruction")
+    p.add_argument("task", help="a task reference (DATASET.json#TASK_ID, ithor#K01), a PDDL "
+                                "problem file (its domain: --domain), or an instruction with "
+                                "--problem")
     p.add_argument("--problem", help="problem file (with an instruction)")
     p.add_argument("--env", default="symbolic", help="symbolic (default), thor, virtualhome, alfworld")
     p.add_argument("--max-replan", type=int, default=3, help="repairs allowed per episode (default 3)")
@@ -336,7 +340,8 @@ def register(add_command: AddCommand) -> None:
                    help="gate every step against the believed state before dispatch; blocked "
                         "steps are repaired and counted")
     p.add_argument("--inject-failure", default=None, metavar="K|auto",
-                   help="fail the step at index K (or the task's own / the middle step with 'auto')")
+                   help="fail the step at 0-based index K (0: the first step), or with 'auto' the "
+                        "task's own or the middle step")
     p.add_argument("--sim-host", default="127.0.0.1", help="thor-server host (--env thor)")
     p.add_argument("--sim-port", type=port_number, default=5555, help="thor-server port (--env thor)")
     p.add_argument("--fault", action="append", default=[], metavar="SPEC",
@@ -348,9 +353,11 @@ def register(add_command: AddCommand) -> None:
                         "(the task's own left out); a run that reaches the goal is appended")
     _add_llm_options(p)
 
-    add_command("planners", cmd_planners, "List the planners (baselines and ablations included).")
+    add_command("planners", cmd_planners, "List the planners (baselines and ablations included).",
+                domains=False)
 
-    p = add_command("tasks", cmd_tasks, "List the bundled task sets, or the tasks of one set.")
+    p = add_command("tasks", cmd_tasks, "List the bundled task sets, or the tasks of one set.",
+                    domains=False)
     p.add_argument("set", nargs="?", default=None,
                    help="a bundled set (ithor, ithor-gt, procthor, compound), a task-set JSON "
                         "file, or PDDL problem files (folder or glob)")
@@ -360,9 +367,12 @@ def register(add_command: AddCommand) -> None:
                 "Serve an environment over ZMQ (AI2-THOR, or the symbolic world for testing).")
     add_server_arguments(p)
 
-    p = add_command("demo", cmd_demo, "Plan, gate, repair and execute a household task, no server needed.")
+    p = add_command("demo", cmd_demo, "Plan, gate, repair and execute a household task, no "
+                    "server needed.", domains=False)
     p.add_argument("--llm", default="auto",
-                   help="auto (Ollama if one answers, else the built-in scripted model), ollama, scripted")
+                   help="auto (Ollama if one answers with the model, else a fixed script that "
+                        "is not a model), ollama, scripted (the script)")
     p.add_argument("--model", default=None, help="Ollama model (default qwen2.5:7b)")
-    p.add_argument("--llm-host", default=None)
+    p.add_argument("--llm-host", default=None,
+                   help="Ollama server URL (default: $OLLAMA_HOST or http://localhost:11434)")
     p.add_argument("--json", action="store_true", help="print the demo's results as JSON")

@@ -91,6 +91,20 @@ class GatedEnv(ABC):
             plan_step = dataclasses.replace(plan_step, args=spelled)
         return self._execute(plan_step, pre, ground)
 
+    def refuse(self, step: StepLike, reason: str, code: str) -> StepResult:
+        """Record a step the harness fails without running it (an injected failure): an attempt
+        of the episode like any other, logged with its `code` (`induce` leaves such records
+        out), the state unchanged."""
+        if self.gate is None:
+            raise EnvError("refuse() called before reset(): start an episode with reset(problem)")
+        index = self._index
+        self._index += 1
+        try:
+            plan_step = as_plan_step(step, index)
+        except SageError:
+            plan_step = PlanStep(str(step), (), index, str(step))
+        return self._finish(plan_step, self._state, False, reason, code)
+
     @abstractmethod
     def _execute(self, plan_step: PlanStep, pre: frozenset[Fact], ground: Any) -> StepResult:
         """Run a grounded step from the true state `pre`; `_finish` its outcome."""
