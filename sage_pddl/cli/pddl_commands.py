@@ -193,25 +193,77 @@ def cmd_fmt(args: argparse.Namespace) -> int:
         from ..domains import resolve_domain  # start-up time: imported when the command runs
 
         path = resolve_domain(args.file, domains_dirs(args))
+        if args.in_place:
+            raise SageError(f"fmt -i {args.file}: {args.file!r} names the domain file {path}, "
+                            "not a file of yours; format a copy: sage-pddl fmt "
+                            f"{args.file} > {path.name}")
+    if args.in_place and _bundled(path):
+        raise SageError(f"fmt -i {path}: the file belongs to the installed sage-pddl package; "
+                        f"format a copy: sage-pddl fmt {path} > {path.name}")
     text = read_text(path, "the file")
     if _looks_like_problem(text):
         formatted = write_problem(parse_problem(text, file=str(path)))
     else:
         formatted = write_domain(parse_domain(text, file=str(path)))
+    header = _header_comments(text)
+    formatted = "".join(line + "\n" for line in header) + formatted
     if args.in_place:
-        lost = _comment_lines(text) - _comment_lines(formatted)
-        if lost:
-            raise SageError(f"fmt -i {path}: formatting would drop {lost} comment line(s) "
-                            "(the writer keeps only `; @sage` annotations); the file is left "
-                            "as it is. Run without -i to see the formatted text.")
+        dropped = _dropped_comment(text, len(header))
+        if dropped is not None:
+            line, column, comment = dropped
+            raise SageError(f"{path}:{line}:{column}: error: fmt -i would drop this comment "
+                            f"({comment[:60]!r}): the formatted file keeps the comments above "
+                            "`(define` and the `; @sage` annotations, not comments inside it. "
+                            "Move it above `(define`, or run without -i to see the formatted "
+                            "text; the file is left as it is")
         write_text_atomic(path, formatted)
     else:
         sys.stdout.write(formatted)
     return EXIT_OK
 
 
-def _comment_lines(text: str) -> int:
-    return sum(1 for line in text.splitlines() if line.lstrip().startswith(";"))
+def _bundled(path: Path) -> bool:
+    """Whether `path` is inside the installed sage_pddl package (its bundled domains; the
+    folders are resolved one by one, as a source checkout may link them from elsewhere)."""
+    package = Path(__file__).resolve().parents[1]
+    roots = {package, *(child.resolve() for child in package.iterdir() if child.is_dir())}
+    return any(root in path.resolve().parents for root in roots)
+
+
+def _is_annotation(comment: str) -> bool:
+    return comment.lstrip(";").strip().startswith("@sage")
+
+
+def _header_comments(text: str) -> list[str]:
+    """The comment lines (and blank lines between them) above `(define`, which the writer does
+    not see; `; @sage` annotations among them are the writer's to place."""
+    header: list[str] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith(";"):
+            break
+        if not _is_annotation(stripped):
+            header.append(line.rstrip())
+    while header and not header[-1]:
+        header.pop()
+    return header
+
+
+def _dropped_comment(text: str, header_lines: int) -> tuple[int, int, str] | None:
+    """(line, column, text) of the first comment below the header that is not a `; @sage`
+    annotation: formatting drops it. PDDL has no strings, so a `;` always starts a comment."""
+    seen_code = False
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped and not stripped.startswith(";"):
+            seen_code = True
+        column = line.find(";")
+        if column < 0 or not seen_code:
+            continue
+        comment = line[column:].strip()
+        if not _is_annotation(comment):
+            return number, column + 1, comment
+    return None
 
 
 def _looks_like_problem(text: str) -> bool:

@@ -171,9 +171,10 @@ def test_13_fmt_in_place_keeps_comments_or_refuses(tmp_path, capsys):
     copy = tmp_path / "ithor.pddl"
     copy.write_bytes(ITHOR.read_bytes())
     code, _, err = cli(capsys, "fmt", "-i", str(copy))
-    assert code == 2 and "comment line(s)" in err and copy.read_bytes() == ITHOR.read_bytes()
+    assert code == 2 and "would drop this comment" in err
+    assert copy.read_bytes() == ITHOR.read_bytes()
     code, out, _ = cli(capsys, "fmt", "ithor")
-    assert code == 0 and out.startswith("(define (domain ithor)")
+    assert code == 0 and out.startswith(";; AI2-THOR") and "\n(define (domain ithor)" in out
 
 
 def test_14_problem_help_example_exists_and_unknown_ids_list_the_nearest(capsys):
@@ -401,3 +402,24 @@ def test_27_12_help_says_what_each_command_takes(capsys):
         main(["--help"])
     top = " ".join(capsys.readouterr().out.split())
     assert "exit codes: 0" in top and "2 a usage or input error" in top and "130" in top
+
+
+def test_27_18_fmt_in_place_keeps_the_header_names_a_dropped_comment_and_spares_the_package(
+        tmp_path, capsys):
+    from .test_cli import BLOCKS_DOMAIN
+
+    mine = tmp_path / "blocks.pddl"
+    mine.write_text(";; my blocks world\n;; second line\n\n" + BLOCKS_DOMAIN)
+    code, _, err = cli(capsys, "fmt", "-i", str(mine))
+    assert code == 0, err
+    assert mine.read_text().startswith(";; my blocks world\n;; second line\n(define")
+    inside = BLOCKS_DOMAIN.replace("(:action stack", "; stacking\n  (:action stack")
+    mine.write_text(inside)
+    code, _, err = cli(capsys, "fmt", "-i", str(mine))
+    line = next(n for n, text in enumerate(inside.splitlines(), 1) if "; stacking" in text)
+    assert code == 2 and f"{mine}:{line}:3: error: fmt -i would drop this comment" in err
+    assert mine.read_text() == inside
+    for target in ("ithor", str(ITHOR)):
+        before = ITHOR.read_bytes()
+        code, _, err = cli(capsys, "fmt", "-i", target)
+        assert code == 2 and "format a copy" in err and ITHOR.read_bytes() == before, target
