@@ -194,6 +194,9 @@ class BenchConfig:
                                           "fixed when it starts (vLLM: --max-model-len)")
             if int(self.max_context) < 1:
                 raise fail("max_context", f"must be >= 1 token, got {self.max_context}")
+        if self.llm.lower() == "replay" and not self.cassette_dir:
+            raise fail("llm", "replay answers only from recorded cassettes: give the folder "
+                              "they were recorded to (--cassette-dir DIR)")
         if self.llm_script and self.llm.lower() != "scripted":
             raise fail("llm_script", "a script file goes with llm='scripted'")
         if self.memory not in MEMORY_MODES:
@@ -554,6 +557,10 @@ def default_llm_factory(config: BenchConfig, tasks: Sequence[Any],
     hosts = split_hosts(config.llm_host)
 
     def make(model: str) -> Any:
+        if config.llm == "replay":  # answers only from the cassettes: no model, no server
+            cassette = Path(str(config.cassette_dir)) / f"{_safe(model)}.jsonl"
+            return get_backend("replay", inner=None, cassette=str(cassette), mode="replay",
+                               model=model)
         backend = one_backend(model)
         if config.cassette_dir:
             cassette = Path(config.cassette_dir) / f"{_safe(model)}.jsonl"

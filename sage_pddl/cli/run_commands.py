@@ -112,6 +112,10 @@ def _add_llm_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--domain", default=None,
                    help="domain name or file (default: the task set's own domain, else ithor)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--memory", default="none", choices=["none", "loo"],
+                   help="memory planners (SAGE, Hierarchical Few-Shot, ...): none (default), "
+                        "or loo: retrieve from the task's own set with the task left out, as "
+                        "bench does (so a cassette recorded by bench replays)")
 
 
 def make_llm(args: argparse.Namespace, planning: Any = None, dataset_task: Any = None) -> Any:
@@ -201,7 +205,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from ..planners import get_planner  # start-up time: imported when the command runs
 
     task, dataset_task = planning_task(args)
-    planner = get_planner(args.planner, llm=make_llm(args, task, dataset_task), seed=args.seed)
+    memory = _live_memory(args, task, dataset_task)
+    planner = get_planner(args.planner, llm=make_llm(args, task, dataset_task), seed=args.seed,
+                          **({"memory": memory} if memory is not None else {}))
     result = planner.plan(task)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
@@ -210,30 +216,52 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from ..planners.gating import compile_for  # start-up time: imported when the command runs
 
     gate = compile_for(task.domain, task.problem)
-    return EXIT_OK if plan_accepted(gate, result.steps) else EXIT_INVALID
+    verdict = gate.check(list(result.steps))
+    if not args.json:
+        for line in why_not_accepted(gate, result.steps, verdict):
+            console(stderr=True).print(line, markup=False)
+    return EXIT_OK if plan_accepted(result.steps, verdict) else EXIT_INVALID
 
 
-def plan_accepted(gate: Any, steps: Any) -> bool:
+def plan_accepted(steps: Any, verdict: Any) -> bool:
     """The exit contract of `plan`: the gate accepts every step and the goal holds after them
     (a problem without a goal needs only the steps)."""
-    verdict = gate.check(list(steps))
     return bool(steps) and verdict.valid and verdict.goal_reached is not False
 
 
+def why_not_accepted(gate: Any, steps: Any, verdict: Any) -> list[str]:
+    """Why `plan` exits 1, in words: no steps, the first rejected step, or the goal's literals
+    that do not hold after the plan."""
+    if not steps:
+        return ["exit 1: the planner returned no steps (its notes above say why)"]
+    if not verdict.valid:
+        first = verdict.violations[0]
+        return [f"exit 1: the gate rejects step {first.step + 1} ({first.step_text}): "
+                f"{first.message}"]
+    if verdict.goal_reached is False:
+        unmet = gate.goal_unmet(verdict.final_state)
+        return ["exit 1: every step is applicable, but the goal does not hold after the plan; "
+                "not true at the end:", *(f"  {text}" for text in unmet)]
+    return []
+
+
 def _live_memory(args: argparse.Namespace, task: Any, dataset_task: Any) -> Any:
-    """With --live-memory, the memory of a memory planner: the task's own set (when it has
-    one) plus the episodes in the file; None otherwise."""
+    """The memory of a memory planner with --memory loo (the task's own set, the task left
+    out, as `bench` gives it) or --live-memory (that, plus the episodes in the file); None
+    otherwise."""
     # start-up time: imported when the command runs
     from ..planners import MEMORY_PLANNERS, canonical_name
 
-    if not args.live_memory or canonical_name(args.planner) not in MEMORY_PLANNERS:
+    wanted = getattr(args, "live_memory", None) or getattr(args, "memory", "none") == "loo"
+    if not wanted or canonical_name(args.planner) not in MEMORY_PLANNERS:
         return None
     from ..planners.memory import HybridMemory  # start-up time: imported when the command runs
     from ..tasks import load_taskset  # start-up time: imported when the command runs
 
     source = getattr(dataset_task, "source", "") if dataset_task is not None else ""
     pool = load_taskset(source) if source else []
-    return HybridMemory.from_tasks(pool, task.domain, live_path=args.live_memory)
+    return HybridMemory.from_tasks(pool, task.domain,
+                                   live_path=getattr(args, "live_memory", None))
 
 
 def cmd_run(args: argparse.Namespace) -> int:

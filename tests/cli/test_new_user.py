@@ -423,3 +423,37 @@ def test_27_18_fmt_in_place_keeps_the_header_names_a_dropped_comment_and_spares_
         before = ITHOR.read_bytes()
         code, _, err = cli(capsys, "fmt", "-i", target)
         assert code == 2 and "format a copy" in err and ITHOR.read_bytes() == before, target
+
+
+def test_27_16_plan_says_why_it_exits_1_and_the_readme_snippet_is_true(capsys):
+    code, out, err = cli(capsys, "plan", "ithor#K01", "--llm", "scripted")
+    assert code == 1 and "goal_reached=False" in out
+    assert "the goal does not hold after the plan" in err and "(on Mug CoffeeMachine)" in err
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    snippet = readme.split("```python", 1)[1].split("```", 1)[0]
+    code_part, _, shown = snippet.partition("\n# ")
+    printed: list[str] = []
+    exec(code_part, {"print": lambda *words: printed.append(" ".join(map(str, words)))})
+    assert printed == [shown.strip()]
+
+
+def test_27_17_bench_cassettes_replay_in_bench_and_in_plan(tmp_path, capsys):
+    cassettes = tmp_path / "cassettes"
+    grid = ["--tasks", "ithor#K10", "--planners", "SAGE", "--seeds", "0", "--no-report",
+            "--no-progress", "--cassette-dir", str(cassettes), "--out", str(tmp_path / "runs")]
+    code, _, _ = cli(capsys, "bench", "--llm", "scripted", "--run-id", "rec", *grid)
+    assert code == 0
+    code, _, err = cli(capsys, "bench", "--llm", "replay", "--models", "reference responder",
+                       "--run-id", "replayed", *grid)
+    rows = [json.loads(line) for line in
+            (tmp_path / "runs" / "replayed" / "results.jsonl").read_text().splitlines()]
+    assert code == 0, err
+    assert rows[0]["error"] is None and rows[0]["goal_success"] == 1.0
+    (cassette,) = cassettes.glob("*.jsonl")
+    code, out, err = cli(capsys, "plan", "ithor#K10", "--planner", "SAGE", "--llm", "replay",
+                         "--cassette", str(cassette), "--memory", "loo", "--seed", "0", "--json")
+    assert code == 0, err
+    assert json.loads(out)["goal_reached"] and "CassetteMiss" not in out
+    code, _, err = cli(capsys, "bench", "--llm", "replay", "--out", str(tmp_path / "runs"),
+                       "--tasks", "ithor#K10", "--no-progress")
+    assert code == 2 and "--cassette-dir" in err
