@@ -74,7 +74,8 @@ def test_4_binary_and_utf16_inputs_are_located_input_errors(tmp_path, capsys):
             assert code == 2 and f"{tmp_path / name}:1:" in err, (command, err)
 
 
-def test_5_solve_without_unified_planning_names_the_extra(blocks, capsys, monkeypatch):
+def without_unified_planning(monkeypatch):
+    """Imports of unified_planning fail, as with only `pip install .` (no 'planners' extra)."""
     import builtins
 
     real_import = builtins.__import__
@@ -85,6 +86,10 @@ def test_5_solve_without_unified_planning_names_the_extra(blocks, capsys, monkey
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_up)
+
+
+def test_5_solve_without_unified_planning_names_the_extra(blocks, capsys, monkeypatch):
+    without_unified_planning(monkeypatch)
     code, _, err = cli(capsys, "solve", str(blocks / "domain.pddl"), str(blocks / "p.pddl"))
     assert code == 2 and "planners" in err and "internal error" not in err
 
@@ -203,20 +208,6 @@ def test_17_the_demo_header_is_not_cut_at_80_columns(capsys, monkeypatch):
 
 # --- issue 27 ----------------------------------------------------------------------------------
 RELAY = Path(__file__).resolve().parents[2] / "examples" / "relay"
-
-
-def without_unified_planning(monkeypatch):
-    """Imports of unified_planning fail, as with only `pip install .` (no 'planners' extra)."""
-    import builtins
-
-    real_import = builtins.__import__
-
-    def no_up(name, *args, **kwargs):
-        if name.startswith("unified_planning"):
-            raise ModuleNotFoundError(f"No module named {name!r}")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_up)
 
 
 def test_27_1_the_reference_responder_names_the_missing_planners_extra(tmp_path, capsys,
