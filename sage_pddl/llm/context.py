@@ -58,7 +58,7 @@ def positive_tokens(option: str, value: Any) -> int:
     except (TypeError, ValueError):
         raise LLMConfigError(f"option {option!r} must be a whole number of tokens, "
                              f"got {value!r}") from None
-    if tokens < 1 or tokens != value and not isinstance(value, str):
+    if isinstance(value, bool) or tokens < 1 or (isinstance(value, float) and tokens != value):
         raise LLMConfigError(f"option {option!r} must be a whole number of tokens >= 1, "
                              f"got {value!r}")
     return tokens
