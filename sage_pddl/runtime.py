@@ -11,9 +11,11 @@ Its accounting is honest by construction:
   planner's `repair` is asked for a new continuation. `step_success` divides the executed steps by
   every step the loop attempted (dispatched + blocked + injected); `dispatch_success` is the
   executor's view (executed / dispatched). Reports show both.
-- **Recovery counts only when the goal holds.** With `inject_failure`, the step at that index is
-  not sent: it fails with a synthetic reason, exactly as a simulator failure would, and the
-  planner repairs. `recovered` is True only if the goal holds at the end.
+- **Recovery counts only when the goal holds.** With `inject_failure`, the step at that 0-based
+  index (0: the first step) is not sent: it fails with a synthetic reason, exactly as a simulator
+  failure would, and the planner repairs. An environment with a transition log (the symbolic
+  world, AI2-THOR's backend) logs the attempt with code `injected-failure`. `recovered` is True
+  only if the goal holds at the end.
 
 Repairs are bounded by `max_replan`; when they are spent, the episode stops at the next failure.
 """
@@ -25,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .env.base import as_plan_step
+from .env.episode import GatedEnv
 from .gate import compile_gate
 from .pddl.errors import SageError
 
@@ -175,6 +178,8 @@ def run_episode(task: Any, planner: Any, env: Any, *, max_replan: int = 3,
         if injected_at is not None and not injected and len(done) >= injected_at:
             injected = True
             records.append(StepRecord(index, step, "injected", INJECTED_REASON, "injected-failure"))
+            if isinstance(env, GatedEnv):  # its transition log shows the attempt too
+                env.refuse(step, INJECTED_REASON, "injected-failure")
             emit("step", records[-1])
             if not repair(step, INJECTED_REASON):
                 break

@@ -13,6 +13,11 @@ sentence (`ROLE_MARKERS`); a request with none gets the responder's default answ
 plan), as `direct`, `cot` and `fewshot` do. `stop()` closes the port, so later requests are
 refused, as with a server that died; `served`, `peak` (the most requests in a slot at once) and
 `in_slot` tell a test what happened. Requests larger than `MAX_BODY` bytes get HTTP 413.
+
+Like Ollama it evaluates a prompt in the request's `options.num_ctx` tokens (else
+`DEFAULT_NUM_CTX`) and cuts a longer one silently: its token count (one per word) is then the
+window, as Ollama's `prompt_eval_count` is, and the answer is an empty plan, `{"steps": []}`
+(the responder cannot tell the task from what is left; `truncated` counts these requests).
 """
 from __future__ import annotations
 
@@ -35,6 +40,7 @@ from sage_pddl.planners.prompts import (
 Responder = Callable[[Sequence[Mapping[str, str]], str | None], Any]
 
 MAX_BODY = 4 * 1024 * 1024
+DEFAULT_NUM_CTX = 4096
 
 
 def _opening(role_text: str) -> str:
@@ -77,6 +83,7 @@ class FakeOllama:
         self.served = 0
         self.in_slot = 0
         self.peak = 0
+        self.truncated = 0
         self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self._server.daemon_threads = True
         self._thread: threading.Thread | None = None
@@ -106,23 +113,28 @@ class FakeOllama:
         messages = request.get("messages")
         if not isinstance(messages, list):
             raise ValueError("'messages' must be a list")
+        window = int((request.get("options") or {}).get("num_ctx") or DEFAULT_NUM_CTX)
+        words = " ".join(str(m.get("content", "")) for m in messages).split()
+        if len(words) > window:  # Ollama would cut this prompt (keeping its first 4 tokens)
+            with self._count:
+                self.truncated += 1
         with self._slots:
             with self._count:
                 self.in_slot += 1
                 self.peak = max(self.peak, self.in_slot)
             try:
                 time.sleep(self.latency)
-                answer = self.responder(messages, role_of(messages))
+                answer = (self.responder(messages, role_of(messages))
+                          if len(words) <= window else {"steps": []})
             finally:
                 with self._count:
                     self.in_slot -= 1
                     self.served += 1
         text = answer if isinstance(answer, str) else json.dumps(answer)
-        prompt = " ".join(str(m.get("content", "")) for m in messages)
         return {"model": request.get("model", self.model),
                 "created_at": datetime.now(UTC).isoformat(),
                 "message": {"role": "assistant", "content": text}, "done": True,
-                "done_reason": "stop", "prompt_eval_count": max(1, len(prompt.split())),
+                "done_reason": "stop", "prompt_eval_count": max(1, min(len(words), window)),
                 "eval_count": max(1, len(text.split()))}
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:

@@ -11,10 +11,12 @@ request (retrieved examples come earlier, so the last line is the task being pla
 is the task's reference plan (rewritten to the domain's canonical action names), cut into at
 most two parts. A task without a reference plan (a PDDL problem file, say) gets a classical
 plan instead: Fast Downward (or pyperplan) through unified-planning, computed the first time
-the task is asked about and kept; its parts end where a conjunct of the goal first holds, and
-each part's sub-goal names those conjuncts. When no classical plan can be had (the `planners`
-extra is missing, the problem is unsolvable or too hard in `classical_timeout` seconds) the call
-fails with the reason, which the planner records as a failed call.
+the task is asked about, or all at once by `prepare()` (so a planner's timing never includes
+the classical planner's), and kept; its parts end where a conjunct of the goal first holds, and
+each part's sub-goal names those conjuncts. When no classical plan can be had (the problem is
+unsolvable or too hard in `classical_timeout` seconds) every call about the task fails with the
+reason, which the planner records as a failed call; `prepare()` raises at once when the
+`planners` extra those tasks need is missing.
 
 * `decompose` -> the parts as sub-goals, each naming its steps; `expand`/`refine` -> the steps of
   the sub-goal named in the request ("Current sub-goal:" / "Sub-goal:").
@@ -36,7 +38,7 @@ import threading
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-from sage_pddl.export.classical import solve
+from sage_pddl.export.classical import require_unified_planning, solve
 from sage_pddl.gate import compile_gate
 from sage_pddl.llm.scripted import ScriptExhausted
 from sage_pddl.pddl.errors import SageError
@@ -66,6 +68,7 @@ class ReferenceResponder:
         self._plans: dict[str, tuple[Any, list[dict]]] = {}
         self._fixed: dict[str, list[dict]] = {}
         self._unplanned: dict[str, Any] = {}
+        self._no_plan: dict[str, str] = {}
         self._goal_parts: dict[str, list[tuple[str, list[dict]]]] = {}
         self._lock = threading.Lock()
         broken = {t.lower() for t in broken_tasks}
@@ -118,11 +121,26 @@ class ReferenceResponder:
         raise ScriptExhausted("the reference responder knows no task in this request "
                               f"(Task lines: {found[-3:]})")
 
+    def prepare(self) -> None:
+        """Plan every task without a reference now (a failure is kept and given to every call
+        about the task), so no planner's timing pays for the classical planner. Raises
+        `ClassicalPlannerError` naming the `planners` extra when such tasks exist without it."""
+        if not self._unplanned:
+            return
+        require_unified_planning()
+        for key in list(self._unplanned):
+            try:
+                self._classical(key)
+            except ScriptExhausted:
+                pass  # kept in _no_plan
+
     def _classical(self, key: str) -> tuple[Any, list[dict]]:
         """The classical plan of a task without a reference, once; parts by goal conjunct."""
         with self._lock:
             if key in self._plans:
                 return self._plans[key]
+            if key in self._no_plan:
+                raise ScriptExhausted(self._no_plan[key])
 
             task = self._unplanned[key]
             domain = self._domain_for(task)
@@ -130,8 +148,9 @@ class ReferenceResponder:
                 problem = task_problem(task, domain)
                 plan = solve(domain, problem, timeout=self._timeout)
             except SageError as error:
-                raise ScriptExhausted(f"the reference responder has no plan for task "
-                                      f"{task.task_id}: {error}") from None
+                self._no_plan[key] = (f"the reference responder has no plan for task "
+                                      f"{task.task_id}: {error}")
+                raise ScriptExhausted(self._no_plan[key]) from None
             steps = vocabulary(domain).written_plan(plan)
             self._goal_parts[key] = _goal_parts(task.task_id, compile_gate(domain, problem), steps)
             self._fixed[key] = steps

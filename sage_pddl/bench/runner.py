@@ -70,8 +70,15 @@ from tqdm import tqdm
 from sage_pddl.domains import load_domain
 from sage_pddl.env import EnvError, get_env, list_envs
 from sage_pddl.env.episode import GatedEnv
+from sage_pddl.export.classical import require_unified_planning
 from sage_pddl.gate import compile_gate
-from sage_pddl.llm import InvalidOutput, LLMError, available_backends, get_backend
+from sage_pddl.llm import (
+    InvalidOutput,
+    LLMError,
+    PromptTooLong,
+    available_backends,
+    get_backend,
+)
 from sage_pddl.llm.base import DEFAULT_MODEL
 from sage_pddl.llm.hosts import HostPool, split_hosts
 from sage_pddl.pddl.errors import SageError
@@ -132,6 +139,9 @@ class BenchConfig:
     mode: str = "plan"
     llm: str = "ollama"
     llm_host: str | None = None
+    max_context: int | None = None
+    """For llm="ollama": the largest context window (num_ctx) a request may ask for; each
+    request asks for what its prompt needs up to this (`llm/context.py`, default 32768)."""
     llm_script: str | None = None
     """For llm="scripted": a JSON script file; without one the reference responder answers."""
     cassette_dir: str | None = None
@@ -192,6 +202,16 @@ class BenchConfig:
         if self.llm.lower() not in available_backends():
             raise fail("llm", f"unknown backend {self.llm!r}; available: "
                               f"{', '.join(available_backends())}")
+        if self.max_context is not None:
+            if self.llm.lower() != "ollama":
+                raise fail("max_context", "the context window is set per request for the "
+                                          "ollama backend; an OpenAI-compatible server's is "
+                                          "fixed when it starts (vLLM: --max-model-len)")
+            if int(self.max_context) < 1:
+                raise fail("max_context", f"must be >= 1 token, got {self.max_context}")
+        if self.llm.lower() == "replay" and not self.cassette_dir:
+            raise fail("llm", "replay answers only from recorded cassettes: give the folder "
+                              "they were recorded to (--cassette-dir DIR)")
         if self.llm_script and self.llm.lower() != "scripted":
             raise fail("llm_script", "a script file goes with llm='scripted'")
         if self.memory not in MEMORY_MODES:
@@ -489,7 +509,8 @@ class _ErrorWatch:
 
     Planners swallow failed calls (they count them and treat them as unusable answers), so the
     runner watches the backend itself to tell "the model answered badly" (a planning failure,
-    scored) from "the LLM could not be asked" (an error row, excluded). A watch per cell keeps
+    scored; so is a prompt too long for the context window, a limit of the planner with this
+    model) from "the LLM could not be asked" (an error row, excluded). A watch per cell keeps
     cells that run at once from seeing each other's errors."""
 
     def __init__(self, inner: Any):
@@ -513,7 +534,7 @@ class _ErrorWatch:
             completion = self.inner.complete(messages, schema=schema, temperature=temperature,
                                              seed=seed, role=role)
         except LLMError as error:
-            if not isinstance(error, InvalidOutput):
+            if not isinstance(error, (InvalidOutput, PromptTooLong)):
                 self.errors.append(error)
             self.recorder.call(role, messages, seconds=time.perf_counter() - began,
                                error=f"{type(error).__name__}: {error}")
@@ -584,6 +605,10 @@ def default_llm_factory(config: BenchConfig, tasks: Sequence[Any],
     hosts = split_hosts(config.llm_host)
 
     def make(model: str) -> Any:
+        if config.llm == "replay":  # answers only from the cassettes: no model, no server
+            cassette = Path(str(config.cassette_dir)) / f"{_safe(model)}.jsonl"
+            return get_backend("replay", inner=None, cassette=str(cassette), mode="replay",
+                               model=model)
         backend = one_backend(model)
         if config.cassette_dir:
             cassette = Path(config.cassette_dir) / f"{_safe(model)}.jsonl"
@@ -596,16 +621,51 @@ def default_llm_factory(config: BenchConfig, tasks: Sequence[Any],
             if config.llm_script:
                 return get_backend("scripted", model=model, script=config.llm_script)
 
-            return get_backend("scripted", model=model,
-                               responder=reference_responder(tasks, domain_for))
+            responder = reference_responder(tasks, domain_for)
+            responder.prepare()  # classical plans now, not on the clock of the first cell
+            return get_backend("scripted", model=model, responder=responder)
         if len(hosts) > 1 or (hosts and config.per_host is not None):
-            return HostPool([(host, get_backend(config.llm, model=model, host=host))
+            return HostPool([(host, get_backend(config.llm, model=model, host=host,
+                                                max_context=config.max_context))
                              for host in hosts], per_host=config.per_host or config.workers)
         takes_host = config.llm in ("ollama", "openai", "replay")
-        return get_backend(config.llm, model=model,
+        return get_backend(config.llm, model=model, max_context=config.max_context,
                            host=hosts[0] if hosts and takes_host else None)
 
     return make
+
+
+def preflight(config: BenchConfig, tasks: Sequence[Any]) -> None:
+    """What the default backends need, checked once before the first cell, so a run that cannot
+    work stops at once with the reason (exit 2) instead of after a row per cell: the server
+    answers and has the model (ollama; every host of `llm_host`, unless one of several answers),
+    and the `planners` extra is there when the reference responder must plan tasks without a
+    reference plan. Not with `cassette_dir`: a cassette may hold every answer."""
+    if config.cassette_dir:
+        return
+    if config.llm == "scripted" and not config.llm_script:
+        unplanned = [t.task_id for t in tasks if not t.reference_steps]
+        if unplanned:
+            try:
+                require_unified_planning()
+            except SageError as error:
+                shown = ", ".join(unplanned[:3]) + (", ..." if len(unplanned) > 3 else "")
+                raise BenchConfigError(
+                    f"bench setting 'llm': the reference responder plans the tasks without a "
+                    f"reference plan ({shown}) with a classical planner: {error}") from None
+        return
+    if config.llm != "ollama":
+        return
+    for model in config.models or ():
+        failures: list[SageError] = []
+        hosts: list[str | None] = [*split_hosts(config.llm_host)] or [None]
+        for host in hosts:
+            try:
+                get_backend("ollama", model=model, host=host).check()  # type: ignore[attr-defined]
+            except SageError as error:
+                failures.append(error)
+        if len(failures) == len(hosts):
+            raise failures[0]
 
 
 def _safe(name: str) -> str:
@@ -691,6 +751,8 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
         config = config_from_mapping(config)
     config = config.validated()
     tasks = select_tasks(config.tasks)
+    if llm_factory is None:
+        preflight(config, tasks)
     config, run_dir, stored = _prepare_run_dir(config)
     with _run_lock(run_dir, str(config.run_id)):
         # an earlier invocation's status must not outlast one that fails (a full disk)

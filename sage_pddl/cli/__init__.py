@@ -22,11 +22,13 @@ from collections.abc import Sequence
 from ..pddl.errors import SageError
 from . import bench_commands, pddl_commands, run_commands, tools_commands
 from .common import (
+    EXIT_CODES_HELP,
     EXIT_INPUT,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_OK,
     Handler,
+    VerdictExit,
     console,
     debug_enabled,
 )
@@ -37,15 +39,18 @@ GROUPS = (pddl_commands, run_commands, bench_commands, tools_commands)
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sage-pddl",
-        description="PDDL-centric LLM task planning: parse, gate, plan, execute, evaluate.")
+        description="PDDL-centric LLM task planning: parse, gate, plan, execute, evaluate.",
+        epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    def add_command(name: str, handler: Handler, help: str) -> argparse.ArgumentParser:
+    def add_command(name: str, handler: Handler, help: str,
+                    domains: bool = True) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help, description=help)
-        p.add_argument("--domains-dir", action="append", metavar="DIR",
-                       help="extra folder of drop-in .pddl domains (repeatable; also "
-                            "SAGE_PDDL_DOMAINS)")
+        if domains:
+            p.add_argument("--domains-dir", action="append", metavar="DIR",
+                           help="extra folder of drop-in .pddl domains (repeatable; also "
+                                "SAGE_PDDL_DOMAINS)")
         p.set_defaults(handler=handler)
         return p
 
@@ -75,6 +80,14 @@ def _show_warnings() -> None:
         library.addHandler(handler)
 
 
+def diagnostic(error: SageError) -> str:
+    """An error as the compiler-like line the README promises: `file:line:col: error: ...` for
+    located errors (they render so), `error: ...` for the others."""
+    text = str(error)
+    first = text.split("\n", 1)[0]
+    return text if first.startswith("error:") or ": error: " in first else f"error: {text}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     _show_warnings()
     parser = build_parser()
@@ -87,11 +100,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = handler(args)
         return code
     except SageError as exc:
-        console(stderr=True).print(str(exc), markup=False)
+        console(stderr=True).print(diagnostic(exc), markup=False)
         return EXIT_INPUT
     except KeyboardInterrupt:
         console(stderr=True).print("interrupted", markup=False)
         return EXIT_INTERRUPTED
+    except VerdictExit as cut_short:
+        return cut_short.code
     except BrokenPipeError:
         return EXIT_OK
     except OSError as exc:  # the environment (permissions, a full disk), not a bug

@@ -16,7 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from ..env.thor.protocol import port_number
-from .common import EXIT_INVALID, EXIT_OK, AddCommand, console
+from .common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    REFERENCE_NOTE,
+    AddCommand,
+    add_max_context,
+    console,
+    err,
+)
 
 
 def _list(text: str | None) -> list[str] | None:
@@ -44,6 +52,7 @@ def config_from_args(args: argparse.Namespace) -> Any:
         "planners": _list(args.planners), "models": _list(args.models),
         "tasks": _list(args.tasks), "seeds": seeds, "mode": args.mode, "llm": args.llm,
         "llm_host": args.llm_host, "llm_script": args.llm_script,
+        "max_context": args.max_context,
         "cassette_dir": args.cassette_dir, "out": args.out, "run_id": args.run_id,
         "resume": True if args.resume else None,
         "retry_errors": True if args.retry_errors else None,
@@ -70,6 +79,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from ..bench.report import write_report  # start-up time: imported when the command runs
 
     config = config_from_args(args)
+    if (config.llm or "").lower() == "scripted" and not config.llm_script:
+        err(REFERENCE_NOTE)
     with _terminate_as_interrupt():
         run_dir = run_benchmark(config)
     status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
@@ -95,7 +106,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
         out.print(f"[red]{model}: stopped after repeated LLM errors; fix the server and run "
                   f"again with --run-id {status['run_id']} --resume --retry-errors (the "
                   f"cells not run and the error rows)[/red]")
-    return EXIT_INVALID if status["aborted_models"] else EXIT_OK
+    if status["errors"] and not status["aborted_models"]:
+        out.print(f"[red]{status['errors']} error row(s): cells the LLM, the environment or "
+                  f"the harness could not run (their 'error' field says why); run them again "
+                  f"with --run-id {status['run_id']} --resume --retry-errors[/red]")
+    # exit 1 when any row of this invocation could not be run: a run with error rows is not a
+    # result yet (rows already present from an earlier invocation are not counted again)
+    return EXIT_INVALID if status["aborted_models"] or status["errors"] else EXIT_OK
 
 
 @contextlib.contextmanager
@@ -162,6 +179,7 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--llm-host", default=None,
                    help="LLM server URL, or several comma-separated (requests are spread over "
                         "them; a failing host is set aside)")
+    add_max_context(p)
     p.add_argument("--workers", type=int, default=None,
                    help="cells run at once (default 1); rows do not depend on it")
     p.add_argument("--per-host", type=int, default=None, metavar="K",
@@ -175,7 +193,8 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--cassette-dir", default=None, metavar="DIR",
                    help="record/replay every LLM call to DIR/<model>.jsonl")
     p.add_argument("--tasks", default=None,
-                   help="task specs: ithor, ithor#K01, 'ithor[#K01,#K02]', 'ithor[:10]', FILE.json "
+                   help="task specs: ithor, ithor#K01, 'ithor[#K01,#K02]', 'ithor[:10]', FILE.json, "
+                        "a folder of PDDL problem files or a glob such as 'problems/*.pddl' "
                         "(comma-separated; default ithor)")
     p.add_argument("--seeds", default=None, help="comma-separated seeds (default 0)")
     p.add_argument("--mode", default=None, choices=["plan", "exec"],
@@ -192,7 +211,8 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--gate-before-execute", action="store_true",
                    help="exec: gate every step before dispatch (blocked steps are counted)")
     p.add_argument("--inject-failure", default=None, metavar="K|auto",
-                   help="exec: fail the step at index K (auto: the task's own, else the middle)")
+                   help="exec: fail the step at 0-based index K (0: the first step; auto: the "
+                        "task's own, else the middle)")
     p.add_argument("--max-replan", type=int, default=None, help="repairs per episode (default 3)")
     p.add_argument("--loo", action="store_true",
                    help="memory planners retrieve from the task set with the test task left out "
@@ -212,7 +232,8 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--json", action="store_true", help="print the run folder and status as JSON")
 
     p = add_command("report", cmd_report,
-                "Write summary.csv, comparisons.csv, report.md and plots for a benchmark run.")
+                "Write summary.csv, comparisons.csv, report.md and plots for a benchmark run.",
+                domains=False)
     p.add_argument("run_dir", type=Path, help="the run folder, e.g. results/<run_id>")
     p.add_argument("--candidate", default=None, help="planner compared against the others "
                                                      "(default: the run's first planner)")

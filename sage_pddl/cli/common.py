@@ -36,19 +36,34 @@ EXIT_INVALID = 1
 EXIT_INPUT = 2
 EXIT_INTERNAL = 70  # EX_SOFTWARE: a bug in sage-pddl, not bad input
 EXIT_INTERRUPTED = 130
+EXIT_CODES_HELP = (f"exit codes: {EXIT_OK} success or a valid plan; {EXIT_INVALID} an invalid plan, a "
+                   f"missed goal or a failed check (bench: rows that could not run); "
+                   f"{EXIT_INPUT} a usage or input error; {EXIT_INTERNAL} an internal error "
+                   f"(a bug); {EXIT_INTERRUPTED} interrupted")
 
 
 class UsageError(SageError):
     """A bad command-line setting; the message names the setting."""
 
 
+class VerdictExit(Exception):
+    """Ends a command with `code` at once, its output cut short (a closed stdout pipe) but its
+    verdict kept: `cli.main` returns the code."""
+
+    def __init__(self, code: int):
+        super().__init__(code)
+        self.code = code
+
+
 Handler = Callable[[argparse.Namespace], int]
 
 
 class AddCommand(Protocol):
-    """What a command group's `register` receives: adds one sub-command and returns its parser."""
+    """What a command group's `register` receives: adds one sub-command and returns its parser
+    (with `--domains-dir` unless `domains=False`: a command that reads no domain)."""
 
-    def __call__(self, name: str, handler: Handler, help: str) -> argparse.ArgumentParser: ...
+    def __call__(self, name: str, handler: Handler, help: str,
+                 domains: bool = True) -> argparse.ArgumentParser: ...
 
 
 # --- output ----------------------------------------------------------------------------------
@@ -76,6 +91,11 @@ def console(stderr: bool = False, quiet: bool = False) -> Console:
 def err(text: str) -> None:
     """One plain line on stderr (no markup, control characters as escapes)."""
     print(printable(text), file=sys.stderr)
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 step`, `2 steps`."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def format_step(step: Mapping[str, Any]) -> str:
@@ -111,6 +131,22 @@ def print_plan_result(out: Console, result: Any) -> None:
               f"goal_reached={result.goal_reached}[/dim]")
     for note in result.notes:
         out.print(f"[dim]note: {escape(note)}[/dim]")
+
+
+REFERENCE_NOTE = ("note: --llm scripted without --llm-script answers with the reference "
+                  "responder: the task's reference plan (else a classical planner's plan), split "
+                  "into sub-goals. It exercises the planner, gate and executor, not a model.")
+
+
+# --- options shared by the commands that call an LLM ------------------------------------------
+
+def add_max_context(p: argparse.ArgumentParser) -> None:
+    from ..llm.context import DEFAULT_MAX_CONTEXT  # light: the llm package imports no client
+
+    p.add_argument("--max-context", type=int, default=None, metavar="TOKENS",
+                   help="--llm ollama: the largest context window (num_ctx) a request may ask "
+                        "for; each asks for what its prompt needs up to this (default "
+                        f"{DEFAULT_MAX_CONTEXT}). A prompt the server had to cut fails the call")
 
 
 # --- DOMAIN / PROBLEM / PLAN arguments ---------------------------------------------------------
@@ -169,7 +205,26 @@ def plan_or_reference_arg(ref: str) -> Any:
 
 def domain_and_problem(args: argparse.Namespace) -> tuple[Domain, Problem]:
     domain = load_domain_arg(args.domain, args)
-    return domain, load_problem_arg(args.problem, domain, args)
+    problem = load_problem_arg(args.problem, domain, args)
+    check_fit(domain, problem)
+    return domain, problem
+
+
+def check_fit(domain: Domain, problem: Problem) -> None:
+    """What `check` says of a problem for a domain, for the commands that take both: a problem
+    written for another domain is a warning on stderr, and the first error (a type or object the
+    domain does not know, ...) is raised with its file:line:col, naming the mismatch."""
+    from ..pddl import check_problem  # start-up time: imported when the command runs
+
+    diagnostics = check_problem(problem, domain)
+    mismatch = next((d for d in diagnostics if d.code == "domain-mismatch"), None)
+    if mismatch is not None:
+        err(f"{mismatch}")
+    first = next((d for d in diagnostics if d.severity == "error"), None)
+    if first is not None:
+        why = (f" (problem {problem.name} is for domain {problem.domain_name}, not "
+               f"{domain.name})" if mismatch is not None else "")
+        raise SageError(f"{first}{why}")
 
 
 def debug_enabled() -> bool:

@@ -12,7 +12,8 @@ The story, on iTHOR task K19 ("Put the apple in the cabinet and close it", AI2-T
 4. Success is the PDDL goal checked against the world's true state.
 
 The LLM is Ollama when a server answers at the default host (or `--llm-host`) and has the model;
-otherwise a clearly labelled built-in scripted model that makes the mistakes small models make.
+otherwise a fixed script, labelled as such: its answers are written in advance to make the
+mistakes small models make (it is not a model and does not read the prompts).
 """
 from __future__ import annotations
 
@@ -29,7 +30,18 @@ BROKEN_PLAN = [
     {"action": "PutIn", "object": "Cabinet"},
     {"action": "Close", "object": "Cabinet"},
 ]
-INJECT_AT = 4  # the PutIn step of the scripted plan: MoveTo, Pick, MoveTo, Open, PutIn, Close
+INJECT_AT = 4  # 0-based: the 5th step, PutIn, of the scripted plan: MoveTo, Pick, MoveTo, Open,
+# PutIn, Close. Shown to the user counted from 1, as `gate` and `run` count steps.
+SCRIPT_LABEL = "a fixed script of answers (not a model; it does not read the prompts)"
+
+
+GOAL_ORIGIN = {
+    "goals": "the reviewed goal written for the task, data/sage/goals",
+    "instruction": "read from the instruction",
+    "reference": "what the reference plan changes",
+    "none": "no goal",
+}
+"""How the demo names where the task's goal comes from (`TaskScene.goal_source`)."""
 
 
 def _steps(*pairs: tuple[str, str]) -> dict:
@@ -37,12 +49,12 @@ def _steps(*pairs: tuple[str, str]) -> dict:
 
 
 def scripted_small_model():
-    """The built-in stand-in for a small model, with a small model's typical mistakes:
+    """A fixed script standing in for a small model, with a small model's typical mistakes:
     it forgets to open a closed container before putting something in it, and after a failure
     it starts the sub-goal again by picking up the apple it is holding."""
     from ..llm import get_backend  # start-up time: imported when the command runs
 
-    return get_backend("scripted", model="built-in scripted small model", script={
+    return get_backend("scripted", model="fixed script", script={
         "decompose": [{"subgoals": ["Pick up the apple", "Put the apple in the cabinet",
                                     "Close the cabinet"]}],
         "expand": [
@@ -67,7 +79,7 @@ def choose_llm(llm: str, model: str | None, host: str | None) -> tuple[Any, str]
 
     wanted = model or DEFAULT_MODEL
     if llm == "scripted":
-        return scripted_small_model(), "built-in scripted small model (no LLM server used)"
+        return scripted_small_model(), f"{SCRIPT_LABEL}; no LLM server used"
     if llm == "ollama" or (llm == "auto" and is_available(host, timeout=1.0)
                            and any(m.split(":")[0] == wanted.split(":")[0] or m == wanted
                                    for m in list_models(host, timeout=2.0))):
@@ -81,8 +93,8 @@ def choose_llm(llm: str, model: str | None, host: str | None) -> tuple[Any, str]
         from ..pddl.errors import SageError  # start-up time: imported when the command runs
 
         raise SageError(f"demo: --llm must be auto, ollama or scripted, got {llm!r}")
-    return scripted_small_model(), ("built-in scripted small model (no Ollama server with "
-                                    f"{wanted} answered)")
+    return scripted_small_model(), (f"{SCRIPT_LABEL}; no Ollama server with {wanted} "
+                                    "answered")
 
 
 def run_demo(llm: str = "auto", model: str | None = None, host: str | None = None,
@@ -113,7 +125,7 @@ def run_demo(llm: str = "auto", model: str | None = None, host: str | None = Non
     scene = task_scene(task, domain)
     out.print(f"domain [bold]ithor[/bold]: {len(domain.actions)} actions; problem: "
               f"{len(planning.problem.objects)} objects, {len(gate.initial_state)} facts; "
-              f"goal (from {scene.goal_source}) {' '.join(scene.goal_text.split())}")
+              f"goal {' '.join(scene.goal_text.split())} ({GOAL_ORIGIN[scene.goal_source]})")
     reference = normalize_steps(task.reference_steps, domain)
     good = gate.check(reference)
     out.print(f"reference plan ({len(reference)} steps): "
@@ -122,8 +134,8 @@ def run_demo(llm: str = "auto", model: str | None = None, host: str | None = Non
     broken = gate.check(BROKEN_PLAN, mode="all")
     out.print("broken plan: " + " → ".join(format_step(s) for s in BROKEN_PLAN))
     for v in broken.violations:
-        out.print(f"  [red]✗ step {v.step + 1}[/red] {v.action}: [bold]{v.code}[/bold] — {v.message}"
-                  f" [dim](failed {v.literal})[/dim]")
+        out.print(f"  [red]✗ step {v.step + 1}[/red] {v.step_text}: [bold]{v.code}[/bold] — "
+                  f"{v.message} [dim]needs {v.literal}[/dim]")
 
     out.rule("2. SAGE plans: decompose, expand, gate, refine")
     planner = get_planner("SAGE", llm=backend)
@@ -134,7 +146,7 @@ def run_demo(llm: str = "auto", model: str | None = None, host: str | None = Non
         if kind == "plan":
             print_plan_result(out, payload)
             out.rule("3. Execute in the symbolic world, with a failure injected at step "
-                     f"{INJECT_AT}")
+                     f"{INJECT_AT + 1}")
         elif kind == "repair":
             out.print("[yellow]local repair of the failed sub-goal:[/yellow]")
             print_plan_result(out, payload)

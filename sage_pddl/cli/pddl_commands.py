@@ -2,24 +2,33 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import re
 import sys
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from ..pddl.errors import SageError
 from ..pddl.files import write_text_atomic
 from ..pddl.limits import read_text
+from ..pddl.model import Plan
+from ..pddl.vocabulary import step_text
 from .common import (
     EXIT_INVALID,
     EXIT_OK,
     AddCommand,
+    VerdictExit,
+    check_fit,
     console,
     domains_dirs,
     escape,
     load_domain_arg,
     load_problem_arg,
-    read_plan_arg,
+    plan_or_reference_arg,
+    plural,
 )
 
 
@@ -76,9 +85,12 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
     domain = load_domain_arg(args.domain, args)
     problem = load_problem_arg(args.problem, domain, args)
-    plan = read_plan_arg(args.plan)
+    check_fit(domain, problem)
+    plan = list(gate_steps(plan_or_reference_arg(args.plan)))
     gate = compile_gate(domain, problem)
     verdict = gate.check(plan, mode="all" if args.all else "first")
+    accepted = verdict.valid and (args.prefix or verdict.goal_reached is not False)
+    code = EXIT_OK if accepted else EXIT_INVALID
     unreachable = []
     if verdict.valid and verdict.goal_reached is False:
         from ..gate.causal import unreachable_goals  # start-up time: imported when the command runs
@@ -86,42 +98,77 @@ def cmd_gate(args: argparse.Namespace) -> int:
         unreachable = unreachable_goals(gate.table, verdict.final_state)
     # both views of the goal: the gate's (after the accepted prefix) and the simulator's
     strict, simulated = plan_outcomes(gate, plan, run=verdict if args.all else None)
-    if args.json:
-        print(json.dumps({**verdict_json(verdict),
-                          "goal_conditions_met": strict.goal_conditions_met,
-                          "goal_conditions_total": strict.goal_conditions_total,
-                          "unreachable_goals": unreachable,
-                          "simulated": simulated._asdict(),
-                          "read_as": [r._asdict() for r in gate.readings(plan)]},
-                         indent=2))
-    else:
-        _print_verdict(verdict, plan, prefix=args.prefix)
-        for line in unreachable:
-            console().print(f"  [magenta]unreachable[/magenta] {escape(line)}")
-        for reading in gate.readings(plan):
-            console().print(f"  [cyan]synonym[/cyan] {escape(str(reading))}")
-        if not verdict.valid and simulated.goal_reached is not None:
-            console().print(
-                f"[dim]as the simulator would run it (refused steps change nothing): goal "
-                f"{'reached' if simulated.goal_reached else 'not reached'}, "
-                f"{simulated.goal_conditions_met} of {simulated.goal_conditions_total} goal "
-                f"conditions, {simulated.steps_refused} step(s) refused[/dim]")
-    accepted = verdict.valid and (args.prefix or verdict.goal_reached is not False)
-    return EXIT_OK if accepted else EXIT_INVALID
+    with verdict_exit(code):
+        if args.json:
+            print(json.dumps({**verdict_json(verdict, plan),
+                              "goal_conditions_met": strict.goal_conditions_met,
+                              "goal_conditions_total": strict.goal_conditions_total,
+                              "unreachable_goals": unreachable,
+                              "simulated": simulated._asdict(),
+                              "read_as": [r._asdict() for r in gate.readings(plan)]},
+                             indent=2), flush=True)
+        else:
+            _print_verdict(verdict, plan, prefix=args.prefix)
+            for line in unreachable:
+                console().print(f"  [magenta]unreachable[/magenta] {escape(line)}")
+            for reading in gate.readings(plan):
+                console().print(f"  [cyan]synonym[/cyan] {escape(str(reading))}")
+            if not verdict.valid and simulated.goal_reached is not None:
+                console().print(
+                    f"[dim]as the simulator would run it (refused steps change nothing): goal "
+                    f"{'reached' if simulated.goal_reached else 'not reached'}, "
+                    f"{simulated.goal_conditions_met} of {simulated.goal_conditions_total} goal "
+                    f"conditions, {simulated.steps_refused} step(s) refused[/dim]")
+    return code
 
 
-def verdict_json(verdict) -> dict:
+def gate_steps(plan: Any) -> Any:
+    """The steps of a plan file (a `Plan`) or of a task's reference (a list of JSON steps)."""
+    return plan.steps if isinstance(plan, Plan) else plan
+
+
+def step_words(step: Any) -> str:
+    """One plan step as written: a plan file's text, or a JSON step in words."""
+    return step_text(step) if isinstance(step, Mapping) else (step.text or step.action)
+
+
+def action_word(step: Any) -> str:
+    """The action word of one plan step, whatever its form."""
+    return str(step.get("action", "")) if isinstance(step, Mapping) else step.action
+
+
+def verdict_json(verdict: Any, steps: Sequence[Any]) -> dict:
+    """`gate --json`: `action` is the step's action word as written (`Pick`, `fly`), the same
+    for every violation; `step_text` is the whole step."""
     return {
         "valid": verdict.valid,
         # after a rejected step the state is not the plan's: the goal test means nothing there
         "goal_reached": verdict.goal_reached if verdict.valid else None,
         "steps_checked": verdict.steps_checked,
         "violations": [
-            {"step": v.step, "action": v.action, "code": v.code, "literal": v.literal,
-             "message": v.message}
+            {"step": v.step, "action": action_word(steps[v.step]) if v.step < len(steps)
+             else v.action, "step_text": step_words(steps[v.step]) if v.step < len(steps)
+             else v.step_text, "code": v.code, "literal": v.literal, "message": v.message}
             for v in verdict.violations
         ],
     }
+
+
+@contextlib.contextmanager
+def verdict_exit(code: int) -> Iterator[None]:
+    """The verdict's exit code even when the reader of stdout has gone (`gate ... | true`): a
+    closed pipe ends the output, never the verdict."""
+    try:
+        yield
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # stdout is closed: point it at devnull so the interpreter's exit flush stays quiet
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        raise VerdictExit(code) from None
+
 
 
 def _print_verdict(verdict, plan, prefix: bool = False) -> None:
@@ -133,7 +180,7 @@ def _print_verdict(verdict, plan, prefix: bool = False) -> None:
     bad = {v.step for v in verdict.violations}
     for i, step in enumerate(steps[: max(verdict.steps_checked, 1)]):
         mark = "[red]✗[/red]" if i in bad else "[green]✓[/green]"
-        out.print(f" {mark} {i + 1:>3}  {escape(step.text or step.action)}")
+        out.print(f" {mark} {i + 1:>3}  {escape(step_words(step))}")
     for v in verdict.violations:
         needs = f"  [dim]needs {escape(v.literal)}[/dim]" if v.literal else ""
         out.print(f"[red]step {v.step + 1}: {escape(v.code)}[/red]  {escape(v.action)}: "
@@ -147,7 +194,7 @@ def _print_verdict(verdict, plan, prefix: bool = False) -> None:
                   "(exit 1; --prefix accepts a partial plan)")
     else:
         status = "[green]VALID[/green]" + (", goal reached" if verdict.goal_reached else "")
-    out.print(f"{status}; {verdict.steps_checked} steps checked")
+    out.print(f"{status}; {plural(verdict.steps_checked, 'step')} checked")
 
 
 def cmd_fmt(args: argparse.Namespace) -> int:
@@ -159,25 +206,77 @@ def cmd_fmt(args: argparse.Namespace) -> int:
         from ..domains import resolve_domain  # start-up time: imported when the command runs
 
         path = resolve_domain(args.file, domains_dirs(args))
+        if args.in_place:
+            raise SageError(f"fmt -i {args.file}: {args.file!r} names the domain file {path}, "
+                            "not a file of yours; format a copy: sage-pddl fmt "
+                            f"{args.file} > {path.name}")
+    if args.in_place and _bundled(path):
+        raise SageError(f"fmt -i {path}: the file belongs to the installed sage-pddl package; "
+                        f"format a copy: sage-pddl fmt {path} > {path.name}")
     text = read_text(path, "the file")
     if _looks_like_problem(text):
         formatted = write_problem(parse_problem(text, file=str(path)))
     else:
         formatted = write_domain(parse_domain(text, file=str(path)))
+    header = _header_comments(text)
+    formatted = "".join(line + "\n" for line in header) + formatted
     if args.in_place:
-        lost = _comment_lines(text) - _comment_lines(formatted)
-        if lost:
-            raise SageError(f"fmt -i {path}: formatting would drop {lost} comment line(s) "
-                            "(the writer keeps only `; @sage` annotations); the file is left "
-                            "as it is. Run without -i to see the formatted text.")
+        dropped = _dropped_comment(text, len(header))
+        if dropped is not None:
+            line, column, comment = dropped
+            raise SageError(f"{path}:{line}:{column}: error: fmt -i would drop this comment "
+                            f"({comment[:60]!r}): the formatted file keeps the comments above "
+                            "`(define` and the `; @sage` annotations, not comments inside it. "
+                            "Move it above `(define`, or run without -i to see the formatted "
+                            "text; the file is left as it is")
         write_text_atomic(path, formatted)
     else:
         sys.stdout.write(formatted)
     return EXIT_OK
 
 
-def _comment_lines(text: str) -> int:
-    return sum(1 for line in text.splitlines() if line.lstrip().startswith(";"))
+def _bundled(path: Path) -> bool:
+    """Whether `path` is inside the installed sage_pddl package (its bundled domains; the
+    folders are resolved one by one, as a source checkout may link them from elsewhere)."""
+    package = Path(__file__).resolve().parents[1]
+    roots = {package, *(child.resolve() for child in package.iterdir() if child.is_dir())}
+    return any(root in path.resolve().parents for root in roots)
+
+
+def _is_annotation(comment: str) -> bool:
+    return comment.lstrip(";").strip().startswith("@sage")
+
+
+def _header_comments(text: str) -> list[str]:
+    """The comment lines (and blank lines between them) above `(define`, which the writer does
+    not see; `; @sage` annotations among them are the writer's to place."""
+    header: list[str] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped and not stripped.startswith(";"):
+            break
+        if not _is_annotation(stripped):
+            header.append(line.rstrip())
+    while header and not header[-1]:
+        header.pop()
+    return header
+
+
+def _dropped_comment(text: str, header_lines: int) -> tuple[int, int, str] | None:
+    """(line, column, text) of the first comment below the header that is not a `; @sage`
+    annotation: formatting drops it. PDDL has no strings, so a `;` always starts a comment."""
+    seen_code = False
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped and not stripped.startswith(";"):
+            seen_code = True
+        column = line.find(";")
+        if column < 0 or not seen_code:
+            continue
+        comment = line[column:].strip()
+        if not _is_annotation(comment):
+            return number, column + 1, comment
+    return None
 
 
 def _looks_like_problem(text: str) -> bool:
@@ -202,8 +301,11 @@ def cmd_domains(args: argparse.Namespace) -> int:
 
     table = Table("domain", "actions", Column("file", overflow="fold"))
     for row in rows:
-        table.add_row(str(row["name"]), ", ".join(row.get("actions", []))
-                      or f"[red]{row.get('error')}[/red]", str(row["path"]))
+        if "error" in row:
+            actions = f"[red]{escape(str(row['error']))}[/red]"
+        else:
+            actions = escape(", ".join(row["actions"])) or "[dim](no actions)[/dim]"
+        table.add_row(str(row["name"]), actions, str(row["path"]))
     console().print(table)
     return EXIT_OK
 
@@ -232,7 +334,8 @@ def register(add_command: AddCommand) -> None:
     p = add_command("gate", cmd_gate, "Check a plan step by step against a domain and problem.")
     p.add_argument("domain", help="domain file or bundled/drop-in domain name")
     p.add_argument("problem", help="problem file or DATASET.json#TASK_ID")
-    p.add_argument("plan", help="plan file (IPC, VAL, JSON steps, plain lines; FILE.json#ID) or - for stdin")
+    p.add_argument("plan", help="plan file (IPC, VAL, JSON steps, plain lines; FILE.json#ID), - "
+                                "for stdin, or a task reference (ithor#K01) for its reference plan")
     p.add_argument("--all", action="store_true", help="report every violation, not only the first")
     p.add_argument("--prefix", action="store_true",
                    help="the plan is a prefix: exit 0 when every step is applicable, goal or not")

@@ -17,7 +17,9 @@ from ..pddl.errors import SageError
 from .common import (
     EXIT_INVALID,
     EXIT_OK,
+    REFERENCE_NOTE,
     AddCommand,
+    add_max_context,
     console,
     format_step,
     load_problem_arg,
@@ -101,6 +103,7 @@ def _add_llm_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--llm", default="ollama", help="LLM backend: ollama, openai, local, scripted, replay")
     p.add_argument("--model", default=None, help="model name for the backend (ollama default: qwen2.5:7b)")
     p.add_argument("--llm-host", default=None, help="LLM server URL (default: $OLLAMA_HOST or http://localhost:11434)")
+    add_max_context(p)
     p.add_argument("--cassette", default=None,
                    help="record/replay every LLM call to this JSONL cassette (wraps --llm)")
     p.add_argument("--llm-script", default=None, metavar="FILE",
@@ -109,11 +112,10 @@ def _add_llm_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--domain", default=None,
                    help="domain name or file (default: the task set's own domain, else ithor)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-
-
-REFERENCE_NOTE = ("note: --llm scripted without --llm-script answers with the reference "
-                  "responder: the task's reference plan (else a classical planner's plan), split "
-                  "into sub-goals. It exercises the planner, gate and executor, not a model.")
+    p.add_argument("--memory", default="none", choices=["none", "loo"],
+                   help="memory planners (SAGE, Hierarchical Few-Shot, ...): none (default), "
+                        "or loo: retrieve from the task's own set with the task left out, as "
+                        "bench does (so a cassette recorded by bench replays)")
 
 
 def make_llm(args: argparse.Namespace, planning: Any = None, dataset_task: Any = None) -> Any:
@@ -124,6 +126,11 @@ def make_llm(args: argparse.Namespace, planning: Any = None, dataset_task: Any =
     options: dict[str, Any] = {"model": args.model}
     if args.llm in ("ollama", "openai", "replay"):
         options["host"] = args.llm_host
+    if args.max_context is not None:
+        if args.llm != "ollama":
+            raise SageError("--max-context goes with --llm ollama (an OpenAI-compatible "
+                            "server's context is fixed when it starts; vLLM: --max-model-len)")
+        options["max_context"] = args.max_context
     if args.llm_script:
         if args.llm != "scripted":
             raise SageError("--llm-script FILE goes with --llm scripted")
@@ -136,7 +143,9 @@ def make_llm(args: argparse.Namespace, planning: Any = None, dataset_task: Any =
         # start-up time: imported when the command runs
         from ..bench.oracle import reference_responder
 
-        options["responder"] = reference_responder([dataset_task], lambda _task: planning.domain)
+        responder = reference_responder([dataset_task], lambda _task: planning.domain)
+        responder.prepare()  # a classical plan, if needed, before the planner's clock starts
+        options["responder"] = responder
         options["model"] = args.model or "reference responder"
         print(REFERENCE_NOTE, file=sys.stderr)
     if args.llm == "replay":  # answers only from a recorded cassette: no model, no server
@@ -196,7 +205,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from ..planners import get_planner  # start-up time: imported when the command runs
 
     task, dataset_task = planning_task(args)
-    planner = get_planner(args.planner, llm=make_llm(args, task, dataset_task), seed=args.seed)
+    memory = _live_memory(args, task, dataset_task)
+    planner = get_planner(args.planner, llm=make_llm(args, task, dataset_task), seed=args.seed,
+                          **({"memory": memory} if memory is not None else {}))
     result = planner.plan(task)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
@@ -205,30 +216,52 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from ..planners.gating import compile_for  # start-up time: imported when the command runs
 
     gate = compile_for(task.domain, task.problem)
-    return EXIT_OK if plan_accepted(gate, result.steps) else EXIT_INVALID
+    verdict = gate.check(list(result.steps))
+    if not args.json:
+        for line in why_not_accepted(gate, result.steps, verdict):
+            console(stderr=True).print(line, markup=False)
+    return EXIT_OK if plan_accepted(result.steps, verdict) else EXIT_INVALID
 
 
-def plan_accepted(gate: Any, steps: Any) -> bool:
+def plan_accepted(steps: Any, verdict: Any) -> bool:
     """The exit contract of `plan`: the gate accepts every step and the goal holds after them
     (a problem without a goal needs only the steps)."""
-    verdict = gate.check(list(steps))
     return bool(steps) and verdict.valid and verdict.goal_reached is not False
 
 
+def why_not_accepted(gate: Any, steps: Any, verdict: Any) -> list[str]:
+    """Why `plan` exits 1, in words: no steps, the first rejected step, or the goal's literals
+    that do not hold after the plan."""
+    if not steps:
+        return ["exit 1: the planner returned no steps (its notes above say why)"]
+    if not verdict.valid:
+        first = verdict.violations[0]
+        return [f"exit 1: the gate rejects step {first.step + 1} ({first.step_text}): "
+                f"{first.message}"]
+    if verdict.goal_reached is False:
+        unmet = gate.goal_unmet(verdict.final_state)
+        return ["exit 1: every step is applicable, but the goal does not hold after the plan; "
+                "not true at the end:", *(f"  {text}" for text in unmet)]
+    return []
+
+
 def _live_memory(args: argparse.Namespace, task: Any, dataset_task: Any) -> Any:
-    """With --live-memory, the memory of a memory planner: the task's own set (when it has
-    one) plus the episodes in the file; None otherwise."""
+    """The memory of a memory planner with --memory loo (the task's own set, the task left
+    out, as `bench` gives it) or --live-memory (that, plus the episodes in the file); None
+    otherwise."""
     # start-up time: imported when the command runs
     from ..planners import MEMORY_PLANNERS, canonical_name
 
-    if not args.live_memory or canonical_name(args.planner) not in MEMORY_PLANNERS:
+    wanted = getattr(args, "live_memory", None) or getattr(args, "memory", "none") == "loo"
+    if not wanted or canonical_name(args.planner) not in MEMORY_PLANNERS:
         return None
     from ..planners.memory import HybridMemory  # start-up time: imported when the command runs
     from ..tasks import load_taskset  # start-up time: imported when the command runs
 
     source = getattr(dataset_task, "source", "") if dataset_task is not None else ""
     pool = load_taskset(source) if source else []
-    return HybridMemory.from_tasks(pool, task.domain, live_path=args.live_memory)
+    return HybridMemory.from_tasks(pool, task.domain,
+                                   live_path=getattr(args, "live_memory", None))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -318,12 +351,16 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def register(add_command: AddCommand) -> None:
     p = add_command("plan", cmd_plan, "Plan a task with an LLM planner and print the gated sub-goal blocks.")
-    p.add_argument("task", help="an instruction, or a task reference: DATASET.json#TASK_ID, ithor#K01")
+    p.add_argument("task", help="a task reference (DATASET.json#TASK_ID, ithor#K01), a PDDL "
+                                "problem file (its domain: --domain), or an instruction with "
+                                "--problem")
     p.add_argument("--problem", help="problem file or DATASET.json#TASK_ID (with an instruction)")
     _add_llm_options(p)
 
     p = add_command("run", cmd_run, "Plan and execute a task in an environment, repairing on failure.")
-    p.add_argument("task", help="a task reference (DATASET.json#TASK_ID, ithor#K01) or an instruction")
+    p.add_argument("task", help="a task reference (DATASET.json#TASK_ID, ithor#K01), a PDDL "
+                                "problem file (its domain: --domain), or an instruction with "
+                                "--problem")
     p.add_argument("--problem", help="problem file (with an instruction)")
     p.add_argument("--env", default="symbolic", help="symbolic (default), thor, virtualhome, alfworld")
     p.add_argument("--max-replan", type=int, default=3, help="repairs allowed per episode (default 3)")
@@ -331,7 +368,8 @@ def register(add_command: AddCommand) -> None:
                    help="gate every step against the believed state before dispatch; blocked "
                         "steps are repaired and counted")
     p.add_argument("--inject-failure", default=None, metavar="K|auto",
-                   help="fail the step at index K (or the task's own / the middle step with 'auto')")
+                   help="fail the step at 0-based index K (0: the first step), or with 'auto' the "
+                        "task's own or the middle step")
     p.add_argument("--sim-host", default="127.0.0.1", help="thor-server host (--env thor)")
     p.add_argument("--sim-port", type=port_number, default=5555, help="thor-server port (--env thor)")
     p.add_argument("--fault", action="append", default=[], metavar="SPEC",
@@ -343,9 +381,11 @@ def register(add_command: AddCommand) -> None:
                         "(the task's own left out); a run that reaches the goal is appended")
     _add_llm_options(p)
 
-    add_command("planners", cmd_planners, "List the planners (baselines and ablations included).")
+    add_command("planners", cmd_planners, "List the planners (baselines and ablations included).",
+                domains=False)
 
-    p = add_command("tasks", cmd_tasks, "List the bundled task sets, or the tasks of one set.")
+    p = add_command("tasks", cmd_tasks, "List the bundled task sets, or the tasks of one set.",
+                    domains=False)
     p.add_argument("set", nargs="?", default=None,
                    help="a bundled set (ithor, ithor-gt, procthor, compound), a task-set JSON "
                         "file, or PDDL problem files (folder or glob)")
@@ -355,9 +395,12 @@ def register(add_command: AddCommand) -> None:
                 "Serve an environment over ZMQ (AI2-THOR, or the symbolic world for testing).")
     add_server_arguments(p)
 
-    p = add_command("demo", cmd_demo, "Plan, gate, repair and execute a household task, no server needed.")
+    p = add_command("demo", cmd_demo, "Plan, gate, repair and execute a household task, no "
+                    "server needed.", domains=False)
     p.add_argument("--llm", default="auto",
-                   help="auto (Ollama if one answers, else the built-in scripted model), ollama, scripted")
+                   help="auto (Ollama if one answers with the model, else a fixed script that "
+                        "is not a model), ollama, scripted (the script)")
     p.add_argument("--model", default=None, help="Ollama model (default qwen2.5:7b)")
-    p.add_argument("--llm-host", default=None)
+    p.add_argument("--llm-host", default=None,
+                   help="Ollama server URL (default: $OLLAMA_HOST or http://localhost:11434)")
     p.add_argument("--json", action="store_true", help="print the demo's results as JSON")

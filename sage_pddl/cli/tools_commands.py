@@ -20,6 +20,7 @@ from .common import (
     err,
     load_domain_arg,
     plan_or_reference_arg,
+    plural,
 )
 
 # --- collect --------------------------------------------------------------------------------
@@ -149,8 +150,10 @@ def _assess(domain: Any, problem: Any, gate: Any, plan: Any) -> dict[str, Any]:
 
     verdict = gate.check(plan, mode="all")
     row: dict[str, Any] = {"length": len(gate.plan_steps(plan)), "gate_valid": verdict.valid,
-                           "goal_reached": verdict.goal_reached,
-                           "violations": [f"step {v.step + 1} {v.code}" for v in verdict.violations]}
+                           # after a rejected step the goal test means nothing (as in `gate`)
+                           "goal_reached": verdict.goal_reached if verdict.valid else None,
+                           "violations": [f"step {v.step + 1} {v.code}: {v.message}"
+                                          for v in verdict.violations]}
     try:
         checked = validate(domain, problem, plan)
         row["up_valid"], row["up_message"] = checked.valid, checked.message
@@ -187,9 +190,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
             if row and "length" in row:
                 if label == "compared":
                     print(f" compared: {row['source']}")
-                print(f"{label:>9}: {row['length']} steps, gate valid={row['gate_valid']}, "
-                      f"goal reached={row['goal_reached']}, UP valid={row['up_valid']}"
-                      + (f" ({row['up_message']})" if row['up_valid'] is False else ""))
+                up = (f"UP valid={row['up_valid']}" if row["up_valid"] is not None
+                      else "UP did not check it")
+                goal = "-" if row["goal_reached"] is None else row["goal_reached"]
+                print(f"{label:>9}: {plural(row['length'], 'step')}, gate valid="
+                      f"{row['gate_valid']}, goal reached={goal}, {up}"
+                      + (f" ({row['up_message']})" if row['up_valid'] is not True
+                         and row['up_message'] else ""))
                 for violation in row["violations"][:5]:
                     print(f"           {violation}")
     accepted = [row for row in (out["classical"], out.get("compared")) if row is not None]

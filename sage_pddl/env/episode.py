@@ -57,17 +57,24 @@ class GatedEnv(ABC):
         self._fault_run = fault_set.start(task)
         self.last_transition = None
 
-    def step(self, step: StepLike) -> StepResult:
+    def _attempt(self, step: StepLike, call: str) -> tuple[PlanStep, str | None]:
+        """The next attempt of the episode: the step numbered, and why it cannot be read (None
+        when it can)."""
         if self.gate is None:
-            raise EnvError("step() called before reset(): start an episode with reset(problem)")
+            raise EnvError(f"{call}() called before reset(): start an episode with "
+                           "reset(problem)")
         index = self._index
         self._index += 1
         try:
-            plan_step = as_plan_step(step, index)
+            return as_plan_step(step, index), None
         except SageError as error:
-            plan_step = PlanStep(str(step), (), index, str(step))
-            return self._finish(plan_step, self._state, False, f"unparsable step: {error}",
-                                "unparsable-step")
+            return PlanStep(str(step), (), index, str(step)), f"unparsable step: {error}"
+
+    def step(self, step: StepLike) -> StepResult:
+        plan_step, unreadable = self._attempt(step, "step")
+        index = self._index - 1  # the attempt's number (a PlanStep given keeps its own index)
+        if unreadable is not None:
+            return self._finish(plan_step, self._state, False, unreadable, "unparsable-step")
         injection = self._fault_run.before_step(
             StepContext(self._task, index, self._succeeded, plan_step))
         if injection and injection.vanish:
@@ -90,6 +97,13 @@ class GatedEnv(ABC):
         if spelled != plan_step.args:
             plan_step = dataclasses.replace(plan_step, args=spelled)
         return self._execute(plan_step, pre, ground)
+
+    def refuse(self, step: StepLike, reason: str, code: str) -> StepResult:
+        """Record a step the harness fails without running it (an injected failure): an attempt
+        of the episode like any other, logged with its `code` (`induce` leaves such records
+        out), the state unchanged."""
+        plan_step, _ = self._attempt(step, "refuse")
+        return self._finish(plan_step, self._state, False, reason, code)
 
     @abstractmethod
     def _execute(self, plan_step: PlanStep, pre: frozenset[Fact], ground: Any) -> StepResult:

@@ -89,6 +89,18 @@ engine factory) is not safe to use from several threads, and a private environme
 does not help: its PDDL reader makes the variables of a `forall` effect in the global one."""
 
 
+MISSING_EXTRA = ("classical planning needs unified-planning: install the extra with "
+                 "`pip install 'sage-pddl[planners]'`")
+
+
+def require_unified_planning() -> None:
+    """`ClassicalPlannerError` naming the `planners` extra when unified-planning is missing."""
+    try:
+        import unified_planning  # noqa: F401  optional extra 'planners'
+    except ImportError:
+        raise ClassicalPlannerError(MISSING_EXTRA) from None
+
+
 def up_environment():
     """unified-planning's global environment, created safely.
 
@@ -99,8 +111,7 @@ def up_environment():
     try:
         from unified_planning.shortcuts import get_environment  # optional extra 'planners'
     except ImportError:
-        raise ClassicalPlannerError("classical planning needs unified-planning: install the "
-                                    "extra with `pip install 'sage-pddl[planners]'`") from None
+        raise ClassicalPlannerError(MISSING_EXTRA) from None
 
     saved = sys.argv
     sys.argv = [saved[0] if saved else "sage-pddl", "domain.pddl", "problem.pddl"]

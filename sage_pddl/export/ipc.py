@@ -64,8 +64,11 @@ def ground_plan(gate, plan: Any) -> Plan:
             ground = gate.ground(step, index)
         except StepRejected as rejected:
             v = rejected.violation
-            raise ExportError(f"plan step {index + 1} ({v.step_text}): [{v.code}] {v.message}") \
-                from None
+            loc = getattr(step, "loc", None)
+            where = f"{loc}: error: " if loc is not None and loc.file else ""
+            written = v.step_text if v.step_text.startswith("(") else f"({v.step_text})"
+            raise ExportError(f"{where}plan step {index + 1} {written}: [{v.code}] "
+                              f"{v.message}") from None
         action = key(ground.schema.name)
         args = tuple(key(a) for a in ground.args)
         steps.append(PlanStep(action, args, index, "(" + " ".join([action, *args]) + ")"))

@@ -37,6 +37,7 @@ from .base import (
     Messages,
     MissingDependency,
     ModelNotFound,
+    PromptTooLong,
     RetryPolicy,
     Usage,
 )
@@ -45,7 +46,7 @@ from .replay import ReplayBackend
 __all__ = [
     "CallCounter", "Completion", "InvalidOutput", "LLMBackend", "LLMConfigError", "LLMError",
     "LLMServerError", "LLMTimeout", "LLMUnavailable", "Message", "Messages", "MissingDependency",
-    "ModelNotFound", "RetryPolicy", "Usage", "available_backends", "get_backend",
+    "ModelNotFound", "PromptTooLong", "RetryPolicy", "Usage", "available_backends", "get_backend",
     "register_backend",
 ]
 

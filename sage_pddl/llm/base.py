@@ -14,9 +14,10 @@ the token counts are estimates (a server that reports none, or 0 after a prompt-
 
 Errors are `LLMError`s (a `SageError`): `LLMUnavailable` (server not reachable), `ModelNotFound`
 (with the command that fetches the model), `LLMTimeout`, `InvalidOutput` (empty or, when a schema
-was asked for, non-JSON output after all retries), `LLMServerError` (5xx), `LLMConfigError`
-(bad backend option), `MissingDependency` (an optional extra is not installed). A failed call
-carries what it spent in `error.usage`, so accounting never loses the tokens of failures.
+was asked for, non-JSON output after all retries), `LLMServerError` (5xx), `LLMConfigError` (bad
+backend option), `PromptTooLong` (the prompt does not fit the context window, `context.py`),
+`MissingDependency` (an optional extra is not installed). A failed call carries what it spent in
+`error.usage`, so accounting never loses the tokens of failures.
 
 Backends with an optional extra import it with `import_extra` (a `MissingDependency` naming the
 extra when it is absent) and read an option that has a second name (`model` for `model_path`,
@@ -170,6 +171,12 @@ class InvalidOutput(LLMError):
 
 class LLMConfigError(LLMError):
     """A backend option is missing, unknown or malformed."""
+
+
+class PromptTooLong(LLMError):
+    """The prompt does not fit the model's context window (the server cut it, or would while
+    answering). Not retried: the same prompt does not fit the next time either. A planner
+    counts it as a failed call, so it makes a failed plan, not an error of the server."""
 
 
 class MissingDependency(LLMError):
@@ -338,13 +345,16 @@ TRANSIENT_ERRORS = (LLMUnavailable, InvalidOutput, LLMServerError)
 def complete_with_retries(send: Callable[[], Attempt], messages: Messages, schema: Schema,
                           policy: RetryPolicy, *, model: str = "", host: str = "",
                           sleep: Callable[[float], None] = time.sleep,
-                          clock: Callable[[], float] = time.perf_counter) -> Completion:
+                          clock: Callable[[], float] = time.perf_counter,
+                          inspect: Callable[[Attempt], None] | None = None) -> Completion:
     """Call `send` until its output passes `check_output`, at most `1 + policy.retries` times.
 
     Transient failures (connection errors, 5xx, empty or non-JSON output) are retried after an
     exponential back-off; anything else (model missing, timeout, bad request) is raised at once.
     Tokens of every attempt are summed; a missing or zero count is replaced by an estimate and
-    the completion is marked `estimated_tokens`. A raised error carries the usage spent so far.
+    the completion is marked `estimated_tokens`. `inspect` sees each attempt after its tokens
+    are counted and may raise (a prompt the server cut). A raised error carries the usage spent
+    so far.
     """
     started = clock()
     prompt_estimate = estimate_prompt_tokens(messages)
@@ -371,6 +381,8 @@ def complete_with_retries(send: Callable[[], Attempt], messages: Messages, schem
             elif attempt.text:
                 output_tokens += estimate_tokens(attempt.text)
                 estimated = True
+            if inspect is not None:
+                inspect(attempt)
             text = check_output(attempt.text, schema)
         except TRANSIENT_ERRORS as error:
             if attempts > policy.retries:

@@ -1,8 +1,11 @@
 """The Ollama backend: chat requests through the official `ollama` Python client.
 
 One `complete` call is one non-streaming POST /api/chat with `format` set to the JSON schema (so
-the server constrains decoding to it), `options` carrying `temperature` and `seed`, and the
-backend's extra options (for example `num_ctx`). The host comes from the `host` option, else the
+the server constrains decoding to it), `options` carrying `temperature`, `seed`, the context
+window `num_ctx` sized from the prompt (`context.py`: at most `max_context` tokens, or the
+`num_ctx` given in `options`), and the backend's extra options. The server's count of the
+prompt's tokens is checked against that window: a prompt Ollama cut to fit fails the call with
+`PromptTooLong` instead of being answered. The host comes from the `host` option, else the
 `OLLAMA_HOST` environment variable, else `http://localhost:11434`; a host written without a
 scheme gets `http://` and, without a port, Ollama's 11434 (`OLLAMA_HOST=gpu-box` means
 `http://gpu-box:11434`, as for the `ollama` CLI).
@@ -45,6 +48,7 @@ from .base import (
     normalize_messages,
     schema_for_request,
 )
+from .context import DEFAULT_MAX_CONTEXT, ContextWindow
 from .http import BoundedTransport
 
 DEFAULT_HOST = "http://localhost:11434"
@@ -143,6 +147,7 @@ class OllamaBackend:
                  timeout: float = DEFAULT_TIMEOUT, retries: int = 2, backoff: float = 0.5,
                  connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
                  options: Mapping[str, Any] | None = None, keep_alive: str | float | None = None,
+                 max_context: int = DEFAULT_MAX_CONTEXT,
                  sleep: Callable[[float], None] = time.sleep):
         self.model = (model or DEFAULT_MODEL).strip()
         if not self.model:
@@ -152,6 +157,7 @@ class OllamaBackend:
         connect = min(_positive_seconds("connect_timeout", connect_timeout), self.timeout)
         self.policy = RetryPolicy(retries=int(retries), backoff=float(backoff))
         self.options = dict(options or {})
+        self.window = ContextWindow(max_context, self.options)
         self.keep_alive = keep_alive
         self._sleep = sleep
         self._client = ollama.Client(host=self.host,
@@ -165,9 +171,13 @@ class OllamaBackend:
         chat_messages = normalize_messages(messages)
         requested = schema_for_request(schema)
         request_format = dict(requested) if isinstance(requested, Mapping) else requested
-        options = {**self.options, "temperature": float(temperature)}
+        window = self.window.for_prompt(chat_messages)
+        options = {**self.options, "num_ctx": window, "temperature": float(temperature)}
         if seed is not None:
             options["seed"] = int(seed)
+
+        def inspect(attempt: Attempt) -> None:
+            self.window.check(attempt.prompt_tokens, window, self.host)
 
         def send() -> Attempt:
             try:
@@ -180,7 +190,8 @@ class OllamaBackend:
                            output_tokens=reply.eval_count)
 
         return complete_with_retries(send, chat_messages, request_format, self.policy,
-                                     model=self.model, host=self.host, sleep=self._sleep)
+                                     model=self.model, host=self.host, sleep=self._sleep,
+                                     inspect=inspect)
 
     def list_models(self) -> list[str]:
         return list_models(self.host, timeout=min(self.timeout, 10.0))

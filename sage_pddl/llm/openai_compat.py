@@ -10,7 +10,9 @@ ignore it. A schema is sent as `response_format={"type": "json_schema", "json_sc
 `additionalProperties: false` everywhere); `"json"` as `{"type": "json_object"}`. Tokens are the
 reply's `usage`, estimated (and marked) when absent. Retries, timeouts and error classes follow
 the Ollama backend: connection errors, 429, 5xx and unusable output are retried with back-off
-(the package's own retries are off, so every attempt is counted here).
+(the package's own retries are off, so every attempt is counted here). A server refuses a prompt
+longer than the model's context window (vLLM: `--max-model-len`) rather than cutting it; that
+refusal is a `PromptTooLong`, as for Ollama.
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ from .base import (
     LLMUnavailable,
     Messages,
     ModelNotFound,
+    PromptTooLong,
     RetryPolicy,
     Schema,
     aliased_option,
@@ -147,6 +150,11 @@ class OpenAICompatBackend:
         if isinstance(error, (openai.RateLimitError, openai.InternalServerError)):
             return LLMServerError(f"the endpoint {host} failed (HTTP {error.status_code}): "
                                   f"{_detail(error)}")
+        if isinstance(error, openai.BadRequestError) \
+                and "maximum context length" in _detail(error).lower():
+            # vLLM and OpenAI refuse a prompt longer than the model's window (never cut it)
+            return PromptTooLong(f"the prompt does not fit the context window of {host}: "
+                                 f"{_detail(error)}")
         if isinstance(error, openai.APIStatusError):
             return LLMError(f"the endpoint {host} rejected the request for model "
                             f"{self.model!r} (HTTP {error.status_code}): {_detail(error)}")

@@ -92,9 +92,17 @@ def read_text(path: str | Path, what: str = "file", max_bytes: int = MAX_BYTES) 
                                   "sage-pddl reads", Location(str(path), 1, 1))
         with path.open("rb") as handle:
             data = handle.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise SageError(f"{_noun(what)} {path}: no such file") from None
     except OSError as error:
-        raise SageError(f"cannot read {path}: {error.strerror or error}") from None
+        raise SageError(f"{_noun(what)} {path}: cannot read: {error.strerror or error}") from None
     return decode(data, str(path), what, max_bytes)
+
+
+def _noun(what: str) -> str:
+    """`the domain file` -> `domain file`: how a message about a file names it, the same for
+    every kind of file ("domain file X: no such file", "plan file X: no such file")."""
+    return what.removeprefix("the ")
 
 
 def check_nesting(text: str, file: str | None, *, pddl: bool, max_depth: int = MAX_DEPTH,

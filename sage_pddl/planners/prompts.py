@@ -7,6 +7,10 @@ plain words, and the object list all come from the `Domain` and `Problem`, so a 
 no prompt edits and household wording lives in the household domains' annotations.
 `describe_domain` renders the actions, `describe_objects` the problem's objects by type; the
 `*_messages` functions build the chat messages of each planner role (system + user).
+
+Stable at the front: every system prompt starts with `domain_text` (the domain's opening and
+actions), identical for every role and task, and the role and the task come after it, so a
+server with prefix caching reuses the evaluated domain across calls.
 """
 from __future__ import annotations
 
@@ -83,10 +87,18 @@ def domain_opening(domain: Domain) -> str:
     return f"Planning domain {domain.name}, with the actions {names}."
 
 
+def domain_text(domain: Domain) -> str:
+    """The front of every system prompt of the domain: its opening and its actions. It is the
+    same for every role and task, so a server with prefix caching (Ollama, vLLM) evaluates it
+    once; what differs (the role, then the task in the user message) comes after it."""
+    return (f"{domain_opening(domain)}\n\nThe available actions (domain {domain.name}); each "
+            f"action lists what must hold before it and what it changes:\n"
+            f"{describe_domain(domain)}")
+
+
 def system_text(domain: Domain, role_text: str) -> str:
-    return (f"{domain_opening(domain)}\n\n{role_text}\n\nThe available actions (domain "
-            f"{domain.name}); each action lists what must hold before it and what it changes:\n"
-            f"{describe_domain(domain)}\n\n{step_format(domain)}")
+    """A step-writing role's system prompt: the domain, how to write a step, then the role."""
+    return f"{domain_text(domain)}\n\n{step_format(domain)}\n\n{role_text}"
 
 
 def task_text(task: PlanningTask) -> str:
@@ -194,8 +206,7 @@ DECOMPOSE_ROLE = ("You are a high-level planner. Split the task into {lo} to {hi
 
 def decompose_messages(task: PlanningTask, examples_text: str = "", lo: int = 2, hi: int = 5,
                        context: str = "") -> Messages:
-    system = (domain_opening(task.domain) + "\n\n" + DECOMPOSE_ROLE.format(lo=lo, hi=hi)
-              + "\n\nThe available actions:\n" + describe_domain(task.domain))
+    system = domain_text(task.domain) + "\n\n" + DECOMPOSE_ROLE.format(lo=lo, hi=hi)
     user = (f"Examples of solved tasks (use them for the granularity of sub-goals):\n\n"
             f"{examples_text}\n\n=== New task ===\n" if examples_text else "")
     user += task_text(task) + (f"\n\n{context}" if context else "")

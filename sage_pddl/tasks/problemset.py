@@ -43,6 +43,8 @@ def problem_files(spec: str | Path) -> list[Path]:
         paths = sorted(Path(p) for p in glob.glob(text) if Path(p).is_file())
     else:
         paths = [Path(text)] if Path(text).is_file() else []
+        if not paths:
+            raise TaskSetError(f"problem file {text}: no such file")
     if not paths:
         raise TaskSetError(f"task set {text!r}: no PDDL problem files there (a directory, a "
                            "glob such as 'problems/*.pddl', or a .pddl file)")

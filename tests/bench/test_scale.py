@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from sage_pddl.bench import BenchConfig, run_benchmark
+from sage_pddl.bench import BenchConfig, run_benchmark, runner
 from sage_pddl.bench.fakellm import FakeOllama, role_of
 from sage_pddl.bench.oracle import reference_responder
 from sage_pddl.bench.report import write_report
@@ -234,8 +234,11 @@ def test_a_dead_host_among_two_leaves_the_grid_to_the_other(tmp_path, responder,
     assert "set aside" in capsys.readouterr().err
 
 
-def test_error_rows_of_dead_hosts_are_counted_and_a_resume_finishes_them(tmp_path, responder):
+def test_error_rows_of_dead_hosts_are_counted_and_a_resume_finishes_them(tmp_path, responder,
+                                                                         monkeypatch):
     dead = [f"http://127.0.0.1:{free_port()}" for _ in range(2)]
+    # the servers die after the run started: its probe at the start (preflight) passed
+    monkeypatch.setattr(runner, "preflight", lambda config, tasks: None)
     first = run_benchmark(grid(tmp_path, "down", llm="ollama", llm_host=",".join(dead),
                                models=("fake",), planners=("Direct",), seeds=(0,), workers=2,
                                max_consecutive_errors=2))

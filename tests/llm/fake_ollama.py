@@ -12,12 +12,22 @@ have (`x` meaning `x:latest`). Each chat request takes the next scripted `Reply`
 `default_reply` when the queue is empty. Modes: `Reply.ok(content)`, `Reply.missing_model()`,
 `Reply.slow(seconds)` (sleeps before answering, to exceed a client timeout), `Reply.malformed()`
 (non-JSON content), `Reply.empty()`, `Reply.server_error(500)`, `Reply.garbage()` (a body that is not
-JSON). Every request is recorded in `server.requests` (path, method and parsed JSON body).
+JSON), `Reply.counted(content)` (the server counts the prompt's tokens itself and truncates it
+as Ollama does, below). Every request is recorded in `server.requests` (path, method and parsed
+JSON body).
+
+Truncation as Ollama does it: for a `Reply.counted` answer the server renders the messages with
+a chat template, counts one token per `chars_per_token` characters, and when the count exceeds
+the request's `options.num_ctx` (else `default_num_ctx`, Ollama's 4096) keeps the first
+`NUM_KEEP` tokens and the last ones that fit, reports `prompt_eval_count` equal to the window, and
+answers as if nothing happened. The text the model would have seen is kept in
+`server.seen_prompts`.
 """
 from __future__ import annotations
 
 import collections
 import json
+import math
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -35,11 +45,17 @@ class Reply:
     prompt_eval_count: int | None = 11
     eval_count: int | None = 7
     raw_body: bytes | None = None
+    count_prompt: bool = False
 
     @classmethod
     def ok(cls, content: str, prompt_eval_count: int | None = 11,
            eval_count: int | None = 7) -> Reply:
         return cls(content=content, prompt_eval_count=prompt_eval_count, eval_count=eval_count)
+
+    @classmethod
+    def counted(cls, content: str = '{"ok": true}', eval_count: int = 7) -> Reply:
+        return cls(content=content, prompt_eval_count=None, eval_count=eval_count,
+                   count_prompt=True)
 
     @classmethod
     def missing_model(cls, model: str = "x") -> Reply:
@@ -82,14 +98,42 @@ class _State:
     requests: list[Recorded] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     stopping: threading.Event = field(default_factory=threading.Event)
+    chars_per_token: int = 3
+    default_num_ctx: int = 4096
+    seen_prompts: list[str] = field(default_factory=list)
+
+
+NUM_KEEP = 4
+
+
+def _template(messages: Any) -> str:
+    """A ChatML-like rendering, as Ollama applies a model's template before counting."""
+    return "".join(f"<|im_start|>{m.get('role')}\n{m.get('content')}<|im_end|>\n"
+                   for m in messages if isinstance(m, dict)) + "<|im_start|>assistant\n"
+
+
+def _evaluate(state: _State, body: dict[str, Any]) -> int:
+    """The prompt's token count after Ollama's truncation; records the text kept."""
+    prompt = _template(body.get("messages") or [])
+    per = state.chars_per_token
+    tokens = math.ceil(len(prompt) / per)
+    window = int((body.get("options") or {}).get("num_ctx") or state.default_num_ctx)
+    if tokens > window:  # keep NUM_KEEP tokens, drop the front of the rest
+        prompt = prompt[:NUM_KEEP * per] + prompt[-(window - NUM_KEEP) * per:]
+        tokens = window
+    with state.lock:
+        state.seen_prompts.append(prompt)
+    return tokens
 
 
 class FakeOllama:
     """Start with `with FakeOllama() as server:`; `server.host` is its base URL."""
 
-    def __init__(self, models: list[str] | None = None, default_reply: Reply | None = None):
+    def __init__(self, models: list[str] | None = None, default_reply: Reply | None = None,
+                 chars_per_token: int = 3, default_num_ctx: int = 4096):
         self.state = _State(models=list(models or ["tiny:latest"]),
-                            default_reply=default_reply or Reply())
+                            default_reply=default_reply or Reply(),
+                            chars_per_token=chars_per_token, default_num_ctx=default_num_ctx)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self.state))
         self._server.daemon_threads = True
         self._server.block_on_close = False
@@ -107,6 +151,11 @@ class FakeOllama:
 
     def chat_requests(self) -> list[dict[str, Any]]:
         return [r.body for r in self.requests if r.path == "/api/chat" and r.body is not None]
+
+    @property
+    def seen_prompts(self) -> list[str]:
+        with self.state.lock:
+            return list(self.state.seen_prompts)
 
     def push(self, *replies: Reply) -> None:
         with self.state.lock:
@@ -198,7 +247,9 @@ def _make_handler(state: _State) -> type[BaseHTTPRequestHandler]:
                     "model": model, "created_at": "2024-01-01T00:00:00Z",
                     "message": {"role": "assistant", "content": reply.content},
                     "done": True, "done_reason": "stop"}
-                if reply.prompt_eval_count is not None:
+                if reply.count_prompt:
+                    payload["prompt_eval_count"] = _evaluate(state, body)
+                elif reply.prompt_eval_count is not None:
                     payload["prompt_eval_count"] = reply.prompt_eval_count
                 if reply.eval_count is not None:
                     payload["eval_count"] = reply.eval_count

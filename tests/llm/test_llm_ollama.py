@@ -48,7 +48,7 @@ def test_success_sends_schema_seed_and_temperature(fake_ollama):
     [request] = fake_ollama.chat_requests()
     assert request["model"] == "tiny" and request["stream"] is False
     assert request["format"] == PLAN_SCHEMA
-    assert request["options"] == {"temperature": 0.7, "seed": 1234}
+    assert request["options"] == {"num_ctx": 2048, "temperature": 0.7, "seed": 1234}
     assert request["messages"] == MESSAGES
 
 

@@ -18,6 +18,7 @@ from sage_pddl.llm.base import (
     LLMUnavailable,
     MissingDependency,
     ModelNotFound,
+    PromptTooLong,
 )
 
 MESSAGES = [{"role": "user", "content": "plan it"}]
@@ -121,6 +122,15 @@ def test_errors_map_to_llm_errors(tiny_openai, sleeps):
     tiny_openai.replies.extend([(503, "overloaded")] * 3)
     with pytest.raises(LLMServerError, match="HTTP 503"):
         backend.complete(MESSAGES)
+
+
+def test_a_prompt_over_the_servers_window_is_a_prompt_too_long(tiny_openai, sleeps):
+    backend = get_backend("openai", model="m", base_url=tiny_openai.base_url, sleep=sleeps)
+    tiny_openai.replies.append((400, "This model's maximum context length is 4096 tokens. "
+                                     "However, you requested 5000 tokens."))
+    with pytest.raises(PromptTooLong, match="maximum context length is 4096"):
+        backend.complete(MESSAGES)
+    assert len(tiny_openai.requests) == 1 and not sleeps.delays
 
 
 def test_unreachable_endpoint(closed_port_host, sleeps):

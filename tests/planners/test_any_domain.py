@@ -204,7 +204,9 @@ def test_tasks_lists_sets_and_the_tasks_of_a_problem_folder(capsys):
     assert main(["tasks", "--json"]) == 0
     sets = {entry["set"]: entry["tasks"] for entry in json.loads(capsys.readouterr().out)}
     assert {k: v for k, v in sets.items() if k != "virtualhome"} == {
-        "ithor": 75, "ithor-gt": 38, "procthor": 20, "compound": 74}
+        "ithor": 75, "ithor-gt": 38, "procthor": 20, "compound": 74, "alfworld": 7,
+        "behavior": sets["behavior"]}
+    assert sets["behavior"] in (99, None)  # None: the virtualhome extra is not installed
     assert sets["virtualhome"] in (296, None)  # None: the virtualhome extra is not installed
     assert main(["tasks", PROBLEMS, "--json"]) == 0
     listing = json.loads(capsys.readouterr().out)
