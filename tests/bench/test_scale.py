@@ -32,8 +32,11 @@ from sage_pddl.bench.runner import (
 from sage_pddl.domains import load_domain
 from sage_pddl.llm import Completion, InvalidOutput, LLMUnavailable
 from sage_pddl.llm.hosts import HostPool, split_hosts
+from sage_pddl.planners.memory import HybridMemory
+from sage_pddl.tasks import load_taskset
 
 SIX_TASKS = "ithor[:6]"
+FROM_TASKS = HybridMemory.from_tasks
 
 
 def content(run_dir: Path) -> list[str]:
@@ -57,14 +60,27 @@ def grid(tmp_path, run_id, **changes) -> BenchConfig:
     return BenchConfig(**values)
 
 
-def test_rows_do_not_depend_on_the_number_of_workers(tmp_path):
-    two_models = dict(models=("m", "n"), tasks=("ithor[:4]",))
+def test_rows_do_not_depend_on_the_number_of_workers(tmp_path, monkeypatch):
+    """No planner here calls a classical planner (LLM+P does, under a time limit, so its rows
+    would depend on how busy the machine is), and the reference responder answers these tasks
+    from their reference plans. What the cells share is built once per run however many
+    threads ask for it at once."""
+    built = []
+
+    def counted(cls, tasks, *args, **options):
+        built.append(len(tasks))
+        return FROM_TASKS(tasks, *args, **options)
+
+    monkeypatch.setattr(HybridMemory, "from_tasks", classmethod(counted))
+    two_models = dict(models=("m", "n"), planners=("SAGE", "Direct", "ReAct", "CoT"),
+                      tasks=("ithor[:3]",), memory="loo")
     one = run_benchmark(grid(tmp_path, "w1", **two_models))
     four = run_benchmark(grid(tmp_path, "w4", workers=4, **two_models))
-    assert len(content(one)) == 2 * 4 * 4
+    assert built == [len(load_taskset("ithor"))] * 2  # one memory a run
+    assert len(content(one)) == 2 * 4 * 3
     assert content(one) == content(four)
     status = json.loads((four / "status.json").read_text())
-    assert status["finished"] and status["workers"] == 4 and status["written"] == 32
+    assert status["finished"] and status["workers"] == 4 and status["written"] == 24
     # the report does not depend on the order the rows were written in either: not even
     # with the rows of the other model first
     reversed_run = tmp_path / "reversed"
