@@ -820,10 +820,7 @@ def _executor(config: BenchConfig, shared: _Shared, llm_factory: Callable[[str],
                                address=config.ray_address)
         except RayUnavailable as error:
             raise BenchConfigError(f"bench setting 'executor': {error}") from None
-    shared.build_memories_meanwhile()
-    backends = _Backends(llm_factory or default_llm_factory(config, shared.tasks,
-                                                            shared.domain_for))
-    make_runner = partial(_runner, shared, backends)
+    make_runner = _runner_factory(shared, llm_factory)
     if config.workers == 1:
         return InlineExecutor(make_runner)
     return ThreadExecutor(config.workers, make_runner)
@@ -838,6 +835,15 @@ class _Backends:
 
     def __call__(self, model: str) -> Any:
         return self._made.get(model, lambda: self._factory(model))
+
+
+def _runner_factory(shared: _Shared, llm_factory: Callable[[str], Any] | None
+                    ) -> Callable[[], Runner]:
+    """Makes the runners of this process's threads, once the memories are being built."""
+    shared.build_memories_meanwhile()
+    backends = _Backends(llm_factory or default_llm_factory(shared.config, shared.tasks,
+                                                            shared.domain_for))
+    return partial(_runner, shared, backends)
 
 
 def _runner(shared: _Shared, backends: _Backends) -> Runner:
@@ -855,12 +861,8 @@ def _runner(shared: _Shared, backends: _Backends) -> Runner:
 
 def _fresh_runner(config: BenchConfig, llm_factory: Callable[[str], Any] | None) -> Runner:
     """A runner made from the config alone (a Ray worker process: tasks and backends are
-    loaded there; its runners share what `_Shared` holds, built once in that process)."""
-    shared = _Shared(config, select_tasks(config.tasks))
-    shared.build_memories_meanwhile()
-    backends = _Backends(llm_factory or default_llm_factory(config, shared.tasks,
-                                                            shared.domain_for))
-    return _runner(shared, backends)
+    loaded there)."""
+    return _runner_factory(_Shared(config, select_tasks(config.tasks)), llm_factory)()
 
 
 def _key(cell: Cell, mode: str) -> tuple:
