@@ -97,7 +97,7 @@ def test_rows_do_not_depend_on_the_number_of_workers(tmp_path, monkeypatch):
 
 def test_exec_rows_with_failure_injection_do_not_depend_on_workers(tmp_path):
     changes = dict(planners=("SAGE", "Direct"), mode="exec", inject_failure="auto",
-                   seeds=(0,), memory="loo")
+                   seeds=(0,), memory="loo", tasks=("ithor[:3]",))
     one = run_benchmark(grid(tmp_path, "e1", **changes))
     three = run_benchmark(grid(tmp_path, "e3", workers=3, **changes))
     assert content(one) == content(three)
@@ -268,6 +268,7 @@ def test_error_rows_of_dead_hosts_are_counted_and_a_resume_finishes_them(tmp_pat
 
 
 # ------------------------------------------------------------------------------ kill -9
+@pytest.mark.slow
 def test_kill_9_during_a_run_with_8_workers_loses_and_doubles_no_row(tmp_path, responder):
     """Three SIGKILLs at different moments of one run, then a resume to the end."""
     planners, tasks, seeds = ("SAGE", "Direct", "ReAct", "CoT"), "ithor[:10]", (0,)
@@ -300,6 +301,7 @@ def test_kill_9_during_a_run_with_8_workers_loses_and_doubles_no_row(tmp_path, r
     assert all(r["error"] is None for r in rows)
 
 
+@pytest.mark.slow
 def test_sigterm_during_a_run_with_8_workers_stops_it_like_ctrl_c(tmp_path, responder):
     """A scheduler's SIGTERM: exit 130 at once, status.json counts exactly the rows in the file,
     and a resume finishes the grid."""
@@ -332,6 +334,7 @@ def test_sigterm_during_a_run_with_8_workers_stops_it_like_ctrl_c(tmp_path, resp
 
 
 # ---------------------------------------------------------------------------------- Ray
+@pytest.mark.slow
 def test_the_ray_executor_gives_the_rows_of_the_local_one(tmp_path):
     import importlib.util
 
@@ -352,13 +355,21 @@ def test_the_ray_executor_gives_the_rows_of_the_local_one(tmp_path):
         assert json.loads((half / "status.json").read_text())["written"] == 5
         run_benchmark(grid(tmp_path, "ray-resume", executor="ray", resume=True, **small))
         # cells wait on their LLM server: --workers beyond the cluster's 2 CPUs still runs
-        # that many at once
-        with FakeOllama(reference_responder(tasks, lambda task: domain), latency=0.5,
-                        capacity=8) as server:
+        # that many at once (the server answers no request before three are in it together)
+        answer = reference_responder(tasks, lambda task: domain)
+        three_at_once = threading.Barrier(3, timeout=120)
+
+        def together(messages, role):
+            three_at_once.wait()
+            return answer(messages, role)
+
+        with FakeOllama(together, latency=0.0, capacity=8) as server:
             run_benchmark(grid(tmp_path, "ray-http", executor="ray", workers=4, llm="ollama",
                                llm_host=server.url, models=("fake",),
                                planners=("Direct", "CoT"), tasks=("ithor[:6]",)))
         assert server.served == 12 and server.peak >= 3
+        rows, _ = read_results(tmp_path / "ray-http" / "results.jsonl")
+        assert [r["error"] for r in rows] == [None] * 12
     finally:
         ray.shutdown()
     assert content(local) == content(on_ray) == content(half)
