@@ -7,7 +7,8 @@ reason when it is absent. `corpus_dir` is its `corpus/` (third-party PDDL, see i
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -29,14 +30,44 @@ def find_shared_dir() -> Path | None:
     return candidate.resolve() if candidate.is_dir() else None
 
 
-@pytest.fixture(scope="session", autouse=True)
-def private_cache_directory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The tests keep what sage-pddl caches across processes (`sage_pddl/pddl/cache.py`) in a
-    directory of their own, never in the user's."""
-    where = tmp_path_factory.mktemp("sage-pddl") / "cache"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("SAGE_PDDL_CACHE", str(where))
-        yield where
+PRIVATE_DIRECTORIES = {"SAGE_PDDL_CACHE": "sage-pddl-cache", "MPLCONFIGDIR": "matplotlib"}
+"""What a test run would otherwise keep in the user's home (sage-pddl's cache of Lark tables
+and parsed domains, `sage_pddl/pddl/cache.py`; matplotlib's font cache), and the folder of the
+run's own temporary directory each is kept in instead."""
+
+_RUN_DIRECTORY = "SAGE_PDDL_TEST_RUN_DIRECTORY"
+"""Names the run's temporary directory, for the xdist workers the run starts (they inherit the
+environment of the process that starts them, and leave the directory to it)."""
+
+_SAVED_ENVIRONMENT = pytest.StashKey[tuple[str, dict[str, str | None]]]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Point the caches at a temporary directory of this run before any test module is
+    imported: a module may parse PDDL when it is collected, and `pytest --collect-only` must
+    write nothing in the user's home either. The xdist workers share the directory their
+    controller made (cache files are written whole and renamed into place, so they can)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get(_RUN_DIRECTORY):
+        return
+    run_directory = tempfile.mkdtemp(prefix="sage-pddl-tests-")
+    saved = {name: os.environ.get(name) for name in (*PRIVATE_DIRECTORIES, _RUN_DIRECTORY)}
+    os.environ[_RUN_DIRECTORY] = run_directory
+    for variable, folder in PRIVATE_DIRECTORIES.items():
+        os.environ[variable] = os.path.join(run_directory, folder)
+    config.stash[_SAVED_ENVIRONMENT] = (run_directory, saved)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Put the environment back and remove the run's temporary directory."""
+    if _SAVED_ENVIRONMENT not in config.stash:
+        return
+    run_directory, saved = config.stash[_SAVED_ENVIRONMENT]
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    shutil.rmtree(run_directory, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -8,10 +8,14 @@ once and queues the rest, like `OLLAMA_NUM_PARALLEL`. In one run it times the sa
 (`--llm-host a,b --per-host CAPACITY`: twice the capacity). It prints the wall time, the
 speed-up over `--workers 1`, its ratio to the ideal (N, capped by the servers' capacity and by
 the longest cell, whose calls are sequential; goal: at least 0.8), and whether the rows are
-identical to those of `--workers 1` (compared after sorting, without timing fields).
+identical to those of `--workers 1` (compared after sorting, without timing fields). Each
+timed run builds what its cells share (the task set's memory for SAGE, `--memory loo` as `bench`
+does by default) as a run of `sage-pddl bench` would.
 
     python tools/bench_scale.py                  # 96 cells, 200 ms latency, capacity 8
     python tools/bench_scale.py --latency 0.5 --tasks 'ithor[:24]'
+    python tools/bench_scale.py --planners SAGE,Direct,CoT --tasks 'ithor[:16]' \
+        --capacity 16 --workers 1,8                # 48 cells: the small grid of issue 27
 """
 from __future__ import annotations
 
@@ -69,7 +73,7 @@ def time_grid(out: Path, run_id: str, hosts: list[str], workers: int, args) -> t
                          tasks=(args.tasks,), seeds=(0,), llm="ollama",
                          llm_host=",".join(hosts), out=str(out), run_id=run_id,
                          workers=workers, per_host=args.capacity,
-                         memory="none", progress=False)
+                         memory=args.memory, progress=False)
     began = time.perf_counter()
     run_dir = run_benchmark(config)
     return time.perf_counter() - began, run_dir
@@ -83,6 +87,8 @@ def main() -> int:
     parser.add_argument("--capacity", type=int, default=8,
                         help="requests each fake server handles at once")
     parser.add_argument("--workers", default="1,2,4,8,16")
+    parser.add_argument("--memory", default="loo", choices=("loo", "none"),
+                        help="the memory SAGE retrieves from (bench's --memory)")
     args = parser.parse_args()
     counts = [int(n) for n in args.workers.split(",")]
 

@@ -8,10 +8,10 @@ whatever order cells finish. A cell's row depends on the cell alone (its seed is
 the rows do not depend on the executor or on how many cells run at once.
 
 What runs a cell is a *runner*, `Callable[[Cell], row]`, made by a `RunnerFactory`. Each thread
-of `ThreadExecutor` and each Ray worker process makes its own runner once, so the state a runner
-caches (parsed domains, compiled gates, memories) is never shared between threads; whatever the
-factory shares on purpose (the LLM backends, so a `HostPool` limits requests across threads)
-must be thread-safe.
+of `ThreadExecutor` and each Ray worker process makes its own runner once; whatever the factory
+shares between the runners of a process on purpose (the LLM backends, so a `HostPool` limits
+requests across threads; the runner's memories and planning tasks, built once) must be
+thread-safe.
 
 * `InlineExecutor`: one cell at a time in the calling thread (`--workers 1`, the default).
 * `ThreadExecutor(n)`: up to n cells at once on n threads. Cells wait on LLM servers, so threads

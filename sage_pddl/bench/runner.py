@@ -548,53 +548,155 @@ class _ErrorWatch:
 
 
 # ----------------------------------------------------------------------------------- runner
-@dataclass
-class _Context:
-    """What one runner caches: parsed domains, planning tasks, compiled gates, memories."""
+class _BuiltOnce:
+    """key -> value, each built once by the first thread that asks, under a lock of its own key
+    (threads asking for the same key wait for that build; other keys build meanwhile). A build
+    that raises is not kept: the next thread to ask builds it again (and meets the error)."""
 
-    config: BenchConfig
-    tasks: list[Any]
-    domains: dict[str, Any] = field(default_factory=dict)
-    planning: dict[str, Any] = field(default_factory=dict)
-    gates: dict[str, Any] = field(default_factory=dict)
-    memories: dict[str, Any] = field(default_factory=dict)
-    infeasibility: dict[str, str] = field(default_factory=dict)
-    live_path: Path | None = None
+    def __init__(self) -> None:
+        self._values: dict[Any, Any] = {}
+        self._building: dict[Any, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def get(self, key: Any, build: Callable[[], Any]) -> Any:
+        with self._guard:
+            if key in self._values:
+                return self._values[key]
+            lock = self._building.setdefault(key, threading.Lock())
+        with lock:
+            with self._guard:
+                if key in self._values:  # built while this thread waited
+                    return self._values[key]
+            value = build()
+            with self._guard:
+                self._values[key] = value
+            return value
+
+
+class _Shared:
+    """What every runner of a run in this process shares, each thing built once (`_BuiltOnce`):
+    the planning tasks (immutable) and the memories of the task sets (only read while cells run,
+    except with `memory="live"`, which runs one cell at a time). Domains are shared through
+    `load_domain`'s own cache. A compiled gate grounds and interns lazily, so no two threads
+    may use one at once: a runner takes a gate no other holds (`take_gate`) and gives it back
+    after its cell (`give_back`), for the next cell of the task to reuse what it grounded."""
+
+    def __init__(self, config: BenchConfig, tasks: list[Any], live_path: Path | None = None):
+        self.config = config
+        self.tasks = tasks
+        self.live_path = live_path
+        self._planning = _BuiltOnce()
+        self._memories = _BuiltOnce()
+        self._infeasibility = _BuiltOnce()
+        self._free_gates: dict[str, list[Any]] = {}
+        self._gates_lock = threading.Lock()
+        self._memories_built = threading.Event()
+        self._memories_built.set()  # until `build_memories_meanwhile` starts building them
 
     def domain_for(self, task: Any) -> Any:
         name = self.config.domain or getattr(task, "domain", None) or "ithor"
-        if name not in self.domains:
-            self.domains[name] = load_domain(name, domains_dirs=list(self.config.domains_dirs)
-                                             or None)
-        return self.domains[name]
+        return load_domain(name, domains_dirs=list(self.config.domains_dirs) or None)
 
     def planning_task(self, task: Any) -> Any:
-        if task.task_id not in self.planning:
-            self.planning[task.task_id] = PlanningTask.from_task(task, self.domain_for(task))
-        return self.planning[task.task_id]
+        return self._planning.get(task.task_id,
+                                  lambda: PlanningTask.from_task(task, self.domain_for(task)))
 
     def infeasible(self, task: Any) -> str:
         """Why the task's scene cannot reach its goal ("" when it can)."""
-        if task.task_id not in self.infeasibility:
-            self.infeasibility[task.task_id] = (task_infeasible(task, self.domain_for(task))
-                                                if isinstance(task, Task) else "")
-        return self.infeasibility[task.task_id]
-
-    def gate(self, task: Any) -> Any:
-        if task.task_id not in self.gates:
-            planning = self.planning_task(task)
-            self.gates[task.task_id] = compile_gate(planning.domain, planning.problem)
-        return self.gates[task.task_id]
+        return self._infeasibility.get(
+            task.task_id, lambda: (task_infeasible(task, self.domain_for(task))
+                                   if isinstance(task, Task) else ""))
 
     def memory(self, task: Any) -> Any:
         """The memory of the task's own task set (retrieval leaves the task out)."""
         source = getattr(task, "source", "") or ""
-        key = f"{source}|{self.config.domain or task.domain}"
-        if key not in self.memories:
+
+        def build() -> HybridMemory:
             pool = load_taskset(source) if source else self.tasks
-            self.memories[key] = HybridMemory.from_tasks(pool, self.domain_for(task),
-                                                         live_path=self.live_path)
-        return self.memories[key]
+            return HybridMemory.from_tasks(pool, self.domain_for(task), live_path=self.live_path)
+
+        return self._memories.get(self._memory_key(task), build)
+
+    def take_gate(self, task: Any) -> Any:
+        """A compiled gate of the task's problem that no other thread holds (compiled when
+        every one is taken); hand it back with `give_back`."""
+        with self._gates_lock:
+            free = self._free_gates.get(task.task_id)
+            if free:
+                return free.pop()
+        planning = self.planning_task(task)
+        return compile_gate(planning.domain, planning.problem)
+
+    def give_back(self, task_id: str, gate: Any) -> None:
+        with self._gates_lock:
+            self._free_gates.setdefault(task_id, []).append(gate)
+
+    def _memory_key(self, task: Any) -> str:
+        return f"{getattr(task, 'source', '') or ''}|{self.config.domain or task.domain}"
+
+    def build_memories_meanwhile(self) -> None:
+        """Start building, on a thread of its own, the memories the grid's planners will read,
+        so that the first cells that need one find it built or being built, while cells that
+        need none wait on their LLM server. A build that fails is left to the cells, which
+        build it again and record the error in their rows."""
+        if self.config.memory == "none" or not MEMORY_PLANNERS & set(self.config.planners):
+            return
+        one_task_each: dict[str, Any] = {}
+        for task in self.tasks:
+            one_task_each.setdefault(self._memory_key(task), task)
+
+        def build_all() -> None:
+            try:
+                for task in one_task_each.values():
+                    try:
+                        self.memory(task)
+                    except Exception:  # the cells meet the error again (see the docstring)
+                        pass
+            finally:
+                self._memories_built.set()
+
+        self._memories_built.clear()
+        threading.Thread(target=build_all, daemon=True, name="bench-memories").start()
+
+    def ready(self, cell: Cell) -> bool:
+        """False while the cell would only wait for a memory still being built."""
+        return (self._memories_built.is_set() or self.config.memory == "none"
+                or cell.planner not in MEMORY_PLANNERS)
+
+
+@dataclass
+class _Context:
+    """What one runner uses: the run's shared things, and the gates it holds for its cell."""
+
+    shared: _Shared
+    held_gates: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def config(self) -> BenchConfig:
+        return self.shared.config
+
+    def domain_for(self, task: Any) -> Any:
+        return self.shared.domain_for(task)
+
+    def planning_task(self, task: Any) -> Any:
+        return self.shared.planning_task(task)
+
+    def infeasible(self, task: Any) -> str:
+        return self.shared.infeasible(task)
+
+    def gate(self, task: Any) -> Any:
+        """The task's compiled gate, this runner's until `give_back_gates`."""
+        if task.task_id not in self.held_gates:
+            self.held_gates[task.task_id] = self.shared.take_gate(task)
+        return self.held_gates[task.task_id]
+
+    def give_back_gates(self) -> None:
+        for task_id, gate in self.held_gates.items():
+            self.shared.give_back(task_id, gate)
+        self.held_gates.clear()
+
+    def memory(self, task: Any) -> Any:
+        return self.shared.memory(task)
 
 
 def default_llm_factory(config: BenchConfig, tasks: Sequence[Any],
@@ -808,12 +910,13 @@ def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Any],
     progress = _Progress(len(cells), len(cells) - len(todo), config.progress)
     executor: Any = None
     try:
-        executor = _executor(config, tasks, llm_factory, live_path) if todo else None
+        shared = _Shared(config, tasks, live_path) if todo else None
+        executor = _executor(config, shared, llm_factory) if shared else None
         streak: dict[str, int] = {}
         submitted = 0
         while todo or (executor is not None and executor.in_flight):
             while todo and executor.in_flight < executor.capacity:
-                cell = todo.pop()
+                cell = todo.pop(ready=shared.ready if shared else None)
                 if config.max_rows is not None and submitted >= config.max_rows:
                     status["not_run"] += 1 + len(todo)
                     todo.clear()
@@ -854,8 +957,8 @@ def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Any],
     return run_dir
 
 
-def _executor(config: BenchConfig, tasks: list[Any], llm_factory: Callable[[str], Any] | None,
-              live_path: Path | None) -> Executor:
+def _executor(config: BenchConfig, shared: _Shared, llm_factory: Callable[[str], Any] | None
+              ) -> Executor:
     """The executor the config asks for, with a runner factory for its threads or workers."""
     if config.executor == "ray":
         try:
@@ -865,9 +968,7 @@ def _executor(config: BenchConfig, tasks: list[Any], llm_factory: Callable[[str]
                                address=config.ray_address)
         except RayUnavailable as error:
             raise BenchConfigError(f"bench setting 'executor': {error}") from None
-    main = _Context(config, tasks, live_path=live_path)
-    backends = _Backends(llm_factory or default_llm_factory(config, tasks, main.domain_for))
-    make_runner = partial(_runner, config, tasks, backends, live_path)
+    make_runner = _runner_factory(shared, llm_factory)
     if config.workers == 1:
         return InlineExecutor(make_runner)
     return ThreadExecutor(config.workers, make_runner)
@@ -878,24 +979,30 @@ class _Backends:
 
     def __init__(self, factory: Callable[[str], Any]):
         self._factory = factory
-        self._made: dict[str, Any] = {}
-        self._lock = threading.Lock()
+        self._made = _BuiltOnce()
 
     def __call__(self, model: str) -> Any:
-        with self._lock:
-            if model not in self._made:
-                self._made[model] = self._factory(model)
-            return self._made[model]
+        return self._made.get(model, lambda: self._factory(model))
 
 
-def _runner(config: BenchConfig, tasks: list[Any], backends: _Backends,
-            live_path: Path | None) -> Runner:
-    """A runner with its own context (domains, gates, memories are not shared between
-    threads: compiled gates ground and intern lazily)."""
-    context = _Context(config, tasks, live_path=live_path)
+def _runner_factory(shared: _Shared, llm_factory: Callable[[str], Any] | None
+                    ) -> Callable[[], Runner]:
+    """Makes the runners of this process's threads, once the memories are being built."""
+    shared.build_memories_meanwhile()
+    backends = _Backends(llm_factory or default_llm_factory(shared.config, shared.tasks,
+                                                            shared.domain_for))
+    return partial(_runner, shared, backends)
+
+
+def _runner(shared: _Shared, backends: _Backends) -> Runner:
+    """A runner: the run's shared things, and the gates it holds while a cell runs."""
+    context = _Context(shared)
 
     def run(cell: Cell) -> dict[str, Any]:
-        return run_cell(context, _ErrorWatch(backends(cell.model)), *cell)
+        try:
+            return run_cell(context, _ErrorWatch(backends(cell.model)), *cell)
+        finally:
+            context.give_back_gates()
 
     return run
 
@@ -903,10 +1010,7 @@ def _runner(config: BenchConfig, tasks: list[Any], backends: _Backends,
 def _fresh_runner(config: BenchConfig, llm_factory: Callable[[str], Any] | None) -> Runner:
     """A runner made from the config alone (a Ray worker process: tasks and backends are
     loaded there)."""
-    tasks = select_tasks(config.tasks)
-    main = _Context(config, tasks)
-    backends = _Backends(llm_factory or default_llm_factory(config, tasks, main.domain_for))
-    return _runner(config, tasks, backends, None)
+    return _runner_factory(_Shared(config, select_tasks(config.tasks)), llm_factory)()
 
 
 def _key(cell: Cell, mode: str) -> tuple:

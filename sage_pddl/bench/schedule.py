@@ -9,7 +9,9 @@ grouped by (model, planner). A group none of whose cells has started or been tim
 so that every group is timed early; then the group whose finished cells took longest on average
 (rows of an earlier invocation of a resumed run count, by their `row_seconds`); a group started
 but not yet timed counts as the longest, since its first cell is still running while others
-have finished. Within a group cells keep grid order.
+have finished. Within a group cells keep grid order. A cell that would only wait for something
+the run is still building (`ready(cell)` is False: a SAGE cell while the task set's memory is
+built) starts after every cell that would not, so those cells wait on their LLM server meanwhile.
 
 The order changes no row: a cell's row depends on the cell alone (with `memory="live"` rows
 depend on the order cells finish in anyway). `longest_first=False` keeps grid order, which the
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .executors import Cell
 
@@ -46,11 +48,14 @@ class CellQueue:
     def __len__(self) -> int:
         return sum(len(cells) for cells in self._groups.values())
 
-    def pop(self) -> Cell:
-        """The next cell to start. Raises IndexError when none is left."""
+    def pop(self, ready: Callable[[Cell], bool] | None = None) -> Cell:
+        """The next cell to start, of those `ready` accepts if it accepts any (longest first
+        only). Raises IndexError when none is left."""
         waiting = [group for group, cells in self._groups.items() if cells]
         if not waiting:
             raise IndexError("no cell left")
+        if self._longest_first and ready is not None:
+            waiting = [g for g in waiting if ready(self._groups[g][0])] or waiting
         group = waiting[0]
         if self._longest_first:
             group = next((g for g in waiting

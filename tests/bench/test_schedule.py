@@ -71,6 +71,22 @@ def test_times_of_an_earlier_invocation_order_a_resumed_run_from_its_first_cell(
     assert [queue.pop().planner for _ in range(5)] == ["SAGE"] * 5
 
 
+def test_cells_that_would_wait_for_what_the_run_builds_start_after_the_others():
+    memory_built = False
+
+    def ready(cell: Cell) -> bool:  # SAGE's cells wait for the memory being built
+        return memory_built or cell.planner != "SAGE"
+
+    queue = CellQueue(grid(), longest_first=True)
+    assert {queue.pop(ready).planner for _ in range(6)} == {"Direct", "CoT"}
+    memory_built = True
+    assert queue.pop(ready).planner == "SAGE"  # the group not yet started goes first
+    order = CellQueue(grid(), longest_first=False)
+    assert order.pop(lambda cell: False) == grid()[0]  # grid order is kept when asked
+    only_sage = CellQueue([c for c in grid() if c.planner == "SAGE"], longest_first=True)
+    assert only_sage.pop(lambda cell: False).planner == "SAGE"  # nothing else: it waits
+
+
 def test_longest_first_ends_the_grid_sooner_than_grid_order():
     # 4 workers. Grid order: 16 short cells take 4 s, then 4 SAGE cells 5 s and the fifth
     # 5 s more, alone: 14 s. Longest first overlaps the short cells with the SAGE cells: 11 s

@@ -23,7 +23,7 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def exchange(port: int, frames: list[bytes], timeout: float = 5.0) -> dict:
+def exchange(port: int, frames: list[bytes], timeout: float = 60.0) -> dict:
     """Send raw frames (what the client library would never send) to the server on `port` over
     a fresh REQ socket, and read its JSON answer."""
     sock = zmq.Context.instance().socket(zmq.REQ)

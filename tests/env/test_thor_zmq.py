@@ -15,6 +15,16 @@ from sage_pddl.env.transitions import read_transitions
 from .conftest import HIDDEN, KITCHEN_DOMAIN, KITCHEN_PROBLEM, SOLUTION
 from .server_process import ServerProcess, exchange, free_port
 
+ANSWERS = 60.0
+"""Seconds a client waits for a server that runs: long enough for any load (only a failing test
+waits that long). A test of timeouts shortens it only while the server cannot answer."""
+
+
+def wait_at_most(env, seconds: float) -> None:
+    """The client's timeout from now on (its socket is rebuilt with it)."""
+    env.timeout = seconds
+    env._connect()
+
 
 @pytest.fixture(scope="module")
 def server():
@@ -25,7 +35,7 @@ def server():
 
 @pytest.fixture
 def client(server):
-    env = get_env("thor", port=server.port, timeout=2.0)
+    env = get_env("thor", port=server.port, timeout=ANSWERS)
     yield env
     env.close()
 
@@ -33,7 +43,7 @@ def client(server):
 def test_ping_reset_step_round_trip_with_client_log(server, tmp_path, kitchen_domain,
                                                     kitchen_problem):
     log = tmp_path / "remote.jsonl"
-    env = get_env("thor", port=server.port, timeout=2.0, log=log)
+    env = get_env("thor", port=server.port, timeout=ANSWERS, log=log)
     try:
         answer = env.ping()
         assert answer["ok"] and answer["backend"] == "symbolic" and answer["protocol"] == 1
@@ -83,7 +93,7 @@ def test_reset_by_domain_text_and_json_steps(client):
     ([encode({"v": 1.0, "cmd": "ping"})], "version-mismatch"),
 ])
 def test_bad_messages_get_error_replies_and_the_server_keeps_serving(server, frames, code):
-    reply = exchange(server.port, frames, timeout=2.0)
+    reply = exchange(server.port, frames, timeout=ANSWERS)
     assert reply["v"] == 1 and reply["ok"] is False
     assert reply["error"]["code"] == code and reply["error"]["message"]
     assert exchange(server.port, [encode({"v": 1, "cmd": "ping", "id": 7})])["id"] == 7
@@ -92,7 +102,7 @@ def test_bad_messages_get_error_replies_and_the_server_keeps_serving(server, fra
 
 def test_step_before_reset_is_no_episode():
     with_server = ServerProcess().start()
-    env = get_env("thor", port=with_server.port, timeout=2.0)
+    env = get_env("thor", port=with_server.port, timeout=ANSWERS)
     try:
         with pytest.raises(ThorServerError, match=r"\[no-episode\]"):
             env.request("step", step="moveto Table")
@@ -117,21 +127,30 @@ def test_nothing_listening_is_a_clear_error():
 
 
 def test_timeouts_rebuild_the_socket_and_idempotent_commands_retry(kitchen_domain,
-                                                                   kitchen_problem):
+                                                                   kitchen_problem,
+                                                                   monkeypatch):
     server = ServerProcess().start()
-    env = get_env("thor", port=server.port, timeout=0.5)
+    env = get_env("thor", port=server.port, timeout=ANSWERS)
     try:
         env.reset(kitchen_problem, domain=kitchen_domain, hidden=HIDDEN)
-        server.signal(signal.SIGSTOP)  # a server that hangs
+        server.signal(signal.SIGSTOP)  # a server that hangs: any timeout runs out
+        wait_at_most(env, 0.5)
         with pytest.raises(ThorTimeout, match="did not answer 'step'.*not retried"):
             env.step(SOLUTION[0])
         with pytest.raises(ThorUnavailable):
             env.ping()
-        # resume during the first attempt: the retry on a fresh socket gets the answer
-        resume = threading.Timer(0.7, server.signal, (signal.SIGCONT,))
-        resume.start()
+        # the server resumes once the first attempt has timed out: the retry, on a fresh
+        # socket, gets the answer
+        rebuild = env._connect
+
+        def resume_then_rebuild():
+            server.signal(signal.SIGCONT)
+            env.timeout = ANSWERS
+            rebuild()
+
+        monkeypatch.setattr(env, "_connect", resume_then_rebuild)
         assert env.ping()["ok"]
-        resume.join()
+        monkeypatch.undo()
         assert env.step(SOLUTION[0]).success  # moveto always applies: the socket works again
         assert env.state()["ok"]
     finally:
@@ -141,15 +160,17 @@ def test_timeouts_rebuild_the_socket_and_idempotent_commands_retry(kitchen_domai
 
 def test_client_reconnects_to_a_restarted_server(kitchen_domain, kitchen_problem):
     server = ServerProcess().start()
-    env = get_env("thor", port=server.port, timeout=1.0)
+    env = get_env("thor", port=server.port, timeout=ANSWERS)
     try:
         env.reset(kitchen_problem, domain=kitchen_domain, hidden=HIDDEN)
         assert env.step(SOLUTION[0]).success
         first_id = env.ping()["server_id"]
         server.kill()  # dies mid-episode
+        wait_at_most(env, 0.5)
         with pytest.raises(ThorTimeout):
             env.step(SOLUTION[1])
         server = ServerProcess(server.port).start()  # same port
+        wait_at_most(env, ANSWERS)
         assert env.ping()["server_id"] != first_id
         with pytest.raises(ThorServerError, match=r"\[no-episode\]"):
             env.step(SOLUTION[1])  # the new server has no episode: the planner must reset
@@ -166,7 +187,7 @@ def test_server_exits_cleanly(how):
     server = ServerProcess().start()
     try:
         if how == "close":
-            env = get_env("thor", port=server.port, timeout=2.0)
+            env = get_env("thor", port=server.port, timeout=ANSWERS)
             env.shutdown_server()
             env.close()
         else:

@@ -69,6 +69,7 @@ def _assert_same(gate, plan, **options):
     assert type(fast.final_state) is frozenset
 
 
+@pytest.mark.slow  # every iTHOR reference plan and every mutant
 def test_fast_check_equals_reference_on_ithor_plans_and_mutants(ithor_cases):
     plans = mutants = 0
     for domain, problem, reference, mutated in ithor_cases:
@@ -386,6 +387,7 @@ def test_step_functions_equal_ground_actions_on_the_corpus(corpus_dir: Path):
     assert answered > 3000, answered  # the words functions bind the corpus plans' steps
 
 
+@pytest.mark.slow  # every iTHOR reference plan and every mutant
 def test_step_functions_equal_ground_actions_on_ithor(ithor_cases):
     compared = explained = 0
     for domain, problem, reference, mutated in ithor_cases:

@@ -82,6 +82,7 @@ def _text(part) -> str:
     return write_formula(part)
 
 
+@pytest.mark.slow  # a study of its own, beside the module's
 def test_an_induced_domain_restores_the_rules_it_has(ithor, tasks, study):
     # the hand-written domain as its own "induced" domain restores and catches everything
     itself = deletion_study(ithor, tasks, induced=ithor)
@@ -102,6 +103,7 @@ def test_an_induced_domain_restores_the_rules_it_has(ithor, tasks, study):
     assert sum(1 for r in partial.rows if not r.restored) == 1
 
 
+@pytest.mark.slow  # a study of its own, beside the module's
 def test_the_command_writes_the_table(tmp_path, capsys):
     from sage_pddl import cli
 

@@ -165,7 +165,7 @@ def test_hierarchical_fewshot_prepends_examples(task, scripted):
 
 def test_llmp_goal_solved_by_classical_planner(task, scripted):
     llm, raw = scripted({"goal": [{"goal": "(and (inside Apple Fridge) (closed Fridge))"}]})
-    result = get_planner("LLM+P", llm=llm).plan(task)
+    result = get_planner("LLM+P", llm=llm, solve_timeout=None).plan(task)
     assert_accounting(result, llm, calls=1)
     assert result.certified and result.goal_reached
     assert "(inside ?o - thing ?c - thing)" in raw.calls[0].prompt
@@ -175,7 +175,7 @@ def test_llmp_retries_a_bad_goal_then_falls_back(task, scripted):
     llm, raw = scripted({"goal": [{"goal": "(and (in Apple Fridge))"},
                                   {"goal": "(inside Banana Fridge)"}],
                          "direct": [GOOD]})
-    result = get_planner("LLM+P", llm=llm).plan(task)
+    result = get_planner("LLM+P", llm=llm, solve_timeout=None).plan(task)
     assert_accounting(result, llm, calls=3)
     assert "rejected" in raw.calls[1].prompt
     assert any("fallback" in n for n in result.notes) and result.goal_reached
@@ -184,7 +184,7 @@ def test_llmp_retries_a_bad_goal_then_falls_back(task, scripted):
 def test_llmp_repair_solves_from_the_failure_state(task, scripted):
     goal = {"goal": "(and (inside Apple Fridge) (closed Fridge))"}
     llm, _ = scripted({"goal": [goal, goal]})
-    planner = get_planner("LLM+P", llm=llm)
+    planner = get_planner("LLM+P", llm=llm, solve_timeout=None)
     planner.plan(task)
     llm.reset()
     done = [s(*x) for x in GOOD_PLAN[:4]]
