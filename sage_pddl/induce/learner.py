@@ -137,6 +137,11 @@ def universe(arities: Mapping[str, int], variables: Sequence[int]) -> frozenset[
     return frozenset(atoms)
 
 
+def _ground(literal: Literal, args: Sequence[str], extra: str) -> Fact:
+    """The ground fact of a lifted literal's atom: positions read in `args`, ?o as `extra`."""
+    return (literal[1], *(extra if i == EXTRA else args[i] for i in literal[2]))
+
+
 def holds(literal: Literal, true_atoms: frozenset[LiftedAtom]) -> bool:
     return ((literal[1], literal[2]) in true_atoms) == literal[0]
 
@@ -379,6 +384,35 @@ class LearnedAction:
         return all(holds(literal, true_atoms) or (literal[1], literal[2]) in unseen
                    for literal in self.preconditions)
 
+    def changes(self, state: Iterable[Fact], args: Sequence[str]
+                ) -> tuple[frozenset[Fact], frozenset[Fact]]:
+        """(added, deleted): the facts of `state` that the step makes false and the facts it
+        makes true, when the learned effects run there: each effect's condition read in
+        `state`, a universal effect ranging over the objects that `state` mentions and the
+        arguments do not, the next state `(state - deletes) | adds` as in PDDL."""
+        state = frozenset(state)
+        names = [key(a) for a in args]
+        binding = arg_binding(names)
+        added: set[Fact] = set()
+        deleted: set[Fact] = set()
+        if any(not e.universal for e in self.effects):
+            true_atoms = lift_state(state, binding)
+            for effect in self.effects:
+                if not effect.universal and _satisfies(true_atoms, effect.condition):
+                    (added if effect.literal[0] else deleted).add(
+                        _ground(effect.literal, names, ""))
+        if any(e.universal for e in self.effects):
+            others = sorted({obj for fact in state for obj in fact[1:]} - set(binding))
+            for obj in others:
+                extended = {**binding, obj: (EXTRA,)}
+                true_atoms = lift_state(state, extended)
+                for effect in self.effects:
+                    if effect.universal and _satisfies(true_atoms, effect.condition):
+                        (added if effect.literal[0] else deleted).add(
+                            _ground(effect.literal, names, obj))
+        after = (state - deleted) | added
+        return after - state, state - after
+
 
 @dataclass(frozen=True)
 class InductionResult:
@@ -399,6 +433,15 @@ class InductionResult:
         if learned is None:
             return None
         return learned.applicable(transition.pre, transition.action.args, transition.unknown)
+
+    def changes(self, transition: Transition) -> tuple[frozenset[Fact], frozenset[Fact]] | None:
+        """(added, deleted) the learned effects predict for the transition's step in its
+        pre-state (`LearnedAction.changes`); None when the domain has no such action."""
+        learned = self.actions.get(self.schema_key(transition.action.action,
+                                                   len(transition.action.args)))
+        if learned is None:
+            return None
+        return learned.changes(transition.pre, transition.action.args)
 
 
 # --- the learner -----------------------------------------------------------------------------
