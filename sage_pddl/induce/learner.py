@@ -44,7 +44,10 @@ specific description of a positive, generalised by intersecting with further pos
 negative satisfies it, then pruned to the literals needed to exclude the negatives; each clause
 becomes a `(when ...)`. Facts naming one object that is not an argument are lifted with an extra
 variable `?o` and become universal effects `(forall (?o) (when C(?o) e(?o)))` learned the same
-way over all (transition, object) pairs. A change that no consistent condition explains (the same
+way over all (transition, object) pairs, and bounded by their anchor: the relations between ?o
+and the arguments that held before every such change (`(inside ?o ?x)` for what an Open
+un-encloses), since the data says nothing of objects not so related. A change that no
+consistent condition explains (the same
 description both with and without the change), or that names two non-argument objects, is
 reported, never guessed.
 
@@ -331,6 +334,12 @@ class InductionReport:
     settings: Mapping[str, object] = field(default_factory=dict)
 
     @property
+    def not_learned(self) -> tuple[str, ...]:
+        """`name/arity` of each action the logs cannot teach: no logged success (or, for an
+        action of the domain named by `expected`, no logged step at all)."""
+        return tuple(f"{a.name}/{a.arity}" for a in self.actions if not a.in_domain)
+
+    @property
     def accuracy(self) -> float:
         used = sum(a.successes + a.failures for a in self.actions)
         right = sum(a.accuracy * (a.successes + a.failures) for a in self.actions)
@@ -343,10 +352,14 @@ class InductionReport:
                 "actions": [a.to_json() for a in self.actions]}
 
     def render(self) -> str:
-        lines = [f"induced from {self.transitions} transitions in {len(self.files)} file(s); "
-                 f"in-sample accuracy {self.accuracy:.3f}"]
+        learned = sum(a.in_domain for a in self.actions)
+        lines = [f"induced from {self.transitions} transitions in {len(self.files)} file(s): "
+                 f"{learned} action(s) learned, {len(self.not_learned)} not; in-sample "
+                 f"accuracy {self.accuracy:.3f}"]
+        if self.not_learned:
+            lines.append("NOT LEARNED (no successful step logged): " + ", ".join(self.not_learned))
         for a in self.actions:
-            state = "" if a.in_domain else "  (left out: never succeeded)"
+            state = "" if a.in_domain else "  (NOT LEARNED: never succeeded)"
             lines.append(f"{a.name}/{a.arity}: support {a.successes}, failures {a.failures}"
                          f" (+{a.excluded} excluded), accuracy {a.accuracy:.3f}, "
                          f"unexplained failures {a.unexplained_failures}{state}")
@@ -663,14 +676,32 @@ def _learn_effects(schema: _Schema, arities: Mapping[str, int], min_support: int
     return tuple(effects), tuple(issues)
 
 
+def _anchor(literal: Literal, positives: Sequence[frozenset[LiftedAtom]]
+            ) -> tuple[Literal, ...]:
+    """The relations between ?o and the arguments (true atoms naming ?o and a parameter) that
+    hold before every change of a universal effect on `literal`: the objects it was seen to
+    act on (the changed atom itself left out: a delete needs no condition that it held)."""
+    shared = frozenset.intersection(*(
+        frozenset(a for a in p if EXTRA in a[1] and any(i != EXTRA for i in a[1])
+                  and a != (literal[1], literal[2]))
+        for p in positives))
+    return tuple(sorted(((True, p, a) for p, a in shared), key=_literal_order))
+
+
 def _conditional(literal: Literal, pos, neg, atoms, min_support: int, universal: bool):
+    """The effect on `literal` under the conditions that separate `pos` from `neg`. A
+    universal effect is also bounded by its anchor (`_anchor`): the data shows what happens
+    to the objects so related to the arguments, and says nothing of the others (an Open seen
+    only on containers with nothing enclosed elsewhere must not un-enclose every object)."""
     if not pos:
         return [], 0
+    anchor = _anchor(literal, pos) if universal else ()
     if not neg:
-        return [LearnedEffect(literal, (), universal, len(pos))], 0
+        return [LearnedEffect(literal, anchor, universal, len(pos))], 0
     clauses, unexplained = learn_conditions(pos, neg, atoms, min_support)
     effects = []
     for clause in clauses:
+        clause = tuple(sorted(set(clause) | set(anchor), key=_literal_order))
         support = sum(_satisfies(p, clause) for p in pos)
         effects.append(LearnedEffect(literal, clause, universal, support))
     return effects, unexplained
@@ -820,9 +851,12 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
           min_support: int = 1, noise: float = 0.0, keep_static: bool = False,
           aliases: Mapping[str, str] | None = None, files: Sequence[str] = (),
           max_examples: int = 5, types_from: Domain | None = None,
-          object_types: Mapping[str, str] | None = None) -> InductionResult:
+          object_types: Mapping[str, str] | None = None,
+          expected: Iterable[tuple[str, int]] = ()) -> InductionResult:
     """Learn a domain from transitions (see the module docstring). With `types_from`, the
-    domain is written in that domain's types and predicate declarations (`typed_domain`)."""
+    domain is written in that domain's types and predicate declarations (`typed_domain`).
+    `expected`: (name, arity) of actions the domain should have; one the logs never show is
+    reported as not learned."""
     if min_support < 1:
         raise SageError(f"--min-support must be at least 1, not {min_support}")
     if not 0.0 <= noise < 0.5:
@@ -866,6 +900,13 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
             contradicting_successes=len(succ) - ok_succ, effect_issues=issues,
             static_candidates=tuple(literal_text(lit, names) for lit in static_candidates),
             evidence=evidence))
+    for name, arity in sorted(expected):
+        slot = (key(aliases.get(name_key(name), name)), arity)
+        if slot not in schemas:
+            reports.append(ActionReport(
+                name, arity, 0, 0, 0, accuracy=1.0, preconditions=(), effects=(),
+                unexplained_failures=0, in_domain=False,
+                effect_issues=("never logged: neither preconditions nor effects known",)))
     domain = learned_domain(domain_name, list(learned.values()), arities)
     if types_from is not None:
         seen = {key(schema.name): [{key(t.action.args[i]) for t in schema.successes}

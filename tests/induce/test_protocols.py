@@ -75,3 +75,16 @@ def test_the_next_state_of_a_learned_action_follows_its_effects():
          fact("(in fig b4)"), fact("(enclosed fig)")}, ["b3"])
     assert added == {fact("(opened b3)")}
     assert deleted == {fact("(closed b3)"), fact("(enclosed pear)")}
+
+
+def test_a_universal_effect_is_bounded_by_what_relates_its_objects_to_the_arguments():
+    # every Open seen: the container's contents un-enclosed, nothing enclosed elsewhere; the
+    # learned effect must not un-enclose an apple in another closed cabinet
+    ts = [tr("Open", [box], [f"(closed {box})", f"(in {obj} {box})", f"(enclosed {obj})"], True,
+             [f"(in {obj} {box})", f"(opened {box})"])
+          for box, obj in (("b1", "cup"), ("b2", "fig"))]
+    opening = learn(ts).actions[("open", 1)]
+    added, deleted = opening.changes(
+        {fact("(closed b3)"), fact("(in pear b3)"), fact("(enclosed pear)"),
+         fact("(in apple b1)"), fact("(enclosed apple)"), fact("(closed b1)")}, ["b3"])
+    assert fact("(enclosed pear)") in deleted and fact("(enclosed apple)") not in deleted
