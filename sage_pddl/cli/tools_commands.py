@@ -72,7 +72,7 @@ def cmd_collect(args: argparse.Namespace) -> int:
 
 def cmd_induce(args: argparse.Namespace) -> int:
     from ..induce import induce  # start-up time: imported when the command runs
-    from ..pddl import write_domain  # start-up time: imported when the command runs
+    from ..induce.review import explain, reviewed_text  # start-up time: as above
 
     aliases = None
     if args.aliases:
@@ -81,7 +81,10 @@ def cmd_induce(args: argparse.Namespace) -> int:
     result = induce(args.logs, domain_name=args.domain_name, min_support=args.min_support,
                     noise=args.noise, keep_static=args.keep_static, aliases_from=aliases,
                     types_from=types_from)
-    text = write_domain(result.domain)
+    if args.explain:
+        print(explain(result, args.explain))
+        return EXIT_OK
+    text = reviewed_text(result)
     if args.out:
         try:
             Path(args.out).write_text(text, encoding="utf-8")
@@ -261,6 +264,8 @@ def register(add_command: AddCommand) -> None:
                         "typing parameters from the logged tasks' problems (so `check` accepts "
                         "the induced domain with that domain's problems)")
     p.add_argument("--out", default=None, help="write the domain to this file instead of stdout")
+    p.add_argument("--explain", default=None, metavar="ACTION",
+                   help="print the evidence for each literal of this action instead of the domain")
     p.add_argument("--allow-missing", action="store_true",
                    help="exit 0 even when some actions could not be learned (no success logged)")
     p.add_argument("--report", default=None, help="also write the report as JSON to this file")

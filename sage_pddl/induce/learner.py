@@ -819,7 +819,8 @@ def typed_domain(learned: Domain, types_from: Domain, object_types: Mapping[str,
     the annotations that still apply (`_vocabulary_annotations`). Each parameter gets the most
     specific type that every object seen there in a success has (`object_types`: object key ->
     its declared type; `seen`: action key -> the object keys per position); a position with an
-    object of unknown type, or whose objects share no type below `object`, stays untyped."""
+    object of unknown type, or whose objects share no type below `object`, stays untyped. A
+    universal effect's variable gets the type that every typed object has."""
     lineage = _type_lineage(types_from)
     spelled = {key(t.name): t.name for t in types_from.types}
 
@@ -830,13 +831,25 @@ def typed_domain(learned: Domain, types_from: Domain, object_types: Mapping[str,
         shared = [t for t in lines[0] if all(t in line for line in lines[1:])]
         return (spelled.get(shared[0], shared[0]),) if shared else ()
 
+    # a quantified ?o ranges over every object a state mentions: the type all objects share
+    quantified = common_type(set(object_types))
+
+    def typed_effect(effect):
+        if isinstance(effect, And):
+            return And(tuple(typed_effect(part) for part in effect.parts))
+        if isinstance(effect, ForallEffect):
+            return ForallEffect(tuple(Typed(v.name, v.types or quantified)
+                                      for v in effect.variables), effect.effect)
+        return effect
+
     actions = []
     for action in learned.actions:
         positions = seen.get(key(action.name), [])
         parameters = tuple(
             Typed(p.name, common_type(positions[i]) if i < len(positions) else ())
             for i, p in enumerate(action.parameters))
-        actions.append(dataclasses.replace(action, parameters=parameters))
+        actions.append(dataclasses.replace(action, parameters=parameters,
+                                           effect=typed_effect(action.effect)))
     declared = {key(p.name) for p in types_from.predicates}
     predicates = types_from.predicates + tuple(p for p in learned.predicates
                                                if key(p.name) not in declared)
