@@ -1,31 +1,31 @@
-"""Induction from a simulator that owes nothing to our PDDL: held-out accuracy, recovered
-preconditions against the simulator's own domain, label noise and partial observability.
+"""Induction from a simulator that owes nothing to our PDDL: held-out preconditions and effects
+beside the baselines and the hand-written domain, recovered preconditions, label noise.
 
-    python tools/bench_induce_env.py --env virtualhome --logs logs/vh     # ~15 min to collect
-    python tools/bench_induce_env.py --env virtualhome --logs logs/vh --split category --json
+    python tools/bench_induce_env.py --env virtualhome --logs logs/vh --paper-groups category
+    python tools/bench_induce_env.py --env virtualhome --logs logs/vh --rows noise --json
 
 1. Collect (`sage-pddl collect --env ENV`; tasks already in `--logs` are skipped, so an
    interrupted run resumes): every task of `--tasks` is probed through the environment's
    interface, and the environment alone decides success (for VirtualHome, EAI's evolving-graph
    simulator, with its executor's verdict).
-2. Held out: `--folds` folds (seeded) of the tasks (`--split task`) or of the task categories
-   (`--split category`: for VirtualHome, EAI's task name such as "Turn on light", so a held-out
-   fold's scenarios were never seen); induce on the other folds, predict the held-out
-   transitions' success: accuracy, failure precision and recall (failure = positive class),
-   beside the accuracy of always predicting the majority outcome of the training data.
-3. The same with the learner tolerating a few contradicting successes (`--noise 0.05`) and
-   keeping static type-like literals (`--keep-static`).
-4. Preconditions of the domain induced on everything against `--reference` (for VirtualHome:
+2. Held out (`sage_pddl.induce.evaluate.heldout`): `--folds` folds (seeded) of the tasks
+   (`--split task`) or of the task categories (`--split category`). Preconditions: the
+   learner, always-fail, the per-action majority and the hand-written domain (`--domain`; for
+   VirtualHome the bundled copy of EAI's own domain, which needs no training) on the same
+   held-out transitions: accuracy, balanced accuracy, failure precision and recall, the mean
+   over (action, fold) cells, each with and without the steps refused because their effect
+   already held. Effects, on the held-out successes: exact next state and the precision and
+   recall of the facts added and deleted, for the learner, "nothing changes" and the
+   hand-written domain.
+3. With `--paper-groups G`, the paper's protocol as well: leave one group out (G: task or
+   category), unweighted mean of the accuracy over (action, group) cells.
+4. Rows: `clean` (strict, and `--noise 0.05`), `static` (`--keep-static`), `noise` (5%, 10%
+   and 20% of the training outcomes flipped, seeded, learned with `noise` equal to the rate,
+   scored on the clean held-out transitions), `hidden` (a share of every training pre-state's
+   facts moved to `unknown`).
+5. Preconditions of the domain induced on everything against `--reference` (for VirtualHome:
    EAI's own `virtualhome.pddl` from the eai-eval package): reference literals recovered,
-   missing, extra, over the actions that succeeded at least once in the logs (a reference
-   precondition with disjunctions is compared by its best-matching conjunction).
-5. The hand-written domain (`--domain`) as a predictor of the same transitions, from each
-   logged state (nothing held out: it was written, not learned), for comparison.
-6. Label noise: 5%, 10% and 20% of the training outcomes flipped (seeded; transitions whose
-   failure says nothing about preconditions are left alone), learned with `noise` equal to the
-   rate, scored on the clean held-out transitions.
-7. Partial observability: each `--hide` share of every training pre-state's facts moved to
-   `unknown` (not observed), scored on the clean held-out transitions.
+   missing, extra.
 
 It only reports figures; nothing here is asserted.
 """
