@@ -198,9 +198,9 @@ def collect_task(task, domain: Domain, log_path: Path, settings: CollectSettings
             for code in sorted(probe.refused):
                 steps += _sample(rng, probe.refused[code], settings.per_reason)
             steps += _sample(rng, candidates, settings.random)
-            for step in steps:
+            for probed in steps:
                 env.reset(problem, true_state=state, task=ref)
-                env.step(step)
+                env.step(probed)
                 count += 1
     finally:
         env.close()
