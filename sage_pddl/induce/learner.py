@@ -41,13 +41,16 @@ positives (the fact was added / deleted), negatives (it is false / true afterwar
 indifferent ones (it already held / was already false). No negative: an unconditional effect.
 Otherwise a condition is learned by sequential covering over the pre-state literals: the most
 specific description of a positive, generalised by intersecting with further positives while no
-negative satisfies it, then pruned to the literals needed to exclude the negatives; each clause
-becomes a `(when ...)`. Facts naming one object that is not an argument are lifted with an extra
-variable `?o` and become universal effects `(forall (?o) (when C(?o) e(?o)))` learned the same
-way over all (transition, object) pairs, and bounded by their anchor: the relations between ?o
-and the arguments that held before every such change (`(inside ?o ?x)` for what an Open
-un-encloses), since the data says nothing of objects not so related. A change that no
-consistent condition explains (the same
+negative satisfies it, then pruned to the literals needed to exclude the negatives. The effect is
+written `(when C e)` only when one such clause C covers every change: a condition needed to
+explain the data. When it takes several clauses (the changes share no condition over the
+arguments, as a grab that fills whichever hand is free), the effect is reported as not learned
+rather than written as a union of incidental conditions. Facts naming one object that is not
+an argument are lifted with an extra variable `?o` and become universal effects
+`(forall (?o) (when C(?o) e(?o)))` learned the same way over all (transition, object) pairs,
+and bounded by their anchor: the relations between ?o and the arguments that held before
+every such change (`(inside ?o ?x)` for what an Open un-encloses), since the data says nothing
+of objects not so related. A change that no consistent condition explains (the same
 description both with and without the change), or that names two non-argument objects, is
 reported, never guessed.
 
@@ -699,12 +702,13 @@ def _conditional(literal: Literal, pos, neg, atoms, min_support: int, universal:
     if not neg:
         return [LearnedEffect(literal, anchor, universal, len(pos))], 0
     clauses, unexplained = learn_conditions(pos, neg, atoms, min_support)
-    effects = []
-    for clause in clauses:
-        clause = tuple(sorted(set(clause) | set(anchor), key=_literal_order))
-        support = sum(_satisfies(p, clause) for p in pos)
-        effects.append(LearnedEffect(literal, clause, universal, support))
-    return effects, unexplained
+    if len(clauses) != 1 or unexplained:
+        # no one condition separates the changes from the non-changes: a union of clauses
+        # each covering a few changes by incidental facts (`(when (cuttable ?y) ...)`) would
+        # be a guess, so the effect is reported, not written
+        return [], len(pos)
+    clause = tuple(sorted(set(clauses[0]) | set(anchor), key=_literal_order))
+    return [LearnedEffect(literal, clause, universal, len(pos))], 0
 
 
 # --- PDDL ------------------------------------------------------------------------------------
