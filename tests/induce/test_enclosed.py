@@ -11,6 +11,7 @@ from sage_pddl.domains import load_domain
 from sage_pddl.gate import compile_gate
 from sage_pddl.induce import induce
 from sage_pddl.induce.collect import collect
+from sage_pddl.induce.probe import ProbeSettings
 from sage_pddl.tasks import load_task, load_taskset, task_problem
 
 PLAN = [{"action": "Find", "object": "Apple"}, {"action": "Pick", "object": "Apple"},
@@ -23,7 +24,9 @@ PLAN = [{"action": "Find", "object": "Apple"}, {"action": "Pick", "object": "App
 @pytest.mark.slow
 def test_the_enclosed_apple_plan_is_refused_by_the_induced_ithor_domain(tmp_path):
     ithor = load_domain("ithor")
-    summary = collect(load_taskset("ithor"), ithor, tmp_path, taskset="ithor", progress=False)
+    # probed through the environment interface (the symbolic world), as `collect --env symbolic`
+    summary = collect(load_taskset("ithor"), ithor, tmp_path, taskset="ithor", progress=False,
+                      env="symbolic", probe=ProbeSettings(proposed_walks=0))
     induced = induce(summary.files, types_from=ithor, domain_name="ithor-induced").domain
     problem = task_problem(load_task("ithor#K01"), ithor)
     mine = dataclasses.replace(problem, domain_name=induced.name)
