@@ -30,10 +30,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sage_pddl.domains import load_domain  # noqa: E402
 from sage_pddl.induce import read_logs  # noqa: E402
 from sage_pddl.induce.collect import CollectSettings, collect  # noqa: E402
-from sage_pddl.induce.evaluate import Score, compare_preconditions, holdout_by, score  # noqa: E402
+from sage_pddl.induce.evaluate import (  # noqa: E402
+    DomainPredictor,
+    Score,
+    compare_preconditions,
+    effect_table,
+    heldout,
+    holdout_by,
+    score,
+    summary_table,
+)
 from sage_pddl.induce.learner import learn  # noqa: E402
 from sage_pddl.induce.probe import ProbeSettings  # noqa: E402
-from sage_pddl.tasks import load_taskset  # noqa: E402
+from sage_pddl.tasks import load_taskset, task_problem  # noqa: E402
 
 
 def main(argv=None) -> int:
@@ -84,6 +93,12 @@ def main(argv=None) -> int:
             if name != "*":
                 per_action[name] = per_action.get(name, Score()) + s
         rows.append({"held_out": held, **scores["*"].to_json()})
+    by_ref = {f"{args.tasks}#{t.task_id}": t for t in tasks}
+    written = DomainPredictor(domain, lambda ref: task_problem(by_ref[ref], domain))
+    label = f"hand-written {domain.name}"
+    compared = heldout(folds, lambda train: learn(train, min_support=args.min_support,
+                                                  noise=args.noise),
+                       accepts={label: written.accepts}, changes={label: written.changes})
     induce_seconds = time.perf_counter() - start
 
     full = learn(transitions, domain_name="ithor-induced", min_support=args.min_support,
@@ -100,7 +115,9 @@ def main(argv=None) -> int:
            "per_action": {n: s.to_json() for n, s in sorted(per_action.items())},
            "in_sample_accuracy": round(full.report.accuracy, 4),
            "reference_literals": ref_total, "recovered": recovered, "extra": extra,
-           "preconditions": [m.to_json() for m in matches]}
+           "preconditions": [m.to_json() for m in matches],
+           "baselines": summary_table(compared.predictions),
+           "effects": effect_table(compared.next_states)}
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
@@ -114,6 +131,17 @@ def main(argv=None) -> int:
     t = total
     print(f"  {'ALL':<28} {t.total:>6} {t.accuracy:>6.3f} {t.precision:>7.3f} {t.recall:>7.3f}"
           f"   (unseen actions: {t.unseen})")
+    print("\nbeside the baselines (held out as above; 'cells': the paper's unweighted mean over "
+          "action x scene):")
+    for name, figures in out["baselines"].items():
+        f = figures["all"]
+        print(f"  {name:<22} acc={f['accuracy']:.3f} bal={f['balanced_accuracy']:.3f} "
+              f"cells={f['cell_mean']:.3f}")
+    print("effects on held-out successes (exact next state; added / deleted facts P and R):")
+    for name, e in out["effects"].items():
+        print(f"  {name:<22} exact={e['exact']:.3f} add P/R={e['added_precision']:.3f}/"
+              f"{e['added_recall']:.3f} del P/R={e['deleted_precision']:.3f}/"
+              f"{e['deleted_recall']:.3f}")
     print("\nper action (held out):")
     for name, s in sorted(per_action.items()):
         print(f"  {name:<10} n={s.total:>5} acc={s.accuracy:.3f} failP={s.precision:.3f} "

@@ -52,7 +52,8 @@ def cmd_collect(args: argparse.Namespace) -> int:
         if args.env.lower() not in list_envs():
             raise SageError(f"--env {args.env!r}: unknown environment; known: "
                             f"{', '.join(list_envs())}")
-        probe = ProbeSettings(seed=args.seed, random=args.random, walks=args.walks)
+        probe = ProbeSettings(seed=args.seed, random=args.random, walks=args.walks,
+                              proposed_walks=args.proposed_walks)
         env_options = {k: v for k, v in (("host", args.sim_host), ("port", args.sim_port)) if v}
     summary = collect(tasks, domain, args.out, settings=settings, taskset=taskset,
                       progress=not args.no_progress and not args.json,
@@ -72,7 +73,7 @@ def cmd_collect(args: argparse.Namespace) -> int:
 
 def cmd_induce(args: argparse.Namespace) -> int:
     from ..induce import induce  # start-up time: imported when the command runs
-    from ..pddl import write_domain  # start-up time: imported when the command runs
+    from ..induce.review import explain, reviewed_text  # start-up time: as above
 
     aliases = None
     if args.aliases:
@@ -81,7 +82,10 @@ def cmd_induce(args: argparse.Namespace) -> int:
     result = induce(args.logs, domain_name=args.domain_name, min_support=args.min_support,
                     noise=args.noise, keep_static=args.keep_static, aliases_from=aliases,
                     types_from=types_from)
-    text = write_domain(result.domain)
+    if args.explain:
+        print(explain(result, args.explain))
+        return EXIT_OK
+    text = reviewed_text(result)
     if args.out:
         try:
             Path(args.out).write_text(text, encoding="utf-8")
@@ -100,6 +104,15 @@ def cmd_induce(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
         if not args.quiet:
             err(result.report.render())
+    missing = result.report.not_learned
+    if not result.domain.actions:
+        err("error: no action was learned: no logged step of any action succeeded")
+        return EXIT_INVALID
+    if missing and not args.allow_missing:
+        err(f"error: {len(missing)} action(s) not learned, the logs hold no successful step "
+            f"of them: {', '.join(missing)} (collect more, or pass --allow-missing to accept "
+            "a domain without them)")
+        return EXIT_INVALID
     return EXIT_OK
 
 
@@ -229,6 +242,9 @@ def register(add_command: AddCommand) -> None:
                    help="refused probes per distinct failure reason and state (default 1; "
                         "without --env only: the gate names the reasons)")
     p.add_argument("--random", type=int, default=2, help="uniformly random probes per state (default 2)")
+    p.add_argument("--proposed-walks", type=int, default=3,
+                   help="walks of steps the domain believes applicable in the environment's "
+                        "state (default 3; with --env only)")
     p.add_argument("--task", action="append", default=[], metavar="ID", help="only this task (repeatable)")
     p.add_argument("--limit", type=int, default=None, help="only the first N tasks")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -255,6 +271,10 @@ def register(add_command: AddCommand) -> None:
                         "typing parameters from the logged tasks' problems (so `check` accepts "
                         "the induced domain with that domain's problems)")
     p.add_argument("--out", default=None, help="write the domain to this file instead of stdout")
+    p.add_argument("--explain", default=None, metavar="ACTION",
+                   help="print the evidence for each literal of this action instead of the domain")
+    p.add_argument("--allow-missing", action="store_true",
+                   help="exit 0 even when some actions could not be learned (no success logged)")
     p.add_argument("--report", default=None, help="also write the report as JSON to this file")
     p.add_argument("-q", "--quiet", action="store_true", help="no report on stderr")
     p.add_argument("--json", action="store_true", help="print {domain, report} as JSON")

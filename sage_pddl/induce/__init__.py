@@ -61,6 +61,8 @@ def induce(paths: Iterable[str | Path] | str | Path, *, domain_name: str = "indu
     `types_from`: write the domain in this domain's types and predicate declarations, typing
     each parameter from the objects it took; an object's type is read from the problem of the
     task that logged it (the record's `task`, a task reference such as `ithor#K01`).
+    Every action of `types_from` (else of `aliases_from`) the logs never show is reported as
+    not learned (`InductionReport.not_learned`), beside those that never succeeded.
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]
@@ -71,9 +73,12 @@ def induce(paths: Iterable[str | Path] | str | Path, *, domain_name: str = "indu
     transitions = [t for path in files for t in read_transitions(path)]
     object_types = (object_types_of({t.task for t in transitions}, types_from)
                     if types_from is not None else None)
+    named_by = types_from or aliases_from
+    expected = ([(a.name, len(a.parameters)) for a in named_by.actions]
+                if named_by is not None else [])
     return learn(transitions, domain_name=domain_name, min_support=min_support, noise=noise,
                  keep_static=keep_static, aliases=aliases, files=[str(f) for f in files],
-                 types_from=types_from, object_types=object_types)
+                 types_from=types_from, object_types=object_types, expected=expected)
 
 
 def object_types_of(task_refs: Iterable[str], domain: Domain) -> dict[str, str]:

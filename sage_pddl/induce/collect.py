@@ -10,17 +10,19 @@ For every task of a task set, with a random generator seeded by (seed, task id):
 
 1. **reference**: reset to the task's problem and execute its reference plan (action names
    normalised through the domain's aliases), failed steps included;
-2. **walks**: from states on that trajectory, `walks` short random walks of applicable actions
-   (`walk_steps` steps each), for states the reference plan never visits;
+2. **walks**: from states on that trajectory, `walks` short random walks of applicable steps
+   (`walk_steps` steps each; each step's action drawn first, uniformly, then its arguments),
+   for states the reference plan never visits;
 3. **probes**: from up to `states` of the reachable states seen so far (the initial and final
    ones always among them), single steps each from a fresh reset to that state:
-   `successes` applicable actions, and for every distinct reason the environment would refuse a
-   step there, `per_reason` step(s) refused for that reason (the adversarial probes: a wrong
-   object without the affordance, an object not located yet, a pick while holding, a closed
-   container, an already open door, ...), plus `random` uniformly random steps.
+   `successes` applicable steps (actions drawn uniformly), and for every distinct reason the
+   environment would refuse a step there, `per_reason` step(s) refused for that reason (the
+   adversarial probes: a wrong object without the affordance, an object not located yet, a
+   pick while holding, a closed container, an already open door, ...), plus `random`
+   uniformly random steps.
 
-Candidates are every domain action applied to the problem's objects (at most `max_tuples`
-sampled argument tuples for actions of two or more parameters); a candidate's reason is the
+Candidates are every domain action applied to the problem's objects of its parameters' types
+(every tuple, or `max_tuples` sampled ones when there are more); a candidate's reason is the
 environment's own answer in that state, asked through the same gate before sampling.
 
 Every executed step is logged by the environment (docs/transitions.md). Logs are written per
@@ -49,7 +51,7 @@ from sage_pddl.pddl.limits import file_name
 from sage_pddl.pddl.model import Domain, PlanStep
 from sage_pddl.tasks import normalize_steps, task_problem
 
-from .probe import ProbeSettings, probe_task
+from .probe import ProbeSettings, TypedObjects, probe_task
 
 
 @dataclass(frozen=True)
@@ -59,9 +61,11 @@ class CollectSettings:
     walks: int = 2
     walk_steps: int = 3
     successes: int = 3
+    """Applicable steps probed per state, their actions drawn uniformly."""
     per_reason: int = 1
     random: int = 2
-    max_tuples: int = 60
+    max_tuples: int = 400
+    """Argument tuples per action: all of them up to this many, else this many sampled."""
 
 
 @dataclass(frozen=True)
@@ -86,19 +90,55 @@ class _Probe:
     refused: dict[str, list[PlanStep]] = field(default_factory=dict)
 
 
-def _candidates(domain: Domain, objects: Sequence[str], rng: random.Random,
+def _candidates(domain: Domain, objects: TypedObjects, rng: random.Random,
                 max_tuples: int) -> list[PlanStep]:
+    """Every action of `domain` with its parameters filled by the problem's objects of the
+    parameters' types: every tuple when there are at most `max_tuples`, else that many sampled
+    (so a 4-parameter action of a problem with a dozen objects is not sampled among the
+    ill-typed tuples, where an applicable one is rare)."""
     steps = []
     for action in domain.actions:
-        arity = len(action.parameters)
-        if arity <= 1:
-            tuples: list[tuple[str, ...]] = [()] if arity == 0 else [(o,) for o in objects]
+        pools = [objects.of(p.types) for p in action.parameters]
+        size = 1
+        for pool in pools:
+            size *= len(pool)
+        if size <= max_tuples:
+            tuples: list[tuple[str, ...]] = list(itertools.product(*pools))
         else:
-            every = list(itertools.product(objects, repeat=arity))
-            tuples = rng.sample(every, min(max_tuples, len(every)))
+            tuples = sorted({tuple(rng.choice(pool) for pool in pools)
+                             for _ in range(max_tuples * 3)})[:max_tuples]
         for args in tuples:
             steps.append(PlanStep(action.name, tuple(args), 0, " ".join([action.name, *args])))
     return steps
+
+
+def _by_action(rng: random.Random, steps: Sequence[PlanStep], count: int) -> list[PlanStep]:
+    """`count` distinct steps among `steps`, each one's action drawn first, uniformly over the
+    actions not drawn yet (so an action with few applicable groundings is probed as often as
+    one with many)."""
+    groups: dict[str, list[PlanStep]] = {}
+    for step in steps:
+        groups.setdefault(step.action, []).append(step)
+    names = sorted(groups)
+    rng.shuffle(names)
+    chosen: list[PlanStep] = []
+    while names and len(chosen) < count:
+        for name in list(names):
+            if len(chosen) == count:
+                break
+            left = [step for step in groups[name] if step not in chosen]
+            if not left:
+                names.remove(name)
+                continue
+            chosen.append(rng.choice(left))
+    return chosen
+
+
+def _any_action(rng: random.Random, steps: Sequence[PlanStep]) -> PlanStep:
+    """A random step, its action drawn first (uniform over the actions among `steps`)."""
+    names = sorted({step.action for step in steps})
+    name = rng.choice(names)
+    return rng.choice([step for step in steps if step.action == name])
 
 
 def _classify(gate, state: frozenset, steps: Sequence[PlanStep]) -> _Probe:
@@ -137,8 +177,7 @@ def collect_task(task, domain: Domain, log_path: Path, settings: CollectSettings
             if env.true_state() != states[-1]:
                 states.append(env.true_state())
         gate = env.gate
-        objects = sorted(gate.objects.values(), key=str.lower)
-        candidates = _candidates(domain, objects, rng, settings.max_tuples)
+        candidates = _candidates(domain, TypedObjects(gate), rng, settings.max_tuples)
         for _ in range(settings.walks):
             state = rng.choice(states)
             env.reset(problem, true_state=state, task=ref)
@@ -146,7 +185,7 @@ def collect_task(task, domain: Domain, log_path: Path, settings: CollectSettings
                 options = _classify(gate, env.true_state(), candidates).applicable
                 if not options:
                     break
-                env.step(rng.choice(options))
+                env.step(_any_action(rng, options))
                 count += 1
                 if env.true_state() not in states:
                     states.append(env.true_state())
@@ -156,13 +195,13 @@ def collect_task(task, domain: Domain, log_path: Path, settings: CollectSettings
             chosen.append(states[-1])
         for state in chosen:
             probe = _classify(gate, state, candidates)
-            steps = _sample(rng, probe.applicable, settings.successes)
+            steps = _by_action(rng, probe.applicable, settings.successes)
             for code in sorted(probe.refused):
                 steps += _sample(rng, probe.refused[code], settings.per_reason)
             steps += _sample(rng, candidates, settings.random)
-            for step in steps:
+            for probed in steps:
                 env.reset(problem, true_state=state, task=ref)
-                env.step(step)
+                env.step(probed)
                 count += 1
     finally:
         env.close()

@@ -19,22 +19,39 @@
 * `gate_agreement(induced, reference, tasks)`: the induced domain used in place of the
   hand-written one on each task's problem: whether it reads the problem, and which reference
   plans each domain's gate accepts.
+
+Held-out protocols (`heldout_predictions`, `summarise`). Each held-out transition gets one
+`Prediction` per predictor: the learner, and the baselines *always-fail* (every step refused)
+and *majority* (each action's more frequent outcome in the training data; an action never seen
+in training is predicted to fail, as the learner predicts it). `summarise` scores a predictor
+two ways: ours, transition-weighted (accuracy, and balanced accuracy: the mean of the recall of
+successes and of failures, which a constant predictor cannot lift above 0.5), and the paper's,
+the unweighted mean of the accuracy of each (action, held-out group) cell. A step an
+environment refused because its effect already held (`ALREADY_HOLDS_CODES`, such as
+VirtualHome's additional step, which EAI's own scorer forgives) is marked, so every figure can be
+given with and without those steps.
 """
 from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from sage_pddl.env.base import Fact
 from sage_pddl.env.transitions import Transition
-from sage_pddl.gate import compile_gate
+from sage_pddl.gate import Gate, compile_gate
 from sage_pddl.pddl import check_problem, write_formula
 from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.model import And, Atom, Domain, Not, Or, Variable, key
+from sage_pddl.pddl.model import And, Atom, Domain, Not, Or, PlanStep, Problem, Variable, key
 from sage_pddl.tasks import normalize_steps, task_problem
 
 from .learner import EXCLUDED_CODES, InductionResult
+
+ALREADY_HOLDS_CODES = frozenset({"eai/additional_step"})
+"""Failure codes by which an environment says it refused a step because the step's effect
+already held (switching on what is on). Such a refusal is real evidence of the executor's
+behaviour, but a scorer may forgive it, so evaluations report with and without these steps."""
 
 
 @dataclass(frozen=True)
@@ -76,7 +93,7 @@ def score(result: InductionResult, transitions: Iterable[Transition]) -> dict[st
     """Per action name (and "*" for all): the prediction score on `transitions`."""
     per: dict[str, list[int]] = defaultdict(lambda: [0] * 6)
     for t in transitions:
-        if not t.success and t.code in EXCLUDED_CODES:
+        if not is_evidence(t):
             continue
         predicted = result.predict(t)
         unseen = predicted is None
@@ -267,6 +284,252 @@ def gate_agreement(induced: Domain, reference: Domain, tasks: Iterable) -> GateA
                          tuple(disagreements))
 
 
-__all__ = ["GateAgreement", "PreconditionMatch", "Score", "compare_preconditions",
-           "gate_agreement", "holdout_by", "positional_text", "precondition_alternatives",
-           "precondition_literals", "score"]
+# --- held-out protocols ------------------------------------------------------------------
+
+LEARNER, ALWAYS_FAIL, MAJORITY = "learner", "always-fail", "majority"
+
+
+def is_evidence(t: Transition) -> bool:
+    """Whether a transition says something about preconditions (the learner and `score` use
+    exactly these: successes, and failures whose code is not in `EXCLUDED_CODES`)."""
+    return t.success or t.code not in EXCLUDED_CODES
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One held-out transition: its action, held-out group, outcome, whether it is an
+    already-holds refusal, and each predictor's verdict (True: predicted to succeed)."""
+
+    action: str
+    group: str
+    success: bool
+    already_holds: bool
+    predicted: Mapping[str, bool]
+
+
+def action_majority(transitions: Iterable[Transition], schema_key: Callable[[Transition], object]
+                    ) -> dict[object, bool]:
+    """Per action schema: whether success is its more frequent outcome (ties: success)."""
+    tally: dict[object, list[int]] = defaultdict(lambda: [0, 0])
+    for t in transitions:
+        if is_evidence(t):
+            tally[schema_key(t)][t.success] += 1
+    return {slot: ok >= bad for slot, (bad, ok) in tally.items()}
+
+
+Changes = tuple[frozenset[Fact], frozenset[Fact]]
+"""(added, deleted) ground facts of one step."""
+
+NOTHING_CHANGES = "nothing-changes"
+
+
+@dataclass(frozen=True)
+class NextState:
+    """One held-out success: what its step added and deleted, and each predictor's
+    (added, deleted) from the pre-state. Facts the record did not observe are left out of
+    both sides."""
+
+    action: str
+    group: str
+    actual: Changes
+    predicted: Mapping[str, Changes]
+
+
+@dataclass(frozen=True)
+class Heldout:
+    """Everything predicted on held-out transitions (`heldout`)."""
+
+    predictions: tuple[Prediction, ...]
+    next_states: tuple[NextState, ...]
+
+
+def heldout(folds: Iterable[tuple[str, Sequence[Transition], Sequence[Transition]]],
+            learn: Callable[[Sequence[Transition]], InductionResult],
+            group: Callable[[Transition], str] | None = None,
+            accepts: Mapping[str, Callable[[Transition], bool]] | None = None,
+            changes: Mapping[str, Callable[[Transition], Changes]] | None = None) -> Heldout:
+    """Train on each fold's training transitions with `learn`, predict its held-out ones:
+    every step's outcome (`Prediction`) and every success's next state (`NextState`).
+    `folds`: (fold name, training, held out); a transition's group is `group(t)` (default:
+    the fold's name). `accepts` and `changes`: further predictors that need no training (a
+    hand-written domain's gate), by name."""
+    predictions: list[Prediction] = []
+    next_states: list[NextState] = []
+    for name, train, test in folds:
+        result = learn(train)
+
+        def slot(t: Transition, result: InductionResult = result) -> object:
+            return result.schema_key(t.action.action, len(t.action.args))
+
+        majority = action_majority(train, slot)
+        for t in test:
+            if not is_evidence(t):
+                continue
+            where = group(t) if group else name
+            predicted = {LEARNER: bool(result.predict(t)), ALWAYS_FAIL: False,
+                         MAJORITY: majority.get(slot(t), False)}
+            for label, predictor in (accepts or {}).items():
+                predicted[label] = predictor(t)
+            predictions.append(Prediction(t.action.action.lower(), where, t.success,
+                                          t.code in ALREADY_HOLDS_CODES, predicted))
+            if not t.success:
+                continue
+            guesses = {LEARNER: result.changes(t) or (frozenset(), frozenset()),
+                       NOTHING_CHANGES: (frozenset(), frozenset())}
+            for label, guess in (changes or {}).items():
+                guesses[label] = guess(t)
+            hidden = t.unknown
+            next_states.append(NextState(
+                t.action.action.lower(), where, (t.added, t.deleted - hidden),
+                {label: (added - hidden, deleted - hidden)
+                 for label, (added, deleted) in guesses.items()}))
+    return Heldout(tuple(predictions), tuple(next_states))
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A predictor's held-out figures (see the module docstring)."""
+
+    transitions: int
+    accuracy: float
+    balanced_accuracy: float
+    failure_precision: float
+    failure_recall: float
+    cell_mean: float
+    """The paper's protocol: unweighted mean of the accuracy of each (action, group) cell."""
+    cells: int
+
+    def to_json(self) -> dict:
+        return {k: round(v, 4) if isinstance(v, float) else v
+                for k, v in dataclasses.asdict(self).items()}
+
+
+def summarise(predictions: Iterable[Prediction], predictor: str,
+              without_already_holds: bool = False) -> Summary:
+    """`predictor`'s figures over `predictions` (optionally leaving out already-holds steps)."""
+    rows = [p for p in predictions if not (without_already_holds and p.already_holds)]
+    hits = [p.predicted[predictor] == p.success for p in rows]
+    successes = [h for p, h in zip(rows, hits) if p.success]
+    failures = [h for p, h in zip(rows, hits) if not p.success]
+    flagged = [not p.predicted[predictor] for p in rows]
+    true_fail = sum(f and not p.success for p, f in zip(rows, flagged))
+    cells: dict[tuple[str, str], list[bool]] = defaultdict(list)
+    for p, h in zip(rows, hits):
+        cells[(p.action, p.group)].append(h)
+
+    def rate(values: Sequence[bool]) -> float:
+        return sum(values) / len(values) if values else 1.0
+
+    recalls = [rate(v) for v in (successes, failures) if v]
+    return Summary(
+        transitions=len(rows), accuracy=rate(hits),
+        balanced_accuracy=sum(recalls) / len(recalls) if recalls else 1.0,
+        failure_precision=true_fail / sum(flagged) if any(flagged) else 1.0,
+        failure_recall=true_fail / len(failures) if failures else 1.0,
+        cell_mean=(sum(rate(v) for v in cells.values()) / len(cells)) if cells else 1.0,
+        cells=len(cells))
+
+
+def summary_table(predictions: Sequence[Prediction]) -> dict[str, dict[str, dict]]:
+    """Every predictor's `Summary`, with and without already-holds steps, as JSON."""
+    names = list(predictions[0].predicted) if predictions else []
+    return {name: {"all": summarise(predictions, name).to_json(),
+                   "without_already_holds": summarise(predictions, name, True).to_json()}
+            for name in names}
+
+
+class DomainPredictor:
+    """A written domain as a predictor of logged transitions, for comparison with a learned
+    one: its gate on the problem of each transition's task (`problem_of(task reference)`),
+    from the logged pre-state. `accepts` says whether the gate accepts the step there (a step
+    it cannot read is refused); `changes` applies the step's effects there, whether or not its
+    precondition holds (nothing changes for a step it cannot read)."""
+
+    def __init__(self, domain: Domain, problem_of: Callable[[str], Problem]):
+        self.domain, self._problem_of = domain, problem_of
+        self._gates: dict[str, Gate] = {}
+
+    def _gate(self, task: str) -> Gate:
+        gate = self._gates.get(task)
+        if gate is None:
+            gate = self._gates[task] = compile_gate(self.domain, self._problem_of(task))
+        return gate
+
+    @staticmethod
+    def _step(t: Transition) -> PlanStep:
+        return PlanStep(t.action.action, t.action.args, 0, t.action.text)
+
+    def accepts(self, t: Transition) -> bool:
+        try:
+            return self._gate(t.task).check([self._step(t)], state=t.pre).valid
+        except SageError:
+            return False
+
+    def changes(self, t: Transition) -> Changes:
+        try:
+            gate = self._gate(t.task)
+            after = gate.apply(t.pre, gate.ground(self._step(t), state=t.pre))
+        except SageError:
+            return frozenset(), frozenset()
+        return frozenset(after - t.pre), frozenset(t.pre - after)
+
+
+@dataclass(frozen=True)
+class EffectSummary:
+    """A predictor's next-state figures over held-out successes: the share whose next state
+    it predicts exactly, and the precision and recall of the facts it predicts added and
+    deleted (pooled over the steps); `exact_by_action` is per action."""
+
+    successes: int
+    exact: float
+    added_precision: float
+    added_recall: float
+    deleted_precision: float
+    deleted_recall: float
+    exact_by_action: Mapping[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"successes": self.successes, "exact": round(self.exact, 4),
+                "added_precision": round(self.added_precision, 4),
+                "added_recall": round(self.added_recall, 4),
+                "deleted_precision": round(self.deleted_precision, 4),
+                "deleted_recall": round(self.deleted_recall, 4),
+                "exact_by_action": {a: round(v, 4) for a, v in self.exact_by_action.items()}}
+
+
+def summarise_effects(next_states: Sequence[NextState], predictor: str) -> EffectSummary:
+    """`predictor`'s next-state figures (see `EffectSummary`). A precision with nothing
+    predicted, or a recall with nothing to find, is 1."""
+    exact: dict[str, list[bool]] = defaultdict(list)
+    counts = [0] * 6  # added: hit, predicted, actual; deleted: hit, predicted, actual
+    for row in next_states:
+        guess = row.predicted[predictor]
+        exact[row.action].append(guess == row.actual)
+        for side in (0, 1):
+            counts[3 * side] += len(guess[side] & row.actual[side])
+            counts[3 * side + 1] += len(guess[side])
+            counts[3 * side + 2] += len(row.actual[side])
+
+    def ratio(hit: int, total: int) -> float:
+        return hit / total if total else 1.0
+
+    every = [v for values in exact.values() for v in values]
+    return EffectSummary(len(every), ratio(sum(every), len(every)),
+                         ratio(counts[0], counts[1]), ratio(counts[0], counts[2]),
+                         ratio(counts[3], counts[4]), ratio(counts[3], counts[5]),
+                         {a: ratio(sum(v), len(v)) for a, v in sorted(exact.items())})
+
+
+def effect_table(next_states: Sequence[NextState]) -> dict[str, dict]:
+    """Every predictor's `EffectSummary`, as JSON."""
+    names = list(next_states[0].predicted) if next_states else []
+    return {name: summarise_effects(next_states, name).to_json() for name in names}
+
+
+__all__ = ["ALREADY_HOLDS_CODES", "ALWAYS_FAIL", "LEARNER", "MAJORITY", "GateAgreement",
+           "NOTHING_CHANGES", "DomainPredictor", "EffectSummary", "Heldout", "NextState", "Prediction",
+           "PreconditionMatch", "Score", "Summary", "action_majority", "compare_preconditions",
+           "effect_table", "gate_agreement", "heldout", "holdout_by",
+           "is_evidence", "positional_text", "precondition_alternatives",
+           "precondition_literals", "score", "summarise", "summarise_effects",
+           "summary_table"]

@@ -41,10 +41,16 @@ positives (the fact was added / deleted), negatives (it is false / true afterwar
 indifferent ones (it already held / was already false). No negative: an unconditional effect.
 Otherwise a condition is learned by sequential covering over the pre-state literals: the most
 specific description of a positive, generalised by intersecting with further positives while no
-negative satisfies it, then pruned to the literals needed to exclude the negatives; each clause
-becomes a `(when ...)`. Facts naming one object that is not an argument are lifted with an extra
-variable `?o` and become universal effects `(forall (?o) (when C(?o) e(?o)))` learned the same
-way over all (transition, object) pairs. A change that no consistent condition explains (the same
+negative satisfies it, then pruned to the literals needed to exclude the negatives. The effect is
+written `(when C e)` only when one such clause C covers every change: a condition needed to
+explain the data. When it takes several clauses (the changes share no condition over the
+arguments, as a grab that fills whichever hand is free), the effect is reported as not learned
+rather than written as a union of incidental conditions. Facts naming one object that is not
+an argument are lifted with an extra variable `?o` and become universal effects
+`(forall (?o) (when C(?o) e(?o)))` learned the same way over all (transition, object) pairs,
+and bounded by their anchor: the relations between ?o and the arguments that held before
+every such change (`(inside ?o ?x)` for what an Open un-encloses), since the data says nothing
+of objects not so related. A change that no consistent condition explains (the same
 description both with and without the change), or that names two non-argument objects, is
 reported, never guessed.
 
@@ -135,6 +141,11 @@ def universe(arities: Mapping[str, int], variables: Sequence[int]) -> frozenset[
         for combo in itertools.product(variables, repeat=arity):
             atoms.add((predicate, combo))
     return frozenset(atoms)
+
+
+def _ground(literal: Literal, args: Sequence[str], extra: str) -> Fact:
+    """The ground fact of a lifted literal's atom: positions read in `args`, ?o as `extra`."""
+    return (literal[1], *(extra if i == EXTRA else args[i] for i in literal[2]))
 
 
 def holds(literal: Literal, true_atoms: frozenset[LiftedAtom]) -> bool:
@@ -326,6 +337,12 @@ class InductionReport:
     settings: Mapping[str, object] = field(default_factory=dict)
 
     @property
+    def not_learned(self) -> tuple[str, ...]:
+        """`name/arity` of each action the logs cannot teach: no logged success (or, for an
+        action of the domain named by `expected`, no logged step at all)."""
+        return tuple(f"{a.name}/{a.arity}" for a in self.actions if not a.in_domain)
+
+    @property
     def accuracy(self) -> float:
         used = sum(a.successes + a.failures for a in self.actions)
         right = sum(a.accuracy * (a.successes + a.failures) for a in self.actions)
@@ -338,10 +355,14 @@ class InductionReport:
                 "actions": [a.to_json() for a in self.actions]}
 
     def render(self) -> str:
-        lines = [f"induced from {self.transitions} transitions in {len(self.files)} file(s); "
-                 f"in-sample accuracy {self.accuracy:.3f}"]
+        learned = sum(a.in_domain for a in self.actions)
+        lines = [f"induced from {self.transitions} transitions in {len(self.files)} file(s): "
+                 f"{learned} action(s) learned, {len(self.not_learned)} not; in-sample "
+                 f"accuracy {self.accuracy:.3f}"]
+        if self.not_learned:
+            lines.append("NOT LEARNED (no successful step logged): " + ", ".join(self.not_learned))
         for a in self.actions:
-            state = "" if a.in_domain else "  (left out: never succeeded)"
+            state = "" if a.in_domain else "  (NOT LEARNED: never succeeded)"
             lines.append(f"{a.name}/{a.arity}: support {a.successes}, failures {a.failures}"
                          f" (+{a.excluded} excluded), accuracy {a.accuracy:.3f}, "
                          f"unexplained failures {a.unexplained_failures}{state}")
@@ -379,6 +400,35 @@ class LearnedAction:
         return all(holds(literal, true_atoms) or (literal[1], literal[2]) in unseen
                    for literal in self.preconditions)
 
+    def changes(self, state: Iterable[Fact], args: Sequence[str]
+                ) -> tuple[frozenset[Fact], frozenset[Fact]]:
+        """(added, deleted): the facts of `state` that the step makes false and the facts it
+        makes true, when the learned effects run there: each effect's condition read in
+        `state`, a universal effect ranging over the objects that `state` mentions and the
+        arguments do not, the next state `(state - deletes) | adds` as in PDDL."""
+        state = frozenset(state)
+        names = [key(a) for a in args]
+        binding = arg_binding(names)
+        added: set[Fact] = set()
+        deleted: set[Fact] = set()
+        if any(not e.universal for e in self.effects):
+            true_atoms = lift_state(state, binding)
+            for effect in self.effects:
+                if not effect.universal and _satisfies(true_atoms, effect.condition):
+                    (added if effect.literal[0] else deleted).add(
+                        _ground(effect.literal, names, ""))
+        if any(e.universal for e in self.effects):
+            others = sorted({obj for fact in state for obj in fact[1:]} - set(binding))
+            for obj in others:
+                extended = {**binding, obj: (EXTRA,)}
+                true_atoms = lift_state(state, extended)
+                for effect in self.effects:
+                    if effect.universal and _satisfies(true_atoms, effect.condition):
+                        (added if effect.literal[0] else deleted).add(
+                            _ground(effect.literal, names, obj))
+        after = (state - deleted) | added
+        return after - state, state - after
+
 
 @dataclass(frozen=True)
 class InductionResult:
@@ -399,6 +449,15 @@ class InductionResult:
         if learned is None:
             return None
         return learned.applicable(transition.pre, transition.action.args, transition.unknown)
+
+    def changes(self, transition: Transition) -> tuple[frozenset[Fact], frozenset[Fact]] | None:
+        """(added, deleted) the learned effects predict for the transition's step in its
+        pre-state (`LearnedAction.changes`); None when the domain has no such action."""
+        learned = self.actions.get(self.schema_key(transition.action.action,
+                                                   len(transition.action.args)))
+        if learned is None:
+            return None
+        return learned.changes(transition.pre, transition.action.args)
 
 
 # --- the learner -----------------------------------------------------------------------------
@@ -620,17 +679,36 @@ def _learn_effects(schema: _Schema, arities: Mapping[str, int], min_support: int
     return tuple(effects), tuple(issues)
 
 
+def _anchor(literal: Literal, positives: Sequence[frozenset[LiftedAtom]]
+            ) -> tuple[Literal, ...]:
+    """The relations between ?o and the arguments (true atoms naming ?o and a parameter) that
+    hold before every change of a universal effect on `literal`: the objects it was seen to
+    act on (the changed atom itself left out: a delete needs no condition that it held)."""
+    shared = frozenset.intersection(*(
+        frozenset(a for a in p if EXTRA in a[1] and any(i != EXTRA for i in a[1])
+                  and a != (literal[1], literal[2]))
+        for p in positives))
+    return tuple(sorted(((True, p, a) for p, a in shared), key=_literal_order))
+
+
 def _conditional(literal: Literal, pos, neg, atoms, min_support: int, universal: bool):
+    """The effect on `literal` under the conditions that separate `pos` from `neg`. A
+    universal effect is also bounded by its anchor (`_anchor`): the data shows what happens
+    to the objects so related to the arguments, and says nothing of the others (an Open seen
+    only on containers with nothing enclosed elsewhere must not un-enclose every object)."""
     if not pos:
         return [], 0
+    anchor = _anchor(literal, pos) if universal else ()
     if not neg:
-        return [LearnedEffect(literal, (), universal, len(pos))], 0
+        return [LearnedEffect(literal, anchor, universal, len(pos))], 0
     clauses, unexplained = learn_conditions(pos, neg, atoms, min_support)
-    effects = []
-    for clause in clauses:
-        support = sum(_satisfies(p, clause) for p in pos)
-        effects.append(LearnedEffect(literal, clause, universal, support))
-    return effects, unexplained
+    if len(clauses) != 1 or unexplained:
+        # no one condition separates the changes from the non-changes: a union of clauses
+        # each covering a few changes by incidental facts (`(when (cuttable ?y) ...)`) would
+        # be a guess, so the effect is reported, not written
+        return [], len(pos)
+    clause = tuple(sorted(set(clauses[0]) | set(anchor), key=_literal_order))
+    return [LearnedEffect(literal, clause, universal, len(pos))], 0
 
 
 # --- PDDL ------------------------------------------------------------------------------------
@@ -745,7 +823,8 @@ def typed_domain(learned: Domain, types_from: Domain, object_types: Mapping[str,
     the annotations that still apply (`_vocabulary_annotations`). Each parameter gets the most
     specific type that every object seen there in a success has (`object_types`: object key ->
     its declared type; `seen`: action key -> the object keys per position); a position with an
-    object of unknown type, or whose objects share no type below `object`, stays untyped."""
+    object of unknown type, or whose objects share no type below `object`, stays untyped. A
+    universal effect's variable gets the type that every typed object has."""
     lineage = _type_lineage(types_from)
     spelled = {key(t.name): t.name for t in types_from.types}
 
@@ -756,13 +835,25 @@ def typed_domain(learned: Domain, types_from: Domain, object_types: Mapping[str,
         shared = [t for t in lines[0] if all(t in line for line in lines[1:])]
         return (spelled.get(shared[0], shared[0]),) if shared else ()
 
+    # a quantified ?o ranges over every object a state mentions: the type all objects share
+    quantified = common_type(set(object_types))
+
+    def typed_effect(effect):
+        if isinstance(effect, And):
+            return And(tuple(typed_effect(part) for part in effect.parts))
+        if isinstance(effect, ForallEffect):
+            return ForallEffect(tuple(Typed(v.name, v.types or quantified)
+                                      for v in effect.variables), effect.effect)
+        return effect
+
     actions = []
     for action in learned.actions:
         positions = seen.get(key(action.name), [])
         parameters = tuple(
             Typed(p.name, common_type(positions[i]) if i < len(positions) else ())
             for i, p in enumerate(action.parameters))
-        actions.append(dataclasses.replace(action, parameters=parameters))
+        actions.append(dataclasses.replace(action, parameters=parameters,
+                                           effect=typed_effect(action.effect)))
     declared = {key(p.name) for p in types_from.predicates}
     predicates = types_from.predicates + tuple(p for p in learned.predicates
                                                if key(p.name) not in declared)
@@ -777,9 +868,12 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
           min_support: int = 1, noise: float = 0.0, keep_static: bool = False,
           aliases: Mapping[str, str] | None = None, files: Sequence[str] = (),
           max_examples: int = 5, types_from: Domain | None = None,
-          object_types: Mapping[str, str] | None = None) -> InductionResult:
+          object_types: Mapping[str, str] | None = None,
+          expected: Iterable[tuple[str, int]] = ()) -> InductionResult:
     """Learn a domain from transitions (see the module docstring). With `types_from`, the
-    domain is written in that domain's types and predicate declarations (`typed_domain`)."""
+    domain is written in that domain's types and predicate declarations (`typed_domain`).
+    `expected`: (name, arity) of actions the domain should have; one the logs never show is
+    reported as not learned."""
     if min_support < 1:
         raise SageError(f"--min-support must be at least 1, not {min_support}")
     if not 0.0 <= noise < 0.5:
@@ -823,6 +917,13 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
             contradicting_successes=len(succ) - ok_succ, effect_issues=issues,
             static_candidates=tuple(literal_text(lit, names) for lit in static_candidates),
             evidence=evidence))
+    for name, arity in sorted(expected):
+        slot = (key(aliases.get(name_key(name), name)), arity)
+        if slot not in schemas:
+            reports.append(ActionReport(
+                name, arity, 0, 0, 0, accuracy=1.0, preconditions=(), effects=(),
+                unexplained_failures=0, in_domain=False,
+                effect_issues=("never logged: neither preconditions nor effects known",)))
     domain = learned_domain(domain_name, list(learned.values()), arities)
     if types_from is not None:
         seen = {key(schema.name): [{key(t.action.args[i]) for t in schema.successes}

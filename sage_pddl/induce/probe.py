@@ -3,10 +3,11 @@
 `probe_task(task, domain, problem, env, log, settings, ref)` runs one task in `env`, any
 environment that records its last step as a `Transition` (`last_transition`: the symbolic
 world, VirtualHome through EAI's simulator, ALFWorld through TextWorld, AI2-THOR behind the
-thor-server). The environment alone decides whether a step succeeds. The domain only names the
-candidate steps: its action names and parameter types, filled with the problem's objects of
-those types. No precondition of it is evaluated, so logs from VirtualHome or ALFWorld are
-evidence that owes nothing to our PDDL.
+thor-server). The environment alone decides whether a step succeeds. The domain names the
+candidate steps (its action names and parameter types, filled with the problem's objects of
+those types) and, in the proposed walks only, chooses which of them to send; its preconditions
+never decide an outcome, so the logged outcomes of VirtualHome or ALFWorld owe nothing to our
+PDDL.
 
 With a generator seeded by (seed, task reference), per task:
 
@@ -21,7 +22,13 @@ With a generator seeded by (seed, task reference), per task:
    * `random` uniformly random candidate steps;
 3. **walks**: `walks` times, from a random state of the trajectory, `walk_steps` steps, each
    found by trial: random candidate steps until the environment accepts one (at most
-   `walk_tries`), so the walk reaches states the reference plan never visits.
+   `walk_tries`), so the walk reaches states the reference plan never visits;
+4. **proposed walks**: `proposed_walks` times, from a random state of the trajectory,
+   `proposed_steps` steps the domain proposes: in the environment's current state, the
+   candidates the domain's gate believes applicable, of their actions one that has succeeded
+   least often in these walks so far, then one of its steps. A task without a reference plan
+   (a drop-in domain's problem) is explored this way: random tuples of a 4-parameter action
+   are almost never applicable.
 
 Every step sent is logged, with the environment's answer. A probe that changed the world (any
 step may: a real simulator can move the robot on a failure too) is undone by resetting and
@@ -33,12 +40,14 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from sage_pddl.env.transitions import TransitionLog
-from sage_pddl.gate import compile_gate
+from sage_pddl.gate import Gate, compile_gate
+from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, Problem
 from sage_pddl.pddl.vocabulary import step_words, vocabulary
 from sage_pddl.tasks import normalize_steps
@@ -59,6 +68,9 @@ class ProbeSettings:
     """Random candidates a walk step may try before the environment accepts one."""
     max_tuples: int = 60
     """Argument tuples sampled per action for the candidate steps."""
+    proposed_walks: int = 3
+    proposed_steps: int = 8
+    """Walks of steps the domain proposes (see the module docstring)."""
 
 
 class _Episode:
@@ -96,19 +108,18 @@ class _Episode:
         return self.env.true_state() == self.states[index]
 
 
-class _Objects:
-    """The problem's objects by parameter type, spelled as declared. Built from a compiled
-    gate, of which only the typing is used: compiling evaluates no precondition."""
+class TypedObjects:
+    """A problem's objects by parameter type, spelled as declared. Read from a compiled gate,
+    of which only the typing is used: compiling evaluates no precondition."""
 
-    def __init__(self, domain: Domain, problem: Problem):
-        gate = compile_gate(domain, problem)
-        self._table, self.names = gate.table, dict(gate.objects)
+    def __init__(self, gate: Gate):
+        self.gate, self._table, self.names = gate, gate.table, dict(gate.objects)
 
     def of(self, types: tuple[str, ...]) -> list[str]:
         return [self.names.get(k, k) for k in self._table.objects_of(types)]
 
 
-def _candidates(domain: Domain, objects: _Objects, rng: random.Random,
+def _candidates(domain: Domain, objects: TypedObjects, rng: random.Random,
                 limit: int) -> list[Step]:
     """Every action of `domain` with at most `limit` argument tuples of fitting objects."""
     steps: list[Step] = []
@@ -129,7 +140,7 @@ def _candidates(domain: Domain, objects: _Objects, rng: random.Random,
     return steps
 
 
-def _swapped(step: Step, domain: Domain, objects: _Objects, rng: random.Random) -> Step | None:
+def _swapped(step: Step, domain: Domain, objects: TypedObjects, rng: random.Random) -> Step | None:
     """The step with one argument replaced by another object of the parameter's type."""
     vocab = vocabulary(domain)
     action = vocab.action(str(step.get("action") or ""))
@@ -152,7 +163,7 @@ def probe_task(task: Any, domain: Domain, problem: Problem, env: Any, log: Trans
                reset_options: Mapping[str, Any] | None = None) -> int:
     """Probe one task in `env` (see the module docstring); returns the transitions logged."""
     rng = random.Random(f"{settings.seed}:{ref}")
-    objects = _Objects(domain, problem)
+    objects = TypedObjects(compile_gate(domain, problem))
     candidates = _candidates(domain, objects, rng, settings.max_tuples)
     reference = normalize_steps(task.reference_steps, domain)
     options: dict[str, Any] = {"domain": domain}
@@ -189,7 +200,37 @@ def probe_task(task: Any, domain: Domain, problem: Problem, env: Any, log: Trans
             for _ in range(settings.walk_tries):
                 if episode.step(dict(rng.choice(candidates))):
                     break
+    gate = objects.gate
+    succeeded: Counter[str] = Counter()
+    for _ in range(settings.proposed_walks if candidates else 0):
+        if not episode.back_to(rng.randrange(len(episode.states))):
+            break
+        for _ in range(settings.proposed_steps):
+            step = _proposal(gate, env.true_state(), candidates, rng, succeeded)
+            if step is None:
+                break
+            if episode.step(dict(step)):
+                succeeded[step["action"]] += 1
     return episode.logged
 
 
-__all__ = ["ProbeSettings", "probe_task"]
+def _proposal(gate: Gate, state: frozenset, candidates: list[Step], rng: random.Random,
+              succeeded: Counter[str]) -> Step | None:
+    """A candidate the domain's gate believes applicable in `state` (the environment's own
+    state): of the actions believed applicable, one with the fewest successes in these walks
+    so far (ties drawn uniformly), then one of its steps; None when it believes none is."""
+    believed: dict[str, list[Step]] = {}
+    for step in candidates:
+        try:
+            if gate.check([step], state=state).valid:
+                believed.setdefault(step["action"], []).append(step)
+        except SageError:  # a state fact the domain cannot read: no belief about the step
+            continue
+    if not believed:
+        return None
+    fewest = min(succeeded[name] for name in believed)
+    rarest = sorted(name for name in believed if succeeded[name] == fewest)
+    return rng.choice(believed[rng.choice(rarest)])
+
+
+__all__ = ["ProbeSettings", "TypedObjects", "probe_task"]

@@ -86,7 +86,8 @@ def test_the_environment_decides_and_a_refused_step_is_undone(tmp_path):
     world = Lamps()
     with TransitionLog(tmp_path / "lamps.jsonl") as log:
         logged = probe_task(task, domain, problem, world, log,
-                            ProbeSettings(seed=1, random=3, walks=0), "lamps#three")
+                            ProbeSettings(seed=1, random=3, walks=0, proposed_walks=0),
+                            "lamps#three")
     transitions = list(read_logs([tmp_path / "lamps.jsonl"]))
     assert len(transitions) == logged > 10
     assert {t.task for t in transitions} == {"lamps#three"}
