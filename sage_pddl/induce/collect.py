@@ -6,7 +6,8 @@ our PDDL). Without `env`, the symbolic world is probed as below, guided by the g
 domain: its logs recover that domain from its own transitions, which checks the learner, not the
 domain (circular evidence, and labelled so in docs/induction.md).
 
-For every task of a task set, with a random generator seeded by (seed, task id):
+For every task of a task set, with a random generator seeded by (seed, task reference;
+`probe.task_random`):
 
 1. **reference**: reset to the task's problem and execute its reference plan (action names
    normalised through the domain's aliases), failed steps included;
@@ -51,7 +52,7 @@ from sage_pddl.pddl.limits import file_name
 from sage_pddl.pddl.model import Domain, PlanStep
 from sage_pddl.tasks import normalize_steps, task_problem
 
-from .probe import ProbeSettings, TypedObjects, probe_task
+from .probe import ProbeSettings, TypedObjects, probe_task, task_random
 
 
 @dataclass(frozen=True)
@@ -164,7 +165,7 @@ def _sample(rng: random.Random, items: Sequence, count: int) -> list:
 def collect_task(task, domain: Domain, log_path: Path, settings: CollectSettings,
                  ref: str) -> int:
     """Probe one task; append its transitions to `log_path`; return how many were logged."""
-    rng = random.Random(f"{settings.seed}:{ref}")
+    rng = task_random(settings.seed, ref)
     problem = task_problem(task, domain)
     env = SymbolicEnv(domain, log=log_path, task=ref)
     count = 0

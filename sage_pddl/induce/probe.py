@@ -43,6 +43,7 @@ import random
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sage_pddl.env.transitions import TransitionLog
@@ -158,11 +159,18 @@ def _swapped(step: Step, domain: Domain, objects: TypedObjects, rng: random.Rand
     return {"action": action.name, "args": words}
 
 
+def task_random(seed: int, ref: str) -> random.Random:
+    """The generator of one task's probes, seeded by (seed, task reference) with the folders of
+    a task set given as a path left out (`examples/relay/problems#p01` seeds as
+    `problems#p01`), so that where a checkout or a data folder lies does not change the logs."""
+    return random.Random(f"{seed}:{Path(ref).name if '/' in ref else ref}")
+
+
 def probe_task(task: Any, domain: Domain, problem: Problem, env: Any, log: TransitionLog,
                settings: ProbeSettings, ref: str,
                reset_options: Mapping[str, Any] | None = None) -> int:
     """Probe one task in `env` (see the module docstring); returns the transitions logged."""
-    rng = random.Random(f"{settings.seed}:{ref}")
+    rng = task_random(settings.seed, ref)
     objects = TypedObjects(compile_gate(domain, problem))
     candidates = _candidates(domain, objects, rng, settings.max_tuples)
     reference = normalize_steps(task.reference_steps, domain)

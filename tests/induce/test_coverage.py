@@ -9,7 +9,7 @@ import pytest
 
 from sage_pddl.domains import load_domain
 from sage_pddl.induce import induce, read_logs
-from sage_pddl.induce.collect import collect
+from sage_pddl.induce.collect import CollectSettings, collect
 from sage_pddl.induce.probe import ProbeSettings
 from sage_pddl.tasks import load_taskset
 
@@ -27,9 +27,12 @@ def relay():
 def test_collection_on_the_relay_example_reaches_every_action(tmp_path, relay, env):
     # four problems (no reference plans): 3- and 4-parameter actions, a locked route
     tasks = load_taskset(str(RELAY / "problems"))[:4]
+    # without an environment, collection walks the gate's applicable steps at random: walks
+    # long enough to reach a handover (two couriers meeting) are needed; with defaults (2 walks
+    # of 3 steps) that action is missed on these problems
+    walks = CollectSettings(walks=4, walk_steps=12) if env is None else CollectSettings()
     summary = collect(tasks, relay, tmp_path, taskset=str(RELAY / "problems"), progress=False,
-                      env=env,
-                      probe=ProbeSettings(seed=0))
+                      env=env, settings=walks, probe=ProbeSettings(seed=0))
     succeeded = {t.action.action.lower() for t in read_logs(summary.files) if t.success}
     assert succeeded == {a.name.lower() for a in relay.actions}
     result = induce(summary.files, types_from=relay)
