@@ -288,14 +288,19 @@ class SceneInventory:
     instances: dict[str, int]
 
 
+def _ai2thor_data(file_name: str) -> dict:
+    """One of the bundled AI2-THOR data files (`data/ai2thor/`), parsed."""
+    path = resources.files("sage_pddl") / "data" / "ai2thor" / file_name
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
 def _scene_key(scene: str) -> str:
     return re.sub(r"_physics$", "", (scene or "").strip(), flags=re.IGNORECASE).lower()
 
 
 @cache
 def _scenes() -> dict[str, SceneInventory]:
-    path = resources.files("sage_pddl") / "data" / "ai2thor" / "scenes.toml"
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    data = _ai2thor_data("scenes.toml")
     renamed: dict[str, str] = data.pop("alfred_names")
     scenes = {}
     for scene, entry in data.items():
@@ -352,11 +357,9 @@ def instance_relations(instances: dict[str, list[str]]) -> list[tuple[str, str, 
 
 @cache
 def _accepts() -> dict[str, frozenset[str]]:
-    path = resources.files("sage_pddl") / "data" / "ai2thor" / "receptacles.toml"
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    data = _ai2thor_data("receptacles.toml")
     widened: dict[str, str] = data.get("widened", {})
-    return {receptacle.lower(): frozenset(t.lower() for t in (types + " " +
-                                                             widened.get(receptacle, "")).split())
+    return {receptacle.lower(): frozenset(f"{types} {widened.get(receptacle, '')}".lower().split())
             for receptacle, types in data["accepts"].items()}
 
 
