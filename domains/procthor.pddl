@@ -84,6 +84,8 @@
     (coffee-maker ?x - thing)
     (toggles-closed ?x - thing)
     (controls ?k - thing ?b - thing)
+    (selective ?r - thing)         ; ?r takes only some object types (data/ai2thor/receptacles.toml)
+    (fits ?o - thing ?r - thing)   ; ?r, selective, takes ?o
     (same-kind ?a - thing ?b - location)
     ;; fluents
     (reachable ?x - location)
@@ -196,16 +198,21 @@
   ;; (no MoveTo needed: it navigates before PutObject) and refuses a non-receptacle, an empty
   ;; hand and a closed container. Legacy JSON steps may name the item in `object` and the
   ;; receptacle in `target`: the receptacle is taken from `target` when it is given.
+  ;; A selective receptacle takes only the object types AI2-THOR and ALFRED list for it
+  ;; (`fits`, data/ai2thor/receptacles.toml: no Apple on the CoffeeMachine, no Pot in a Mug);
+  ;; PutIn and Serve check the same.
   ; @sage alias Place Put PutOn PutObject PlaceOn
   ; @sage step Place target|object
   ; @sage reason Place (receptacle ?r) not-receptacle "?r is not a receptacle: nothing can be placed on it"
   ; @sage reason Place (not (hand-empty)) hand-empty "the hand is empty: Pick an object first"
   ; @sage reason Place (not (closed ?r)) container-closed "?r is closed: Open it first"
   ; @sage reason Place (not (holding ?r)) target-held "?r is the object being held"
+  ; @sage reason Place (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (fits ?o ?r))) does-not-fit "the held object cannot be placed on ?r (AI2-THOR: not a compatible receptacle for its type)"
   ; @sage reason Place (here ?r) not-in-current-room "?r is not in the current room: MoveTo its room first"
   (:action Place
     :parameters (?r - thing)
-    :precondition (and (receptacle ?r) (not (hand-empty)) (here ?r) (not (closed ?r)) (not (holding ?r)))
+    :precondition (and (receptacle ?r) (not (hand-empty)) (here ?r) (not (closed ?r)) (not (holding ?r))
+                       (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (fits ?o ?r))))
     :effect (and
       (reachable ?r)
       (hand-empty)
@@ -237,10 +244,12 @@
   ; @sage reason PutIn (not (hand-empty)) hand-empty "the hand is empty: Pick an object first"
   ; @sage reason PutIn (not (closed ?r)) container-closed "?r is closed: Open it first"
   ; @sage reason PutIn (not (holding ?r)) target-held "?r is the object being held"
+  ; @sage reason PutIn (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (fits ?o ?r))) does-not-fit "the held object cannot be put in ?r (AI2-THOR: not a compatible receptacle for its type)"
   ; @sage reason PutIn (here ?r) not-in-current-room "?r is not in the current room: MoveTo its room first"
   (:action PutIn
     :parameters (?r - thing)
-    :precondition (and (receptacle ?r) (not (hand-empty)) (here ?r) (not (closed ?r)) (not (holding ?r)))
+    :precondition (and (receptacle ?r) (not (hand-empty)) (here ?r) (not (closed ?r)) (not (holding ?r))
+                       (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (fits ?o ?r))))
     :effect (and
       (reachable ?r)
       (hand-empty)
@@ -382,10 +391,12 @@
   ; @sage reason Serve (not (hand-empty)) hand-empty "the hand is empty: Pick an object first"
   ; @sage reason Serve (not (closed ?r)) container-closed "?r is closed: Open it first"
   ; @sage reason Serve (not (holding ?r)) target-held "?r is the object being held"
+  ; @sage reason Serve (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (fits ?o ?r))) does-not-fit "the held object cannot be served on ?r (AI2-THOR: not a compatible receptacle for its type)"
   ; @sage reason Serve (here ?r) not-in-current-room "?r is not in the current room: MoveTo its room first"
   (:action Serve
     :parameters (?r - thing)
-    :precondition (and (receptacle ?r) (not (hand-empty)) (here ?r) (not (closed ?r)) (not (holding ?r)))
+    :precondition (and (receptacle ?r) (not (hand-empty)) (here ?r) (not (closed ?r)) (not (holding ?r))
+                       (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (fits ?o ?r))))
     :effect (and
       (reachable ?r)
       (hand-empty)

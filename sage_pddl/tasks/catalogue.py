@@ -38,7 +38,10 @@ reaches the others (the domain's `near` relation). `ROOM_FIXTURES` lists the fix
 every iTHOR room of a type has (with its source below). Which object types each iTHOR floor
 plan has, and how many instances the task sets' scenes have of a type, are data:
 `data/ai2thor/scenes.toml` (ALFRED's scene layouts and AI2-THOR 5 object dumps, with their
-provenance), read by `scene_types` and `scene_instances`.
+provenance), read by `scene_types` and `scene_instances`. Which object types each receptacle
+type takes is data too: `data/ai2thor/receptacles.toml` (ALFRED's and AI2-THOR's compatible
+receptacles, widened where a simulator-verified reference placed an object), read by
+`selective` and `fits`.
 
 Unknown types get no affordance at all (`ObjectType.known` is False): a plan step that needs an
 affordance of an object the catalogue does not know is refused, the safe side for a gate. The
@@ -285,14 +288,19 @@ class SceneInventory:
     instances: dict[str, int]
 
 
+def _ai2thor_data(file_name: str) -> dict:
+    """One of the bundled AI2-THOR data files (`data/ai2thor/`), parsed."""
+    path = resources.files("sage_pddl") / "data" / "ai2thor" / file_name
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
 def _scene_key(scene: str) -> str:
     return re.sub(r"_physics$", "", (scene or "").strip(), flags=re.IGNORECASE).lower()
 
 
 @cache
 def _scenes() -> dict[str, SceneInventory]:
-    path = resources.files("sage_pddl") / "data" / "ai2thor" / "scenes.toml"
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    data = _ai2thor_data("scenes.toml")
     renamed: dict[str, str] = data.pop("alfred_names")
     scenes = {}
     for scene, entry in data.items():
@@ -345,3 +353,30 @@ def instance_relations(instances: dict[str, list[str]]) -> list[tuple[str, str, 
             out += [("controls", k, b) for k, b in _paired(instances[controller.lower()],
                                                            instances[controlled.lower()])]
     return sorted(set(out))
+
+
+@cache
+def _accepts() -> dict[str, frozenset[str]]:
+    data = _ai2thor_data("receptacles.toml")
+    widened: dict[str, str] = data.get("widened", {})
+    return {receptacle.lower(): frozenset(f"{types} {widened.get(receptacle, '')}".lower().split())
+            for receptacle, types in data["accepts"].items()}
+
+
+@cache
+def _placed_somewhere() -> frozenset[str]:
+    return frozenset().union(*_accepts().values())
+
+
+def selective(receptacle_type: str) -> bool:
+    """Whether the data restricts what this receptacle type takes (a type it does not list
+    takes every pickupable object: the gate is never stricter than the sources)."""
+    return camel_case(receptacle_type).lower() in _accepts()
+
+
+def fits(object_type: str, receptacle_type: str) -> bool:
+    """Whether an object of `object_type` may be put on or in a `receptacle_type`: listed for
+    it, or the receptacle is not selective, or no receptacle row names the object's type."""
+    accepted = _accepts().get(camel_case(receptacle_type).lower())
+    kind = camel_case(object_type).lower()
+    return accepted is None or kind in accepted or kind not in _placed_somewhere()

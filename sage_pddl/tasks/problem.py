@@ -31,6 +31,9 @@ Objects: the world model follows the scene
 Initial state, by source (`SceneFact.source`)
     catalogue    static affordances of each instance; fixtures that stand together (`near`) and
                  knobs that control burners (`controls`), paired instance by instance; the
+                 receptacles that take only some object types (`selective`) and the
+                 pickupable objects of the scene each takes (`fits`,
+                 data/ai2thor/receptacles.toml); the
                  instances of one type (in one room) are `same-kind`: locating one locates
                  the others, as the action server keeps the type it reached.
     observation  held object (else `hand-empty`); open/closed and on/off as observed (an
@@ -302,11 +305,27 @@ def _catalogue_facts(inventory: _Inventory) -> list[SceneFact]:
         facts.append(SceneFact((predicate, a, b), "catalogue",
                                "knob and burner" if predicate == "controls"
                                else "fixtures that stand together"))
+    facts += _fit_facts([i for group in inventory.types.values() for i in group])
     for group in inventory.types.values():
         for one in group:
             facts += [SceneFact(("same-kind", one.name, other.name), "catalogue",
                                 f"two {one.type}s") for other in group
                       if other is not one and other.room == one.room]
+    return facts
+
+
+def _fit_facts(instances: Sequence[_Instance]) -> list[SceneFact]:
+    """`(selective R)` for each receptacle whose type takes only some types, and `(fits O R)`
+    for each pickupable object O it takes (data/ai2thor/receptacles.toml); nothing for the
+    receptacles that take anything."""
+    receptacles = [r for r in instances
+                   if affordances(r.type).receptacle and catalogue.selective(r.type)]
+    movable = [o for o in instances if affordances(o.type).pickupable]
+    facts = [SceneFact(("selective", r.name), "catalogue",
+                       f"a {r.type} takes only some types") for r in receptacles]
+    facts += [SceneFact(("fits", o.name, r.name), "catalogue", f"a {r.type} takes a {o.type}")
+              for r in receptacles for o in movable
+              if o is not r and catalogue.fits(o.type, r.type)]
     return facts
 
 

@@ -169,3 +169,32 @@ def test_procthor_leaving_a_room_forgets_what_was_located(house):
     assert _codes(house, [("MoveTo", "Apple", ""), ("MoveTo", "Bedroom", ""),
                           ("MoveTo", "Kitchen", ""), ("Pick", "Apple", "")])[1] == [
         (3, "not-reachable")]
+
+
+@pytest.fixture(scope="module")
+def kitchen():
+    """K01's generated problem: FloorPlan1, with an Apple, a Pot, a Mug and a CoffeeMachine."""
+    return compile_gate(load_domain("ithor"), load_problem(REPO / "problems/ithor/K01.pddl"))
+
+
+@pytest.mark.parametrize("held,put,receptacle", [
+    ("Apple", "Place", "CoffeeMachine"), ("Pot", "PutIn", "Mug"), ("Apple", "Serve", "Toaster")])
+def test_a_receptacle_refuses_an_object_type_it_does_not_take(kitchen, held, put, receptacle):
+    verdict, codes = _codes(kitchen, [("MoveTo", held, ""), ("Pick", held, ""),
+                                      (put, receptacle, "")])
+    assert codes == [(2, "does-not-fit")]
+    assert receptacle in verdict.violations[0].message
+
+
+def test_a_receptacle_takes_the_types_it_is_listed_for(kitchen):
+    assert _codes(kitchen, [("MoveTo", "Mug", ""), ("Pick", "Mug", ""),
+                            ("Place", "CoffeeMachine", "")])[1] == []
+    assert _codes(kitchen, [("MoveTo", "Apple", ""), ("Pick", "Apple", ""),
+                            ("PutIn", "Pot", "")])[1] == []
+
+
+def test_a_receptacle_the_sources_do_not_restrict_takes_anything(kitchen):
+    """The Sink and the Stool have no row in data/ai2thor/receptacles.toml: no refusal."""
+    for receptacle in ("Sink", "Stool"):
+        assert _codes(kitchen, [("MoveTo", "Pot", ""), ("Pick", "Pot", ""),
+                                ("Place", receptacle, "")])[1] == []

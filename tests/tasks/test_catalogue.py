@@ -4,10 +4,12 @@ from __future__ import annotations
 from sage_pddl.tasks.catalogue import (
     affordances,
     canonical_type,
+    fits,
     instance_relations,
     room_fixtures,
     scene_instances,
     scene_types,
+    selective,
 )
 
 
@@ -86,3 +88,14 @@ def test_scene_types_are_alfred_s_object_lists_with_ai2thor_5_s_changes():
         "FloorPlan301")
     assert len(scene_types("FloorPlan230")) > 10  # every ALFRED floor plan is listed
     assert scene_types("procthor_val_4") == ()
+
+
+def test_receptacle_compatibility_is_data_with_permissive_gaps():
+    """data/ai2thor/receptacles.toml: ALFRED's and AI2-THOR's compatible receptacles."""
+    assert selective("CoffeeMachine") and fits("Mug", "CoffeeMachine")
+    assert not fits("Apple", "CoffeeMachine")
+    assert not fits("Pot", "Mug")
+    assert fits("Apple", "Desk")  # widened from AI2-THOR's documentation
+    assert fits("AlarmClock", "Bed")  # widened: reference plan B10
+    assert not selective("Floor") and fits("Pot", "Floor")
+    assert fits("Dumbbell", "CounterTop")  # a type no row names fits anywhere

@@ -37,19 +37,27 @@ def test_74_compounds_45_pairs_29_triples_with_members():
 def test_the_gate_rejects_33_concatenated_references_and_says_why():
     """Concatenating the members' references does not make a plan: the first member may leave
     an object in the hand (the next Pick fails: hand-full) or a device in the state the next
-    member starts by setting (already-on, already-off, already-open). (A01+A08 turn on
-    "Faucet" twice; FloorPlan402 has three faucets, so the second turns on another one.)"""
+    member starts by setting (already-on, already-off, already-open); the object left in the
+    hand is then put where its type does not fit (does-not-fit, always after a hand-full).
+    (A01+A08 turn on "Faucet" twice; FloorPlan402 has three faucets, so the second turns on
+    another one.)"""
     ithor = load_domain("ithor")
     codes: Counter[str] = Counter()
     rejected = 0
+    misfit_after_full_hand = True
     for task in load_taskset("compound"):
         verdict = compile_gate(ithor, task_problem(task, ithor)).check(
             list(task.reference_steps), mode="all")
         if not verdict.valid:
             rejected += 1
             codes.update({v.code for v in verdict.violations})
+            order = [v.code for v in verdict.violations]
+            if "does-not-fit" in order:
+                misfit_after_full_hand &= "hand-full" in order[:order.index("does-not-fit")]
     assert rejected == 33
-    assert set(codes) <= {"hand-full", "already-on", "already-off", "already-open", "target-held"}
+    assert set(codes) <= {"hand-full", "already-on", "already-off", "already-open", "target-held",
+                          "does-not-fit"}
+    assert misfit_after_full_hand
 
 
 def test_a_compound_task_with_an_infeasible_member_is_infeasible():
