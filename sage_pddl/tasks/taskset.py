@@ -103,8 +103,8 @@ def _resolve(path_or_name: str | Path) -> tuple[Path, str]:
     path = Path(text)
     if not path.is_file():
         raise TaskSetError(f"task set {text!r}: no such file and not a bundled set "
-                           f"(bundled: {', '.join(BUNDLED)}; a folder or glob of PDDL "
-                           "problem files is a task set too)")
+                           f"(sets: {', '.join([*BUNDLED, *EXTERNAL])}; a folder or glob of "
+                           "PDDL problem files is a task set too)")
     for name, file in BUNDLED.items():
         # a bundled set read by its path is still that set: it keeps its reviewed goals
         if (data_dir() / file).resolve() == path.resolve():
