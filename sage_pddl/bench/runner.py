@@ -1093,7 +1093,6 @@ def run_cell(context: _Context, llm: _ErrorWatch, model: str, planner_name: str,
             if getattr(task, "source", "") == "behavior":
                 stage = "bddl-goal"
                 row.update(_bddl_part(task, gate, solved_steps))
-            recorder.world_success = row.get("task_success")
         if config.memory == "live" and planner_name in MEMORY_PLANNERS:
             # a plan joins the memory when the gate certifies it (every step accepted, goal
             # reached), an episode when its goal holds in the world

@@ -100,8 +100,6 @@ class Recorder:
         self.final_state: Any = None
         """The state the goal is read in at the end (plan mode: set by `scored`; exec mode: the
         world's true state, set by the runner; None: not read)."""
-        self.world_success: float | None = None
-        """The world's view of success (plan mode: set by `scored`; exec mode: by the runner)."""
 
     def call(self, role: str | None, messages: Sequence[Mapping[str, Any]], answer: Any = None,
              prompt_tokens: int = 0, output_tokens: int = 0, seconds: float = 0.0,
@@ -140,17 +138,15 @@ class Recorder:
 
     def scored(self, gate: Any, steps: Sequence[Mapping[str, Any]]) -> None:
         """Plan mode: record the gate's check of the planned steps from the initial state (mode
-        "all", as the plan metrics check it) as a verdict event; the world's view of success is
-        its goal test (the plan run open-loop, a refused step a no-op), and the goal is read at
-        the end of the accepted prefix (as `metrics.goal_conditions` reads it)."""
+        "all", as the plan metrics check it) as a verdict event; the goal is read at the end of
+        the accepted prefix (as `gate_goal_conditions` counts it). The world's view of success
+        is the row's (`sim_goal_success`; exec mode: `task_success`)."""
         plain = [bare_step(s) for s in steps]
         verdict = gate.check(plain, mode="all")
         self.events.append({"kind": "verdict", "valid": bool(verdict.valid),
                             "steps": _steps(steps), "goal_reached": verdict.goal_reached,
                             "violations": _violations(verdict.violations),
                             "more_violations": max(0, len(verdict.violations) - MAX_VIOLATIONS)})
-        self.world_success = (None if verdict.goal_reached is None
-                              else float(verdict.goal_reached))
         self.final_state = gate.check(plain, mode="first").final_state
 
     def step(self, record: Any) -> None:
@@ -170,7 +166,10 @@ class Recorder:
     def trace(self, row: Mapping[str, Any], task: Any, planning: Any, gate: Any
               ) -> dict[str, Any]:
         """The whole trace (see the module docstring)."""
-        final_state, world_success = self.final_state, self.world_success
+        final_state = self.final_state
+        # the world's view of success, as the row scored it (plan mode: the simulator's view)
+        world_success = row.get("task_success" if row.get("mode") == "exec"
+                                else "sim_goal_success")
         problem = planning.problem
         goal = getattr(problem, "goal", None)
         spec = bundled_goals(str(getattr(task, "source", "") or "")).get(
