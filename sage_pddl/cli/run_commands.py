@@ -59,20 +59,19 @@ def cmd_planners(args: argparse.Namespace) -> int:
 
 def cmd_tasks(args: argparse.Namespace) -> int:
     """The bundled task sets with their sizes, or the tasks of one set."""
-    from ..tasks import BUNDLED, load_taskset  # start-up time: imported when the command runs
-
     # start-up time: imported when the command runs
-    from ..tasks.taskset import EXTERNAL, TaskSetError
+    from ..tasks import BUNDLED, TaskSetError, load_taskset
+    from ..tasks.sets import NAMED
 
     if not args.set:
         sets: list[dict[str, Any]] = [{"set": name, "file": file, "tasks": len(load_taskset(name))}
                                       for name, file in BUNDLED.items()]
-        for name, what in EXTERNAL.items():
+        for name, named in NAMED.items():
             try:
                 size: int | None = len(load_taskset(name))
             except TaskSetError:
                 size = None  # its extra is not installed
-            sets.append({"set": name, "file": what, "tasks": size})
+            sets.append({"set": name, "file": named.description, "tasks": size})
         if args.json:
             print(json.dumps(sets, indent=2))
         else:

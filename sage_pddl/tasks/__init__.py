@@ -1,6 +1,7 @@
 """Task sets and their PDDL problems: the paper's task sets, compound tasks, other benchmarks.
 
-* `taskset`: `Task`, `load_taskset`, `load_task`, `normalize_steps` (aliases -> canonical).
+* `taskset`: `Task`, the JSON task files, `normalize_steps` (aliases -> canonical).
+* `sets`: `load_taskset`, `load_task`: every task set by name or path, each read by its reader.
 * `catalogue`: AI2-THOR object types and their affordances.
 * `observation`: the observation text read into facts.
 * `problem`: `task_scene` (objects, initial facts with provenance, goal), `task_problem` and
@@ -28,15 +29,8 @@ from .problem import (
     task_problem,
     task_scene,
 )
-from .taskset import (
-                      BUNDLED,
-                      Task,
-                      TaskSetError,
-                      load_task,
-                      load_taskset,
-                      normalize_steps,
-                      task_from_record,
-)
+from .sets import load_task, load_taskset
+from .taskset import BUNDLED, Task, TaskSetError, normalize_steps, task_from_record
 
 __all__ = ["BUNDLED", "GoalSpec", "SceneFact", "Task", "TaskScene", "TaskSetError",
            "bundled_goals", "compound_tasks", "load_goals", "load_task", "load_taskset",

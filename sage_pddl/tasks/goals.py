@@ -73,7 +73,7 @@ from ..pddl.model import (
     walk,
 )
 from ..pddl.parser import parse_problem
-from .taskset import Task, TaskSetError, load_taskset
+from .taskset import Task, TaskSetError, json_tasks
 
 log = logging.getLogger(__name__)
 
@@ -230,7 +230,7 @@ def bundled_task_goals(task: Task) -> Mapping[str, GoalSpec]:
         tasks = _BUNDLED_TASKS.get(set_name)
         if tasks is None:
             tasks = _BUNDLED_TASKS[set_name] = {t.task_id.lower(): t
-                                                for t in load_taskset(set_name)}
+                                                for t in json_tasks(set_name)}
         bundled = tasks.get(task.task_id.lower())
         if bundled is None:
             continue

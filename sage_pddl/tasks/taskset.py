@@ -1,4 +1,4 @@
-"""Task sets: the paper's JSON task files as frozen `Task` values, and step-name normalisation.
+"""Tasks: the `Task` value, the paper's JSON task files read into it, and step-name normalisation.
 
 A task file is `{"samples": [...]}` (or a bare list) of records with `task_id`, `task_desc`,
 `scene`, `room`, `obs`, `visible_objects`, `expected_objects`, `reference_steps`,
@@ -11,18 +11,11 @@ package (`sage_pddl/data/sage`, see its README for attribution):
     procthor   eval_dataset_procthor_dev.json 20 of the 70 ProcTHOR tasks
     compound   compound_tasks.json            74 compound iTHOR tasks (tools/make_compound_tasks.py)
 
-and the sets of `EXTERNAL`: `virtualhome` and `behavior`, read from the installed eai-eval
-(`eai.virtualhome_tasks`, `eai.behavior_tasks`), and `alfworld` (`alfworld.alfworld_tasks`).
-
-A folder of ALFWorld's game data (`traj_data.json` or `game.tw-pddl` files below it) is a
-task set (`alfworld.folder_tasks`), and so is a folder or glob of PDDL problem files
-(`problemset.py`: each file is a task, its goal in words the instruction):
-`load_taskset("problems/*.pddl")`.
-
-`load_task("ithor#K01")`, `load_task("path/to/file.json#K01")` or
-`load_task("problems/#p03")` picks one task; `load_task("problems/p03.pddl")` reads one file. A task's
+read by `json_tasks(name_or_path)`, which reads a task-set JSON file the same way. A task's
 `domain` is "procthor" when its record says so (`sim_type`, a `procthor_*` scene), else
-"ithor". Compound tasks (`compound.py`) list their member task ids in `members`.
+"ithor". Compound tasks (`compound.py`) list their member task ids in `members`. The other
+task sets (EAI's, ALFWorld's, folders of PDDL problems) build `Task` values of their own;
+`sets.load_taskset` chooses the reader for a spec.
 
 `normalize_steps(steps, domain)` rewrites each step's action to the domain's canonical action
 name through the domain's `; @sage alias` annotations (case, spaces, `_` and `-` ignored), so
@@ -31,7 +24,6 @@ as written (the gate reports them as `unknown-action`).
 """
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -49,19 +41,6 @@ BUNDLED: dict[str, str] = {
     "procthor": "eval_dataset_procthor_dev.json",
     "compound": "compound_tasks.json",
 }
-EXTERNAL: dict[str, str] = {
-    "virtualhome": "the Embodied Agent Interface's VirtualHome problems and gold plans "
-                   "(extra virtualhome)",
-    "behavior": "the Embodied Agent Interface's BEHAVIOR problems and gold plans "
-                "(extra virtualhome)",
-    "alfworld": "ALFRED expert trajectories and TextWorld's ALFWorld problem, bundled "
-                "(docs/alfworld.md)",
-}
-"""Task sets that are not a task-set JSON file: read from an installed package (EAI's sets),
-or from bundled trajectories and games (`alfworld`); `load_taskset` reads each with its own
-reader."""
-
-
 class TaskSetError(SageError):
     """A task file or task reference that cannot be read."""
 
@@ -103,8 +82,7 @@ def _resolve(path_or_name: str | Path) -> tuple[Path, str]:
     path = Path(text)
     if not path.is_file():
         raise TaskSetError(f"task set {text!r}: no such file and not a bundled set "
-                           f"(sets: {', '.join([*BUNDLED, *EXTERNAL])}; a folder or glob of "
-                           "PDDL problem files is a task set too)")
+                           f"({', '.join(BUNDLED)})")
     for name, file in BUNDLED.items():
         # a bundled set read by its path is still that set: it keeps its reviewed goals
         if (data_dir() / file).resolve() == path.resolve():
@@ -208,51 +186,15 @@ def task_from_record(record: Mapping[str, Any], source: str = "", index: int = 0
     )
 
 
-def load_taskset(path_or_name: str | Path) -> list[Task]:
-    """All tasks of a bundled set (`ithor`, `ithor-gt`, `procthor`, `compound`), of a set of
-    `EXTERNAL` (`virtualhome`, `behavior`, `alfworld`), of a JSON file, of a folder of ALFWorld
-    game data, or of a folder or glob of PDDL problem files."""
-    from .alfworld import alfworld_tasks, folder_tasks, is_alfworld_folder  # imports this one
-    from .problemset import is_problem_spec, problem_tasks  # imports this one
-
-    name = str(path_or_name).lower()
-    if name == "virtualhome":
-        from .eai import virtualhome_tasks  # reads the optional extra eai-eval
-
-        return list(virtualhome_tasks())
-    if name == "behavior":
-        from .eai import behavior_tasks  # reads the optional extra eai-eval
-
-        return list(behavior_tasks())
-    if name == "alfworld":
-        return list(alfworld_tasks())
-    if name not in BUNDLED and is_alfworld_folder(path_or_name):
-        return folder_tasks(path_or_name)
-    if name not in BUNDLED and is_problem_spec(path_or_name):
-        return problem_tasks(path_or_name)
+def json_tasks(path_or_name: str | Path) -> list[Task]:
+    """All tasks of a bundled set (`ithor`, `ithor-gt`, `procthor`, `compound`) or of a
+    task-set JSON file."""
     path, label = _resolve(path_or_name)
     data = load_json(read_text(path, "the task set"), str(path), "task set")
     records = data.get("samples") if isinstance(data, Mapping) else data
     if not isinstance(records, list):
         raise TaskSetError(f"{path}: expected a list of tasks or {{\"samples\": [...]}}")
     return [task_from_record(r, label, i) for i, r in enumerate(records)]
-
-
-def load_task(ref: str) -> Task:
-    """`SET#TASK_ID` where SET is a bundled name or a JSON path: `ithor#K01`."""
-    if "#" not in ref and ref.lower().endswith(".pddl"):
-        return load_taskset(ref)[0]
-    if "#" not in ref:
-        raise TaskSetError(f"task reference {ref!r}: expected SET#TASK_ID, e.g. ithor#K01")
-    where, task_id = ref.rsplit("#", 1)
-    tasks = load_taskset(where)
-    for task in tasks:
-        if task.task_id.lower() == task_id.lower():
-            return task
-    ids = [task.task_id for task in tasks]
-    nearest = difflib.get_close_matches(task_id, ids, n=5, cutoff=0.3) or ids[:5]
-    raise TaskSetError(f"task reference {ref!r}: no task {task_id!r} in {where} ({len(ids)} "
-                       f"tasks); nearest: {', '.join(nearest)}")
 
 
 # --- step names ------------------------------------------------------------------------------
