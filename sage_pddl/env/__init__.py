@@ -1,7 +1,8 @@
 """Environments: where certified plans are executed, one registry for all of them.
 
 `get_env(name, **options)` builds an environment by name; `register_env(name, factory)` adds one
-(a factory is any callable taking the options). Bundled names:
+(a factory is any callable taking the options); `list_envs()` lists them. Names follow the
+rules of `pddl/registry.py` (case and punctuation ignored). Bundled names:
 
 - `symbolic`: `SymbolicEnv` executes steps against a problem's true state with the gate
   (options: domain, hidden, true_state, faults, log, observation, domains_dirs, task).
@@ -18,11 +19,10 @@ All environments follow `sage_pddl.env.base.Environment`.
 """
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
-from importlib import import_module
 from typing import Any
 
+from ..pddl.registry import Registry
 from .base import (
     EnvError,
     Environment,
@@ -34,38 +34,32 @@ from .base import (
     parse_fact,
 )
 
-_FACTORIES: dict[str, Callable[..., Any] | str] = {
+ENVIRONMENTS: Registry[Environment] = Registry("environment", EnvError, {
     "symbolic": "sage_pddl.env.symbolic:SymbolicEnv",
     "thor": "sage_pddl.env.thor.client:ThorClientEnv",
     "ai2thor": "sage_pddl.env.thor.ai2thor_backend:AI2ThorEnv",
     "virtualhome": "sage_pddl.env.virtualhome:VirtualHomeEnv",
     "alfworld": "sage_pddl.env.alfworld:AlfworldEnv",
-}
+})
+"""Every environment by name: `factory(**options) -> Environment` (`pddl/registry.py`'s
+rules)."""
 
 
-def register_env(name: str, factory: Callable[..., Any] | str) -> None:
-    """Register an environment factory (a callable, or "module:attribute" to import lazily)."""
-    _FACTORIES[name.lower()] = factory
+def register_env(name: str, factory: Callable[..., Environment] | str, *,
+                 replace: bool = False) -> None:
+    """Register `factory(**options) -> Environment`, or "module:attribute", under `name`."""
+    ENVIRONMENTS.register(name, factory, replace=replace)
 
 
 def list_envs() -> list[str]:
-    return sorted(_FACTORIES)
+    """The registered environments' names, in the order they were registered."""
+    return ENVIRONMENTS.names()
 
 
 def get_env(name: str, **options: Any) -> Environment:
     """Build the environment registered as `name` with the given options."""
-    factory = _FACTORIES.get(name.lower())
-    if factory is None:
-        raise EnvError(f"unknown environment {name!r}; known: {', '.join(list_envs())}")
-    if isinstance(factory, str):
-        module, _, attribute = factory.partition(":")
-        factory = getattr(import_module(module), attribute)
-    try:
-        inspect.signature(factory).bind(**options)
-    except TypeError as error:
-        raise EnvError(f"environment {name!r}: bad options {sorted(options)}: {error}") from error
-    return factory(**options)
+    return ENVIRONMENTS.build(name, **options)
 
 
 __all__ = ["EnvError", "Environment", "Fact", "Observation", "StepResult", "as_plan_step",
-           "format_fact", "get_env", "list_envs", "parse_fact", "register_env"]
+           "ENVIRONMENTS", "format_fact", "get_env", "list_envs", "parse_fact", "register_env"]

@@ -14,24 +14,19 @@ planners that use one, and returns the `PlanResult`.
 """
 from __future__ import annotations
 
-import importlib
 import inspect
-import re
 from collections.abc import Callable
-from importlib import import_module
 from typing import Any
 
 from sage_pddl import tasks as task_module
 from sage_pddl.domains import load_domain
 from sage_pddl.pddl.model import Domain
+from sage_pddl.pddl.registry import Registry
 
 from .base import CallLog, CallRecord, Planner, PlannerError, PlanningTask, PlanResult, SubgoalBlock
 from .memory import HybridMemory
 
-PlannerFactory = Callable[..., Planner]
-
-# canonical name -> "module:attribute" (imported on first use) or a factory
-_REGISTRY: dict[str, PlannerFactory | str] = {
+PLANNERS: Registry[Planner] = Registry("planner", PlannerError, {
     "SAGE": "sage_pddl.planners.sage:sage",
     "SAGE-NoVerifier": "sage_pddl.planners.sage:sage_no_verifier",
     "SAGE-NoRepair": "sage_pddl.planners.sage:sage_no_repair",
@@ -45,55 +40,34 @@ _REGISTRY: dict[str, PlannerFactory | str] = {
     "Hierarchical Few-Shot": "sage_pddl.planners.hierarchical:HierarchicalFewShotPlanner",
     "LLM+P": "sage_pddl.planners.llmp:LLMPPlanner",
     "SayCan": "sage_pddl.planners.saycan:SayCanPlanner",
-}
+})
+"""Every planner by name: `factory(llm, **options) -> Planner` (`pddl/registry.py`'s rules)."""
 # Planners whose prompts use retrieved examples (plan_task builds a memory for them).
 MEMORY_PLANNERS = frozenset({"SAGE", "SAGE-NoVerifier", "SAGE-NoRepair", "Few-Shot CoT",
                              "Hierarchical Few-Shot"})
 
 
-def _key(name: str) -> str:
-    return re.sub(r"[\s_\-+]+", "", name).lower()
-
-
 def available_planners() -> list[str]:
-    return list(_REGISTRY)
+    """The registered planners' names, in the order they were registered."""
+    return PLANNERS.names()
+
+
+def canonical_name(name: str) -> str:
+    """The planner's name as registered (`few-shot-cot` -> `Few-Shot CoT`)."""
+    return PLANNERS.canonical(name)
+
+
+def register_planner(name: str, factory: Callable[..., Planner] | str, *,
+                     replace: bool = False) -> None:
+    """Register `factory(llm, **options) -> Planner`, or "module:attribute", under `name`."""
+    PLANNERS.register(name, factory, replace=replace)
 
 
 def planner_summary(name: str) -> str:
     """The first line of the docstring of the planner's factory (or its module)."""
-    factory = _REGISTRY[canonical_name(name)]
-    if isinstance(factory, str):
-        module, _, attribute = factory.partition(":")
-        factory = getattr(import_module(module), attribute)
+    factory = PLANNERS.factory(name)
     doc = factory.__doc__ or inspect.getmodule(factory).__doc__ or ""
     return doc.strip().split("\n")[0]
-
-
-def canonical_name(name: str) -> str:
-    wanted = _key(name)
-    for known in _REGISTRY:
-        if _key(known) == wanted:
-            return known
-    raise PlannerError(f"unknown planner {name!r}; available: {', '.join(_REGISTRY)}")
-
-
-def register_planner(name: str, factory: PlannerFactory | str, *, replace: bool = False) -> None:
-    if not _key(name):
-        raise PlannerError("a planner needs a non-empty name")
-    existing = next((k for k in _REGISTRY if _key(k) == _key(name)), None)
-    if existing and not replace:
-        raise PlannerError(f"planner {existing!r} is already registered (pass replace=True)")
-    if existing:
-        del _REGISTRY[existing]
-    _REGISTRY[name] = factory
-
-
-def _resolve(factory: PlannerFactory | str) -> PlannerFactory:
-    if callable(factory):
-        return factory
-
-    module, _, attribute = factory.partition(":")
-    return getattr(importlib.import_module(module), attribute)
 
 
 def get_planner(name: str, llm: Any = None, **options: Any) -> Planner:
@@ -101,10 +75,7 @@ def get_planner(name: str, llm: Any = None, **options: Any) -> Planner:
     canonical = canonical_name(name)
     if llm is None:
         raise PlannerError(f"planner {canonical!r} needs an LLM backend: pass llm=...")
-    try:
-        planner = _resolve(_REGISTRY[canonical])(llm, **options)
-    except TypeError as error:
-        raise PlannerError(f"bad options for planner {canonical!r}: {error}") from None
+    planner = PLANNERS.build(canonical, llm, **options)
     if getattr(planner, "name", None) in (None, "", "LLMPlanner"):
         planner.name = canonical
     return planner
@@ -137,6 +108,6 @@ def plan_task(task_ref_or_task: Any, planner: str = "SAGE", llm: Any = None, dom
     return get_planner(canonical, llm, **options).plan(planning_task)
 
 
-__all__ = ["CallLog", "CallRecord", "Planner", "PlannerError", "PlanningTask", "PlanResult",
+__all__ = ["PLANNERS", "CallLog", "CallRecord", "Planner", "PlannerError", "PlanningTask", "PlanResult",
            "SubgoalBlock", "available_planners", "canonical_name", "get_planner", "plan_task",
            "register_planner"]

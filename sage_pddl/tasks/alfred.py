@@ -25,9 +25,8 @@ navigation point; else the nearest receptacle seen in the trajectory that can ho
 `AlfredEpisode.notes`. ALFWorld's own problem files (`initial_state.pddl`) are produced by its
 download step and are not available here, so this reconstruction is what we can check.
 
-The catalogue below is data from ALFRED (askforalfred/alfred, `gen/constants.py`, MIT,
-(c) 2019 ALFRED): `VAL_RECEPTACLE_OBJECTS`, `VAL_ACTION_OBJECTS`, `MOVABLE_RECEPTACLES`,
-`OPENABLE_CLASS_LIST`.
+ALFRED's object catalogue is `alfred_catalogue.py`; ALFWorld's text commands are
+`alfworld_commands.py`.
 """
 from __future__ import annotations
 
@@ -51,109 +50,23 @@ from ..pddl.model import (
     Typed,
     Variable,
 )
-
-# --- ALFRED catalogue (gen/constants.py) -------------------------------------------------------
-
-_TABLE_TOP = (
-    "AlarmClock Apple AppleSliced BaseballBat BasketBall Book Bowl Box Bread BreadSliced "
-    "ButterKnife Candle CD CellPhone Cloth CreditCard Cup DishSponge Glassbottle Egg Fork Kettle "
-    "KeyChain Knife Ladle Laptop Lettuce LettuceSliced Mug Newspaper Pan PaperTowel Pen Pencil "
-    "PepperShaker Plate Pot Potato PotatoSliced RemoteControl SaltShaker SoapBar SoapBottle "
-    "Spatula Spoon SprayBottle Statue TennisRacket TissueBox ToiletPaper ToiletPaperRoll Tomato "
-    "TomatoSliced Vase Watch WateringCan WineBottle HandTowel")
-_COOKWARE = ("Apple AppleSliced ButterKnife DishSponge Egg Fork Knife Ladle Lettuce LettuceSliced "
-             "Potato PotatoSliced Spatula Spoon Tomato TomatoSliced")
-_SEAT = "BasketBall Book Box CellPhone Cloth CreditCard KeyChain Laptop Newspaper Pillow RemoteControl"
-_DESK = ("AlarmClock BasketBall Book Bowl Box Candle CD CellPhone Cloth CreditCard Cup Glassbottle "
-         "KeyChain Laptop Mug Newspaper Pen Pencil Plate RemoteControl SprayBottle Statue "
-         "TennisRacket TissueBox ToiletPaper ToiletPaperRoll Vase Watch WateringCan WineBottle")
-
-RECEPTACLE_OBJECTS: dict[str, frozenset[str]] = {name: frozenset(objs.split()) for name, objs in {
-    "Pot": _COOKWARE,
-    "Pan": _COOKWARE,
-    "Bowl": _COOKWARE + " Candle CD CellPhone Cloth CreditCard KeyChain Mug PaperTowel Pen Pencil "
-                        "RemoteControl Watch",
-    "CoffeeMachine": "Mug",
-    "Microwave": "Apple AppleSliced Bowl Bread BreadSliced Cup Egg Glassbottle Mug Plate Potato "
-                 "PotatoSliced Tomato TomatoSliced",
-    "StoveBurner": "Kettle Pan Pot",
-    "Fridge": "Apple AppleSliced Bowl Bread BreadSliced Cup Egg Glassbottle Lettuce LettuceSliced "
-              "Mug Pan Plate Pot Potato PotatoSliced Tomato TomatoSliced WineBottle",
-    "Mug": "ButterKnife Fork Knife Pen Pencil Spoon KeyChain Watch",
-    "Plate": _COOKWARE + " Mug AlarmClock Book Candle CD CellPhone Cloth CreditCard Glassbottle "
-                         "KeyChain PaperTowel Pen Pencil TissueBox Watch",
-    "Cup": "ButterKnife Fork Spoon",
-    "Sofa": _SEAT,
-    "ArmChair": _SEAT,
-    "Ottoman": _SEAT,
-    "Box": "AlarmClock Book Candle CD CellPhone Cloth CreditCard DishSponge Glassbottle KeyChain Mug "
-           "PaperTowel Pen Pencil RemoteControl Statue TissueBox Vase Watch",
-    "Dresser": _DESK,
-    "Desk": _DESK + " SoapBottle",
-    "LaundryHamper": "Cloth",
-    "Bed": "BaseballBat BasketBall Book CellPhone Laptop Newspaper Pillow TennisRacket",
-    "Toilet": "Candle Cloth DishSponge Newspaper PaperTowel SoapBar SoapBottle SprayBottle "
-              "TissueBox ToiletPaper ToiletPaperRoll HandTowel",
-    "ToiletPaperHanger": "ToiletPaper ToiletPaperRoll",
-    "TowelHolder": "Towel",
-    "HandTowelHolder": "HandTowel",
-    "Cart": "Candle Cloth DishSponge Mug PaperTowel Plunger SoapBar SoapBottle SprayBottle Statue "
-            "TissueBox ToiletPaper ToiletPaperRoll Vase HandTowel",
-    "BathtubBasin": "Cloth DishSponge SoapBar HandTowel",
-    "SinkBasin": "Apple AppleSliced Bowl ButterKnife Cloth Cup DishSponge Egg Glassbottle Fork "
-                 "Kettle Knife Ladle Lettuce LettuceSliced Mug Pan Plate Pot Potato PotatoSliced "
-                 "SoapBar Spatula Spoon Tomato TomatoSliced HandTowel",
-    "Cabinet": "Book Bowl Box Candle CD Cloth Cup DishSponge Glassbottle Kettle Ladle Mug Newspaper "
-               "Pan PepperShaker Plate Plunger Pot SaltShaker SoapBar SoapBottle SprayBottle "
-               "TissueBox ToiletPaper ToiletPaperRoll Vase WateringCan WineBottle HandTowel",
-    "CounterTop": _TABLE_TOP,
-    "DiningTable": _TABLE_TOP,
-    "CoffeeTable": _TABLE_TOP,
-    "SideTable": _TABLE_TOP,
-    "Shelf": "AlarmClock Book Bowl Box Candle CD CellPhone Cloth CreditCard Cup DishSponge "
-             "Glassbottle Kettle KeyChain Mug Newspaper PaperTowel Pen Pencil PepperShaker Plate "
-             "Pot RemoteControl SaltShaker SoapBar SoapBottle SprayBottle Statue TissueBox "
-             "ToiletPaper ToiletPaperRoll Vase Watch WateringCan WineBottle HandTowel",
-    "Drawer": "Book ButterKnife Candle CD CellPhone Cloth CreditCard DishSponge Fork KeyChain Knife "
-              "Ladle Newspaper Pen Pencil PepperShaker RemoteControl SaltShaker SoapBar SoapBottle "
-              "Spatula Spoon SprayBottle TissueBox ToiletPaper ToiletPaperRoll Watch WateringCan "
-              "HandTowel",
-    "GarbageCan": "Apple AppleSliced Bread BreadSliced CD Cloth DishSponge Egg Lettuce LettuceSliced "
-                  "Newspaper PaperTowel Pen Pencil Potato PotatoSliced SoapBar SoapBottle "
-                  "SprayBottle TissueBox ToiletPaper ToiletPaperRoll Tomato TomatoSliced WineBottle "
-                  "HandTowel",
-    "Safe": "CD CellPhone CreditCard KeyChain Statue Vase Watch",
-    "TVStand": "TissueBox",
-    "Toaster": "BreadSliced",
-}.items()}
-
-HEATABLE = frozenset("Apple AppleSliced Bread BreadSliced Cup Egg Mug Plate Potato PotatoSliced "
-                     "Tomato TomatoSliced".split())
-COOLABLE = frozenset("Apple AppleSliced Bowl Bread BreadSliced Cup Egg Lettuce LettuceSliced Mug Pan "
-                     "Plate Pot Potato PotatoSliced Tomato TomatoSliced WineBottle".split())
-CLEANABLE = frozenset("Apple AppleSliced Bowl ButterKnife Cloth Cup DishSponge Egg Fork Kettle Knife "
-                      "Ladle Lettuce LettuceSliced Mug Pan Plate Pot Potato PotatoSliced SoapBar "
-                      "Spatula Spoon Tomato TomatoSliced".split())
-TOGGLEABLE = frozenset("DeskLamp FloorLamp".split())
-SLICEABLE = frozenset("Apple Bread Egg Lettuce Potato Tomato".split())
-MOVABLE_RECEPTACLES = frozenset("Bowl Box Cup Mug Plate Pan Pot".split())
-OPENABLE = frozenset("Fridge Cabinet Microwave Drawer Safe Box".split())
-PICKUPABLE = frozenset().union(*RECEPTACLE_OBJECTS.values()) | MOVABLE_RECEPTACLES
-"""ALFRED's pick-up candidates: everything some receptacle accepts."""
-FIXED_RECEPTACLES = frozenset(RECEPTACLE_OBJECTS) - MOVABLE_RECEPTACLES
-
-USUAL_PLACE = {"DeskLamp": "SideTable", "FloorLamp": "Floor"}
-"""Where an item stands when the trajectory never says (non-pickupable items have no entry in
-RECEPTACLE_OBJECTS); anything else defaults to CounterTop."""
-
-VISIBILITY_DISTANCE = 1.5  # metres; ALFRED's constants.VISIBILITY_DISTANCE
-SAME_RECEPTACLE_DISTANCE = 0.3  # metres; objectId and coordinate centres of one receptacle differ
-
-# Type constants the ALFWorld domain declares (its actions mention them); problems must not
-# redeclare them as objects.
-DOMAIN_TYPE_CONSTANTS = frozenset({"microwavetype", "fridgetype", "sinkbasintype", "knifetype",
-                                   "butterknifetype"})
-
+from .alfred_catalogue import (
+    CLEANABLE,
+    COOLABLE,
+    DOMAIN_TYPE_CONSTANTS,
+    FIXED_RECEPTACLES,
+    HEATABLE,
+    MOVABLE_RECEPTACLES,
+    OPENABLE,
+    PICKUPABLE,
+    RECEPTACLE_OBJECTS,
+    SAME_RECEPTACLE_DISTANCE,
+    SLICEABLE,
+    TOGGLEABLE,
+    USUAL_PLACE,
+    VISIBILITY_DISTANCE,
+)
+from .alfworld_commands import alfworld_command
 
 # --- results ---------------------------------------------------------------------------------
 
@@ -172,65 +85,6 @@ class AlfredEpisode:
     def commands(self) -> tuple[str, ...]:
         """The plan as ALFWorld text commands."""
         return tuple(alfworld_command(step) for step in self.plan)
-
-
-# --- ALFWorld command text <-> plan steps ------------------------------------------------------
-
-_COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern + r"$", re.IGNORECASE), action) for pattern, action in (
-        (r"go to (?P<a>.+)", "GoTo"),
-        (r"open (?P<a>.+)", "Open"),
-        (r"close (?P<a>.+)", "Close"),
-        (r"take (?P<a>.+?) from (?P<b>.+)", "Take"),
-        (r"move (?P<a>.+?) to (?P<b>.+)", "Put"),
-        (r"put (?P<a>.+?) (?:in/on|into|in|on) (?P<b>.+)", "Put"),
-        (r"(?:use|toggle) (?P<a>.+)", "Toggle"),
-        (r"heat (?P<a>.+?) with (?P<b>.+)", "Heat"),
-        (r"cool (?P<a>.+?) with (?P<b>.+)", "Cool"),
-        (r"clean (?P<a>.+?) with (?P<b>.+)", "Clean"),
-        (r"slice (?P<a>.+?) with (?P<b>.+)", "Slice"),
-        (r"examine (?P<a>.+)", "Examine"),
-        (r"look", "Look"),
-        (r"inventory", "Inventory"),
-    ))
-
-_TEMPLATES = {
-    "goto": "go to {0}", "open": "open {0}", "close": "close {0}", "take": "take {0} from {1}",
-    "put": "move {0} to {1}", "toggle": "use {0}", "heat": "heat {0} with {1}",
-    "cool": "cool {0} with {1}", "clean": "clean {0} with {1}", "slice": "slice {0} with {1}",
-    "examine": "examine {0}", "look": "look", "inventory": "inventory",
-}
-
-
-def object_name(words: str) -> str:
-    """ALFWorld's printed name ("apple 1") as a PDDL object name ("apple_1")."""
-    return "_".join(words.split()).lower()
-
-
-def display_name(name: str) -> str:
-    """A PDDL object name ("apple_1") as ALFWorld prints it ("apple 1")."""
-    return re.sub(r"_(\d+)$", r" \1", name)
-
-
-def parse_alfworld_command(text: str, index: int = 0) -> PlanStep:
-    """One ALFWorld command ("take apple 1 from countertop 1") as a plan step of our domain."""
-    command = " ".join(text.strip().split())
-    for pattern, action in _COMMANDS:
-        match = pattern.match(command)
-        if match:
-            args = tuple(object_name(match.group(g)) for g in ("a", "b") if g in match.groupdict())
-            return PlanStep(action=action, args=args, index=index, text=text.strip())
-    raise SageError(f"step {index + 1}: {text!r} is not an ALFWorld command (go to, open, close, "
-                    f"take ... from, move ... to, use, heat/cool/clean/slice ... with, examine, "
-                    f"look, inventory)")
-
-
-def alfworld_command(step: PlanStep) -> str:
-    """The ALFWorld text command for a plan step of our domain."""
-    template = _TEMPLATES.get(step.action.lower().replace(" ", ""))
-    if template is None:
-        raise SageError(f"step {step.index + 1}: {step.action!r} has no ALFWorld command")
-    return template.format(*(display_name(a) for a in step.args))
 
 
 # --- trajectory reading ----------------------------------------------------------------------

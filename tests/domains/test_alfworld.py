@@ -9,12 +9,8 @@ import pytest
 from sage_pddl.domains import load_domain
 from sage_pddl.gate import compile_gate
 from sage_pddl.pddl import SageError, check_domain, errors_of, parse_problem, write_problem
-from sage_pddl.tasks.alfred import (
-    alfworld_command,
-    find_trajectories,
-    parse_alfworld_command,
-    translate_trajectory,
-)
+from sage_pddl.tasks.alfred import find_trajectories, translate_trajectory
+from sage_pddl.tasks.alfworld_commands import alfworld_command, parse_alfworld_command
 
 TRAJECTORIES = Path(__file__).resolve().parents[1] / "fixtures" / "household" / "alfred-traj"
 

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import pytest
 
+import sage_pddl.env as env_module
 from sage_pddl.env import EnvError, get_env, list_envs, register_env
 from sage_pddl.env.base import Environment, parse_fact
 from sage_pddl.env.symbolic import SymbolicEnv
+from sage_pddl.pddl.registry import Registry
 
 from .conftest import HIDDEN, SOLUTION
 
@@ -17,13 +19,14 @@ def env(kitchen_domain):
     environment.close()
 
 
-def test_registry_builds_symbolic_and_rejects_unknown_names(kitchen_domain):
+def test_registry_builds_symbolic_and_rejects_unknown_names(kitchen_domain, monkeypatch):
     assert {"symbolic", "thor", "ai2thor"} <= set(list_envs())
     assert isinstance(get_env("symbolic", domain=kitchen_domain), Environment)
     with pytest.raises(EnvError, match="unknown environment 'nope'"):
         get_env("nope")
-    with pytest.raises(EnvError, match="bad options"):
+    with pytest.raises(EnvError, match="environment 'symbolic': no option 'colour'"):
         get_env("symbolic", colour="red")
+    monkeypatch.setattr(env_module, "ENVIRONMENTS", Registry("environment", EnvError))
     register_env("symbolic-alias", SymbolicEnv)
     assert isinstance(get_env("symbolic-alias"), SymbolicEnv)
 

@@ -7,6 +7,7 @@ import sage_pddl.llm as llm
 from sage_pddl.llm import available_backends, get_backend, register_backend
 from sage_pddl.llm.base import LLMConfigError
 from sage_pddl.llm.scripted import ScriptedBackend
+from sage_pddl.pddl.registry import Registry
 
 
 def test_the_five_backends_are_registered():
@@ -29,7 +30,7 @@ def test_unknown_option_names_it_and_lists_the_known_ones():
 
 
 def test_register_backend_refuses_silent_overrides(monkeypatch):
-    monkeypatch.setattr(llm, "_REGISTRY", dict(llm._REGISTRY))
+    monkeypatch.setattr(llm, "BACKENDS", Registry("LLM backend", LLMConfigError))
     register_backend("echo", lambda model="echo": ScriptedBackend(
         responder=lambda messages, role: messages[-1]["content"], model=model))
     echo = get_backend("ECHO", model="e")
