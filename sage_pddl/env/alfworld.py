@@ -7,10 +7,10 @@ the applicable ground operators become the *admissible commands* through the gra
 templates (`take {o} from {r}`), a command runs only if it is one of them (anything else is
 answered "Nothing happens."), and the grammar writes the text feedback. This is the engine
 ALFWorld's text games run on; ALFWorld's own game files cannot be fetched here, so episodes come
-from PDDL problems.
+from PDDL problems. Importing TextWorld, and the fixes it needs, are `textworld.py`.
 
 `AlfworldEnv.reset(problem)` starts a game from a problem (`Problem` model, PDDL text or a path)
-and a domain: by default the bundled `alfworld` domain with `ALFWORLD_GRAMMAR` (below), or any
+and a domain: by default the bundled `alfworld` domain with `ALFWORLD_GRAMMAR_FILE` (below), or any
 domain + grammar pair, for instance ALFWorld's own `alfred.pddl` with its `alfred.twl2`.
 
 A plan step becomes a command (`command_for`):
@@ -29,19 +29,19 @@ commands mention; facts are reported only with `observe_facts=True` (TextWorld k
 state, an agent does not). `true_state()` is TextWorld's full fact set, `goal_reached()` its
 `won`. `admissible_commands` lists the current admissible commands.
 
-`ALFWORLD_GRAMMAR` is the TextWorld grammar for the bundled `alfworld` domain (actions GoTo,
-Open, Close, Take, Put, Toggle, Heat, Cool, Clean, Slice, Examine, Look, Inventory). Its texts are
-adapted from ALFWorld's `alfred.twl2` (alfworld/alfworld @ ca98194, MIT License, (c) 2020 Mohit
+`ALFWORLD_GRAMMAR_FILE` (`data/alfworld/alfworld.twl2`) is the TextWorld grammar for the
+bundled `alfworld` domain (actions GoTo, Open, Close, Take, Put, Toggle, Heat, Cool, Clean,
+Slice, Examine, Look, Inventory). Its texts are adapted from ALFWorld's `alfred.twl2` (alfworld/alfworld @ ca98194, MIT License, (c) 2020 Mohit
 Shridhar and others) to that domain's predicates; command templates follow ALFWorld's commands
 (`go to`, `open`, `close`, `take .. from ..`, `move .. to ..`, `use`, `heat/cool/clean .. with ..`,
 `slice .. with ..`, `examine`, `look`, `inventory`).
 """
 from __future__ import annotations
 
-import importlib.util
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -52,56 +52,15 @@ from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 from sage_pddl.pddl.vocabulary import name_key, vocabulary
 
 from .base import EnvError, Fact, Observation, StepLike, StepResult, as_plan_step
+from .textworld import declare_implicit_types, require_textworld, retype_operands
 from .transitions import Transition, TransitionLog, make_transition
 
-EXTRA = "alfworld"
-INSTALL_HINT = "pip install 'sage-pddl[alfworld]'  (installs textworld[pddl])"
+ALFWORLD_GRAMMAR_FILE = Path(str(resources.files("sage_pddl") / "data" / "alfworld" /
+                                 "alfworld.twl2"))
+"""The TextWorld grammar of the bundled `alfworld` domain (see the module docstring)."""
+
 NOTHING_HAPPENS = "Nothing happens."
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
-
-
-def require_textworld() -> Any:
-    """Import TextWorld's PDDL environment and its compiled planner, or raise an EnvError naming
-    the extra that provides them."""
-    try:
-        import textworld  # optional extra 'alfworld'
-        from textworld.envs.pddl import PddlEnv  # optional extra 'alfworld'
-        from textworld.envs.pddl import pddl as pddl_module  # optional extra 'alfworld'
-    except ImportError as error:
-        raise EnvError(f"ALFWorld needs the optional extra '{EXTRA}' (TextWorld's PDDL engine): "
-                       f"{INSTALL_HINT}; import failed: {error}") from error
-    if getattr(pddl_module, "fast_downward_missing", False):
-        raise EnvError(f"ALFWorld needs TextWorld's compiled Fast Downward (package "
-                       f"fast-downward-textworld, the 'pddl' extra of textworld): {INSTALL_HINT}")
-    _check_translator()
-    return textworld, PddlEnv
-
-
-def _check_translator() -> None:
-    """TextWorld's Fast Downward (`fast-downward-textworld`) and unified-planning's
-    (`fast-downward.translate`, pulled in by `up-fast-downward`) install the same module,
-    `fast_downward.translate`, in two incompatible versions: whichever was installed last wins.
-    The newer one is recognised by its `options.set_options` API."""
-    # Read the file instead of importing it: TextWorld's old translator parses sys.argv (and
-    # exits) on import.
-    spec = importlib.util.find_spec("fast_downward")
-    locations = list(spec.submodule_search_locations or []) if spec else []
-    sources = [Path(where) / "translate" / "options.py" for where in locations]
-    if any(source.is_file() and "def set_options" in source.read_text(errors="replace")
-           for source in sources):
-        raise EnvError(
-            "TextWorld's PDDL engine cannot run here: the module fast_downward.translate comes "
-            "from 'fast-downward.translate' (installed by up-fast-downward, the 'planners' and "
-            "'test' extras), which replaces the older copy TextWorld needs. Install the "
-            f"'{EXTRA}' extra in its own virtual environment: {INSTALL_HINT}")
-
-
-def textworld_available() -> bool:
-    try:
-        require_textworld()
-    except EnvError:
-        return False
-    return True
 
 
 def _text_of(source: Any, what: str) -> str:
@@ -166,16 +125,16 @@ class AlfworldEnv:
         domain_model = self._domain_model(domain_source, problem)
         domain_text = _text_of(domain_model if domain_model is not None else domain_source,
                                "domain")
-        grammar_text = (_text_of(grammar_source, "grammar") if grammar_source is not None
-                        else ALFWORLD_GRAMMAR)
+        grammar_text = _text_of(grammar_source if grammar_source is not None
+                                else ALFWORLD_GRAMMAR_FILE, "grammar")
         problem_text = _text_of(problem, "problem")
         infos = self._textworld.EnvInfos(admissible_commands=True, facts=True)
         game = self._pddl_env_class(infos)
         try:
             game.load({"pddl_domain": domain_text, "pddl_problem": problem_text,
                        "grammar": grammar_text})
-            _declare_implicit_types(game)
-            state = _retype_operands(game, game.reset())
+            declare_implicit_types(game)
+            state = retype_operands(game, game.reset())
         except SageError:
             raise
         except Exception as error:  # TextWorld/Fast Downward report bad input with bare errors
@@ -203,7 +162,7 @@ class AlfworldEnv:
             return self._finish(plan_step, pre, False, f"unparsable step: {error}",
                                 "unparsable-step", "")
         command = self.command_for(step)
-        self._state = _retype_operands(self._game, self._game.step(command.text)[0])
+        self._state = retype_operands(self._game, self._game.step(command.text)[0])
         feedback = self._state.feedback.strip()
         # TextWorld answers every command it cannot run with exactly this text
         success = command.admissible and feedback != NOTHING_HAPPENS
@@ -328,328 +287,9 @@ def _is_subsequence(words: list[str], values: list[str]) -> bool:
     return bool(words) and all(word in remaining for word in words)
 
 
-def _declare_implicit_types(game: Any) -> None:
-    """Give TextWorld's type hierarchy the parent types a domain uses without declaring them.
-
-    `(:types item receptacle - thing)` makes `thing` a type (a child of `object`), but Fast
-    Downward's translator lists only declared types, so TextWorld's grammar conditions over
-    `thing` would fail with a KeyError.
-    """
-    from textworld.logic import Type  # optional extra 'alfworld'
-
-    hierarchy = game._logic.types
-    known = set(hierarchy._types)
-    for declared in list(hierarchy._types.values()):
-        for parent in declared.parents:
-            if parent not in known:
-                hierarchy.add(Type(parent, ("object",)))
-                known.add(parent)
-
-
-def _retype_operands(game: Any, state: Any) -> Any:
-    """Type the objects of each applicable operator with their declared types.
-
-    TextWorld types an operator's objects with the *parameter* types (`?x - thing`), while the
-    state's facts carry the objects' own types (`fridge_1 - receptacle`); the feedback grammar's
-    conditions would then never match a fact about an object bound to a supertype parameter.
-    The operators are re-read by the next `step`, so fixing them here fixes that step's feedback.
-    """
-    from textworld.logic import Variable  # optional extra 'alfworld'
-
-    declared = game._pddl_state.name2type
-    for action in state["_valid_actions"]:
-        action.mapping = {placeholder: Variable(value.name, declared.get(value.name, value.type))
-                          for placeholder, value in action.mapping.items()}
-    return state
-
-
 def _alias_map(domain: Domain | None) -> dict[str, str]:
     """name_key of an alias or action name -> lower-case action name (TextWorld's operator
     names)."""
     if domain is None:
         return {}
     return {word: key(action) for word, action in vocabulary(domain).action_keys.items()}
-
-
-# --- the grammar of the bundled alfworld domain -------------------------------------------------
-
-ALFWORLD_GRAMMAR = r'''
-grammar :: """
-    {
-        "intro": [
-            {
-                "rhs": "-= Welcome to TextWorld, ALFRED! =-\n\n#look.feedback#"
-            }
-        ],
-
-        "GoTo.feedback": [
-            {
-                "rhs": "You arrive at {r.name}. #receptacle(r)#"
-            }
-        ],
-
-        "Open.feedback": [
-            {
-                "rhs": "You open the {r.name}. #receptacle(r)#"
-            }
-        ],
-
-        "Close.feedback": [
-            {
-                "rhs": "You close the {r.name}."
-            }
-        ],
-
-        "Take.feedback": [
-            {
-                "rhs": "You pick up the {o.name} from the {r.name}."
-            }
-        ],
-
-        "Put.feedback": [
-            {
-                "rhs": "You move the {o.name} to the {r.name}."
-            }
-        ],
-
-        "Toggle.feedback": [
-            {
-                "condition": "ison(o:item)",
-                "rhs": "You turn on the {o.name}."
-            },
-            {
-                "rhs": "You turn off the {o.name}."
-            }
-        ],
-
-        "Heat.feedback": [
-            {
-                "rhs": "You heat the {o.name} using the {r.name}."
-            }
-        ],
-
-        "Cool.feedback": [
-            {
-                "rhs": "You cool the {o.name} using the {r.name}."
-            }
-        ],
-
-        "Clean.feedback": [
-            {
-                "rhs": "You clean the {o.name} using the {r.name}."
-            }
-        ],
-
-        "Slice.feedback": [
-            {
-                "rhs": "You slice the {o.name} with the {k.name}."
-            }
-        ],
-
-        "Examine.feedback": [
-            {
-                "condition": "openable(x:thing) & opened(x:thing)",
-                "rhs": "The {x.name} is open. In it, you see #contents(x)#."
-            },
-            {
-                "condition": "openable(x:thing)",
-                "rhs": "The {x.name} is closed."
-            },
-            {
-                "condition": "atreceptacle(x:thing)",
-                "rhs": "On the {x.name}, you see #contents(x)#."
-            },
-            {
-                "condition": "issliced(x:thing) & ishot(x:thing)",
-                "rhs": "This is a hot sliced {x.name}."
-            },
-            {
-                "condition": "issliced(x:thing) & iscool(x:thing)",
-                "rhs": "This is a cool sliced {x.name}."
-            },
-            {
-                "condition": "isclean(x:thing) & ishot(x:thing)",
-                "rhs": "This is a hot and clean {x.name}."
-            },
-            {
-                "condition": "isclean(x:thing) & iscool(x:thing)",
-                "rhs": "This is a cool and clean {x.name}."
-            },
-            {
-                "condition": "issliced(x:thing)",
-                "rhs": "This is a sliced {x.name}."
-            },
-            {
-                "condition": "ishot(x:thing)",
-                "rhs": "This is a hot {x.name}."
-            },
-            {
-                "condition": "iscool(x:thing)",
-                "rhs": "This is a cold {x.name}."
-            },
-            {
-                "condition": "isclean(x:thing)",
-                "rhs": "This is a clean {x.name}."
-            },
-            {
-                "condition": "toggleable(x:thing) & ison(x:thing)",
-                "rhs": "This {x.name} is on."
-            },
-            {
-                "condition": "toggleable(x:thing)",
-                "rhs": "This {x.name} is off."
-            },
-            {
-                "rhs": "There's nothing special about {x.name}."
-            }
-        ],
-
-        "Inventory.feedback": [
-            {
-                "condition": "holdsany()",
-                "rhs": "You are carrying: [{o.indefinite + ' ' + o.name | holds(o:item)}]."
-            },
-            {
-                "rhs": "You are not carrying anything."
-            }
-        ],
-
-        "look.feedback": [
-            {
-                "condition": "atreceptacle(r:receptacle)",
-                "rhs": "You are facing the [{r.name | atreceptacle(r:receptacle)}]."
-            },
-            {
-                "rhs": "You are in the middle of a room. Looking quickly around you, you see #receptacles#."
-            }
-        ],
-
-        "Look.feedback": [
-            {
-                "rhs": "#look.feedback#"
-            }
-        ],
-
-        "receptacles": [
-            {
-                "rhs": "[{r.indefinite + ' ' + r.name | receptacletype(r:receptacle, t:rtype)}]"
-            }
-        ],
-
-        "receptacle(r)": [
-            {
-                "condition": "openable(r:receptacle) & opened(r:receptacle)",
-                "rhs": "The {r.name} is open. In it, you see #contents(r)#."
-            },
-            {
-                "condition": "openable(r:receptacle)",
-                "rhs": "The {r.name} is closed."
-            },
-            {
-                "rhs": "On the {r.name}, you see #contents(r)#."
-            }
-        ],
-
-        "contents(r)": [
-            {
-                "condition": "inreceptacle(o:item, r:receptacle)",
-                "rhs": "[{o.indefinite + ' ' + o.name | inreceptacle(o:item, r:receptacle)}]"
-            },
-            {
-                "rhs": "nothing"
-            }
-        ],
-
-        "contents(x)": [
-            {
-                "condition": "inreceptacle(o:item, x:thing)",
-                "rhs": "[{o.indefinite + ' ' + o.name | inreceptacle(o:item, x:thing)}]"
-            },
-            {
-                "rhs": "nothing"
-            }
-        ],
-
-        "list_empty": [
-            {
-                "rhs": "nothing"
-            }
-        ],
-        "list_separator": [
-            {
-                "rhs": ", "
-            }
-        ],
-        "list_last_separator": [
-            {
-                "rhs": ", and "
-            }
-        ]
-    }
-""";
-
-action GoTo {
-    template :: "go to {r}";
-    feedback :: "#GoTo.feedback#";
-}
-
-action Open {
-    template :: "open {r}";
-    feedback :: "#Open.feedback#";
-}
-
-action Close {
-    template :: "close {r}";
-    feedback :: "#Close.feedback#";
-}
-
-action Take {
-    template :: "take {o} from {r}";
-    feedback :: "#Take.feedback#";
-}
-
-action Put {
-    template :: "move {o} to {r}";
-    feedback :: "#Put.feedback#";
-}
-
-action Toggle {
-    template :: "use {o}";
-    feedback :: "#Toggle.feedback#";
-}
-
-action Heat {
-    template :: "heat {o} with {r}";
-    feedback :: "#Heat.feedback#";
-}
-
-action Cool {
-    template :: "cool {o} with {r}";
-    feedback :: "#Cool.feedback#";
-}
-
-action Clean {
-    template :: "clean {o} with {r}";
-    feedback :: "#Clean.feedback#";
-}
-
-action Slice {
-    template :: "slice {o} with {k}";
-    feedback :: "#Slice.feedback#";
-}
-
-action Examine {
-    template :: "examine {x}";
-    feedback :: "#Examine.feedback#";
-}
-
-action Look {
-    template :: "look";
-    feedback :: "#Look.feedback#";
-}
-
-action Inventory {
-    template :: "inventory";
-    feedback :: "#Inventory.feedback#";
-}
-'''

@@ -10,8 +10,9 @@ import json
 
 import pytest
 
-from sage_pddl.env.alfworld import AlfworldEnv, require_textworld, textworld_available
+from sage_pddl.env.alfworld import AlfworldEnv
 from sage_pddl.env.base import EnvError
+from sage_pddl.env.textworld import require_textworld, textworld_available
 from sage_pddl.pddl import parse_problem
 
 
