@@ -42,10 +42,6 @@ EXIT_CODES_HELP = (f"exit codes: {EXIT_OK} success or a valid plan; {EXIT_INVALI
                    f"(a bug); {EXIT_INTERRUPTED} interrupted")
 
 
-class UsageError(SageError):
-    """A bad command-line setting; the message names the setting."""
-
-
 class VerdictExit(Exception):
     """Ends a command with `code` at once, its output cut short (a closed stdout pipe) but its
     verdict kept: `cli.main` returns the code."""

@@ -63,8 +63,6 @@ EXTRA = "virtualhome"
 INSTALL_HINT = "pip install 'sage-pddl[virtualhome]'  (installs eai-eval)"
 SCENE_ID = 1
 """EAI's action-sequencing evaluation uses VirtualHome scene 1 only."""
-CHARACTER_ID = 65
-"""The acting character's node id in scene 1 (EAI's `construct_planner` hard-codes it)."""
 
 PDDL_TO_SCRIPT: dict[str, str] = {
     "walk_towards": "WALK", "walk_into": "WALK", "find": "FIND", "sit": "SIT",

@@ -220,11 +220,6 @@ class Vocabulary:
             raise annotation_error(annotation, f"unknown action {name!r}")
         return action
 
-    def raise_error(self) -> None:
-        """Raise the malformed annotation's error, if the domain has one."""
-        if self.error is not None:
-            raise self.error
-
     def canonical(self, node: object, positive: bool = True) -> str:
         """Canonical text of a formula node (cached by identity; the entry keeps it alive)."""
         entry = self._canon.get(id(node))

@@ -179,8 +179,3 @@ class LLMPlanner:
         return log.result(steps, planner=self.name, blocks=blocks, certified=certified,
                           goal_reached=goal)
 
-    def record_episode(self, steps: Sequence[Mapping[str, Any]], success: bool = True) -> Any:
-        """Add the current task's successful plan to the live memory (if there is one)."""
-        if self.memory is None or self.current is None:
-            return None
-        return self.memory.add_episode(self.task, steps, success)

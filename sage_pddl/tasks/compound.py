@@ -25,8 +25,6 @@ from collections.abc import Callable, Iterable, Sequence
 
 from .taskset import Task
 
-DEFAULT_PER_SCENE = {2: 6, 3: 4}
-
 
 def _clause(instruction: str) -> str:
     return instruction.strip().rstrip(".").strip().lower()
