@@ -61,5 +61,5 @@ def get_env(name: str, **options: Any) -> Environment:
     return ENVIRONMENTS.build(name, **options)
 
 
-__all__ = ["EnvError", "Environment", "Fact", "Observation", "StepResult", "as_plan_step",
-           "ENVIRONMENTS", "format_fact", "get_env", "list_envs", "parse_fact", "register_env"]
+__all__ = ["ENVIRONMENTS", "EnvError", "Environment", "Fact", "Observation", "StepResult",
+           "as_plan_step", "format_fact", "get_env", "list_envs", "parse_fact", "register_env"]

@@ -31,10 +31,11 @@ state, an agent does not). `true_state()` is TextWorld's full fact set, `goal_re
 
 `ALFWORLD_GRAMMAR_FILE` (`data/alfworld/alfworld.twl2`) is the TextWorld grammar for the
 bundled `alfworld` domain (actions GoTo, Open, Close, Take, Put, Toggle, Heat, Cool, Clean,
-Slice, Examine, Look, Inventory). Its texts are adapted from ALFWorld's `alfred.twl2` (alfworld/alfworld @ ca98194, MIT License, (c) 2020 Mohit
-Shridhar and others) to that domain's predicates; command templates follow ALFWorld's commands
-(`go to`, `open`, `close`, `take .. from ..`, `move .. to ..`, `use`, `heat/cool/clean .. with ..`,
-`slice .. with ..`, `examine`, `look`, `inventory`).
+Slice, Examine, Look, Inventory). Its texts are adapted from ALFWorld's `alfred.twl2`
+(alfworld/alfworld @ ca98194, MIT License, (c) 2020 Mohit Shridhar and others) to that domain's
+predicates; command templates follow ALFWorld's commands (`go to`, `open`, `close`,
+`take .. from ..`, `move .. to ..`, `use`, `heat/cool/clean .. with ..`, `slice .. with ..`,
+`examine`, `look`, `inventory`).
 """
 from __future__ import annotations
 

@@ -44,10 +44,10 @@ from .base import (
 from .replay import ReplayBackend
 
 __all__ = [
-    "CallCounter", "Completion", "InvalidOutput", "LLMBackend", "LLMConfigError", "LLMError",
-    "LLMServerError", "LLMTimeout", "LLMUnavailable", "Message", "Messages", "MissingDependency",
-    "ModelNotFound", "PromptTooLong", "RetryPolicy", "Usage", "available_backends", "get_backend",
-    "register_backend", "BACKENDS",
+    "BACKENDS", "CallCounter", "Completion", "InvalidOutput", "LLMBackend", "LLMConfigError",
+    "LLMError", "LLMServerError", "LLMTimeout", "LLMUnavailable", "Message", "Messages",
+    "MissingDependency", "ModelNotFound", "PromptTooLong", "RetryPolicy", "Usage",
+    "available_backends", "get_backend", "register_backend",
 ]
 
 BACKENDS: Registry[LLMBackend] = Registry("LLM backend", LLMConfigError, {
