@@ -118,7 +118,7 @@ def test_the_check_fails_on_an_upward_import(tmp_path):
 
 def import_graph(package_dir: Path = PACKAGE) -> nx.DiGraph:
     """Module -> module it imports (function-local imports included), each edge with the line
-    of its first import. Importing a submodule is not counted as importing its package's
+    of an import that makes it. Importing a submodule is not counted as importing its package's
     `__init__` (Python runs it, but a re-export there is not a dependency of the submodule)."""
     graph = nx.DiGraph()
     for path in sorted(package_dir.rglob("*.py")):

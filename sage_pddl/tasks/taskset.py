@@ -41,6 +41,8 @@ BUNDLED: dict[str, str] = {
     "procthor": "eval_dataset_procthor_dev.json",
     "compound": "compound_tasks.json",
 }
+
+
 class TaskSetError(SageError):
     """A task file or task reference that cannot be read."""
 
