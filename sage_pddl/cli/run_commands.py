@@ -59,9 +59,8 @@ def cmd_planners(args: argparse.Namespace) -> int:
 
 def cmd_tasks(args: argparse.Namespace) -> int:
     """The bundled task sets with their sizes, or the tasks of one set."""
-    # start-up time: imported when the command runs
-    from ..tasks import BUNDLED, TaskSetError, load_taskset
-    from ..tasks.sets import NAMED
+    from ..tasks import BUNDLED, TaskSetError, load_taskset  # start-up time: on use
+    from ..tasks.sets import NAMED  # start-up time: imported when the command runs
 
     if not args.set:
         sets: list[dict[str, Any]] = [{"set": name, "file": file, "tasks": len(load_taskset(name))}
