@@ -1,6 +1,18 @@
-"""Time parsing every corpus triple's domain + problem with sage-pddl, unified-planning and tarski.
+"""Time sage-pddl's parser: every corpus pair against unified-planning and tarski, or the first
+parse of ithor + K01 against another revision of sage-pddl.
 
     python tools/bench_parse.py [--corpus ../shared/corpus] [--limit N] [--repeat R]
+    python tools/bench_parse.py --first [--before REV] [--rounds N] [--repeat R]
+
+`--first`: the first parse in a process of `domains/ithor.pddl` + `problems/ithor/K01.pddl`
+(from text in memory), with Lark's tables already in the cache directory but no parsed model
+kept (the in-process cache of parsed texts and the driver's tables of words read are emptied
+before each parse), and the read of a later process: the domain as `parse_domain(...,
+keep=True)` loads what an earlier process kept, the problem parsed. This checkout and REV
+(default `main`, its package taken by `git archive`) are each measured in child processes,
+taken in turns `--rounds` times so that both see the same machine load; each child keeps the
+median of `--repeat` parses, and the report gives the median over the rounds. The garbage
+collector is on, as in any process. Files the parser keeps go to a private temporary directory.
 
 For each distinct (domain, problem) pair of `plans_index.json`, each parser reads both files from
 text already in memory (file reading is not timed; for the two competitors, which take paths,
@@ -17,7 +29,9 @@ import json
 import logging
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -52,6 +66,71 @@ def _tarski(domain: Path, problem: Path, texts: dict[Path, str]) -> None:
     reader.parse_instance(str(problem))
 
 
+_FIRST_PARSE = """
+import gc, json, sys, time
+from pathlib import Path
+from sage_pddl.pddl import parse_domain, parse_problem
+from sage_pddl.pddl.parser import forget_parsed
+repeat = int(sys.argv[1])
+domain = Path("domains/ithor.pddl").read_text(encoding="utf-8")
+problem = Path("problems/ithor/K01.pddl").read_text(encoding="utf-8")
+parse_domain("(define (domain warm) (:action a :parameters () :effect (and)))")  # Lark's tables
+parse_domain(domain, "ithor-kept.pddl", keep=True)  # as an earlier process keeps it
+first, kept = [], []
+for round_ in range(repeat):
+    forget_parsed()
+    gc.collect()
+    start = time.perf_counter()
+    parse_domain(domain, f"ithor-{round_}.pddl")  # (a name no cache has seen)
+    parse_problem(problem, f"K01-{round_}.pddl")
+    first.append(time.perf_counter() - start)
+    forget_parsed()
+    gc.collect()
+    start = time.perf_counter()
+    parse_domain(domain, "ithor-kept.pddl", keep=True)
+    parse_problem(problem, f"K01-kept-{round_}.pddl")
+    kept.append(time.perf_counter() - start)
+first.sort(), kept.sort()
+print(json.dumps({"first_ms": first[len(first) // 2] * 1e3, "kept_ms": kept[len(kept) // 2] * 1e3}))
+"""
+"""A child process's measure of the first parse of ithor + K01 (run in a checkout's root)."""
+
+
+def _first_parse(root: Path, cache: Path, repeat: int) -> dict[str, float]:
+    """The medians `_FIRST_PARSE` measures in a new process importing sage-pddl from `root`."""
+    env = {**os.environ, "PYTHONPATH": str(root), "SAGE_PDDL_CACHE": str(cache)}
+    done = subprocess.run([sys.executable, "-c", _FIRST_PARSE, str(repeat)], cwd=root, env=env,
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"measuring the parse in {root} failed:\n{done.stderr[-2000:]}")
+    measured: dict[str, float] = json.loads(done.stdout.splitlines()[-1])
+    return measured
+
+
+def first_parse_against(before: str, rounds: int, repeat: int) -> int:
+    """Print the first parse of ithor + K01 and a later process's read, this checkout against
+    revision `before`, measured in turns (see the module's docstring)."""
+    with tempfile.TemporaryDirectory() as private:
+        old = Path(private) / "before"
+        old.mkdir()
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", before,
+                                  "sage_pddl", "grammars", "domains", "data", "problems"],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
+        trees = {f"{before} (before)": old, "this checkout": REPO}
+        results: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
+        for _ in range(rounds):
+            for name, root in trees.items():
+                results[name].append(_first_parse(root, Path(private) / "cache", repeat))
+    print(f"first parse of ithor.pddl + K01.pddl, median of {rounds} rounds x {repeat} parses:")
+    for name, measured in results.items():
+        first = statistics.median(m["first_ms"] for m in measured)
+        kept = statistics.median(m["kept_ms"] for m in measured)
+        print(f"  {name:24s} first parse {first:7.2f} ms; later process (domain kept) "
+              f"{kept:7.2f} ms")
+    return 0
+
+
 PARSERS = {"sage-pddl": _ours, "unified-planning": _unified_planning, "tarski": _tarski}
 
 
@@ -70,8 +149,17 @@ def main() -> int:
                          default=Path(os.environ.get("SAGE_SHARED", REPO / ".." / "shared"))
                          / "corpus")
     options.add_argument("--limit", type=int, default=0, help="only the first N pairs")
-    options.add_argument("--repeat", type=int, default=1, help="runs per pair (best kept)")
+    options.add_argument("--repeat", type=int, default=1,
+                         help="runs per pair (best kept); with --first, parses per process")
+    options.add_argument("--first", action="store_true",
+                         help="the first parse of ithor + K01, against --before")
+    options.add_argument("--before", default="main", metavar="REV",
+                         help="with --first: the revision to compare with (default main)")
+    options.add_argument("--rounds", type=int, default=5,
+                         help="with --first: processes per revision, taken in turns")
     args = options.parse_args()
+    if args.first:
+        return first_parse_against(args.before, args.rounds, max(args.repeat, 5))
     index_path = args.corpus / "plans_index.json"
     if not index_path.is_file():
         print(f"no corpus at {args.corpus} (set --corpus or SAGE_SHARED)", file=sys.stderr)
