@@ -5,10 +5,11 @@ its contextual lexer; the model is built by `builder.ModelBuilder`, a Lark `Tran
 method per rule. Lark's tables are kept across processes in the private cache directory
 (`pddl/cache.py`, through `Lark.save` and `Lark.load`). A text is parsed by `driver.Driver`, a
 loop of our own over those tables that builds the same model with fewer Python operations, when
-the installed Lark is one it fits (checked once per process by `driver.fitting_driver`); otherwise, and
-for any text the driver declines, by Lark's own parse, whose errors `lark_errors` translates
-into a `PDDLSyntaxError` naming file, line and column. The sizes and nesting `pddl/limits.py`
-allows are enforced before either parse.
+the installed Lark is one it fits (checked once per process by `driver.fitting_driver`);
+otherwise, and for any text the driver declines, by Lark's own parse, whose errors
+`lark_errors` translates into a `PDDLSyntaxError` naming file, line and column. The limits of
+`pddl/limits.py` hold on both paths: the size is checked before a parse, the nesting by the
+driver as it reads and by `check_nesting` before Lark's parse.
 
 A text parsed again in a process gets the same (immutable) model object from an in-memory
 cache; a domain file read by `load_domain` is also kept for later processes in the cache
@@ -46,6 +47,7 @@ _PARSE_LOCK = threading.Lock()
 _BUILDER = ModelBuilder()
 """The one builder: Lark's tables are built once, and the builder's `file` and `text` are set
 for each parse under `_PARSE_LOCK`."""
+
 
 def _grammar() -> str:
     return (files("sage_pddl") / "grammars" / "pddl.lark").read_text(encoding="utf-8")

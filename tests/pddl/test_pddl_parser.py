@@ -12,9 +12,11 @@ from sage_pddl.pddl import (
     PDDLSemanticError,
     PDDLSyntaxError,
     UnsupportedConstruct,
+    builder,
     check_domain,
     check_problem,
     collect_annotations,
+    driver,
     load_domain,
     load_problem,
     parse_domain,
@@ -23,7 +25,6 @@ from sage_pddl.pddl import (
     write_domain,
     write_problem,
 )
-from sage_pddl.pddl import builder, driver
 from sage_pddl.pddl import parser as pddl_parser
 from sage_pddl.pddl.model import (
     And,
