@@ -9,9 +9,9 @@ documented API, so the driver is guarded three ways:
 
 * `pyproject.toml` pins Lark to the release line the tests cover;
 * `fitting_driver` builds the driver and parses a probe domain and problem that reach every
-  grammar rule both ways, and returns None (the parser then uses Lark's own parse for everything) if
-  building fails or the two models differ in any node or location: a Lark whose internals
-  changed shape degrades to the documented path, not to a wrong model;
+  grammar rule both ways, and returns None (the parser then uses Lark's own parse for every
+  text) if building fails or the two models differ in any node or location: a Lark whose
+  internals changed shape degrades to the documented path, not to a wrong model;
 * the tests hold both paths to the same model on every bundled and corpus file
   (tests/pddl/test_pddl_corpus.py, test_pddl_parser.py).
 
@@ -64,6 +64,13 @@ class Declined(Exception):
     """The fast driver met something it leaves to Lark: a syntax error, mostly."""
 
 
+def _require(holds: bool, what: str) -> None:
+    """A fact about Lark's tables or our builder the driver relies on (kept under `python -O`,
+    unlike an assert: `fitting_driver` turns a failed one into Lark's own parse)."""
+    if not holds:
+        raise ValueError(f"the driver expects that {what}")
+
+
 # How a reduction treats the value stack, precomputed per rule from Lark's own rules for its tree
 # builder (`lark.parse_tree_builder`): which children the rule's callback receives (tokens the
 # grammar filters out are dropped, the lists of `_inlined` rules are spliced in), whether a
@@ -103,8 +110,8 @@ class _Rule(NamedTuple):
         callback_name = rule.alias or options.template_source or name
         callback = getattr(builder, callback_name, None)
         inlined = name.startswith("_")
-        assert not (inlined and callback is not None), f"{name} is inlined: it has no callback"
-        assert callback is None or not hasattr(callback, "visit_wrapper"), "no v_args"
+        _require(not (inlined and callback is not None), f"{name} is inlined: it has no callback")
+        _require(callback is None or not hasattr(callback, "visit_wrapper"), "no v_args")
         if callback is None and not inlined:  # Lark's default: a Tree
             callback = partial(builder.__default__, callback_name, meta=None)
         size = len(rule.expansion)
@@ -173,10 +180,10 @@ class Driver:
         self.located = builder.LOCATED_TERMINALS
         terminals = {t.name: t for t in parser.terminals}
         spaces = terminals["WS"].pattern.value
-        assert sorted(parser.lexer_conf.ignore) == ["COMMENT", "WS"] \
-            and terminals["COMMENT"].pattern.value == ";[^\n]*" \
-            and spaces.startswith("[") and spaces.endswith("]+"), \
-            "the words are cut by the grammar's WS and COMMENT"
+        _require(sorted(parser.lexer_conf.ignore) == ["COMMENT", "WS"]
+                 and terminals["COMMENT"].pattern.value == ";[^\n]*"
+                 and spaces.startswith("[") and spaces.endswith("]+"),
+                 "the words are cut by the grammar's WS and COMMENT")
         space = spaces[1:-2]
         # each word of a line with the spaces before it: a column is their running length
         self.words = re.compile(f"([{space}]*)([()]|[^{space}();]+)").findall
@@ -185,8 +192,8 @@ class Driver:
         rules = {rule: _Rule.of(rule, builder) for rule in parser.rules}
         self.kept = frozenset(symbol.name for rule in parser.rules for symbol in rule.expansion
                               if isinstance(symbol, Terminal) and not symbol.filter_out)
-        assert {t.name for t in parser.terminals if hasattr(builder, t.name)} == self.kept, \
-            "the builder makes a value of each terminal a rule keeps, as the driver does"
+        _require({t.name for t in parser.terminals if hasattr(builder, t.name)} == self.kept,
+                 "the builder makes a value of each terminal a rule keeps, as the driver does")
         # per parser state (a list index): the words its lexer has read, with their kind and
         # value (shared by the states of one lexer); the lexer's regexes and keyword callbacks;
         # and the state's actions: a state to shift to (an int) or a reduction
