@@ -416,7 +416,8 @@ def _bundled_texts() -> dict[str, str]:
 
 def test_the_probes_reach_every_rule_of_the_grammar():
     """`driver.fitting_driver` trusts the driver only after it built Lark's model of the probes:
-    they must use every rule the grammar has (each alternative of a rule with several)."""
+    they must reach every rule the grammar names (aliases included) and hold every terminal a
+    rule keeps (which tells apart the alternatives of `comparison`, `arithmetic`, ...)."""
     parser = pddl_parser._parser()
     rules, tokens = set(), set()
     for symbol, text in driver.PROBES:
