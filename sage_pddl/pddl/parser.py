@@ -139,7 +139,7 @@ def _kept_domain(text: str, file: str | None) -> Domain | None:
 @lru_cache(maxsize=1)
 def _driver() -> Driver | None:
     """The fast driver of Lark's tables, or None when it does not fit the installed Lark
-    (`driver.fitting_driver`); asked for before a parse sets the builder's text."""
+    (`driver.fitting_driver`)."""
     return fitting_driver(_parser(), _BUILDER, _lark_parse)
 
 
@@ -161,6 +161,18 @@ def forget_parsed() -> None:
             driver.forget()
 
 
+def _model_of(text: str, file: str | None, start: str, driver: Driver | None) -> Any:
+    """The model of `text` from the start symbol `start`: built by the driver when there is one,
+    else (and for a text it declines) by Lark's own parse, which raises Lark's error."""
+    if driver is not None:
+        try:
+            return driver.parse(text, start)  # (it keeps to the nesting limit itself)
+        except Declined:
+            pass
+    check_nesting(text, file, pddl=True, what="parentheses nest")
+    return _lark_parse(text, start)
+
+
 def _parse(text: str, file: str | None, start: str, keep: bool = False) -> Domain | Problem:
     if len(text) > MAX_BYTES:
         raise PDDLSyntaxError(f"the text is {len(text):,} characters, more than the "
@@ -175,16 +187,10 @@ def _parse(text: str, file: str | None, start: str, keep: bool = False) -> Domai
         if found is not None:
             _PARSED.move_to_end(cache_key)
             return found
-        driver = _driver()
+        driver = _driver()  # (before the builder is given the text: its check parses probes)
         _BUILDER.file, _BUILDER.text = file, text
         try:
-            try:  # (the driver keeps to the nesting limit itself)
-                if driver is None:
-                    raise Declined
-                parsed: Any = driver.parse(text, start)
-            except Declined:  # Lark parses it, and says what is wrong
-                check_nesting(text, file, pddl=True, what="parentheses nest")
-                parsed = _lark_parse(text, start)
+            parsed = _model_of(text, file, start, driver)
         except UnexpectedInput as error:
             raise syntax_error(error, text, file, start, _terminals()) from None
         finally:
