@@ -483,6 +483,8 @@ def test_the_model_comparison_sees_every_location():
     changed = dataclasses.replace(domain, actions=(dataclasses.replace(action, precondition=precondition),))
     assert changed == domain  # model equality ignores locations; the driver's test does not
     assert same_model(domain, domain) and not same_model(domain, changed)
+    assert not same_model(domain, dataclasses.replace(domain, name="other"))
+    assert not same_model(action.parameters, list(action.parameters))  # a list is no tuple
 
 
 def test_text_kept_as_source_runs_to_the_parenthesis_that_closes_it():
