@@ -16,7 +16,8 @@ time and in CPU time of the parsing thread (on a shared machine the process also
 core, which the CPU time leaves out). The garbage collector is on, as in any process. Files
 the parser keeps go to a private temporary directory.
 
-For each distinct (domain, problem) pair of `plans_index.json`, each parser reads both files from
+Without `--first`: for each distinct (domain, problem) pair of `plans_index.json`, each parser
+reads both files from
 text already in memory (file reading is not timed; for the two competitors, which take paths,
 the files sit in the OS cache after the first read). sage-pddl reads both as a first read every
 time: its in-process cache of parsed texts is emptied before each (it would answer a domain
