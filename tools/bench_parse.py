@@ -21,8 +21,9 @@ reads both files from text already in memory (file reading is not timed; for the
 competitors, which take paths, the files sit in the OS cache after the first read). sage-pddl
 reads both as a first read every time: its in-process cache of parsed texts is emptied before
 each (it would answer a domain that several pairs share, and every repeat). A pair a
-competitor cannot read is skipped for that parser and counted. The best of `--repeat` runs is kept per pair. Prints per-parser
-totals and medians over the pairs every parser read, and sage-pddl's speed-up over each.
+competitor cannot read is skipped for that parser and counted. The best of `--repeat` runs
+is kept per pair. Prints per-parser totals and medians over the pairs every parser read, and
+sage-pddl's speed-up over each.
 """
 from __future__ import annotations
 
