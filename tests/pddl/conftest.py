@@ -2,7 +2,6 @@
 which domain goes with which problem."""
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from pathlib import Path
@@ -12,6 +11,8 @@ from lark.exceptions import UnexpectedInput
 
 from sage_pddl.pddl import PDDLSyntaxError, parse_domain, parse_problem
 from sage_pddl.pddl import parser as pddl_parser
+from sage_pddl.pddl.driver import Declined, same_located
+from sage_pddl.pddl.lark_errors import syntax_error
 
 _DOMAIN_HEADER = re.compile(r"\(\s*define\s*\(\s*domain\b", re.IGNORECASE)
 _BROKEN = (
@@ -65,22 +66,19 @@ def corpus(corpus_dir: Path) -> Corpus:
     return Corpus(corpus_dir)
 
 
-def same_model(a: object, b: object) -> bool:
-    """Equal as models AND in every source location (which model equality ignores)."""
-    if dataclasses.is_dataclass(a) and not isinstance(a, type):
-        return type(a) is type(b) and all(same_model(getattr(a, f.name), getattr(b, f.name))
-                                          for f in dataclasses.fields(a))
-    if isinstance(a, (tuple, list)):
-        return isinstance(b, (tuple, list)) and len(a) == len(b) and all(map(same_model, a, b))
-    return a == b
+same_model = same_located
+"""Equal as models AND in every source location (which model equality ignores): the comparison
+the parser's own check of its driver makes (test_the_model_comparison_sees_every_location)."""
 
 
 def lark_and_driver(text: str, name: str) -> tuple[object, object]:
     """(Lark's own parse, the driver's) of a text, each a model or the exception raised."""
     start = "start_domain" if is_domain_text(text) else "start_problem"
+    driver = pddl_parser._driver()
+    assert driver is not None, "the driver fits the Lark the tests run with"
     results = []
     for parse in (lambda: pddl_parser._lark_parse(text, start),
-                  lambda: pddl_parser._driver().parse(text, start)):
+                  lambda: driver.parse(text, start)):
         pddl_parser._BUILDER.file, pddl_parser._BUILDER.text = name, text
         try:
             results.append(parse())
@@ -100,9 +98,9 @@ def compare_driver_with_lark(texts: dict[str, str]) -> tuple[int, int]:
     for name, text in texts.items():
         lark, driver = lark_and_driver(text, name)
         if isinstance(lark, UnexpectedInput):  # a syntax error: Lark will say what it is
-            assert isinstance(driver, pddl_parser._Declined), (name, driver)
+            assert isinstance(driver, Declined), (name, driver)
             start = "start_domain" if is_domain_text(text) else "start_problem"
-            expected = str(pddl_parser._syntax_error(lark, text, name, start))
+            expected = str(syntax_error(lark, text, name, start, pddl_parser._terminals()))
             parse = parse_domain if start == "start_domain" else parse_problem
             with pytest.raises(PDDLSyntaxError) as raised:
                 parse(text, name)

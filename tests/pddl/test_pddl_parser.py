@@ -6,14 +6,17 @@ import pickle
 from pathlib import Path
 
 import pytest
+from lark import Token
 
 from sage_pddl.pddl import (
     PDDLSemanticError,
     PDDLSyntaxError,
     UnsupportedConstruct,
+    builder,
     check_domain,
     check_problem,
     collect_annotations,
+    driver,
     load_domain,
     load_problem,
     parse_domain,
@@ -43,7 +46,7 @@ from sage_pddl.pddl.model import (
     frozen_maker,
 )
 
-from .conftest import compare_driver_with_lark, same_model
+from .conftest import compare_driver_with_lark, is_domain_text, same_model
 
 QUIRKY_DOMAIN = """; quirks seen in real files
 (DEFINE (Domain Kitchen)
@@ -406,6 +409,70 @@ def test_the_parse_driver_builds_what_lark_builds_on_the_bundled_files():
     assert compared > 150 and declined > 0, (compared, declined)
 
 
+def _bundled_texts() -> dict[str, str]:
+    return {str(path.relative_to(REPO)): path.read_text(encoding="utf-8")
+            for path in sorted(REPO.glob("[!.]*/**/*.pddl"))}
+
+
+def test_the_probes_reach_every_rule_of_the_grammar():
+    """`driver.fitting_driver` trusts the driver only after it built Lark's model of the probes:
+    they must reach every rule the grammar names (aliases included) and hold every terminal a
+    rule keeps (which tells apart the alternatives of `comparison`, `arithmetic`, ...)."""
+    parser = pddl_parser._parser()
+    rules, tokens = set(), set()
+    for symbol, text in driver.PROBES:
+        tree = parser.parse(text, start=symbol)  # (without a transformer: the rules' trees)
+        rules |= {sub.data for sub in tree.iter_subtrees()}
+        tokens |= {token.type for token in tree.scan_values(lambda v: isinstance(v, Token))}
+    named = {rule.alias or rule.origin.name for rule in parser.rules
+             if not (rule.origin.name.startswith("_") or rule.options.expand1) or rule.alias}
+    kept = {symbol.name for rule in parser.rules for symbol in rule.expansion
+            if symbol.is_term and not symbol.filter_out}
+    assert named - rules == set() and kept - tokens == set()
+    assert len(named) > 40 and len(kept) > 10
+
+
+def test_a_driver_that_does_not_fit_lark_leaves_every_parse_to_lark(monkeypatch, caplog):
+    """As with a Lark release whose internals moved: building the driver fails, or it builds a
+    model Lark does not; the parser warns once and parses every text with Lark's own parse,
+    into the same models and errors."""
+    texts = {**_bundled_texts(), **DRIVEN}
+    expected = {}
+    for name, text in texts.items():
+        parse = parse_domain if is_domain_text(text) else parse_problem
+        try:
+            expected[name] = parse(text, name)
+        except PDDLSyntaxError as error:
+            expected[name] = str(error)
+
+    def broken(self, parser, builder):
+        raise AttributeError("'ParserState' object has no attribute 'parse_table'")
+
+    def wrong(self, text, start, max_depth=128):
+        return Atom("not-what-lark-builds")
+
+    for misfit in (("__init__", broken), ("parse", wrong)):
+        with monkeypatch.context() as patch:
+            patch.setattr(driver.Driver, *misfit)
+            pddl_parser._driver.cache_clear()
+            pddl_parser.forget_parsed()
+            caplog.clear()
+            for name, text in texts.items():
+                parse = parse_domain if is_domain_text(text) else parse_problem
+                try:
+                    found: object = parse(text, name)
+                except PDDLSyntaxError as error:
+                    found = str(error)
+                assert found == expected[name] if isinstance(found, str) \
+                    else same_model(found, expected[name]), name
+            assert pddl_parser._driver() is None
+            warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+            assert len(warnings) == 1 and "Lark's own parser" in warnings[0]
+    pddl_parser._driver.cache_clear()
+    pddl_parser.forget_parsed()
+    assert pddl_parser._driver() is not None
+
+
 def test_the_model_comparison_sees_every_location():
     domain = parse_domain(DRIVEN["commas split words into several tokens"], "d.pddl")
     action = domain.actions[0]
@@ -416,6 +483,8 @@ def test_the_model_comparison_sees_every_location():
     changed = dataclasses.replace(domain, actions=(dataclasses.replace(action, precondition=precondition),))
     assert changed == domain  # model equality ignores locations; the driver's test does not
     assert same_model(domain, domain) and not same_model(domain, changed)
+    assert not same_model(domain, dataclasses.replace(domain, name="other"))
+    assert not same_model(action.parameters, list(action.parameters))  # a list is no tuple
 
 
 def test_text_kept_as_source_runs_to_the_parenthesis_that_closes_it():
@@ -432,7 +501,7 @@ def test_text_kept_as_source_runs_to_the_parenthesis_that_closes_it():
 
 
 def test_a_location_is_a_named_tuple_made_without_its_constructor():
-    made = pddl_parser._new_tuple(Location, ("d.pddl", 3, 7))
+    made = builder._new_tuple(Location, ("d.pddl", 3, 7))
     assert type(made) is Location and made == Location("d.pddl", 3, 7)
     assert (made.file, made.line, made.column) == ("d.pddl", 3, 7) and str(made) == "d.pddl:3:7"
     assert str(Location(None, 1, 2)) == "<string>:1:2" and hash(made) == hash(Location(*made))
@@ -442,15 +511,15 @@ def test_a_location_is_a_named_tuple_made_without_its_constructor():
 
 
 @pytest.mark.parametrize("make, cls, fields", [
-    (pddl_parser._atom, Atom, ("p", (Constant("a"),), Location(None, 1, 2))),
-    (pddl_parser._constant, Constant, ("a", Location("d.pddl", 1, 1))),
-    (pddl_parser._variable, Variable, ("x", None)),
-    (pddl_parser._typed, Typed, ("x", ("t", "u"), Location("d.pddl", 2, 9))),
-    (pddl_parser._and, And, ((Atom("p"),), Location("d.pddl", 1, 1))),
-    (pddl_parser._not, Not, (Atom("p"), Location("d.pddl", 1, 1))),
-    (pddl_parser._when, When, (Atom("p"), Atom("q"), None)),
-    (pddl_parser._forall_effect, ForallEffect, ((Typed("x"),), Atom("q"), None)),
-    (pddl_parser._predicate, PredicateDef, ("p", (Typed("x"),), Location("d.pddl", 4, 4))),
+    (builder._atom, Atom, ("p", (Constant("a"),), Location(None, 1, 2))),
+    (builder._constant, Constant, ("a", Location("d.pddl", 1, 1))),
+    (builder._variable, Variable, ("x", None)),
+    (builder._typed, Typed, ("x", ("t", "u"), Location("d.pddl", 2, 9))),
+    (builder._and, And, ((Atom("p"),), Location("d.pddl", 1, 1))),
+    (builder._not, Not, (Atom("p"), Location("d.pddl", 1, 1))),
+    (builder._when, When, (Atom("p"), Atom("q"), None)),
+    (builder._forall_effect, ForallEffect, ((Typed("x"),), Atom("q"), None)),
+    (builder._predicate, PredicateDef, ("p", (Typed("x"),), Location("d.pddl", 4, 4))),
 ])
 def test_the_builders_constructors_make_the_dataclass_objects(make, cls, fields):
     made, plain = make(*fields), cls(*fields)
@@ -533,7 +602,7 @@ def test_a_section_written_twice_is_an_error_at_the_second(parse, text, where):
 
 
 def test_the_drivers_tables_of_words_read_stay_bounded(monkeypatch):
-    monkeypatch.setattr(pddl_parser, "_WORDS_KEPT", 20)
+    monkeypatch.setattr(driver, "WORDS_KEPT", 20)
     pddl_parser.forget_parsed()  # as a new process has them
     repo = Path(__file__).resolve().parents[2]
     paths = [*sorted((repo / "domains").glob("*.pddl")),

@@ -1,0 +1,433 @@
+"""A guarded fast path for the parse: Lark's LALR tables driven by one loop of our own.
+
+Lark's own parse (`Lark.parse`, then the `ModelBuilder` transformer) is the reference; this
+driver builds the same model, with the same locations, in a few times fewer Python operations,
+by reading the tables and lexers of the Lark parser it is built from. Those are Lark's
+internals (`Lark.parser.parser.parser.parse_table`, the contextual lexer's per-state lexers
+and their compiled scanners, `lark.parsers.lalr_analysis.Shift`, the rules' options), not its
+documented API, so the driver is guarded three ways:
+
+* `pyproject.toml` pins Lark to the release line the tests cover;
+* `fitting_driver` builds the driver and parses a probe domain and problem that reach every
+  grammar rule both ways, and returns None (the parser then uses Lark's own parse for every
+  text) if building fails or the two models differ in any node or location: a Lark whose
+  internals changed shape degrades to the documented path, not to a wrong model;
+* the tests hold both paths to the same model on every bundled and corpus file
+  (tests/pddl/test_pddl_corpus.py, test_pddl_parser.py).
+
+What the driver does in fewer operations than Lark's parse:
+
+* lexing: the text is cut into words (a parenthesis, or a run of characters that are neither
+  white space, a parenthesis nor a comment's `;`) by one regex pass per line; no terminal of
+  the grammar spans two words. A word is then resolved by the lexer of the parser state
+  (Lark's contextual lexer: a keyword in one state is a NAME in another) from a per-lexer
+  table of words already read, and the first time by that lexer's own regexes and keyword
+  callbacks (a word they read as several tokens, `?x,`, is read token by token);
+* tokens: a value is made only for terminals some rule keeps (not for `define`, `and`,
+  `:parameters`, `)`, ...): for `(` its Location, for the others a `Word` (what the
+  builder's terminal methods make of Lark's token);
+* reductions: the children each rule's callback receives are precomputed (`_Rule`), so the
+  builder's method is called directly, without Lark's wrapper chain or a `Tree` for every
+  `_inlined` rule and repetition; the commonest (a `?rule`'s single child, a repetition's
+  next item) are a few list operations in the loop.
+
+On any input it cannot take to the end it raises `Declined`, and the parser lets Lark parse the
+text and raise its located error.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+from collections.abc import Callable
+from functools import partial
+from operator import itemgetter
+from typing import Any, NamedTuple
+
+from lark import Lark, Token
+from lark import __version__ as lark_version
+from lark.grammar import Terminal
+from lark.parsers.lalr_analysis import Shift
+
+from .builder import ModelBuilder
+from .limits import MAX_DEPTH
+from .model import Location
+
+_new_tuple = tuple.__new__  # `_new_tuple(Location, (file, line, column))`: see `Location`
+
+WORDS_KEPT = 50_000
+"""Words one lexer's table remembers (`Driver.known`; emptied when full): every file of the
+shared corpus together fills a table with fewer than 3,000."""
+
+
+class Declined(Exception):
+    """The fast driver met something it leaves to Lark: a syntax error, mostly."""
+
+
+def _require(holds: bool, what: str) -> None:
+    """A fact about Lark's tables or our builder the driver relies on (kept under `python -O`,
+    unlike an assert: `fitting_driver` turns a failed one into Lark's own parse)."""
+    if not holds:
+        raise ValueError(f"the driver expects that {what}")
+
+
+# How a reduction treats the value stack, precomputed per rule from Lark's own rules for its tree
+# builder (`lark.parse_tree_builder`): which children the rule's callback receives (tokens the
+# grammar filters out are dropped, the lists of `_inlined` rules are spliced in), whether a
+# `?rule` with one child passes it on, and which callback builds the node.
+_PASS = 0  # one child, passed on unchanged (`?gd: and_gd`, `_variables: __plus`)
+_APPEND = 1  # an `_inlined` repetition `__star: __star item`: the item appended to the list
+_WRAP = 2  # an `_inlined` rule of one kept child: the list [child], spliced by the parent
+_CALL1 = 3  # one kept child, given to the callback as [child] (`?term: NAME -> constant`)
+_GENERAL = 4  # anything else: filter and splice the children, then call the callback
+
+# The value a token gets on the value stack (its kind decides): none, for a terminal no rule
+# keeps (`define`, `)`); its Location (the builder's LOCATED_TERMINALS); a Word
+_DROPPED, _LOCATED, _WORD = 0, 1, 2
+
+
+class _Rule(NamedTuple):
+    """A reduction as the driver does it (the action of the parse table is `(op, origin,
+    callback, rule)`, a plain tuple, for the loop's speed)."""
+
+    size: int
+    origin: str
+    callback: Any  # the builder's method; None for an `_inlined` rule (its result is the list)
+    select: Any  # children -> the list the callback receives; None: all children, as they are
+    expand1: bool  # a `?rule` without alias: one kept child is passed on
+
+    @staticmethod
+    def of(rule: Any, builder: ModelBuilder) -> tuple[int, _Rule]:
+        """How a reduction by Lark's `rule` builds its value: Lark's tree builder for this rule
+        (`ParseTreeBuilder._init_builders`, `maybe_create_child_filter` without placeholders,
+        `create_callback`), written out once; with the op the driver's loop does it by."""
+        options = rule.options
+        name = rule.origin.name
+        include = [(i, not s.is_term and s.name.startswith("_"))
+                   for i, s in enumerate(rule.expansion)
+                   if options.keep_all_tokens or not (s.is_term and s.filter_out)]
+        expand1 = bool(options.expand1) and not rule.alias
+        callback_name = rule.alias or options.template_source or name
+        callback = getattr(builder, callback_name, None)
+        inlined = name.startswith("_")
+        _require(not (inlined and callback is not None), f"{name} is inlined: it has no callback")
+        _require(callback is None or not hasattr(callback, "visit_wrapper"), "no v_args")
+        if callback is None and not inlined:  # Lark's default: a Tree
+            callback = partial(builder.__default__, callback_name, meta=None)
+        size = len(rule.expansion)
+        if size == 1 and len(include) == 1:
+            if include[0][1]:  # the list of an `_inlined` child: passed on, or given whole
+                op = _PASS if callback is None and not expand1 else _GENERAL
+            else:
+                op = _PASS if expand1 else _WRAP if callback is None else _CALL1
+        elif size == 2 and callback is None and not expand1 and include == [(0, True), (1, False)]:
+            op = _APPEND
+        else:
+            op = _GENERAL
+        return op, _Rule(size, name, callback, _selector(include, size), expand1)
+
+
+def _selector(include: list[tuple[int, bool]], size: int) -> Any:
+    """children -> the list a rule's callback receives: the children at the `include`d
+    indices, the lists of `_inlined` children spliced in (Lark's `ChildFilterLALR_NoPlaceholders`,
+    whose list of a left recursion grows in place)."""
+    kept = [i for i, splice in include if not splice]
+    spliced = [i for i, splice in include if splice]
+    if not spliced and len(kept) == size:
+        return None
+    if not spliced:
+        if not kept:  # `_comma: ","`
+            return lambda children: []
+        if len(kept) == 1:
+            only = kept[0]
+            return lambda children: [children[only]]
+        pick = itemgetter(*kept)
+        return lambda children: list(pick(children))
+    if kept and spliced == [include[-1][0]]:  # `LPAR NAME __star`: the repetition last
+        last = spliced[0]
+        if len(kept) == 1:
+            only = kept[0]
+            return lambda children: [children[only], *children[last]]
+        pick = itemgetter(*kept)
+        return lambda children: [*pick(children), *children[last]]
+
+    def select(children: list[Any]) -> list[Any]:
+        selected: list[Any] = []
+        for index, splice in include:
+            if not splice:
+                selected.append(children[index])
+            elif selected:
+                selected += children[index]
+            else:
+                selected = children[index]
+        return selected
+    return select
+
+
+class Driver:
+    """Lark's LALR parse of the grammar, driven by one loop over the parse table of the Lark
+    parser it is built from, building the model with the same `ModelBuilder` methods (the
+    module's docstring says how). Built by `fitting_driver`, which checks that it fits the
+    installed Lark."""
+
+    def __init__(self, parser: Lark, builder: ModelBuilder):
+        frontend: Any = parser.parser  # Lark's internals: typed loosely
+        lalr = frontend.parser.parser
+        table = lalr.parse_table
+        self.start_states = table.start_states
+        self.end_states = table.end_states
+        self.builder = builder
+        self.located = builder.LOCATED_TERMINALS
+        terminals = {t.name: t for t in parser.terminals}
+        spaces = terminals["WS"].pattern.value
+        _require(sorted(parser.lexer_conf.ignore) == ["COMMENT", "WS"]
+                 and terminals["COMMENT"].pattern.value == ";[^\n]*"
+                 and spaces.startswith("[") and spaces.endswith("]+"),
+                 "the words are cut by the grammar's WS and COMMENT")
+        space = spaces[1:-2]
+        # each word of a line with the spaces before it: a column is their running length
+        self.words = re.compile(f"([{space}]*)([()]|[^{space}();]+)").findall
+        # Characters of WS that `\s` does not have: ANY_TOKEN reads on through them
+        self.glued = re.compile(f"[^{space}();][\u200b\ufeff]").search
+        rules = {rule: _Rule.of(rule, builder) for rule in parser.rules}
+        self.kept = frozenset(symbol.name for rule in parser.rules for symbol in rule.expansion
+                              if isinstance(symbol, Terminal) and not symbol.filter_out)
+        _require({t.name for t in parser.terminals if hasattr(builder, t.name)} == self.kept,
+                 "the builder makes a value of each terminal a rule keeps, as the driver does")
+        # per parser state (a list index): the words its lexer has read, with their kind and
+        # value (shared by the states of one lexer); the lexer's regexes and keyword callbacks;
+        # and the state's actions: a state to shift to (an int) or a reduction
+        # `(op, origin, callback, _Rule)`
+        count = max(table.states) + 1
+        self.known: list[dict[str, tuple[str, int]]] = [{}] * count
+        self.lexing: list[Any] = [None] * count
+        self.actions: list[dict[str, Any]] = [{}] * count
+        known_by_lexer: dict[int, dict[str, tuple[str, int]]] = {}
+        for state, row in table.states.items():
+            lexer = frontend.lexer.lexers[state]
+            regexes = lexer.scanner._mres  # (the scanner is built on first use, callbacks too)
+            self.known[state] = known_by_lexer.setdefault(id(lexer), {})
+            self.lexing[state] = (regexes, lexer.callback)
+            self.actions[state] = {
+                terminal: arg if action is Shift else (rules[arg][0], arg.origin.name,
+                                                       rules[arg][1].callback, rules[arg][1])
+                for terminal, (action, arg) in row.items()}
+
+    def parse(self, text: str, start: str, max_depth: int = MAX_DEPTH) -> Any:
+        """The value of the start symbol `start` for `text`. Declines a text whose parentheses
+        may nest deeper than `max_depth` (a bound kept per line: the depth before the line plus
+        the line's `(`), so that `check_nesting` need not read a text the driver parses."""
+        if ("\u200b" in text or "\ufeff" in text) and self.glued(text):
+            raise Declined  # a word followed by a zero-width space: rare, left to Lark
+        known, actions, words, file = self.known, self.actions, self.words, self.builder.file
+        reduce = self._reduce
+        stack = [self.start_states[start]]
+        values: list[Any] = []
+        line_start = depth = 0
+        try:
+            for line_number, line in enumerate(text.split("\n"), 1):
+                code = line[:line.index(";")] if ";" in line else line
+                opened = code.count("(")
+                if depth + opened > max_depth:
+                    raise Declined
+                depth += opened - code.count(")")
+                column = 1
+                for space, value in words(code):
+                    at = column + len(space)
+                    column = at + len(value)
+                    state = stack[-1]
+                    lexed = known[state].get(value)
+                    if lexed is None:
+                        lexed = self._lex(state, value)
+                        if lexed is None:  # a word of several tokens
+                            self._feed_word(value, line_number, line_start + at - 1,
+                                            line_start, stack, values)
+                            continue
+                    kind, made = lexed
+                    token: Any
+                    if made == _DROPPED:
+                        token = None
+                    elif made == _LOCATED:
+                        token = _new_tuple(Location, (file, line_number, at))
+                    else:
+                        token = (value, line_number, at)
+                    action = actions[state][kind]
+                    while action.__class__ is not int:  # reduce as the table says
+                        op = action[0]  # (tested in the order of their frequency)
+                        if op == _APPEND:
+                            item = values.pop()
+                            values[-1].append(item)
+                            del stack[-1]
+                        elif op == _GENERAL:
+                            reduce(action[3], stack, values)
+                            action = actions[stack[-1]][kind]
+                            continue
+                        elif op == _WRAP:
+                            values[-1] = [values[-1]]
+                        elif op == _CALL1:
+                            values[-1] = action[2]([values[-1]])
+                        # (and _PASS leaves the value as it is)
+                        stack[-1] = actions[stack[-2]][action[1]]
+                        action = actions[stack[-1]][kind]
+                    stack.append(action)  # then shift the token
+                    values.append(token)
+                line_start += len(line) + 1
+        except KeyError:  # no action for the token in this state: a syntax error
+            raise Declined from None
+        return self._end(start, stack, values)
+
+    def _lex(self, state: int, word: str) -> tuple[str, int] | None:
+        """The kind of `word` read by the lexer of `state` as one token and what value the
+        parse gives it (remembered for that lexer); None when it reads the word as several."""
+        kind, rest = self._first_token(state, word)
+        if rest:
+            return None
+        made = _DROPPED if kind not in self.kept else _LOCATED if kind in self.located else _WORD
+        known = self.known[state]
+        if len(known) >= WORDS_KEPT:  # a long-lived process reads many texts: bounded
+            known.clear()
+        known[word] = lexed = (kind, made)
+        return lexed
+
+    def _first_token(self, state: int, word: str) -> tuple[str, str]:
+        """The kind of the first token the lexer of `state` reads in `word`, and the rest."""
+        regexes, callbacks = self.lexing[state]
+        for regex in regexes:
+            match = regex.match(word)
+            if match is not None:
+                break
+        else:
+            raise Declined
+        value, kind = match.group(), match.lastgroup
+        callback = callbacks.get(kind)
+        if callback is not None:  # a keyword spelled like a NAME (Lark's UnlessCallback)
+            kind = callback(Token(kind, value)).type
+        return kind, word[len(value):]
+
+    def _feed_word(self, word: str, line_number: int, start: int, line_start: int,
+                   stack: list[Any], values: list[Any]) -> None:
+        """Feed the tokens of a word the lexer reads as several (`?x,`), each lexed in the state
+        the one before it leaves."""
+        while word:
+            kind, rest = self._first_token(stack[-1], word)
+            value = word[:len(word) - len(rest)]
+            token: Any = None
+            if kind in self.located:
+                token = _new_tuple(Location, (self.builder.file, line_number,
+                                              start - line_start + 1))
+            elif kind in self.kept:
+                token = (value, line_number, start - line_start + 1)
+            self._feed(kind, token, stack, values)
+            start += len(value)
+            word = rest
+
+    def _feed(self, kind: str, token: Any, stack: list[Any], values: list[Any]) -> None:
+        """Reduce as the table says, then shift the token (each reduction by `_reduce`)."""
+        action = self.actions[stack[-1]].get(kind)
+        while action is not None and action.__class__ is not int:
+            self._reduce(action[3], stack, values)
+            action = self.actions[stack[-1]].get(kind)
+        if action is None:
+            raise Declined
+        stack.append(action)
+        values.append(token)
+
+    def _end(self, start: str, stack: list[Any], values: list[Any]) -> Any:
+        """Reduce at the end of the input up to the start symbol: the parse's value."""
+        end_state = self.end_states[start]
+        while True:
+            action = self.actions[stack[-1]].get("$END")
+            if action is None or action.__class__ is int:
+                raise Declined
+            self._reduce(action[3], stack, values)
+            if stack[-1] == end_state:
+                return values[-1]
+
+    def _reduce(self, rule: _Rule, stack: list[Any], values: list[Any]) -> None:
+        """A reduction by `rule` (any rule; the loop of `parse` does the commonest itself)."""
+        size, origin, callback, select, expand1 = rule
+        if size:
+            children = values[-size:]
+            del values[-size:], stack[-size:]
+        else:
+            children = []
+        selected = children if select is None else select(children)
+        if expand1 and len(selected) == 1:
+            value = selected[0]
+        elif callback is None:
+            value = selected
+        else:
+            value = callback(selected)
+        values.append(value)
+        stack.append(self.actions[stack[-1]][origin])
+
+
+    def forget(self) -> None:
+        """Empty the tables of words each lexer has read (as a new process has them)."""
+        for words in self.known:
+            words.clear()
+
+
+PROBE_DOMAIN = """; @sage note a probe
+(define (domain probe)
+  (:requirements :strips :typing :adl)
+  (:types t u - object v - (either t u))
+  (:constants c d - t e)
+  (:predicates (p ?a ?b) (q ?x - t) (define) (either ?e - object))
+  (:functions (f ?x) - number (g))
+  (:derived (r ?x) ; a comment with ) and (
+     (p ?x ?x))
+  (:action a :parameters (?a,?b - t,?c)
+    :precondition (and () (exists (?l - t, ?r) (and (p ?a ?l) (q ?r)))
+                       (forall (?y) (or (q ?y) (not (= ?y c))))
+                       (imply (q ?a) (>= (f ?a) (- 2)))
+                       (= (f ?b) (+ 1 (* 2 (g)))) (preference ok (q ?a)))
+    :effect (and (p ?a ?b) (not (q ?c)) (forall (?z) (when (q ?z) (not (p ?z ?z))))
+                 (increase (g) 1.5) (oneof (q ?a) (q ?b)) ()))
+  (:action forall :parameters (?and - either) :effect (either ?and))
+  (:action v :parameters () :vars (?y) :effect (q ?y)))
+"""
+PROBE_PROBLEM = """(define (problem probe) (:domain probe)
+  (:requirements :typing)
+  (:objects a b - (either t u) n)
+  (:init (q a) (p a b) (not (q b)) (= (f a) -1.5) (define))
+  (:goal (and (q a) (> (f a) (- 1 2))))
+  (:constraints (always (q a)))
+  (:metric minimize (total-cost)))
+"""
+PROBES = (("start_domain", PROBE_DOMAIN), ("start_problem", PROBE_PROBLEM))
+"""Texts that reach every rule of the grammar (a test checks), parsed both ways by
+`fitting_driver`."""
+
+
+def same_located(a: Any, b: Any) -> bool:
+    """Equal models with equal locations in every node (model equality ignores locations)."""
+    if dataclasses.is_dataclass(a) and not isinstance(a, type):
+        return type(a) is type(b) and all(same_located(getattr(a, f.name), getattr(b, f.name))
+                                          for f in dataclasses.fields(a))
+    if isinstance(a, tuple):
+        return (type(a) is type(b) and len(a) == len(b)
+                and all(same_located(x, y) for x, y in zip(a, b)))
+    return type(a) is type(b) and a == b
+
+
+def fitting_driver(parser: Lark, builder: ModelBuilder,
+                   reference: Callable[[str, str], Any]) -> Driver | None:
+    """The driver of `parser`'s tables if it fits this Lark: built without error, it parses
+    each probe into the model `reference` (Lark's own parse) builds, locations included.
+    None otherwise, with a warning naming Lark's version: every text is then parsed by Lark."""
+    try:
+        driver = Driver(parser, builder)
+        for symbol, text in PROBES:
+            builder.file, builder.text = "probe.pddl", text
+            if not same_located(driver.parse(text, symbol), reference(text, symbol)):
+                raise ValueError(f"the driver's model of the {symbol[6:]} probe differs")
+    except Exception as error:  # noqa: BLE001 - any misfit of Lark's internals means the same
+        logging.getLogger(__name__).warning(
+            "sage-pddl parses with Lark's own parser: its fast driver does not fit lark %s (%s: "
+            "%s)", lark_version, type(error).__name__, error)
+        return None
+    finally:
+        builder.file, builder.text = None, ""
+    driver.forget()
+    return driver
