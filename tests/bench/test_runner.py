@@ -6,14 +6,8 @@ import json
 import pytest
 
 from sage_pddl.bench import BenchConfig, load_config, run_benchmark
-from sage_pddl.bench.runner import (
-    KEY_FIELDS,
-    BenchConfigError,
-    latest_rows,
-    read_results,
-    row_key,
-    select_tasks,
-)
+from sage_pddl.bench.config import BenchConfigError, select_tasks
+from sage_pddl.bench.results import KEY_FIELDS, latest_rows, read_results, row_key
 from sage_pddl.llm import LLMUnavailable
 
 from .conftest import TASK_IDS, TASKS
