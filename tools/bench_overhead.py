@@ -41,8 +41,8 @@ class Timed:
 def main() -> int:
     from sage_pddl.bench import BenchConfig, run_benchmark
     from sage_pddl.bench import runner as runner_module
-    from sage_pddl.bench.oracle import reference_responder
     from sage_pddl.bench.config import select_tasks
+    from sage_pddl.bench.oracle import reference_responder
     from sage_pddl.bench.results import ResultsWriter, read_results
     from sage_pddl.domains import load_domain
     from sage_pddl.llm import get_backend

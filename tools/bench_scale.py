@@ -29,9 +29,9 @@ from pathlib import Path
 
 def serve(tasks: str, latency: float, capacity: int, ready: multiprocessing.Queue) -> None:
     """A fake server process: puts its URL on `ready`, then serves until terminated."""
+    from sage_pddl.bench.config import select_tasks
     from sage_pddl.bench.fakellm import FakeOllama
     from sage_pddl.bench.oracle import reference_responder
-    from sage_pddl.bench.config import select_tasks
     from sage_pddl.domains import load_domain
 
     chosen = select_tasks([tasks])

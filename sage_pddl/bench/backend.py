@@ -114,8 +114,10 @@ def _one_backend(choice: BackendChoice, llm: str, model: str | None, tasks: Sequ
         if choice.script:
             return get_backend("scripted", model=model, script=choice.script)
         if not tasks or domain_for is None:
-            raise BackendSettingError("llm_script", "the scripted backend answers from a script "
-                                                    "file, or from the reference plans of tasks")
+            raise BackendSettingError(
+                "llm_script", "the scripted backend answers from a script file (answers per "
+                "role, docs/llm-backends.md), or from the reference plan of a task (a task "
+                "reference such as ithor#K01, or a PDDL problem file)")
         responder = reference_responder(tasks, domain_for)
         responder.prepare()  # classical plans now, not on the clock of the first cell
         return get_backend("scripted", model=model, responder=responder)

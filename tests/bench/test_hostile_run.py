@@ -13,6 +13,7 @@ import tracemalloc
 import pytest
 
 from sage_pddl.bench import BenchConfig, run_benchmark, write_report
+from sage_pddl.bench import runner as bench_runner
 from sage_pddl.bench.config import BenchConfigError
 from sage_pddl.bench.results import MAX_ROW_BYTES, ResultsWriter, read_results
 from sage_pddl.cli import main

@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from sage_pddl.bench import BenchConfig, run_benchmark, runner
+from sage_pddl.bench.config import BenchConfigError, select_tasks
 from sage_pddl.bench.fakellm import FakeOllama, role_of
 from sage_pddl.bench.oracle import reference_responder
 from sage_pddl.bench.report import write_report
-from sage_pddl.bench.config import BenchConfigError, select_tasks
 from sage_pddl.bench.results import comparable_rows, read_results, row_key
 from sage_pddl.domains import load_domain
 from sage_pddl.llm import Completion, InvalidOutput, LLMUnavailable
