@@ -8,7 +8,6 @@ import pytest
 from sage_pddl.bench import BenchConfig, load_config, run_benchmark
 from sage_pddl.bench.config import BenchConfigError, select_tasks
 from sage_pddl.bench.results import KEY_FIELDS, latest_rows, read_results, row_key
-from sage_pddl.gate import Gate
 from sage_pddl.llm import LLMUnavailable
 
 from .conftest import TASK_IDS, TASKS
@@ -172,28 +171,19 @@ def test_exec_mode_with_injected_failure(tmp_path, oracle_factory):
         assert row["gate_goal_success"] == 1.0  # the first plan's gate score is kept too
 
 
-def test_the_cells_of_a_task_share_one_compiled_gate(tmp_path, oracle_factory, monkeypatch):
+def test_the_cells_of_a_task_share_one_compiled_gate(tmp_path, oracle_factory, gates_made):
     """A cell borrows its task's gate from the run and hands it to the planner, the runtime and
     the world, and gives it back for the next cell of the task: four exec cells of a task
     compile no more gates than one."""
-    made: list[Gate] = []
-    original_init = Gate.__init__
-
-    def counted(self, *args, **kwargs):
-        made.append(self)
-        original_init(self, *args, **kwargs)
-
-    monkeypatch.setattr(Gate, "__init__", counted)
-
-    def gates_made(name: str, planners: tuple[str, ...], seeds: tuple[int, ...]) -> int:
-        made.clear()
+    def count(name: str, planners: tuple[str, ...], seeds: tuple[int, ...]) -> int:
+        gates_made.clear()
         run_dir = run_benchmark(config(tmp_path / name, planners=planners, seeds=seeds,
                                        tasks=("ithor#K19",), mode="exec"),
                                 llm_factory=oracle_factory())
         assert not any(r["error"] for r in rows_of(run_dir)[0])
-        return len(made)
+        return len(gates_made)
 
-    assert gates_made("four", ("SAGE", "Direct"), (0, 1)) == gates_made("one", ("Direct",), (0,))
+    assert count("four", ("SAGE", "Direct"), (0, 1)) == count("one", ("Direct",), (0,))
 
 
 def test_exec_mode_live_memory_keeps_the_executed_steps_as_written(tmp_path, oracle_factory):

@@ -125,11 +125,11 @@ def test_injection_index():
         injection_index("soon", 6)
 
 
-def test_the_tasks_gate_is_the_one_the_planner_the_runtime_and_the_world_use(task, monkeypatch):
+def test_the_tasks_gate_is_the_one_the_planner_the_runtime_and_the_world_use(task, gates_made):
     """A task that carries a compiled gate (a benchmark cell's) is checked by that gate alone:
     the planner, the episode and the symbolic world compile none of their own."""
     from sage_pddl.bench.oracle import reference_responder
-    from sage_pddl.gate import Gate, compile_gate
+    from sage_pddl.gate import compile_gate
     from sage_pddl.llm import get_backend
     from sage_pddl.planners import get_planner
 
@@ -138,17 +138,10 @@ def test_the_tasks_gate_is_the_one_the_planner_the_runtime_and_the_world_use(tas
     gate = compile_gate(task.domain, task.problem)
     planner = get_planner("Direct", llm=get_backend("scripted", responder=responder, model="r"))
     env = get_env("symbolic")
-    made: list[Gate] = []
-    original_init = Gate.__init__
-
-    def counted(self, *args, **kwargs):
-        made.append(self)
-        original_init(self, *args, **kwargs)
-
-    monkeypatch.setattr(Gate, "__init__", counted)
+    gates_made.clear()
     report = run_episode(replace(task, gate=gate), planner, env, gate_before_execute=True)
     assert report.success is True
-    assert made == [] and planner.gate is gate and env.gate is gate
+    assert gates_made == [] and planner.gate is gate and env.gate is gate
     env.close()
 
 
