@@ -311,8 +311,6 @@ def _pick(tasks: list[Task], one: str | None, selection: str | None, spec: str
     return out
 
 
-
-
 def default_model(llm: str, llm_script: str | None) -> str:
     """The model a row names when --models is not given: the scripted backend is no model."""
     if llm.lower() == "scripted":

@@ -37,15 +37,18 @@ from .config import BenchConfig, BenchConfigError
 RESULTS_FILE = "results.jsonl"
 STATUS_FILE = "status.json"
 CONFIG_FILE = "config.json"
+LOCK_FILE = ".lock"
+"""The file in a run folder a running bench holds a lock on (`fcntl.flock`)."""
 LIVE_MEMORY_FILE = "live_memory.jsonl"
+"""The live memory's episodes (`memory="live"`)."""
 KEY_FIELDS = ("model", "planner", "task_id", "seed", "mode")
 # Settings that change what a row means: a resumed run must keep them.
 ROW_SETTINGS = ("mode", "llm", "llm_script", "gate_before_execute", "inject_failure",
                 "max_replan", "memory", "env", "domain")
 
 
-
 def row_key(row: Mapping[str, Any]) -> tuple:
+    """A row's key: its `KEY_FIELDS` as text (one row per key and run)."""
     return tuple(str(row.get(k)) for k in KEY_FIELDS)
 
 
@@ -147,8 +150,6 @@ def _cut_partial_line(path: Path) -> int:
         return len(data) - keep
 
 
-
-
 def new_run_id() -> str:
     return f"{datetime.now():%Y%m%d_%H%M%S}_{secrets.token_hex(3)}"
 
@@ -205,11 +206,6 @@ def _comparable(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_comparable(v) for v in value]
     return value
-
-
-
-LOCK_FILE = ".lock"
-"""The file in a run folder a running bench holds a lock on (`fcntl.flock`)."""
 
 
 @contextmanager
