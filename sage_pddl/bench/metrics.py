@@ -215,6 +215,7 @@ class PlanCheck(NamedTuple):
 
 
 def check_plan(gate: Any, steps: Sequence[Mapping[str, Any]], state: Any = None) -> PlanCheck:
+    """The plan's check in mode "all" from `state` (default: the initial state)."""
     plain = [bare_step(s) for s in steps]
     return PlanCheck(plain, gate.check(plain, state=state, mode="all"))
 

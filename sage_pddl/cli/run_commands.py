@@ -124,6 +124,7 @@ def make_llm(args: argparse.Namespace, planning: Any = None, dataset_task: Any =
     bench's reference responder)."""
     # start-up time: imported when the command runs
     from ..bench.backend import BackendChoice, BackendSettingError, make_backend
+    from ..bench.config import default_model
 
     choice = BackendChoice(llm=args.llm, host=args.llm_host, max_context=args.max_context,
                            script=args.llm_script)
@@ -132,7 +133,7 @@ def make_llm(args: argparse.Namespace, planning: Any = None, dataset_task: Any =
     if llm == "replay" and args.cassette:
         model = model or cassette_model(args.cassette)
     elif llm == "scripted" and not args.llm_script:
-        model = model or "reference responder"
+        model = model or default_model(llm, None)
     try:
         choice.check(cassette=bool(args.cassette))
         backend = make_backend(choice, model, cassette=args.cassette,
