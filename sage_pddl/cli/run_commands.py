@@ -124,7 +124,7 @@ def make_llm(args: argparse.Namespace, planning: Any = None, dataset_task: Any =
     bench's reference responder)."""
     # start-up time: imported when the command runs
     from ..bench.backend import BackendChoice, BackendSettingError, make_backend
-    from ..bench.config import default_model
+    from ..bench.config import default_model  # start-up time: imported when the command runs
 
     choice = BackendChoice(llm=args.llm, host=args.llm_host, max_context=args.max_context,
                            script=args.llm_script)
