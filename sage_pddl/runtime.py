@@ -135,16 +135,22 @@ def run_episode(task: Any, planner: Any, env: Any, *, max_replan: int = 3,
 
     `reset_options` go to `env.reset` (e.g. the symbolic world's `faults` or `hidden` facts),
     with the task's `scene` unless they name one (AI2-THOR loads it; other worlds ignore it).
+    The task's gate (`PlanningTask.gate`, else one compiled here) is the one the episode checks
+    steps with, and a `GatedEnv`'s too.
 
     `on_event(kind, payload)` is called for "plan", "step", "blocked", "repair" events, so a CLI
     can show progress; it must not change anything.
     """
     emit = on_event or (lambda kind, payload: None)
     began = time.perf_counter()
-    gate = compile_gate(task.domain, task.problem)
+    gate = getattr(task, "gate", None)
+    if gate is None:
+        gate = compile_gate(task.domain, task.problem)
     options = dict(reset_options or {})
     if getattr(task, "scene", ""):
         options.setdefault("scene", task.scene)
+    if isinstance(env, GatedEnv):  # a world that reads steps through the gate shares it
+        options.setdefault("gate", gate)
     env.reset(task.problem, domain=task.domain, **options)
 
     result = planner.plan(task)

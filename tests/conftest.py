@@ -89,3 +89,20 @@ def corpus_dir(shared_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def fixtures_dir() -> Path:
     return FIXTURES_DIR
+
+
+@pytest.fixture
+def gates_made(monkeypatch) -> list:
+    """Every gate compiled from now until the test ends, in order (the list grows as they are
+    made; clear it to count again)."""
+    from sage_pddl.gate import Gate
+
+    made: list = []
+    original_init = Gate.__init__
+
+    def counted(self, *args, **kwargs):
+        made.append(self)
+        original_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(Gate, "__init__", counted)
+    return made

@@ -41,8 +41,9 @@ class Timed:
 def main() -> int:
     from sage_pddl.bench import BenchConfig, run_benchmark
     from sage_pddl.bench import runner as runner_module
+    from sage_pddl.bench.config import select_tasks
     from sage_pddl.bench.oracle import reference_responder
-    from sage_pddl.bench.runner import read_results, select_tasks
+    from sage_pddl.bench.results import ResultsWriter, read_results
     from sage_pddl.domains import load_domain
     from sage_pddl.llm import get_backend
     from sage_pddl.planners import available_planners
@@ -72,7 +73,7 @@ def main() -> int:
         return row
 
     write_seconds: list[float] = []
-    original_append = runner_module.ResultsWriter.append
+    original_append = ResultsWriter.append
 
     def append(self, row):
         began = time.perf_counter()
@@ -80,7 +81,7 @@ def main() -> int:
         write_seconds.append(time.perf_counter() - began)
 
     runner_module.run_cell = run_cell
-    runner_module.ResultsWriter.append = append
+    ResultsWriter.append = append
     planners = tuple(p.strip() for p in args.planners.split(",") if p.strip())
     with tempfile.TemporaryDirectory() as folder:
         config = BenchConfig(planners=planners, models=("reference responder",),

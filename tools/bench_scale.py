@@ -29,9 +29,9 @@ from pathlib import Path
 
 def serve(tasks: str, latency: float, capacity: int, ready: multiprocessing.Queue) -> None:
     """A fake server process: puts its URL on `ready`, then serves until terminated."""
+    from sage_pddl.bench.config import select_tasks
     from sage_pddl.bench.fakellm import FakeOllama
     from sage_pddl.bench.oracle import reference_responder
-    from sage_pddl.bench.runner import select_tasks
     from sage_pddl.domains import load_domain
 
     chosen = select_tasks([tasks])
@@ -58,7 +58,7 @@ def start_servers(count: int, tasks: str, latency: float, capacity: int):
 
 def rows_of(run_dir: Path) -> tuple[list[str], float]:
     """The rows without timing fields, sorted; and the longest cell's seconds."""
-    from sage_pddl.bench.runner import comparable_rows, read_results
+    from sage_pddl.bench.results import comparable_rows, read_results
 
     rows, bad = read_results(run_dir / "results.jsonl")
     if bad:

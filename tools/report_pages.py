@@ -31,9 +31,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from sage_pddl.bench import BenchConfig, run_benchmark, write_report  # noqa: E402
+from sage_pddl.bench.config import select_tasks  # noqa: E402
 from sage_pddl.bench.html_report import write_html  # noqa: E402
 from sage_pddl.bench.oracle import reference_responder  # noqa: E402
-from sage_pddl.bench.runner import read_results, select_tasks  # noqa: E402
+from sage_pddl.bench.results import read_results  # noqa: E402
 from sage_pddl.bench.trace import read_episode  # noqa: E402
 from sage_pddl.domains import load_domain  # noqa: E402
 from sage_pddl.llm import get_backend  # noqa: E402

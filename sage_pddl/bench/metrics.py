@@ -54,7 +54,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from sage_pddl.gate.outcome import plan_outcomes
 from sage_pddl.pddl.vocabulary import bare_step, name_key, step_key
@@ -206,13 +206,27 @@ def object_completeness(steps: Sequence[Mapping[str, Any]], expected: Iterable[s
     return len(wanted & named) / len(wanted)
 
 
+class PlanCheck(NamedTuple):
+    """The gate's check of a plan in mode "all" (`run`), made once and read by the plan metrics
+    and by the episode trace, and the plan's steps as checked (`plain`)."""
+
+    plain: list[dict[str, Any]]
+    run: Any
+
+
+def check_plan(gate: Any, steps: Sequence[Mapping[str, Any]], state: Any = None) -> PlanCheck:
+    """The plan's check in mode "all" from `state` (default: the initial state)."""
+    plain = [bare_step(s) for s in steps]
+    return PlanCheck(plain, gate.check(plain, state=state, mode="all"))
+
+
 def plan_metrics(gate: Any, steps: Sequence[Mapping[str, Any]], *,
                  expected_objects: Iterable[str] = (), reference_length: int = 0,
-                 state: Any = None) -> dict[str, Any]:
-    """Every plan metric of `steps`, from one gate check in mode "all" (and one in mode "first"
-    when a step is refused; see the module docstring)."""
-    plain = [bare_step(s) for s in steps]
-    verdict = gate.check(plain, state=state, mode="all")
+                 state: Any = None, checked: PlanCheck | None = None) -> dict[str, Any]:
+    """Every plan metric of `steps`, from one gate check in mode "all" (`checked` when the caller
+    made it, from the same state) and one in mode "first" when a step is refused (see the
+    module docstring)."""
+    plain, verdict = checked if checked is not None else check_plan(gate, steps, state)
     strict, simulated = plan_outcomes(gate, plain, state, run=verdict)
     n = len(plain)
     return {

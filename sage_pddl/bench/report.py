@@ -37,7 +37,7 @@ from sage_pddl.pddl.limits import printable
 
 from . import metrics as metric_defs
 from . import plots, stats
-from .runner import latest_rows, read_results, read_run_config
+from .results import latest_rows, read_results, read_run_config
 
 POOLED = "(pooled)"
 DEFAULT_COMPARED = {"plan": ("sim_goal_success", "sim_goal_conditions", "gate_goal_success",

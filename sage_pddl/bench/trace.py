@@ -38,7 +38,7 @@ from typing import Any
 
 from sage_pddl.pddl.files import write_text_atomic
 from sage_pddl.pddl.plain import words
-from sage_pddl.pddl.vocabulary import bare_step, step_text
+from sage_pddl.pddl.vocabulary import step_text
 from sage_pddl.pddl.writer import write_formula
 from sage_pddl.planners.prompts import sent_feedback
 from sage_pddl.tasks import bundled_goals
@@ -136,18 +136,17 @@ class Recorder:
             "notes": [_cut(n, 600) for n in list(result.notes)[:30]],
             "limits_hit": list(result.limits_hit)})
 
-    def scored(self, gate: Any, steps: Sequence[Mapping[str, Any]]) -> None:
-        """Plan mode: record the gate's check of the planned steps from the initial state (mode
-        "all", as the plan metrics check it) as a verdict event; the goal is read at the end of
-        the accepted prefix (as `gate_goal_conditions` counts it). The world's view of success
-        is the row's (`sim_goal_success`; exec mode: `task_success`)."""
-        plain = [bare_step(s) for s in steps]
-        verdict = gate.check(plain, mode="all")
+    def scored(self, steps: Sequence[Mapping[str, Any]], verdict: Any, final_state: Any) -> None:
+        """Plan mode: record the gate's check of the planned steps from the initial state in
+        mode "all" (`verdict`, the check the plan metrics read) as a verdict event, and the state
+        the goal is read in at the end: `final_state`, after the accepted prefix (as
+        `gate_goal_conditions` counts it). The world's view of success is the row's
+        (`sim_goal_success`; exec mode: `task_success`)."""
         self.events.append({"kind": "verdict", "valid": bool(verdict.valid),
                             "steps": _steps(steps), "goal_reached": verdict.goal_reached,
                             "violations": _violations(verdict.violations),
                             "more_violations": max(0, len(verdict.violations) - MAX_VIOLATIONS)})
-        self.final_state = gate.check(plain, mode="first").final_state
+        self.final_state = final_state
 
     def step(self, record: Any) -> None:
         self.events.append({"kind": "step", "index": record.index, "step": step_text(record.step),

@@ -30,15 +30,15 @@ from .common import (
 def _list(text: str | None) -> list[str] | None:
     if text is None:
         return None
-    from ..bench.runner import _split_top  # start-up time: imported when the command runs
+    from ..bench.config import split_specs  # start-up time: imported when the command runs
 
-    return [part.strip() for part in _split_top(text) if part.strip()]
+    return [part.strip() for part in split_specs(text) if part.strip()]
 
 
 def config_from_args(args: argparse.Namespace) -> Any:
     """The `BenchConfig` of a `bench` command line (`--config` file first, flags on top)."""
     # start-up time: imported when the command runs
-    from ..bench.runner import BenchConfig, BenchConfigError, config_from_mapping, load_config
+    from ..bench.config import BenchConfig, BenchConfigError, config_from_mapping, load_config
 
     seed_words = _list(args.seeds)
     seeds: list[int] | None = None

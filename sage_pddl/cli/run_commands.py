@@ -117,49 +117,34 @@ def _add_llm_options(p: argparse.ArgumentParser) -> None:
 
 
 def make_llm(args: argparse.Namespace, planning: Any = None, dataset_task: Any = None) -> Any:
-    """The LLM backend the command line names. `--llm scripted` without `--llm-script`
-    answers from `dataset_task`'s reference plan (the bench's reference responder)."""
-    from ..llm import get_backend  # start-up time: imported when the command runs
+    """The LLM backend the command line names (`bench/backend.py` chooses it, as for `bench`).
+    `--llm scripted` without `--llm-script` answers from `dataset_task`'s reference plan (the
+    bench's reference responder)."""
+    # start-up time: imported when the command runs
+    from ..bench.backend import BackendChoice, BackendSettingError, make_backend
+    from ..bench.config import default_model  # start-up time: imported when the command runs
 
-    options: dict[str, Any] = {"model": args.model}
-    if args.llm in ("ollama", "openai", "replay"):
-        options["host"] = args.llm_host
-    if args.max_context is not None:
-        if args.llm != "ollama":
-            raise SageError("--max-context goes with --llm ollama (an OpenAI-compatible "
-                            "server's context is fixed when it starts; vLLM: --max-model-len)")
-        options["max_context"] = args.max_context
-    if args.llm_script:
-        if args.llm != "scripted":
-            raise SageError("--llm-script FILE goes with --llm scripted")
-        options["script"] = args.llm_script
-    elif args.llm == "scripted":
-        if dataset_task is None:
-            raise SageError("--llm scripted needs --llm-script FILE (answers per role, see "
-                            "docs/llm-backends.md), or a task: a reference such as ithor#K01 "
-                            "or a PDDL problem file")
-        # start-up time: imported when the command runs
-        from ..bench.oracle import reference_responder
-
-        responder = reference_responder([dataset_task], lambda _task: planning.domain)
-        responder.prepare()  # a classical plan, if needed, before the planner's clock starts
-        options["responder"] = responder
-        options["model"] = args.model or "reference responder"
+    choice = BackendChoice(llm=args.llm, host=args.llm_host, max_context=args.max_context,
+                           script=args.llm_script)
+    llm = args.llm.lower()
+    model = args.model
+    if llm == "replay" and args.cassette:
+        model = model or cassette_model(args.cassette)
+    elif llm == "scripted" and not args.llm_script:
+        model = model or default_model(llm, None)
+    try:
+        choice.check(cassette=bool(args.cassette))
+        backend = make_backend(choice, model, cassette=args.cassette,
+                               tasks=[dataset_task] if dataset_task is not None else [],
+                               domain_for=lambda _task: planning.domain)
+    except BackendSettingError as error:
+        raise SageError(f"--{error.setting.replace('_', '-')}: {error}") from None
+    if llm == "scripted" and not args.llm_script:
         print(REFERENCE_NOTE, file=sys.stderr)
-    if args.llm == "replay":  # answers only from a recorded cassette: no model, no server
-        if not args.cassette:
-            raise SageError("--llm replay needs --cassette FILE (a cassette recorded with "
-                            "--cassette or bench --cassette-dir)")
-        return get_backend("replay", inner=None, cassette=args.cassette, mode="replay",
-                           model=args.model or cassette_model(args.cassette))
-    if args.cassette:  # record what is new, replay what the cassette holds
-        return get_backend("replay", inner=get_backend(args.llm, **options),
-                           cassette=args.cassette, mode="auto")
-    backend = get_backend(args.llm, **options)
     # A server that is down or lacks the model is a setting error: say so before planning,
     # instead of a plan whose every call failed.
     check = getattr(backend, "check", None)
-    if callable(check):
+    if callable(check) and llm != "replay" and not args.cassette:
         check()
     return backend
 

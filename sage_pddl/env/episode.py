@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sage_pddl.domains import load_domain
-from sage_pddl.gate import StepRejected
+from sage_pddl.gate import Gate, StepRejected
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 
@@ -43,6 +43,15 @@ class GatedEnv(ABC):
         self.gate: Any = None
         self._state: frozenset = frozenset()
         self.last_transition: Transition | None = None
+
+    @staticmethod
+    def _given_gate(gate: Gate | None, domain: Domain, problem: Problem) -> Gate | None:
+        """A gate given to `reset` to share (the planner's): it must be compiled from the
+        episode's domain and problem."""
+        if gate is not None and (gate.domain is not domain or gate.problem is not problem):
+            raise EnvError("reset(gate=...): the gate was compiled from another domain or "
+                           "problem than the episode's")
+        return gate
 
     def _begin_episode(self, task: str, fault_set: Any) -> None:
         """Start the counters of a new episode named `task` with its faults (`gate` and the

@@ -1,6 +1,7 @@
 """The symbolic environment: executes plan steps against a problem's TRUE state with the gate.
 
-`reset(problem)` compiles the gate from the problem and its domain (`compile_gate`) and takes
+`reset(problem)` compiles the gate from the problem and its domain (`compile_gate`; or shares
+the one given, `gate=`) and takes
 the problem's :init as the true state, plus `hidden` facts the planner does not see (what is
 inside a closed fridge) or a whole `true_state` override. A step succeeds iff the gate accepts it
 from the true state (`ground` then `applicable`); its effects are then applied (`apply`). A
@@ -40,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sage_pddl.gate import compile_gate
+from sage_pddl.gate import Gate, compile_gate
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 from sage_pddl.pddl.vocabulary import vocabulary
 
@@ -82,13 +83,16 @@ class SymbolicEnv(GatedEnv):
     def reset(self, problem: Problem, *, domain: Domain | str | None = None,
               hidden: Iterable[Any] | None = None, true_state: Iterable[Any] | None = None,
               faults: Any = None, task: str | None = None,
-              scene: str | None = None) -> Observation:
+              scene: str | None = None, gate: Gate | None = None) -> Observation:
         """Start an episode of `problem`. `task` and `scene` are accepted for the common reset
-        signature and not used: the problem is the whole world here."""
+        signature and not used: the problem is the whole world here. `gate`: a gate compiled
+        from the domain and `problem` to share (the planner's), else one is compiled."""
         domain = self._resolve_domain(domain or self._default_domain, problem)
-        # the same episode again (seeds, retries): reuse the compiled gate
-        same = self.gate is not None and problem is self.problem and domain is self.domain
-        gate = self.gate if same else compile_gate(domain, problem)
+        gate = self._given_gate(gate, domain, problem)
+        if gate is None:
+            # the same episode again (seeds, retries): reuse the compiled gate
+            same = self.gate is not None and problem is self.problem and domain is self.domain
+            gate = self.gate if same else compile_gate(domain, problem)
         spelling = self._build_spelling(domain, problem)
         override = true_state if true_state is not None else self._default_true_state
         state = parse_facts(override) if override is not None else frozenset(gate.initial_state)

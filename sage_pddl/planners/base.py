@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from sage_pddl.gate import Gate
 from sage_pddl.pddl import limits
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, Problem
@@ -66,6 +67,15 @@ class PlanningTask:
     observation: str = ""
     scene: str = ""
     """The simulator scene the task is set in (`FloorPlan1`), for environments that load one."""
+    gate: Gate | None = field(default=None, compare=False, repr=False)
+    """A gate compiled from `domain` and `problem`, for the planner, the runtime and the world
+    to share (one compile per benchmark cell); None: each compiles its own."""
+
+    def __post_init__(self) -> None:
+        if self.gate is not None and (self.gate.domain is not self.domain
+                                      or self.gate.problem is not self.problem):
+            raise PlannerError("PlanningTask: the gate given was compiled from another domain "
+                               "or problem than the task's")
 
     @classmethod
     def from_task(cls, task: Any, domain: Domain) -> PlanningTask:

@@ -1,7 +1,7 @@
 """The episode state every LLM planner keeps between `plan` and `repair`.
 
-`LLMPlanner` holds the backend and options; `start(task)` compiles the gate for the task's
-domain and problem (once per task) and remembers the task for a later `repair`; `begin_plan(task)`
+`LLMPlanner` holds the backend and options; `start(task)` takes the task's gate, or compiles
+one (once per task), and remembers the task for a later `repair`; `begin_plan(task)`
 also opens the call log. Every `repair` starts the same way, with `begin_repair`: the episode
 must exist, a fresh call log, the executed and failed steps in the domain's spelling and the
 state at the failure (a `RepairPoint`); `replan` is the one repair call of the planners that
@@ -68,7 +68,8 @@ class LLMPlanner:
         self.current = task
         gate_key = (id(task.domain), id(task.problem))
         if self._gate_key != gate_key:
-            self.gate = compile_for(task.domain, task.problem)
+            self.gate = task.gate if task.gate is not None else compile_for(task.domain,
+                                                                             task.problem)
             self._canon = Canonicalizer(task.domain, task.problem)
             self._gate_key = gate_key
 

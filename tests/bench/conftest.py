@@ -18,7 +18,7 @@ def ithor():
 
 @pytest.fixture(scope="session")
 def tasks():
-    from sage_pddl.bench.runner import select_tasks
+    from sage_pddl.bench.config import select_tasks
 
     return select_tasks([TASKS])
 

@@ -132,7 +132,7 @@ def test_bddl_reads_the_state_it_is_given():
 
 
 def test_without_bddl_the_columns_are_empty_not_errors(tmp_path, monkeypatch):
-    monkeypatch.setattr("sage_pddl.bench.runner.bddl_available", lambda: False)
+    monkeypatch.setattr("sage_pddl.bench.cell.bddl_available", lambda: False)
     config = BenchConfig(planners=("Direct",), models=("m",), tasks=(f"behavior#{BOTTLING}",),
                          llm="scripted", out=str(tmp_path), run_id="nb", progress=False,
                          memory="none")

@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 
 from sage_pddl.bench import BenchConfig, run_benchmark
+from sage_pddl.bench.config import select_tasks
 from sage_pddl.bench.fakellm import FakeOllama
 from sage_pddl.bench.oracle import reference_responder
-from sage_pddl.bench.runner import read_results, select_tasks
+from sage_pddl.bench.results import read_results
 from sage_pddl.domains import load_domain
 
 TASKS = "ithor[#K03,#K10]"

@@ -14,7 +14,8 @@ import pytest
 
 from sage_pddl.bench import BenchConfig, run_benchmark, write_report
 from sage_pddl.bench import runner as bench_runner
-from sage_pddl.bench.runner import MAX_ROW_BYTES, BenchConfigError, read_results
+from sage_pddl.bench.config import BenchConfigError
+from sage_pddl.bench.results import MAX_ROW_BYTES, ResultsWriter, read_results
 from sage_pddl.cli import main
 from sage_pddl.env.transitions import TransitionLogError, read_transitions
 from sage_pddl.pddl import files
@@ -96,7 +97,7 @@ def test_a_full_disk_leaves_no_finished_status_and_exits_2(run_dir, oracle_facto
         raise full
 
     monkeypatch.setattr(bench_runner, "write_text_atomic", no_space)
-    monkeypatch.setattr(bench_runner.ResultsWriter, "append", no_space)
+    monkeypatch.setattr(ResultsWriter, "append", no_space)
     with pytest.raises(OSError):
         run_benchmark(config(run_dir.parent, resume=True, seeds=(0, 1)),
                       llm_factory=oracle_factory())

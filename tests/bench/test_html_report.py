@@ -14,7 +14,7 @@ import pytest
 from sage_pddl.bench import BenchConfig, run_benchmark, write_report
 from sage_pddl.bench.html_report import _script_json, write_html
 from sage_pddl.bench.oracle import reference_responder
-from sage_pddl.bench.runner import read_results
+from sage_pddl.bench.results import read_results
 from sage_pddl.bench.trace import MAX_CALLS, MAX_TEXT, Recorder, episode_name, read_episode
 from sage_pddl.llm import get_backend
 from tests.browser import browser_missing, console_errors, headless_chromium

@@ -91,8 +91,8 @@ def test_report_needs_a_run_folder(tmp_path):
 def test_infeasible_tasks_are_counted_apart_and_left_out_of_the_rates(tmp_path, ithor):
     """K09 cannot be done in FloorPlan1 (no DiningTable): its rows say why, and the report
     leaves it out of every mean with a line saying how many tasks it left out."""
+    from sage_pddl.bench.config import select_tasks
     from sage_pddl.bench.oracle import reference_responder
-    from sage_pddl.bench.runner import select_tasks
     from sage_pddl.llm import get_backend
 
     spec = "ithor[#K09,#K10]"

@@ -6,14 +6,8 @@ import json
 import pytest
 
 from sage_pddl.bench import BenchConfig, load_config, run_benchmark
-from sage_pddl.bench.runner import (
-    KEY_FIELDS,
-    BenchConfigError,
-    latest_rows,
-    read_results,
-    row_key,
-    select_tasks,
-)
+from sage_pddl.bench.config import BenchConfigError, select_tasks
+from sage_pddl.bench.results import KEY_FIELDS, latest_rows, read_results, row_key
 from sage_pddl.llm import LLMUnavailable
 
 from .conftest import TASK_IDS, TASKS
@@ -175,6 +169,21 @@ def test_exec_mode_with_injected_failure(tmp_path, oracle_factory):
         assert row["recovered"] == row["task_success"] == row["task_goal_conditions"] == 1.0
         assert row["repairs"] == 1 and row["step_success"] < 1.0  # the injected step counts
         assert row["gate_goal_success"] == 1.0  # the first plan's gate score is kept too
+
+
+def test_the_cells_of_a_task_share_one_compiled_gate(tmp_path, oracle_factory, gates_made):
+    """A cell borrows its task's gate from the run and hands it to the planner, the runtime and
+    the world, and gives it back for the next cell of the task: four exec cells of a task
+    compile no more gates than one."""
+    def count(name: str, planners: tuple[str, ...], seeds: tuple[int, ...]) -> int:
+        gates_made.clear()
+        run_dir = run_benchmark(config(tmp_path / name, planners=planners, seeds=seeds,
+                                       tasks=("ithor#K19",), mode="exec"),
+                                llm_factory=oracle_factory())
+        assert not any(r["error"] for r in rows_of(run_dir)[0])
+        return len(gates_made)
+
+    assert count("four", ("SAGE", "Direct"), (0, 1)) == count("one", ("Direct",), (0,))
 
 
 def test_exec_mode_live_memory_keeps_the_executed_steps_as_written(tmp_path, oracle_factory):

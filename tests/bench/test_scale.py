@@ -19,16 +19,11 @@ from pathlib import Path
 import pytest
 
 from sage_pddl.bench import BenchConfig, run_benchmark, runner
+from sage_pddl.bench.config import BenchConfigError, select_tasks
 from sage_pddl.bench.fakellm import FakeOllama, role_of
 from sage_pddl.bench.oracle import reference_responder
 from sage_pddl.bench.report import write_report
-from sage_pddl.bench.runner import (
-    BenchConfigError,
-    comparable_rows,
-    read_results,
-    row_key,
-    select_tasks,
-)
+from sage_pddl.bench.results import comparable_rows, read_results, row_key
 from sage_pddl.domains import load_domain
 from sage_pddl.llm import Completion, InvalidOutput, LLMUnavailable
 from sage_pddl.llm.hosts import HostPool, split_hosts

@@ -247,7 +247,7 @@ def target_task(data: bytes) -> None:
 def target_results(data: bytes) -> None:
     """A results.jsonl as `report` and `bench --resume` read it: every line that is not a
     row is skipped (issue 30: `{}`, no model, a list as task id, deep nesting exited 70)."""
-    from sage_pddl.bench.runner import latest_rows, read_results, row_key
+    from sage_pddl.bench.results import latest_rows, read_results, row_key
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "results.jsonl"

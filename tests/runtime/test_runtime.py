@@ -2,7 +2,7 @@
 recovery only when the goal holds, bounded repairs."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pytest
 
@@ -123,3 +123,37 @@ def test_injection_index():
     assert injection_index("auto", 1) == 1
     with pytest.raises(SageError, match="inject-failure"):
         injection_index("soon", 6)
+
+
+def test_the_tasks_gate_is_the_one_the_planner_the_runtime_and_the_world_use(task, gates_made):
+    """A task that carries a compiled gate (a benchmark cell's) is checked by that gate alone:
+    the planner, the episode and the symbolic world compile none of their own."""
+    from sage_pddl.bench.oracle import reference_responder
+    from sage_pddl.gate import compile_gate
+    from sage_pddl.llm import get_backend
+    from sage_pddl.planners import get_planner
+
+    responder = reference_responder([load_task("ithor#K19")], lambda _task: task.domain)
+    responder.prepare()
+    gate = compile_gate(task.domain, task.problem)
+    planner = get_planner("Direct", llm=get_backend("scripted", responder=responder, model="r"))
+    env = get_env("symbolic")
+    gates_made.clear()
+    report = run_episode(replace(task, gate=gate), planner, env, gate_before_execute=True)
+    assert report.success is True
+    assert gates_made == [] and planner.gate is gate and env.gate is gate
+    env.close()
+
+
+def test_a_gate_of_another_problem_is_refused(task):
+    from sage_pddl.env import EnvError
+    from sage_pddl.gate import compile_gate
+    from sage_pddl.planners.base import PlannerError
+
+    other = PlanningTask.from_task(load_task("ithor#K10"), task.domain)
+    foreign = compile_gate(other.domain, other.problem)
+    with pytest.raises(PlannerError, match="another domain or problem"):
+        replace(task, gate=foreign)
+    env = get_env("symbolic")
+    with pytest.raises(EnvError, match="another domain or problem"):
+        env.reset(task.problem, domain=task.domain, gate=foreign)

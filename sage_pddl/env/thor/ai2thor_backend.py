@@ -59,7 +59,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from sage_pddl.gate import compile_gate
+from sage_pddl.gate import Gate, compile_gate
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 from sage_pddl.pddl.vocabulary import instance_stem, name_key
 
@@ -115,12 +115,14 @@ class AI2ThorEnv(GatedEnv):
 
     def reset(self, problem: Problem, *, domain: Domain | str | None = None,
               scene: str | None = None, task: str | None = None, faults: Any = None,
-              hidden: Iterable[Any] | None = None) -> Observation:
+              hidden: Iterable[Any] | None = None, gate: Gate | None = None) -> Observation:
         if not scene:
             raise EnvError("the ai2thor backend needs a scene (e.g. FloorPlan1): pass scene= "
                            "or reset from a task")
         domain = self._resolve_domain(domain, problem)
-        gate = compile_gate(domain, problem)
+        gate = self._given_gate(gate, domain, problem)
+        if gate is None:
+            gate = compile_gate(domain, problem)
         fault_set = compose(faults if faults is not None else self._default_faults)
         if self.controller is None:
             self.controller = self._factory(scene=scene, **self._controller_options)

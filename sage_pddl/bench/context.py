@@ -1,0 +1,152 @@
+"""What the cells of a run share within one process: `RunContext`.
+
+One `RunContext` is made per process that runs cells (the bench process, or each Ray worker) and
+is shared by all its threads. Each thing it holds is built once, by the first thread that asks,
+under a lock of its own key (`BuiltOnce`):
+
+* the domains, through `load_domain`'s own cache;
+* the planning tasks (immutable; a task's problem is built once);
+* why a task's scene cannot reach its goal (`task_infeasible`, "" when it can);
+* the memories of the task sets (only read while cells run, except with `memory="live"`, which
+  runs one cell at a time), built on a thread of their own while the first cells run
+  (`build_memories_meanwhile`).
+
+Compiled gates are pooled by task: a gate grounds and caches lazily, so no two threads may use
+one at once. `gate(task)` lends a cell a gate no other cell holds (compiling one when every gate
+of the task is lent) and takes it back when the cell ends, for the next cell of the task to reuse
+what it grounded. The cell hands that one gate to the planner, the runtime and the world.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from sage_pddl.domains import load_domain
+from sage_pddl.gate import Gate, compile_gate
+from sage_pddl.pddl.model import Domain
+from sage_pddl.planners import MEMORY_PLANNERS
+from sage_pddl.planners.base import PlanningTask
+from sage_pddl.planners.memory import HybridMemory
+from sage_pddl.tasks import Task, load_taskset, task_infeasible
+
+from .config import BenchConfig
+from .executors import Cell
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class BuiltOnce(Generic[K, V]):
+    """key -> value, each built once by the first thread that asks, under a lock of its own key
+    (threads asking for the same key wait for that build; other keys build meanwhile). A build
+    that raises is not kept: the next thread to ask builds it again (and meets the error)."""
+
+    def __init__(self) -> None:
+        self._values: dict[K, V] = {}
+        self._building: dict[K, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def get(self, key: K, build: Callable[[], V]) -> V:
+        with self._guard:
+            if key in self._values:
+                return self._values[key]
+            lock = self._building.setdefault(key, threading.Lock())
+        with lock:
+            with self._guard:
+                if key in self._values:  # built while this thread waited
+                    return self._values[key]
+            value = build()
+            with self._guard:
+                self._values[key] = value
+            return value
+
+
+class RunContext:
+    """What the cells of a run share in this process (see the module docstring)."""
+
+    def __init__(self, config: BenchConfig, tasks: Sequence[Task], live_path: Path | None = None):
+        self.config = config
+        self.tasks = tasks
+        self.live_path = live_path
+        """The live memory's file (`memory="live"`), else None."""
+        self._planning: BuiltOnce[str, PlanningTask] = BuiltOnce()
+        self._memories: BuiltOnce[str, HybridMemory] = BuiltOnce()
+        self._infeasibility: BuiltOnce[str, str] = BuiltOnce()
+        self._free_gates: dict[str, list[Gate]] = {}
+        self._gates_lock = threading.Lock()
+        self._memories_built = threading.Event()
+        self._memories_built.set()  # until `build_memories_meanwhile` starts building them
+
+    def domain_for(self, task: Task) -> Domain:
+        name = self.config.domain or task.domain or "ithor"
+        return load_domain(name, domains_dirs=list(self.config.domains_dirs) or None)
+
+    def planning_task(self, task: Task) -> PlanningTask:
+        return self._planning.get(task.task_id,
+                                  lambda: PlanningTask.from_task(task, self.domain_for(task)))
+
+    def infeasible(self, task: Task) -> str:
+        """Why the task's scene cannot reach its goal ("" when it can)."""
+        return self._infeasibility.get(task.task_id,
+                                       lambda: task_infeasible(task, self.domain_for(task)))
+
+    def memory(self, task: Task) -> HybridMemory:
+        """The memory of the task's own task set (retrieval leaves the task out)."""
+        source = task.source or ""
+
+        def build() -> HybridMemory:
+            pool = load_taskset(source) if source else self.tasks
+            return HybridMemory.from_tasks(pool, self.domain_for(task), live_path=self.live_path)
+
+        return self._memories.get(self._memory_key(task), build)
+
+    @contextmanager
+    def gate(self, task: Task) -> Iterator[Gate]:
+        """A compiled gate of the task's problem that no other cell holds while the block runs
+        (compiled when every one is lent)."""
+        with self._gates_lock:
+            free = self._free_gates.get(task.task_id)
+            gate = free.pop() if free else None
+        if gate is None:
+            planning = self.planning_task(task)
+            gate = compile_gate(planning.domain, planning.problem)
+        try:
+            yield gate
+        finally:
+            with self._gates_lock:
+                self._free_gates.setdefault(task.task_id, []).append(gate)
+
+    def _memory_key(self, task: Task) -> str:
+        return f"{task.source or ''}|{self.config.domain or task.domain}"
+
+    def build_memories_meanwhile(self) -> None:
+        """Start building, on a thread of its own, the memories the grid's planners will read,
+        so that the first cells that need one find it built or being built, while cells that
+        need none wait on their LLM server. A build that fails is left to the cells, which
+        build it again and record the error in their rows."""
+        if self.config.memory == "none" or not MEMORY_PLANNERS & set(self.config.planners):
+            return
+        one_task_each: dict[str, Task] = {}
+        for task in self.tasks:
+            one_task_each.setdefault(self._memory_key(task), task)
+
+        def build_all() -> None:
+            try:
+                for task in one_task_each.values():
+                    try:
+                        self.memory(task)
+                    except Exception:  # the cells meet the error again (see the docstring)
+                        pass
+            finally:
+                self._memories_built.set()
+
+        self._memories_built.clear()
+        threading.Thread(target=build_all, daemon=True, name="bench-memories").start()
+
+    def ready(self, cell: Cell) -> bool:
+        """False while the cell would only wait for a memory still being built."""
+        return (self._memories_built.is_set() or self.config.memory == "none"
+                or cell.planner not in MEMORY_PLANNERS)
