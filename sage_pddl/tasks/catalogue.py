@@ -29,16 +29,18 @@ paper's simulator-verified task sets confirm:
   cracked: `cookable_sliced`), CanFillWithLiquid (`fillable`), Dirtyable (`dirtyable`);
   `food` is the sliceable and cookable types (AI2-THOR has no food flag);
 * contextual interactions (the page's last column and AI2-THOR's CanToggleOnOff, HeatZone,
-  Fill and Dirty scripts): a StoveKnob controls its StoveBurner, which cannot be toggled by
-  itself (`controls`); the CoffeeMachine fills a Mug with coffee (`coffee_maker`); the
-  Microwave turns on only when closed (`toggles_closed`).
+  Fill and Dirty scripts): a StoveKnob controls a StoveBurner, which cannot be toggled by
+  itself (`CONTROLS`; which burner each knob controls is scene data, `scene_controls`); the
+  CoffeeMachine fills a Mug with coffee (`coffee_maker`); the Microwave turns on only when
+  closed (`toggles_closed`).
 
 `FIXTURE_GROUPS` lists fixtures that stand together (a Faucet at its Sink): reaching one
 reaches the others (the domain's `near` relation). `ROOM_FIXTURES` lists the fixed parts that
 every iTHOR room of a type has (with its source below). Which object types each iTHOR floor
 plan has, and how many instances the task sets' scenes have of a type, are data:
 `data/ai2thor/scenes.toml` (ALFRED's scene layouts and AI2-THOR 5 object dumps, with their
-provenance), read by `scene_types` and `scene_instances`. Which object types each receptacle
+provenance), read by `scene_types` and `scene_instances`; so is which burner each knob of a
+floor plan controls, where a source says it (`scene_controls`: no bundled floor plan has one). Which object types each receptacle
 type takes is data too: `data/ai2thor/receptacles.toml` (ALFRED's and AI2-THOR's compatible
 receptacles, widened where a simulator-verified reference placed an object), read by
 `selective` and `fits`.
@@ -174,8 +176,9 @@ FIXTURE_GROUPS: tuple[frozenset[str], ...] = (
 """Fixtures that stand together: reaching one reaches the others."""
 
 CONTROLS: tuple[tuple[str, str], ...] = (("StoveKnob", "StoveBurner"),)
-"""(controller, controlled): toggling the first toggles the second, which cannot be toggled by
-itself (AI2-THOR's CanToggleOnOff: a burner is not self-controlled). Paired one to one."""
+"""(controller, controlled): an instance of the first switches an instance of the second, which
+AI2-THOR toggles only through it (CanToggleOnOff: a burner is not self-controlled). Which one
+is the scene's fact (a StoveKnob's `controlledObjects`): `scene_controls`, never an index rule."""
 
 ROOM_FIXTURES: dict[str, tuple[str, ...]] = {
     "kitchen": ("Cabinet", "CoffeeMachine", "CounterTop", "Faucet", "Fridge", "GarbageCan",
@@ -286,6 +289,8 @@ class SceneInventory:
     scene: str
     types: tuple[str, ...]
     instances: dict[str, int]
+    controls: tuple[tuple[str, str], ...] = ()
+    """(controller instance, controlled instance) where the data names the pairing."""
 
 
 def _ai2thor_data(file_name: str) -> dict:
@@ -308,7 +313,9 @@ def _scenes() -> dict[str, SceneInventory]:
         named = [renamed.get(t, t) for t in entry["types"].split()]
         named += entry.get("ai2thor5_added", "").split()
         types = tuple(sorted({t for t in named if t and t not in removed}, key=str.lower))
-        scenes[scene.lower()] = SceneInventory(scene, types, dict(entry.get("instances", {})))
+        controls = tuple((str(k), str(b)) for k, b in entry.get("controls", {}).items())
+        scenes[scene.lower()] = SceneInventory(scene, types, dict(entry.get("instances", {})),
+                                               controls)
     return scenes
 
 
@@ -330,8 +337,14 @@ def scene_instances(scene: str) -> dict[str, int]:
     return dict(found.instances) if found else {}
 
 
+def scene_controls(scene: str) -> tuple[tuple[str, str], ...]:
+    """(controller, controlled) instance pairs a known floor plan's data names, else ()."""
+    found = scene_inventory(scene)
+    return found.controls if found else ()
+
+
 def _paired(first: list[str], second: list[str]) -> list[tuple[str, str]]:
-    """Instances of two types that belong together: the i-th with the i-th, and a lone
+    """Instances of two fixture types that stand together: the i-th with the i-th, and a lone
     instance with every instance of the other type."""
     if len(first) == 1 or len(second) == 1:
         return [(a, b) for a in first for b in second]
@@ -339,8 +352,9 @@ def _paired(first: list[str], second: list[str]) -> list[tuple[str, str]]:
 
 
 def instance_relations(instances: dict[str, list[str]]) -> list[tuple[str, str, str]]:
-    """(`near`, a, b) for fixtures that stand together (both directions) and (`controls`, k,
-    b) for controllers; `instances` maps a lower-case type to its object names."""
+    """(`near`, a, b) for fixtures that stand together (both directions); `instances` maps a
+    lower-case type to its object names. Which knob controls which burner is not derived here:
+    it is scene data (`scene_controls`)."""
     out: list[tuple[str, str, str]] = []
     for group in FIXTURE_GROUPS:
         present = sorted(t.lower() for t in group if instances.get(t.lower()))
@@ -348,10 +362,6 @@ def instance_relations(instances: dict[str, list[str]]) -> list[tuple[str, str, 
             for b in present:
                 if a != b:
                     out += [("near", x, y) for x, y in _paired(instances[a], instances[b])]
-    for controller, controlled in CONTROLS:
-        if instances.get(controller.lower()) and instances.get(controlled.lower()):
-            out += [("controls", k, b) for k, b in _paired(instances[controller.lower()],
-                                                           instances[controlled.lower()])]
     return sorted(set(out))
 
 

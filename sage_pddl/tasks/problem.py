@@ -29,8 +29,10 @@ Objects: the world model follows the scene
     "Cabinet" twice opens two cabinets where the scene has two closed ones.
 
 Initial state, by source (`SceneFact.source`)
-    catalogue    static affordances of each instance; fixtures that stand together (`near`) and
-                 knobs that control burners (`controls`), paired instance by instance; the
+    catalogue    static affordances of each instance; fixtures that stand together (`near`);
+                 the knob that controls each burner (`controls`) only where the floor plan's
+                 data names it (`catalogue.scene_controls`; otherwise no pairing, and the
+                 header's note says so); the
                  receptacles that take only some object types (`selective`) and the
                  pickupable objects of the scene each takes (`fits`,
                  data/ai2thor/receptacles.toml); the
@@ -302,9 +304,7 @@ def _catalogue_facts(inventory: _Inventory) -> list[SceneFact]:
                 facts.append(SceneFact((predicate, instance.name), "catalogue"))
     types = {t: [i.name for i in instances] for t, instances in inventory.types.items()}
     for predicate, a, b in catalogue.instance_relations(types):
-        facts.append(SceneFact((predicate, a, b), "catalogue",
-                               "knob and burner" if predicate == "controls"
-                               else "fixtures that stand together"))
+        facts.append(SceneFact((predicate, a, b), "catalogue", "fixtures that stand together"))
     facts += _fit_facts([i for group in inventory.types.values() for i in group])
     for group in inventory.types.values():
         for one in group:
@@ -327,6 +327,36 @@ def _fit_facts(instances: Sequence[_Instance]) -> list[SceneFact]:
               for r in receptacles for o in movable
               if o is not r and catalogue.fits(o.type, r.type)]
     return facts
+
+
+def _control_facts(scene: str, inventory: _Inventory) -> tuple[list[SceneFact], list[str]]:
+    """`(controls k b)` for each pair the floor plan's data names (`catalogue.scene_controls`),
+    and a note for the controllers it pairs with nothing: which instance such a controller
+    switches is unknown, so the problem states none (no index rule, docs/goals.md)."""
+    names = {name.lower(): name for name in inventory.names()}
+    facts = []
+    for controller, controlled in catalogue.scene_controls(scene):
+        unknown = [n for n in (controller, controlled) if n.lower() not in names]
+        if unknown:
+            raise TaskSetError(f"data/ai2thor/scenes.toml [{scene}] controls: "
+                               f"{', '.join(unknown)} is no object of the scene "
+                               f"(its objects: {', '.join(sorted(names.values()))})")
+        facts.append(SceneFact(("controls", names[controller.lower()],
+                                names[controlled.lower()]), "catalogue",
+                               f"{scene}'s data: this knob switches this burner"))
+    paired = {f.atom[1] for f in facts}
+    notes = []
+    for controller_type, controlled_type in catalogue.CONTROLS:
+        controlled = inventory.of(controlled_type)
+        unpaired = [i.name for i in inventory.of(controller_type) if i.name not in paired]
+        if controlled and unpaired:
+            notes.append(
+                f"which {controlled_type} each of {', '.join(unpaired)} switches is not known "
+                f"for {scene or 'this scene'} (data/ai2thor/scenes.toml names no pairing): "
+                f"turning a {controller_type} switches no {controlled_type} in this problem; "
+                f"a goal on a particular {controlled_type} is reached by switching that "
+                f"{controlled_type} itself, as AI2-THOR does through its own {controller_type}")
+    return facts, notes
 
 
 def _observation_facts(task: Task, observed: ObservedState, inventory: _Inventory,
@@ -617,7 +647,9 @@ def task_scene(task: Task, domain: Domain, use_reference: bool = True, *,
     prefer = inventory.prefer
     things = inventory.names()
     rooms = list(inventory.rooms.values())
-    facts = _catalogue_facts(inventory) + _observation_facts(task, observed, inventory, prefer)
+    controls, control_notes = _control_facts(task.scene, inventory)
+    facts = (_catalogue_facts(inventory) + controls
+             + _observation_facts(task, observed, inventory, prefer))
     if use_reference:
         observed_state = {name.lower() for _, name in
                           _nearby_instances(observed, inventory, prefer)}
@@ -652,6 +684,7 @@ def task_scene(task: Task, domain: Domain, use_reference: bool = True, *,
         _warn_once(task, written.warning)
     unknown = tuple(sorted(t for t in instances if not affordances(t).known))
     notes = tuple(f"unknown AI2-THOR type {t}: no affordances" for t in unknown)
+    notes += tuple(control_notes)
     if absent:
         notes += (f"named by the task but not in the scene (no object declared): "
                   f"{', '.join(absent)}",)
