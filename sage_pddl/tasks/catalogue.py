@@ -40,10 +40,10 @@ every iTHOR room of a type has (with its source below). Which object types each 
 plan has, and how many instances the task sets' scenes have of a type, are data:
 `data/ai2thor/scenes.toml` (ALFRED's scene layouts and AI2-THOR 5 object dumps, with their
 provenance), read by `scene_types` and `scene_instances`; so is which burner each knob of a
-floor plan controls, where a source says it (`scene_controls`: no bundled floor plan has one). Which object types each receptacle
-type takes is data too: `data/ai2thor/receptacles.toml` (ALFRED's and AI2-THOR's compatible
-receptacles, widened where a simulator-verified reference placed an object), read by
-`selective` and `fits`.
+floor plan controls, where a source says it (`scene_controls`: no bundled floor plan has one).
+Which object types each receptacle type takes is data too: `data/ai2thor/receptacles.toml`
+(ALFRED's and AI2-THOR's compatible receptacles, widened where a simulator-verified reference
+placed an object), read by `selective` and `fits`.
 
 Unknown types get no affordance at all (`ObjectType.known` is False): a plan step that needs an
 affordance of an object the catalogue does not know is refused, the safe side for a gate. The
@@ -53,9 +53,12 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+
+from ..pddl.vocabulary import name_key
 
 _P, _O, _T, _R = "pickupable", "openable", "toggleable", "receptacle"
 
@@ -220,22 +223,19 @@ CATALOGUE: dict[str, ObjectType] = _build()
 STRUCTURAL = frozenset({"Wall", "Floor", "Ceiling", "Room", "Doorway", "Window", "WallDecal"})
 """Types the server hides from visible_objects (REFERENCE §8.4); Floor stays a receptacle."""
 
-SYNONYMS: dict[str, tuple[str, ...]] = {
-    "nightstand": ("SideTable", "Dresser"), "bookshelf": ("Shelf", "ShelvingUnit"),
-    "bookcase": ("Shelf", "ShelvingUnit"), "stove": ("StoveBurner",),
-    "oven": ("StoveBurner", "Microwave"), "tv": ("Television",), "counter": ("CounterTop",),
-    "clothes": ("Cloth",), "soap": ("SoapBar", "SoapBottle"), "lamp": ("DeskLamp", "FloorLamp"),
-    "light": ("LightSwitch",), "lights": ("LightSwitch",), "shower": ("ShowerHead", "Faucet"),
-    "rack": ("TowelHolder", "HandTowelHolder"), "towelrack": ("TowelHolder",),
-    "couch": ("Sofa",), "table": ("DiningTable", "CoffeeTable", "SideTable", "Desk"),
-    "trashcan": ("GarbageCan",), "bin": ("GarbageCan",), "phone": ("CellPhone",),
-    "remote": ("RemoteControl",), "refrigerator": ("Fridge",), "tap": ("Faucet",),
-    "keys": ("KeyChain",), "plates": ("Plate",), "cups": ("Cup",), "hamper": ("LaundryHamper",),
-    "curtain": ("Curtains", "ShowerCurtain"), "coffeemaker": ("CoffeeMachine",),
-    "sponge": ("DishSponge",), "rag": ("Cloth",), "trash": ("GarbageCan",),
-    "garbage": ("GarbageCan",), "cellphone": ("CellPhone",), "keychain": ("KeyChain",),
+EVERYDAY_WORDS: dict[str, tuple[str, ...]] = {
+    "table": ("DiningTable", "CoffeeTable", "SideTable", "Desk"),
+    "lamp": ("DeskLamp", "FloorLamp"), "soap": ("SoapBar", "SoapBottle"),
+    "shower": ("ShowerHead", "Faucet"), "rack": ("TowelHolder", "HandTowelHolder"),
+    "curtain": ("Curtains", "ShowerCurtain"), "oven": ("StoveBurner", "Microwave"),
+    "garbage": ("GarbageCan",), "nightstand": ("Dresser",),
 }
-"""Everyday words and dataset spellings for AI2-THOR types, best candidate first."""
+"""Plain-English words of instructions and datasets that stand for one of several AI2-THOR types,
+best candidate first; the task's other objects choose among them (`canonical_type`). They are
+not names of objects: a plan step saying "lamp" or "table" stays unknown to the gate. Other
+names of an object (TV, Stove, Nightstand for a SideTable) are the domain's `; @sage synonym`
+annotations, the one table the gate, the executor and the readers share; a word listed here
+and there offers the domain's names first (a nightstand is a SideTable, else a Dresser)."""
 
 
 def camel_case(name: str) -> str:
@@ -249,18 +249,27 @@ def lookup(name: str) -> ObjectType | None:
     return CATALOGUE.get(camel_case(name).lower())
 
 
-def canonical_type(name: str, prefer: tuple[str, ...] = ()) -> str:
+def canonical_type(name: str, prefer: tuple[str, ...] = (),
+                   synonyms: Mapping[str, Sequence[str]] | None = None) -> str:
     """The AI2-THOR type a dataset or instruction word names, as CamelCase.
 
-    Known types keep their catalogue spelling; otherwise a synonym is used, choosing a
-    candidate present in `prefer` (the task's other objects) when there is one; otherwise the
-    word itself in CamelCase (an unknown type).
+    Known types keep their catalogue spelling; otherwise the names the word stands for are
+    its domain synonyms (`synonyms`: a `Vocabulary.synonyms`, keyed by `name_key`) then its
+    `EVERYDAY_WORDS` (a plural also as its singular), and the one present in `prefer` (the
+    task's other objects) is chosen when there is one, else the first; otherwise the word
+    itself in CamelCase (an unknown type).
     """
     camel = camel_case(name)
     known = CATALOGUE.get(camel.lower())
     if known:
         return known.name
-    candidates = SYNONYMS.get(camel.lower()) or SYNONYMS.get(camel.lower().rstrip("s"))
+    candidates: list[str] = []
+    for word in (camel.lower(), camel.lower().rstrip("s")):
+        for meant in (*(synonyms or {}).get(name_key(word), ()), *EVERYDAY_WORDS.get(word, ())):
+            if meant not in candidates:
+                candidates.append(meant)
+        if candidates:
+            break
     if not candidates and camel.lower().endswith("s"):
         singular = CATALOGUE.get(camel.lower()[:-1])
         if singular:

@@ -81,7 +81,7 @@ from ..domains import load_domain
 from ..pddl.errors import SageError
 from ..pddl.model import And, Atom, Constant, Domain, Formula, Not, Problem, Typed, key, walk
 from ..pddl.validate import check_problem, raise_first_error
-from ..pddl.vocabulary import loose_step_words, name_key
+from ..pddl.vocabulary import loose_step_words, name_key, vocabulary
 from ..pddl.writer import write_formula, write_problem
 from . import catalogue
 from .catalogue import affordances, canonical_type
@@ -175,14 +175,20 @@ class _Instance:
 class _Inventory:
     """The scene's object types, each with its instances (in order), and its rooms."""
 
-    def __init__(self) -> None:
+    def __init__(self, synonyms: Mapping[str, tuple[str, ...]]) -> None:
         self.types: dict[str, list[_Instance]] = {}
         self.spelling: dict[str, str] = {}
         self.rooms: dict[str, str] = {}
+        self.synonyms = synonyms
+        """The domain's `synonym` annotations (`Vocabulary.synonyms`)."""
         self.prefer: list[str] = []
         """The scene's own object words, which choose among a synonym's types
         (`canonical_type`): every later reading of a name uses the same list, so a word names
         the type its instances were made under."""
+
+    def type_of(self, name: str) -> str:
+        """The PDDL name of the AI2-THOR type a word names in this scene."""
+        return _pddl_name(canonical_type(name, tuple(self.prefer), self.synonyms))
 
     def add_type(self, type_name: str) -> None:
         self.spelling.setdefault(type_name.lower(), type_name)
@@ -218,10 +224,6 @@ class _Inventory:
                 for t, instances in self.types.items()}
 
 
-def _type_of(name: str, prefer: Sequence[str]) -> str:
-    return _pddl_name(canonical_type(name, prefer=tuple(prefer)))
-
-
 def _inventory(task: Task, observed: ObservedState, domain: Domain,
                goal_types: Iterable[str]) -> tuple[_Inventory, tuple[str, ...]]:
     """The scene's objects, and the types the task names that the scene does not have.
@@ -232,7 +234,7 @@ def _inventory(task: Task, observed: ObservedState, domain: Domain,
     scene has it, and is otherwise left out (the second value): no object is invented for it.
     Only a scene nothing is known of (no floor-plan data, no object observed or visible) takes
     its types from what the task names."""
-    inventory = _Inventory()
+    inventory = _Inventory(vocabulary(domain).synonyms)
     step_words = [w for step in normalize_steps(task.reference_steps, domain)
                   if step["action"].lower() != "wait" for w in loose_step_words(step) if w]
     room_keys: dict[str, str] = {}
@@ -252,11 +254,11 @@ def _inventory(task: Task, observed: ObservedState, domain: Domain,
         parts = tuple(t for t in plan_types if t in catalogue.STRUCTURAL)
     named = [*task.expected_objects, *step_words, *goal_types]
     prefer = inventory.prefer = [r for r in [*shown, *named] if name_key(r) not in room_keys]
-    has = {_type_of(r, prefer).lower() for r in [*shown, *parts] if name_key(r) not in room_keys}
+    has = {inventory.type_of(r).lower() for r in [*shown, *parts] if name_key(r) not in room_keys}
     absent: dict[str, None] = {}
     wanted: list[str] = []
     for word in prefer:
-        type_name = _type_of(word, prefer)
+        type_name = inventory.type_of(word)
         if not known_scene or type_name.lower() in has:
             wanted.append(type_name)
         else:
@@ -265,17 +267,17 @@ def _inventory(task: Task, observed: ObservedState, domain: Domain,
         current = _room_name(observed.current_room) if observed.current_room else None
         for room, names in observed.rooms:
             for name in names:
-                inventory.ensure(_type_of(name, prefer), 1, _room_name(room))
+                inventory.ensure(inventory.type_of(name), 1, _room_name(room))
         for name in task.visible_objects:
             if name_key(name) not in room_keys:
-                inventory.ensure(_type_of(name, prefer), 1, current)
+                inventory.ensure(inventory.type_of(name), 1, current)
         for type_name in wanted:
             if not inventory.of(type_name):
                 inventory.ensure(type_name, 1, current)
     else:
         listed: dict[str, int] = {}
         for near in observed.nearby:
-            type_name = _type_of(near.name, prefer)
+            type_name = inventory.type_of(near.name)
             listed[type_name.lower()] = listed.get(type_name.lower(), 0) + 1
         known = catalogue.scene_instances(task.scene)
         for type_name in wanted:
@@ -333,23 +335,25 @@ def _control_facts(scene: str, inventory: _Inventory) -> tuple[list[SceneFact], 
     """`(controls k b)` for each pair the floor plan's data names (`catalogue.scene_controls`),
     and a note for the controllers it pairs with nothing: which instance such a controller
     switches is unknown, so the problem states none (no index rule, docs/goals.md)."""
-    names = {name.lower(): name for name in inventory.names()}
+    instances = {i.name.lower(): i for group in inventory.types.values() for i in group}
+    pairs = {(a.lower(), b.lower()) for a, b in catalogue.CONTROLS}
     facts = []
     for controller, controlled in catalogue.scene_controls(scene):
-        unknown = [n for n in (controller, controlled) if n.lower() not in names]
+        where = f"data/ai2thor/scenes.toml [{scene}] controls: {controller} = {controlled!r}"
+        unknown = [n for n in (controller, controlled) if n.lower() not in instances]
         if unknown:
-            raise TaskSetError(f"data/ai2thor/scenes.toml [{scene}] controls: "
-                               f"{', '.join(unknown)} is no object of the scene "
-                               f"(its objects: {', '.join(sorted(names.values()))})")
-        facts.append(SceneFact(("controls", names[controller.lower()],
-                                names[controlled.lower()]), "catalogue",
-                               f"{scene}'s data: this knob switches this burner"))
+            raise TaskSetError(f"{where}: {', '.join(unknown)} is no object of the scene")
+        k, b = instances[controller.lower()], instances[controlled.lower()]
+        if (k.type.lower(), b.type.lower()) not in pairs:
+            raise TaskSetError(f"{where}: a {k.type} does not switch a {b.type} "
+                               f"(catalogue.CONTROLS)")
+        facts.append(SceneFact(("controls", k.name, b.name), "catalogue",
+                               f"{scene}'s data: {k.name} switches {b.name}"))
     paired = {f.atom[1] for f in facts}
     notes = []
     for controller_type, controlled_type in catalogue.CONTROLS:
-        controlled = inventory.of(controlled_type)
         unpaired = [i.name for i in inventory.of(controller_type) if i.name not in paired]
-        if controlled and unpaired:
+        if inventory.of(controlled_type) and unpaired:
             notes.append(
                 f"which {controlled_type} each of {', '.join(unpaired)} switches is not known "
                 f"for {scene or 'this scene'} (data/ai2thor/scenes.toml names no pairing): "
@@ -359,13 +363,13 @@ def _control_facts(scene: str, inventory: _Inventory) -> tuple[list[SceneFact], 
     return facts, notes
 
 
-def _observation_facts(task: Task, observed: ObservedState, inventory: _Inventory,
-                       prefer: Sequence[str]) -> list[SceneFact]:
+def _observation_facts(task: Task, observed: ObservedState,
+                       inventory: _Inventory) -> list[SceneFact]:
     facts: list[SceneFact] = []
     current = _room_name(observed.current_room) if observed.current_room else None
 
     def type_of(name: str | None) -> str | None:
-        return _type_of(name, prefer) if name else None
+        return inventory.type_of(name) if name else None
 
     held = inventory.first(type_of(observed.holding), current)
     if held:
@@ -376,7 +380,7 @@ def _observation_facts(task: Task, observed: ObservedState, inventory: _Inventor
                                "Holding: nothing" if observed.format in ("nearby", "server")
                                else "no held object stated"))
     states: dict[str, tuple[bool, bool]] = {}
-    for near, name in _nearby_instances(observed, inventory, prefer):
+    for near, name in _nearby_instances(observed, inventory):
         states[name] = (near.is_open, near.is_on)
         if near.within_reach:
             facts.append(SceneFact(("reachable", name), "observation",
@@ -404,7 +408,7 @@ def _observation_facts(task: Task, observed: ObservedState, inventory: _Inventor
             facts.append(SceneFact(("here", room), "observation", "rooms are always reachable"))
         if current:
             facts.append(SceneFact(("robot-in", current), "observation", "Current room"))
-        visible = {_type_of(v, prefer).lower() for v in task.visible_objects}
+        visible = {inventory.type_of(v).lower() for v in task.visible_objects}
         for type_key, instances in inventory.types.items():
             for instance in instances:
                 if instance.room is None:
@@ -612,7 +616,8 @@ def _written_goal(task: Task, domain: Domain, goals: Mapping[str, GoalSpec] | No
     if goal_from_reference:
         return _WrittenGoal(None, "reference", note="the reference plan's effects (asked for)")
     # the task's own objects settle a word with several types ("lamp": DeskLamp, FloorLamp)
-    reading = read_instruction(task.instruction, (*task.visible_objects, *task.expected_objects))
+    reading = read_instruction(task.instruction, (*task.visible_objects, *task.expected_objects),
+                               domain)
     if reading.goal is not None:
         return _WrittenGoal(reading.goal, "instruction", write_formula(reading.goal))
     unread = "; ".join(repr(c) for c in reading.unread) or repr(task.instruction)
@@ -644,15 +649,14 @@ def task_scene(task: Task, domain: Domain, use_reference: bool = True, *,
     written = _written_goal(task, domain, goals, goal_from_reference)
     needed = goal_names(written.goal, domain) if written.goal is not None else []
     inventory, absent = _inventory(task, observed, domain, needed)
-    prefer = inventory.prefer
     things = inventory.names()
     rooms = list(inventory.rooms.values())
     controls, control_notes = _control_facts(task.scene, inventory)
     facts = (_catalogue_facts(inventory) + controls
-             + _observation_facts(task, observed, inventory, prefer))
+             + _observation_facts(task, observed, inventory))
     if use_reference:
         observed_state = {name.lower() for _, name in
-                          _nearby_instances(observed, inventory, prefer)}
+                          _nearby_instances(observed, inventory)}
         facts, added = _explain_reference(task, domain, things, rooms, facts, observed_state)
         facts += added
     instances = inventory.instance_map()
@@ -699,14 +703,14 @@ def task_scene(task: Task, domain: Domain, use_reference: bool = True, *,
                      warnings=tuple(warnings))
 
 
-def _nearby_instances(observed: ObservedState, inventory: _Inventory, prefer: Sequence[str]
+def _nearby_instances(observed: ObservedState, inventory: _Inventory
                       ) -> list[tuple[NearbyObject, str]]:
     """The observation's nearby objects with the instance each is: they are listed nearest
     first, so the k-th one of a type is the type's k-th instance."""
     counter: dict[str, int] = {}
     out = []
     for near in observed.nearby:
-        instances = inventory.of(_type_of(near.name, prefer))
+        instances = inventory.of(inventory.type_of(near.name))
         k = counter.get(near.name.lower(), 0)
         counter[near.name.lower()] = k + 1
         if k < len(instances):

@@ -1,7 +1,7 @@
 """The AI2-THOR object states the household domains can say (sliced, cooked, filled, dirty,
-heated, cooled; burners switched by the knob the scene pairs them with; several instances of a type): for each, an action that
-produces it, a plan that reaches a goal stating it, and a mutant of that plan that misses it,
-on problems built by the task generator for an iTHOR kitchen."""
+heated, cooled; a burner and the knob the scene pairs it with; several instances of a type):
+for each, an action that produces it, a plan that reaches a goal stating it, and a mutant of
+that plan that misses it, on problems built by the task generator for an iTHOR kitchen."""
 from __future__ import annotations
 
 import pytest

@@ -1,7 +1,10 @@
 """The AI2-THOR object catalogue."""
 from __future__ import annotations
 
+from sage_pddl.domains import load_domain
+from sage_pddl.pddl.vocabulary import name_key, vocabulary
 from sage_pddl.tasks.catalogue import (
+    EVERYDAY_WORDS,
     affordances,
     canonical_type,
     fits,
@@ -33,10 +36,21 @@ def test_unknown_types_get_no_affordance():
 def test_dataset_spellings_normalise_to_types():
     assert canonical_type("dining_table") == "DiningTable"
     assert canonical_type("cabinet") == "Cabinet"
-    assert canonical_type("nightstand") == "SideTable"
-    assert canonical_type("clothes") == "Cloth"
+    synonyms = vocabulary(load_domain("ithor")).synonyms  # the domain's `; @sage synonym`
+    assert canonical_type("nightstand", synonyms=synonyms) == "SideTable"
+    assert canonical_type("nightstand", ("Dresser",), synonyms) == "Dresser"
+    assert canonical_type("nightstand") == "Dresser"  # the everyday word alone
+    assert canonical_type("clothes", synonyms=synonyms) == "Cloth"
+    assert canonical_type("clothes") == "Clothes"  # an object name: the domain says it
     assert canonical_type("lamp", prefer=("FloorLamp",)) == "FloorLamp"
     assert canonical_type("plates") == "Plate"
+
+
+def test_everyday_words_say_only_what_the_domain_synonyms_do_not():
+    for name in ("ithor", "procthor"):
+        synonyms = vocabulary(load_domain(name)).synonyms
+        for word, types in EVERYDAY_WORDS.items():
+            assert not set(types) & set(synonyms.get(name_key(word), ())), (name, word)
 
 
 def test_fixtures_stand_together_instance_by_instance():

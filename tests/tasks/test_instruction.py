@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sage_pddl.domains import load_domain
+from sage_pddl.pddl.model import Domain
 from sage_pddl.pddl.writer import write_formula
 from sage_pddl.tasks import load_taskset, read_instruction, task_scene
 from sage_pddl.tasks.goals import compile_goal
@@ -13,6 +14,15 @@ from sage_pddl.tasks.goals import compile_goal
 def text(instruction: str, prefer=()) -> str | None:
     reading = read_instruction(instruction, prefer)
     return None if reading.goal is None else " ".join(write_formula(reading.goal).split())
+
+
+def test_object_words_are_the_domains_synonyms_and_everyday_words():
+    # `; @sage synonym SideTable BedsideTable ...`, `Television TV`: the domain's table
+    assert text("Put the book on the bedside table") == "(on Book SideTable)"
+    assert text("Turn on the TV") == "(turned-on Television)"
+    # "lamp" names no object (a plan step "TurnOn Lamp" stays unknown): an everyday word
+    assert text("Turn off the lamp", ("FloorLamp",)) == "(not (turned-on FloorLamp))"
+    assert read_instruction("Turn on the TV", (), Domain(name="bare")).goal is None
 
 
 @pytest.mark.parametrize("instruction,goal", [

@@ -364,6 +364,9 @@ def test_a_pairing_the_scene_names_is_the_one_the_world_uses(monkeypatch):
     monkeypatch.setitem(scenes, "floorplan2", wrong)
     with pytest.raises(TaskSetError, match=r"scenes.toml \[FloorPlan2\] controls: StoveKnob_9"):
         _scene("ithor#K04")
+    monkeypatch.setitem(scenes, "floorplan2", replace(named, controls=(("StoveKnob_1", "Pot"),)))
+    with pytest.raises(TaskSetError, match="a StoveKnob does not switch a Pot"):
+        _scene("ithor#K04")
 
 
 def test_any_knob_or_burner_on_turns_the_stove_on_and_off_means_every_one_off():
