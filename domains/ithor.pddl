@@ -35,7 +35,10 @@
 ;;   (turned-on ?x)   toggle state (AI2-THOR isToggled). A StoveKnob and the StoveBurner it
 ;;                    `controls` switch together: AI2-THOR toggles a burner only through its
 ;;                    knob (CanToggleOnOff), and the action server turns the knob for
-;;                    "TurnOn StoveBurner".
+;;                    "TurnOn StoveBurner". `controls` is stated only where the scene says which
+;;                    burner a knob switches (the knob's controlledObjects); a knob whose burner
+;;                    is unknown switches only itself here, so a goal on a particular burner is
+;;                    reached by switching that burner (docs/goals.md, "Knobs and burners").
 ;;   (heated ?o) / (cooled ?o)   AI2-THOR's temperature Hot / Cold (ObjectTemperature): what is
 ;;                    in or on a heat source that is on (Microwave, Toaster, StoveBurner)
 ;;                    turns Hot, what goes into the Fridge turns Cold (HeatZone, ColdZone).
@@ -320,9 +323,10 @@
 
   ;; TurnOn X: ToggleObjectOn, refused by AI2-THOR when X is already on, and for a Microwave
   ;; that is open (CanToggleOnOff.MustBeClosedToTurnOn). A StoveKnob and the StoveBurner it
-  ;; controls switch together. What is in or on a heat source that comes on turns Hot and cooks if
-  ;; cookable (HeatZone); a CoffeeMachine fills the Mug on it with coffee; a Faucet or ShowerHead
-  ;; fills and washes what stands in a basin under it (Fill.cs, Dirty.cs).
+  ;; controls switch together, where the scene says which burner that is (`controls`). What is
+  ;; in or on a heat source that comes on turns Hot and cooks if cookable (HeatZone); a
+  ;; CoffeeMachine fills the Mug on it with coffee; a Faucet or ShowerHead fills and washes what
+  ;; stands in a basin under it (Fill.cs, Dirty.cs).
   ; @sage alias TurnOn ToggleOn ToggleObjectOn SwitchOn Activate
   ; @sage reason TurnOn (toggleable ?x) not-toggleable "?x cannot be turned on or off (AI2-THOR: not toggleable)"
   ; @sage reason TurnOn (reachable ?x) not-reachable "?x has not been located: MoveTo or Find ?x first"

@@ -304,9 +304,10 @@
 
   ;; TurnOn X: ToggleObjectOn, refused by AI2-THOR when X is already on, and for a Microwave
   ;; that is open (CanToggleOnOff.MustBeClosedToTurnOn). A StoveKnob and the StoveBurner it
-  ;; controls switch together. What is in or on a heat source that comes on turns Hot and cooks if
-  ;; cookable (HeatZone); a CoffeeMachine fills the Mug on it with coffee; a Faucet or ShowerHead
-  ;; fills and washes what stands in a basin under it (Fill.cs, Dirty.cs).
+  ;; controls switch together, where the scene says which burner that is (`controls`). What is
+  ;; in or on a heat source that comes on turns Hot and cooks if cookable (HeatZone); a
+  ;; CoffeeMachine fills the Mug on it with coffee; a Faucet or ShowerHead fills and washes what
+  ;; stands in a basin under it (Fill.cs, Dirty.cs).
   ; @sage alias TurnOn ToggleOn ToggleObjectOn SwitchOn Activate
   ; @sage reason TurnOn (toggleable ?x) not-toggleable "?x cannot be turned on or off (AI2-THOR: not toggleable)"
   ; @sage reason TurnOn (reachable ?x) not-reachable "?x has not been located: MoveTo or Find ?x first"

@@ -1,6 +1,7 @@
 ; ithor#K01 (FloorPlan1): Make a cup of coffee using the coffee machine
 ; goal from: goals (written from the instruction and reviewed)
 ; goal note: A CoffeeMachine that is switched on fills the Mug on it with coffee (AI2-THOR), so the coffee says the mug was at the machine; where the mug ends is not asked (it may stay there or be taken away).
+; note: which StoveBurner each of StoveKnob_1, StoveKnob_2, StoveKnob_3, StoveKnob_4 switches is not known for FloorPlan1 (data/ai2thor/scenes.toml names no pairing): turning a StoveKnob switches no StoveBurner in this problem; a goal on a particular StoveBurner is reached by switching that StoveBurner itself, as AI2-THOR does through its own StoveKnob
 (define (problem ithor-k01)
   (:domain ithor)
   (:objects
@@ -58,10 +59,6 @@
     (container Sink)
     (container SinkBasin)
     (container Toaster)
-    (controls StoveKnob_1 StoveBurner_1)
-    (controls StoveKnob_2 StoveBurner_2)
-    (controls StoveKnob_3 StoveBurner_3)
-    (controls StoveKnob_4 StoveBurner_4)
     (cookable Potato)
     (cookable-sliced Bread)
     (cookable-sliced Egg)

@@ -2,6 +2,7 @@
 ; goal from: goals (written from the instruction and reviewed)
 ; goal note: AI2-THOR has no boiling: water in the pot, the pot on a burner, and that burner on (the pot then turns Hot).
 ; reference: (beside Faucet Pot) - reference step 3 (TurnOn Faucet) uses Faucet after reaching Pot
+; note: which StoveBurner each of StoveKnob_1, StoveKnob_2, StoveKnob_3, StoveKnob_4, StoveKnob_5, StoveKnob_6 switches is not known for FloorPlan2 (data/ai2thor/scenes.toml names no pairing): turning a StoveKnob switches no StoveBurner in this problem; a goal on a particular StoveBurner is reached by switching that StoveBurner itself, as AI2-THOR does through its own StoveKnob
 (define (problem ithor-k04)
   (:domain ithor)
   (:objects
@@ -67,12 +68,6 @@
     (container Sink)
     (container SinkBasin)
     (container Toaster)
-    (controls StoveKnob_1 StoveBurner_1)
-    (controls StoveKnob_2 StoveBurner_2)
-    (controls StoveKnob_3 StoveBurner_3)
-    (controls StoveKnob_4 StoveBurner_4)
-    (controls StoveKnob_5 StoveBurner_5)
-    (controls StoveKnob_6 StoveBurner_6)
     (cookable Potato)
     (cookable-sliced Bread)
     (cookable-sliced Egg)

@@ -2,6 +2,7 @@
 ; goal from: goals (written from the instruction and reviewed)
 ; goal note: The plurals are read as at least one plate and one cup on the table.
 ; reference: (beside Plate Cabinet_1) - reference step 3 (Pick Plate) uses Plate after reaching Cabinet_1
+; note: which StoveBurner each of StoveKnob switches is not known for FloorPlan4 (data/ai2thor/scenes.toml names no pairing): turning a StoveKnob switches no StoveBurner in this problem; a goal on a particular StoveBurner is reached by switching that StoveBurner itself, as AI2-THOR does through its own StoveKnob
 (define (problem ithor-k08)
   (:domain ithor)
   (:objects
@@ -38,7 +39,6 @@
     (container Sink)
     (container SinkBasin)
     (container Toaster)
-    (controls StoveKnob StoveBurner)
     (cookable Potato)
     (cookable-sliced Bread)
     (cookable-sliced Egg)

@@ -2,6 +2,7 @@
 ; goal from: goals (written from the instruction and reviewed)
 ; goal note: Coffee as in K01, then the mug on the table. AI2-THOR's FloorPlan1 has no DiningTable, so the task cannot be completed in that scene.
 ; infeasible: FloorPlan1 has no DiningTable (ALFRED's FloorPlan1 object list, data/ai2thor/scenes.toml).
+; note: which StoveBurner each of StoveKnob_1, StoveKnob_2, StoveKnob_3, StoveKnob_4 switches is not known for FloorPlan1 (data/ai2thor/scenes.toml names no pairing): turning a StoveKnob switches no StoveBurner in this problem; a goal on a particular StoveBurner is reached by switching that StoveBurner itself, as AI2-THOR does through its own StoveKnob
 ; note: named by the task but not in the scene (no object declared): DiningTable
 (define (problem ithor-k09)
   (:domain ithor)
@@ -60,10 +61,6 @@
     (container Sink)
     (container SinkBasin)
     (container Toaster)
-    (controls StoveKnob_1 StoveBurner_1)
-    (controls StoveKnob_2 StoveBurner_2)
-    (controls StoveKnob_3 StoveBurner_3)
-    (controls StoveKnob_4 StoveBurner_4)
     (cookable Potato)
     (cookable-sliced Bread)
     (cookable-sliced Egg)

@@ -29,19 +29,21 @@ paper's simulator-verified task sets confirm:
   cracked: `cookable_sliced`), CanFillWithLiquid (`fillable`), Dirtyable (`dirtyable`);
   `food` is the sliceable and cookable types (AI2-THOR has no food flag);
 * contextual interactions (the page's last column and AI2-THOR's CanToggleOnOff, HeatZone,
-  Fill and Dirty scripts): a StoveKnob controls its StoveBurner, which cannot be toggled by
-  itself (`controls`); the CoffeeMachine fills a Mug with coffee (`coffee_maker`); the
-  Microwave turns on only when closed (`toggles_closed`).
+  Fill and Dirty scripts): a StoveKnob controls a StoveBurner, which cannot be toggled by
+  itself (`CONTROLS`; which burner each knob controls is scene data, `scene_controls`); the
+  CoffeeMachine fills a Mug with coffee (`coffee_maker`); the Microwave turns on only when
+  closed (`toggles_closed`).
 
 `FIXTURE_GROUPS` lists fixtures that stand together (a Faucet at its Sink): reaching one
 reaches the others (the domain's `near` relation). `ROOM_FIXTURES` lists the fixed parts that
 every iTHOR room of a type has (with its source below). Which object types each iTHOR floor
 plan has, and how many instances the task sets' scenes have of a type, are data:
 `data/ai2thor/scenes.toml` (ALFRED's scene layouts and AI2-THOR 5 object dumps, with their
-provenance), read by `scene_types` and `scene_instances`. Which object types each receptacle
-type takes is data too: `data/ai2thor/receptacles.toml` (ALFRED's and AI2-THOR's compatible
-receptacles, widened where a simulator-verified reference placed an object), read by
-`selective` and `fits`.
+provenance), read by `scene_types` and `scene_instances`; so is which burner each knob of a
+floor plan controls, where a source says it (`scene_controls`: no bundled floor plan has one).
+Which object types each receptacle type takes is data too: `data/ai2thor/receptacles.toml`
+(ALFRED's and AI2-THOR's compatible receptacles, widened where a simulator-verified reference
+placed an object), read by `selective` and `fits`.
 
 Unknown types get no affordance at all (`ObjectType.known` is False): a plan step that needs an
 affordance of an object the catalogue does not know is refused, the safe side for a gate. The
@@ -51,9 +53,12 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+
+from ..pddl.vocabulary import name_key
 
 _P, _O, _T, _R = "pickupable", "openable", "toggleable", "receptacle"
 
@@ -174,8 +179,9 @@ FIXTURE_GROUPS: tuple[frozenset[str], ...] = (
 """Fixtures that stand together: reaching one reaches the others."""
 
 CONTROLS: tuple[tuple[str, str], ...] = (("StoveKnob", "StoveBurner"),)
-"""(controller, controlled): toggling the first toggles the second, which cannot be toggled by
-itself (AI2-THOR's CanToggleOnOff: a burner is not self-controlled). Paired one to one."""
+"""(controller, controlled): an instance of the first switches an instance of the second, which
+AI2-THOR toggles only through it (CanToggleOnOff: a burner is not self-controlled). Which one
+is the scene's fact (a StoveKnob's `controlledObjects`): `scene_controls`, never an index rule."""
 
 ROOM_FIXTURES: dict[str, tuple[str, ...]] = {
     "kitchen": ("Cabinet", "CoffeeMachine", "CounterTop", "Faucet", "Fridge", "GarbageCan",
@@ -217,22 +223,19 @@ CATALOGUE: dict[str, ObjectType] = _build()
 STRUCTURAL = frozenset({"Wall", "Floor", "Ceiling", "Room", "Doorway", "Window", "WallDecal"})
 """Types the server hides from visible_objects (REFERENCE §8.4); Floor stays a receptacle."""
 
-SYNONYMS: dict[str, tuple[str, ...]] = {
-    "nightstand": ("SideTable", "Dresser"), "bookshelf": ("Shelf", "ShelvingUnit"),
-    "bookcase": ("Shelf", "ShelvingUnit"), "stove": ("StoveBurner",),
-    "oven": ("StoveBurner", "Microwave"), "tv": ("Television",), "counter": ("CounterTop",),
-    "clothes": ("Cloth",), "soap": ("SoapBar", "SoapBottle"), "lamp": ("DeskLamp", "FloorLamp"),
-    "light": ("LightSwitch",), "lights": ("LightSwitch",), "shower": ("ShowerHead", "Faucet"),
-    "rack": ("TowelHolder", "HandTowelHolder"), "towelrack": ("TowelHolder",),
-    "couch": ("Sofa",), "table": ("DiningTable", "CoffeeTable", "SideTable", "Desk"),
-    "trashcan": ("GarbageCan",), "bin": ("GarbageCan",), "phone": ("CellPhone",),
-    "remote": ("RemoteControl",), "refrigerator": ("Fridge",), "tap": ("Faucet",),
-    "keys": ("KeyChain",), "plates": ("Plate",), "cups": ("Cup",), "hamper": ("LaundryHamper",),
-    "curtain": ("Curtains", "ShowerCurtain"), "coffeemaker": ("CoffeeMachine",),
-    "sponge": ("DishSponge",), "rag": ("Cloth",), "trash": ("GarbageCan",),
-    "garbage": ("GarbageCan",), "cellphone": ("CellPhone",), "keychain": ("KeyChain",),
+EVERYDAY_WORDS: dict[str, tuple[str, ...]] = {
+    "table": ("DiningTable", "CoffeeTable", "SideTable", "Desk"),
+    "lamp": ("DeskLamp", "FloorLamp"), "soap": ("SoapBar", "SoapBottle"),
+    "shower": ("ShowerHead", "Faucet"), "rack": ("TowelHolder", "HandTowelHolder"),
+    "curtain": ("Curtains", "ShowerCurtain"), "oven": ("StoveBurner", "Microwave"),
+    "garbage": ("GarbageCan",), "nightstand": ("Dresser",),
 }
-"""Everyday words and dataset spellings for AI2-THOR types, best candidate first."""
+"""Plain-English words of instructions and datasets that stand for one of several AI2-THOR types,
+best candidate first; the task's other objects choose among them (`canonical_type`). They are
+not names of objects: a plan step saying "lamp" or "table" stays unknown to the gate. Other
+names of an object (TV, Stove, Nightstand for a SideTable) are the domain's `; @sage synonym`
+annotations, the one table the gate, the executor and the readers share; a word listed here
+and there offers the domain's names first (a nightstand is a SideTable, else a Dresser)."""
 
 
 def camel_case(name: str) -> str:
@@ -246,18 +249,27 @@ def lookup(name: str) -> ObjectType | None:
     return CATALOGUE.get(camel_case(name).lower())
 
 
-def canonical_type(name: str, prefer: tuple[str, ...] = ()) -> str:
+def canonical_type(name: str, prefer: tuple[str, ...] = (),
+                   synonyms: Mapping[str, Sequence[str]] | None = None) -> str:
     """The AI2-THOR type a dataset or instruction word names, as CamelCase.
 
-    Known types keep their catalogue spelling; otherwise a synonym is used, choosing a
-    candidate present in `prefer` (the task's other objects) when there is one; otherwise the
-    word itself in CamelCase (an unknown type).
+    Known types keep their catalogue spelling; otherwise the names the word stands for are
+    its domain synonyms (`synonyms`: a `Vocabulary.synonyms`, keyed by `name_key`) then its
+    `EVERYDAY_WORDS` (a plural also as its singular), and the one present in `prefer` (the
+    task's other objects) is chosen when there is one, else the first; otherwise the word
+    itself in CamelCase (an unknown type).
     """
     camel = camel_case(name)
     known = CATALOGUE.get(camel.lower())
     if known:
         return known.name
-    candidates = SYNONYMS.get(camel.lower()) or SYNONYMS.get(camel.lower().rstrip("s"))
+    candidates: list[str] = []
+    for word in (camel.lower(), camel.lower().rstrip("s")):
+        for meant in (*(synonyms or {}).get(name_key(word), ()), *EVERYDAY_WORDS.get(word, ())):
+            if meant not in candidates:
+                candidates.append(meant)
+        if candidates:
+            break
     if not candidates and camel.lower().endswith("s"):
         singular = CATALOGUE.get(camel.lower()[:-1])
         if singular:
@@ -286,6 +298,8 @@ class SceneInventory:
     scene: str
     types: tuple[str, ...]
     instances: dict[str, int]
+    controls: tuple[tuple[str, str], ...] = ()
+    """(controller instance, controlled instance) where the data names the pairing."""
 
 
 def _ai2thor_data(file_name: str) -> dict:
@@ -308,7 +322,9 @@ def _scenes() -> dict[str, SceneInventory]:
         named = [renamed.get(t, t) for t in entry["types"].split()]
         named += entry.get("ai2thor5_added", "").split()
         types = tuple(sorted({t for t in named if t and t not in removed}, key=str.lower))
-        scenes[scene.lower()] = SceneInventory(scene, types, dict(entry.get("instances", {})))
+        controls = tuple((str(k), str(b)) for k, b in entry.get("controls", {}).items())
+        scenes[scene.lower()] = SceneInventory(scene, types, dict(entry.get("instances", {})),
+                                               controls)
     return scenes
 
 
@@ -330,8 +346,14 @@ def scene_instances(scene: str) -> dict[str, int]:
     return dict(found.instances) if found else {}
 
 
+def scene_controls(scene: str) -> tuple[tuple[str, str], ...]:
+    """(controller, controlled) instance pairs a known floor plan's data names, else ()."""
+    found = scene_inventory(scene)
+    return found.controls if found else ()
+
+
 def _paired(first: list[str], second: list[str]) -> list[tuple[str, str]]:
-    """Instances of two types that belong together: the i-th with the i-th, and a lone
+    """Instances of two fixture types that stand together: the i-th with the i-th, and a lone
     instance with every instance of the other type."""
     if len(first) == 1 or len(second) == 1:
         return [(a, b) for a in first for b in second]
@@ -339,8 +361,9 @@ def _paired(first: list[str], second: list[str]) -> list[tuple[str, str]]:
 
 
 def instance_relations(instances: dict[str, list[str]]) -> list[tuple[str, str, str]]:
-    """(`near`, a, b) for fixtures that stand together (both directions) and (`controls`, k,
-    b) for controllers; `instances` maps a lower-case type to its object names."""
+    """(`near`, a, b) for fixtures that stand together (both directions); `instances` maps a
+    lower-case type to its object names. Which knob controls which burner is not derived here:
+    it is scene data (`scene_controls`)."""
     out: list[tuple[str, str, str]] = []
     for group in FIXTURE_GROUPS:
         present = sorted(t.lower() for t in group if instances.get(t.lower()))
@@ -348,10 +371,6 @@ def instance_relations(instances: dict[str, list[str]]) -> list[tuple[str, str, 
             for b in present:
                 if a != b:
                     out += [("near", x, y) for x, y in _paired(instances[a], instances[b])]
-    for controller, controlled in CONTROLS:
-        if instances.get(controller.lower()) and instances.get(controlled.lower()):
-            out += [("controls", k, b) for k, b in _paired(instances[controller.lower()],
-                                                           instances[controlled.lower()])]
     return sorted(set(out))
 
 

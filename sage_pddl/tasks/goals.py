@@ -219,6 +219,13 @@ _BUNDLED_TASKS: dict[str, dict[str, Task]] = {}
 _WARNED: set[tuple[str, str]] = set()
 
 
+def warn_once(task: Task, message: str) -> None:
+    """Log a warning about a task once per task file and message (a set is read many times)."""
+    if (task.source, message) not in _WARNED:
+        _WARNED.add((task.source, message))
+        log.warning(message)
+
+
 def bundled_task_goals(task: Task) -> Mapping[str, GoalSpec]:
     """The reviewed goals for a task read from a file that is not a bundled set (a copy of a
     bundled task file, or a set made from some of its tasks): the goals of the bundled set
@@ -245,9 +252,7 @@ def bundled_task_goals(task: Task) -> Mapping[str, GoalSpec]:
         message = (f"task {task.task_id} of {task.source}: not the bundled task "
                    f"{set_name}#{bundled.task_id} ({differs}), so that task's reviewed goal "
                    "is not used")
-        if (task.source, message) not in _WARNED:
-            _WARNED.add((task.source, message))
-            log.warning(message)
+        warn_once(task, message)
         return {}
     return {}
 

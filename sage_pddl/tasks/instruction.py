@@ -24,6 +24,10 @@ state to the same object. When an instruction is a summary followed by a dash or
 its elaboration ("Watch TV — turn it on and sit on the sofa"), the elaboration is read if the
 summary cannot be.
 
+Object words are AI2-THOR types, the domain's other names for them (its `; @sage synonym`
+annotations: TV, Stove, Nightstand) and the plain-English words that stand for one of several
+types (`catalogue.EVERYDAY_WORDS`: lamp, table), settled by the task's objects.
+
 The reader never guesses: an object word that names no AI2-THOR type, a verb it does not know,
 or a place it cannot say in PDDL ("under the sink") leaves the clause unread, and an
 instruction with an unread clause gets no goal (`Reading.goal` is None and `Reading.unread`
@@ -32,10 +36,12 @@ lists the clauses), so that success is never checked against half an instruction
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ..pddl.model import And, Atom, Constant, Exists, Formula, Not, Typed, Variable
+from ..domains import load_domain
+from ..pddl.model import And, Atom, Constant, Domain, Exists, Formula, Not, Typed, Variable
+from ..pddl.vocabulary import vocabulary
 from ..pddl.writer import write_formula
 from .catalogue import affordances, canonical_type, lookup
 
@@ -111,6 +117,7 @@ class Reading:
 @dataclass
 class _State:
     prefer: tuple[str, ...]
+    synonyms: Mapping[str, tuple[str, ...]]
     parts: list[Formula] = field(default_factory=list)
     mentioned: list[str] = field(default_factory=list)
     placed: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -122,8 +129,11 @@ def _atom(predicate: str, *names: str) -> Atom:
 
 
 class _Reader:
-    def __init__(self, prefer: Iterable[str]):
-        self.state = _State(tuple(prefer))
+    def __init__(self, prefer: Iterable[str], synonyms: Mapping[str, tuple[str, ...]]):
+        self.state = _State(tuple(prefer), synonyms)
+
+    def type_of(self, words: str) -> str:
+        return canonical_type(words, self.state.prefer, self.state.synonyms)
 
     # -- noun phrases --------------------------------------------------------------------
 
@@ -142,7 +152,7 @@ class _Reader:
             return self.antecedent(need), states
         if not text or not re.fullmatch(r"[A-Za-z][A-Za-z \-_]*", text):
             raise _Unread
-        name = canonical_type(text, prefer=self.state.prefer)
+        name = self.type_of(text)
         if lookup(name) is None:
             raise _Unread
         self.state.mentioned.append(name)
@@ -154,7 +164,7 @@ class _Reader:
         words = re.findall(r"[A-Za-z]+", clause)
         for size in (3, 2, 1):
             for i in range(len(words) - size + 1):
-                name = canonical_type(" ".join(words[i:i + size]), prefer=self.state.prefer)
+                name = self.type_of(" ".join(words[i:i + size]))
                 if lookup(name) is not None:
                     self.state.mentioned.append(name)
 
@@ -257,12 +267,14 @@ def _clauses(text: str) -> list[str]:
     return out
 
 
-def read_instruction(text: str, prefer: Iterable[str] = ()) -> Reading:
+def read_instruction(text: str, prefer: Iterable[str] = (),
+                     domain: Domain | None = None) -> Reading:
     """The goal an instruction states (module docstring). `prefer` (the scene's object types)
-    settles a word with several AI2-THOR types ("lamp": DeskLamp or FloorLamp)."""
+    settles a word with several AI2-THOR types ("lamp": DeskLamp or FloorLamp); `domain` (the
+    household domain the goal is for, `ithor` when not given) gives the object synonyms."""
     pieces = _ELABORATION.split(text or "", maxsplit=1)
     summary, elaboration = (pieces[0], pieces[1]) if len(pieces) == 2 else ("", pieces[0])
-    reader = _Reader(prefer)
+    reader = _Reader(prefer, vocabulary(domain or load_domain("ithor")).synonyms)
     clauses: list[tuple[str, str]] = []
     unread: list[tuple[bool, str]] = []
     read_parts: list[tuple[bool, Formula]] = []

@@ -1,7 +1,7 @@
 """The AI2-THOR object states the household domains can say (sliced, cooked, filled, dirty,
-heated, cooled; knob-controlled burners; several instances of a type): for each, an action that
-produces it, a plan that reaches a goal stating it, and a mutant of that plan that misses it,
-on problems built by the task generator for an iTHOR kitchen."""
+heated, cooled; a burner and the knob the scene pairs it with; several instances of a type):
+for each, an action that produces it, a plan that reaches a goal stating it, and a mutant of
+that plan that misses it, on problems built by the task generator for an iTHOR kitchen."""
 from __future__ import annotations
 
 import pytest
@@ -38,7 +38,7 @@ CASES = {
     "(filled Cup water)": (["MoveTo Cup", "Pick Cup", "MoveTo Sink", "Fill Cup"], 2, "no-water"),
     "(and (heated Pot) (exists (?b - StoveBurner) (and (on Pot ?b) (turned-on ?b))))": (
         ["MoveTo Pot", "Pick Pot", "MoveTo StoveBurner", "Place StoveBurner",
-         "TurnOn StoveKnob"], 4, None),
+         "TurnOn StoveBurner"], 4, None),
     "(cooled Tomato)": (["MoveTo Tomato", "Pick Tomato", "MoveTo Fridge", "Open Fridge",
                          "PutIn Fridge"], 3, "container-closed"),
 }
@@ -80,7 +80,14 @@ def test_running_water_cleans_a_dirty_dish_and_wash_does_too(ithor):
     assert washed.goal_reached and ("cleaned", "plate") in washed.final_state
 
 
-def test_a_burner_and_its_knob_switch_together(ithor):
+def test_a_burner_and_its_knob_switch_together(ithor, monkeypatch):
+    from dataclasses import replace
+
+    from sage_pddl.tasks import catalogue
+
+    scenes = catalogue._scenes()  # a floor plan whose data names the pairing
+    monkeypatch.setitem(scenes, "floorplan1", replace(
+        scenes["floorplan1"], controls=(("StoveKnob_1", "StoveBurner_1"),)))
     gate = gate_for(ithor, "(turned-on StoveKnob)")
     verdict = gate.check(["MoveTo StoveBurner", "TurnOn StoveBurner"])
     assert verdict.valid and verdict.goal_reached
