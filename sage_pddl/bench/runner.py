@@ -740,9 +740,9 @@ def default_llm_factory(config: BenchConfig, tasks: Sequence[Any],
 def preflight(config: BenchConfig, tasks: Sequence[Any]) -> None:
     """What the default backends need, checked once before the first cell, so a run that cannot
     work stops at once with the reason (exit 2) instead of after a row per cell: the server
-    answers and has the model (ollama; every host of `llm_host`, unless one of several answers),
-    and the `planners` extra is there when the reference responder must plan tasks without a
-    reference plan. Not with `cassette_dir`: a cassette may hold every answer."""
+    answers (ollama, openai: every host of `llm_host`, unless one of several answers) and has
+    the model (ollama), and the `planners` extra is there when the reference responder must
+    plan tasks without a reference plan. Not with `cassette_dir`: a cassette may hold every answer."""
     if config.cassette_dir:
         return
     if config.llm == "scripted" and not config.llm_script:
@@ -756,14 +756,14 @@ def preflight(config: BenchConfig, tasks: Sequence[Any]) -> None:
                     f"bench setting 'llm': the reference responder plans the tasks without a "
                     f"reference plan ({shown}) with a classical planner: {error}") from None
         return
-    if config.llm != "ollama":
+    if config.llm not in ("ollama", "openai"):
         return
     for model in config.models or ():
         failures: list[SageError] = []
         hosts: list[str | None] = [*split_hosts(config.llm_host)] or [None]
         for host in hosts:
             try:
-                get_backend("ollama", model=model, host=host).check()  # type: ignore[attr-defined]
+                get_backend(config.llm, model=model, host=host).check()  # type: ignore[attr-defined]
             except SageError as error:
                 failures.append(error)
         if len(failures) == len(hosts):
