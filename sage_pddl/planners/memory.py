@@ -4,6 +4,10 @@ Seed pool (`HybridMemory.from_tasks`): each task's reference plan, rewritten to 
 canonical action names through the domain's aliases (`sage_pddl.tasks.normalize_steps`), is
 gated on the task's own problem. Only seeds the gate accepts are kept; the others are listed in
 `rejected_seeds` with their violation codes (`require_valid=False` keeps them, noted in `notes`).
+Gating every seed means building every task's problem, the costly part of a memory; its verdicts
+are kept for the process, by domain object and by the tasks' content (their `repr`; dataclass
+tasks only), so every memory built from the same task set and domain object (each run of a
+benchmark in one process, each `plan_task`) shares them. The memory itself is new each time.
 
 Live pool: a JSONL file, one solved episode per line (`{"task_id", "instruction", "members",
 "steps", "domain", "ts"}`), appended by `add_episode` after each successful episode and read back
@@ -22,9 +26,12 @@ item whose instruction is the query itself. Compound ids `C2_K01+K03` name their
 """
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import math
 import re
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -124,6 +131,50 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     return dot / norm if norm else 0.0
 
 
+GatedSeed = tuple[str | None, MemoryItem | None, tuple[str, ...]]
+"""A task's id, its seed item (None without a reference plan) and the gate's violation codes
+for the item's steps on the task's own problem (empty: accepted)."""
+
+_GATED: dict[tuple[int, str], tuple[Any, list[GatedSeed]]] = {}
+_GATED_LOCK = threading.Lock()
+_GATED_KEPT = 16
+"""How many (domain, task set) verdict lists the process keeps (the oldest goes first)."""
+
+
+def _gated_seeds(tasks: list[Any], domain: Any) -> list[GatedSeed]:
+    """Each task's seed and verdict (see the module docstring), computed once per process for
+    a domain object and tasks of the same content, under a lock: the threads of a run wait for
+    the first build instead of repeating it."""
+    if not all(dataclasses.is_dataclass(task) for task in tasks):
+        return [_gated_seed(task, domain) for task in tasks]  # no content to key them by
+    content = hashlib.sha256("\x1e".join(map(repr, tasks)).encode()).hexdigest()
+    key = (id(domain), content)  # the entry keeps the domain alive, so its id stays its own
+    with _GATED_LOCK:
+        if key not in _GATED:
+            while len(_GATED) >= _GATED_KEPT:
+                del _GATED[next(iter(_GATED))]
+            _GATED[key] = (domain, [_gated_seed(task, domain) for task in tasks])
+        return _GATED[key][1]
+
+
+def _gated_seed(task: Any, domain: Any) -> GatedSeed:
+    reference = list(getattr(task, "reference_steps", ()) or ())
+    if not reference:
+        return task.task_id, None, ("empty-reference",)
+    steps = tuple(bare_step(s) for s in normalize_steps(reference, domain))
+    try:
+        gate = compile_gate(domain, task_problem(task, domain))
+        verdict = gate.check([dict(s) for s in steps], mode="all")
+        codes = tuple(sorted({v.code for v in verdict.violations}))
+    except Exception as error:  # a task the gate cannot compile is not a usable seed
+        codes = (f"gate-error: {type(error).__name__}: {error}",)
+    item = MemoryItem(task_id=task.task_id, instruction=str(task.instruction).strip(),
+                      steps=steps, source="seed",
+                      members=tuple(getattr(task, "members", ()) or ()),
+                      domain=getattr(domain, "name", ""))
+    return task.task_id, item, codes
+
+
 @dataclass
 class HybridMemory:
     """Seed items plus a live JSONL pool; see the module docstring."""
@@ -154,27 +205,15 @@ class HybridMemory:
         seeds: list = []
         rejected: list[tuple[str | None, tuple[str, ...]]] = []
         notes: list[str] = []
-        for task in tasks:
-            reference = list(getattr(task, "reference_steps", ()) or ())
-            if not reference:
-                rejected.append((task.task_id, ("empty-reference",)))
+        for task_id, item, codes in _gated_seeds(list(tasks), domain):
+            if item is None:
+                rejected.append((task_id, codes))
                 continue
-            steps = tuple(bare_step(s) for s in normalize_steps(reference, domain))
-            try:
-                gate = compile_gate(domain, task_problem(task, domain))
-                verdict = gate.check([dict(s) for s in steps], mode="all")
-                codes = tuple(sorted({v.code for v in verdict.violations}))
-            except Exception as error:  # a task the gate cannot compile is not a usable seed
-                codes = (f"gate-error: {type(error).__name__}: {error}",)
-            item = MemoryItem(task_id=task.task_id, instruction=str(task.instruction).strip(),
-                              steps=steps, source="seed",
-                              members=tuple(getattr(task, "members", ()) or ()),
-                              domain=getattr(domain, "name", ""))
             if codes:
-                rejected.append((task.task_id, codes))
+                rejected.append((task_id, codes))
                 if require_valid:
                     continue
-                notes.append(f"seed {task.task_id} kept although the gate rejects it: "
+                notes.append(f"seed {task_id} kept although the gate rejects it: "
                              f"{', '.join(codes)}")
             seeds.append(item)
         memory = cls(seeds=seeds, live_path=Path(live_path) if live_path else None, **options)
