@@ -2,7 +2,10 @@
 
 A `PlanningTask` is one planning request: a natural-language instruction together with the loaded
 PDDL `Domain` and `Problem` it is about (the problem supplies the objects, the initial state and,
-for scoring, the goal). Build one from a dataset task with `PlanningTask.from_task`.
+for scoring, the goal). Build one from a dataset task with `PlanningTask.from_task`, whose problem
+(`task_problem_of`) is built once per process for a domain object and a task of the same content
+(its `repr`; dataclass tasks only): a problem is immutable, and building one from a scene is the
+costliest step of setting a task up, repeated by every run of a benchmark in one process.
 
 A planner implements `plan(task) -> PlanResult` and `repair(state, done, failed_step, reason) ->
 PlanResult`; `repair` continues the episode of the last `plan` call.
@@ -25,6 +28,9 @@ that is hit is named in `PlanResult.limits_hit` (and so in the bench row).
 """
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -44,6 +50,37 @@ MAX_SUBGOALS = 12
 """Sub-goals a hierarchical planner expands; the rest of a longer decomposition is dropped."""
 MAX_ANSWER_CHARS = 200_000
 """The longest answer read (a plan of 100 steps is ~10,000 characters)."""
+
+
+_PROBLEMS: dict[tuple[int, str], tuple[Domain, Problem]] = {}
+_PROBLEMS_LOCK = threading.Lock()
+_PROBLEMS_KEPT = 2048
+"""How many task problems the process keeps (the oldest goes first)."""
+
+
+def content_key(task: Any) -> str | None:
+    """A digest of a dataclass task's content (its `repr`), None for any other object."""
+    if not dataclasses.is_dataclass(task):
+        return None
+    return hashlib.sha256(repr(task).encode()).hexdigest()
+
+
+def task_problem_of(task: Any, domain: Domain) -> Problem:
+    """`task_problem(task, domain)`, kept for the process (see the module docstring); a task
+    whose problem cannot be built raises each time it is asked for."""
+    content = content_key(task)
+    if content is None:
+        return task_problem(task, domain)
+    key = (id(domain), content)  # the entry keeps the domain alive, so its id stays its own
+    with _PROBLEMS_LOCK:
+        kept = _PROBLEMS.get(key)
+    if kept is not None:
+        return kept[1]
+    problem = task_problem(task, domain)
+    with _PROBLEMS_LOCK:
+        while len(_PROBLEMS) >= _PROBLEMS_KEPT:
+            del _PROBLEMS[next(iter(_PROBLEMS))]
+        return _PROBLEMS.setdefault(key, (domain, problem))[1]
 
 
 class PlannerError(SageError):
@@ -69,9 +106,9 @@ class PlanningTask:
 
     @classmethod
     def from_task(cls, task: Any, domain: Domain) -> PlanningTask:
-        """From a dataset `Task` (sage_pddl.tasks): its problem is built with `task_problem`."""
+        """From a dataset `Task` (sage_pddl.tasks): its problem is `task_problem_of(task)`."""
         return cls(instruction=str(task.instruction), domain=domain,
-                   problem=task_problem(task, domain), task_id=task.task_id,
+                   problem=task_problem_of(task, domain), task_id=task.task_id,
                    members=tuple(getattr(task, "members", ()) or ()),
                    observation=str(getattr(task, "obs", "") or ""),
                    scene=str(getattr(task, "scene", "") or ""))

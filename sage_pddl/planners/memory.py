@@ -4,10 +4,11 @@ Seed pool (`HybridMemory.from_tasks`): each task's reference plan, rewritten to 
 canonical action names through the domain's aliases (`sage_pddl.tasks.normalize_steps`), is
 gated on the task's own problem. Only seeds the gate accepts are kept; the others are listed in
 `rejected_seeds` with their violation codes (`require_valid=False` keeps them, noted in `notes`).
-Gating every seed means building every task's problem, the costly part of a memory; its verdicts
-are kept for the process, by domain object and by the tasks' content (their `repr`; dataclass
-tasks only), so every memory built from the same task set and domain object (each run of a
-benchmark in one process, each `plan_task`) shares them. The memory itself is new each time.
+Gating every seed means building every task's problem (`task_problem_of`, kept for the
+process), the costly part of a memory; the verdicts are kept for the process too, by domain
+object and by the tasks' content (`content_key`), so every memory built from the same task set
+and domain object (each run of a benchmark in one process, each `plan_task`) shares them. The
+memory itself is new each time.
 
 Live pool: a JSONL file, one solved episode per line (`{"task_id", "instruction", "members",
 "steps", "domain", "ts"}`), appended by `add_episode` after each successful episode and read back
@@ -26,8 +27,6 @@ item whose instruction is the query itself. Compound ids `C2_K01+K03` name their
 """
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import json
 import math
 import re
@@ -40,9 +39,9 @@ from typing import Any
 
 from sage_pddl.gate import compile_gate
 from sage_pddl.pddl.vocabulary import bare_step
-from sage_pddl.tasks import normalize_steps, task_problem
+from sage_pddl.tasks import normalize_steps
 
-from .base import PlanningTask, Step
+from .base import PlanningTask, Step, content_key, task_problem_of
 
 _WORD = re.compile(r"[a-z0-9]+")
 _COMPOUND = re.compile(r"^C\d+_(.+)$")
@@ -145,10 +144,10 @@ def _gated_seeds(tasks: list[Any], domain: Any) -> list[GatedSeed]:
     """Each task's seed and verdict (see the module docstring), computed once per process for
     a domain object and tasks of the same content, under a lock: the threads of a run wait for
     the first build instead of repeating it."""
-    if not all(dataclasses.is_dataclass(task) for task in tasks):
+    contents = [content_key(task) for task in tasks]
+    if None in contents:
         return [_gated_seed(task, domain) for task in tasks]  # no content to key them by
-    content = hashlib.sha256("\x1e".join(map(repr, tasks)).encode()).hexdigest()
-    key = (id(domain), content)  # the entry keeps the domain alive, so its id stays its own
+    key = (id(domain), "".join(map(str, contents)))  # the entry keeps the domain: id stays its
     with _GATED_LOCK:
         if key not in _GATED:
             while len(_GATED) >= _GATED_KEPT:
@@ -163,7 +162,7 @@ def _gated_seed(task: Any, domain: Any) -> GatedSeed:
         return task.task_id, None, ("empty-reference",)
     steps = tuple(bare_step(s) for s in normalize_steps(reference, domain))
     try:
-        gate = compile_gate(domain, task_problem(task, domain))
+        gate = compile_gate(domain, task_problem_of(task, domain))
         verdict = gate.check([dict(s) for s in steps], mode="all")
         codes = tuple(sorted({v.code for v in verdict.violations}))
     except Exception as error:  # a task the gate cannot compile is not a usable seed

@@ -125,8 +125,8 @@ def test_seeds_are_gated_once_per_process_for_the_same_tasks_and_domain(ithor, m
     pool = tasks[:6]
     first = HybridMemory.from_tasks(pool, domain)
     built: list[str] = []
-    real = memory_module.task_problem
-    monkeypatch.setattr(memory_module, "task_problem",
+    real = memory_module.task_problem_of
+    monkeypatch.setattr(memory_module, "task_problem_of",
                         lambda task, d: built.append(task.task_id) or real(task, d))
     again = HybridMemory.from_tasks(list(pool), domain)
     assert not built and again is not first
