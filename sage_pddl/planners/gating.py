@@ -13,9 +13,16 @@ preconditions themselves; they ask the gate and keep its verdicts. Semantics use
 - `drop_noop_repeats(gate, steps, state, previous)` removes each step that exactly repeats the
   step before it and is a no-op where it stands (the state rolls forward through the applicable
   kept steps); it returns the kept and the dropped steps.
+
+`GATES` lends compiled gates for the process (`take`, `give_back`): a gate grounds steps and
+remembers their moves as it checks, so a gate given back serves the next user of the same
+domain and problem objects (the next cell of a task, in this run or a later one in the process)
+warm. Its verdicts do not depend on what it remembers. A gate is not safe for two threads at
+once, so each is lent to one user at a time; with none free, `take` compiles another.
 """
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -24,6 +31,39 @@ from sage_pddl.pddl.model import Domain
 from sage_pddl.pddl.vocabulary import vocabulary
 
 from .base import Step, same_step
+
+
+class GatePool:
+    """Compiled gates lent one user at a time and kept for the process (see the module
+    docstring), for at most `kept` problems (the one used longest ago goes first)."""
+
+    def __init__(self, kept: int = 512):
+        self.kept = kept
+        # (id(domain), id(problem)) -> (domain, problem, free gates); the entry keeps both
+        # objects alive, so their ids stay theirs
+        self._free: dict[tuple[int, int], tuple[Any, Any, list[Any]]] = {}
+        self._lock = threading.Lock()
+
+    def take(self, domain: Any, problem: Any) -> Any:
+        """A gate of `problem` in `domain` that no one else holds."""
+        with self._lock:
+            entry = self._free.get((id(domain), id(problem)))
+            if entry and entry[2]:
+                return entry[2].pop()
+        return compile_gate(domain, problem)
+
+    def give_back(self, gate: Any) -> None:
+        """Return a gate `take` lent, for the next user of its domain and problem."""
+        key = (id(gate.domain), id(gate.problem))
+        with self._lock:
+            entry = self._free.pop(key, None) or (gate.domain, gate.problem, [])
+            entry[2].append(gate)
+            self._free[key] = entry  # last used last: the oldest goes first
+            while len(self._free) > self.kept:
+                del self._free[next(iter(self._free))]
+
+
+GATES = GatePool()
 
 
 def compile_for(domain: Any, problem: Any) -> Any:
