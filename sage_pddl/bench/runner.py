@@ -71,7 +71,6 @@ from sage_pddl.domains import load_domain
 from sage_pddl.env import EnvError, get_env, list_envs
 from sage_pddl.env.episode import GatedEnv
 from sage_pddl.export.classical import require_unified_planning
-from sage_pddl.gate import compile_gate
 from sage_pddl.llm import (
     InvalidOutput,
     LLMError,
@@ -87,6 +86,7 @@ from sage_pddl.pddl.limits import bounded_lines
 from sage_pddl.pddl.vocabulary import step_text
 from sage_pddl.planners import MEMORY_PLANNERS, canonical_name, get_planner
 from sage_pddl.planners.base import PlanningTask
+from sage_pddl.planners.gating import GATES
 from sage_pddl.planners.memory import HybridMemory
 from sage_pddl.runtime import run_episode
 from sage_pddl.tasks import Task, load_taskset, task_infeasible
@@ -579,7 +579,8 @@ class _Shared:
     except with `memory="live"`, which runs one cell at a time). Domains are shared through
     `load_domain`'s own cache. A compiled gate grounds and interns lazily, so no two threads
     may use one at once: a runner takes a gate no other holds (`take_gate`) and gives it back
-    after its cell (`give_back`), for the next cell of the task to reuse what it grounded."""
+    after its cell (`give_back`), for the next cell of the task to reuse what it grounded (the
+    process's `planners.gating.GATES`, so a later run in the process reuses it too)."""
 
     def __init__(self, config: BenchConfig, tasks: list[Any], live_path: Path | None = None):
         self.config = config
@@ -588,8 +589,6 @@ class _Shared:
         self._planning = _BuiltOnce()
         self._memories = _BuiltOnce()
         self._infeasibility = _BuiltOnce()
-        self._free_gates: dict[str, list[Any]] = {}
-        self._gates_lock = threading.Lock()
         self._memories_built = threading.Event()
         self._memories_built.set()  # until `build_memories_meanwhile` starts building them
 
@@ -620,16 +619,11 @@ class _Shared:
     def take_gate(self, task: Any) -> Any:
         """A compiled gate of the task's problem that no other thread holds (compiled when
         every one is taken); hand it back with `give_back`."""
-        with self._gates_lock:
-            free = self._free_gates.get(task.task_id)
-            if free:
-                return free.pop()
         planning = self.planning_task(task)
-        return compile_gate(planning.domain, planning.problem)
+        return GATES.take(planning.domain, planning.problem)
 
     def give_back(self, task_id: str, gate: Any) -> None:
-        with self._gates_lock:
-            self._free_gates.setdefault(task_id, []).append(gate)
+        GATES.give_back(gate)
 
     def _memory_key(self, task: Any) -> str:
         return f"{getattr(task, 'source', '') or ''}|{self.config.domain or task.domain}"
