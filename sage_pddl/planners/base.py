@@ -54,8 +54,9 @@ MAX_ANSWER_CHARS = 200_000
 
 _PROBLEMS: dict[tuple[int, str], tuple[Domain, Problem]] = {}
 _PROBLEMS_LOCK = threading.Lock()
-_PROBLEMS_KEPT = 2048
-"""How many task problems the process keeps (the oldest goes first)."""
+_PROBLEMS_KEPT = 512
+"""How many task problems the process keeps (the oldest goes first): a run's tasks, as a run
+kept them before; an iTHOR problem is about a third of a megabyte."""
 
 
 def content_key(task: Any) -> str | None:
