@@ -736,7 +736,8 @@ def preflight(config: BenchConfig, tasks: Sequence[Any]) -> None:
     work stops at once with the reason (exit 2) instead of after a row per cell: the server
     answers (ollama, openai: every host of `llm_host`, unless one of several answers) and has
     the model (ollama), and the `planners` extra is there when the reference responder must
-    plan tasks without a reference plan. Not with `cassette_dir`: a cassette may hold every answer."""
+    plan tasks without a reference plan. Not with `cassette_dir`: a cassette may hold every
+    answer."""
     if config.cassette_dir:
         return
     if config.llm == "scripted" and not config.llm_script:

@@ -32,7 +32,7 @@ import dataclasses
 import hashlib
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -52,11 +52,30 @@ MAX_ANSWER_CHARS = 200_000
 """The longest answer read (a plan of 100 steps is ~10,000 characters)."""
 
 
-_PROBLEMS: dict[tuple[int, str], tuple[Domain, Problem]] = {}
-_PROBLEMS_LOCK = threading.Lock()
-_PROBLEMS_KEPT = 512
-"""How many task problems the process keeps (the oldest goes first): a run's tasks, as a run
-kept them before; an iTHOR problem is about a third of a megabyte."""
+class ProcessCache:
+    """key -> value, kept for the process: each built once, under the cache's lock (threads
+    asking meanwhile wait for it; a build that raises is not kept), at most `kept` of them (the
+    oldest goes first). An entry also holds `alive`, the objects its key names by `id`, so
+    those ids cannot be reused by other objects while it is kept."""
+
+    def __init__(self, kept: int):
+        self.kept = kept
+        self._values: dict[Any, tuple[Any, Any]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: Any, build: Callable[[], Any], alive: Any = None) -> Any:
+        with self._lock:
+            if key not in self._values:
+                value = build()
+                while len(self._values) >= self.kept:
+                    del self._values[next(iter(self._values))]
+                self._values[key] = (alive, value)
+            return self._values[key][1]
+
+
+_PROBLEMS = ProcessCache(kept=512)
+"""The task problems the process keeps: a run's tasks, as a run kept them before (an iTHOR
+problem is about a third of a megabyte)."""
 
 
 def content_key(task: Any) -> str | None:
@@ -72,16 +91,7 @@ def task_problem_of(task: Any, domain: Domain) -> Problem:
     content = content_key(task)
     if content is None:
         return task_problem(task, domain)
-    key = (id(domain), content)  # the entry keeps the domain alive, so its id stays its own
-    with _PROBLEMS_LOCK:
-        kept = _PROBLEMS.get(key)
-    if kept is not None:
-        return kept[1]
-    problem = task_problem(task, domain)
-    with _PROBLEMS_LOCK:
-        while len(_PROBLEMS) >= _PROBLEMS_KEPT:
-            del _PROBLEMS[next(iter(_PROBLEMS))]
-        return _PROBLEMS.setdefault(key, (domain, problem))[1]
+    return _PROBLEMS.get((id(domain), content), lambda: task_problem(task, domain), domain)
 
 
 class PlannerError(SageError):

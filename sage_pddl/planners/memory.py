@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -41,7 +40,7 @@ from sage_pddl.gate import compile_gate
 from sage_pddl.pddl.vocabulary import bare_step
 from sage_pddl.tasks import normalize_steps
 
-from .base import PlanningTask, Step, content_key, task_problem_of
+from .base import PlanningTask, ProcessCache, Step, content_key, task_problem_of
 
 _WORD = re.compile(r"[a-z0-9]+")
 _COMPOUND = re.compile(r"^C\d+_(.+)$")
@@ -134,26 +133,19 @@ GatedSeed = tuple[str | None, MemoryItem | None, tuple[str, ...]]
 """A task's id, its seed item (None without a reference plan) and the gate's violation codes
 for the item's steps on the task's own problem (empty: accepted)."""
 
-_GATED: dict[tuple[int, str], tuple[Any, list[GatedSeed]]] = {}
-_GATED_LOCK = threading.Lock()
-_GATED_KEPT = 16
-"""How many (domain, task set) verdict lists the process keeps (the oldest goes first)."""
+_GATED = ProcessCache(kept=16)
+"""The verdicts of the (domain, task set) pairs the process keeps."""
 
 
 def _gated_seeds(tasks: list[Any], domain: Any) -> list[GatedSeed]:
     """Each task's seed and verdict (see the module docstring), computed once per process for
-    a domain object and tasks of the same content, under a lock: the threads of a run wait for
-    the first build instead of repeating it."""
+    a domain object and tasks of the same content: the threads of a run wait for the first
+    build instead of repeating it."""
     contents = [content_key(task) for task in tasks]
     if None in contents:
         return [_gated_seed(task, domain) for task in tasks]  # no content to key them by
-    key = (id(domain), "".join(map(str, contents)))  # the entry keeps the domain: id stays its
-    with _GATED_LOCK:
-        if key not in _GATED:
-            while len(_GATED) >= _GATED_KEPT:
-                del _GATED[next(iter(_GATED))]
-            _GATED[key] = (domain, [_gated_seed(task, domain) for task in tasks])
-        return _GATED[key][1]
+    return _GATED.get((id(domain), "".join(map(str, contents))),
+                      lambda: [_gated_seed(task, domain) for task in tasks], domain)
 
 
 def _gated_seed(task: Any, domain: Any) -> GatedSeed:
