@@ -8,9 +8,12 @@ once and queues the rest, like `OLLAMA_NUM_PARALLEL`. In one run it times the sa
 (`--llm-host a,b --per-host CAPACITY`: twice the capacity). It prints the wall time, the
 speed-up over `--workers 1`, its ratio to the ideal (N, capped by the servers' capacity and by
 the longest cell, whose calls are sequential; goal: at least 0.8), and whether the rows are
-identical to those of `--workers 1` (compared after sorting, without timing fields). Each
-timed run builds what its cells share (the task set's memory for SAGE, `--memory loo` as `bench`
-does by default) as a run of `sage-pddl bench` would.
+identical to those of `--workers 1` (compared after sorting, without timing fields). What the
+cells share is built once per process and kept (the tasks' problems, the task set's memory
+seeds for SAGE with `--memory loo` as `bench` does by default, the compiled gates): the untimed
+warm-up runs build it, as the first cells of a `sage-pddl bench` process do, and the tool
+prints how long that warm-up took, so the timed runs measure the cells themselves (each still
+makes its own memory object and runner, as a run does).
 
     python tools/bench_scale.py                  # 96 cells, 200 ms latency, capacity 8
     python tools/bench_scale.py --latency 0.5 --tasks 'ithor[:24]'
@@ -101,11 +104,13 @@ def main() -> int:
             # first time it is asked about a task without a reference plan (importing
             # unified-planning: seconds of CPU), which would otherwise land in whichever timed
             # run first reaches that server
+            warmup = time.perf_counter()
             time_grid(out, "warmup", urls[:1], 1, argparse.Namespace(**{
                 **vars(args), "tasks": f"{args.tasks.split('[')[0].split('#')[0]}[:1]"}))
             for number, url in enumerate(urls):
                 time_grid(out, f"warmup-{number}", [url], args.capacity,
                           argparse.Namespace(**{**vars(args), "planners": "Direct"}))
+            warmup = time.perf_counter() - warmup
             results: list[tuple[str, int, float, list[str]]] = []
             longest = 0.0
             for workers in counts:
@@ -127,6 +132,8 @@ def main() -> int:
     print(f"grid: {args.planners} x {args.tasks} = {cells} cells; fake servers answer after "
           f"{args.latency * 1000:.0f} ms, {args.capacity} requests at once each "
           f"(reference responder, not a model)")
+    print(f"warm-up (imports, what the cells share, each server's classical plans): "
+          f"{warmup:.2f} s, untimed")
     print(f"longest cell {longest:.2f} s of {base_seconds:.2f} s sequential: no speed-up can "
           f"exceed {bound:.1f}x")
     print(f"{'servers':8} {'workers':>7} {'wall s':>8} {'speed-up':>9} {'ideal':>6} "

@@ -139,7 +139,7 @@ def model_cassette(cassette_dir: str | Path, model: str) -> Path:
 def preflight(choice: BackendChoice, models: Sequence[str], tasks: Sequence[Task]) -> None:
     """What `choice` needs, checked once before a bench's first cell, so a run that cannot work
     stops at once with the reason (exit 2) instead of after a row per cell: the server answers
-    and has the model (ollama; every host, unless one of several answers), and the `planners`
+    (ollama, openai: every host, unless one of several answers) and has the model (ollama), and the `planners`
     extra is there when the reference responder must plan tasks without a reference plan. (Not
     with a cassette: a cassette may hold every answer.)"""
     llm = choice.llm.lower()
@@ -154,14 +154,14 @@ def preflight(choice: BackendChoice, models: Sequence[str], tasks: Sequence[Task
                     "llm", f"the reference responder plans the tasks without a reference plan "
                            f"({shown}) with a classical planner: {error}") from None
         return
-    if llm != "ollama":
+    if llm not in ("ollama", "openai"):
         return
     for model in models:
         failures: list[SageError] = []
         hosts: list[str | None] = [*choice.hosts] or [None]
         for host in hosts:
             try:
-                get_backend("ollama", model=model, host=host).check()  # type: ignore[attr-defined]
+                get_backend(llm, model=model, host=host).check()  # type: ignore[attr-defined]
             except SageError as error:
                 failures.append(error)
         if len(failures) == len(hosts):

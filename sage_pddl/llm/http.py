@@ -122,6 +122,15 @@ class _BoundedBody:
 
 
 @cache
+def _default_ssl_context(library: ModuleType) -> Any:
+    """The SSL context the library's transport makes by default (reading the system's
+    certificates, tens of milliseconds each time), made once per process: one context serves
+    any number of connections."""
+    create = getattr(library, "create_ssl_context", None)
+    return create() if callable(create) else True
+
+
+@cache
 def _body_type(stream_type: type) -> type:
     return type("BoundedBody", (_BoundedBody, stream_type), {})
 
@@ -136,7 +145,8 @@ class BoundedTransport:
         self.where = where
         self.library = library
         # a connection per request: the deadline shuts down the one its request opened
-        self.inner = library.HTTPTransport(limits=library.Limits(max_keepalive_connections=0))
+        self.inner = library.HTTPTransport(verify=_default_ssl_context(library),
+                                           limits=library.Limits(max_keepalive_connections=0))
 
     def handle_request(self, request: Any) -> Any:
         deadline = _Deadline(self.seconds, self.where)

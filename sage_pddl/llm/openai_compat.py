@@ -13,6 +13,13 @@ the Ollama backend: connection errors, 429, 5xx and unusable output are retried 
 (the package's own retries are off, so every attempt is counted here). A server refuses a prompt
 longer than the model's context window (vLLM: `--max-model-len`) rather than cutting it; that
 refusal is a `PromptTooLong`, as for Ollama.
+
+`check()` fails early, as the Ollama backend's does: `LLMUnavailable` when no server answers
+`GET {base_url}/models` (within `CHECK_TIMEOUT` seconds) or it has no such route (a base URL
+without its `/v1`), `LLMError` when it refuses the key.
+It does not require the model in that listing: llama.cpp's server lists its model file and
+answers under any name; a server that does not serve the model (vLLM, OpenAI) says so at the
+first call (`ModelNotFound`).
 """
 from __future__ import annotations
 
@@ -45,6 +52,8 @@ from .http import BoundedTransport, http_library
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_TOKENS = 2048
+CHECK_TIMEOUT = 10.0
+"""The longest `check()` waits for the server's model listing (seconds; at most `timeout`)."""
 # Local OpenAI-compatible servers need some key in the header but never check it.
 PLACEHOLDER_API_KEY = "sk-no-key-required"
 
@@ -128,6 +137,21 @@ class OpenAICompatBackend:
 
         return complete_with_retries(send, chat_messages, request_format, self.policy,
                                      model=self.model, host=self.host, sleep=self._sleep)
+
+    def check(self) -> None:
+        """Fail early (see the module docstring): lets `plan` and `bench` stop before their
+        first task when no server answers."""
+        try:
+            self._client.with_options(timeout=min(self.timeout, CHECK_TIMEOUT)).models.list()
+        except self._openai.NotFoundError:
+            raise LLMUnavailable(f"the endpoint {self.host} has no /models: is the base URL "
+                                 "right (an OpenAI-compatible server's usually ends in /v1)?") \
+                from None
+        except Exception as error:  # every other failure leaves as one clear LLMError
+            raise self._translate_error(error) from error
+
+    def close(self) -> None:
+        self._client.close()
 
     def _translate_error(self, error: Exception) -> LLMError:
         openai = self._openai

@@ -2,7 +2,10 @@
 
 A `PlanningTask` is one planning request: a natural-language instruction together with the loaded
 PDDL `Domain` and `Problem` it is about (the problem supplies the objects, the initial state and,
-for scoring, the goal). Build one from a dataset task with `PlanningTask.from_task`.
+for scoring, the goal). Build one from a dataset task with `PlanningTask.from_task`, whose problem
+(`task_problem_of`) is built once per process for a domain object and a task of the same content
+(its `repr`; dataclass tasks only): a problem is immutable, and building one from a scene is the
+costliest step of setting a task up, repeated by every run of a benchmark in one process.
 
 A planner implements `plan(task) -> PlanResult` and `repair(state, done, failed_step, reason) ->
 PlanResult`; `repair` continues the episode of the last `plan` call.
@@ -25,8 +28,11 @@ that is hit is named in `PlanResult.limits_hit` (and so in the bench row).
 """
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -45,6 +51,48 @@ MAX_SUBGOALS = 12
 """Sub-goals a hierarchical planner expands; the rest of a longer decomposition is dropped."""
 MAX_ANSWER_CHARS = 200_000
 """The longest answer read (a plan of 100 steps is ~10,000 characters)."""
+
+
+class ProcessCache:
+    """key -> value, kept for the process: each built once, under the cache's lock (threads
+    asking meanwhile wait for it; a build that raises is not kept), at most `kept` of them (the
+    oldest goes first). An entry also holds `alive`, the objects its key names by `id`, so
+    those ids cannot be reused by other objects while it is kept."""
+
+    def __init__(self, kept: int):
+        self.kept = kept
+        self._values: dict[Any, tuple[Any, Any]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: Any, build: Callable[[], Any], alive: Any = None) -> Any:
+        with self._lock:
+            if key not in self._values:
+                value = build()
+                while len(self._values) >= self.kept:
+                    del self._values[next(iter(self._values))]
+                self._values[key] = (alive, value)
+            return self._values[key][1]
+
+
+_PROBLEMS = ProcessCache(kept=512)
+"""The task problems the process keeps: a run's tasks, as a run kept them before (an iTHOR
+problem is about a third of a megabyte)."""
+
+
+def content_key(task: Any) -> str | None:
+    """A digest of a dataclass task's content (its `repr`), None for any other object."""
+    if not dataclasses.is_dataclass(task):
+        return None
+    return hashlib.sha256(repr(task).encode()).hexdigest()
+
+
+def task_problem_of(task: Any, domain: Domain) -> Problem:
+    """`task_problem(task, domain)`, kept for the process (see the module docstring); a task
+    whose problem cannot be built raises each time it is asked for."""
+    content = content_key(task)
+    if content is None:
+        return task_problem(task, domain)
+    return _PROBLEMS.get((id(domain), content), lambda: task_problem(task, domain), domain)
 
 
 class PlannerError(SageError):
@@ -79,9 +127,9 @@ class PlanningTask:
 
     @classmethod
     def from_task(cls, task: Any, domain: Domain) -> PlanningTask:
-        """From a dataset `Task` (sage_pddl.tasks): its problem is built with `task_problem`."""
+        """From a dataset `Task` (sage_pddl.tasks): its problem is `task_problem_of(task)`."""
         return cls(instruction=str(task.instruction), domain=domain,
-                   problem=task_problem(task, domain), task_id=task.task_id,
+                   problem=task_problem_of(task, domain), task_id=task.task_id,
                    members=tuple(getattr(task, "members", ()) or ()),
                    observation=str(getattr(task, "obs", "") or ""),
                    scene=str(getattr(task, "scene", "") or ""))

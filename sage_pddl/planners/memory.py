@@ -4,6 +4,11 @@ Seed pool (`HybridMemory.from_tasks`): each task's reference plan, rewritten to 
 canonical action names through the domain's aliases (`sage_pddl.tasks.normalize_steps`), is
 gated on the task's own problem. Only seeds the gate accepts are kept; the others are listed in
 `rejected_seeds` with their violation codes (`require_valid=False` keeps them, noted in `notes`).
+Gating every seed means building every task's problem (`task_problem_of`, kept for the
+process), the costly part of a memory; the verdicts are kept for the process too, by domain
+object and by the tasks' content (`content_key`), so every memory built from the same task set
+and domain object (each run of a benchmark in one process, each `plan_task`) shares them. The
+memory itself is new each time.
 
 Live pool: a JSONL file, one solved episode per line (`{"task_id", "instruction", "members",
 "steps", "domain", "ts"}`), appended by `add_episode` after each successful episode and read back
@@ -33,9 +38,9 @@ from typing import Any
 
 from sage_pddl.gate import compile_gate
 from sage_pddl.pddl.vocabulary import bare_step
-from sage_pddl.tasks import normalize_steps, task_problem
+from sage_pddl.tasks import normalize_steps
 
-from .base import PlanningTask, Step
+from .base import PlanningTask, ProcessCache, Step, content_key, task_problem_of
 
 _WORD = re.compile(r"[a-z0-9]+")
 _COMPOUND = re.compile(r"^C\d+_(.+)$")
@@ -124,6 +129,43 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
     return dot / norm if norm else 0.0
 
 
+GatedSeed = tuple[str | None, MemoryItem | None, tuple[str, ...]]
+"""A task's id, its seed item (None without a reference plan) and the gate's violation codes
+for the item's steps on the task's own problem (empty: accepted)."""
+
+_GATED = ProcessCache(kept=16)
+"""The verdicts of the (domain, task set) pairs the process keeps."""
+
+
+def _gated_seeds(tasks: list[Any], domain: Any) -> list[GatedSeed]:
+    """Each task's seed and verdict (see the module docstring), computed once per process for
+    a domain object and tasks of the same content: the threads of a run wait for the first
+    build instead of repeating it."""
+    contents = [content_key(task) for task in tasks]
+    if None in contents:
+        return [_gated_seed(task, domain) for task in tasks]  # no content to key them by
+    return _GATED.get((id(domain), "".join(map(str, contents))),
+                      lambda: [_gated_seed(task, domain) for task in tasks], domain)
+
+
+def _gated_seed(task: Any, domain: Any) -> GatedSeed:
+    reference = list(getattr(task, "reference_steps", ()) or ())
+    if not reference:
+        return task.task_id, None, ("empty-reference",)
+    steps = tuple(bare_step(s) for s in normalize_steps(reference, domain))
+    try:
+        gate = compile_gate(domain, task_problem_of(task, domain))
+        verdict = gate.check([dict(s) for s in steps], mode="all")
+        codes = tuple(sorted({v.code for v in verdict.violations}))
+    except Exception as error:  # a task the gate cannot compile is not a usable seed
+        codes = (f"gate-error: {type(error).__name__}: {error}",)
+    item = MemoryItem(task_id=task.task_id, instruction=str(task.instruction).strip(),
+                      steps=steps, source="seed",
+                      members=tuple(getattr(task, "members", ()) or ()),
+                      domain=getattr(domain, "name", ""))
+    return task.task_id, item, codes
+
+
 @dataclass
 class HybridMemory:
     """Seed items plus a live JSONL pool; see the module docstring."""
@@ -154,27 +196,15 @@ class HybridMemory:
         seeds: list = []
         rejected: list[tuple[str | None, tuple[str, ...]]] = []
         notes: list[str] = []
-        for task in tasks:
-            reference = list(getattr(task, "reference_steps", ()) or ())
-            if not reference:
-                rejected.append((task.task_id, ("empty-reference",)))
+        for task_id, item, codes in _gated_seeds(list(tasks), domain):
+            if item is None:
+                rejected.append((task_id, codes))
                 continue
-            steps = tuple(bare_step(s) for s in normalize_steps(reference, domain))
-            try:
-                gate = compile_gate(domain, task_problem(task, domain))
-                verdict = gate.check([dict(s) for s in steps], mode="all")
-                codes = tuple(sorted({v.code for v in verdict.violations}))
-            except Exception as error:  # a task the gate cannot compile is not a usable seed
-                codes = (f"gate-error: {type(error).__name__}: {error}",)
-            item = MemoryItem(task_id=task.task_id, instruction=str(task.instruction).strip(),
-                              steps=steps, source="seed",
-                              members=tuple(getattr(task, "members", ()) or ()),
-                              domain=getattr(domain, "name", ""))
             if codes:
-                rejected.append((task.task_id, codes))
+                rejected.append((task_id, codes))
                 if require_valid:
                     continue
-                notes.append(f"seed {task.task_id} kept although the gate rejects it: "
+                notes.append(f"seed {task_id} kept although the gate rejects it: "
                              f"{', '.join(codes)}")
             seeds.append(item)
         memory = cls(seeds=seeds, live_path=Path(live_path) if live_path else None, **options)

@@ -349,6 +349,19 @@ def test_27_19_bench_with_no_server_stops_before_the_first_row(tmp_path, capsys)
     assert not any(tmp_path.iterdir())
 
 
+def test_27_19_bench_with_no_openai_compatible_server_stops_before_the_first_row(tmp_path,
+                                                                                capsys):
+    pytest.importorskip("openai", reason="the optional extra 'openai' is not installed")
+    from tests.env.server_process import free_port
+
+    code, _, err = cli(capsys, "bench", "--tasks", "ithor[:3]", "--planners", "Direct",
+                       "--llm", "openai", "--models", "m",
+                       "--llm-host", f"http://127.0.0.1:{free_port()}/v1", "--out",
+                       str(tmp_path), "--no-progress")
+    assert code == 2 and "cannot reach the OpenAI-compatible endpoint" in err
+    assert not any(tmp_path.iterdir())
+
+
 def test_27_20_bench_with_the_reference_responder_says_it_is_not_a_model(tmp_path, capsys):
     code, _, err = cli(capsys, "bench", "--tasks", "ithor#K10", "--planners", "Direct", "--llm",
                        "scripted", "--out", str(tmp_path), "--no-report", "--no-progress")

@@ -108,6 +108,12 @@ def test_the_environment_decides_and_a_refused_step_is_undone(tmp_path):
     assert switch_on.preconditions == ("(plugged ?x)",)
 
 
+SMALL_PROBE = ProbeSettings(random=1, displaced=1, walks=1, walk_steps=2, max_tuples=8,
+                            proposed_walks=1, proposed_steps=2)
+"""Fewer probes per state than the default: resuming and the world's answers are the same
+behaviour at any size, and an iTHOR state is hundreds of facts, each logged before and after."""
+
+
 @pytest.fixture(scope="module")
 def ithor_tasks():
     from sage_pddl.tasks import load_taskset
@@ -121,7 +127,7 @@ def test_symbolic_collection_through_the_interface_resumes(tmp_path, ithor_tasks
 
     ithor = load_domain("ithor")
     first = collect(ithor_tasks[:2], ithor, tmp_path / "a", taskset="ithor", env="symbolic",
-                    progress=False)
+                    probe=SMALL_PROBE, progress=False)
     assert first.written == tuple(t.task_id for t in ithor_tasks[:2]) and first.transitions
     transitions = list(read_logs(first.files))
     assert {t.env for t in transitions} == {"symbolic"}
@@ -139,10 +145,10 @@ def test_symbolic_collection_through_the_interface_resumes(tmp_path, ithor_tasks
     # a crash left a partial file: it is redone, finished tasks are skipped, same transitions
     (tmp_path / "a" / f"{ithor_tasks[2].task_id}.jsonl.part").write_text("{half")
     again = collect(ithor_tasks, ithor, tmp_path / "a", taskset="ithor", env="symbolic",
-                    progress=False)
+                    probe=SMALL_PROBE, progress=False)
     assert again.skipped == first.written and again.written == (ithor_tasks[2].task_id,)
     fresh = collect(ithor_tasks[2:], ithor, tmp_path / "b", taskset="ithor", env="symbolic",
-                    progress=False)
+                    probe=SMALL_PROBE, progress=False)
 
     def plain(paths):
         return [(t.action, t.pre, t.success, t.post, t.code) for t in read_logs(paths)]

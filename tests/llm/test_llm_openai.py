@@ -31,7 +31,8 @@ def test_missing_extra_tells_how_to_install(monkeypatch):
 
 
 class TinyOpenAI:
-    """Answers POST /v1/chat/completions from a queue of (status, content) pairs."""
+    """Answers POST /v1/chat/completions from a queue of (status, content) pairs, and
+    GET /v1/models with one model."""
 
     def __init__(self):
         self.replies: deque = deque()
@@ -43,6 +44,18 @@ class TinyOpenAI:
 
             def log_message(self, *args):
                 pass
+
+            def do_GET(self):
+                owner.requests.append({"path": self.path, "auth": self.headers.get("Authorization")})
+                found = self.path == "/v1/models"
+                data = json.dumps({"object": "list", "data": [
+                    {"id": "qwen", "object": "model", "created": 0, "owned_by": "me"}]}
+                    if found else {"error": {"message": "not found"}}).encode()
+                self.send_response(200 if found else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -140,6 +153,21 @@ def test_unreachable_endpoint(closed_port_host, sleeps):
     with pytest.raises(LLMUnavailable, match="cannot reach"):
         backend.complete(MESSAGES)
     assert sleeps.delays == [0.5]
+
+
+def test_check_fails_at_once_when_no_server_answers(closed_port_host):
+    pytest.importorskip("openai", reason="the optional extra 'openai' is not installed")
+    backend = get_backend("openai", model="m", base_url=closed_port_host + "/v1")
+    with pytest.raises(LLMUnavailable, match="cannot reach the OpenAI-compatible endpoint"):
+        backend.check()
+
+
+def test_check_asks_the_servers_model_listing(tiny_openai):
+    get_backend("openai", model="any-name", base_url=tiny_openai.base_url).check()
+    assert [r["path"] for r in tiny_openai.requests] == ["/v1/models"]
+    without_v1 = tiny_openai.base_url.removesuffix("/v1")
+    with pytest.raises(LLMUnavailable, match="ends in /v1"):
+        get_backend("openai", model="m", base_url=without_v1).check()
 
 
 def test_needs_a_key_for_the_default_endpoint(monkeypatch):

@@ -116,6 +116,26 @@ def test_seeds_are_normalised_and_gated(ithor):
     assert len(kept_all.seeds) == len(tasks) - sum(1 for t in tasks if not t.reference_steps)
 
 
+def test_seeds_are_gated_once_per_process_for_the_same_tasks_and_domain(ithor, monkeypatch):
+    import dataclasses
+
+    from sage_pddl.planners import memory as memory_module
+
+    domain, tasks, _ = ithor
+    pool = tasks[:6]
+    first = HybridMemory.from_tasks(pool, domain)
+    built: list[str] = []
+    real = memory_module.task_problem_of
+    monkeypatch.setattr(memory_module, "task_problem_of",
+                        lambda task, d: built.append(task.task_id) or real(task, d))
+    again = HybridMemory.from_tasks(list(pool), domain)
+    assert not built and again is not first
+    assert again.seeds == first.seeds and again.rejected_seeds == first.rejected_seeds
+    changed = [dataclasses.replace(pool[0], instruction="something else"), *pool[1:]]
+    assert HybridMemory.from_tasks(changed, domain).seeds[0].instruction == "something else"
+    assert built == [t.task_id for t in pool if t.reference_steps]  # new content: gated again
+
+
 def test_no_retrieved_example_for_a_compound_task_comes_from_its_components(ithor):
     domain, tasks, compounds = ithor
     assert compounds
