@@ -84,7 +84,10 @@ class ThorClientEnv:
         self.endpoint = f"tcp://{host}:{self.port}"
         self.max_bytes = max_bytes
         self.max_reply_bytes = max_reply_bytes
-        self._context = zmq.Context()
+        # The process's shared context, which is never terminated: a context of our own
+        # terminated by the garbage collector (a client dropped without `close`) blocks that
+        # thread for good while a socket of it is not yet closed.
+        self._context = zmq.Context.instance()
         self._socket: Any = None
         self._ids = itertools.count(1)
         self._identity = b"sage-" + uuid.uuid4().hex.encode("ascii")
@@ -237,7 +240,6 @@ class ThorClientEnv:
         if self._socket is not None:
             self._socket.close(linger=0)
             self._socket = None
-        self._context.term()
         if self._log is not None:
             self._log.close()
 
