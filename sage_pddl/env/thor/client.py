@@ -87,7 +87,7 @@ class ThorClientEnv:
         # The process's shared context, which is never terminated: a context of our own
         # terminated by the garbage collector (a client dropped without `close`) blocks that
         # thread for good while a socket of it is not yet closed.
-        self._context = zmq.Context.instance()
+        self._context: Any = zmq.Context.instance()
         self._socket: Any = None
         self._ids = itertools.count(1)
         self._identity = b"sage-" + uuid.uuid4().hex.encode("ascii")
