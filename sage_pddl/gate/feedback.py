@@ -15,8 +15,10 @@ import weakref
 from typing import Any
 
 from ..pddl.model import Atom, Variable, effect_literals, key
-from .gate import Gate, Verdict, Violation, _failures
+from .explain import failures
+from .gate import Gate
 from .ground import Atoms, GroundAtom, State
+from .verdict import Verdict, Violation
 
 STATE_CAP = 25
 """Facts shown when the state is bigger than this: the relevant ones only, at most this many."""
@@ -177,7 +179,7 @@ def _goal_hints(gate: Gate, state: State) -> list[str]:
     hints: list[str] = []
     if gate.table.goal is None:
         return hints
-    for failure in _failures(gate.table.goal, state):
+    for failure in failures(gate.table.goal, state):
         literals = [failure] if hasattr(failure, "atom") else [
             lit for part in failure.parts for lit in part.literals]
         for literal in literals:

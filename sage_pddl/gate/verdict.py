@@ -1,0 +1,83 @@
+"""What the gate says of a plan: plain values.
+
+A `Verdict` says whether every checked step was accepted (`valid`), how many steps were checked,
+the state after them (a frozenset of ground atoms; a rejected step's effects skipped), whether
+the goal holds there (`goal_reached`, None when the problem has no goal), and the `Violation`s,
+one per failed literal or disjunction of a rejected step, in step order. `valid` is about
+executability only: a plan *solves* the task when it is valid and reaches the goal
+(`Verdict.solved`). A `Reading` is a plan word the gate read through the domain's synonyms;
+`StepRejected` is the error of a step that cannot become a ground action.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
+
+from ..pddl.errors import SageError
+from .ground import Atoms, GroundAtom
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """Why a step was rejected. `step` is 0-based; `literal` is PDDL text in original spelling.
+
+    `atoms` lists the ground literals behind the violation as (positive, atom) pairs, so the
+    feedback can look for actions that would achieve them; it is empty for structural codes.
+    """
+
+    step: int
+    step_text: str
+    action: str
+    code: str
+    literal: str
+    message: str
+    atoms: tuple[tuple[bool, GroundAtom], ...] = field(default=(), repr=False)
+
+    def at(self, step: int) -> Violation:
+        """This violation reported for step `step`."""
+        return self if step == self.step else replace(self, step=step)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What `Gate.check` says of a plan (see the module docstring)."""
+
+    valid: bool
+    steps_checked: int
+    final_state: Atoms
+    goal_reached: bool | None
+    violations: tuple[Violation, ...] = ()
+
+    @property
+    def solved(self) -> bool:
+        """Every step applicable and the goal (if any) reached."""
+        return self.valid and self.goal_reached is not False
+
+    def to_dict(self) -> dict[str, Any]:
+        """The five fields by name."""
+        return {"valid": self.valid, "steps_checked": self.steps_checked,
+                "final_state": self.final_state, "goal_reached": self.goal_reached,
+                "violations": self.violations}
+
+
+class Reading(NamedTuple):
+    """A plan word that names an object through the domain's synonym table (`@sage synonym`):
+    step `step` (0-based) says `word`, which the gate read as `name` and took to mean the
+    object `taken` (declared spelling; of several instances, the one the step acted on)."""
+
+    step: int
+    word: str
+    name: str
+    taken: str
+
+    def __str__(self) -> str:
+        return f"step {self.step + 1}: {self.word!r} read as {self.name}: {self.taken}"
+
+
+class StepRejected(SageError):
+    """A step that cannot become a ground action; `violation` carries the structural code."""
+
+    def __init__(self, violation: Violation):
+        self.violation = violation
+        super().__init__(f"step {violation.step + 1} ({violation.step_text}): "
+                         f"[{violation.code}] {violation.message}")
