@@ -44,7 +44,6 @@ class StepBinder:
 
     def __init__(self, table: PreconditionTable) -> None:
         self.table = table
-        self.step_fields = table.schema.step_fields
 
     @cached_property
     def names(self) -> ObjectNames:
@@ -52,20 +51,23 @@ class StepBinder:
         return ObjectNames(self.table.domain, self.table.problem)
 
     def cache_key(self, step: Any) -> Any:
-        """What a step's ground action depends on (None: not cacheable). The kinds of step
-        cannot collide: text is a str, a PlanStep key starts with the action (a str) and holds
-        tuples, a JSON step key is a tuple of its fields' values or ("args", action, args)."""
+        """What a step's ground action depends on, a step's content (None: not cacheable).
+        The kinds of step cannot collide: text is a str, a PlanStep key starts with the action
+        (a str) and holds tuples, a JSON step key is a tuple of (field, value) pairs."""
         kind = type(step)
         if kind is dict:
-            args = step.get("args")
-            if isinstance(args, (list, tuple)):
-                key_: Any = ("args", step.get("action"), tuple(args))
-            else:
-                key_ = tuple(step.get(name) for name in self.step_fields)
+            key_: Any = tuple(step.items())
             try:
                 hash(key_)
-            except TypeError:
-                return None
+            except TypeError:  # a list of args, a nested object
+                args = step.get("args")
+                if not isinstance(args, list):
+                    return None
+                key_ = tuple((k, tuple(v) if k == "args" else v) for k, v in key_)
+                try:
+                    hash(key_)
+                except TypeError:
+                    return None
             return key_
         if kind is str:
             return step

@@ -72,7 +72,7 @@ class BitSets:
         atoms whose membership differs are toggled (one copy of the state)."""
         if mask == start_mask:
             return start
-        return start.symmetric_difference(self.atoms_of(start_mask ^ mask))
+        return frozenset(self.atoms_of(start_mask ^ mask)).symmetric_difference(start)
 
     # -- conditions -------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ violations when none is.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from typing import Any
 
@@ -182,9 +182,11 @@ class Gate:
         s = start_mask
         violations: list[Violation] = []
         checked = 0
-        for index, step in enumerate(self.plan_steps(plan)):
+        steps = self._steps
+        cache_key = self.binder.cache_key
+        for index, step in enumerate(plan if type(plan) is list else self.plan_steps(plan)):
             checked = index + 1
-            resolved = self._resolve(step, index)
+            resolved = steps.get(cache_key(step)) or self._resolve(step, index)
             if isinstance(resolved, Violation):
                 violations.append(resolved.at(index))
             else:
@@ -200,26 +202,36 @@ class Gate:
                                       resolved[0].ground, index, text_of(step))
             if mode == "first":
                 break
-        final = self.bits.state(start, start_mask, s)
-        return Verdict(not violations, checked, final, self.table.goal_holds_in(final),
-                       tuple(violations))
+        goal = self._goal_test
+        return Verdict.of_changes(not violations, checked, start,
+                                  self.bits.atoms_of(start_mask ^ s),
+                                  None if goal is None else goal(s), tuple(violations))
 
     @cached_property
     def _initial_mask(self) -> int:
         return self.bits.mask(self.table.initial_state)
 
+    @cached_property
+    def _goal_test(self) -> Callable[[int], bool] | None:
+        """The goal on bit-set states (None when the problem has no goal)."""
+        sets = self.table.goal_sets
+        if sets is not None:
+            goal: Cond | None = Cond(sets[0], sets[1])
+        else:
+            goal = self.table.goal
+        return None if goal is None else self.bits.cond_test(goal)
+
     def _resolve(self, step: Any, index: int) -> Resolved:
         """A step's `Resolved` form, kept under its content (never the step object, so a
         step edited in place is resolved afresh)."""
+        found: Resolved
+        try:
+            found = tuple(bit_step(self.bits, g) for g in self._candidates(step, index))
+        except StepRejected as rejected:
+            found = rejected.violation
         cache_key = self.binder.cache_key(step)
-        found = None if cache_key is None else self._steps.get(cache_key)
-        if found is None:
-            try:
-                found = tuple(bit_step(self.bits, g) for g in self._candidates(step, index))
-            except StepRejected as rejected:
-                found = rejected.violation
-            if cache_key is not None:
-                _keep(self._steps, STEPS_KEPT, cache_key, found)
+        if cache_key is not None:
+            _keep(self._steps, STEPS_KEPT, cache_key, found)
         return found
 
     def _state(self, state: Iterable[tuple[Any, ...]]) -> Atoms:

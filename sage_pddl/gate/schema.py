@@ -37,7 +37,7 @@ from ..pddl.model import (
     object_keys,
     walk,
 )
-from ..pddl.vocabulary import DEFAULT_FIELDS, PerDomain, vocabulary
+from ..pddl.vocabulary import PerDomain, vocabulary
 
 # --- the schema ------------------------------------------------------------------------------
 
@@ -73,11 +73,6 @@ class DomainSchema:
         self.declared, self.spelling = object_keys(domain.constants)
         """The domain's constants by key, each with its type key and its name as declared
         (`model.object_keys`)."""
-        mapped = {name for fields in vocab.step_fields.values() for names in fields
-                  for name in names}
-        self.step_fields: tuple[str, ...] = ("action", *DEFAULT_FIELDS,
-                                             *sorted(mapped - set(DEFAULT_FIELDS)))
-        """Every JSON field a step of this domain may fill a parameter from, `action` first."""
 
     def ancestors(self, type_name: str) -> frozenset[str]:
         """The type, its ancestors and `object`."""
