@@ -116,9 +116,9 @@ class PreconditionTable:
             self._check_domain_scope()
         self.declared, self.object_names = self._object_keys()
         """`declared`: object key -> its declared type key, or keys (`model.object_keys`): the
-        domain constants and the problem objects, what a first check binds every step's words
-        with (`object_types` has their ancestors). `object_names`: object key -> original
-        spelling, in declaration order (a name declared twice: its first spelling)."""
+        domain constants and the problem objects (`object_types` has their ancestors).
+        `object_names`: object key -> original spelling, in declaration order (a name
+        declared twice: its first spelling)."""
         self.initial_state: State = self._initial_state()  # raises on an unsupported fact
         """The initial state (`Problem.facts`)."""
         goal = problem.goal
@@ -236,14 +236,12 @@ class PreconditionTable:
 
     @cached_property
     def _objects_of(self) -> dict[tuple[str, ...], tuple[str, ...]]:
+        """Type keys -> `objects_of` them: one entry per type list the domain writes."""
         return {}
 
     def objects_of(self, types: tuple[str, ...]) -> tuple[str, ...]:
         """Object keys that fit a parameter typed `types` (() = any), in declaration order."""
-        return self.objects_of_keys(tuple(key(t) for t in types))
-
-    def objects_of_keys(self, wanted: tuple[str, ...]) -> tuple[str, ...]:
-        """`objects_of` for type keys (what generated step functions call)."""
+        wanted = tuple(key(t) for t in types)
         found = self._objects_of.get(wanted)
         if found is None:
             if not wanted or "object" in wanted:
