@@ -278,15 +278,22 @@ class PreconditionTable:
     def canonical(self, node: object, positive: bool = True) -> str:
         """Canonical text of a node: a node of the goal's from this table (so they die with
         it), any other (the domain's actions) from the domain's vocabulary."""
+        if id(node) not in self._goal_nodes:
+            return self.vocabulary.canonical(node, positive)
         text = self._goal_texts.get(id(node))
         if text is None:
-            return self.vocabulary.canonical(node, positive)
+            text = self._goal_texts[id(node)] = canonical_sexpr(write_formula(node))
         return text if positive else f"(not {text})"
 
     @cached_property
+    def _goal_nodes(self) -> frozenset[int]:
+        """The ids of the nodes of the problem's goal (which the problem keeps alive)."""
+        return frozenset(map(id, walk(self.problem.goal)))
+
+    @cached_property
     def _goal_texts(self) -> dict[int, str]:
-        """id(node) -> canonical text, for every node of the problem's goal."""
-        return {id(node): canonical_sexpr(write_formula(node)) for node in walk(self.problem.goal)}
+        """id(goal node) -> its canonical text, made when first asked for."""
+        return {}
 
     def reason(self, action: Action, literal_or_anchor: Iterable[str]) -> Reason | None:
         return self.vocabulary.reason(action.name, literal_or_anchor)
@@ -388,12 +395,17 @@ class PreconditionTable:
                             action_bindings(action, args, self.object_names))
 
     def _term(self, term: object, env: dict[str, str]) -> str:
-        if isinstance(term, Variable):
-            value = env.get(key(term.name))
-            if value is None:
-                raise PDDLSemanticError(f"free variable ?{term.name}", term.loc)
-            return value
-        return key(term.name)  # type: ignore[attr-defined]  # a constant (declared or not)
+        """The object key a term names under `env`: a variable's value, a constant's key."""
+        name: str = term.name.lower()  # type: ignore[attr-defined]
+        if type(term) is not Variable:
+            return name  # a constant (declared or not)
+        value = env.get(name)
+        if value is None:
+            raise PDDLSemanticError(f"free variable ?{term.name}", term.loc)
+        return value
+
+    def _terms(self, terms: tuple[Term, ...], env: dict[str, str]) -> list[str]:
+        return [self._term(term, env) for term in terms]
 
     def _instances(self, variables: tuple[Typed, ...], env: dict[str, str],
                    where: object = None, when: object = None) -> Iterator[dict[str, str]]:
@@ -446,7 +458,7 @@ class PreconditionTable:
                           env: dict[str, str]) -> Iterator[dict[str, str]]:
         for value in domains[depth]:
             env[names[depth]] = value
-            if any(((predicate, *(self._term(a, env) for a in args)))
+            if any((predicate, *self._terms(args, env))
                    not in self.initial_state for predicate, args in checks[depth]):
                 continue
             if depth + 1 == len(names):
@@ -468,7 +480,7 @@ class PreconditionTable:
                                for p in formula.parts)
             anchor = self.canonical(formula, positive)
         if isinstance(formula, Atom):
-            atom = ((key(formula.predicate), *(self._term(a, env) for a in formula.args)))
+            atom = (formula.predicate.lower(), *self._terms(formula.args, env))
             literal = GroundLiteral(atom, positive, self.canonical(formula, positive), anchor)
             if positive:
                 return Cond(frozenset((atom,)), frozenset(), (literal,))
@@ -537,7 +549,7 @@ class PreconditionTable:
             if not isinstance(node, Atom):  # a quantifier, `or`, `=`...: the general grounder
                 cond = self.ground_formula(formula, env, True, "")
                 return None if cond.is_false else cond
-            atom = ((key(node.predicate), *(self._term(a, env) for a in node.args)))
+            atom = (node.predicate.lower(), *self._terms(node.args, env))
             if self.prune_static and atom[0] not in self.dynamic:
                 if (atom in self.initial_state) != positive:
                     return None
@@ -562,8 +574,7 @@ class PreconditionTable:
             atom_node = effect.arg if isinstance(effect, Not) else effect
             if not isinstance(atom_node, Atom):
                 raise PDDLSemanticError("an effect may only negate an atom", effect.loc)
-            atom = ((key(atom_node.predicate),
-                              *(self._term(a, env) for a in atom_node.args)))
+            atom = (atom_node.predicate.lower(), *self._terms(atom_node.args, env))
             if condition.is_true:
                 (add if positive else delete).append(atom)
             else:
