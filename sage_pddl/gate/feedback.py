@@ -25,6 +25,7 @@ STATE_CAP = 25
 ACHIEVER_CAP = 3
 
 _effect_index: weakref.WeakKeyDictionary[Gate, dict[Any, Any]] = weakref.WeakKeyDictionary()
+"""Gate -> which actions add or delete each predicate (`_index`): one entry per live gate."""
 
 
 def _index(gate: Gate) -> dict[tuple[str, bool], list[tuple[Any, Atom]]]:
