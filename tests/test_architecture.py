@@ -142,18 +142,10 @@ def import_cycles(graph: nx.DiGraph) -> list[list[str]]:
     return sorted(cycles)
 
 
-KNOWN_CYCLES: tuple[frozenset[str], ...] = (
-    # gate/'s bit-set cycle (bits -> ground -> table -> bits) is removed by helper GATE's
-    # branch of issue 26; delete this exception when that branch is merged.
-    frozenset({"sage_pddl.gate.bits", "sage_pddl.gate.ground", "sage_pddl.gate.table"}),
-)
-
-
 def test_no_import_cycles():
     """Imports go one way within an area too: no module reaches itself through imports, local
     ones included (a function-local import that only hides a cycle from Python is a cycle)."""
-    found = [cycle for cycle in import_cycles(import_graph())
-             if frozenset(m for m in cycle if " -> " not in m) not in KNOWN_CYCLES]
+    found = import_cycles(import_graph())
     assert not found, "import cycles:\n" + "\n".join("  " + "\n      ".join(c) for c in found)
 
 

@@ -1,53 +1,32 @@
-"""Benchmark the compiled gate, in one run: the corpus against unified-planning's validator, and
-the iTHOR reference plans against the SAGE paper's hand-written verifier.
+"""Measure the gate against its floors, in one process.
 
-What "per plan" means here (the honest figure)
-----------------------------------------------
-* **compile**: `compile_gate(domain, problem)` for a parsed domain and problem, reported apart.
-  The domain-level work (annotations, names, types, action templates) is cached per `Domain`
-  object, as in a real run where one loaded domain serves many problems; its one-off cost per
-  domain is reported on its own line. A parsed problem comes with its initial state, a goal of
-  literals and its objects' types and spellings in key form (`Problem.facts`, ...: made with
-  the problem, as unified-planning's reader makes its ground fluents, objects and goals); the
-  parse is excluded on both sides.
-* **first check** (the per-plan figure the goals refer to): one `Gate.check(plan)` of a parsed
-  plan against a freshly compiled gate that has seen no plan: every step is bound to its action
-  and objects and run by the action's generated set function (a rejected step is ground and
-  explained). Timed on `--repeat` fresh gates per plan (median).
-* **second check**: the same plan again on that gate, which grounds every step for the
-  bit-set loop (the first check grounds nothing), reported apart.
-* **repeat check**: `Gate.check(plan)` again on the same gate, every step a cache hit (a planner
-  re-checking candidates against one task): each step's move from the state it meets is
-  remembered (`gate.Moves`), and so is the verdict of an accepted plan (`Gate._accepted`).
-  Median of `--repeat` timed calls per plan. The verdict's `final_state` is converted to a
-  frozenset only when read; "+ final_state" times the check and that read together.
-* **parse** (iTHOR domain + the K01 problem): the first parse of a text in this process (the
-  parser's cache of models and its driver's tables of words read are emptied each round, and
-  no earlier process kept the domain), the same text again (the parser's content cache), a
-  later process's read (the domain loaded from what an earlier process kept in the cache
-  directory, `parse_domain(..., keep=True)` as `load_domain` reads a domain file, and the
-  problem parsed), and, to choose the parser's settings, Lark's grammar load with and without
-  its tables kept (in a private directory, as the parser keeps them) and a parse with each
-  lexer (basic, contextual).
-* **unified-planning 1.3**: `PDDLReader.parse_problem` + `parse_plan` (its "compile", once per
-  triple: it is slow), then `SequentialPlanValidator().validate(problem, plan)` (its check,
-  which grounds the plan's actions itself), the median of `--up-repeat` runs (default 3: on a
-  loaded machine a single run takes every load spike, which inflates the ratio). Household
+* **Corpus, first check of a new problem** (floor: unified-planning's validator at least 300x
+  slower, at the median): for every corpus (domain, problem, plan) triple in the gate's scope,
+  `compile_gate(domain, problem).check(plan)` on a parsed domain, problem and plan (the domain
+  loaded once, as a run does), the median of `--repeat` fresh gates; against
+  unified-planning 1.3's `SequentialPlanValidator().validate(problem, plan)` on its own parsed
+  problem and plan (parse excluded on both sides), the median of `--up-repeat` runs. Household
   domains are normalised for it as the corpus README says (`()` bodies -> `(and)`,
   `error_used_name=False`).
-* **baseline verifier** (iTHOR): `../shared/tools/baseline_verifier.check(steps)` on the same
-  JSON steps (legacy names `Navigate`/`Grab`); it checks no types, affordances, containment or
-  initial state, which our gate does. It stops at its first rejection, which its quirks make
-  early in most reference plans; "the same steps" also times it with `stop_on_error=False`
-  (every step walked, as the gate does on the plans it accepts), which is equal work but not
-  the goal's measure.
+* **iTHOR, warm check** (floor: within 2x of the seed's re-stated verifier,
+  `../shared/tools/baseline_verifier.py`, at the median): for each of the 75 tasks of
+  `data/sage/eval_dataset_expanded.json`, a gate compiled for the task's problem and warmed on
+  its reference plan; then (a) the reference plan checked again (a seen plan) and (b) each of
+  the task's mutants (`tasks.mutations.plan_mutants`, plans the gate has not seen) on a gate
+  that has resolved their steps (the floor's figure: the gate keeps no plan's result, so the
+  plan is as new as it is to the baseline) and, once, on the gate warmed by the reference only
+  (its new steps ground on the way), against the baseline verifier on the same JSON steps. The
+  baseline's quirks (no types, no initial state) make it stop early on most plans, so it
+  checks fewer steps than the gate.
+* **Parse** (floor, of the parser: ithor.pddl + K01.pddl at most 15 ms): the first parse of the
+  text in this process, and what a later process does with the domain kept.
 
-Ratios are medians of per-plan ratios (and, for reference, ratios of medians). All timings use
-`time.perf_counter_ns` in this one process, with the garbage collector paused while timing;
-ours and the baseline are timed alternately so both see the same machine load.
+Ratios are medians of per-plan ratios. All timings use `time.perf_counter_ns` in this one
+process with the garbage collector paused; ours and the references are timed alternately, so
+both see the same machine load.
 
-    python tools/bench_gate.py [--corpus DIR] [--repeat 15] [--up-repeat 3] [--limit N] [--skip-up]
-                               [--skip-corpus] [--before REV | --no-before]
+    python tools/bench_gate.py [--corpus DIR] [--repeat 7] [--up-repeat 3] [--limit N]
+                               [--skip-up] [--skip-corpus]
 """
 from __future__ import annotations
 
@@ -56,13 +35,11 @@ import gc
 import json
 import os
 import re
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from unittest import mock
 
@@ -70,14 +47,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from sage_pddl.gate import compile_gate  # noqa: E402
-from sage_pddl.gate.schema import DomainSchema  # noqa: E402
 from sage_pddl.pddl import load_domain, load_plan, load_problem  # noqa: E402
 from sage_pddl.pddl.errors import UnsupportedConstruct  # noqa: E402
 
 med = statistics.median
-BEFORE = "08c9588"
-"""The last commit before the gate work of issue 11 (one check loop, memoized special steps,
-tuple verdicts, the parser's content cache)."""
 
 
 def shared_dir() -> Path:
@@ -107,25 +80,11 @@ def _import_fast_downward_translate_options() -> None:
 @dataclass
 class Row:
     plan: str
-    steps: int
-    compile_ns: int
     first_ns: int
-    compile_first_ns: int
-    second_ns: int
-    repeat_ns: int
-    repeat_final_ns: int
-    ours: str
     up: str | None = None  # "valid" | "invalid" | None (could not run)
     up_compile_ns: int | None = None
     up_check_ns: int | None = None
     up_error: str = ""
-
-
-@dataclass
-class Totals:
-    rows: list[Row] = field(default_factory=list)
-    out_of_scope: list[str] = field(default_factory=list)
-    schema_ns: dict[str, int] = field(default_factory=dict)
 
 
 # --- unified-planning --------------------------------------------------------------------------
@@ -192,210 +151,110 @@ class UnifiedPlanning:
         row.up = "valid" if result.status == ValidationResultStatus.VALID else "invalid"
 
 
-# --- section 1 ---------------------------------------------------------------------------------
+# --- the corpus --------------------------------------------------------------------------------
 
 def corpus_section(corpus: Path, repeat: int, limit: int | None, skip_up: bool,
-                   up_repeat: int = 3) -> Totals:
+                   up_repeat: int) -> float | None:
+    """Compile + first check per corpus triple against unified-planning's validator; prints
+    the figures and returns the median ratio (None without unified-planning)."""
     triples = json.loads((corpus / "plans_index.json").read_text())[:limit]
     domains: dict[str, object] = {}
-    totals = Totals()
+    rows: list[Row] = []
+    skipped = 0
     with tempfile.TemporaryDirectory() as workdir:
         up = None if skip_up else UnifiedPlanning(Path(workdir), up_repeat)
         for triple in triples:
-            domain_path = str(corpus / triple["domain"])
-            if domain_path not in domains:
-                domain = domains[domain_path] = load_domain(domain_path)
-                start = time.perf_counter_ns()
-                schema = DomainSchema(domain)  # what the first compile of a domain adds
-                for action in domain.actions:
-                    schema.template(action)
-                totals.schema_ns[triple["domain"]] = time.perf_counter_ns() - start
-            domain = domains[domain_path]
+            path = str(corpus / triple["domain"])
+            if path not in domains:
+                domains[path] = load_domain(path)
+            domain = domains[path]
             problem = load_problem(corpus / triple["problem"])
             plan = load_plan(corpus / triple["plan"])
             try:
-                compile_gate(domain, problem)  # warms the domain's schema, as a real run would
-            except UnsupportedConstruct as error:
-                totals.out_of_scope.append(f"{triple['plan']}: {error.message[:90]}")
+                compile_gate(domain, problem)  # the domain's schema, once, as a run does
+            except UnsupportedConstruct:
+                skipped += 1
                 continue
             gc.disable()
             try:
-                compile_ns, first_ns, both_ns, repeat_ns, final_ns = [], [], [], [], []
-                second_ns = []
-                for _ in range(repeat):
-                    start = time.perf_counter_ns()
-                    gate = compile_gate(domain, problem)
-                    compile_ns.append(time.perf_counter_ns() - start)
-                    first_ns.append(timed(lambda gate=gate, plan=plan: gate.check(plan)))
-                    both_ns.append(timed(lambda domain=domain, problem=problem, plan=plan:
-                                         compile_gate(domain, problem).check(plan)))
-                for _ in range(repeat):  # apart: grounding leaves the caches cold
-                    second = compile_gate(domain, problem)
-                    second.check(plan)
-                    second_ns.append(timed(lambda gate=second, plan=plan: gate.check(plan)))
-                verdict = gate.check(plan)
-                for _ in range(repeat):
-                    repeat_ns.append(timed(lambda gate=gate, plan=plan: gate.check(plan)))
-                    final_ns.append(timed(lambda gate=gate, plan=plan: gate.check(plan).final_state))
+                first = [timed(lambda d=domain, p=problem, plan=plan: compile_gate(d, p).check(plan))
+                         for _ in range(repeat)]
             finally:
                 gc.enable()
-            row = Row(triple["plan"], max(1, len(plan.steps)), med(compile_ns), med(first_ns),
-                      med(both_ns), med(second_ns), med(repeat_ns), med(final_ns),
-                      "valid" if verdict.solved else "invalid")
+            row = Row(triple["plan"], int(med(first)))
             if up is not None:
                 up.run(corpus, triple, row)
-            totals.rows.append(row)
-    return totals
-
-
-def _us(ns: float) -> str:
-    return f"{ns / 1e3:,.1f} µs"
-
-
-def report_corpus(totals: Totals, repeat: int) -> None:
-    rows = totals.rows
-    print(f"Section 1: corpus triples — {len(rows)} checked, {len(totals.out_of_scope)} skipped "
-          "(domain outside the gate's scope)")
-    for line in totals.out_of_scope:
-        print(f"  skipped {line}")
-    schema = list(totals.schema_ns.values())
-    print(f"  ours  domain schema (once per domain, {len(schema)} domains): median "
-          f"{_us(med(schema))}, max {_us(max(schema))}")
-    print(f"  ours  compile_gate per problem: median {_us(med(r.compile_ns for r in rows))}, "
-          f"total {sum(r.compile_ns for r in rows) / 1e9:.3f} s")
-    for label, get in (("first check (generated functions)", lambda r: r.first_ns),
-                       ("second check (grounds every step)", lambda r: r.second_ns),
-                       ("repeat check (cached steps)", lambda r: r.repeat_ns),
-                       ("repeat check + final_state", lambda r: r.repeat_final_ns)):
-        print(f"  ours  {label}: median {_us(med(get(r) for r in rows))}/plan, "
-              f"{_us(med(get(r) / r.steps for r in rows))}/step, max {_us(max(get(r) for r in rows))}")
-    print(f"        (each the median of {repeat} timed runs per plan; median plan length "
-          f"{med(r.steps for r in rows):g} steps)")
-    ran = [r for r in rows if r.up is not None]
-    failed = [r for r in rows if r.up is None]
+            rows.append(row)
+    print(f"Corpus: {len(rows)} triples checked, {skipped} outside the gate's scope")
+    print(f"  ours  compile + first check: median {med(r.first_ns for r in rows) / 1e3:,.1f} µs "
+          f"per plan (median of {repeat} fresh gates each)")
+    ran = [r for r in rows if r.up_check_ns is not None]
     if not ran:
         print("  unified-planning: not run")
-        return
-    print(f"  unified-planning ran on {len(ran)} triples ({len(failed)} it could not load)")
-    up_parse = [r.up_compile_ns for r in ran]
-    up_check = [r.up_check_ns for r in ran]
-    print(f"  UP    parse problem+plan: median {_us(med(up_parse))}/plan")
-    print(f"  UP    validate: median {_us(med(up_check))}/plan, "
-          f"{_us(med(r.up_check_ns / r.steps for r in ran))}/step")
-    print("  ratios UP validate / ours, on the same triples "
-          "(median of per-plan ratios; ratio of medians in brackets):")
-    for label, get in (("compile + first check", lambda r: r.compile_first_ns),
-                       ("first check", lambda r: r.first_ns),
-                       ("repeat check", lambda r: r.repeat_ns),
-                       ("repeat check + final_state", lambda r: r.repeat_final_ns)):
-        print(f"    {label:27s} {med(r.up_check_ns / get(r) for r in ran):>9,.0f}x  "
-              f"[{med(up_check) / med(get(r) for r in ran):,.0f}x]  "
-              f"(worst plan {min(r.up_check_ns / get(r) for r in ran):,.0f}x)")
-    print(f"    compile: UP parse / compile_gate {med(r.up_compile_ns / r.compile_ns for r in ran):,.0f}x")
-    agree = [r for r in ran if r.up == r.ours]
-    print(f"  verdict agreement with UP: {len(agree)}/{len(ran)}")
-    for row in ran:
-        if row.up != row.ours:
-            print(f"    disagree {row.plan}: ours {row.ours}, UP {row.up}")
-    reasons: dict[str, int] = {}
-    for row in failed:
-        reasons[row.up_error.split(":")[0]] = reasons.get(row.up_error.split(":")[0], 0) + 1
-    for reason, count in sorted(reasons.items()):
-        print(f"    UP could not run on {count}: {reason}")
+        return None
+    ratios = [r.up_check_ns / r.first_ns for r in ran]  # type: ignore[operator]
+    print(f"  UP    validate: median {med(r.up_check_ns for r in ran) / 1e3:,.1f} µs per plan, "  # type: ignore[type-var]
+          f"on {len(ran)} triples ({len(rows) - len(ran)} it could not load)")
+    print(f"  ratio UP validate / ours (compile + first check): median {med(ratios):,.0f}x, "
+          f"worst plan {min(ratios):,.0f}x   [floor: median >= 300x]")
+    return med(ratios)
 
 
-# --- section 2 ---------------------------------------------------------------------------------
+# --- iTHOR -------------------------------------------------------------------------------------
 
-def ithor_section(repeat: int, quiet: bool = False) -> dict:
-    """iTHOR reference plans: our gate vs the paper's hand-written verifier (baseline_verifier).
-
-    For each of the 75 tasks of `data/sage/eval_dataset_expanded.json`: build its problem with
-    `task_problem(task, ithor_domain)`, compile the gate (timed), time a first check on fresh
-    gates, then alternately `gate.check(steps)` and `baseline_verifier.check(steps)` on the
-    task's JSON reference steps, `repeat` times each; report medians and maxima per plan.
-    """
+def ithor_section(repeat: int) -> float:
+    """Warm checks of the iTHOR reference plans (seen) and their mutants (unseen) against the
+    baseline verifier; prints the figures and returns the median ratio on unseen plans."""
     from sage_pddl.domains import load_domain as load_bundled_domain
     from sage_pddl.tasks import load_taskset, task_problem
+    from sage_pddl.tasks.mutations import plan_mutants
     sys.path.insert(0, str(shared_dir() / "tools"))
     import baseline_verifier
 
     domain = load_bundled_domain("ithor")
     tasks = load_taskset(REPO / "data" / "sage" / "eval_dataset_expanded.json")
-    problems = [task_problem(task, domain) for task in tasks]
-    compile_gate(domain, problems[0])  # the domain schema, once, as in a real run
-    compile_us, first_us, ours_us, final_us, base_us = [], [], [], [], []
-    base_all_us = []  # the baseline walking every step, as ours does on plans it accepts
-    ours_steps, base_steps = [], []  # steps each checked before it stopped
-    ours_rejects = base_rejects = 0
-    gc.disable()
-    try:
-        for task, problem in zip(tasks, problems):
-            steps = [dict(s) for s in task.reference_steps]
-            compiles, firsts, ours, finals, base, base_all = [], [], [], [], [], []
+    seen_ours, seen_base, unseen_ours, unseen_base, new_ours = [], [], [], [], []
+    for task in tasks:
+        problem = task_problem(task, domain)
+        reference = [dict(s) for s in task.reference_steps]
+        mutants = [[dict(s) for s in m.steps]
+                   for m in plan_mutants(domain, problem, reference, task.task_id, per_class=2)]
+        gate = compile_gate(domain, problem)
+        gate.check(reference)  # warm: the reference's steps resolved
+        known = compile_gate(domain, problem)
+        for plan in [reference, *mutants]:  # warm: every step of every plan resolved
+            known.check(plan)
+        gc.disable()
+        try:
+            ours, base = [], []
             for _ in range(repeat):
-                start = time.perf_counter_ns()
-                gate = compile_gate(domain, problem)
-                compiles.append(time.perf_counter_ns() - start)
-                firsts.append(timed(lambda gate=gate, steps=steps: gate.check(steps)))
-            verdict = gate.check(steps)
-            ours_rejects += not verdict.valid
-            ours_steps.append(verdict.steps_checked)
-            base_ok, base_violations = baseline_verifier.check(steps)
-            base_rejects += not base_ok
-            base_steps.append(base_violations[0][0] + 1 if base_violations else len(steps))
-            for _ in range(repeat):
-                ours.append(timed(lambda gate=gate, steps=steps: gate.check(steps)))
-                base.append(timed(lambda steps=steps: baseline_verifier.check(steps)))
-                base_all.append(timed(lambda steps=steps: baseline_verifier.check(steps, False)))
-                finals.append(timed(lambda gate=gate, steps=steps: gate.check(steps).final_state))
-            compile_us.append(med(compiles) / 1e3)
-            first_us.append(med(firsts) / 1e3)
-            ours_us.append(med(ours) / 1e3)
-            final_us.append(med(finals) / 1e3)
-            base_us.append(med(base) / 1e3)
-            base_all_us.append(med(base_all) / 1e3)
-    finally:
-        gc.enable()
-    ratios = [o / b for o, b in zip(ours_us, base_us)]
-    summary = {"warm_check_us": med(ours_us), "baseline_us": med(base_us),
-               "warm_ratio": med(ratios),
-               "compile_first_us": med(c + f for c, f in zip(compile_us, first_us))}
-    if quiet:
-        return summary
-    print(f"Section 2: iTHOR reference plans — {len(tasks)} tasks, median "
-          f"{med(len(t.reference_steps) for t in tasks):g} steps (max "
-          f"{max(len(t.reference_steps) for t in tasks)}); each figure the median of {repeat} runs")
-    print(f"  {'':34s}{'median':>10s}{'max':>10s}   µs per plan")
-    for label, values in (("ours compile_gate (per task)", compile_us),
-                          ("ours first check (step functions)", first_us),
-                          ("ours check (cached steps)", ours_us),
-                          ("ours check + final_state", final_us),
-                          ("baseline verifier check", base_us)):
-        print(f"  {label:34s}{med(values):>10,.1f}{max(values):>10,.1f}")
-    print(f"  rejects: ours {ours_rejects}/{len(tasks)}, baseline {base_rejects}/{len(tasks)}")
-    with_final = [o / b for o, b in zip(final_us, base_us)]
-    print(f"  ratio ours/baseline (<= 1.0: ours no slower): check {med(ratios):.2f} "
-          f"[ratio of medians {med(ours_us) / med(base_us):.2f}], check + final_state "
-          f"{med(with_final):.2f}, first check {med(f / b for f, b in zip(first_us, base_us)):.1f}")
-    # the baseline stops at its first rejection, which its quirks make early in most plans:
-    # per step it actually checked, the two compare work for work
-    def per_step(us: list[float], steps: list[int]) -> float:
-        return med(1e3 * t / n for t, n in zip(us, steps) if n)  # a task without a reference: 0
-
-    print(f"  per step checked (ns): ours {per_step(ours_us, ours_steps):,.0f}, baseline "
-          f"{per_step(base_us, base_steps):,.0f} (steps checked per plan, median: ours "
-          f"{med(ours_steps):g}, baseline {med(base_steps):g})")
-    # the same work: the baseline told not to stop (`stop_on_error=False`) walks every step,
-    # as ours does on the plans it accepts (all of them when it rejects none)
-    accepted = [i for i, n in enumerate(ours_steps) if n == len(tasks[i].reference_steps)]
-    print(f"  the same steps (baseline with stop_on_error=False, on the {len(accepted)} plans "
-          f"ours walks to the end): ours/baseline "
-          f"{med(ours_us[i] / base_all_us[i] for i in accepted):.2f} (baseline "
-          f"{med(base_all_us[i] for i in accepted):.2f} µs/plan); not the goal's measure")
-    return summary
+                ours.append(timed(lambda g=gate, r=reference: g.check(r)))
+                base.append(timed(lambda r=reference: baseline_verifier.check(r)))
+            seen_ours.append(med(ours))
+            seen_base.append(med(base))
+            for mutant in mutants:
+                # a plan this gate has not seen; its new steps are ground on the way
+                new_ours.append(timed(lambda g=gate, m=mutant: g.check(m)))
+                base = [timed(lambda m=mutant: baseline_verifier.check(m)) for _ in range(repeat)]
+                unseen_base.append(med(base))
+                # the same plan on a gate that knows its steps (and keeps no plan's result)
+                unseen_ours.append(med(timed(lambda g=known, m=mutant: g.check(m))
+                                       for _ in range(repeat)))
+        finally:
+            gc.enable()
+    seen = med(o / b for o, b in zip(seen_ours, seen_base))
+    unseen = med(o / b for o, b in zip(unseen_ours, unseen_base))
+    print(f"iTHOR: {len(tasks)} tasks, {len(unseen_ours)} mutants; µs per plan, median")
+    print(f"  reference plans, seen:   ours {med(seen_ours) / 1e3:.1f}, baseline "
+          f"{med(seen_base) / 1e3:.1f}, ratio ours/baseline {seen:.2f}")
+    print(f"  mutants, unseen, steps known:  ours {med(unseen_ours) / 1e3:.1f}, baseline "
+          f"{med(unseen_base) / 1e3:.1f}, ratio ours/baseline {unseen:.2f}   [floor: <= 2]")
+    print(f"  mutants, unseen, new steps ground on the way: ours {med(new_ours) / 1e3:.1f}, "
+          f"ratio ours/baseline {med(o / b for o, b in zip(new_ours, unseen_base)):.2f}")
+    return unseen
 
 
-# --- section 3 ---------------------------------------------------------------------------------
+# --- parse -------------------------------------------------------------------------------------
 
 def parse_section(repeat: int, quiet: bool = False) -> dict:
     """Parse time of a household domain and problem (ithor.pddl and problems/ithor/K01.pddl):
@@ -464,156 +323,31 @@ def parse_section(repeat: int, quiet: bool = False) -> dict:
         if kept:
             print(f"  a later process: the domain loaded from what an earlier one kept, the "
                   f"problem parsed {summary['parse_kept_ms']:.2f} ms")
-        parse_variants(domain_text, problem_text, repeat)
     return summary
 
 
-def parse_variants(domain_text: str, problem_text: str, repeat: int) -> None:
-    """The parser's settings, each measured: loading the grammar with and without a cache of
-    Lark's tables (a process's start-up cost; the tables kept in a private directory, as the
-    parser keeps them, not by Lark's `cache=True` in the shared temporary directory), and a
-    first parse with each Lark lexer, whose models must equal the product parser's."""
-    from importlib.resources import files
-
-    from lark import Lark
-
-    from sage_pddl.pddl import parse_domain, parse_problem
-    from sage_pddl.pddl import parser as pddl_parser
-
-    grammar = (files("sage_pddl") / "grammars" / "pddl.lark").read_text(encoding="utf-8")
-    options = dict(parser="lalr", start=["start_domain", "start_problem"],
-                   transformer=pddl_parser._BUILDER, maybe_placeholders=False)
-    with tempfile.TemporaryDirectory() as private:
-        tables = str(Path(private) / "lark-tables.pickle")
-        for cache in (False, tables):
-            Lark(grammar, lexer="contextual", cache=cache, **options)  # writes the cache file
-            loads = [timed(lambda cache=cache: Lark(grammar, lexer="contextual", cache=cache,
-                                                   **options)) for _ in range(3)]
-            print(f"  grammar load, {'tables kept' if cache else 'no cache'}: "
-                  f"{med(loads) / 1e6:.1f} ms")
-        expected = (parse_domain(domain_text, "ithor.pddl"),
-                    parse_problem(problem_text, "K01.pddl"))
-        for lexer in ("basic", "contextual"):
-            parser = Lark(grammar, lexer=lexer, cache=str(Path(private) / f"{lexer}.pickle"),
-                          **options)
-
-            def parse(parser: Lark = parser) -> tuple:
-                builder = pddl_parser._BUILDER
-                try:
-                    builder.file, builder.text = "ithor.pddl", domain_text
-                    domain = parser.parse(domain_text, start="start_domain")
-                    builder.file, builder.text = "K01.pddl", problem_text
-                    return domain, parser.parse(problem_text, start="start_problem")
-                finally:
-                    builder.file, builder.text = None, ""
-            same = parse() == expected
-            gc.collect()
-            gc.disable()
-            try:
-                times = [timed(parse) for _ in range(repeat)]
-            finally:
-                gc.enable()
-            print(f"  Lark's own parse, lexer={lexer}: {med(times) / 1e6:.2f} ms "
-                  f"({'same model' if same else 'A DIFFERENT MODEL'})")
-
-
-# --- before / after ----------------------------------------------------------------------------
-
-def measure_before(rev: str, args: argparse.Namespace) -> dict:
-    """The same measurements on commit `rev`: its package (git archive) beside a copy of this
-    script, run in a child process (`--json`, unified-planning not run again)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", "--format=tar", rev,
-                                  "sage_pddl", "grammars", "domains", "data", "problems"],
-                                 check=True, capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
-        (Path(tmp) / "tools").mkdir()
-        shutil.copy(Path(__file__), Path(tmp) / "tools" / "bench_gate.py")
-        command = [sys.executable, str(Path(tmp) / "tools" / "bench_gate.py"), "--json",
-                   "--skip-up", "--no-before", "--repeat", str(args.repeat),
-                   "--corpus", str(args.corpus)]
-        if args.limit is not None:
-            command += ["--limit", str(args.limit)]
-        if args.skip_corpus:
-            command.append("--skip-corpus")
-        env = {**os.environ, "SAGE_SHARED": str(shared_dir())}
-        done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp)
-        if done.returncode != 0:
-            raise SystemExit(f"measuring {rev} failed:\n{done.stderr[-2000:]}")
-        return json.loads(done.stdout)
-
-
-def print_before_after(rev: str, before: dict, after: dict, up_check: dict[str, int]) -> None:
-    def corpus_ratio(summary: dict) -> tuple[float, float]:
-        ratios = [up_check[plan] / ns for plan, ns in summary.get("compile_first_ns", {}).items()
-                  if plan in up_check]
-        return (med(ratios), min(ratios)) if ratios else (float("nan"), float("nan"))
-    print(f"\nBefore ({rev}) and after (this checkout), measured in this run:")
-    sizes = [summary.get("parse_bytes") for summary in (before, after)]
-    if None not in sizes and sizes[0] != sizes[1]:
-        # the before run reads its own commit's domains, problems and task sets
-        print(f"  each commit on its own world model: ithor.pddl + K01.pddl are "
-              f"{sizes[0][0]:,} + {sizes[0][1]:,} bytes before, {sizes[1][0]:,} + "
-              f"{sizes[1][1]:,} after, and the iTHOR rows use each commit's problems")
-    rows = [("warm check, iTHOR (µs/plan)", "warm_check_us", "{:.2f}"),
-            ("  baseline verifier (µs/plan)", "baseline_us", "{:.2f}"),
-            ("  ours / baseline (goal <= 1.0)", "warm_ratio", "{:.2f}"),
-            ("compile + first check, iTHOR (µs)", "compile_first_us", "{:,.1f}"),
-            ("parse ithor + K01, first (ms; goal <= 5)", "parse_first_ms", "{:.2f}"),
-            ("parse ithor + K01, same text again (ms)", "parse_again_ms", "{:.3f}"),
-            ("  ithor kept by an earlier process + K01 (ms)", "parse_kept_ms", "{:.2f}")]
-    print(f"  {'':44s}{'before':>12s}{'after':>12s}")
-    def shown(summary: dict, name: str, form: str) -> str:
-        value = summary.get(name)
-        return "-" if value is None else form.format(value)  # (not measured at that revision)
-    for label, name, form in rows:
-        print(f"  {label:44s}{shown(before, name, form):>12s}{shown(after, name, form):>12s}")
-    if up_check:
-        (b_med, b_min), (a_med, a_min) = corpus_ratio(before), corpus_ratio(after)
-        print(f"  {'UP validate / (compile + first), median':44s}{b_med:>11,.0f}x{a_med:>11,.0f}x")
-        print(f"  {'  worst plan (goal: median >= 1,000x)':44s}{b_min:>11,.0f}x{a_min:>11,.0f}x")
-
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=shared_dir() / "corpus")
-    parser.add_argument("--repeat", type=int, default=15)
-    parser.add_argument("--limit", type=int, default=None, help="only the first N triples")
-    parser.add_argument("--skip-up", action="store_true", help="time the gate only")
-    parser.add_argument("--up-repeat", type=int, default=3,
-                        help="timed runs of unified-planning's validator per triple (median)")
-    parser.add_argument("--skip-corpus", action="store_true", help="no corpus section")
-    parser.add_argument("--before", default=BEFORE, metavar="REV",
-                        help=f"also measure this commit, for a before/after table (default "
-                             f"{BEFORE}, the gate before the issue-11 work)")
-    parser.add_argument("--no-before", action="store_true", help="no before/after table")
-    parser.add_argument("--json", action="store_true",
-                        help="print the summary as JSON only (used for the before run)")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=None)
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--up-repeat", type=int, default=3)
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--skip-up", action="store_true")
+    parser.add_argument("--skip-corpus", action="store_true")
     args = parser.parse_args(argv)
-    after: dict = {}
-    up_check: dict[str, int] = {}
     if not args.skip_corpus:
-        if not (args.corpus / "plans_index.json").is_file():
-            print(f"no corpus at {args.corpus} (set SAGE_SHARED or --corpus)", file=sys.stderr)
+        corpus = args.corpus or shared_dir() / "corpus"
+        if not (corpus / "plans_index.json").is_file():
+            print(f"no corpus at {corpus} (set SAGE_SHARED or --corpus)", file=sys.stderr)
             return 2
-        totals = corpus_section(args.corpus, args.repeat, args.limit, args.skip_up,
-                                args.up_repeat)
-        after["compile_first_ns"] = {r.plan: r.compile_first_ns for r in totals.rows}
-        up_check = {r.plan: r.up_check_ns for r in totals.rows if r.up_check_ns}
-        if not args.json:
-            report_corpus(totals, args.repeat)
-            print()
-    after.update(ithor_section(args.repeat, quiet=args.json))
-    if not args.json:
+        corpus_section(corpus, args.repeat, args.limit, args.skip_up, args.up_repeat)
         print()
-    after.update(parse_section(args.repeat, quiet=args.json))
-    if args.json:
-        print(json.dumps(after))
-        return 0
-    if not args.no_before:
-        print_before_after(args.before, measure_before(args.before, args), after, up_check)
+    ithor_section(args.repeat)
+    print()
+    parse_section(args.repeat)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

@@ -196,9 +196,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict(), indent=2))
     else:
         print_plan_result(console(), result)
-    from ..planners.gating import compile_for  # start-up time: imported when the command runs
+    from ..gate import compile_gate  # start-up time: imported when the command runs
 
-    gate = compile_for(task.domain, task.problem)
+    gate = compile_gate(task.domain, task.problem)
     verdict = gate.check(list(result.steps))
     if not args.json:
         for line in why_not_accepted(gate, result.steps, verdict):

@@ -1,23 +1,22 @@
 """The precondition gate: a domain and problem compiled into a plan checker.
 
-`compile_gate(domain, problem)` (also `compile`) builds a `Gate`; `Gate.check(plan)` returns a
-`Verdict` with typed `Violation`s; `feedback.render_feedback` turns a verdict into text for an LLM.
+`compile_gate(domain, problem)` builds a `Gate`; `Gate.check(plan)` returns a `Verdict` with
+typed `Violation`s; `feedback.render_feedback` turns a verdict into text for an LLM.
 
-Modules, by concept: `schema` (what is compiled once per domain: action templates),
-`compiled` (each action as a generated step function on set states, what a gate's first check
-runs), `table` (a domain and problem: objects, types, initial state, goal, lazy grounding),
-`ground` (ground conditions and actions on frozenset states: the reference semantics), `bits`
-(the same on bit-set states, for the cached loop), `gate` (the check loop, verdicts,
-violations), `outcome` (what a plan achieves: the gate's strict view and the simulator's,
-refused steps no-ops), `feedback`.
+Modules, by concept (each imports only those before it): `ground` (what an action means:
+ground conditions and actions on frozenset states), `schema` (what is compiled once per
+domain), `table` (a domain and problem: objects, types, initial state, goal, grounding),
+`verdict` (verdicts and violations, plain values), `explain` (why a step is rejected),
+`binding` (which action and objects a step's words name), `bits` (the ground actions on
+bit-set states, the check loop's form), `gate` (the check loop), `outcome` (what a plan
+achieves: the gate's strict view and the simulator's), `causal`, `feedback`.
 """
-from .gate import Gate, Reading, StepRejected, Verdict, Violation, compile_gate
+from .gate import Gate, compile_gate
 from .ground import GroundAction
-from .table import PreconditionTable, compile_table
-
-compile = compile_gate  # noqa: A001 - the name the design document gives the entry point
+from .table import PreconditionTable
+from .verdict import Reading, StepRejected, Verdict, Violation
 
 __all__ = [
     "Gate", "GroundAction", "PreconditionTable", "Reading", "StepRejected", "Verdict", "Violation",
-    "compile", "compile_gate", "compile_table",
+    "compile_gate",
 ]

@@ -1,11 +1,13 @@
-"""Bit-set states: atoms as bits of Python ints, for the gate's check loop.
+"""Bit-set states: the gate's fast form of the ground actions of `ground.py`.
 
-An atom gets a bit the first time a mask names it (the initial state's atoms first, then those
-of the ground actions as they are used), so the ints stay as small as the atoms a problem's plans
-actually touch. A state is an int; a precondition check is `s & (pos | neg) == pos`,
-applying an action `(s | add) ^ delete` (`successor_masks`): constant-time C operations, and an
-int state needs no copy. Every condition and conditional effect of the set form (`ground.py`) has a
-closure here that computes the same thing on ints.
+Each atom a check meets gets a bit of a Python int, the first time a mask names it (the
+initial state's atoms first, then those of the ground actions as steps use them). A state is
+an int; a ground action becomes a `BitStep` whose masks are its sets (`bit_step`): it applies
+in `s` when `s & (pos | neg) == pos` and its guard (the disjunctions and implications of its
+precondition, as closures on ints) holds, and its successor is `s & ~delete | add`, the
+conditional effects whose conditions hold in `s` included. Every `Cond`, `AnyOf`, `Implies`
+and conditional effect of the set form has a closure here computing the same thing on ints;
+nothing is remembered between calls.
 """
 from __future__ import annotations
 
@@ -17,38 +19,26 @@ from .ground import (
     Atoms,
     Cond,
     ConditionalEffects,
+    GroundAction,
     GroundAtom,
     Implies,
     State,
-    _never,
 )
 
 
+def _never(state: object) -> bool:
+    return False
+
+
 class BitSets:
-    """Atoms as bits of Python ints, for the gate's check loop.
+    """Atoms as bits of Python ints: `bit_of` maps an atom to its bit (a power of two), `atoms`
+    a bit's position back to its atom."""
 
-    An atom gets a bit the first time a mask names it (the initial state's atoms first, then
-    those of the ground actions as they are used), so the ints stay as small as the atoms a
-    problem's plans actually touch. A state is an int; a precondition check is
-    `s & (pos | neg) == pos`, applying an action `(s | add) ^ delete` (`successor_masks`):
-    constant-time C operations, and an int state needs no copy. Every `Cond`, `AnyOf`,
-    `Implies`, clause index and conditional effect of the set form has a closure here that
-    computes the same thing on ints.
-    """
+    __slots__ = ("bit_of", "atoms")
 
-    __slots__ = ("bit_of", "atoms", "_interned")
-
-    ALWAYS = 1
-    """Bit 0 is no atom's: it is set in every state mask (`PreconditionTable.initial_mask`,
-    the gate's masks of given states; effects never clear it), so a step whose `trigger` is
-    ALWAYS always takes its special path (see `GroundAction.fast`)."""
-
-    def __init__(self, interned: dict[Any, Any] | None = None) -> None:
+    def __init__(self) -> None:
         self.bit_of: dict[GroundAtom, int] = {}
-        """Atom -> its bit (a power of two, never ALWAYS)."""
-        self.atoms: list[GroundAtom | None] = [None]
-        """Bit position -> atom (position 0: ALWAYS)."""
-        self._interned = {} if interned is None else interned
+        self.atoms: list[GroundAtom] = []
 
     def bit(self, atom: GroundAtom) -> int:
         found = self.bit_of.get(atom)
@@ -57,37 +47,20 @@ class BitSets:
             self.atoms.append(atom)
         return found
 
-    def new(self, atom: GroundAtom) -> int:
-        """The bit of an atom that has none yet, interned first (what templates call)."""
-        atom = self._interned.setdefault(atom, atom)
-        found = self.bit_of[atom] = 1 << len(self.atoms)
-        self.atoms.append(atom)
-        return found
-
     def mask(self, atoms: Atoms | set[GroundAtom]) -> int:
-        """The bit set of a set of atoms (a set: the bits are summed, duplicates would carry)."""
+        """The bit set of a set of atoms, each new atom given the next bit."""
         bit_of = self.bit_of
-        if not bit_of:  # a fresh table's initial state: consecutive bits, no lookups
-            ordered = list(atoms)
-            first = len(self.atoms)
-            self.atoms.extend(ordered)
-            bit_of.update(zip(ordered, map((1).__lshift__, range(first, first + len(ordered)))))
-            return ((1 << len(ordered)) - 1) << first
-        try:
-            return sum(map(bit_of.__getitem__, atoms))  # the bits are distinct: sum = or
-        except KeyError:
-            # new atoms get consecutive bits in one go (a fresh table's initial state)
-            new = [atom for atom in atoms if atom not in bit_of]
+        new = [atom for atom in atoms if atom not in bit_of]
+        if new:
             first = len(self.atoms)
             self.atoms.extend(new)
             bit_of.update(zip(new, map((1).__lshift__, range(first, first + len(new)))))
-            return sum(map(bit_of.__getitem__, atoms))
+        return sum(map(bit_of.__getitem__, atoms))  # distinct powers of two: sum = or
 
     def atoms_of(self, mask: int) -> list[GroundAtom]:
         """The atoms of `mask` (cost: one step per atom in it)."""
         atoms = self.atoms
-        out: list[Any] = []
-        mask &= ~self.ALWAYS
+        out: list[GroundAtom] = []
         while mask:
             low = mask & -mask
             out.append(atoms[low.bit_length() - 1])
@@ -95,14 +68,11 @@ class BitSets:
         return out
 
     def state(self, start: State, start_mask: int, mask: int) -> State:
-        """The frozenset of `mask`, given a frozenset `start` whose mask is `start_mask`:
-        only the atoms that differ are converted."""
+        """The frozenset of `mask`, given a frozenset `start` whose mask is `start_mask`: the
+        atoms whose membership differs are toggled (one copy of the state)."""
         if mask == start_mask:
             return start
-        removed = start_mask & ~mask
-        added = mask & ~start_mask
-        out = start.difference(self.atoms_of(removed)) if removed else start
-        return out.union(self.atoms_of(added)) if added else out
+        return frozenset(self.atoms_of(start_mask ^ mask)).symmetric_difference(start)
 
     # -- conditions -------------------------------------------------------------------------
 
@@ -131,7 +101,8 @@ class BitSets:
         return lambda s: bool(s & some) or s & every != every
 
     def _clause_index_test(self, clauses: list[AnyOf]) -> Callable[[int], bool]:
-        """ClauseIndex on ints: a clause fails when all its negative atoms are present and none
+        """Many clauses (disjunctions of single literals, some negative) as one test: a clause
+        fails when all its negative atoms are present and none
         of its positive ones; only clauses filed under a present trigger atom are looked at."""
         index: dict[int, list[tuple[int, int]]] = {}
         for clause in clauses:
@@ -155,7 +126,8 @@ class BitSets:
         return holds
 
     def guard(self, subs: tuple[Any, ...], unsat: bool) -> Callable[[int], bool] | None:
-        """What `_set_checks` checks, on ints (None: nothing beyond the literal masks)."""
+        """The precondition's disjunctions and implications (`Cond.subs`) and a false equality
+        (`unsat`) as one test on ints (None: nothing beyond the literal masks)."""
         if unsat:
             return _never
         clauses = [sub for sub in subs if isinstance(sub, AnyOf) and sub.is_clause]
@@ -171,42 +143,17 @@ class BitSets:
             return tests[0]
         return lambda s: all(t(s) for t in tests)
 
-    # -- what a test reads ------------------------------------------------------------------
-
-    def cond_reads(self, cond: Cond) -> int:
-        """The bits `cond_test(cond)` can read: a test's result depends on `s & reads` only."""
-        reads = self.mask(cond.pos) | self.mask(cond.neg)
-        for sub in cond.subs:
-            reads |= self.sub_reads(sub)
-        return reads
-
-    def sub_reads(self, sub: AnyOf | Implies) -> int:
-        if isinstance(sub, Implies):
-            return self.cond_reads(sub.condition) | self.cond_reads(sub.then)
-        reads = self.mask(sub.any_pos) | self.mask(sub.any_neg)
-        for part in sub.complex_parts:
-            reads |= self.cond_reads(part)
-        return reads
-
     # -- effects ----------------------------------------------------------------------------
 
-    def effects(self, effects: ConditionalEffects) -> tuple[Callable[[int], tuple[int, int]],
-                                                            int | None, int]:
-        """A step's conditional effects on ints, `(delta, trigger, reads)`: `delta(s)` is the
-        `(add, delete)` masks of the effects whose conditions hold in `s` (the pre-state,
-        `ConditionalEffects.fire`); when only effects filed under a trigger atom exist, none
-        fires unless `s & trigger` (`trigger` is None when that cannot be said); `delta(s)`
-        depends on `s & reads` only."""
+    def effects(self, effects: ConditionalEffects) -> Callable[[int], tuple[int, int]]:
+        """A step's conditional effects on ints: `delta(s)` is the `(add, delete)` masks of
+        the effects whose conditions hold in `s` (the pre-state, `ConditionalEffects.fire`)."""
         triggered = {self.bit(atom): tuple((None if c is None else self.cond_test(c),
                                             self.mask(a), self.mask(d)) for c, a, d in entries)
                      for atom, entries in effects.triggered.items()}
-        reads = 0
         trigger_keys = 0
-        for k, entries in effects.triggered.items():
+        for k in effects.triggered:
             trigger_keys |= self.bit(k)
-            for condition, _, _ in entries:
-                if condition is not None:
-                    reads |= self.cond_reads(condition)
         absent = {self.bit(atom): (self.mask(a), self.mask(d))
                   for atom, (a, d) in effects.absent.items()}
         absent_keys = 0
@@ -215,9 +162,6 @@ class BitSets:
         absent_add, absent_delete = self.mask(effects.absent_add), self.mask(effects.absent_delete)
         general = tuple((self.cond_test(e.condition), self.mask(e.add), self.mask(e.delete))
                         for e in effects.general)
-        for e in effects.general:
-            reads |= self.cond_reads(e.condition)
-        reads |= trigger_keys | absent_keys
 
         def delta(s: int) -> tuple[int, int]:
             add = delete = 0
@@ -245,52 +189,53 @@ class BitSets:
                     add |= effect_add
                     delete |= effect_delete
             return add, delete
-        return delta, (trigger_keys if not absent_keys and not general else None), reads
-
-
-MEMO_LIMIT = 256
-"""Pre-states (by the bits a step reads) whose successors one special step remembers."""
+        return delta
 
 
 def successor_masks(add: int, delete: int) -> tuple[int, int]:
     """`(U, D)` with `(s | U) ^ D == s & ~delete | add` for every state `s`: the successor
-    in two operations on non-negative ints (`s & ~delete` would first build the two's
-    complement of `~delete`). `D` is what is deleted and not added (an atom both deleted and
-    added holds afterwards), `U` is what is added or deleted."""
+    in two operations on non-negative ints. `D` is what is deleted and not added (an atom
+    both deleted and added holds afterwards), `U` is what is added or deleted."""
     gone = delete & ~add
     return add | gone, gone
 
 
-class Successors(dict[int, "tuple[int, int] | None"]):
-    """A special step's successors (see `GroundAction.fast`), read by the check loop as
-    `successors[s & reads]`: the `(U, D)` masks of the successor `(s | U) ^ D`, or None
-    when the guard fails. The guard and the conditional effects depend on `s & reads` only,
-    so an entry is computed from that projection on its first read (`__missing__`) and kept:
-    a transition table of the one step over the bits it reads (at most `MEMO_LIMIT` entries),
-    never a state or a plan's result."""
+class BitStep:
+    """A ground action on bit sets (`bit_step`): `successor(s)` is the state after it, or
+    None when it does not apply in `s`."""
 
-    __slots__ = ("guard", "delta", "trigger", "add", "delete")
+    __slots__ = ("ground", "literals", "pos", "plain_add", "plain_delete", "add", "delete",
+                 "guard", "effects")
 
-    def __init__(self, guard: Callable[[int], bool] | None,
-                 delta: Callable[[int], tuple[int, int]] | None, trigger: int | None,
-                 add: int, delete: int) -> None:
-        super().__init__()
-        self.guard = guard
-        self.delta = delta
-        self.trigger = trigger
+    def __init__(self, ground: GroundAction, pos: int, neg: int, add: int, delete: int,
+                 guard: Callable[[int], bool] | None,
+                 effects: Callable[[int], tuple[int, int]] | None) -> None:
+        self.ground = ground
+        self.literals = pos | neg
+        self.pos = pos
         self.add = add
         self.delete = delete
+        self.plain_add, self.plain_delete = successor_masks(add, delete)
+        self.guard = guard
+        self.effects = effects
 
-    def __missing__(self, projected: int) -> tuple[int, int] | None:
-        found: tuple[int, int] | None
-        if self.guard is not None and not self.guard(projected):
-            found = None
-        elif self.delta is None or (self.trigger is not None and not projected & self.trigger):
-            found = successor_masks(self.add, self.delete)
-        else:
-            more_add, more_delete = self.delta(projected)
-            found = successor_masks(self.add | more_add, self.delete | more_delete)
-        if len(self) >= MEMO_LIMIT:
-            self.clear()
-        self[projected] = found
-        return found
+    def successor(self, s: int) -> int | None:
+        if s & self.literals != self.pos or (self.guard is not None and not self.guard(s)):
+            return None
+        if self.effects is None:
+            after: int = (s | self.plain_add) ^ self.plain_delete
+            return after
+        more_add, more_delete = self.effects(s)  # read in the state before the step
+        add, delete = successor_masks(self.add | more_add, self.delete | more_delete)
+        return (s | add) ^ delete
+
+
+def bit_step(bits: BitSets, ground: GroundAction) -> BitStep:
+    """`ground` on bit sets: its literal sets as masks, its disjunctions and implications as
+    one guard, its conditional effects as one function of the state before the step."""
+    pre = ground.precondition
+    effects = None
+    if ground.conditional is not None:
+        effects = bits.effects(ground.conditional)
+    return BitStep(ground, bits.mask(pre.pos), bits.mask(pre.neg), bits.mask(ground.add),
+                   bits.mask(ground.delete), bits.guard(pre.subs, bool(pre.unsat)), effects)

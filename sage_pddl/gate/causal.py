@@ -184,7 +184,7 @@ def unreachable_goals(table: PreconditionTable, state: State) -> list[str]:
         if not isinstance(atom, Atom) or any(isinstance(a, Variable) for a in atom.args):
             continue
         predicate = key(atom.predicate)
-        ground = table.atom((predicate, *(key(a.name) for a in atom.args)))
+        ground = (predicate, *(key(a.name) for a in atom.args))
         if (ground in state) == holds:
             continue
         if (predicate, holds) not in settable:

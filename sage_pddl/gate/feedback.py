@@ -15,14 +15,17 @@ import weakref
 from typing import Any
 
 from ..pddl.model import Atom, Variable, effect_literals, key
-from .gate import Gate, Verdict, Violation, _failures
+from .explain import failures
+from .gate import Gate
 from .ground import Atoms, GroundAtom, State
+from .verdict import Verdict, Violation
 
 STATE_CAP = 25
 """Facts shown when the state is bigger than this: the relevant ones only, at most this many."""
 ACHIEVER_CAP = 3
 
 _effect_index: weakref.WeakKeyDictionary[Gate, dict[Any, Any]] = weakref.WeakKeyDictionary()
+"""Gate -> which actions add or delete each predicate (`_index`): one entry per live gate."""
 
 
 def _index(gate: Gate) -> dict[tuple[str, bool], list[tuple[Any, Atom]]]:
@@ -177,7 +180,7 @@ def _goal_hints(gate: Gate, state: State) -> list[str]:
     hints: list[str] = []
     if gate.table.goal is None:
         return hints
-    for failure in _failures(gate.table.goal, state):
+    for failure in failures(gate.table.goal, state):
         literals = [failure] if hasattr(failure, "atom") else [
             lit for part in failure.parts for lit in part.literals]
         for literal in literals:

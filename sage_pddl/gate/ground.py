@@ -1,43 +1,37 @@
-"""Ground conditions and ground actions: the set form of a compiled step.
+"""Ground conditions and ground actions on sets: what an action means.
 
-Semantics
----------
-* **Atoms.** A ground atom is a tuple of lower-case strings, `("holding", "apple")`; the table
-  interns the atoms of the ground actions it builds, so those equal atoms are one object (the
-  initial state's atoms, and those a first check's step functions add, are equal by value).
+Semantics (pyperplan's `task.py`, with ADL's conditions and conditional effects on top)
+-----------------------------------------------------------------------------------------
+* **Atoms and states.** A ground atom is a tuple of lower-case strings, `("holding", "apple")`.
   A state is a frozenset of atoms (closed world: what is not in it is false).
 * **Conditions.** A ground condition (`Cond`) is a conjunction: its literals as two frozensets
   (`pos` must be present, `neg` absent) plus, only where the formula has a disjunction or an
   implication, `AnyOf`/`Implies` parts. Equalities are decided when grounding: a false one is
   kept in `unsat`, which makes the condition false in every state.
-* **Actions.** A `GroundAction` is pyperplan's operator: precondition sets, add and delete sets,
-  closures only where the precondition needs them (`checks`), and indexed conditional effects.
-  `applicable(state)` is `pre_pos <= state and state.isdisjoint(pre_neg)` and the checks;
-  `apply(state)` is `(state - delete) | add`, conditional effects evaluated on the state
-  *before* the step (delete-then-add: an atom both deleted and added holds afterwards).
+* **Actions.** A `GroundAction` is applicable in `state` when `pre_pos <= state`,
+  `state.isdisjoint(pre_neg)` and its disjunctions and implications hold; applying it gives
+  `(state - delete) | add`, where `add` and `delete` include the conditional effects whose
+  condition holds in the state *before* the step (delete, then add: an atom both deleted and
+  added holds afterwards).
 
-This set form is the reference semantics; the gate's check loop runs the same actions on bit
-sets (`bits.py`), and tests hold the two to identical verdicts.
+This is the one statement of an action's meaning; the gate's check loop runs the same ground
+actions on bit sets (`bits.py`, derived from these sets), and tests hold the two to identical
+verdicts on the corpus, the iTHOR plans and their mutants.
 """
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..pddl.model import Action, key
-
-if TYPE_CHECKING:
-    from .table import PreconditionTable
+from ..pddl.model import Action
 
 GroundAtom = tuple[str, ...]
 """`("predicate", "arg", ...)`, all lower case."""
 Atoms = frozenset[GroundAtom]
 State = Atoms
 """A state: the atoms that hold (closed world)."""
-Sets4 = tuple[Atoms, Atoms, Atoms, Atoms]
-"""pre_pos, pre_neg, add, delete."""
 
 EQUALS = "="
 """Predicate name of the pseudo-atom `("=", a, b)` used to report a failed equality."""
@@ -104,28 +98,6 @@ class AnyOf:
     def holds(self, state: State | set[GroundAtom]) -> bool:
         return (not self.any_pos.isdisjoint(state) or not self.any_neg <= state
                 or any(part.holds(state) for part in self.complex_parts))
-
-
-class ClauseIndex:
-    """Many clauses checked together: a clause can only fail when all its negative atoms are
-    present, so each is filed under one of them and only clauses whose atom is in the state are
-    evaluated (the `(not (exists (?o) (and (inside ?x ?o) (closed ?o))))` pattern)."""
-
-    __slots__ = ("index", "keys")
-
-    def __init__(self, clauses: list[AnyOf]):
-        self.index: dict[Any, Any] = {}
-        for clause in clauses:
-            trigger = min(clause.any_neg)  # any of them; min keeps it deterministic
-            self.index.setdefault(trigger, []).append(clause)
-        self.keys = frozenset(self.index)
-
-    def holds(self, state: State | set[GroundAtom]) -> bool:
-        for atom in self.keys & state:
-            for clause in self.index[atom]:
-                if not clause.holds(state):
-                    return False
-        return True
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -285,143 +257,68 @@ class ConditionalEffects:
                 delete |= effect.delete
         return add, delete
 
+@dataclass(frozen=True, slots=True, eq=False)
 class GroundAction:
-    """An action with its parameters bound to objects, compiled to sets (pyperplan's Operator).
+    """An action with its parameters bound to objects: pyperplan's operator on sets.
 
-    `pre_pos`/`pre_neg`/`add`/`delete` are frozensets of interned atoms. `checks` holds the
-    closures the precondition needs beyond the two literal sets (one per disjunction/implication,
-    a clause index for many clauses, a constant-false one when an equality failed at grounding);
-    `conditional` the indexed conditional effects. `text`, `bindings` and `precondition` (the
-    ground condition with each literal's source, for explanations) are built on first use, since
-    checking a plan never needs them. `fast` is the bit-set form the gate's check loop uses
-    (see `fast` below). Instances are values: treat them as immutable.
+    `precondition` is the ground precondition (its literals as the sets `pre_pos` and
+    `pre_neg`, plus disjunctions and implications, each literal with its source for
+    explanations); `add` and `delete` the unconditional effect; `conditional` the conditional
+    effects (None when there are none). `text` is `(Pick Apple)` and `bindings` the
+    (parameter, object) pairs, objects in their original spelling. A value: it refers to
+    nothing but the action schema it instantiates.
     """
 
-    __slots__ = ("schema", "args", "checks", "conditional", "_fast", "_table", "_subs",
-                 "_unsat", "_literals", "_extra", "_sets", "_text", "_bindings", "_precondition")
-
-    def __init__(self, table: PreconditionTable, schema: Action, args: tuple[str, ...],
-                 literals: tuple[tuple[GroundAtom, ...], ...] | None,
-                 extra: Sets4 | None,
-                 subs: tuple[Any, ...], unsat: bool, conditional: ConditionalEffects | None):
-        self.schema = schema
-        self.args = args
-        self.conditional = conditional
-        self._table = table
-        # the template's atoms: pre_pos, pre_neg, add, delete (None: built when first needed)
-        self._literals = literals
-        self._extra = extra  # the same four from the walked (non-template) parts, or None
-        self._subs = subs
-        self._unsat = unsat
-        self.checks = _set_checks(subs, unsat) if subs or unsat else ()
-        self._fast: tuple[Any, ...] | None = None
-        self._sets: Sets4 | None = None
-        self._text: str | None = None
-        self._bindings: tuple[tuple[str, str], ...] | None = None
-        self._precondition: Cond | None = None
-
-    @property
-    def fast(self) -> tuple[Any, ...]:
-        """The check loop's form (`PreconditionTable.fast_form`, built on first read):
-        `(test, pos, add, delete, (literals, reads, successors, ground))`. `literals` is the
-        `pos | neg` mask of the literal precondition (it holds when `s & literals == pos`);
-        `test` is `literals` plus the atoms whose presence makes the step special: the trigger
-        atoms of its conditional effects, or `BitSets.ALWAYS` (set in every state) when it has
-        a guard (a disjunction or implication the static facts do not decide). When
-        `s & test == pos` the successor is `(s | add) ^ delete`; otherwise, if the literals
-        hold and `successors` is not None, it is `(s | u) ^ d` for `(u, d) =
-        successors[s & reads]`, None when the guard fails (`bits.Successors`)."""
-        if self._fast is None:
-            self._fast = self._table.fast_form(self)
-        return self._fast
-
-    def _build_sets(self) -> Sets4:
-        intern = self._table._interned.setdefault
-        literals = self._literals
-        if literals is None:
-            literals = self._table.schema.template(self.schema).build(self.args)[:4]
-        sets: tuple[Any, ...] = tuple(frozenset(map(intern, atoms, atoms)) if atoms else _EMPTY
-                            for atoms in literals)
-        if self._extra is not None:
-            sets = tuple(a | b for a, b in zip(sets, self._extra))
-        self._sets = sets
-        return sets
-
-    @property
-    def pre_pos(self) -> Atoms:
-        """Atoms the precondition requires (interned)."""
-        return (self._sets or self._build_sets())[0]
-
-    @property
-    def pre_neg(self) -> Atoms:
-        """Atoms the precondition forbids."""
-        return (self._sets or self._build_sets())[1]
-
-    @property
-    def add(self) -> Atoms:
-        """Atoms the unconditional effect adds."""
-        return (self._sets or self._build_sets())[2]
-
-    @property
-    def delete(self) -> Atoms:
-        """Atoms the unconditional effect deletes."""
-        return (self._sets or self._build_sets())[3]
+    schema: Action
+    args: tuple[str, ...]
+    precondition: Cond
+    add: Atoms
+    delete: Atoms
+    conditional: ConditionalEffects | None
+    text: str
+    bindings: tuple[tuple[str, str], ...]
 
     @property
     def name(self) -> str:
         return self.schema.name
 
     @property
-    def text(self) -> str:
-        """`(Pick Apple)`: the action and its objects in original spelling."""
-        if self._text is None:
-            self._text = action_text(self.schema, self.args, self._table.object_names)
-        return self._text
+    def pre_pos(self) -> Atoms:
+        """Atoms the precondition requires."""
+        return self.precondition.pos
 
     @property
-    def bindings(self) -> tuple[tuple[str, str], ...]:
-        """(parameter name, object in original spelling) pairs."""
-        if self._bindings is None:
-            self._bindings = action_bindings(self.schema, self.args, self._table.object_names)
-        return self._bindings
-
-    @property
-    def precondition(self) -> Cond:
-        """The ground precondition with every literal's source (what `explain` reports)."""
-        if self._precondition is None:
-            env = {key(p.name): a for p, a in zip(self.schema.parameters, self.args)}
-            self._precondition = self._table.ground_condition(self.schema.precondition, env,
-                                                              anchor=None)
-        return self._precondition
+    def pre_neg(self) -> Atoms:
+        """Atoms the precondition forbids."""
+        return self.precondition.neg
 
     def __repr__(self) -> str:
         return f"GroundAction{self.text}"
 
     def applicable(self, state: State | set[GroundAtom]) -> bool:
-        return (self.pre_pos <= state and state.isdisjoint(self.pre_neg)
-                and all(check(state) for check in self.checks))
+        """`pre_pos <= state and not (pre_neg & state)`, and every disjunction and
+        implication of the precondition holds (`Cond.holds`)."""
+        return self.precondition.holds(state)
+
+    def effects(self, state: State | set[GroundAtom]) -> tuple[Atoms | set[GroundAtom],
+                                                               Atoms | set[GroundAtom]]:
+        """(add, delete) of the step in `state` (the state before it): the unconditional
+        effect and every conditional effect whose condition holds in `state`."""
+        if self.conditional is None:
+            return self.add, self.delete
+        add, delete = self.conditional.fire(state)
+        return add | self.add, delete | self.delete
 
     def apply(self, state: State) -> State:
-        """The successor state (a new frozenset)."""
-        if self.conditional is None:
-            return (state - self.delete) | self.add
-        add, delete = self.conditional.fire(state)
-        return ((state - self.delete) - delete) | self.add | add
+        """The successor: `(state - delete) | add` (an atom both deleted and added holds)."""
+        add, delete = self.effects(state)
+        return (state - delete) | add
 
     def apply_in_place(self, state: set[GroundAtom]) -> None:
-        """Apply to a mutable set: O(|effects|), no copy of the state."""
-        if self.conditional is None:
-            state -= self.delete
-            state |= self.add
-            return
-        add, delete = self.conditional.fire(state)  # conditions read the pre-state
-        state -= self.delete
+        """`apply` on a mutable set, without copying it."""
+        add, delete = self.effects(state)
         state -= delete
-        state |= self.add
         state |= add
-
-
-_EMPTY: Atoms = frozenset()
 
 
 def action_text(action: Action, args: tuple[str, ...], names: dict[str, str]) -> str:
@@ -441,20 +338,3 @@ def action_bindings(action: Action, args: tuple[str, ...], names: dict[str, str]
                     ) -> tuple[tuple[str, str], ...]:
     """(parameter name, object in original spelling) pairs of `action` with `args`."""
     return tuple((p.name, names.get(a, a)) for p, a in zip(action.parameters, args))
-
-
-def _never(state: object) -> bool:
-    return False
-
-
-def _set_checks(subs: tuple[Any, ...], unsat: bool) -> tuple[Callable[[State | set[GroundAtom]], bool], ...]:
-    """The closures a precondition needs beyond its literal sets, on set states."""
-    clauses = [sub for sub in subs if isinstance(sub, AnyOf) and sub.is_clause]
-    checks = tuple(sub.holds for sub in subs if not (isinstance(sub, AnyOf) and sub.is_clause))
-    if len(clauses) > 1:
-        checks = (ClauseIndex(clauses).holds, *checks)
-    elif clauses:
-        checks = (clauses[0].holds, *checks)
-    if unsat:
-        checks = (_never, *checks)
-    return checks

@@ -24,7 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from .gate import Gate, Verdict
+from .gate import Gate
+from .verdict import Verdict
 
 
 class Outcome(NamedTuple):

@@ -19,15 +19,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sage_pddl.gate import compile_gate
 from sage_pddl.pddl.model import Domain
 from sage_pddl.pddl.vocabulary import vocabulary
 
 from .base import Step, same_step
-
-
-def compile_for(domain: Any, problem: Any) -> Any:
-    return compile_gate(domain, problem)
 
 
 def check_block(gate: Any, steps: Sequence[Step], state: frozenset) -> Any:

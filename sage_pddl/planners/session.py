@@ -18,8 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sage_pddl.gate import compile_gate
+
 from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step, SubgoalBlock
-from .gating import compile_for, describe_state, replay
+from .gating import describe_state, replay
 from .parsing import Canonicalizer, parse_steps
 from .prompts import DIRECT_ROLE, direct_messages, replan_messages, replan_text
 from .schema import steps_schema
@@ -68,8 +70,8 @@ class LLMPlanner:
         self.current = task
         gate_key = (id(task.domain), id(task.problem))
         if self._gate_key != gate_key:
-            self.gate = task.gate if task.gate is not None else compile_for(task.domain,
-                                                                             task.problem)
+            self.gate = task.gate if task.gate is not None else compile_gate(task.domain,
+                                                                              task.problem)
             self._canon = Canonicalizer(task.domain, task.problem)
             self._gate_key = gate_key
 

@@ -145,12 +145,12 @@ def _text(data: bytes) -> str:
 
 
 def target_domain(data: bytes) -> None:
-    from sage_pddl.gate import compile_table
+    from sage_pddl.gate import compile_gate
     from sage_pddl.pddl import parse_domain, parse_problem
 
     domain = parse_domain(_text(data), file="<fuzz>")
-    compile_table(domain, parse_problem(f"(define (problem p) (:domain {domain.name}) (:init) "
-                                        "(:goal (and)))"))
+    compile_gate(domain, parse_problem(f"(define (problem p) (:domain {domain.name}) (:init) "
+                                       "(:goal (and)))"))
 
 
 @cache

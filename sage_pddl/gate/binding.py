@@ -1,0 +1,202 @@
+"""Reading a plan step: which action and objects its words name.
+
+A step is a `PlanStep`, a JSON object (`{"action": "Pick", "object": "Apple"}`, the fields of
+each parameter given by the domain's `@sage step` map, or `args`) or text (`"Pick Apple"`). Its
+action word is looked up exactly (case-insensitive), then through the domain's aliases; each
+argument word is an object key when it names an object of its parameter's type, else the
+words may name instances (`Cabinet` -> `Cabinet_1`, `Cabinet_2`: `pddl/vocabulary.py`), and the
+step names every combination that fits the parameter types, in order. A step that names no
+ground action raises `StepRejected` with a structural violation (`explain.py`'s codes).
+"""
+from __future__ import annotations
+
+import difflib
+import itertools
+from functools import cached_property
+from typing import Any, NamedTuple
+
+from ..pddl.model import Action, PlanStep
+from ..pddl.vocabulary import ObjectNames, step_text
+from .schema import StepAction
+from .table import PreconditionTable
+from .verdict import StepRejected, Violation
+
+
+def text_of(step: Any) -> str:
+    """A step as text, for violations."""
+    if isinstance(step, PlanStep):
+        return step.text or " ".join([step.action, *step.args])
+    if isinstance(step, dict):
+        return step_text(step)
+    return str(step)
+
+
+class Bound(NamedTuple):
+    """What a step names: its action and, in order, every tuple of object keys its words may
+    name (one when each word is an object of its parameter's type)."""
+
+    action: Action
+    candidates: tuple[tuple[str, ...], ...]
+
+
+class StepBinder:
+    """Binds the steps of plans to a table's actions and objects (see the module docstring)."""
+
+    def __init__(self, table: PreconditionTable) -> None:
+        self.table = table
+
+    @cached_property
+    def names(self) -> ObjectNames:
+        """The problem's object names, with the domain's synonyms."""
+        return ObjectNames(self.table.domain, self.table.problem)
+
+    def cache_key(self, step: Any) -> Any:
+        """What a step's ground action depends on, a step's content (None: not cacheable).
+        The kinds of step cannot collide: text is a str, a PlanStep key starts with the action
+        (a str) and holds tuples, a JSON step key is a tuple of (field, value) pairs."""
+        kind = type(step)
+        if kind is dict:
+            key_: Any = tuple(step.items())
+            try:
+                hash(key_)
+            except TypeError:  # a list of args, a nested object
+                args = step.get("args")
+                if not isinstance(args, list):
+                    return None
+                key_ = tuple((k, tuple(v) if k == "args" else v) for k, v in key_)
+                try:
+                    hash(key_)
+                except TypeError:
+                    return None
+            return key_
+        if kind is str:
+            return step
+        if isinstance(step, PlanStep):
+            return (step.action, step.args, step.fields)
+        return None
+
+    def _reject(self, index: int, step: Any, code: str, message: str,
+                action: str = "") -> StepRejected:
+        text = text_of(step)
+        return StepRejected(Violation(index, text, action or text, code, "", message))
+
+    def words(self, step: Any, index: int
+               ) -> tuple[str, tuple[str, ...] | None, tuple[tuple[str, str], ...]]:
+        """(action word, argument words or None, named fields): a JSON step with `args` or a
+        text step gives its arguments; one with named fields gives the fields (mapped to the
+        parameters once the action is known)."""
+        if isinstance(step, PlanStep):
+            return step.action, step.args, step.fields
+        if isinstance(step, dict):
+            action = step.get("action")
+            if not isinstance(action, str) or not action.strip():
+                raise self._reject(index, step, "unparsable-step", "the step has no action name")
+            args = step.get("args")
+            if isinstance(args, (list, tuple)):
+                if not all(isinstance(a, str) for a in args):
+                    raise self._reject(index, step, "unparsable-step",
+                                       "every entry of the step's args must be a string")
+                return action.strip(), tuple(a.strip() for a in args), ()
+            fields = tuple((k, v.strip()) for k, v in step.items()
+                           if k != "action" and isinstance(v, str))
+            return action.strip(), None, fields
+        if isinstance(step, str):
+            words = step.strip().strip("()").split()
+            if not words:
+                raise self._reject(index, step, "unparsable-step", "the step is empty")
+            return words[0], tuple(words[1:]), ()
+        raise self._reject(index, step, "unparsable-step",
+                           f"a step must be a PlanStep, a JSON object or text, not {type(step).__name__}")
+
+    def _action_of(self, name: str, step: Any, index: int) -> StepAction:
+        found = self.table.schema.word(name)
+        if found is None:
+            known = [a.name for a in self.table.domain.actions]
+            close = difflib.get_close_matches(name.lower(), [k.lower() for k in known], n=1)
+            hint = (f"; did you mean {known[[k.lower() for k in known].index(close[0])]}?"
+                    if close else "")
+            raise self._reject(index, step, "unknown-action",
+                               f"unknown action {name!r} (the domain has: {', '.join(known)}){hint}")
+        return found
+
+    def bind(self, step: Any, index: int) -> Bound:
+        """What a step names (`Bound`); raises `StepRejected` with the structural
+        violation."""
+        name, args, fields = self.words(step, index)
+        if not name:
+            raise self._reject(index, step, "unparsable-step", "the step has no action name")
+        named = self._action_of(name, step, index)
+        action, step_fields, accepted = named.action, named.fields, named.accepted
+        params = action.parameters
+        if args is None:  # a JSON step with named fields
+            values = dict(fields)
+            if step_fields is not None:
+                filled = []
+                for param, names in zip(params, step_fields):
+                    value = next((values[n] for n in names if values.get(n)), "")
+                    if not value:
+                        raise self._reject(
+                            index, step, "wrong-arity",
+                            f"{action.name} needs ?{param.name} from the step field "
+                            f"{' or '.join(repr(n) for n in names)}, which is empty", action.name)
+                    filled.append(value)
+                args = tuple(filled)
+            else:
+                args = tuple(v for v in (values.get("object", ""), values.get("target", "")) if v)
+        if len(args) != len(params):
+            signature = " ".join(f"?{p.name}" + (f" - {'/'.join(p.types)}" if p.types else "")
+                                 for p in params)
+            raise self._reject(
+                index, step, "wrong-arity",
+                f"{action.name} takes {len(params)} argument(s) ({signature or 'none'}), "
+                f"the step gives {len(args)}", action.name)
+        objects = tuple(map(str.lower, args))
+        object_types = self.table.object_types
+        for obj, types in zip(objects, accepted):
+            have = object_types.get(obj)
+            if have is None or (types is not None and types.isdisjoint(have)):
+                return Bound(action, self._instances(step, index, action, args, accepted))
+        return Bound(action, (objects,))
+
+    def _instances(self, step: Any, index: int, action: Action, args: tuple[str, ...],
+                   accepted: tuple[frozenset[str] | None, ...]) -> tuple[tuple[str, ...], ...]:
+        """A step some of whose words are not objects of their parameter's type: each such word
+        may name instances (`Cabinet` -> `Cabinet_1`, `Cabinet_2`; see `pddl/vocabulary.py`);
+        the step names every combination that fits the parameter types (the candidates of a
+        `Choice`, in order), or is rejected for the first word that names no fitting object."""
+        table = self.table
+        names = self.names
+        options: list[tuple[str, ...]] = []
+        for word, types in zip(args, accepted):
+            found = names.candidates(word)
+            fitting = tuple(o for o in found if o in table.object_types and
+                            (types is None or not types.isdisjoint(table.object_types[o])))
+            if not fitting:
+                raise self._object_error(step, index, action, args, accepted)
+            options.append(fitting)
+        return tuple(itertools.product(*options))
+
+    def _object_error(self, step: Any, index: int, action: Action, args: tuple[str, ...],
+                      accepted: tuple[frozenset[str] | None, ...]) -> StepRejected:
+        """The rejection of the first argument that names no object of its parameter's type."""
+        table = self.table
+        names = self.names
+        for position, (param, word, types) in enumerate(zip(action.parameters, args, accepted),
+                                                        start=1):
+            found = names.candidates(word)
+            if not found:
+                close = difflib.get_close_matches(word.lower(), list(table.object_names), n=1)
+                hint = f"; did you mean {table.object_names[close[0]]}?" if close else ""
+                return self._reject(index, step, "unknown-object",
+                                    f"unknown object {word!r} (argument {position} of "
+                                    f"{action.name}){hint}", action.name)
+            if types is not None and all(types.isdisjoint(table.object_types[o]) for o in found):
+                have = "/".join(dict.fromkeys(t for o in found
+                                              for t in table.declared_types.get(o, ("object",))))
+                named = table.object_names[found[0]] if len(found) == 1 else f"every {word}"
+                return self._reject(
+                    index, step, "type-mismatch",
+                    f"argument {position} of {action.name} (?{param.name}) must be "
+                    f"{' or '.join(param.types)}, but {named} is {have}", action.name)
+        raise AssertionError("every argument names an object of its parameter's type")
+

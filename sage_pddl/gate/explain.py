@@ -1,0 +1,137 @@
+"""Why a step is rejected: the typed violations of a ground action in a state.
+
+Violation codes
+---------------
+* Structural (the step cannot become a ground action, `binding.py`): `unparsable-step` (no
+  action word, or not a step at all), `unknown-action`, `wrong-arity` (also when a JSON field a
+  parameter needs is empty), `unknown-object`, `type-mismatch` (an object not of the
+  parameter's type).
+* A failed precondition literal: `<action>/requires/<predicate>` when a positive literal does
+  not hold, `<action>/forbids/<predicate>` when a negated literal holds, and
+  `<action>/requires/equal` / `<action>/forbids/equal` for `=` (action and predicate lower case).
+  Quantifiers are expanded: a failed `forall` reports each failing instance as a literal of its
+  own, and an `imply` whose condition holds reports the failed literals of its consequent.
+* A failed disjunction (`or`, `exists`, a negated `and`/`forall`) has no single culprit: it is
+  reported once as `<action>/requires/any-of`, its literal being the formula as written with
+  the step's objects substituted.
+* Every failed literal (or disjunction) of a rejected step is its own `Violation`, all with the
+  same `step`, in the order the domain writes them (equalities false for the step's objects
+  first).
+* A `; @sage reason <Action> <literal> <code> "<message>"` annotation replaces the code and
+  message of that literal; it matches the literal as written in the action, or the whole
+  top-level precondition conjunct that contains a failed part.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..pddl.errors import SageError
+from ..pddl.model import Variable, key
+from ..pddl.writer import write_formula
+from .ground import EQUALS, AnyOf, Cond, GroundAction, GroundAtom, GroundLiteral, Implies, State
+from .table import PreconditionTable
+from .verdict import Violation
+
+
+def failures(cond: Cond, state: State | set[GroundAtom]) -> list[GroundLiteral | AnyOf]:
+    """The failed literals and disjunctions of `cond` in `state`, in source order, each once."""
+    out: list[GroundLiteral | AnyOf] = list(cond.unsat)
+    seen: set[tuple[bool, tuple[Any, ...]]] = {(lit.positive, lit.atom) for lit in cond.unsat}
+    for lit in cond.literals:
+        if (lit.atom in state) != lit.positive and (lit.positive, lit.atom) not in seen:
+            seen.add((lit.positive, lit.atom))
+            out.append(lit)
+    for sub in cond.subs:
+        if sub.holds(state):
+            continue
+        if isinstance(sub, Implies):
+            for failure in failures(sub.then, state):
+                if isinstance(failure, AnyOf) or (failure.positive, failure.atom) not in seen:
+                    if isinstance(failure, GroundLiteral):
+                        seen.add((failure.positive, failure.atom))
+                    out.append(failure)
+        else:
+            out.append(sub)
+    return out
+
+
+def failure_text(table: PreconditionTable, failure: GroundLiteral | AnyOf) -> str:
+    """A failed literal or disjunction as PDDL text, objects in their original spelling."""
+    if isinstance(failure, GroundLiteral):
+        return table.format_literal(failure)
+    bound = dict(failure.bindings)
+    names = table.object_names
+
+    def name(term: Any) -> str:
+        if isinstance(term, Variable):
+            value = bound.get(key(term.name))
+            return names.get(value, value) if value is not None else f"?{term.name}"
+        spelled: str = names.get(key(term.name), term.name)
+        return spelled
+
+    text = write_formula(failure.source, name)
+    return text if failure.positive else f"(not {text})"
+
+
+def explain(table: PreconditionTable, state: State | set[GroundAtom], ground: GroundAction,
+            index: int, step_text: str = "") -> list[Violation]:
+    """One violation per failed literal or disjunction of `ground`'s precondition in `state`
+    (`ground` must not be applicable there)."""
+    step_text = step_text or ground.text.strip("()")
+    out = [_violation(table, failure, ground, index, step_text)
+           for failure in failures(ground.precondition, state)]
+    if not out:
+        raise SageError(f"{ground.text} is applicable; nothing to explain")
+    return out
+
+
+def _violation(table: PreconditionTable, failure: GroundLiteral | AnyOf, ground: GroundAction,
+               index: int, step_text: str) -> Violation:
+    action_key = key(ground.name)
+    literal = failure_text(table, failure)
+    atoms: tuple[tuple[bool, GroundAtom], ...]
+    if isinstance(failure, GroundLiteral):
+        equality = failure.atom[0] == EQUALS
+        atoms = () if equality else ((failure.positive, failure.atom),)
+        code = _code(action_key, failure.positive, "equal" if equality else failure.atom[0])
+        message = _literal_message(ground.text, literal, failure.positive,
+                                   None if equality else table.format_atom(failure.atom))
+    else:
+        atoms = tuple(dict.fromkeys(
+            (lit.positive, lit.atom)
+            for part in failure.parts for lit in part.literals if lit.atom[0] != EQUALS))
+        code = f"{action_key}/requires/any-of"
+        message = f"{ground.text} requires {literal}, and no alternative holds"
+    reason = table.reason(ground.schema, (failure.schema, failure.anchor))
+    if reason is not None:
+        code = reason.code
+        if reason.message:
+            message = _fill(reason.message, ground.bindings)
+    return Violation(index, step_text, ground.text, code, literal, message, atoms)
+
+
+def _code(action_key: str, positive: bool, predicate: str) -> str:
+    """The code of a failed literal: `<action>/requires/<predicate>` (`forbids` when negative;
+    `equal` for `=`)."""
+    return f"{action_key}/{'requires' if positive else 'forbids'}/{predicate}"
+
+
+def _literal_message(action_text: str, literal: str, positive: bool,
+                     atom_text: str | None) -> str:
+    """Why a failed literal fails: `<action> requires <literal>, ...`; `atom_text` is the
+    literal's atom in the source's spelling, None for `=`."""
+    if atom_text is None:
+        detail = "the objects differ" if positive else "the objects are the same"
+    elif positive:
+        detail = "which does not hold"
+    else:
+        detail = f"but {atom_text} holds"
+    return f"{action_text} requires {literal}, {detail}"
+
+
+def _fill(template: str, bindings: tuple[tuple[str, str], ...]) -> str:
+    """An annotated message with each `?parameter` replaced by the step's object."""
+    bound = {key(name): value for name, value in bindings}
+    return re.sub(r"\?([A-Za-z_][\w\-]*)",
+                  lambda m: bound.get(key(m.group(1)), m.group(0)), template)
