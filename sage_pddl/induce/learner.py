@@ -75,6 +75,7 @@ from sage_pddl.pddl.model import (
     And,
     Atom,
     Domain,
+    Exists,
     ForallEffect,
     Not,
     PredicateDef,
@@ -127,6 +128,22 @@ def lift_state(state: Iterable[Fact], binding: Mapping[str, tuple[int, ...]]) ->
     return frozenset(lifted)
 
 
+def lift_with_some_object(state: Iterable[Fact], binding: Mapping[str, tuple[int, ...]]
+                          ) -> frozenset[LiftedAtom]:
+    """`lift_state` plus, for each fact naming exactly one object outside `binding`, its atom
+    with that object lifted to ?o: read existentially, "some other object is so related"
+    (`(inside_room ?o ?y)`: ?y contains something, so it is a room)."""
+    lifted: set[LiftedAtom] = set()
+    for fact in state:
+        outside = sum(obj not in binding for obj in fact[1:])
+        if outside > 1:
+            continue
+        choices = [binding.get(obj, (EXTRA,)) for obj in fact[1:]]
+        for combo in itertools.product(*choices):
+            lifted.add((fact[0], combo))
+    return frozenset(lifted)
+
+
 def arg_binding(args: Sequence[str]) -> dict[str, tuple[int, ...]]:
     binding: dict[str, list[int]] = defaultdict(list)
     for index, obj in enumerate(args):
@@ -134,12 +151,15 @@ def arg_binding(args: Sequence[str]) -> dict[str, tuple[int, ...]]:
     return {obj: tuple(indices) for obj, indices in binding.items()}
 
 
-def universe(arities: Mapping[str, int], variables: Sequence[int]) -> frozenset[LiftedAtom]:
-    """Every lifted atom of the observed predicates over `variables`."""
+def universe(arities: Mapping[str, int], variables: Sequence[int],
+             max_extra: int | None = None) -> frozenset[LiftedAtom]:
+    """Every lifted atom of the observed predicates over `variables` (with `max_extra`, those
+    naming ?o at most that many times)."""
     atoms = set()
     for predicate, arity in arities.items():
         for combo in itertools.product(variables, repeat=arity):
-            atoms.add((predicate, combo))
+            if max_extra is None or combo.count(EXTRA) <= max_extra:
+                atoms.add((predicate, combo))
     return frozenset(atoms)
 
 
@@ -282,12 +302,20 @@ class Example:
 
 @dataclass(frozen=True)
 class LearnedEffect:
-    """One learned effect: `literal` (over parameters and maybe ?o) under `condition` clauses."""
+    """One learned effect: `literal` (over parameters and maybe ?o), which happens when every
+    literal of `condition` holds and, if there is an `exception`, not all of its literals do
+    (`(when (and C (not (and X))) e)`). In a universal effect ?o is the quantified object; in
+    the conditions of any other effect, "some object other than the arguments"."""
 
     literal: Literal
     condition: tuple[Literal, ...] = ()
     universal: bool = False
     support: int = 0
+    exception: tuple[Literal, ...] = ()
+
+    def fires(self, true_atoms: frozenset[LiftedAtom]) -> bool:
+        return _satisfies(true_atoms, self.condition) and not (
+            self.exception and _satisfies(true_atoms, self.exception))
 
 
 @dataclass(frozen=True)
@@ -412,9 +440,9 @@ class LearnedAction:
         added: set[Fact] = set()
         deleted: set[Fact] = set()
         if any(not e.universal for e in self.effects):
-            true_atoms = lift_state(state, binding)
+            true_atoms = lift_with_some_object(state, binding)
             for effect in self.effects:
-                if not effect.universal and _satisfies(true_atoms, effect.condition):
+                if not effect.universal and effect.fires(true_atoms):
                     (added if effect.literal[0] else deleted).add(
                         _ground(effect.literal, names, ""))
         if any(e.universal for e in self.effects):
@@ -423,7 +451,7 @@ class LearnedAction:
                 extended = {**binding, obj: (EXTRA,)}
                 true_atoms = lift_state(state, extended)
                 for effect in self.effects:
-                    if effect.universal and _satisfies(true_atoms, effect.condition):
+                    if effect.universal and effect.fires(true_atoms):
                         (added if effect.literal[0] else deleted).add(
                             _ground(effect.literal, names, obj))
         after = (state - deleted) | added
@@ -613,7 +641,8 @@ def _learn_effects(schema: _Schema, arities: Mapping[str, int], min_support: int
     issues: list[str] = []
     names = variable_names(schema.arity)
     # parameter-level effects
-    arg_atoms = universe(arities, variables)
+    # conditions over the arguments, and over "some other object" (?o read existentially)
+    arg_atoms = universe(arities, [*variables, EXTRA], max_extra=1)
     lifted = []
     adds: set[LiftedAtom] = set()
     dels: set[LiftedAtom] = set()
@@ -624,7 +653,7 @@ def _learn_effects(schema: _Schema, arities: Mapping[str, int], min_support: int
         pre = lift_state(t.pre, binding)
         post = lift_state(t.post, binding)
         unobserved = lift_state(t.unknown, binding)
-        lifted.append((t, binding, pre, post, unobserved))
+        lifted.append((t, binding, pre, post, unobserved, lift_with_some_object(t.pre, binding)))
         adds |= post - pre - unobserved
         dels |= pre - post
         for fact in t.added | t.deleted:
@@ -643,7 +672,7 @@ def _learn_effects(schema: _Schema, arities: Mapping[str, int], min_support: int
     for positive, candidates in ((True, adds), (False, dels)):
         for atom in sorted(candidates):
             pos, neg = _split_by_change(atom, positive,
-                                        ((pre, post, hid) for _t, _b, pre, post, hid in lifted))
+                                        ((some, post, hid) for _t, _b, _pre, post, hid, some in lifted))
             literal = (positive, atom[0], atom[1])
             effects_here, unexplained = _conditional(literal, pos, neg, arg_atoms, min_support,
                                                      universal=False)
@@ -655,7 +684,7 @@ def _learn_effects(schema: _Schema, arities: Mapping[str, int], min_support: int
     if extra_adds or extra_dels:
         extra_atoms = universe(arities, variables + [EXTRA])
         objects_per = []
-        for t, binding, _pre, _post, _hidden in lifted:
+        for t, binding, *_ in lifted:
             objects = {obj for fact in t.pre | t.post for obj in fact[1:]} - set(binding)
             rows = []
             for obj in sorted(objects):
@@ -703,9 +732,13 @@ def _conditional(literal: Literal, pos, neg, atoms, min_support: int, universal:
         return [LearnedEffect(literal, anchor, universal, len(pos))], 0
     clauses, unexplained = learn_conditions(pos, neg, atoms, min_support)
     if len(clauses) != 1 or unexplained:
-        # no one condition separates the changes from the non-changes: a union of clauses
-        # each covering a few changes by incidental facts (`(when (cuttable ?y) ...)`) would
-        # be a guess, so the effect is reported, not written
+        # no one condition describes the changes; one may describe the exceptions (a walk
+        # puts the walker next to its target unless the target is a room)
+        exceptions, left = learn_conditions(neg, pos, atoms)
+        if len(exceptions) == 1 and not left:
+            return [LearnedEffect(literal, anchor, universal, len(pos), exceptions[0])], 0
+        # a union of clauses each covering a few changes by incidental facts
+        # (`(when (cuttable ?y) ...)`) would be a guess, so the effect is reported, not written
         return [], len(pos)
     clause = tuple(sorted(set(clauses[0]) | set(anchor), key=_literal_order))
     return [LearnedEffect(literal, clause, universal, len(pos))], 0
@@ -717,20 +750,27 @@ def _term(index: int, names: Sequence[str]) -> Variable:
     return Variable("o" if index == EXTRA else names[index])
 
 
-def _formula(literal: Literal, names: Sequence[str]):
-    atom = Atom(literal[1], tuple(_term(i, names) for i in literal[2]))
+def _formula(literal: Literal, names: Sequence[str], some: bool = False):
+    """A literal as a formula; with `some`, ?o is read existentially (`(exists (?o) ...)`)."""
+    atom: Atom | Exists = Atom(literal[1], tuple(_term(i, names) for i in literal[2]))
+    if some and EXTRA in literal[2]:
+        atom = Exists((Typed("o"),), atom)
     return atom if literal[0] else Not(atom)
 
 
-def _conjunction(literals: Sequence[Literal], names: Sequence[str]):
-    parts = tuple(_formula(lit, names) for lit in literals)
+def _conjunction(literals: Sequence[Literal], names: Sequence[str], some: bool = False):
+    parts = tuple(_formula(lit, names, some) for lit in literals)
     return parts[0] if len(parts) == 1 else And(parts)
 
 
 def _effect_formula(effect: LearnedEffect, names: Sequence[str]):
     node = _formula(effect.literal, names)
-    if effect.condition:
-        node = When(_conjunction(effect.condition, names), node)
+    some = not effect.universal
+    condition = [_conjunction(effect.condition, names, some)] if effect.condition else []
+    if effect.exception:
+        condition.append(Not(_conjunction(effect.exception, names, some)))
+    if condition:
+        node = When(condition[0] if len(condition) == 1 else And(tuple(condition)), node)
     if effect.universal:
         node = ForallEffect((Typed("o"),), node)
     return node
@@ -744,10 +784,14 @@ def _effect_text(effect: LearnedEffect, names: Sequence[str]) -> str:
 def learned_domain(name: str, learned: Sequence[LearnedAction], arities: Mapping[str, int]) -> Domain:
     requirements = [":strips"]
     if any(not lit[0] for a in learned for lit in a.preconditions) or any(
-            not lit[0] for a in learned for e in a.effects for lit in e.condition):
+            not lit[0] for a in learned for e in a.effects for lit in e.condition) or any(
+            e.exception for a in learned for e in a.effects):
         requirements.append(":negative-preconditions")
-    if any(e.condition or e.universal for a in learned for e in a.effects):
+    if any(e.condition or e.exception or e.universal for a in learned for e in a.effects):
         requirements.append(":conditional-effects")
+    if any(not e.universal and EXTRA in lit[2] for a in learned for e in a.effects
+           for lit in e.condition + e.exception):
+        requirements.append(":existential-preconditions")
     predicates = tuple(
         PredicateDef(p, tuple(Typed(n) for n in ("a", "b", "c", "d", "e", "f")[:n]) if n <= 6
                      else tuple(Typed(f"a{i}") for i in range(n)))
@@ -844,7 +888,19 @@ def typed_domain(learned: Domain, types_from: Domain, object_types: Mapping[str,
         if isinstance(effect, ForallEffect):
             return ForallEffect(tuple(Typed(v.name, v.types or quantified)
                                       for v in effect.variables), effect.effect)
+        if isinstance(effect, When):
+            return When(typed_condition(effect.condition), effect.effect)
         return effect
+
+    def typed_condition(formula):
+        if isinstance(formula, And):
+            return And(tuple(typed_condition(part) for part in formula.parts))
+        if isinstance(formula, Not):
+            return Not(typed_condition(formula.arg))
+        if isinstance(formula, Exists):
+            return Exists(tuple(Typed(v.name, v.types or quantified)
+                                for v in formula.variables), formula.body)
+        return formula
 
     actions = []
     for action in learned.actions:
