@@ -184,8 +184,8 @@ def collect_task(task, domain: Domain, log_path: Path, settings: CollectSettings
     try:
         env.reset(problem, task=ref)
         states = [env.true_state()]
-        for step in normalize_steps(task.reference_steps, domain):
-            succeeded[step.action] += env.step(step).success
+        for reference in normalize_steps(task.reference_steps, domain):
+            succeeded[reference["action"]] += env.step(reference).success
             count += 1
             if env.true_state() != states[-1]:
                 states.append(env.true_state())
