@@ -61,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = parser.parse_args(argv)
 
+    # optional extra 'virtualhome' (EAI's evaluator)
     from sage_pddl.bench.eai import score_plan
     from sage_pddl.env.virtualhome import eai_gold_pddl_plans, require_eai
 

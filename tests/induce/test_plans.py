@@ -73,6 +73,7 @@ def test_a_domain_that_cannot_read_the_problem_says_so():
 @pytest.mark.slow
 def test_the_virtualhome_tool_on_a_few_held_out_tasks(tmp_path, capsys):
     pytest.importorskip("virtualhome_eval", reason="the 'virtualhome' extra")
+    # optional extra 'virtualhome'
     from sage_pddl.env.virtualhome import VirtualHomeEnv, eai_gold_pddl_plans
 
     gold = eai_gold_pddl_plans()
@@ -86,7 +87,7 @@ def test_the_virtualhome_tool_on_a_few_held_out_tasks(tmp_path, capsys):
             env.step(step)
         env.close()
     sys.path.insert(0, str(ROOT / "tools"))
-    import induce_plans
+    import induce_plans  # a tool, on the path only here
 
     out = tmp_path / "plans.jsonl"
     assert induce_plans.main(["--logs", str(logs), "--out", str(out), "--task", "3_1",
