@@ -3,6 +3,7 @@ VirtualHome logs, EAI's problems solved by Fast Downward in that domain, and tho
 executed by EAI's own evaluator; the same three figures for the hand-written domain.
 
     python tools/induce_plans.py --logs logs/vh --out plans.jsonl [--limit N] [--folds 5]
+    python tools/induce_plans.py --out plans.jsonl --report     # the table of the rows so far
 
 Held out by task: the tasks are split into `--folds` seeded folds; each fold's tasks are
 evaluated with the domain induced (`--noise`, actions and types named by the bundled
@@ -48,7 +49,7 @@ def folds(task_ids: list[str], count: int, seed: int) -> list[list[str]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--logs", required=True, help="VirtualHome transition logs (collect)")
+    parser.add_argument("--logs", help="VirtualHome transition logs (collect)")
     parser.add_argument("--out", required=True, help="JSONL of per-task rows (resumed)")
     parser.add_argument("--limit", type=int, help="only the first N tasks")
     parser.add_argument("--task", action="append", help="only this task (repeatable)")
@@ -58,8 +59,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--noise", type=float, default=0.05)
     parser.add_argument("--timeout", type=float, default=60.0, help="Fast Downward, per problem")
+    parser.add_argument("--report", action="store_true",
+                        help="only print the table of the rows already in --out")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = parser.parse_args(argv)
+    if not args.logs and not args.report:
+        parser.error("--logs is required (unless --report)")
 
     # optional extra 'virtualhome' (EAI's evaluator)
     from sage_pddl.bench.eai import score_plan
@@ -79,9 +84,12 @@ def main(argv: list[str] | None = None) -> int:
         for line in out.read_text().splitlines():
             row = json.loads(line)
             done.setdefault(row["task"], []).append(row)
-    transitions = list(read_logs([args.logs]))
+    transitions = [] if args.report else list(read_logs([args.logs]))
     wanted = {t.task_id for t in tasks}
 
+    if args.report:
+        tasks = [t for t in tasks if t.task_id in done]
+        transitions = []
     with out.open("a") as sink:
         for index, fold in enumerate(folds(sorted(wanted | {task_id_of(t.task)
                                                             for t in transitions}),
