@@ -1,22 +1,27 @@
 """Learn the effects of an action schema from its successful transitions.
 
-Effects. For each lifted fact that some success adds (deletes), the successes are split into
+For each lifted fact that some success adds (deletes), the successes are split into
 positives (the fact was added / deleted), negatives (it is false / true afterwards) and
 indifferent ones (it already held / was already false). No negative: an unconditional effect.
 Otherwise a condition is learned by sequential covering over the pre-state literals: the most
 specific description of a positive, generalised by intersecting with further positives while no
 negative satisfies it, then pruned to the literals needed to exclude the negatives. The effect is
 written `(when C e)` only when one such clause C covers every change: a condition needed to
-explain the data. When it takes several clauses (the changes share no condition over the
-arguments, as a grab that fills whichever hand is free), the effect is reported as not learned
-rather than written as a union of incidental conditions. Facts naming one object that is not
-an argument are lifted with an extra variable `?o` and become universal effects
-`(forall (?o) (when C(?o) e(?o)))` learned the same way over all (transition, object) pairs,
-and bounded by their anchor: the relations between ?o and the arguments that held before
-every such change (`(inside ?o ?x)` for what an Open un-encloses), since the data says nothing
-of objects not so related. A change that no consistent condition explains (the same
-description both with and without the change), or that names two non-argument objects, is
-reported, never guessed.
+explain the data. Conditions range over the arguments and over "some object other than the
+arguments" (`(exists (?o) (inside_room ?y ?o))`). When the changes take several clauses but
+one clause describes the successes where the change did *not* happen, the effect is written
+as happening unless that clause holds, `(when (not (and X)) e)` (a walk puts the walker next
+to its target unless the target is a room). When neither works (the changes share no
+condition over the arguments, as a grab that fills whichever hand is free), the effect is
+reported as not learned rather than written as a union of incidental conditions.
+
+Facts naming one object that is not an argument are lifted with an extra variable `?o` and
+become universal effects `(forall (?o) (when C(?o) e(?o)))`, learned the same way over all
+(transition, object) pairs and bounded by their anchor: the relations between ?o and the
+arguments that held before every such change (`(inside ?o ?x)` for what an Open
+un-encloses), since the data says nothing of objects not so related. A change that no
+consistent condition explains (the same description both with and without the change), or
+that names two non-argument objects, is reported, never guessed.
 """
 from __future__ import annotations
 
