@@ -9,8 +9,8 @@ docs/transitions.md) and returns an `InductionResult(domain, report, actions, al
 success/failure counts, in-sample accuracy and the failures no learned precondition explains;
 `result.predict(transition)` says whether the learned preconditions accept a transition's step.
 `learner.py` states what is learned and how; `collect.py` and `probe.py` probe an environment
-to produce logs; `evaluate.py` scores induced domains; `deletion.py` runs the rule-deletion
-study.
+to produce logs; `evaluate.py` scores induced domains; `plans.py` gates gold plans with them
+and plans with them; `deletion.py` runs the rule-deletion study.
 """
 from __future__ import annotations
 
@@ -23,10 +23,12 @@ from sage_pddl.pddl.model import Domain, key
 from sage_pddl.pddl.vocabulary import vocabulary
 from sage_pddl.tasks import load_task, task_problem
 
-from .learner import ActionReport, InductionReport, InductionResult, LearnedAction, learn
+from .learned import LearnedAction
+from .learner import InductionResult, learn
+from .report import ActionReport, InductionReport
 
 __all__ = ["ActionReport", "InductionReport", "InductionResult", "LearnedAction", "induce",
-           "log_files", "object_types_of", "read_logs"]
+           "induce_from", "log_files", "object_types_of", "read_logs"]
 
 
 def log_files(paths: Iterable[str | Path]) -> list[Path]:
@@ -67,17 +69,26 @@ def induce(paths: Iterable[str | Path] | str | Path, *, domain_name: str = "indu
     if isinstance(paths, (str, Path)):
         paths = [paths]
     files = log_files(paths)
-    aliases = {}
-    if aliases_from is not None:
-        aliases = vocabulary(aliases_from).action_keys
     transitions = [t for path in files for t in read_transitions(path)]
+    return induce_from(transitions, domain_name=domain_name, min_support=min_support,
+                       noise=noise, keep_static=keep_static, aliases_from=aliases_from,
+                       types_from=types_from, files=[str(f) for f in files])
+
+
+def induce_from(transitions: Iterable[Transition], *, domain_name: str = "induced",
+                min_support: int = 1, noise: float = 0.0, keep_static: bool = False,
+                aliases_from: Domain | None = None, types_from: Domain | None = None,
+                files: Iterable[str] = ()) -> InductionResult:
+    """`induce` on transitions already read (a training fold, say)."""
+    transitions = list(transitions)
+    aliases = vocabulary(aliases_from).action_keys if aliases_from is not None else {}
     object_types = (object_types_of({t.task for t in transitions}, types_from)
                     if types_from is not None else None)
     named_by = types_from or aliases_from
     expected = ([(a.name, len(a.parameters)) for a in named_by.actions]
                 if named_by is not None else [])
     return learn(transitions, domain_name=domain_name, min_support=min_support, noise=noise,
-                 keep_static=keep_static, aliases=aliases, files=[str(f) for f in files],
+                 keep_static=keep_static, aliases=aliases, files=list(files),
                  types_from=types_from, object_types=object_types, expected=expected)
 
 

@@ -11,9 +11,14 @@ For every task of a task set, with a random generator seeded by (seed, task refe
 
 1. **reference**: reset to the task's problem and execute its reference plan (action names
    normalised through the domain's aliases), failed steps included;
-2. **walks**: from states on that trajectory, `walks` short random walks of applicable steps
-   (`walk_steps` steps each; each step's action drawn first, uniformly, then its arguments),
-   for states the reference plan never visits;
+2. **walks**: from states on that trajectory, `walks` short walks of applicable steps
+   (`walk_steps` steps each; each step's action the one with the fewest successes in this task
+   so far among the applicable ones, ties drawn at random, then its arguments), for states
+   the reference plan never visits; then the last walk goes on from where it stopped (from
+   a state seen so far when it is stuck) until every action of the domain has succeeded in
+   this task or `walk_budget` walk steps are spent in all: an action that needs a set-up of
+   several steps, such as two couriers meeting for a handover, is reached by walking on
+   towards what has not happened yet;
 3. **probes**: from up to `states` of the reachable states seen so far (the initial and final
    ones always among them), single steps each from a fresh reset to that state:
    `successes` applicable steps (actions drawn uniformly), and for every distinct reason the
@@ -36,6 +41,7 @@ from __future__ import annotations
 import itertools
 import random
 import sys
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +67,8 @@ class CollectSettings:
     states: int = 5
     walks: int = 2
     walk_steps: int = 3
+    walk_budget: int = 60
+    """Walk steps in all, spent on further walks while some action has not succeeded."""
     successes: int = 3
     """Applicable steps probed per state, their actions drawn uniformly."""
     per_reason: int = 1
@@ -135,10 +143,13 @@ def _by_action(rng: random.Random, steps: Sequence[PlanStep], count: int) -> lis
     return chosen
 
 
-def _any_action(rng: random.Random, steps: Sequence[PlanStep]) -> PlanStep:
-    """A random step, its action drawn first (uniform over the actions among `steps`)."""
+def _least_succeeded(rng: random.Random, steps: Sequence[PlanStep],
+                     successes: Mapping[str, int]) -> PlanStep:
+    """A random step of the action among `steps` with the fewest `successes` (ties drawn at
+    random), so walks head for what has not happened yet."""
     names = sorted({step.action for step in steps})
-    name = rng.choice(names)
+    fewest = min(successes.get(name, 0) for name in names)
+    name = rng.choice([n for n in names if successes.get(n, 0) == fewest])
     return rng.choice([step for step in steps if step.action == name])
 
 
@@ -169,27 +180,38 @@ def collect_task(task, domain: Domain, log_path: Path, settings: CollectSettings
     problem = task_problem(task, domain)
     env = SymbolicEnv(domain, log=log_path, task=ref)
     count = 0
+    succeeded: Counter[str] = Counter()
     try:
         env.reset(problem, task=ref)
         states = [env.true_state()]
-        for step in normalize_steps(task.reference_steps, domain):
-            env.step(step)
+        for reference in normalize_steps(task.reference_steps, domain):
+            succeeded[reference["action"]] += env.step(reference).success
             count += 1
             if env.true_state() != states[-1]:
                 states.append(env.true_state())
         gate = env.gate
         candidates = _candidates(domain, TypedObjects(gate), rng, settings.max_tuples)
-        for _ in range(settings.walks):
-            state = rng.choice(states)
-            env.reset(problem, true_state=state, task=ref)
+        actions = {a.name for a in domain.actions}
+        walk = spent = taken = 0
+        while walk < settings.walks or (spent < settings.walk_budget
+                                        and not actions <= (+succeeded).keys()):
+            walk += 1
+            if walk <= settings.walks or not taken:
+                env.reset(problem, true_state=rng.choice(states), task=ref)
+            # past the first walks, the walk goes on from where it stopped: a set-up of
+            # several steps is not cut short by a reset
+            taken = 0
             for _ in range(settings.walk_steps):
                 options = _classify(gate, env.true_state(), candidates).applicable
                 if not options:
                     break
-                env.step(_any_action(rng, options))
+                step = _least_succeeded(rng, options, succeeded)
+                succeeded[step.action] += env.step(step).success
                 count += 1
+                taken += 1
                 if env.true_state() not in states:
                     states.append(env.true_state())
+            spent += max(taken, 1)  # a walk stuck at once still costs, so the loop ends
         middle = states[1:-1]
         chosen = [states[0]] + _sample(rng, middle, max(settings.states - 2, 0))
         if len(states) > 1:

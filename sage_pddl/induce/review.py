@@ -19,7 +19,8 @@ from sage_pddl.pddl import write_domain, write_formula
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Action, key
 
-from .learner import ActionReport, InductionResult
+from .learner import InductionResult
+from .report import ActionReport
 
 
 def _signature(action: Action) -> tuple[str, ...]:

@@ -27,12 +27,10 @@ def relay():
 def test_collection_on_the_relay_example_reaches_every_action(tmp_path, relay, env):
     # four problems (no reference plans): 3- and 4-parameter actions, a locked route
     tasks = load_taskset(str(RELAY / "problems"))[:4]
-    # without an environment, collection walks the gate's applicable steps at random: walks
-    # long enough to reach a handover (two couriers meeting) are needed; with defaults (2 walks
-    # of 3 steps) that action is missed on these problems
-    walks = CollectSettings(walks=4, walk_steps=12) if env is None else CollectSettings()
+    # the default settings: without an environment, the walks go on towards the actions that
+    # have not succeeded yet (a handover needs two couriers to meet) until all have
     summary = collect(tasks, relay, tmp_path, taskset=str(RELAY / "problems"), progress=False,
-                      env=env, settings=walks, probe=ProbeSettings(seed=0))
+                      env=env, settings=CollectSettings(), probe=ProbeSettings())
     succeeded = {t.action.action.lower() for t in read_logs(summary.files) if t.success}
     assert succeeded == {a.name.lower() for a in relay.actions}
     result = induce(summary.files, types_from=relay)

@@ -1,0 +1,108 @@
+"""Set cover and sequential covering over lifted literals: the two searches of the learner.
+
+`greedy_cover` picks literals until every instance to explain violates one (preconditions
+explaining failures; the fewest literals of a clause excluding negatives). `learn_conditions`
+finds clauses covering positive instances and excluding every negative (conditions of
+effects): the most specific description of a positive, generalised by intersecting with
+further positives while no negative satisfies it, then pruned by `greedy_cover`.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+
+from .lifting import (
+    LiftedAtom,
+    Literal,
+    any_satisfies,
+    description,
+    holds,
+    literal_order,
+    split_clause,
+)
+
+
+def greedy_cover(candidates: Iterable[Literal], to_explain: Sequence[frozenset[LiftedAtom]],
+                 weights: Sequence[int] | None = None, min_support: int = 1,
+                 preference: Mapping[Literal, float] | None = None,
+                 hidden: Sequence[frozenset[LiftedAtom]] | None = None,
+                 costs: Mapping[Literal, frozenset[int]] | None = None
+                 ) -> tuple[list[Literal], list[int]]:
+    """Choose literals until each described instance violates one; return (chosen, uncovered).
+    An instance violates a literal only where its atom was observed (`hidden`: the atoms each
+    instance did not observe). With `costs` (per candidate, the instances of another set, such
+    as the successes, that it contradicts), a pick's gain is the instances it newly explains
+    less those it newly contradicts; each pick must gain at least `min_support`."""
+    weights = list(weights) if weights is not None else [1] * len(to_explain)
+    candidates = sorted(set(candidates), key=literal_order)
+    unseen = list(hidden) if hidden is not None else [frozenset()] * len(to_explain)
+    violates = {c: {i for i, atoms in enumerate(to_explain)
+                    if (c[1], c[2]) not in unseen[i] and not holds(c, atoms)}
+                for c in candidates}
+    costs = costs or {}
+    uncovered = set(range(len(to_explain)))
+    contradicted: set[int] = set()
+    chosen: list[Literal] = []
+    preference = preference or {}
+    while uncovered:
+        best, best_key = None, None
+        for c in candidates:
+            gain = sum(weights[i] for i in violates[c] & uncovered)
+            gain -= len(costs.get(c, frozenset()) - contradicted)
+            if gain <= 0:
+                continue
+            rank = (gain, preference.get(c, 0.0), c[0])
+            if best_key is None or rank > best_key:
+                best, best_key = c, rank
+        if best is None or best_key is None or best_key[0] < min_support:
+            break
+        chosen.append(best)
+        uncovered -= violates[best]
+        contradicted |= costs.get(best, frozenset())
+    # drop literals made redundant by later choices
+    for c in list(reversed(chosen)):
+        rest = [d for d in chosen if d != c]
+        explained = set().union(*(violates[d] for d in rest)) if rest else set()
+        if explained >= set(range(len(to_explain))) - uncovered:
+            chosen = rest
+    return chosen, sorted(uncovered)
+
+
+def learn_conditions(positives: Sequence[frozenset[LiftedAtom]],
+                     negatives: Sequence[frozenset[LiftedAtom]], atoms: frozenset[LiftedAtom],
+                     min_support: int = 1) -> tuple[list[tuple[Literal, ...]], int]:
+    """Clauses (conjunctions) covering the positives and excluding every negative.
+
+    Returns (clauses, number of positives left unexplained). Identical descriptions are merged
+    first: the instance counts become weights.
+    """
+    pos_counts = Counter(positives)
+    neg_counts = Counter(negatives)
+    negs = list(neg_counts)
+    remaining = sorted(pos_counts, key=lambda a: (-pos_counts[a], sorted(a)))
+    clauses: list[tuple[Literal, ...]] = []
+    unexplained = 0
+    while remaining:
+        seed = remaining[0]
+        clause = description(seed, atoms)
+        if any_satisfies(negs, clause):
+            unexplained += pos_counts[seed]
+            remaining = remaining[1:]
+            continue
+        for other in remaining[1:]:
+            trial = clause & description(other, atoms)
+            if not any_satisfies(negs, trial):
+                clause = trial
+        must, must_not = split_clause(clause)
+        covered = [p for p in remaining if must <= p and must_not.isdisjoint(p)]
+        support = sum(pos_counts[p] for p in covered)
+        remaining = [p for p in remaining if p not in covered]
+        if support < min_support:
+            unexplained += support
+            continue
+        # the fewest literals that still exclude every negative
+        chosen, left = greedy_cover(clause, negs, [neg_counts[n] for n in negs])
+        assert not left  # the clause excludes every negative, so its literals can
+        clauses.append(tuple(sorted(chosen, key=literal_order)))
+    return clauses, unexplained
+

@@ -1,0 +1,90 @@
+"""What is learned: immutable learned effects and action schemas, and what they predict
+(whether a step is applicable in a state, which facts it adds and deletes there)."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sage_pddl.pddl.model import key
+
+from .lifting import (
+    EXTRA,
+    Fact,
+    LiftedAtom,
+    Literal,
+    arg_binding,
+    ground_literal,
+    holds,
+    lift_state,
+    lift_with_some_object,
+    satisfies,
+)
+
+
+@dataclass(frozen=True)
+class LearnedEffect:
+    """One learned effect: `literal` (over parameters and maybe ?o), which happens when every
+    literal of `condition` holds and, if there is an `exception`, not all of its literals do
+    (`(when (and C (not (and X))) e)`). In a universal effect ?o is the quantified object; in
+    the conditions of any other effect, "some object other than the arguments"."""
+
+    literal: Literal
+    condition: tuple[Literal, ...] = ()
+    universal: bool = False
+    support: int = 0
+    exception: tuple[Literal, ...] = ()
+
+    def fires(self, true_atoms: frozenset[LiftedAtom]) -> bool:
+        return satisfies(true_atoms, self.condition) and not (
+            self.exception and satisfies(true_atoms, self.exception))
+
+
+
+@dataclass(frozen=True)
+class LearnedAction:
+    """A learned action schema: enough to predict success and to write PDDL."""
+
+    name: str
+    arity: int
+    preconditions: tuple[Literal, ...]
+    effects: tuple[LearnedEffect, ...]
+
+    def applicable(self, state: Iterable[Fact], args: Sequence[str],
+                   unknown: Iterable[Fact] = ()) -> bool:
+        """Whether every precondition literal holds in `state`, or is about a fact in
+        `unknown` (not observed, so it contradicts nothing)."""
+        binding = arg_binding([key(a) for a in args])
+        true_atoms, unseen = lift_state(state, binding), lift_state(unknown, binding)
+        return all(holds(literal, true_atoms) or (literal[1], literal[2]) in unseen
+                   for literal in self.preconditions)
+
+    def changes(self, state: Iterable[Fact], args: Sequence[str]
+                ) -> tuple[frozenset[Fact], frozenset[Fact]]:
+        """(added, deleted): the facts of `state` that the step makes false and the facts it
+        makes true, when the learned effects run there: each effect's condition read in
+        `state`, a universal effect ranging over the objects that `state` mentions and the
+        arguments do not, the next state `(state - deletes) | adds` as in PDDL."""
+        state = frozenset(state)
+        names = [key(a) for a in args]
+        binding = arg_binding(names)
+        added: set[Fact] = set()
+        deleted: set[Fact] = set()
+        if any(not e.universal for e in self.effects):
+            true_atoms = lift_with_some_object(state, binding)
+            for effect in self.effects:
+                if not effect.universal and effect.fires(true_atoms):
+                    (added if effect.literal[0] else deleted).add(
+                        ground_literal(effect.literal, names, ""))
+        if any(e.universal for e in self.effects):
+            others = sorted({obj for fact in state for obj in fact[1:]} - set(binding))
+            for obj in others:
+                extended = {**binding, obj: (EXTRA,)}
+                true_atoms = lift_state(state, extended)
+                for effect in self.effects:
+                    if effect.universal and effect.fires(true_atoms):
+                        (added if effect.literal[0] else deleted).add(
+                            ground_literal(effect.literal, names, obj))
+        after = (state - deleted) | added
+        return after - state, state - after
+
+

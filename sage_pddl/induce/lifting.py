@@ -1,0 +1,122 @@
+"""Lifted atoms and literals: ground facts seen from a step's arguments.
+
+A ground fact whose objects are all step arguments becomes a lifted atom over argument
+positions (`("inside", (0, 1))` for `(inside ?x ?y)`); a fact naming the same object twice
+gives every lifting. Position `EXTRA` stands for one object that is not an argument: the
+quantified `?o` of a universal effect, or, in the conditions of any other effect, "some
+object other than the arguments" (`lift_with_some_object`). A literal is an atom with a sign;
+a clause is a conjunction of literals, and a state satisfies it when every literal holds.
+"""
+from __future__ import annotations
+
+import itertools
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+
+EXTRA = -1  # the index of the universally quantified variable ?o in lifted atoms
+
+LiftedAtom = tuple[str, tuple[int, ...]]          # (predicate, variable indices)
+Literal = tuple[bool, str, tuple[int, ...]]       # (positive, predicate, variable indices)
+Fact = tuple[str, ...]
+
+
+def variable_names(arity: int) -> tuple[str, ...]:
+    if arity <= 3:
+        return ("x", "y", "z")[:arity]
+    return tuple(f"x{i + 1}" for i in range(arity))
+
+
+def literal_text(literal: Literal, names: Sequence[str]) -> str:
+    positive, predicate, args = literal
+    words = " ".join([predicate, *(("?o" if i == EXTRA else "?" + names[i]) for i in args)])
+    return f"({words})" if positive else f"(not ({words}))"
+
+
+# --- lifting ---------------------------------------------------------------------------------
+
+def _positions(obj: str, binding: Mapping[str, tuple[int, ...]]) -> tuple[int, ...]:
+    return binding.get(obj, ())
+
+
+def lift_state(state: Iterable[Fact], binding: Mapping[str, tuple[int, ...]]) -> frozenset[LiftedAtom]:
+    """The lifted atoms (over the variables in `binding`) that a ground state makes true."""
+    lifted: set[LiftedAtom] = set()
+    for fact in state:
+        choices = [_positions(obj, binding) for obj in fact[1:]]
+        if all(choices):
+            for combo in itertools.product(*choices):
+                lifted.add((fact[0], combo))
+    return frozenset(lifted)
+
+
+def lift_with_some_object(state: Iterable[Fact], binding: Mapping[str, tuple[int, ...]]
+                          ) -> frozenset[LiftedAtom]:
+    """`lift_state` plus, for each fact naming exactly one object outside `binding`, its atom
+    with that object lifted to ?o: read existentially, "some other object is so related"
+    (`(inside_room ?o ?y)`: ?y contains something, so it is a room)."""
+    lifted: set[LiftedAtom] = set()
+    for fact in state:
+        outside = sum(obj not in binding for obj in fact[1:])
+        if outside > 1:
+            continue
+        choices = [binding.get(obj, (EXTRA,)) for obj in fact[1:]]
+        for combo in itertools.product(*choices):
+            lifted.add((fact[0], combo))
+    return frozenset(lifted)
+
+
+def arg_binding(args: Sequence[str]) -> dict[str, tuple[int, ...]]:
+    binding: dict[str, list[int]] = defaultdict(list)
+    for index, obj in enumerate(args):
+        binding[obj].append(index)
+    return {obj: tuple(indices) for obj, indices in binding.items()}
+
+
+def universe(arities: Mapping[str, int], variables: Sequence[int],
+             max_extra: int | None = None) -> frozenset[LiftedAtom]:
+    """Every lifted atom of the observed predicates over `variables` (with `max_extra`, those
+    naming ?o at most that many times)."""
+    atoms = set()
+    for predicate, arity in arities.items():
+        for combo in itertools.product(variables, repeat=arity):
+            if max_extra is None or combo.count(EXTRA) <= max_extra:
+                atoms.add((predicate, combo))
+    return frozenset(atoms)
+
+
+def ground_literal(literal: Literal, args: Sequence[str], extra: str) -> Fact:
+    """The ground fact of a lifted literal's atom: positions read in `args`, ?o as `extra`."""
+    return (literal[1], *(extra if i == EXTRA else args[i] for i in literal[2]))
+
+
+def holds(literal: Literal, true_atoms: frozenset[LiftedAtom]) -> bool:
+    return ((literal[1], literal[2]) in true_atoms) == literal[0]
+
+
+# --- clauses ---------------------------------------------------------------------------------
+
+def description(true_atoms: frozenset[LiftedAtom], atoms: frozenset[LiftedAtom]) -> frozenset[Literal]:
+    return frozenset([(True, p, a) for p, a in true_atoms if (p, a) in atoms]
+                     + [(False, p, a) for p, a in atoms - true_atoms])
+
+
+def split_clause(clause: Iterable[Literal]) -> tuple[frozenset[LiftedAtom], frozenset[LiftedAtom]]:
+    clause = list(clause)
+    return (frozenset((lit[1], lit[2]) for lit in clause if lit[0]),
+            frozenset((lit[1], lit[2]) for lit in clause if not lit[0]))
+
+
+def satisfies(true_atoms: frozenset[LiftedAtom], clause: Iterable[Literal]) -> bool:
+    must, must_not = split_clause(clause)
+    return must <= true_atoms and must_not.isdisjoint(true_atoms)
+
+
+def any_satisfies(instances: Sequence[frozenset[LiftedAtom]], clause: Iterable[Literal]) -> bool:
+    must, must_not = split_clause(clause)
+    return any(must <= n and must_not.isdisjoint(n) for n in instances)
+
+
+def literal_order(literal: Literal) -> tuple:
+    return (not literal[0], literal[1], literal[2])
+
+

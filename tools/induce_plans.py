@@ -1,0 +1,151 @@
+"""Plan with what was learned (VirtualHome): EAI's gold plans gated by a domain induced from
+VirtualHome logs, EAI's problems solved by Fast Downward in that domain, and those plans
+executed by EAI's own evaluator; the same three figures for the hand-written domain.
+
+    python tools/induce_plans.py --logs logs/vh --out plans.jsonl [--limit N] [--folds 5]
+    python tools/induce_plans.py --out plans.jsonl --report     # the table of the rows so far
+
+Held out by task: the tasks are split into `--folds` seeded folds; each fold's tasks are
+evaluated with the domain induced (`--noise`, actions and types named by the bundled
+`virtualhome` domain) from the logs of the *other* folds' tasks only, so no gold plan is gated
+by a domain trained on its own task. A task without logs is still evaluated (its fold's
+domain never saw it either).
+
+Per task: EAI's verdict on its gold plan (`sage_pddl.bench.eai.score_plan`: EAI's parser,
+executor and goal check), then for each domain (`sage_pddl.induce.plans.plan_outcome`) the gold
+plan gated, a Fast Downward plan for the task's problem, and EAI's verdict on that plan (it
+reaches the goal when EAI's scorer says every goal is met). A task EAI does not count (its
+own gold final graph fails its goals) is left out, as EAI's scorer leaves it out. Rows are
+appended to `--out` as they are made and a rerun skips the tasks already there, so a long run
+resumes. The table goes to stdout.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from sage_pddl.domains import load_domain  # noqa: E402
+from sage_pddl.induce import induce_from, read_logs  # noqa: E402
+from sage_pddl.induce.plans import PlanOutcome, plan_outcome, plan_summary, plan_table  # noqa: E402
+from sage_pddl.tasks import load_taskset, task_problem  # noqa: E402
+
+INDUCED = "virtualhome-induced"
+
+
+def task_id_of(ref: str) -> str:
+    return ref.rpartition("#")[2]
+
+
+def folds(task_ids: list[str], count: int, seed: int) -> list[list[str]]:
+    shuffled = sorted(task_ids)
+    random.Random(seed).shuffle(shuffled)
+    return [shuffled[k::count] for k in range(count)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--logs", help="VirtualHome transition logs (collect)")
+    parser.add_argument("--out", required=True, help="JSONL of per-task rows (resumed)")
+    parser.add_argument("--limit", type=int, help="only the first N tasks")
+    parser.add_argument("--task", action="append", help="only this task (repeatable)")
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--fold", type=int, action="append",
+                        help="only this fold (0-based, repeatable; to split a run)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--noise", type=float, default=0.05)
+    parser.add_argument("--timeout", type=float, default=60.0, help="Fast Downward, per problem")
+    parser.add_argument("--report", action="store_true",
+                        help="only print the table of the rows already in --out")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    args = parser.parse_args(argv)
+    if not args.logs and not args.report:
+        parser.error("--logs is required (unless --report)")
+
+    # optional extra 'virtualhome' (EAI's evaluator)
+    from sage_pddl.bench.eai import score_plan
+    from sage_pddl.env.virtualhome import eai_gold_pddl_plans, require_eai
+
+    require_eai()
+    hand = load_domain("virtualhome")
+    gold = eai_gold_pddl_plans()
+    tasks = [t for t in load_taskset("virtualhome") if t.task_id in gold]
+    if args.task:
+        tasks = [t for t in tasks if t.task_id in set(args.task)]
+    if args.limit:
+        tasks = tasks[:args.limit]
+    out = Path(args.out)
+    done = {}
+    if out.exists():
+        for line in out.read_text().splitlines():
+            row = json.loads(line)
+            done.setdefault(row["task"], []).append(row)
+    transitions = [] if args.report else list(read_logs([args.logs]))
+    wanted = {t.task_id for t in tasks}
+
+    if args.report:
+        tasks = [t for t in tasks if t.task_id in done]
+        transitions = []
+    with out.open("a") as sink:
+        for index, fold in enumerate(folds(sorted(wanted | {task_id_of(t.task)
+                                                            for t in transitions}),
+                                           args.folds, args.seed)):
+            if args.fold and index not in args.fold:
+                continue
+            todo = [t for t in tasks if t.task_id in fold and t.task_id not in done]
+            if not todo:
+                continue
+            held_out = set(fold)
+            training = [t for t in transitions if task_id_of(t.task) not in held_out]
+            induced = induce_from(training, domain_name=INDUCED, noise=args.noise,
+                                  aliases_from=hand, types_from=hand).domain
+            for task in todo:
+                verdicts: dict[tuple[str, ...], object] = {}
+
+                def verdict(steps, task_id=task.task_id, verdicts=verdicts):
+                    steps = tuple(steps)
+                    if steps not in verdicts:
+                        verdicts[steps] = score_plan(task_id, list(steps))
+                    return verdicts[steps]
+
+                gold_verdict = verdict(gold[task.task_id])
+                if not gold_verdict.counted:
+                    row = {"task": task.task_id, "counted": False}
+                    sink.write(json.dumps(row) + "\n")
+                    done[task.task_id] = [row]
+                    continue
+                problem = task_problem(task, hand)
+                for domain in (hand, induced):
+                    outcome = plan_outcome(
+                        task.task_id, domain, problem, gold[task.task_id],
+                        lambda steps: verdict(steps).success, gold_verdict.executable,
+                        timeout=args.timeout)
+                    row = {"counted": True, **outcome.to_json()}
+                    sink.write(json.dumps(row) + "\n")
+                    done.setdefault(task.task_id, []).append(row)
+                sink.flush()
+                print(f"{task.task_id}: " + "; ".join(
+                    f"{r['domain']} accepted={r['accepted']} solved={r['solved']} "
+                    f"goal={r['reaches_goal']} {r['note']}" for r in done[task.task_id]),
+                    file=sys.stderr, flush=True)
+
+    rows = [r for task in tasks for r in done.get(task.task_id, []) if r.get("counted")]
+    outcomes = [PlanOutcome(**{k: (tuple(v) if k == "plan" else v) for k, v in r.items()
+                               if k != "counted"}) for r in rows]
+    summary = plan_summary(outcomes)
+    skipped = sum(1 for t in tasks if done.get(t.task_id, [{}])[0].get("counted") is False)
+    if args.json:
+        print(json.dumps({"summary": summary, "not_counted": skipped}, indent=2))
+        return 0
+    print(plan_table(summary, {hand.name: "EAI's hand-written domain (bundled virtualhome)",
+                               INDUCED: "induced from held-out VirtualHome logs"}))
+    print(f"\n{len(tasks)} tasks; {skipped} not counted (EAI's gold final graph fails its goals)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
