@@ -39,7 +39,6 @@ import tempfile
 import threading
 import time
 import warnings
-from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -145,41 +144,12 @@ def to_unified_planning(domain: Domain, problem: Problem):
     from unified_planning.io import PDDLReader  # optional extra 'planners'
 
     try:
-        return _read(PDDLReader(), export_domain_text(domain, True), write_problem(problem))
+        return PDDLReader().parse_problem_string(export_domain_text(domain, True),
+                                                 write_problem(problem))
     except Exception as error:  # UP raises assorted parse errors for what it does not support
         raise ClassicalPlannerError(
             f"unified-planning cannot read domain {domain.name!r} / problem {problem.name!r}: "
             f"{type(error).__name__}: {error}") from None
-
-
-_DOMAIN_PARSES: OrderedDict[str, Any] = OrderedDict()
-_DOMAIN_PARSES_KEPT = 16
-
-
-def _read(reader: Any, domain_text: str, problem_text: str) -> Any:
-    """`reader.parse_problem_string(domain_text, problem_text)`, with the domain's grammar parse
-    kept per domain text. Parsing the domain is most of the call (pyparsing), and LLM+P reads
-    the same domain for every task. This takes the steps of `parse_problem_string`
-    (unified-planning 1.x) through the reader's own parsers; a reader without them gets the
-    public call. `tests/export` checks both give equal problems."""
-    steps = ("_pp_domain", "_pp_problem", "_parse_problem")
-    if not all(hasattr(reader, name) for name in steps):
-        return reader.parse_problem_string(domain_text, problem_text)
-    from unified_planning.io.utils import parse_string  # optional extra 'planners'
-
-    domain_str = domain_text.replace("\t", " ").lower()
-    parsed = _DOMAIN_PARSES.get(domain_str)
-    if parsed is None:
-        parsed = parse_string(reader._pp_domain, domain_str, parse_all=True)
-        _DOMAIN_PARSES[domain_str] = parsed
-        while len(_DOMAIN_PARSES) > _DOMAIN_PARSES_KEPT:
-            _DOMAIN_PARSES.popitem(last=False)
-    else:
-        _DOMAIN_PARSES.move_to_end(domain_str)
-    problem_str = problem_text.replace("\t", " ").lower()
-    return reader._parse_problem(parsed, domain_str,
-                                 parse_string(reader._pp_problem, problem_str, parse_all=True),
-                                 problem_str)
 
 
 def _engine(name: str):

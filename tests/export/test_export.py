@@ -170,28 +170,6 @@ def test_b3_export_refuses_to_overwrite_its_inputs(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_kept_domain_parse_reads_problems_as_unified_planning_does(ithor):
-    """LLM+P reads one domain for every task; the domain's parse is kept (`classical._read`).
-    The problems it gives must equal those of unified-planning's public reader, for the first
-    read of a domain and for later ones, on our domains and on files written by others."""
-    from unified_planning.io import PDDLReader
-
-    from sage_pddl.export.classical import _read
-    from sage_pddl.export.ipc import export_domain_text
-    from sage_pddl.pddl.writer import write_problem
-
-    up_environment()
-    pairs = [(export_domain_text(ithor, True), write_problem(task_problem(load_task(f"ithor#{t}"),
-                                                                        ithor)))
-             for t in ("K01", "K05", "L03", "B04")]
-    depots = (FIXTURES / "Depots.pddl").read_text()
-    pairs += [(depots, (FIXTURES / "pfile1").read_text())]
-    for domain_text, problem_text in pairs * 2:  # the second round reads from the kept parse
-        expected = PDDLReader().parse_problem_string(domain_text, problem_text)
-        assert _read(PDDLReader(), domain_text, problem_text) == expected
-
-
-@pytest.mark.slow
 def test_fast_downward_on_our_files_plans_as_through_unified_planning(ithor):
     """`solve` hands in-scope problems to the engine's Fast Downward as our own files; its plan
     and status must be those of the whole unified-planning way (same driver and options), and a
