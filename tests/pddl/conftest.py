@@ -112,3 +112,65 @@ def compare_driver_with_lark(texts: dict[str, str]) -> tuple[int, int]:
             assert same_model(lark, driver), name
             compared += 1
     return compared, declined
+
+
+QUIRKY_DOMAIN = """; quirks seen in real files
+(DEFINE (Domain Kitchen)
+  (:requirements :typing :adl :quantified-preconditions :domain-axioms)
+  (:types agent place thing)                       ; flat, no parents
+  (:predicates (at ?a - agent ?p - place) (open ?t - thing) (handempty)
+               (in ?t - thing ?p - place) (checked ?t - thing))
+  (:functions (distance ?from ?to) (total-cost) - number)
+  ; @sage alias Open OpenObject
+  (:action open
+    :parameters (?a - agent ?t - thing)
+    :precondition ()
+    :effect (and (open ?t) (when (open ?t) (not (open ?t))) (increase (total-cost) 1)))
+  (:action look
+    :parameters (?a - agent ?p - place)
+    :precondition (exists (?q - place, ?t - thing) (and (at ?a ?q) (in ?t ?q) (in SinkType ?q)))
+    :effect (and (checked ?p) (forall (?t - thing) (when (in ?t ?p) (checked ?t)))))
+  (:action noop :parameters () :effect ()))
+"""
+
+
+QUIRKY_PROBLEM = """(define (problem p1)
+  (:domain kitchen)
+  (:metric minimize (total-cost))
+  (:objects robot - agent kitchen - place apple SinkType - thing thing - thing)
+  (:init (at robot kitchen) (not (open apple)) (= (total-cost) 0) (handempty))
+  (:goal (and (open apple) (not (in apple kitchen)))))
+"""
+
+
+DRIVEN = {
+    "commas split words into several tokens": """(define (domain d)
+  (:types t)
+  (:predicates (p ?a ?b) (q ?x))
+  (:action a :parameters (?a,?b - t,?c)
+    :precondition (exists (?l - t, ?r) (and (p ?a ?l) (q ?r)))
+    :effect (and (p ?a ?b) (not (q ?c)))))""",
+    "outside the scope, comments with parentheses": """(define (domain d)
+  (:requirements :adl :durative-actions)
+  (:predicates (p ?x) (q ?x))
+  (:derived (q ?x) ; a comment with ) and (
+     (p ?x))
+  (:durative-action fly :parameters (?x) :duration (= ?duration 2)
+     :condition (at start (p ?x)) :effect (at end (q ?x)))
+  (:action v :parameters () :vars (?y) :effect (p ?y))
+  (:action w :parameters (?x) :precondition (preference ok (p ?x))
+     :effect (oneof (p ?x) (q ?x))))""",
+    "numbers, fluents, metric": """(define (problem p) (:domain d)
+  (:objects a b - (either t u))
+  (:init (= (f a) -1.5) (not (q a)) (g))
+  (:goal (and (> (f a) (- 1 2)) (= a b) (imply (q a) (or (q b) (not (g))))))
+  (:metric minimize (+ (total-cost) (* 2 (f b)))))""",
+    "keywords as names where the lexer's state reads a NAME": """(DEFINE (DOMAIN and)
+  (:PREDICATES (not ?x) (define) (either ?e - object))
+  (:ACTION forall :PARAMETERS (?and - either)
+    :EFFECT (AND (when (define) (not (not ?and))) (forall (?x) (either ?x)))))""",
+    "the builder's own errors": "(define (domain d) (:predicates (p)) (:predicates (q)))",
+    "a problem without its goal": "(define (problem p) (:domain d)\n (:init (p a))\n)",
+    "QUIRKY_DOMAIN": QUIRKY_DOMAIN,
+    "QUIRKY_PROBLEM": QUIRKY_PROBLEM,
+}

@@ -6,7 +6,6 @@ import pickle
 from pathlib import Path
 
 import pytest
-from lark import Token
 
 from sage_pddl.pddl import (
     PDDLSemanticError,
@@ -16,7 +15,6 @@ from sage_pddl.pddl import (
     check_domain,
     check_problem,
     collect_annotations,
-    driver,
     load_domain,
     load_problem,
     parse_domain,
@@ -46,34 +44,7 @@ from sage_pddl.pddl.model import (
     frozen_maker,
 )
 
-from .conftest import compare_driver_with_lark, is_domain_text, same_model
-
-QUIRKY_DOMAIN = """; quirks seen in real files
-(DEFINE (Domain Kitchen)
-  (:requirements :typing :adl :quantified-preconditions :domain-axioms)
-  (:types agent place thing)                       ; flat, no parents
-  (:predicates (at ?a - agent ?p - place) (open ?t - thing) (handempty)
-               (in ?t - thing ?p - place) (checked ?t - thing))
-  (:functions (distance ?from ?to) (total-cost) - number)
-  ; @sage alias Open OpenObject
-  (:action open
-    :parameters (?a - agent ?t - thing)
-    :precondition ()
-    :effect (and (open ?t) (when (open ?t) (not (open ?t))) (increase (total-cost) 1)))
-  (:action look
-    :parameters (?a - agent ?p - place)
-    :precondition (exists (?q - place, ?t - thing) (and (at ?a ?q) (in ?t ?q) (in SinkType ?q)))
-    :effect (and (checked ?p) (forall (?t - thing) (when (in ?t ?p) (checked ?t)))))
-  (:action noop :parameters () :effect ()))
-"""
-
-QUIRKY_PROBLEM = """(define (problem p1)
-  (:domain kitchen)
-  (:metric minimize (total-cost))
-  (:objects robot - agent kitchen - place apple SinkType - thing thing - thing)
-  (:init (at robot kitchen) (not (open apple)) (= (total-cost) 0) (handempty))
-  (:goal (and (open apple) (not (in apple kitchen)))))
-"""
+from .conftest import DRIVEN, QUIRKY_DOMAIN, QUIRKY_PROBLEM, same_model
 
 
 def test_quirks_parse_into_the_model():
@@ -361,124 +332,6 @@ def test_truncated_skeleton_is_a_located_syntax_error(fixtures_dir):
 
 # --- the parse driver and its fast paths ---------------------------------------------------------
 
-REPO = Path(__file__).resolve().parents[2]
-
-DRIVEN = {
-    "commas split words into several tokens": """(define (domain d)
-  (:types t)
-  (:predicates (p ?a ?b) (q ?x))
-  (:action a :parameters (?a,?b - t,?c)
-    :precondition (exists (?l - t, ?r) (and (p ?a ?l) (q ?r)))
-    :effect (and (p ?a ?b) (not (q ?c)))))""",
-    "outside the scope, comments with parentheses": """(define (domain d)
-  (:requirements :adl :durative-actions)
-  (:predicates (p ?x) (q ?x))
-  (:derived (q ?x) ; a comment with ) and (
-     (p ?x))
-  (:durative-action fly :parameters (?x) :duration (= ?duration 2)
-     :condition (at start (p ?x)) :effect (at end (q ?x)))
-  (:action v :parameters () :vars (?y) :effect (p ?y))
-  (:action w :parameters (?x) :precondition (preference ok (p ?x))
-     :effect (oneof (p ?x) (q ?x))))""",
-    "numbers, fluents, metric": """(define (problem p) (:domain d)
-  (:objects a b - (either t u))
-  (:init (= (f a) -1.5) (not (q a)) (g))
-  (:goal (and (> (f a) (- 1 2)) (= a b) (imply (q a) (or (q b) (not (g))))))
-  (:metric minimize (+ (total-cost) (* 2 (f b)))))""",
-    "keywords as names where the lexer's state reads a NAME": """(DEFINE (DOMAIN and)
-  (:PREDICATES (not ?x) (define) (either ?e - object))
-  (:ACTION forall :PARAMETERS (?and - either)
-    :EFFECT (AND (when (define) (not (not ?and))) (forall (?x) (either ?x)))))""",
-    "the builder's own errors": "(define (domain d) (:predicates (p)) (:predicates (q)))",
-    "a problem without its goal": "(define (problem p) (:domain d)\n (:init (p a))\n)",
-    "QUIRKY_DOMAIN": QUIRKY_DOMAIN,
-    "QUIRKY_PROBLEM": QUIRKY_PROBLEM,
-}
-
-
-def test_the_parse_driver_builds_what_lark_builds_on_the_bundled_files():
-    """Every bundled domain, problem and test fixture, and texts made to reach each path of the
-    driver: the same model, locations and errors as Lark's own parse (the corpus test does the
-    same for ../shared/corpus). The driver also declines, by design, two kinds of text Lark
-    reads: a word followed by a zero-width space, and a line after which the parentheses could
-    nest past the limit; `parse_*` reads those through Lark (tests/pddl/test_hostile_input.py)."""
-    texts = dict(DRIVEN)
-    for path in sorted(REPO.glob("[!.]*/**/*.pddl")):
-        texts[str(path.relative_to(REPO))] = path.read_text(encoding="utf-8")
-    compared, declined = compare_driver_with_lark(texts)
-    assert compared > 150 and declined > 0, (compared, declined)
-
-
-def _bundled_texts() -> dict[str, str]:
-    return {str(path.relative_to(REPO)): path.read_text(encoding="utf-8")
-            for path in sorted(REPO.glob("[!.]*/**/*.pddl"))}
-
-
-def test_the_probes_reach_every_rule_of_the_grammar():
-    """`driver.fitting_driver` trusts the driver only after it built Lark's model of the probes:
-    they must reach every rule the grammar names (aliases included) and hold every terminal a
-    rule keeps (which tells apart the alternatives of `comparison`, `arithmetic`, ...)."""
-    parser = pddl_parser._parser()
-    rules, tokens = set(), set()
-    for symbol, text in driver.PROBES:
-        tree = parser.parse(text, start=symbol)  # (without a transformer: the rules' trees)
-        rules |= {sub.data for sub in tree.iter_subtrees()}
-        tokens |= {token.type for token in tree.scan_values(lambda v: isinstance(v, Token))}
-    named = {rule.alias or rule.origin.name for rule in parser.rules
-             if not (rule.origin.name.startswith("_") or rule.options.expand1) or rule.alias}
-    kept = {symbol.name for rule in parser.rules for symbol in rule.expansion
-            if symbol.is_term and not symbol.filter_out}
-    assert named - rules == set() and kept - tokens == set()
-    assert len(named) > 40 and len(kept) > 10
-
-
-def test_a_driver_that_does_not_fit_lark_leaves_every_parse_to_lark(monkeypatch, caplog):
-    """As with a Lark release whose internals moved: building the driver fails, or it builds a
-    model Lark does not; the parser warns once and parses every text with Lark's own parse,
-    into the same models and errors. (Every domain and one problem per folder: Lark's own parse
-    is slow, and the paths' agreement on every bundled file is the test above.)"""
-    texts, folders_seen = dict(DRIVEN), set()
-    for name, text in _bundled_texts().items():
-        folder = Path(name).parent
-        if is_domain_text(text) or folder not in folders_seen:
-            texts[name] = text
-            folders_seen.add(folder)
-    expected = {}
-    for name, text in texts.items():
-        parse = parse_domain if is_domain_text(text) else parse_problem
-        try:
-            expected[name] = parse(text, name)
-        except PDDLSyntaxError as error:
-            expected[name] = str(error)
-
-    def broken(self, parser, builder):
-        raise AttributeError("'ParserState' object has no attribute 'parse_table'")
-
-    def wrong(self, text, start, max_depth=128):
-        return Atom("not-what-lark-builds")
-
-    for misfit in (("__init__", broken), ("parse", wrong)):
-        with monkeypatch.context() as patch:
-            patch.setattr(driver.Driver, *misfit)
-            pddl_parser._driver.cache_clear()
-            pddl_parser.forget_parsed()
-            caplog.clear()
-            for name, text in texts.items():
-                parse = parse_domain if is_domain_text(text) else parse_problem
-                try:
-                    found: object = parse(text, name)
-                except PDDLSyntaxError as error:
-                    found = str(error)
-                assert found == expected[name] if isinstance(found, str) \
-                    else same_model(found, expected[name]), name
-            assert pddl_parser._driver() is None
-            warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
-            assert len(warnings) == 1 and "Lark's own parser" in warnings[0]
-    pddl_parser._driver.cache_clear()
-    pddl_parser.forget_parsed()
-    assert pddl_parser._driver() is not None
-
-
 def test_the_model_comparison_sees_every_location():
     domain = parse_domain(DRIVEN["commas split words into several tokens"], "d.pddl")
     action = domain.actions[0]
@@ -605,15 +458,3 @@ def test_a_section_written_twice_is_an_error_at_the_second(parse, text, where):
         parse(text, "x.pddl")
     error = raised.value
     assert "duplicate" in error.message and (error.loc.line, error.loc.column) == where
-
-
-def test_the_drivers_tables_of_words_read_stay_bounded(monkeypatch):
-    monkeypatch.setattr(driver, "WORDS_KEPT", 20)
-    pddl_parser.forget_parsed()  # as a new process has them
-    repo = Path(__file__).resolve().parents[2]
-    paths = [*sorted((repo / "domains").glob("*.pddl")),
-             *sorted((repo / "problems" / "ithor").glob("K0*.pddl"))]
-    texts = {path.name: path.read_text() for path in paths}
-    compared, _ = compare_driver_with_lark(texts)  # the same models, words forgotten or not
-    assert compared == len(texts)
-    assert max(len(words) for words in pddl_parser._driver().known) <= 20
