@@ -125,7 +125,8 @@ class RunContext:
     def build_memories_meanwhile(self) -> None:
         """Start building, on a thread of its own, the memories the grid's planners will read,
         so that the first cells that need one find it built or being built, while cells that
-        need none wait on their LLM server. A build that fails is left to the cells, which
+        need none wait on their LLM server (with `memory="live"`, before the first cell, here:
+        see below). A build that fails is left to the cells, which
         build it again and record the error in their rows."""
         if self.config.memory == "none" or not MEMORY_PLANNERS & set(self.config.planners):
             return
@@ -144,6 +145,11 @@ class RunContext:
                 self._memories_built.set()
 
         self._memories_built.clear()
+        if self.config.memory == "live":
+            # a memory reads the live file when it is built: built before the first cell, every
+            # set's memory starts from the same episodes whatever the cells' timing
+            build_all()
+            return
         threading.Thread(target=build_all, daemon=True, name="bench-memories").start()
 
     def ready(self, cell: Cell) -> bool:

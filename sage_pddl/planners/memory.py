@@ -12,7 +12,9 @@ memory itself is new each time.
 
 Live pool: a JSONL file, one solved episode per line (`{"task_id", "instruction", "members",
 "steps", "domain", "ts"}`), appended by `add_episode` after each successful episode and read back
-when the memory is built, so it grows across runs. Malformed lines are skipped and counted.
+when the memory is built, so it grows across runs. A memory made for a domain (`domain`, set by
+`from_tasks`) reads only that domain's episodes: another domain's steps name other actions and
+objects. Malformed lines are skipped and counted.
 
 Retrieval: Jaccard similarity of the `[a-z0-9]+` word sets of the query and each item's
 instruction (ties keep pool order: seeds first). If the optional PyPI package
@@ -176,6 +178,8 @@ class HybridMemory:
     embeddings: str | Embedder | None = None  # None/"off" | "auto" | a callable
     rejected_seeds: list[tuple[str | None, tuple[str, ...]]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    domain: str = ""
+    """The domain whose live episodes are read ("": every episode)."""
 
     def __post_init__(self) -> None:
         self.live_path = Path(self.live_path) if self.live_path else None
@@ -207,6 +211,7 @@ class HybridMemory:
                 notes.append(f"seed {task_id} kept although the gate rejects it: "
                              f"{', '.join(codes)}")
             seeds.append(item)
+        options.setdefault("domain", getattr(domain, "name", ""))
         memory = cls(seeds=seeds, live_path=Path(live_path) if live_path else None, **options)
         memory.rejected_seeds = rejected
         memory.notes.extend(notes)
@@ -230,6 +235,8 @@ class HybridMemory:
                 bad += 1
         if bad:
             self.notes.append(f"{bad} malformed line(s) skipped in {self.live_path}")
+        if self.domain:
+            items = [item for item in items if item.domain in ("", self.domain)]
         return items
 
     @property

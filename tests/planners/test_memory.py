@@ -74,6 +74,15 @@ def test_live_pool_appends_and_reloads(tmp_path, task):
     assert again.retrieve("apple fridge", exclude=task) == []
 
 
+def test_a_memory_for_a_domain_reads_only_that_domains_episodes(tmp_path, task):
+    path = tmp_path / "memory.jsonl"
+    HybridMemory(live_path=path).add_episode(task, [s(*x) for x in GOOD_PLAN])
+    written = task.domain.name
+    assert len(HybridMemory(live_path=path, domain=written).items) == 1
+    assert HybridMemory(live_path=path, domain="another-domain").items == []
+    assert len(HybridMemory(live_path=path).items) == 1  # no domain: every episode
+
+
 def test_embeddings_are_optional():
     memory = HybridMemory(seeds=list(POOL), embeddings="auto")
     assert memory.retrieve("coffee machine")  # Jaccard when the package is absent
