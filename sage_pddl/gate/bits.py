@@ -50,12 +50,11 @@ class BitSets:
     def mask(self, atoms: Atoms | set[GroundAtom]) -> int:
         """The bit set of a set of atoms, each new atom given the next bit."""
         bit_of = self.bit_of
-        new = [atom for atom in atoms if atom not in bit_of]
-        if new:
-            first = len(self.atoms)
-            self.atoms.extend(new)
-            bit_of.update(zip(new, map((1).__lshift__, range(first, first + len(new)))))
-        return sum(map(bit_of.__getitem__, atoms))  # distinct powers of two: sum = or
+        total = 0
+        for atom in atoms:  # most sets here hold zero to two atoms: a plain loop is cheapest
+            found = bit_of.get(atom)
+            total |= self.bit(atom) if found is None else found
+        return total
 
     def atoms_of(self, mask: int) -> list[GroundAtom]:
         """The atoms of `mask` (cost: one step per atom in it)."""
