@@ -125,9 +125,9 @@ class RunContext:
     def build_memories_meanwhile(self) -> None:
         """Start building, on a thread of its own, the memories the grid's planners will read,
         so that the first cells that need one find it built or being built, while cells that
-        need none wait on their LLM server (with `memory="live"`, before the first cell, here:
-        see below). A build that fails is left to the cells, which
-        build it again and record the error in their rows."""
+        need none wait on their LLM server. With `memory="live"` they are built here, before
+        the first cell. A build that fails is left to the cells, which build it again and
+        record the error in their rows."""
         if self.config.memory == "none" or not MEMORY_PLANNERS & set(self.config.planners):
             return
         one_task_each: dict[str, Task] = {}

@@ -405,18 +405,8 @@ class PreconditionTable:
         return value
 
     def _terms(self, terms: tuple[Term, ...], env: dict[str, str]) -> list[str]:
-        """`_term` of each term; the loop is written out because grounding a household step
-        walks thousands of atoms, and a method call per term was a quarter of that walk."""
-        keys = []
-        for term in terms:
-            name: str = term.name.lower()
-            if type(term) is Variable:
-                value = env.get(name)
-                if value is None:
-                    raise PDDLSemanticError(f"free variable ?{term.name}", term.loc)
-                name = value
-            keys.append(name)
-        return keys
+        """`_term` of each term."""
+        return [self._term(term, env) for term in terms]
 
     def _instances(self, variables: tuple[Typed, ...], env: dict[str, str],
                    where: object = None, when: object = None) -> Iterator[dict[str, str]]:
