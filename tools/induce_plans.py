@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sage_pddl.domains import load_domain  # noqa: E402
 from sage_pddl.induce import induce_from, read_logs  # noqa: E402
 from sage_pddl.induce.plans import PlanOutcome, plan_outcome, plan_summary, plan_table  # noqa: E402
+from sage_pddl.pddl.errors import SageError  # noqa: E402
 from sage_pddl.tasks import load_taskset, task_problem  # noqa: E402
 
 INDUCED = "virtualhome-induced"
@@ -148,4 +149,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except SageError as error:  # bad logs, a missing extra: the reason, not a traceback
+        print(f"error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
