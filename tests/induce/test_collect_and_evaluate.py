@@ -14,7 +14,7 @@ from sage_pddl.induce.evaluate import Score, compare_preconditions, holdout_by, 
 from sage_pddl.induce.learner import EXCLUDED_CODES, learn
 from sage_pddl.pddl import parse_domain, write_domain
 from sage_pddl.pddl.model import PlanStep
-from sage_pddl.tasks import load_taskset, task_problem
+from sage_pddl.tasks import load_task, load_taskset, task_problem
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -47,8 +47,9 @@ def logs(tmp_path_factory, tasks, ithor):
     return out
 
 
-def test_collection_is_deterministic_and_resumes(tmp_path, tasks, ithor):
+def test_collection_is_deterministic_and_resumes(tmp_path, ithor):
     small = CollectSettings(seed=3, states=2)  # what is tested needs no more
+    tasks = [load_task("ithor#L11"), load_task("ithor#L06")]  # the smallest problems will do
 
     def run(chosen, folder):
         return collect(chosen, ithor, folder, settings=small, taskset="ithor", progress=False)

@@ -118,7 +118,8 @@ behaviour at any size, and an iTHOR state is hundreds of facts, each logged befo
 def ithor_tasks():
     from sage_pddl.tasks import load_taskset
 
-    return load_taskset("ithor")[:3]
+    small = ("L11", "L16", "L06")  # the smallest iTHOR problems: what is shown needs no kitchen
+    return [t for t in load_taskset("ithor") if t.task_id in small]
 
 
 def test_symbolic_collection_through_the_interface_resumes(tmp_path, ithor_tasks):
