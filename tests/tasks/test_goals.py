@@ -146,7 +146,7 @@ def test_a_copy_of_a_bundled_task_file_keeps_its_reviewed_goals(tmp_path, capsys
         copy = tmp_path / f"{name}-copy.json"
         shutil.copyfile(data_dir() / BUNDLED[name], copy)
         # the first tasks of each set: each copied task is matched on its own (id, instruction)
-        pairs = list(zip(load_taskset(name), load_taskset(str(copy))))[:8]
+        pairs = list(zip(load_taskset(name), load_taskset(str(copy))))[:3]
         for original, copied in pairs:
             assert copied.source == str(copy)  # read from the copy, not taken for the set
             assert task_problem(copied, domain).goal == task_problem(original, domain).goal
