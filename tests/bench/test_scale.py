@@ -222,7 +222,7 @@ def test_the_fake_server_reads_every_planner_role_from_its_prompt(tmp_path, resp
     planners = ("SAGE", "Direct", "CoT", "ReAct", "SayCan", "LLM+P", "Self-Refine")
     with FakeOllama(recording, latency=0.0, capacity=4) as server:
         run = run_benchmark(grid(tmp_path, "roles", llm="ollama", llm_host=server.url,
-                                 models=("fake",), planners=planners, tasks=("ithor#K10",),
+                                 models=("fake",), planners=planners, tasks=("ithor#L16",),
                                  seeds=(0,), workers=3))
     rows, _ = read_results(run / "results.jsonl")
     assert [r["error"] for r in rows] == [None] * len(planners)
