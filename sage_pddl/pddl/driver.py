@@ -230,7 +230,6 @@ class Driver:
         # and the state's actions: a state to shift to (an int) or a reduction
         # `(op, origin, callback, _Rule)`
         count = max(table.states) + 1
-        self.known: list[_Words] = []
         self.lexing: list[Any] = [None] * count
         self.actions: list[dict[str, Any]] = [{}] * count
         known_by_lexer: dict[int, _Words] = {}
@@ -245,7 +244,7 @@ class Driver:
                 terminal: arg if action is Shift else (rules[arg][0], arg.origin.name,
                                                        rules[arg][1].callback, rules[arg][1])
                 for terminal, (action, arg) in row.items()}
-        self.known = [known_by_state[state] for state in range(count)]
+        self.known: list[_Words] = [known_by_state[state] for state in range(count)]
 
     def parse(self, text: str, start: str, max_depth: int = MAX_DEPTH) -> Any:
         """The value of the start symbol `start` for `text`. Declines a text whose parentheses
@@ -314,8 +313,9 @@ class Driver:
         kind, rest = self._first_token(state, word)
         if rest:
             return None
-        return kind, _DROPPED if kind not in self.kept else _LOCATED if kind in self.located \
-            else _WORD
+        if kind not in self.kept:
+            return kind, _DROPPED
+        return kind, _LOCATED if kind in self.located else _WORD
 
     def _first_token(self, state: int, word: str) -> tuple[str, str]:
         """The kind of the first token the lexer of `state` reads in `word`, and the rest."""
