@@ -60,6 +60,24 @@ WORDS_KEPT = 50_000
 shared corpus together fills a table with fewer than 3,000."""
 
 
+class _Words(dict[str, "tuple[str, int] | None"]):
+    """The words one of Lark's contextual lexers has read: each with its kind and the value the
+    parse gives it, or None for a word the lexer reads as several tokens. A word not read yet
+    is lexed on first sight (`__missing__`, by `lex`); a table is emptied when full."""
+
+    __slots__ = ("lex",)
+
+    def __init__(self, lex: Callable[[str], tuple[str, int] | None]):
+        super().__init__()
+        self.lex = lex
+
+    def __missing__(self, word: str) -> tuple[str, int] | None:
+        if len(self) >= WORDS_KEPT:  # a long-lived process reads many texts: bounded
+            self.clear()
+        self[word] = lexed = self.lex(word)
+        return lexed
+
+
 class Declined(Exception):
     """The fast driver met something it leaves to Lark: a syntax error, mostly."""
 
@@ -93,8 +111,7 @@ class _Rule(NamedTuple):
     size: int
     origin: str
     callback: Any  # the builder's method; None for an `_inlined` rule (its result is the list)
-    select: Any  # children -> the list the callback receives; None: all children, as they are
-    expand1: bool  # a `?rule` without alias: one kept child is passed on
+    build: Callable[[list[Any]], Any]  # the rule's children -> its value (`_builder`)
 
     @staticmethod
     def of(rule: Any, builder: ModelBuilder) -> tuple[int, _Rule]:
@@ -124,34 +141,48 @@ class _Rule(NamedTuple):
             op = _APPEND
         else:
             op = _GENERAL
-        return op, _Rule(size, name, callback, _selector(include, size), expand1)
+        finish = callback or _as_is
+        if expand1:
+            finish = partial(_one_passed_on, finish)
+        return op, _Rule(size, name, callback, _builder(include, size, finish))
 
 
-def _selector(include: list[tuple[int, bool]], size: int) -> Any:
-    """children -> the list a rule's callback receives: the children at the `include`d
-    indices, the lists of `_inlined` children spliced in (Lark's `ChildFilterLALR_NoPlaceholders`,
-    whose list of a left recursion grows in place)."""
+def _as_is(selected: list[Any]) -> list[Any]:
+    """The value of an `_inlined` rule: its children, which its parent splices in."""
+    return selected
+
+
+def _one_passed_on(finish: Callable[[list[Any]], Any], selected: list[Any]) -> Any:
+    """The value of a `?rule`: its one child as it is, else `finish` of its children."""
+    return selected[0] if len(selected) == 1 else finish(selected)
+
+
+def _builder(include: list[tuple[int, bool]], size: int,
+             finish: Callable[[list[Any]], Any]) -> Callable[[list[Any]], Any]:
+    """children -> the rule's value: `finish` (its callback) of the children it receives, those
+    at the `include`d indices with the lists of `_inlined` children spliced in (Lark's
+    `ChildFilterLALR_NoPlaceholders`, whose list of a left recursion grows in place)."""
     kept = [i for i, splice in include if not splice]
     spliced = [i for i, splice in include if splice]
     if not spliced and len(kept) == size:
-        return None
+        return finish
     if not spliced:
         if not kept:  # `_comma: ","`
-            return lambda children: []
+            return lambda children: finish([])
         if len(kept) == 1:
             only = kept[0]
-            return lambda children: [children[only]]
+            return lambda children: finish([children[only]])
         pick = itemgetter(*kept)
-        return lambda children: list(pick(children))
+        return lambda children: finish(list(pick(children)))
     if kept and spliced == [include[-1][0]]:  # `LPAR NAME __star`: the repetition last
         last = spliced[0]
         if len(kept) == 1:
             only = kept[0]
-            return lambda children: [children[only], *children[last]]
+            return lambda children: finish([children[only], *children[last]])
         pick = itemgetter(*kept)
-        return lambda children: [*pick(children), *children[last]]
+        return lambda children: finish([*pick(children), *children[last]])
 
-    def select(children: list[Any]) -> list[Any]:
+    def build(children: list[Any]) -> Any:
         selected: list[Any] = []
         for index, splice in include:
             if not splice:
@@ -160,8 +191,8 @@ def _selector(include: list[tuple[int, bool]], size: int) -> Any:
                 selected += children[index]
             else:
                 selected = children[index]
-        return selected
-    return select
+        return finish(selected)
+    return build
 
 
 class Driver:
@@ -199,19 +230,21 @@ class Driver:
         # and the state's actions: a state to shift to (an int) or a reduction
         # `(op, origin, callback, _Rule)`
         count = max(table.states) + 1
-        self.known: list[dict[str, tuple[str, int]]] = [{}] * count
         self.lexing: list[Any] = [None] * count
         self.actions: list[dict[str, Any]] = [{}] * count
-        known_by_lexer: dict[int, dict[str, tuple[str, int]]] = {}
+        known_by_lexer: dict[int, _Words] = {}
+        known_by_state: dict[int, _Words] = {}
         for state, row in table.states.items():
             lexer = frontend.lexer.lexers[state]
             regexes = lexer.scanner._mres  # (the scanner is built on first use, callbacks too)
-            self.known[state] = known_by_lexer.setdefault(id(lexer), {})
             self.lexing[state] = (regexes, lexer.callback)
+            known_by_state[state] = known_by_lexer.setdefault(id(lexer),
+                                                              _Words(partial(self._lex, state)))
             self.actions[state] = {
                 terminal: arg if action is Shift else (rules[arg][0], arg.origin.name,
                                                        rules[arg][1].callback, rules[arg][1])
                 for terminal, (action, arg) in row.items()}
+        self.known: list[_Words] = [known_by_state[state] for state in range(count)]
 
     def parse(self, text: str, start: str, max_depth: int = MAX_DEPTH) -> Any:
         """The value of the start symbol `start` for `text`. Declines a text whose parentheses
@@ -236,13 +269,11 @@ class Driver:
                     at = column + len(space)
                     column = at + len(value)
                     state = stack[-1]
-                    lexed = known[state].get(value)
-                    if lexed is None:
-                        lexed = self._lex(state, value)
-                        if lexed is None:  # a word of several tokens
-                            self._feed_word(value, line_number, line_start + at - 1,
-                                            line_start, stack, values)
-                            continue
+                    lexed = known[state][value]
+                    if lexed is None:  # a word of several tokens
+                        self._feed_word(value, line_number, line_start + at - 1, line_start,
+                                        stack, values)
+                        continue
                     kind, made = lexed
                     token: Any
                     if made == _DROPPED:
@@ -278,16 +309,13 @@ class Driver:
 
     def _lex(self, state: int, word: str) -> tuple[str, int] | None:
         """The kind of `word` read by the lexer of `state` as one token and what value the
-        parse gives it (remembered for that lexer); None when it reads the word as several."""
+        parse gives it; None when it reads the word as several."""
         kind, rest = self._first_token(state, word)
         if rest:
             return None
-        made = _DROPPED if kind not in self.kept else _LOCATED if kind in self.located else _WORD
-        known = self.known[state]
-        if len(known) >= WORDS_KEPT:  # a long-lived process reads many texts: bounded
-            known.clear()
-        known[word] = lexed = (kind, made)
-        return lexed
+        if kind not in self.kept:
+            return kind, _DROPPED
+        return kind, _LOCATED if kind in self.located else _WORD
 
     def _first_token(self, state: int, word: str) -> tuple[str, str]:
         """The kind of the first token the lexer of `state` reads in `word`, and the rest."""
@@ -345,20 +373,13 @@ class Driver:
 
     def _reduce(self, rule: _Rule, stack: list[Any], values: list[Any]) -> None:
         """A reduction by `rule` (any rule; the loop of `parse` does the commonest itself)."""
-        size, origin, callback, select, expand1 = rule
+        size, origin, _, build = rule
         if size:
             children = values[-size:]
             del values[-size:], stack[-size:]
         else:
             children = []
-        selected = children if select is None else select(children)
-        if expand1 and len(selected) == 1:
-            value = selected[0]
-        elif callback is None:
-            value = selected
-        else:
-            value = callback(selected)
-        values.append(value)
+        values.append(build(children))
         stack.append(self.actions[stack[-1]][origin])
 
 
