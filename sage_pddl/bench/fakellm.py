@@ -13,8 +13,8 @@ sentence (`ROLE_MARKERS`); a request with none gets the responder's default answ
 plan), as `direct`, `cot` and `fewshot` do. `stop()` closes the port, so later requests are
 refused, as with a server that died; `served`, `peak` (the most requests in a slot at once) and
 `in_slot` tell a test what happened. Requests larger than `MAX_BODY` bytes get HTTP 413.
-Like Ollama it speaks HTTP/1.1 and keeps a client's connection open from request to request;
-`stop()` shuts those connections down too.
+Like Ollama it speaks HTTP/1.1 and keeps a client's connection open from request to request
+(`connections` counts those it accepted); `stop()` shuts them down too.
 
 Like Ollama it evaluates a prompt in the request's `options.num_ctx` tokens (else
 `DEFAULT_NUM_CTX`) and cuts a longer one silently: its token count (one per word) is then the
@@ -87,6 +87,7 @@ class FakeOllama:
         self.served = 0
         self.in_slot = 0
         self.peak = 0
+        self.connections = 0
         self.truncated = 0
         self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self._server.daemon_threads = True
@@ -162,6 +163,7 @@ class FakeOllama:
                 super().setup()
                 with server._count:
                     server._connections.add(self.connection)
+                    server.connections += 1
 
             def finish(self) -> None:
                 with server._count:

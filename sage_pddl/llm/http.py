@@ -129,7 +129,15 @@ class _Watchdog:
 
 
 _WATCHDOG = _Watchdog()
-os.register_at_fork(after_in_child=_WATCHDOG.__init__)  # the parent's thread is not the child's
+
+
+def _new_watchdog() -> None:
+    """A forked child's own watchdog: the parent's thread and heap are not the child's."""
+    global _WATCHDOG
+    _WATCHDOG = _Watchdog()
+
+
+os.register_at_fork(after_in_child=_new_watchdog)
 
 
 def http_library(client_class: type) -> ModuleType:
