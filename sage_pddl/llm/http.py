@@ -78,9 +78,10 @@ class _Deadline:
         return None
 
     def expire(self) -> None:
-        if self.socket is not None and not self.cancelled:
+        opened = self.socket  # read once: `cancel` may drop it meanwhile
+        if opened is not None and not self.cancelled:
             try:
-                self.socket.shutdown(socket.SHUT_RDWR)
+                opened.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
 
@@ -94,6 +95,7 @@ class _Deadline:
 
     def cancel(self) -> None:
         self.cancelled = True
+        self.socket = None  # the watchdog may keep the deadline until its time
 
 
 class _Watchdog:
@@ -215,10 +217,12 @@ class BoundedTransport:
         self._per_thread: dict[threading.Thread, Any] = {}  # thread -> its transport
 
     def _own(self) -> tuple[Any, Any]:
-        """This thread's transport (made on its first request; those of threads that ended
-        are closed meanwhile) and what the thread keeps of it (`opened`: the socket)."""
+        """This thread's transport (made on its first request in this process; those of
+        threads that ended are closed meanwhile) and what the thread keeps of it (`opened`:
+        the socket of its connection)."""
         mine = getattr(self._local, "transport", None)
-        if mine is None:
+        if mine is None or self._local.pid != os.getpid():  # a forked child shares no socket
+            self._local.pid = os.getpid()
             mine = self._local.transport = self.library.HTTPTransport(
                 verify=_default_ssl_context(self.library),
                 limits=self.library.Limits(max_connections=1, max_keepalive_connections=1),
