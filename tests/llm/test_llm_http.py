@@ -101,14 +101,19 @@ def openai(url: str, timeout: float) -> Any:
                                retries=0)
 
 
-def failure_of(make: Callable[[str, float], Any], mode: str, timeout: float) -> LLMError:
-    """The error of one call to a server in `mode`, and how long it took."""
+def failure_of(make: Callable[[str, float], Any], mode: str, timeout: float,
+               calls: int = 1) -> LLMError:
+    """The error of the last of `calls` calls of one backend to a server in `mode` (the
+    earlier ones must succeed)."""
     server = HostileServer(mode)
     outcome: list[BaseException | None] = []
 
     def call() -> None:
+        backend = make(server.url, timeout)
+        for _ in range(calls - 1):
+            backend.complete(MESSAGES)
         try:
-            make(server.url, timeout).complete(MESSAGES)
+            backend.complete(MESSAGES)
             outcome.append(None)
         except BaseException as error:  # noqa: BLE001 - examined below
             outcome.append(error)
@@ -147,27 +152,7 @@ def test_an_answer_over_the_limit_is_refused(make, monkeypatch):
 def test_the_deadline_ends_a_dripped_answer_on_a_kept_alive_connection():
     """The second call runs on the connection the first one opened (no new connection to
     learn a socket from) and still ends at its deadline."""
-    server = HostileServer("answer-then-drip")
-    backend = ollama(server.url, timeout=1.0)
-    outcome: list[BaseException | None] = []
-
-    def calls() -> None:
-        backend.complete(MESSAGES)
-        try:
-            backend.complete(MESSAGES)
-            outcome.append(None)
-        except BaseException as error:  # noqa: BLE001 - examined below
-            outcome.append(error)
-
-    thread = threading.Thread(target=calls, daemon=True)
-    try:
-        thread.start()
-        thread.join(60)
-        assert not thread.is_alive(), "the second call did not end"
-    finally:
-        server.stop()
-        backend.close()
-    (error,) = outcome
+    error = failure_of(ollama, "answer-then-drip", timeout=1.0, calls=2)
     assert isinstance(error, LLMTimeout) and "within 1 s" in str(error), error
 
 
