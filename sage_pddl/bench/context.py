@@ -93,7 +93,7 @@ class RunContext:
         """A compiled gate of the task's problem that no other cell holds while the block runs
         (compiled when every one is lent)."""
         with self._gates_lock:
-            free = self._free_gates.setdefault(task.task_id, [])
+            free = self._free_gates.get(task.task_id)
             gate = free.pop() if free else None
             if gate is None:
                 self._gates_made[task.task_id] = self._gates_made.get(task.task_id, 0) + 1
