@@ -9,11 +9,12 @@ once and queues the rest, like `OLLAMA_NUM_PARALLEL`. In one run it times the sa
 speed-up over `--workers 1`, its ratio to the ideal (N, capped by the servers' capacity and by
 the longest cell, whose calls are sequential; goal: at least 0.8), and whether the rows are
 identical to those of `--workers 1` (compared after sorting, without timing fields). What the
-cells share is built once per process and kept (the tasks' problems, the task set's memory
-seeds for SAGE with `--memory loo` as `bench` does by default, the compiled gates): the untimed
-warm-up runs build it, as the first cells of a `sage-pddl bench` process do, and the tool
-prints how long that warm-up took, so the timed runs measure the cells themselves (each still
-makes its own memory object and runner, as a run does).
+cells share is built once per process and kept (the tasks' problems and why a task is
+infeasible, the task set's memory seeds for SAGE with `--memory loo` as `bench` does by
+default): the untimed warm-up runs build it, as the first cells of a `sage-pddl bench` process
+do, and the tool prints how long that warm-up took, so the timed runs measure the cells
+themselves (each run still compiles and grounds its own gates, and makes its own memory object
+and runners, as a run does).
 
     python tools/bench_scale.py                  # 96 cells, 200 ms latency, capacity 8
     python tools/bench_scale.py --latency 0.5 --tasks 'ithor[:24]'

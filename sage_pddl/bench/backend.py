@@ -15,14 +15,15 @@ builds the backend for one model:
 * with a cassette (not `replay`): record what is new, replay what the cassette holds.
 
 `preflight(choice, models, tasks)` checks once, before a bench's first cell, what the chosen
-backend needs. (The bench's settings in `config.py` name a `BackendChoice`; this module knows
-nothing of the bench.)
+backend needs: a backend with a `check()` method is made and checked, as `plan` does. (The
+bench's settings in `config.py` name a `BackendChoice`; this module knows nothing of the
+bench.)
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sage_pddl.export.classical import require_unified_planning
@@ -138,10 +139,12 @@ def model_cassette(cassette_dir: str | Path, model: str) -> Path:
 
 def preflight(choice: BackendChoice, models: Sequence[str], tasks: Sequence[Task]) -> None:
     """What `choice` needs, checked once before a bench's first cell, so a run that cannot work
-    stops at once with the reason (exit 2) instead of after a row per cell: the server answers
-    (ollama, openai: every host, unless one of several answers) and has the model (ollama), and the `planners`
-    extra is there when the reference responder must plan tasks without a reference plan. (Not
-    with a cassette: a cassette may hold every answer.)"""
+    stops at once with the reason (exit 2) instead of after a row per cell. A backend with a
+    `check()` method (ollama, openai: the server answers and has the model; any registered
+    backend that has one) is made for each model and each host, as `plan` makes it, and
+    checked; with several hosts one that passes is enough (the pool sets the others aside).
+    For the reference responder, the `planners` extra must be there when it plans tasks
+    without a reference plan. (Not with a cassette: a cassette may hold every answer.)"""
     llm = choice.llm.lower()
     if llm == "scripted" and not choice.script:
         unplanned = [t.task_id for t in tasks if not t.reference_steps]
@@ -154,15 +157,24 @@ def preflight(choice: BackendChoice, models: Sequence[str], tasks: Sequence[Task
                     "llm", f"the reference responder plans the tasks without a reference plan "
                            f"({shown}) with a classical planner: {error}") from None
         return
-    if llm not in ("ollama", "openai"):
+    if llm == "replay":  # answers only from the cassette
         return
+    hosts: list[str | None] = [*choice.hosts] if llm in HOST_BACKENDS else []
     for model in models:
         failures: list[SageError] = []
-        hosts: list[str | None] = [*choice.hosts] or [None]
-        for host in hosts:
+        for host in hosts or [None]:
             try:
-                get_backend(llm, model=model, host=host).check()  # type: ignore[attr-defined]
+                backend = _one_backend(replace(choice, host=host, per_host=None), llm, model,
+                                       tasks, None)
+                try:
+                    check = getattr(backend, "check", None)
+                    if callable(check):
+                        check()
+                finally:
+                    close = getattr(backend, "close", None)
+                    if callable(close):
+                        close()
             except SageError as error:
                 failures.append(error)
-        if len(failures) == len(hosts):
+        if failures and len(failures) == len(hosts or [None]):
             raise failures[0]

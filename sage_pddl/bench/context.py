@@ -2,11 +2,12 @@
 
 One `RunContext` is made per process that runs cells (the bench process, or each Ray worker) and
 is shared by all its threads. Each thing it holds is built once, by the first thread that asks,
-under a lock of its own key (`BuiltOnce`):
+under a lock of its own key (`sage_pddl.pddl.built_once.BuiltOnce`):
 
-* the domains, through `load_domain`'s own cache;
-* the planning tasks (immutable; a task's problem is built once);
-* why a task's scene cannot reach its goal (`task_infeasible`, "" when it can);
+* the domains, by name (`load_domain` keeps each file's domain for the process);
+* the planning tasks (immutable; a task's problem is built once per process);
+* why a task's scene cannot reach its goal (`task_infeasible`, "" when it can), kept for the
+  process as the task's problem is, so a second run in the process does not work it out again;
 * the memories of the task sets (only read while cells run, except with `memory="live"`, which
   runs one cell at a time), built on a thread of their own while the first cells run
   (`build_memories_meanwhile`).
@@ -19,49 +20,25 @@ what it grounded. The cell hands that one gate to the planner, the runtime and t
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Generic, TypeVar
 
 from sage_pddl.domains import load_domain
 from sage_pddl.gate import Gate, compile_gate
+from sage_pddl.pddl.built_once import BuiltOnce
 from sage_pddl.pddl.model import Domain
 from sage_pddl.planners import MEMORY_PLANNERS
-from sage_pddl.planners.base import PlanningTask
+from sage_pddl.planners.base import PlanningTask, content_key
 from sage_pddl.planners.memory import HybridMemory
 from sage_pddl.tasks import Task, load_taskset, task_infeasible
 
 from .config import BenchConfig
 from .executors import Cell
 
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
-
-
-class BuiltOnce(Generic[K, V]):
-    """key -> value, each built once by the first thread that asks, under a lock of its own key
-    (threads asking for the same key wait for that build; other keys build meanwhile). A build
-    that raises is not kept: the next thread to ask builds it again (and meets the error)."""
-
-    def __init__(self) -> None:
-        self._values: dict[K, V] = {}
-        self._building: dict[K, threading.Lock] = {}
-        self._guard = threading.Lock()
-
-    def get(self, key: K, build: Callable[[], V]) -> V:
-        with self._guard:
-            if key in self._values:
-                return self._values[key]
-            lock = self._building.setdefault(key, threading.Lock())
-        with lock:
-            with self._guard:
-                if key in self._values:  # built while this thread waited
-                    return self._values[key]
-            value = build()
-            with self._guard:
-                self._values[key] = value
-            return value
+_INFEASIBLE: BuiltOnce[tuple[int, str], str] = BuiltOnce(kept=512)
+"""Why each task cannot reach its goal, kept for the process by domain object and task content,
+as its problem is (`task_problem_of`): every run in the process asks again; a lock per task."""
 
 
 class RunContext:
@@ -72,17 +49,21 @@ class RunContext:
         self.tasks = tasks
         self.live_path = live_path
         """The live memory's file (`memory="live"`), else None."""
-        self._planning: BuiltOnce[str, PlanningTask] = BuiltOnce()
-        self._memories: BuiltOnce[str, HybridMemory] = BuiltOnce()
-        self._infeasibility: BuiltOnce[str, str] = BuiltOnce()
+        # the run's own domains, tasks and task sets: every value kept, a lock per key (a
+        # domain by name: `load_domain` finds its file again each time it is asked)
+        self._domains: BuiltOnce[str, Domain] = BuiltOnce(kept=None)
+        self._planning: BuiltOnce[str, PlanningTask] = BuiltOnce(kept=None)
+        self._memories: BuiltOnce[str, HybridMemory] = BuiltOnce(kept=None)
         self._free_gates: dict[str, list[Gate]] = {}
+        self._gates_made: dict[str, int] = {}
         self._gates_lock = threading.Lock()
         self._memories_built = threading.Event()
         self._memories_built.set()  # until `build_memories_meanwhile` starts building them
 
     def domain_for(self, task: Task) -> Domain:
         name = self.config.domain or task.domain or "ithor"
-        return load_domain(name, domains_dirs=list(self.config.domains_dirs) or None)
+        return self._domains.get(name, lambda: load_domain(
+            name, domains_dirs=list(self.config.domains_dirs) or None))
 
     def planning_task(self, task: Task) -> PlanningTask:
         return self._planning.get(task.task_id,
@@ -90,8 +71,12 @@ class RunContext:
 
     def infeasible(self, task: Task) -> str:
         """Why the task's scene cannot reach its goal ("" when it can)."""
-        return self._infeasibility.get(task.task_id,
-                                       lambda: task_infeasible(task, self.domain_for(task)))
+        domain = self.domain_for(task)
+        content = content_key(task)
+        if content is None:
+            return task_infeasible(task, domain)
+        return _INFEASIBLE.get((id(domain), content), lambda: task_infeasible(task, domain),
+                               domain)
 
     def memory(self, task: Task) -> HybridMemory:
         """The memory of the task's own task set (retrieval leaves the task out)."""
@@ -110,6 +95,8 @@ class RunContext:
         with self._gates_lock:
             free = self._free_gates.get(task.task_id)
             gate = free.pop() if free else None
+            if gate is None:
+                self._gates_made[task.task_id] = self._gates_made.get(task.task_id, 0) + 1
         if gate is None:
             planning = self.planning_task(task)
             gate = compile_gate(planning.domain, planning.problem)
@@ -153,6 +140,11 @@ class RunContext:
         threading.Thread(target=build_all, daemon=True, name="bench-memories").start()
 
     def ready(self, cell: Cell) -> bool:
-        """False while the cell would only wait for a memory still being built."""
-        return (self._memories_built.is_set() or self.config.memory == "none"
-                or cell.planner not in MEMORY_PLANNERS)
+        """False while the cell would only wait for a memory still being built, or would
+        compile (and ground again) a second gate of its task because every one is lent."""
+        if not (self._memories_built.is_set() or self.config.memory == "none"
+                or cell.planner not in MEMORY_PLANNERS):
+            return False
+        with self._gates_lock:
+            task_id = cell.task.task_id
+            return not self._gates_made.get(task_id) or bool(self._free_gates.get(task_id))

@@ -13,6 +13,8 @@ sentence (`ROLE_MARKERS`); a request with none gets the responder's default answ
 plan), as `direct`, `cot` and `fewshot` do. `stop()` closes the port, so later requests are
 refused, as with a server that died; `served`, `peak` (the most requests in a slot at once) and
 `in_slot` tell a test what happened. Requests larger than `MAX_BODY` bytes get HTTP 413.
+Like Ollama it speaks HTTP/1.1 and keeps a client's connection open from request to request
+(`connections` counts those it accepted); `stop()` shuts them down too.
 
 Like Ollama it evaluates a prompt in the request's `options.num_ctx` tokens (else
 `DEFAULT_NUM_CTX`) and cuts a longer one silently: its token count (one per word) is then the
@@ -22,6 +24,7 @@ window, as Ollama's `prompt_eval_count` is, and the answer is an empty plan, `{"
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -80,9 +83,11 @@ class FakeOllama:
         self.model = model
         self._slots = threading.BoundedSemaphore(self.capacity)
         self._count = threading.Lock()
+        self._connections: set[socket.socket] = set()  # open client connections, under _count
         self.served = 0
         self.in_slot = 0
         self.peak = 0
+        self.connections = 0
         self.truncated = 0
         self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self._server.daemon_threads = True
@@ -101,6 +106,13 @@ class FakeOllama:
     def stop(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+        with self._count:
+            connections = list(self._connections)
+        for connection in connections:  # a kept-alive connection would outlive the port
+            try:
+                connection.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def __enter__(self) -> FakeOllama:
         return self.start()
@@ -141,8 +153,22 @@ class FakeOllama:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # connections kept alive, as by Ollama
+            disable_nagle_algorithm = True  # as Go's servers: a reply is not held back
+
             def log_message(self, format: str, *args: Any) -> None:  # quiet
                 pass
+
+            def setup(self) -> None:
+                super().setup()
+                with server._count:
+                    server._connections.add(self.connection)
+                    server.connections += 1
+
+            def finish(self) -> None:
+                with server._count:
+                    server._connections.discard(self.connection)
+                super().finish()
 
             def _send(self, status: int, body: Mapping[str, Any] | str) -> None:
                 data = (body if isinstance(body, str) else json.dumps(body)).encode()
@@ -161,13 +187,15 @@ class FakeOllama:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 if length > MAX_BODY:
+                    self.close_connection = True  # its body is left unread
                     self._send(413, {"error": f"request body over {MAX_BODY} bytes"})
                     return
+                body = self.rfile.read(length)
                 if self.path.rstrip("/") != "/api/chat":
                     self._send(404, {"error": f"no endpoint {self.path}"})
                     return
                 try:
-                    request = json.loads(self.rfile.read(length) or b"{}")
+                    request = json.loads(body or b"{}")
                     reply = server.answer(request)
                 except Exception as error:  # the client sees a 500, as from a failing server
                     self._send(500, {"error": f"{type(error).__name__}: {error}"})

@@ -45,6 +45,7 @@ from typing import Any
 from tqdm import tqdm
 
 from sage_pddl.llm import LLMBackend
+from sage_pddl.pddl.built_once import BuiltOnce
 from sage_pddl.pddl.files import write_text_atomic
 from sage_pddl.tasks import Task
 
@@ -59,7 +60,7 @@ from .config import (
     select_tasks,
     setting_error,
 )
-from .context import BuiltOnce, RunContext
+from .context import RunContext
 from .executors import (
     Cell,
     Executor,
@@ -208,7 +209,7 @@ def _runner_factory(context: RunContext, llm_factory: LLMFactory | None
     """Makes the runners of this process's threads, once the memories are being built; each
     model's backend is made once and shared by every thread of the process."""
     context.build_memories_meanwhile()
-    made: BuiltOnce[str, LLMBackend] = BuiltOnce()
+    made: BuiltOnce[str, LLMBackend] = BuiltOnce(kept=None)  # one per model, a lock per model
     factory = llm_factory or _config_backends(context)
 
     def backend(model: str) -> LLMBackend:

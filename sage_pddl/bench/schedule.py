@@ -10,8 +10,10 @@ so that every group is timed early; then the group whose finished cells took lon
 (rows of an earlier invocation of a resumed run count, by their `row_seconds`); a group started
 but not yet timed counts as the longest, since its first cell is still running while others
 have finished. Within a group cells keep grid order. A cell that would only wait for something
-the run is still building (`ready(cell)` is False: a SAGE cell while the task set's memory is
-built) starts after every cell that would not, so those cells wait on their LLM server meanwhile.
+the run is still building, or would build again what another cell holds (`ready(cell)` is
+False: a SAGE cell while the task set's memory is built, a cell whose task's every gate is lent
+to a running cell), starts after the cells that would not (of each group's next `READY_SCAN`),
+so those cells wait on their LLM server meanwhile.
 
 The order changes no row: a cell's row depends on the cell alone (with `memory="live"` rows
 depend on the order cells finish in anyway). `longest_first=False` keeps grid order, which the
@@ -28,6 +30,10 @@ from .executors import Cell
 
 Group = tuple[str, str]
 """(model, planner)"""
+
+READY_SCAN = 64
+"""How many of a group's next cells `pop` asks `ready` about (more than the cells in flight at
+once on threads)."""
 
 
 class CellQueue:
@@ -54,15 +60,26 @@ class CellQueue:
         waiting = [group for group, cells in self._groups.items() if cells]
         if not waiting:
             raise IndexError("no cell left")
+        first_ready: dict[Group, int] = {}
         if self._longest_first and ready is not None:
-            waiting = [g for g in waiting if ready(self._groups[g][0])] or waiting
+            for group in waiting:
+                cells = self._groups[group]
+                found = next((n for n in range(min(len(cells), READY_SCAN)) if ready(cells[n])),
+                             None)
+                if found is not None:
+                    first_ready[group] = found
+            waiting = [g for g in waiting if g in first_ready] or waiting
         group = waiting[0]
         if self._longest_first:
             group = next((g for g in waiting
                           if g not in self._started and g not in self._seconds), None) \
                 or max(waiting, key=self._mean_seconds)  # a tie: the first in grid order
         self._started.add(group)
-        return self._groups[group].popleft()
+        cells = self._groups[group]
+        found = first_ready.get(group, 0)
+        cell = cells[found]
+        del cells[found]
+        return cell
 
     def finished(self, cell: Cell, seconds: float | None) -> None:
         """Learn how long `cell` took (None: not timed, learn nothing)."""

@@ -6,19 +6,31 @@ and openai backends' clients (both packages are httpx clients) send through
 `BoundedTransport`, which adds to every request:
 
 * a deadline of `seconds` from the request's start, for the whole exchange (connect, headers,
-  body): at the deadline the request's connection is shut down (its socket comes from
-  httpcore's documented `trace` extension, and every request opens its own connection so
-  there always is one), which ends any read under way, and the call raises `LLMTimeout`;
+  body): at the deadline the request's connection is shut down, which ends any read under way,
+  and the call raises `LLMTimeout`. One thread of the process (`_Watchdog`) keeps the
+  deadlines of the requests under way and shuts the connections down; no request starts a
+  thread of its own;
 * a limit of `MAX_ANSWER_BYTES` on the body as it arrives (streamed or not): past it the read
   stops and the call raises `AnswerTooLarge`.
 
 Both are `LLMError`s, so to a planner such a call is a failed call (a failed plan), never a
-hang or a crash. openai 3 and later are built on `httpx2` (the same API under another
-name): `BoundedTransport` is made for the package a client class is built on
-(`http_library`).
+hang or a crash.
+
+Connections are kept alive and reused, one per thread that calls (a transport of the library,
+limited to one connection, per thread): a benchmark's worker threads each keep theirs open
+from call to call. The deadline knows the connection's socket from httpcore's documented
+`trace` extension, which reports a connection when it is opened: a thread's request runs on the
+one connection its thread last opened. (So a thread must read or close a response before it
+sends the next request, as the ollama and openai clients do without streaming.)
+
+openai 3 and later are built on `httpx2` (the same API under another name): `BoundedTransport`
+is made for the package a client class is built on (`http_library`).
 """
 from __future__ import annotations
 
+import heapq
+import itertools
+import os
 import socket
 import sys
 import threading
@@ -42,28 +54,32 @@ class AnswerTooLarge(LLMError):
 
 
 class _Deadline:
-    """Shuts down the connections a request opened when its time is up."""
+    """When a request's time is up, and the socket of the connection it runs on."""
 
-    def __init__(self, seconds: float, where: str):
+    def __init__(self, seconds: float, where: str, opened: socket.socket | None):
         self.seconds = seconds
         self.where = where
         self.ends = time.monotonic() + seconds
-        self._sockets: list[socket.socket] = []
-        self._timer = threading.Timer(seconds, self._expire)
-        self._timer.daemon = True
-        self._timer.start()
+        self.socket = opened
+        """The connection's socket: the one its thread opened last, until the request opens
+        another (`trace`)."""
+        self.cancelled = False
 
-    def trace(self, event: str, info: dict[str, Any]) -> None:
-        """httpcore's `trace` callback: keeps the socket of each connection opened."""
+    def trace(self, event: str, info: dict[str, Any]) -> socket.socket | None:
+        """httpcore's `trace` callback: the socket of a connection the request opened, kept
+        (and returned; None for any other event)."""
         if event == "connection.connect_tcp.complete" and info.get("return_value") is not None:
             opened = info["return_value"].get_extra_info("socket")
             if opened is not None:
-                self._sockets.append(opened)
+                self.socket = opened
                 if self.passed():  # opened just as the time ran out
-                    self._expire()
+                    self.expire()
+                return opened
+        return None
 
-    def _expire(self) -> None:
-        for opened in self._sockets:
+    def expire(self) -> None:
+        opened = self.socket  # read once: `cancel` may drop it meanwhile
+        if opened is not None and not self.cancelled:
             try:
                 opened.shutdown(socket.SHUT_RDWR)
             except OSError:
@@ -78,7 +94,52 @@ class _Deadline:
                           "smaller model")
 
     def cancel(self) -> None:
-        self._timer.cancel()
+        self.cancelled = True
+        self.socket = None  # the watchdog may keep the deadline until its time
+
+
+class _Watchdog:
+    """The process's one thread that expires the deadlines of requests under way, soonest
+    first. A cancelled deadline is dropped when it comes first, so the heap holds at most the
+    requests made within one timeout; the thread wakes when a deadline is due or one sooner
+    than all others is added (a forked child starts its own thread)."""
+
+    def __init__(self) -> None:
+        self._due: list[tuple[float, int, _Deadline]] = []
+        self._numbers = itertools.count()
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, deadline: _Deadline) -> None:
+        with self._changed:
+            soonest = not self._due or deadline.ends < self._due[0][0]
+            heapq.heappush(self._due, (deadline.ends, next(self._numbers), deadline))
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, daemon=True,
+                                                name="sage-pddl-http-deadlines")
+                self._thread.start()
+            elif soonest:
+                self._changed.notify()
+
+    def _run(self) -> None:
+        with self._changed:
+            while True:
+                now = time.monotonic()
+                while self._due and (self._due[0][2].cancelled or self._due[0][0] <= now):
+                    heapq.heappop(self._due)[2].expire()  # a cancelled one does nothing
+                self._changed.wait(self._due[0][0] - now if self._due else None)
+
+
+_WATCHDOG = _Watchdog()
+
+
+def _new_watchdog() -> None:
+    """A forked child's own watchdog: the parent's thread and heap are not the child's."""
+    global _WATCHDOG
+    _WATCHDOG = _Watchdog()
+
+
+os.register_at_fork(after_in_child=_new_watchdog)
 
 
 def http_library(client_class: type) -> ModuleType:
@@ -111,6 +172,7 @@ class _BoundedBody:
                 if self.deadline.passed():
                     raise self.deadline.error()
                 yield chunk
+            self.deadline.cancel()  # read whole: its connection may serve the next request
         except self.library.TransportError as error:
             if self.deadline.passed():
                 raise self.deadline.error() from error
@@ -135,31 +197,59 @@ def _body_type(stream_type: type) -> type:
     return type("BoundedBody", (_BoundedBody, stream_type), {})
 
 
+_NO_DELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+"""A request's headers and body leave at once, not held back until the server acknowledges the
+headers (Nagle's algorithm, which on a kept-alive connection meets the server's delayed
+acknowledgement: tens of milliseconds a request)."""
+
+
 class BoundedTransport:
-    """The library's HTTP transport with a total deadline per request and a bounded answer
-    (see the module docstring). `seconds` is the deadline; `where` names the server in
-    errors; `library` is httpx or httpx2 (`http_library`)."""
+    """The library's HTTP transport with a total deadline per request, a bounded answer and a
+    kept-alive connection per thread (see the module docstring). `seconds` is the deadline;
+    `where` names the server in errors; `library` is httpx or httpx2 (`http_library`)."""
 
     def __init__(self, seconds: float, where: str, library: ModuleType = httpx):
         self.seconds = seconds
         self.where = where
         self.library = library
-        # a connection per request: the deadline shuts down the one its request opened
-        self.inner = library.HTTPTransport(verify=_default_ssl_context(library),
-                                           limits=library.Limits(max_keepalive_connections=0))
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._per_thread: dict[threading.Thread, Any] = {}  # thread -> its transport
+
+    def _own(self) -> tuple[Any, Any]:
+        """This thread's transport (made on its first request in this process; those of
+        threads that ended are closed meanwhile) and what the thread keeps of it (`opened`:
+        the socket of its connection)."""
+        mine = getattr(self._local, "transport", None)
+        if mine is None or self._local.pid != os.getpid():  # a forked child shares no socket
+            self._local.pid = os.getpid()
+            mine = self._local.transport = self.library.HTTPTransport(
+                verify=_default_ssl_context(self.library),
+                limits=self.library.Limits(max_connections=1, max_keepalive_connections=1),
+                socket_options=_NO_DELAY)
+            self._local.opened = None
+            with self._lock:
+                for thread in [t for t in self._per_thread if not t.is_alive()]:
+                    self._per_thread.pop(thread).close()
+                self._per_thread[threading.current_thread()] = mine
+        return mine, self._local
 
     def handle_request(self, request: Any) -> Any:
-        deadline = _Deadline(self.seconds, self.where)
+        transport, kept = self._own()
+        deadline = _Deadline(self.seconds, self.where, kept.opened)
         earlier = request.extensions.get("trace")
 
         def trace(event: str, info: dict[str, Any]) -> None:
-            deadline.trace(event, info)
+            opened = deadline.trace(event, info)
+            if opened is not None:
+                kept.opened = opened
             if earlier is not None:
                 earlier(event, info)
 
         request.extensions = {**request.extensions, "trace": trace}
+        _WATCHDOG.watch(deadline)
         try:
-            response = self.inner.handle_request(request)
+            response = transport.handle_request(request)
         except self.library.TransportError as error:
             deadline.cancel()
             if deadline.passed():
@@ -173,7 +263,10 @@ class BoundedTransport:
         return response
 
     def close(self) -> None:
-        self.inner.close()
+        with self._lock:
+            for transport in self._per_thread.values():
+                transport.close()
+            self._per_thread.clear()
 
     def __enter__(self) -> BoundedTransport:
         return self

@@ -30,14 +30,14 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from sage_pddl.gate import Gate
 from sage_pddl.pddl import limits
+from sage_pddl.pddl.built_once import BuiltOnce
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, Problem
 from sage_pddl.pddl.vocabulary import step_key
@@ -53,30 +53,9 @@ MAX_ANSWER_CHARS = 200_000
 """The longest answer read (a plan of 100 steps is ~10,000 characters)."""
 
 
-class ProcessCache:
-    """key -> value, kept for the process: each built once, under the cache's lock (threads
-    asking meanwhile wait for it; a build that raises is not kept), at most `kept` of them (the
-    oldest goes first). An entry also holds `alive`, the objects its key names by `id`, so
-    those ids cannot be reused by other objects while it is kept."""
-
-    def __init__(self, kept: int):
-        self.kept = kept
-        self._values: dict[Any, tuple[Any, Any]] = {}
-        self._lock = threading.Lock()
-
-    def get(self, key: Any, build: Callable[[], Any], alive: Any = None) -> Any:
-        with self._lock:
-            if key not in self._values:
-                value = build()
-                while len(self._values) >= self.kept:
-                    del self._values[next(iter(self._values))]
-                self._values[key] = (alive, value)
-            return self._values[key][1]
-
-
-_PROBLEMS = ProcessCache(kept=512)
-"""The task problems the process keeps: a run's tasks, as a run kept them before (an iTHOR
-problem is about a third of a megabyte)."""
+_PROBLEMS: BuiltOnce[tuple[int, str], Problem] = BuiltOnce(kept=512)
+"""The task problems the process keeps, by domain object and task content: a run's tasks, as a
+run kept them before (an iTHOR problem is about a third of a megabyte); a lock per task."""
 
 
 def content_key(task: Any) -> str | None:

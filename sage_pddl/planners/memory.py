@@ -39,10 +39,11 @@ from pathlib import Path
 from typing import Any
 
 from sage_pddl.gate import compile_gate
+from sage_pddl.pddl.built_once import BuiltOnce
 from sage_pddl.pddl.vocabulary import bare_step
 from sage_pddl.tasks import normalize_steps
 
-from .base import PlanningTask, ProcessCache, Step, content_key, task_problem_of
+from .base import PlanningTask, Step, content_key, task_problem_of
 
 _WORD = re.compile(r"[a-z0-9]+")
 _COMPOUND = re.compile(r"^C\d+_(.+)$")
@@ -135,8 +136,8 @@ GatedSeed = tuple[str | None, MemoryItem | None, tuple[str, ...]]
 """A task's id, its seed item (None without a reference plan) and the gate's violation codes
 for the item's steps on the task's own problem (empty: accepted)."""
 
-_GATED = ProcessCache(kept=16)
-"""The verdicts of the (domain, task set) pairs the process keeps."""
+_GATED: BuiltOnce[tuple[int, str], list[GatedSeed]] = BuiltOnce(kept=16)
+"""The verdicts of the (domain, task set) pairs the process keeps; a lock per pair."""
 
 
 def _gated_seeds(tasks: list[Any], domain: Any) -> list[GatedSeed]:

@@ -183,7 +183,8 @@ def test_the_cells_of_a_task_share_one_compiled_gate(tmp_path, oracle_factory, g
         assert not any(r["error"] for r in rows_of(run_dir)[0])
         return len(gates_made)
 
-    assert count("four", ("SAGE", "Direct"), (0, 1)) == count("one", ("Direct",), (0,))
+    count("warm", ("Direct",), (0,))  # what the process keeps (the task's infeasibility)
+    assert count("four", ("SAGE", "Direct"), (0, 1)) == count("one", ("Direct",), (0,)) == 1
 
 
 def test_exec_mode_live_memory_keeps_the_executed_steps_as_written(tmp_path, oracle_factory):
@@ -247,3 +248,68 @@ def test_b2_a_damaged_config_is_named_and_rewrites_are_whole(tmp_path, oracle_fa
 
     with pytest.raises((BenchConfigError, ReportError), match=r"config\.json"):
         write_report(run_dir)
+
+
+class CheckedBackend:
+    """A backend of the kind a plug-in registers: it has `check()`, as a server backend does
+    (it fails when `healthy` is False), and answers nothing."""
+
+    name = "checked"
+    healthy = True
+    made: list[str] = []
+
+    def __init__(self, model: str = "m"):
+        self.model = model
+        self.closed = False
+
+    def check(self) -> None:
+        CheckedBackend.made.append(self.model)
+        if not CheckedBackend.healthy:
+            raise LLMUnavailable(f"the checked server has no {self.model}")
+
+    def close(self) -> None:
+        self.closed = True
+
+    def complete(self, *args, **kwargs):
+        raise AssertionError("a preflight only checks")
+
+
+@pytest.fixture
+def checked_backend(monkeypatch):
+    from sage_pddl import llm
+    from sage_pddl.llm import LLMConfigError
+    from sage_pddl.pddl.registry import Registry
+
+    monkeypatch.setattr(llm, "BACKENDS", Registry("LLM backend", LLMConfigError,
+                                                  {"checked": CheckedBackend}))
+    monkeypatch.setattr(CheckedBackend, "made", [])
+    return CheckedBackend
+
+
+def test_preflight_checks_any_backend_that_has_a_check_method(tmp_path, checked_backend,
+                                                               monkeypatch):
+    """Not only ollama and openai: a registered backend with `check()` is made and checked
+    once per model before the first cell, as `plan` checks its backend."""
+    from sage_pddl.bench.backend import BackendChoice, preflight
+
+    preflight(BackendChoice(llm="checked"), ["a", "b"], [])
+    assert checked_backend.made == ["a", "b"]
+    monkeypatch.setattr(checked_backend, "healthy", False)
+    with pytest.raises(LLMUnavailable, match="has no a"):
+        run_benchmark(config(tmp_path, llm="checked", models=("a",)))
+    assert not (tmp_path / "run" / "results.jsonl").exists()  # stopped before any row
+
+
+def test_a_cell_whose_tasks_every_gate_is_lent_is_not_ready(tmp_path, tasks):
+    """The queue starts such a cell after the others (`schedule.py`): it would compile and
+    ground a second gate of its task while the first is in use."""
+    from sage_pddl.bench.context import RunContext
+    from sage_pddl.bench.executors import Cell
+
+    context = RunContext(config(tmp_path).validated(), tasks)
+    first, other = tasks[0], tasks[1]
+    assert context.ready(Cell("m", "Direct", first, 0))  # no gate yet: nothing is built twice
+    with context.gate(first):
+        assert not context.ready(Cell("m", "Direct", first, 0))
+        assert context.ready(Cell("m", "Direct", other, 0))
+    assert context.ready(Cell("m", "Direct", first, 0))  # its gate is back

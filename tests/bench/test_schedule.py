@@ -104,3 +104,20 @@ def test_an_empty_queue_says_so():
         pass
     else:
         raise AssertionError("pop from an empty queue must raise")
+
+
+def test_a_cell_whose_task_is_held_by_a_running_cell_waits_for_the_groups_next_one():
+    """A cell that would compile a second gate of its task (`ready` False: the task's one
+    gate is lent) is passed over for the next cell of its group, which keeps grid order."""
+    held = {"T0", "T1"}
+
+    def ready(cell: Cell) -> bool:
+        return cell.task not in held
+
+    queue = CellQueue([c for c in grid() if c.planner == "Direct"], longest_first=True)
+    assert [queue.pop(ready).task for _ in range(2)] == ["T2", "T3"]
+    held.clear()
+    assert [queue.pop(ready).task for _ in range(3)] == ["T0", "T1", "T4"]
+    stuck = CellQueue([c for c in grid() if c.planner == "Direct"][:2], longest_first=True)
+    held.update({"T0", "T1"})
+    assert stuck.pop(ready).task == "T0"  # every cell would wait: the first goes anyway

@@ -7,6 +7,7 @@ endless one). Each call here runs in a thread joined with a generous bound, so a
 hangs fails the test instead of hanging the run."""
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -25,10 +26,12 @@ MESSAGES = [{"role": "user", "content": "Put the apple in the fridge."}]
 
 class HostileServer:
     """Answers every POST per `mode`: `drip` (headers, then one body byte every 20 ms for
-    ever), `drip-headers` (the status line a byte at a time), `huge` (a 1 MiB body)."""
+    ever), `drip-headers` (the status line a byte at a time), `huge` (a 1 MiB body),
+    `answer-then-drip` (a chat answer to the first request, kept alive, then `drip`)."""
 
     def __init__(self, mode: str):
         stopping = self.stopping = threading.Event()
+        answered: list[str] = []
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -38,7 +41,17 @@ class HostileServer:
 
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                answered.append(self.path)
                 try:
+                    if mode == "answer-then-drip" and len(answered) == 1:
+                        body = json.dumps({"model": "tiny", "done": True, "message": {
+                            "role": "assistant", "content": '{"steps": []}'}}).encode()
+                        self.send_response(200)
+                        self.send_header("Content-Type", "application/json")
+                        self.send_header("Content-Length", str(len(body)))
+                        self.end_headers()
+                        self.wfile.write(body)
+                        return
                     if mode == "drip-headers":
                         for byte in b"HTTP/1.1 200 OK\r\n" * 10_000:
                             self.wfile.write(bytes([byte]))
@@ -88,14 +101,19 @@ def openai(url: str, timeout: float) -> Any:
                                retries=0)
 
 
-def failure_of(make: Callable[[str, float], Any], mode: str, timeout: float) -> LLMError:
-    """The error of one call to a server in `mode`, and how long it took."""
+def failure_of(make: Callable[[str, float], Any], mode: str, timeout: float,
+               calls: int = 1) -> LLMError:
+    """The error of the last of `calls` calls of one backend to a server in `mode` (the
+    earlier ones must succeed)."""
     server = HostileServer(mode)
     outcome: list[BaseException | None] = []
 
     def call() -> None:
+        backend = make(server.url, timeout)
+        for _ in range(calls - 1):
+            backend.complete(MESSAGES)
         try:
-            make(server.url, timeout).complete(MESSAGES)
+            backend.complete(MESSAGES)
             outcome.append(None)
         except BaseException as error:  # noqa: BLE001 - examined below
             outcome.append(error)
@@ -129,3 +147,30 @@ def test_an_answer_over_the_limit_is_refused(make, monkeypatch):
     monkeypatch.setattr(http, "MAX_ANSWER_BYTES", 64 * 1024)
     error = failure_of(make, "huge", timeout=30.0)
     assert isinstance(error, AnswerTooLarge) and "more than 65,536 bytes" in str(error), error
+
+
+def test_the_deadline_ends_a_dripped_answer_on_a_kept_alive_connection():
+    """The second call runs on the connection the first one opened (no new connection to
+    learn a socket from) and still ends at its deadline."""
+    error = failure_of(ollama, "answer-then-drip", timeout=1.0, calls=2)
+    assert isinstance(error, LLMTimeout) and "within 1 s" in str(error), error
+
+
+def test_calls_from_one_thread_reuse_one_connection_and_start_no_thread(monkeypatch):
+    """A benchmark thread's calls share one kept-alive connection, and no call starts a thread
+    of its own for its deadline (one watchdog thread serves the process)."""
+    from sage_pddl.bench.fakellm import FakeOllama
+
+    with FakeOllama(lambda messages, role: {"steps": []}, latency=0.0, capacity=2) as server:
+        backend = OllamaBackend(model="fake", host=server.url, retries=0)
+        backend.complete(MESSAGES)  # the watchdog starts with the process's first request
+        started: list[str] = []
+        start = threading.Thread.start
+        monkeypatch.setattr(threading.Thread, "start",
+                            lambda thread: started.append(thread.name) or start(thread))
+        for _ in range(4):
+            backend.complete(MESSAGES)
+        monkeypatch.undo()
+        backend.close()
+        assert server.served == 5 and server.connections == 1
+    assert started == []
