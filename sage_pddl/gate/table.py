@@ -215,6 +215,12 @@ class PreconditionTable:
         type_set = self.schema.type_set
         return {name: type_set(types) for name, types in self.declared.items()}
 
+    def types_of(self, obj: str) -> frozenset[str] | None:
+        """The type keys object `obj` belongs to (as `object_types`, without making the
+        table of every object), or None when it is no object."""
+        declared = self.declared.get(obj)
+        return None if declared is None else self.schema.type_set(declared)
+
     @cached_property
     def declared_types(self) -> dict[str, tuple[str, ...]]:
         """Object key -> its declared type names (`object` when untyped), for messages."""
