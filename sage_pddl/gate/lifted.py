@@ -163,7 +163,8 @@ class EffectLiteral:
 @dataclass(frozen=True, slots=True)
 class WhenTemplate:
     """A conditional effect. Its condition is `literals` (atom, positive, static) when it is
-    a conjunction of literals, else `general`."""
+    a conjunction of literals; else it is `general`, and `literals` are the literals it
+    starts with (a static one that does not hold makes it false without grounding it)."""
 
     literals: tuple[tuple[AtomTemplate, bool, bool], ...]
     general: ConditionTemplate | None
@@ -373,12 +374,12 @@ class _Lifter:
         condition = effect.condition
         parts = condition.parts if isinstance(condition, And) else (condition,)
         effects = self.effect(effect.effect, scope, size)
-        literals = []
+        literals: list[tuple[AtomTemplate, bool, bool]] = []
         for part in parts:
             atom = part.arg if isinstance(part, Not) else part
             if not isinstance(atom, Atom):  # a quantifier, `or`, `=`...: a general condition
-                return WhenTemplate((), self.condition(condition, True, "", scope, size),
-                                    effects)
+                return WhenTemplate(tuple(literals),
+                                    self.condition(condition, True, "", scope, size), effects)
             literals.append((self.atom(atom.predicate, atom.args, scope), atom is part,
                              key(atom.predicate) not in self.dynamic))
         return WhenTemplate(tuple(literals), None, effects)

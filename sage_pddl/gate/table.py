@@ -540,10 +540,7 @@ class PreconditionTable:
         """The ground condition of a `when`, simplified by the static facts: a static literal
         that holds is dropped, one that does not makes the condition false (None). A condition
         is never reported, so a conjunction of literals becomes two sets without the sources
-        a `GroundLiteral` records for explanations."""
-        if item.general is not None:
-            cond = self._condition(item.general, values)
-            return None if cond.is_false else cond
+        a `GroundLiteral` records for explanations; any other condition is ground whole."""
         pos: list[GroundAtom] = []
         neg: list[GroundAtom] = []
         prune, initial = self.prune_static, self.initial_state
@@ -554,6 +551,9 @@ class PreconditionTable:
                     return None
                 continue
             (pos if positive else neg).append(atom)
+        if item.general is not None:
+            cond = self._condition(item.general, values)
+            return None if cond.is_false else cond
         return Cond(frozenset(pos), frozenset(neg)) if pos or neg else TRUE
 
 
