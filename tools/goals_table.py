@@ -85,7 +85,7 @@ def references() -> list[str]:
             compiled = scene.goal.parts if isinstance(scene.goal, And) else (scene.goal,)
             state = verdict.final_state
             missing = [_one_line(write_formula(w)) for w, c in zip(written_parts, compiled)
-                       if not gate.table.ground_formula(c, {}, True, anchor="").holds(state)]
+                       if not gate.table.ground_condition(c, {}, anchor="").holds(state)]
             undone.append(f"| {task.task_id} | {_one_line(task.instruction)} | "
                           f"{len(task.reference_steps)} | "
                           + "; ".join(f"`{m}`" for m in missing) + " |")

@@ -151,9 +151,9 @@ class StepBinder:
                 f"{action.name} takes {len(params)} argument(s) ({signature or 'none'}), "
                 f"the step gives {len(args)}", action.name)
         objects = tuple(map(str.lower, args))
-        object_types = self.table.object_types
+        types_of = self.table.types_of
         for obj, types in zip(objects, accepted):
-            have = object_types.get(obj)
+            have = types_of(obj)
             if have is None or (types is not None and types.isdisjoint(have)):
                 return Bound(action, self._instances(step, index, action, args, accepted))
         return Bound(action, (objects,))

@@ -321,11 +321,6 @@ class GroundAction:
         state |= add
 
 
-def action_text(action: Action, args: tuple[str, ...], names: dict[str, str]) -> str:
-    """`(Pick Apple)`: `action` with object keys `args`, objects in their spelling `names`."""
-    return spelled(action.name, args, names)
-
-
 def spelled(head: str, keys: tuple[str, ...], names: dict[str, str]) -> str:
     """`(head a b)`: `head` and each of `keys` in its spelling `names[key]` (the key itself
     when it has none)."""
@@ -333,8 +328,3 @@ def spelled(head: str, keys: tuple[str, ...], names: dict[str, str]) -> str:
         return f"({head})"
     return f"({head} {' '.join(map(names.get, keys, keys))})"
 
-
-def action_bindings(action: Action, args: tuple[str, ...], names: dict[str, str]
-                    ) -> tuple[tuple[str, str], ...]:
-    """(parameter name, object in original spelling) pairs of `action` with `args`."""
-    return tuple((p.name, names.get(a, a)) for p, a in zip(action.parameters, args))

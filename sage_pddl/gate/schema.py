@@ -16,7 +16,9 @@ of it:
   effect is a harmless cost depends on the problem's metric;
 * the canonical text of every condition node of every action (annotation matching, reports);
 * what each action word names (`words`): every action's name and alias from the start, other
-  spellings as steps use them.
+  spellings as steps use them;
+* each action lifted (`template`, `lifted.py`): its precondition and effect as templates a
+  step's objects are substituted into, made when a step first names the action.
 
 The cache is `pddl.vocabulary.PerDomain`: per domain object, not per equal domain (equality
 ignores the `@sage` annotations). A schema holds the domain's actions and nodes but never the
@@ -38,6 +40,7 @@ from ..pddl.model import (
     walk,
 )
 from ..pddl.vocabulary import PerDomain, vocabulary
+from .lifted import ActionTemplate, lift_action
 
 # --- the schema ------------------------------------------------------------------------------
 
@@ -73,6 +76,20 @@ class DomainSchema:
         self.declared, self.spelling = object_keys(domain.constants)
         """The domain's constants by key, each with its type key and its name as declared
         (`model.object_keys`)."""
+        self.actions: dict[str, Action] = {action.name: action for action in domain.actions}
+        """Action name as declared -> the action."""
+        self.templates: dict[str, ActionTemplate] = {}
+        """Action name -> its lifted form (`template`), one entry per action of the domain."""
+
+    def template(self, name: str) -> ActionTemplate:
+        """The action `name` lifted (`lifted.lift_action`), made when first asked for: a free
+        variable in it is an error of the first step that names it, not of every compile."""
+        found = self.templates.get(name)
+        if found is None:
+            vocab = self.vocabulary
+            found = self.templates[name] = lift_action(self.actions[name], vocab.canonical,
+                                                       vocab.effect_predicates)
+        return found
 
     def ancestors(self, type_name: str) -> frozenset[str]:
         """The type, its ancestors and `object`."""

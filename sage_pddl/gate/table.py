@@ -11,16 +11,19 @@ Semantics
 * **Initial state and goal.** `Not` facts in `:init` are documentation of absence and ignored;
   numeric initial values are ignored. The goal is ground once, like a precondition.
 * **Grounding.** An action and a tuple of object names become a `GroundAction` on first use and
-  are cached: nothing is ground that no plan step names (as VAL does). Quantifiers range over
-  the objects of their types and are expanded when the action is grounded (`forall` becomes a
-  conjunction, `exists` a disjunction); equality is decided at grounding time.
+  are cached: nothing is ground that no plan step names (as VAL does). Grounding substitutes
+  the objects into the action's template, lifted once per domain (`lifted.py`). Quantifiers
+  range over the objects of their types and are expanded when the action is grounded
+  (`forall` becomes a conjunction, `exists` a disjunction); equality is decided at grounding
+  time.
 * **Costs.** `increase`/`decrease` of a 0-ary cost fluent (the one the problem's metric names,
   or `total-cost`/`totalCost`) is ignored: costs never change whether a plan is valid.
 * **Scope.** Numeric comparisons, other numeric effects, durative actions, derived predicates,
   preferences, `oneof` and any other `Unsupported` node make compiling a table raise
   `UnsupportedConstruct` naming the construct and its line:column.
 * **Caches.** Everything that depends on the domain alone (the vocabulary, names, types, scope
-  hazards, canonical texts) is compiled once per `Domain` object (`schema.domain_schema`). A
+  hazards, canonical texts, the actions' templates) is compiled once per `Domain` object
+  (`schema.domain_schema`). A
   table keeps the ground actions plans have named (`ground`, at most `GROUND_ACTIONS_KEPT`,
   the least recently used forgotten first).
 
@@ -36,30 +39,17 @@ from collections.abc import Iterable, Iterator
 from functools import cached_property
 
 from ..pddl import limits
-from ..pddl.errors import GroundingTooLarge, PDDLSemanticError, UnsupportedConstruct
+from ..pddl.errors import GroundingTooLarge
 from ..pddl.model import (
     Action,
     And,
-    Atom,
     Comparison,
     Domain,
-    Equals,
-    Exists,
-    Forall,
-    ForallEffect,
     FunctionTerm,
-    Imply,
-    Location,
-    Not,
     NumericEffect,
     ObjectKeys,
-    Or,
     Problem,
-    Term,
-    Typed,
     Unsupported,
-    Variable,
-    When,
     key,
     object_keys,
     walk,
@@ -68,7 +58,6 @@ from ..pddl.model import (
 from ..pddl.vocabulary import Reason, canonical_sexpr
 from ..pddl.writer import write_formula
 from .ground import (
-    EQUALS,
     TRUE,
     AnyOf,
     Cond,
@@ -79,16 +68,25 @@ from .ground import (
     GroundLiteral,
     Implies,
     State,
-    action_bindings,
-    action_text,
     conjoin,
     spelled,
 )
+from .lifted import (
+    AnyOfTemplate,
+    AtomTemplate,
+    ConditionTemplate,
+    EffectLiteral,
+    EffectTemplate,
+    ForallTemplate,
+    ImpliesTemplate,
+    LiteralTemplate,
+    Quantified,
+    Values,
+    WhenTemplate,
+    lift_condition,
+    unsupported,
+)
 from .schema import domain_schema
-
-_StaticChecks = tuple[tuple[tuple[str, tuple[Term, ...]], ...], ...]
-"""Per quantified variable, the static literals (predicate, terms) bound once it is."""
-
 
 GROUND_ACTIONS_KEPT = 4096
 """Ground actions (and ground preconditions) one table keeps, at most: far more than the
@@ -164,22 +162,16 @@ class PreconditionTable:
                     names.add(key(node.name))
         return frozenset(names)
 
-    def _unsupported(self, construct: str, loc: Location | None, context: str) -> UnsupportedConstruct:
-        return UnsupportedConstruct(
-            f"{construct} {context} is outside the gate's scope "
-            "(it evaluates STRIPS/ADL with typing, equality, quantifiers, conditional effects "
-            "and action costs)", loc)
-
     def _check_node_scope(self, node: object, context: str) -> None:
         if isinstance(node, Comparison):
-            raise self._unsupported(f"numeric comparison `{node.op}`", node.loc, context)
+            raise unsupported(f"numeric comparison `{node.op}`", node.loc, context)
         if isinstance(node, Unsupported):
-            raise self._unsupported(node.construct, node.loc, context)
+            raise unsupported(node.construct, node.loc, context)
         if isinstance(node, NumericEffect):
             cost = (node.op in ("increase", "decrease") and not node.fluent.args
                     and key(node.fluent.name) in self._cost_fluents)
             if not cost:
-                raise self._unsupported(
+                raise unsupported(
                     f"numeric effect `({node.op} ({node.fluent.name}) ...)`", node.loc, context)
 
     def _check_formula_scope(self, formula: object, context: str) -> None:
@@ -192,12 +184,12 @@ class PreconditionTable:
         domain, problem = self.domain, self.problem
         if domain.unsupported:
             first = domain.unsupported[0]
-            raise self._unsupported(first.construct, first.loc, f"in domain {domain.name}")
+            raise unsupported(first.construct, first.loc, f"in domain {domain.name}")
         for node, context in self.schema.hazards:  # the domain's actions, walked once per domain
             self._check_node_scope(node, context)
         if problem.unsupported:
             first = problem.unsupported[0]
-            raise self._unsupported(first.construct, first.loc, f"in problem {problem.name}")
+            raise unsupported(first.construct, first.loc, f"in problem {problem.name}")
 
     # -- types and objects ----------------------------------------------------------------
 
@@ -222,6 +214,12 @@ class PreconditionTable:
         `object`; a name declared twice, as a constant and an object, belongs to both)."""
         type_set = self.schema.type_set
         return {name: type_set(types) for name, types in self.declared.items()}
+
+    def types_of(self, obj: str) -> frozenset[str] | None:
+        """The type keys object `obj` belongs to (as `object_types`, without making the
+        table of every object), or None when it is no object."""
+        declared = self.declared.get(obj)
+        return None if declared is None else self.schema.type_set(declared)
 
     @cached_property
     def declared_types(self) -> dict[str, tuple[str, ...]]:
@@ -307,7 +305,7 @@ class PreconditionTable:
         if len(problem.facts) < len(problem.init):  # not only atoms: any unsupported?
             for fact in problem.init:
                 if isinstance(fact, Unsupported):
-                    raise self._unsupported(fact.construct, fact.loc,
+                    raise unsupported(fact.construct, fact.loc,
                                             f"in the :init of {problem.name}")
         return problem.facts
 
@@ -324,11 +322,13 @@ class PreconditionTable:
 
     def ground_condition(self, formula: object, env: dict[str, str],
                          anchor: str | None) -> Cond:
-        """`ground_formula` of a whole condition (a precondition, the goal, one of its
-        conjuncts) under a grounding budget of its own, read now: a worker sets its own limit
-        (`--max-atoms`) after import."""
+        """A whole condition (the goal, one of its conjuncts) with its variables bound by `env`
+        (variable key -> object key), ground under a grounding budget of its own, read now (a
+        worker sets its own limit, `--max-atoms`, after import). `anchor` is that of every
+        literal; None: a precondition's top-level conjuncts are the anchors."""
+        words, template = lift_condition(formula, env, self.canonical, anchor)
         self._ground_budget = limits.MAX_GROUND
-        return self.ground_formula(formula, env, True, anchor)
+        return self._condition(template, words + tuple(env.values()))
 
     def goal_holds_in(self, state: State | set[GroundAtom]) -> bool | None:
         """Whether the goal holds in `state` (None when the problem has no goal)."""
@@ -348,6 +348,12 @@ class PreconditionTable:
         """The initial state's static facts."""
         dynamic = self.dynamic
         return frozenset(a for a in self.initial_state if a[0] not in dynamic)
+
+    def agrees_on_static(self, state: State) -> bool:
+        """Whether `state` has exactly the problem's static facts: only then may effects
+        dropped by them (`prune_static`) be left out."""
+        dynamic = self.dynamic
+        return frozenset(a for a in state if a[0] not in dynamic) == self.static_state
 
     # -- grounding ------------------------------------------------------------------------
 
@@ -370,231 +376,208 @@ class PreconditionTable:
         """Ground actions kept."""
         return self._ground_actions.cache_info().currsize
 
-    @cached_property
-    def _actions(self) -> dict[str, Action]:
-        return {action.name: action for action in self.domain.actions}
-
     def _ground_precondition(self, name: str, args: tuple[str, ...]) -> Cond:
-        action = self._actions[name]
-        env = {key(p.name): a for p, a in zip(action.parameters, args)}
-        return self.ground_condition(action.precondition, env, anchor=None)
+        template = self.schema.template(name)
+        self._ground_budget = limits.MAX_GROUND
+        return self._condition(template.precondition, template.words + args)
 
     def _ground(self, name: str, args: tuple[str, ...]) -> GroundAction:
-        """Walk the action `name` with its parameters bound to `args`: its precondition
-        (`ground_condition`) and its effect (`_ground_effect`)."""
-        action = self._actions[name]
-        env = {key(p.name): a for p, a in zip(action.parameters, args)}
-        precondition = self.ground_condition(action.precondition, env, anchor=None)
-        add: list[GroundAtom] = []
-        delete: list[GroundAtom] = []
-        conditional: list[ConditionalEffect] = []
-        self._ground_effect(action.effect, env, TRUE, add, delete, conditional)
-        return GroundAction(action, args, precondition, frozenset(add), frozenset(delete),
-                            ConditionalEffects.build(conditional),
-                            action_text(action, args, self.object_names),
-                            action_bindings(action, args, self.object_names))
+        """The action `name` with its parameters bound to `args`: its template (lifted once
+        per domain, `schema.template`) with the objects substituted, under one grounding
+        budget for its precondition and its effect."""
+        template = self.schema.template(name)
+        values = template.words + args
+        self._ground_budget = limits.MAX_GROUND
+        precondition = self._condition(template.precondition, values)
+        add = frozenset([atom(values) for atom in template.add])
+        delete = frozenset([atom(values) for atom in template.delete])
+        conditional = None
+        if template.conditional:
+            more_add: list[GroundAtom] = []
+            more_delete: list[GroundAtom] = []
+            effects: list[ConditionalEffect] = []
+            self._effects(template.conditional, values, TRUE, more_add, more_delete, effects)
+            add, delete = add.union(more_add), delete.union(more_delete)
+            conditional = ConditionalEffects.build(effects)
+        action = template.action
+        spelling = tuple(map(self.object_names.get, args, args))
+        return GroundAction(action, args, precondition, add, delete, conditional,
+                            f"({' '.join((action.name, *spelling))})",
+                            tuple(zip(template.parameters, spelling)))
 
-    def _term(self, term: object, env: dict[str, str]) -> str:
-        """The object key a term names under `env`: a variable's value, a constant's key."""
-        name: str = term.name.lower()  # type: ignore[attr-defined]
-        if type(term) is not Variable:
-            return name  # a constant (declared or not)
-        value = env.get(name)
-        if value is None:
-            raise PDDLSemanticError(f"free variable ?{term.name}", term.loc)
-        return value
-
-    def _terms(self, terms: tuple[Term, ...], env: dict[str, str]) -> list[str]:
-        """`_term` of each term."""
-        return [self._term(term, env) for term in terms]
-
-    def _instances(self, variables: tuple[Typed, ...], env: dict[str, str],
-                   where: object = None, when: object = None) -> Iterator[dict[str, str]]:
-        """Every binding of `variables` over the problem's objects, counted against the
-        grounding budget first: a formula that would enumerate more than `limits.MAX_GROUND`
-        instances in all is refused before any is built. `when`, the condition of the
-        conditional effect the variables range over, prunes bindings by its static literals."""
-        domains = [self.objects_of(v.types) for v in variables]
+    def _instances(self, quantified: Quantified, values: Values,
+                   checks: tuple[tuple[AtomTemplate, ...], ...] = ()) -> Iterator[Values]:
+        """`values` extended by every binding of the `quantified` variables over the
+        problem's objects, counted against the grounding budget first: a formula that would
+        enumerate more than `limits.MAX_GROUND` instances in all is refused before any is
+        built. `checks` (of a conditional effect, `ForallEffectTemplate`) prune bindings by
+        the static facts."""
+        domains = [self.objects_of(types) for types in quantified.types]
         count = 1
-        for values in domains:
-            count *= len(values)
+        for objects in domains:
+            count *= len(objects)
         self._ground_budget -= count
         if self._ground_budget < 0:
-            sizes = " x ".join(str(len(values)) for values in domains)
+            sizes = " x ".join(str(len(objects)) for objects in domains)
             raise GroundingTooLarge(
                 f"grounding needs more than {limits.MAX_GROUND:,} quantifier instances "
                 f"(this quantifier alone ranges over {sizes} = {count:,} bindings)",
-                getattr(where, "loc", None))
-        names = [key(v.name) for v in variables]
-        checks = self._static_checks(when, names) if when is not None else ()
-        if not checks:
-            for values in itertools.product(*domains):
-                inner = dict(env)
-                inner.update(zip(names, values))
-                yield inner
-            return
-        yield from self._pruned_instances(domains, names, checks, 0, dict(env))
+                quantified.loc)
+        if checks and self.prune_static:
+            yield from self._pruned_instances(domains, checks, 0, values)
+        else:
+            for objects in itertools.product(*domains):
+                yield values + objects
 
-    def _static_checks(self, condition: object, names: list[str]) -> _StaticChecks:
-        """Per quantified variable (in order), the static positive literals of a `when`
-        condition that are fully bound once that variable is: a binding that makes one false
-        makes the condition false in every state, so `_pruned_instances` skips the bindings
-        below it instead of enumerating them (`(forall (?b ?o) (when (and (controls ?x ?b)
-        ...)))` visits only the burners ?x controls)."""
-        if not self.prune_static:
-            return ()
-        parts = condition.parts if isinstance(condition, And) else (condition,)
-        levels: list[list[tuple[str, tuple[Term, ...]]]] = [[] for _ in names]
-        for part in parts:
-            if not isinstance(part, Atom) or key(part.predicate) in self.dynamic:
-                continue
-            depth = max((names.index(key(a.name)) for a in part.args
-                         if isinstance(a, Variable) and key(a.name) in names), default=-1)
-            if depth >= 0:
-                levels[depth].append((key(part.predicate), part.args))
-        return tuple(tuple(level) for level in levels) if any(levels) else ()
-
-    def _pruned_instances(self, domains: list[tuple[str, ...]], names: list[str],
-                          checks: _StaticChecks, depth: int,
-                          env: dict[str, str]) -> Iterator[dict[str, str]]:
+    def _pruned_instances(self, domains: list[tuple[str, ...]],
+                          checks: tuple[tuple[AtomTemplate, ...], ...], depth: int,
+                          values: Values) -> Iterator[Values]:
+        """The bindings of `_instances`, skipping those below a value that makes a static
+        atom of `checks` false (`(forall (?b ?o) (when (and (controls ?x ?b) ...)))`
+        visits only the burners ?x controls)."""
+        initial, last = self.initial_state, depth + 1 == len(domains)
         for value in domains[depth]:
-            env[names[depth]] = value
-            if any((predicate, *self._terms(args, env))
-                   not in self.initial_state for predicate, args in checks[depth]):
+            inner = (*values, value)
+            if any(atom(inner) not in initial for atom in checks[depth]):
                 continue
-            if depth + 1 == len(names):
-                yield dict(env)
+            if last:
+                yield inner
             else:
-                yield from self._pruned_instances(domains, names, checks, depth + 1, env)
-        del env[names[depth]]
+                yield from self._pruned_instances(domains, checks, depth + 1, inner)
 
-    def ground_formula(self, formula: object, env: dict[str, str], positive: bool,
-                       anchor: str | None) -> Cond:
-        """Ground `formula` (negated when not `positive`) under `env` into a `Cond`.
+    def _condition(self, template: ConditionTemplate, values: Values) -> Cond:
+        """The ground conjunction of `template` with `values`."""
+        conjunction = _Conjunction()
+        self._conjoin(template, values, conjunction)
+        return conjunction.cond()
 
-        `anchor` is the canonical text of the enclosing top-level precondition conjunct; None
-        means `formula` is the whole precondition, whose conjuncts become the anchors.
-        """
-        if anchor is None:
-            if isinstance(formula, And) and positive:
-                return conjoin(self.ground_formula(p, env, True, self.canonical(p))
-                               for p in formula.parts)
-            anchor = self.canonical(formula, positive)
-        if isinstance(formula, Atom):
-            atom = (formula.predicate.lower(), *self._terms(formula.args, env))
-            literal = GroundLiteral(atom, positive, self.canonical(formula, positive), anchor)
-            if positive:
-                return Cond(frozenset((atom,)), frozenset(), (literal,))
-            return Cond(frozenset(), frozenset((atom,)), (literal,))
-        if isinstance(formula, Equals):
-            left, right = self._term(formula.left, env), self._term(formula.right, env)
-            if (left == right) == positive:
-                return TRUE
-            literal = GroundLiteral((EQUALS, left, right), positive,
-                                    self.canonical(formula, positive), anchor)
-            return Cond(frozenset(), frozenset(), (literal,), (), (literal,))
-        if isinstance(formula, Not):
-            return self.ground_formula(formula.arg, env, not positive, anchor)
-        if isinstance(formula, (And, Or)):
-            conjunctive = isinstance(formula, And) == positive
-            parts = (self.ground_formula(p, env, positive, anchor) for p in formula.parts)
-            if conjunctive:
-                return conjoin(parts)
-            return self._any_of(parts, formula, env, positive, anchor)
-        if isinstance(formula, Imply):
-            condition = self.ground_formula(formula.antecedent, env, True, anchor)
-            if positive:
+    def _conjoin(self, template: ConditionTemplate, values: Values,
+                 into: _Conjunction) -> None:
+        """Add the ground items of `template` to `into`: literals (an equality decided now:
+        a false one makes the conjunction false), quantifiers expanded, disjunctions and
+        implications simplified."""
+        for item in template:
+            if isinstance(item, LiteralTemplate):
+                atom = item.atom(values)
+                positive = item.positive
+                if not item.equality:
+                    (into.pos if positive else into.neg).append(atom)
+                elif (atom[1] == atom[2]) == positive:
+                    continue
+                literal = GroundLiteral(atom, positive, item.schema,
+                                        item.anchor)
+                into.literals.append(literal)
+                if item.equality:
+                    into.unsat.append(literal)
+            elif isinstance(item, ForallTemplate):
+                for inner in self._instances(item.quantified, values):
+                    self._conjoin(item.body, inner, into)
+            elif isinstance(item, ImpliesTemplate):
+                condition = self._condition(item.condition, values)
                 if condition.is_false:
-                    return TRUE
-                then = self.ground_formula(formula.consequent, env, True, anchor)
+                    continue
+                then = self._condition(item.then, values)
                 if condition.is_true or then.is_true:
-                    return then
-                return Cond(frozenset(), frozenset(), (), (Implies(condition, then),))
-            return conjoin([condition, self.ground_formula(formula.consequent, env, False, anchor)])
-        if isinstance(formula, (Exists, Forall)):
-            conjunctive = isinstance(formula, Forall) == positive
-            parts = (self.ground_formula(formula.body, inner, positive, anchor)
-                     for inner in self._instances(formula.variables, env, formula))
-            if conjunctive:
-                return conjoin(parts)
-            return self._any_of(parts, formula, env, positive, anchor)
-        raise self._unsupported(type(formula).__name__, getattr(formula, "loc", None),
-                                "in a condition")
+                    into.add(then)
+                else:
+                    into.subs.append(Implies(condition, then))
+            else:
+                self._any_of(item, values, into)
 
-    def _any_of(self, parts: Iterable[Cond], source: object, env: dict[str, str],
-                positive: bool, anchor: str) -> Cond:
+    def _any_of(self, item: AnyOfTemplate, values: Values, into: _Conjunction) -> None:
+        """Add a ground disjunction to `into`: nothing when an alternative holds in every
+        state, the one alternative that is not false in every state, or an `AnyOf`."""
+        if item.quantified is None:
+            parts = (self._condition(part, values) for part in item.parts)
+        else:
+            body = item.parts[0]
+            parts = (self._condition(body, inner)
+                     for inner in self._instances(item.quantified, values))
         kept = []
         for part in parts:
             if part.is_true:
-                return TRUE
+                return
             if not part.is_false:
                 kept.append(part)
         if len(kept) == 1:
-            return kept[0]
-        bindings = tuple(sorted(env.items()))
-        any_of = AnyOf.of(tuple(kept), source, bindings, positive,
-                          self.canonical(source, positive), anchor)
-        return Cond(frozenset(), frozenset(), (), (any_of,))
+            into.add(kept[0])
+            return
+        bindings = tuple((name, values[slot]) for name, slot in item.scope)
+        into.subs.append(AnyOf.of(tuple(kept), item.source, bindings, item.positive,
+                                  item.schema, item.anchor))
 
-    def _effect_condition(self, formula: object, env: dict[str, str]) -> Cond | None:
+    def _effects(self, template: EffectTemplate, values: Values, condition: Cond,
+                 add: list[GroundAtom], delete: list[GroundAtom],
+                 conditional: list[ConditionalEffect]) -> None:
+        """Ground the effect items of `template` under `condition` (TRUE: unconditional)
+        into `add`, `delete` and `conditional`."""
+        for item in template:
+            if isinstance(item, EffectLiteral):
+                atom = item.atom(values)
+                positive = item.positive
+                if condition.is_true:
+                    (add if positive else delete).append(atom)
+                else:
+                    atoms = frozenset((atom,))
+                    conditional.append(ConditionalEffect(
+                        condition, atoms if positive else frozenset(),
+                        frozenset() if positive else atoms))
+            elif isinstance(item, WhenTemplate):
+                when = self._when(item, values)
+                if when is None:  # false in every state: a static literal that does not hold
+                    continue
+                inner = when if condition.is_true else conjoin([condition, when])
+                if not inner.is_false:
+                    self._effects(item.effects, values, inner,
+                                  add, delete, conditional)
+            else:
+                for inner_values in self._instances(item.quantified, values,
+                                                    item.checks):
+                    self._effects(item.effects, inner_values, condition,
+                                  add, delete, conditional)
+
+    def _when(self, item: WhenTemplate, values: Values) -> Cond | None:
         """The ground condition of a `when`, simplified by the static facts: a static literal
         that holds is dropped, one that does not makes the condition false (None). A condition
         is never reported, so a conjunction of literals becomes two sets without the sources
-        `ground_formula` records for explanations."""
-        parts = formula.parts if isinstance(formula, And) else (formula,)
+        a `GroundLiteral` records for explanations; any other condition is ground whole."""
         pos: list[GroundAtom] = []
         neg: list[GroundAtom] = []
-        for part in parts:
-            positive = not isinstance(part, Not)
-            node = part.arg if isinstance(part, Not) else part
-            if not isinstance(node, Atom):  # a quantifier, `or`, `=`...: the general grounder
-                cond = self.ground_formula(formula, env, True, "")
-                return None if cond.is_false else cond
-            atom = (node.predicate.lower(), *self._terms(node.args, env))
-            if self.prune_static and atom[0] not in self.dynamic:
-                if (atom in self.initial_state) != positive:
+        prune, initial = self.prune_static, self.initial_state
+        for atom_of, positive, static in item.literals:
+            atom = atom_of(values)
+            if prune and static:
+                if (atom in initial) != positive:
                     return None
                 continue
             (pos if positive else neg).append(atom)
+        if item.general is not None:
+            cond = self._condition(item.general, values)
+            return None if cond.is_false else cond
         return Cond(frozenset(pos), frozenset(neg)) if pos or neg else TRUE
 
-    def agrees_on_static(self, state: State) -> bool:
-        """Whether `state` has exactly the problem's static facts: only then may effects
-        dropped by them (`prune_static`) be left out."""
-        dynamic = self.dynamic
-        return frozenset(a for a in state if a[0] not in dynamic) == self.static_state
 
-    def _ground_effect(self, effect: object, env: dict[str, str], condition: Cond,
-                       add: list[GroundAtom], delete: list[GroundAtom],
-                       conditional: list[ConditionalEffect]) -> None:
-        if isinstance(effect, And):
-            for part in effect.parts:
-                self._ground_effect(part, env, condition, add, delete, conditional)
-        elif isinstance(effect, (Atom, Not)):
-            positive = isinstance(effect, Atom)
-            atom_node = effect.arg if isinstance(effect, Not) else effect
-            if not isinstance(atom_node, Atom):
-                raise PDDLSemanticError("an effect may only negate an atom", effect.loc)
-            atom = (atom_node.predicate.lower(), *self._terms(atom_node.args, env))
-            if condition.is_true:
-                (add if positive else delete).append(atom)
-            else:
-                conditional.append(ConditionalEffect(
-                    condition, frozenset((atom,)) if positive else frozenset(),
-                    frozenset() if positive else frozenset((atom,))))
-        elif isinstance(effect, When):
-            when = self._effect_condition(effect.condition, env)
-            if when is None:  # false in every state: a static literal that does not hold
-                return
-            inner = when if condition.is_true else conjoin([condition, when])
-            if not inner.is_false:
-                self._ground_effect(effect.effect, env, inner, add, delete, conditional)
-        elif isinstance(effect, ForallEffect):
-            guard = effect.effect.condition if isinstance(effect.effect, When) else None
-            for inner_env in self._instances(effect.variables, env, effect, guard):
-                self._ground_effect(effect.effect, inner_env, condition, add, delete, conditional)
-        elif isinstance(effect, NumericEffect):
-            pass  # a cost increase (anything else was rejected by _check_scope)
-        else:
-            raise self._unsupported(type(effect).__name__, getattr(effect, "loc", None),
-                                    "in an effect")
+class _Conjunction:
+    """A ground conjunction being built: the parts of a `Cond`, in source order."""
+
+    __slots__ = ("pos", "neg", "literals", "subs", "unsat")
+
+    def __init__(self) -> None:
+        self.pos: list[GroundAtom] = []
+        self.neg: list[GroundAtom] = []
+        self.literals: list[GroundLiteral] = []
+        self.subs: list[AnyOf | Implies] = []
+        self.unsat: list[GroundLiteral] = []
+
+    def add(self, cond: Cond) -> None:
+        self.pos += cond.pos
+        self.neg += cond.neg
+        self.literals += cond.literals
+        self.subs += cond.subs
+        self.unsat += cond.unsat
+
+    def cond(self) -> Cond:
+        if not (self.pos or self.neg or self.literals or self.subs or self.unsat):
+            return TRUE
+        return Cond(frozenset(self.pos), frozenset(self.neg), tuple(self.literals),
+                    tuple(self.subs), tuple(self.unsat))
