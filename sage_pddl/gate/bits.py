@@ -12,7 +12,6 @@ nothing is remembered between calls.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from .ground import (
     AnyOf,
@@ -99,15 +98,20 @@ class BitSets:
             return lambda s: bool(s & some) or s & every != every or any(p(s) for p in parts)
         return lambda s: bool(s & some) or s & every != every
 
-    def _clause_index_test(self, clauses: list[AnyOf]) -> Callable[[int], bool]:
-        """Many clauses (disjunctions of single literals, some negative) as one test: a clause
-        fails when all its negative atoms are present and none
-        of its positive ones; only clauses filed under a present trigger atom are looked at."""
-        index: dict[int, list[tuple[int, int]]] = {}
-        for clause in clauses:
-            trigger = self.bit(min(clause.any_neg))
-            index.setdefault(trigger, []).append((self.mask(clause.any_pos),
-                                                  self.mask(clause.any_neg)))
+    def _trigger(self, sub: AnyOf | Implies) -> GroundAtom | None:
+        """An atom without which `sub` holds, or None: a clause fails only when all its
+        negative atoms are present, an implication only when its condition holds."""
+        if isinstance(sub, AnyOf):
+            return min(sub.any_neg) if sub.is_clause else None
+        return min(sub.condition.pos) if sub.condition.pos else None
+
+    def _indexed_test(self, triggered: list[tuple[GroundAtom, AnyOf | Implies]]
+                      ) -> Callable[[int], bool]:
+        """Disjunctions and implications, each filed under an atom without which it holds
+        (`_trigger`), as one test: only those filed under a present atom are looked at."""
+        index: dict[int, list[Callable[[int], bool]]] = {}
+        for trigger, sub in triggered:
+            index.setdefault(self.bit(trigger), []).append(self._sub_test(sub))
         table = {k: tuple(v) for k, v in index.items()}
         keys = 0
         for k in table:
@@ -117,25 +121,26 @@ class BitSets:
             hit = s & keys
             while hit:
                 low = hit & -hit
-                for some, every in table[low]:
-                    if not s & some and s & every == every:
+                for test in table[low]:
+                    if not test(s):
                         return False
                 hit ^= low
             return True
         return holds
 
-    def guard(self, subs: tuple[Any, ...], unsat: bool) -> Callable[[int], bool] | None:
-        """The precondition's disjunctions and implications (`Cond.subs`) and a false equality
-        (`unsat`) as one test on ints (None: nothing beyond the literal masks)."""
-        if unsat:
+    def guard(self, subs: tuple[AnyOf | Implies, ...], never: bool
+              ) -> Callable[[int], bool] | None:
+        """The precondition's disjunctions and implications (`Cond.subs`) as one test on ints
+        (None: nothing beyond the literal masks); `never` when the precondition cannot hold."""
+        if never:
             return _never
-        clauses = [sub for sub in subs if isinstance(sub, AnyOf) and sub.is_clause]
-        tests = tuple(self._sub_test(sub) for sub in subs
-                      if not (isinstance(sub, AnyOf) and sub.is_clause))
-        if len(clauses) > 1:
-            tests = (self._clause_index_test(clauses), *tests)
-        elif clauses:
-            tests = (self._any_of_test(clauses[0]), *tests)
+        triggered = [(trigger, sub) for sub in subs
+                     if (trigger := self._trigger(sub)) is not None]
+        tests = tuple(self._sub_test(sub) for sub in subs if self._trigger(sub) is None)
+        if len(triggered) > 1:
+            tests = (self._indexed_test(triggered), *tests)
+        elif triggered:
+            tests = (self._sub_test(triggered[0][1]), *tests)
         if not tests:
             return None
         if len(tests) == 1:
@@ -231,10 +236,13 @@ class BitStep:
 
 def bit_step(bits: BitSets, ground: GroundAction) -> BitStep:
     """`ground` on bit sets: its literal sets as masks, its disjunctions and implications as
-    one guard, its conditional effects as one function of the state before the step."""
+    one guard, its conditional effects as one function of the state before the step. A false
+    equality, or an atom both required and forbidden (which the masks' test would pass when
+    the atom holds), makes the guard refuse every state."""
     pre = ground.precondition
     effects = None
     if ground.conditional is not None:
         effects = bits.effects(ground.conditional)
+    never = bool(pre.unsat) or not pre.pos.isdisjoint(pre.neg)
     return BitStep(ground, bits.mask(pre.pos), bits.mask(pre.neg), bits.mask(ground.add),
-                   bits.mask(ground.delete), bits.guard(pre.subs, bool(pre.unsat)), effects)
+                   bits.mask(ground.delete), bits.guard(pre.subs, never), effects)

@@ -20,15 +20,21 @@ Violation codes
 * A `; @sage reason <Action> <literal> <code> "<message>"` annotation replaces the code and
   message of that literal; it matches the literal as written in the action, or the whole
   top-level precondition conjunct that contains a failed part.
+
+`explain` states these rules on set states. What a failed literal says does not depend on the
+state (`explanation`); the gate's check loop reads which literals failed on its bit-set states
+with an `Explainer` per step, made from the same walk and the same `explanation`.
 """
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from ..pddl.errors import SageError
 from ..pddl.model import Variable, key
 from ..pddl.writer import write_formula
+from .bits import BitSets, BitStep
 from .ground import EQUALS, AnyOf, Cond, GroundAction, GroundAtom, GroundLiteral, Implies, State
 from .table import PreconditionTable
 from .verdict import Violation
@@ -78,16 +84,35 @@ def explain(table: PreconditionTable, state: State | set[GroundAtom], ground: Gr
             index: int, step_text: str = "") -> list[Violation]:
     """One violation per failed literal or disjunction of `ground`'s precondition in `state`
     (`ground` must not be applicable there)."""
-    step_text = step_text or ground.text.strip("()")
-    out = [_violation(table, failure, ground, index, step_text)
+    step_text = _shown(step_text, ground)
+    out = [explanation(table, failure, ground).violation(index, step_text, ground.text)
            for failure in failures(ground.precondition, state)]
     if not out:
         raise SageError(f"{ground.text} is applicable; nothing to explain")
     return out
 
 
-def _violation(table: PreconditionTable, failure: GroundLiteral | AnyOf, ground: GroundAction,
-               index: int, step_text: str) -> Violation:
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """What a violation says of one failed literal or disjunction of a ground action: all of
+    it but the step, the same in every state in which that literal fails."""
+
+    code: str
+    literal: str
+    message: str
+    atoms: tuple[tuple[bool, GroundAtom], ...]
+
+    def violation(self, index: int, step_text: str, action: str) -> Violation:
+        """This explanation as the violation of step `index` (`step_text`) acting on the ground
+        action `action` (its text)."""
+        return Violation(index, step_text, action, self.code, self.literal, self.message,
+                         self.atoms)
+
+
+def explanation(table: PreconditionTable, failure: GroundLiteral | AnyOf,
+                ground: GroundAction) -> Explanation:
+    """The code, literal text, message and atoms of a failed literal or disjunction of
+    `ground` (the module docstring's rules, a `@sage reason` annotation applied)."""
     action_key = key(ground.name)
     literal = failure_text(table, failure)
     atoms: tuple[tuple[bool, GroundAtom], ...]
@@ -108,7 +133,63 @@ def _violation(table: PreconditionTable, failure: GroundLiteral | AnyOf, ground:
         code = reason.code
         if reason.message:
             message = _fill(reason.message, ground.bindings)
-    return Violation(index, step_text, ground.text, code, literal, message, atoms)
+    return Explanation(code, literal, message, atoms)
+
+
+class Explainer:
+    """`explain` for one ground action in the gate's bit-set states (`bits.py`), its parts
+    computed once.
+
+    Which literals fail is read from the int state with each literal's bit, in the order of
+    `failures`' walk, each (positive, atom) once. What a failed literal says does not depend on
+    the state: its `Explanation` is made the first time it fails, then kept. Where the step's
+    guard fails (`BitStep.guard`: its disjunctions and implications, or a precondition that
+    cannot hold), `violations` returns None: those are explained on sets, by `explain`.
+    """
+
+    __slots__ = ("table", "ground", "_guard", "_literals", "_tests", "_explained")
+
+    def __init__(self, table: PreconditionTable, bits: BitSets, step: BitStep) -> None:
+        self.table = table
+        self.ground = step.ground
+        self._guard = step.guard
+        literals: dict[tuple[bool, GroundAtom], GroundLiteral] = {}
+        for lit in step.ground.precondition.literals:
+            literals.setdefault((lit.positive, lit.atom), lit)
+        self._literals = tuple(literals.values())
+        """The precondition's literals in source order, the first of each (positive, atom)."""
+        tests = []
+        for lit in self._literals:
+            bit = bits.bit(lit.atom)
+            tests.append((bit, bit if lit.positive else 0))
+        self._tests = tuple(tests)
+        """Per literal, its bit and the value of `state & bit` when it holds."""
+        self._explained: list[Explanation | None] = [None] * len(self._literals)
+        """Per literal, its explanation once it has failed."""
+
+    def violations(self, s: int, index: int, step_text: str) -> list[Violation] | None:
+        """`explain` in the bit-set state `s`, where the ground action is not applicable, or
+        None when its guard fails there."""
+        if self._guard is not None and not self._guard(s):
+            return None
+        action = self.ground.text
+        step_text = _shown(step_text, self.ground)
+        out = [(self._explained[position] or self._explanation(position)
+                ).violation(index, step_text, action)
+               for position, (bit, holds) in enumerate(self._tests) if s & bit != holds]
+        if not out:
+            raise SageError(f"{action} is applicable; nothing to explain")
+        return out
+
+    def _explanation(self, position: int) -> Explanation:
+        found = self._explained[position] = explanation(self.table, self._literals[position],
+                                                        self.ground)
+        return found
+
+
+def _shown(step_text: str, ground: GroundAction) -> str:
+    """The step as its violations show it: its text, else its ground action's."""
+    return step_text or ground.text.strip("()")
 
 
 def _code(action_key: str, positive: bool, predicate: str) -> str:

@@ -6,7 +6,8 @@ action and objects (`binding.py`) and ground (`table.py`); it is accepted when i
 action is applicable in the current state, and then applied (`ground.py`). In mode "first"
 checking stops at the first rejected step; in mode "all" it continues, skipping the rejected
 step's effects. A rejected step is explained by one `Violation` per failed literal or
-disjunction (`explain.py`). The result is a `Verdict` (`verdict.py`).
+disjunction (`explain.py`; its `Explainer`, kept with the step, reads which literals failed on
+bit sets). The result is a `Verdict` (`verdict.py`).
 
 Every check runs the same loop, on the bit-set form of the ground actions (`bits.py`): a
 state is an int, a step a `BitStep` derived from its ground action's sets. A step whose words
@@ -18,14 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..pddl.errors import SageError
 from ..pddl.model import And, Domain, Plan, PlanStep, Problem
 from ..pddl.vocabulary import NOT_ARGUMENTS, Vocabulary
 from .binding import StepBinder, text_of
 from .bits import BitSets, BitStep, bit_step
-from .explain import explain, failure_text, failures
+from .explain import Explainer, explain, failure_text, failures
 from .ground import Atoms, Cond, GroundAction, GroundAtom, State
 from .table import PreconditionTable
 from .verdict import Reading, StepRejected, Verdict, Violation
@@ -49,9 +50,20 @@ def _keep(cache: dict[Any, Any], bound: int, cache_key: Any, value: Any) -> None
     cache[cache_key] = value
 
 
-Resolved = tuple[BitStep, ...] | Violation
-"""A step in the check loop: its candidates' bit-set forms (one unless its words name several
-instances), or the structural violation that makes it no ground action."""
+class KnownStep(NamedTuple):
+    """A step that names ground actions, as the check loop uses it."""
+
+    candidates: tuple[BitStep, ...]
+    """The bit-set forms of its candidates (one unless its words name several instances)."""
+    text: str
+    """The step as text, for its violations."""
+    explainer: Explainer
+    """Why its first candidate is rejected (a step no candidate of which applies reports it)."""
+
+
+Resolved = KnownStep | Violation
+"""A step in the check loop: a `KnownStep`, or the structural violation that makes it no
+ground action."""
 
 
 class Gate:
@@ -191,21 +203,24 @@ class Gate:
                 violations.append(resolved.at(index))
             else:
                 after = None
-                for candidate in resolved:
+                for candidate in resolved.candidates:
                     after = candidate.successor(s)
                     if after is not None:
                         break
                 if after is not None:
                     s = after
                     continue
-                violations += explain(self.table, self.bits.state(start, start_mask, s),
-                                      resolved[0].ground, index, text_of(step))
+                why = resolved.explainer.violations(s, index, resolved.text)
+                if why is None:  # its guard failed (`Explainer`): explained on sets
+                    why = explain(self.table, self.bits.state(start, start_mask, s),
+                                  resolved.explainer.ground, index, resolved.text)
+                violations += why
             if mode == "first":
                 break
         goal = self._goal_test
-        return Verdict.of_changes(not violations, checked, start,
-                                  self.bits.atoms_of(start_mask ^ s),
-                                  None if goal is None else goal(s), tuple(violations))
+        return Verdict(not violations, checked, start,
+                       frozenset(self.bits.atoms_of(start_mask ^ s)),
+                       None if goal is None else goal(s), tuple(violations))
 
     @cached_property
     def _initial_mask(self) -> int:
@@ -226,9 +241,13 @@ class Gate:
         step edited in place is resolved afresh)."""
         found: Resolved
         try:
-            found = tuple(bit_step(self.bits, g) for g in self._candidates(step, index))
+            candidates = self._candidates(step, index)
         except StepRejected as rejected:
             found = rejected.violation
+        else:
+            bit_steps = tuple(bit_step(self.bits, g) for g in candidates)
+            found = KnownStep(bit_steps, text_of(step),
+                              Explainer(self.table, self.bits, bit_steps[0]))
         cache_key = self.binder.cache_key(step)
         if cache_key is not None:
             _keep(self._steps, STEPS_KEPT, cache_key, found)

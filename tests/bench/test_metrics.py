@@ -15,8 +15,8 @@ def violation(step: int, code: str) -> Violation:
 
 
 def verdict(*violations: Violation, goal: bool | None = True) -> Verdict:
-    return Verdict(valid=not violations, steps_checked=5, final_state=frozenset(),
-                   goal_reached=goal, violations=tuple(violations))
+    return Verdict(valid=not violations, steps_checked=5, start_state=frozenset(),
+                   changed=frozenset(), goal_reached=goal, violations=tuple(violations))
 
 
 def s(action: str, obj: str = "", target: str = "") -> dict:

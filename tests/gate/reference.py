@@ -43,4 +43,4 @@ def check_sets(gate: Gate, plan: Any, state: Iterable[tuple] | None = None,
                 break
     final = frozenset(current)
     goal = None if gate.table.goal is None else gate.table.goal.holds(final)
-    return Verdict(not violations, checked, final, goal, tuple(violations))
+    return Verdict(not violations, checked, start, start ^ final, goal, tuple(violations))

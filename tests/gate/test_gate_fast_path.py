@@ -5,8 +5,9 @@
   plan of the bundled task set and on every mutant of it (`sage_pddl.tasks.mutations`), in both
   modes, on a fresh gate and on a warm one (every step resolved before), from the initial
   state and from a given state.
-* A verdict is a plain value: equal verdicts are equal, it pickles and copies, its final state
-  is a frozenset, it holds no gate.
+* A verdict is a plain value: a frozen dataclass whose fields are values (none a gate); equal
+  verdicts are equal, it pickles and copies, its final state is a frozenset, the start state
+  with the changed atoms toggled.
 * The per-domain schema cache is per object: equal domains whose `@sage` annotations differ
   (annotations are not part of equality) do not share a schema.
 """
@@ -22,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from sage_pddl.domains import load_domain as load_bundled_domain
-from sage_pddl.gate import Gate, Verdict, compile_gate
+from sage_pddl.gate import Verdict, compile_gate
 from sage_pddl.gate.schema import domain_schema
 from sage_pddl.pddl import limits, load_domain, load_plan, load_problem, parse_domain, parse_problem
 from sage_pddl.pddl.errors import GroundingTooLarge, UnsupportedConstruct
@@ -103,14 +104,16 @@ def test_a_verdict_is_a_plain_value(ithor_cases):
     assert type(verdict.final_state) is frozenset
     assert pickle.loads(pickle.dumps(verdict)) == verdict
     assert copy.deepcopy(verdict) == verdict
-    assert verdict.to_dict()["final_state"] == expected.final_state
-    assert "final_state=frozenset(" in repr(verdict)
-    assert not any(isinstance(value, Gate) for value in verdict.to_dict().values())
-    assert not any(isinstance(getattr(verdict, name, None), Gate) for name in Verdict.__slots__)
-    with pytest.raises(AttributeError):
+    values = [getattr(verdict, f.name) for f in dataclasses.fields(Verdict)]
+    assert [type(v) for v in values] == [bool, int, frozenset, frozenset, bool, tuple]
+    assert verdict.start_state == gate.initial_state and verdict.changed
+    assert verdict.final_state == gate.initial_state ^ verdict.changed == expected.final_state
+    assert "changed=frozenset(" in repr(verdict)
+    with pytest.raises(dataclasses.FrozenInstanceError):
         verdict.valid = False  # type: ignore[misc]
     rejected = gate.check([{"action": "Pick", "object": reference[0]["object"]}])
     assert rejected.violations and pickle.loads(pickle.dumps(rejected)) == rejected
+    assert rejected.final_state is gate.initial_state  # nothing changed: no copy
 
 
 def _corpus_cases(corpus_dir: Path) -> Iterator[tuple[Domain, Problem, Plan]]:
@@ -285,3 +288,35 @@ def test_guards_on_bit_sets_equal_the_set_form():
             warm.check(plan)
             _assert_same(warm, plan, mode=mode)
             _assert_same(warm, plan, mode=mode, state=[("lockable", "hall"), ("lit", "cellar")])
+
+
+def test_explanations_on_bit_sets_equal_the_set_form():
+    """A rejected step's violations read on bit sets (`explain.Explainer`) are `explain`'s on
+    sets: implications over a fluent (filed under their condition's atom in the guard), a
+    literal written twice, a precondition that contradicts itself, in both modes."""
+    from sage_pddl.pddl.model import Forall, Imply
+
+    from .helpers import action, atom, domain, neg, problem, typed
+    grab = action("Grab", "?o - thing", pre=[atom("free", "?o"), atom("free", "?o")],
+                  eff=[atom("held", "?o"), neg("free", "?o")])
+    fit = action("Fit", "?o - thing ?c - cart", eff=[atom("fits", "?o", "?c")])
+    load = action("Load", "?c - cart",
+                  pre=[atom("empty", "?c"),
+                       Forall(typed("?o - thing"), Imply(atom("held", "?o"),
+                                                         atom("fits", "?o", "?c")))],
+                  eff=[neg("empty", "?c")])
+    odd = action("Odd", "?o - thing", pre=[atom("free", "?o"), neg("free", "?o")])
+    d = domain([grab, fit, load, odd], types=[("thing", ""), ("cart", "")],
+               predicates=("free", "held", "fits", "empty"))
+    p = problem("a - thing b - thing c - thing k - cart",
+                init=[atom("free", "a"), atom("free", "b"), atom("empty", "k")])
+    plans = [["Grab a", "Grab a"], ["Grab a", "Grab b", "Load k"], ["Odd a", "Odd c"],
+             ["Grab a", "Fit a k", "Load k", "Load k"], ["Grab c", "Grab a", "Fit b k", "Load k"],
+             ["Grab a", "Grab b", "Fit a k", "Fit b k", "Load k"]]
+    assert compile_gate(d, p).check(plans[-1]).valid
+    for plan in plans:
+        for mode in ("first", "all"):
+            warm = compile_gate(d, p)
+            warm.check(plan)
+            _assert_same(warm, plan, mode=mode)
+            _assert_same(compile_gate(d, p), plan, mode=mode)
