@@ -138,7 +138,7 @@ def explanation(table: PreconditionTable, failure: GroundLiteral | AnyOf,
 
 class Explainer:
     """`explain` for one ground action in the gate's bit-set states (`bits.py`), its parts
-    computed once.
+    computed once, the first time the step is rejected (most steps never are).
 
     Which literals fail is read from the int state with each literal's bit, in the order of
     `failures`' walk, each (positive, atom) once. What a failed literal says does not depend on
@@ -147,43 +147,54 @@ class Explainer:
     cannot hold), `violations` returns None: those are explained on sets, by `explain`.
     """
 
-    __slots__ = ("table", "ground", "_guard", "_literals", "_tests", "_explained")
+    __slots__ = ("table", "bits", "step", "_literals", "_tests", "_explained")
 
     def __init__(self, table: PreconditionTable, bits: BitSets, step: BitStep) -> None:
         self.table = table
-        self.ground = step.ground
-        self._guard = step.guard
-        literals: dict[tuple[bool, GroundAtom], GroundLiteral] = {}
-        for lit in step.ground.precondition.literals:
-            literals.setdefault((lit.positive, lit.atom), lit)
-        self._literals = tuple(literals.values())
+        self.bits = bits
+        self.step = step
+        self._literals: tuple[GroundLiteral, ...] = ()
         """The precondition's literals in source order, the first of each (positive, atom)."""
-        tests = []
-        for lit in self._literals:
-            bit = bits.bit(lit.atom)
-            tests.append((bit, bit if lit.positive else 0))
-        self._tests = tuple(tests)
-        """Per literal, its bit and the value of `state & bit` when it holds."""
-        self._explained: list[Explanation | None] = [None] * len(self._literals)
+        self._tests: tuple[tuple[int, int], ...] | None = None
+        """Per literal, its bit and the value of `state & bit` when it holds (None: not yet
+        made)."""
+        self._explained: list[Explanation | None] = []
         """Per literal, its explanation once it has failed."""
+
+    @property
+    def ground(self) -> GroundAction:
+        return self.step.ground
 
     def violations(self, s: int, index: int, step_text: str) -> list[Violation] | None:
         """`explain` in the bit-set state `s`, where the ground action is not applicable, or
         None when its guard fails there."""
-        if self._guard is not None and not self._guard(s):
+        step = self.step
+        if step.guard is not None and not step.guard(s):
             return None
-        action = self.ground.text
-        step_text = _shown(step_text, self.ground)
-        out = [(self._explained[position] or self._explanation(position)
+        tests = self._tests if self._tests is not None else self._make_tests()
+        action = step.ground.text
+        step_text = _shown(step_text, step.ground)
+        explained = self._explained
+        out = [(explained[position] or self._explanation(position)
                 ).violation(index, step_text, action)
-               for position, (bit, holds) in enumerate(self._tests) if s & bit != holds]
+               for position, (bit, holds) in enumerate(tests) if s & bit != holds]
         if not out:
             raise SageError(f"{action} is applicable; nothing to explain")
         return out
 
+    def _make_tests(self) -> tuple[tuple[int, int], ...]:
+        literals: dict[tuple[bool, GroundAtom], GroundLiteral] = {}
+        for lit in self.step.ground.precondition.literals:
+            literals.setdefault((lit.positive, lit.atom), lit)
+        self._literals = tuple(literals.values())
+        self._explained = [None] * len(self._literals)
+        self._tests = tuple((bit, bit if lit.positive else 0)
+                            for lit in self._literals for bit in (self.bits.bit(lit.atom),))
+        return self._tests
+
     def _explanation(self, position: int) -> Explanation:
         found = self._explained[position] = explanation(self.table, self._literals[position],
-                                                        self.ground)
+                                                        self.step.ground)
         return found
 
 

@@ -4,22 +4,22 @@ A `Verdict` says whether every checked step was accepted (`valid`), how many ste
 the state after them (a frozenset of ground atoms, given as the start state and the atoms the
 steps changed; a rejected step's effects skipped), whether the goal holds there
 (`goal_reached`, None when the problem has no goal), and the `Violation`s, one per failed
-literal or disjunction of a rejected step, in step order. `valid` is about
-executability only: a plan *solves* the task when it is valid and reaches the goal
-(`Verdict.solved`). A `Reading` is a plan word the gate read through the domain's synonyms;
-`StepRejected` is the error of a step that cannot become a ground action.
+literal or disjunction of a rejected step, in step order. `valid` is about executability
+only: a plan *solves* the task when it is valid and reaches the goal (`Verdict.solved`). Both
+are named tuples: immutable, compared and hashed by value, and cheap to make (every check makes
+a verdict, and every rejected step its violations). A `Reading` is a plan word the gate read
+through the domain's synonyms; `StepRejected` is the error of a step that cannot become a
+ground action.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from ..pddl.errors import SageError
 from .ground import Atoms, GroundAtom
 
 
-@dataclass(frozen=True, slots=True)
-class Violation:
+class Violation(NamedTuple):
     """Why a step was rejected. `step` is 0-based; `literal` is PDDL text in original spelling.
 
     `atoms` lists the ground literals behind the violation as (positive, atom) pairs, so the
@@ -32,15 +32,14 @@ class Violation:
     code: str
     literal: str
     message: str
-    atoms: tuple[tuple[bool, GroundAtom], ...] = field(default=(), repr=False)
+    atoms: tuple[tuple[bool, GroundAtom], ...] = ()
 
     def at(self, step: int) -> Violation:
         """This violation reported for step `step`."""
-        return self if step == self.step else replace(self, step=step)
+        return self if step == self.step else self._replace(step=step)
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(NamedTuple):
     """What `Gate.check` says of a plan (see the module docstring).
 
     The state after the checked steps is given by two fields: `start_state`, the state checking

@@ -104,12 +104,12 @@ def test_a_verdict_is_a_plain_value(ithor_cases):
     assert type(verdict.final_state) is frozenset
     assert pickle.loads(pickle.dumps(verdict)) == verdict
     assert copy.deepcopy(verdict) == verdict
-    values = [getattr(verdict, f.name) for f in dataclasses.fields(Verdict)]
+    values = [getattr(verdict, name) for name in Verdict._fields]
     assert [type(v) for v in values] == [bool, int, frozenset, frozenset, bool, tuple]
     assert verdict.start_state == gate.initial_state and verdict.changed
     assert verdict.final_state == gate.initial_state ^ verdict.changed == expected.final_state
     assert "changed=frozenset(" in repr(verdict)
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError):
         verdict.valid = False  # type: ignore[misc]
     rejected = gate.check([{"action": "Pick", "object": reference[0]["object"]}])
     assert rejected.violations and pickle.loads(pickle.dumps(rejected)) == rejected
