@@ -228,7 +228,7 @@ def test_27_2_bench_exits_1_when_rows_are_errors(tmp_path, capsys):
     script.write_text(json.dumps({"decompose": []}))  # every call: ScriptExhausted
     code, _, err = cli(capsys, "bench", "--tasks", "ithor#K10", "--planners", "SAGE", "--llm",
                        "scripted", "--llm-script", str(script), "--out", str(tmp_path),
-                       "--run-id", "r", "--no-report", "--no-progress")
+                       "--run-id", "r", "--no-report", "--no-progress", "--memory", "none")
     assert code == 1 and "1 error row(s)" in err and "--retry-errors" in err
 
 

@@ -1,4 +1,5 @@
-"""A bounded fuzz run in every test run: 3,000 mutated inputs over all readers, fixed seeds.
+"""A bounded fuzz run in every test run: 1,000 mutated inputs over all readers, 2,000 more in
+the slow run, fixed seeds.
 
 The long run is `python tools/fuzz.py --n 100000` (see tests/fuzz/harness.py for the mutator,
 the seeds and what counts as a crash).
@@ -12,7 +13,8 @@ import pytest
 from .harness import TARGETS, check, mutate, run, seeds
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow),
+                                  pytest.param(2, marks=pytest.mark.slow)])
 def test_no_reader_crashes_on_mutated_inputs(seed):
     summary = run(1000, seed=seed)
     crashes = [(o.kind, o.detail, o.data[:200]) for o in summary.crashes]

@@ -106,8 +106,11 @@ def ithor():
     return domain, tasks, compound_tasks(tasks)
 
 
-def test_seeds_are_normalised_and_gated(ithor):
+@pytest.mark.parametrize("every", [5, pytest.param(1, marks=pytest.mark.slow)])
+def test_seeds_are_normalised_and_gated(ithor, every):
+    """Every `every`-th task's seed (all of them in the slow run)."""
     domain, tasks, _ = ithor
+    tasks = tasks[::every]
     memory = HybridMemory.from_tasks(tasks, domain)
     from sage_pddl.gate import compile_gate
     from sage_pddl.tasks import task_problem

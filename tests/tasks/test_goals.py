@@ -63,6 +63,7 @@ def test_a_broken_goal_is_located_in_its_file(tmp_path):
         load_goals(path)
 
 
+@pytest.mark.slow
 def test_docs_goals_md_holds_the_current_tables():
     import importlib.util
     from pathlib import Path

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import socket
 import uuid
 from collections.abc import Iterable
 from pathlib import Path
@@ -104,18 +105,18 @@ class ThorClientEnv:
         zmq = self._zmq
         if self._socket is not None:
             self._socket.close(linger=0)
-        socket = self._context.socket(zmq.REQ)
+        req = self._context.socket(zmq.REQ)
         millis = int(self.timeout * 1000)
-        socket.setsockopt(zmq.LINGER, 0)
-        socket.setsockopt(zmq.MAXMSGSIZE, self.max_reply_bytes)
-        socket.setsockopt(zmq.ROUTING_ID, self._identity)
+        req.setsockopt(zmq.LINGER, 0)
+        req.setsockopt(zmq.MAXMSGSIZE, self.max_reply_bytes)
+        req.setsockopt(zmq.ROUTING_ID, self._identity)
         # A reply to an earlier socket of ours (same routing id, a timed-out request) must not
         # pass for this request's reply: REQ drops replies whose correlation id is not its own.
-        socket.setsockopt(zmq.REQ_CORRELATE, 1)
-        socket.setsockopt(zmq.SNDTIMEO, millis)
-        socket.setsockopt(zmq.RCVTIMEO, millis)
-        socket.connect(self.endpoint)
-        self._socket = socket
+        req.setsockopt(zmq.REQ_CORRELATE, 1)
+        req.setsockopt(zmq.SNDTIMEO, millis)
+        req.setsockopt(zmq.RCVTIMEO, millis)
+        req.connect(self.endpoint)
+        self._socket = req
 
     def _exchange(self, payload: bytes) -> bytes:
         try:
@@ -169,7 +170,15 @@ class ThorClientEnv:
     # --- environment -----------------------------------------------------------------------
 
     def check(self, timeout: float = 3.0) -> None:
-        """Fail fast when no server answers: one ping with a short timeout (ThorUnavailable)."""
+        """Fail fast when no server answers (ThorUnavailable): at once when nothing listens on
+        the port (ZMQ itself would wait, reconnecting, for the whole timeout), else after one
+        ping with a short timeout."""
+        try:
+            socket.create_connection((self.host, self.port), timeout=timeout).close()
+        except OSError as error:
+            raise ThorUnavailable(
+                f"no sage-pddl thor-server listens at {self.endpoint} ({error.strerror or error}); "
+                f"start one with `sage-pddl thor-server --port {self.port}`") from None
         saved, self.timeout = self.timeout, min(self.timeout, timeout)
         self._connect()
         try:
