@@ -198,8 +198,6 @@ class ActionTemplate:
     delete: tuple[AtomTemplate, ...]
     conditional: EffectTemplate
     """The rest of the effect (conditional and quantified effects), in source order."""
-    parameters: tuple[str, ...]
-    """The parameters' names as declared (a ground action's `bindings`)."""
 
 
 def lift_action(action: Action, canonical: Canonical, dynamic: frozenset[str]) -> ActionTemplate:
@@ -216,7 +214,7 @@ def lift_action(action: Action, canonical: Canonical, dynamic: frozenset[str]) -
         else:
             conditional.append(item)
     return ActionTemplate(action, lifter.words, precondition, tuple(add), tuple(delete),
-                          tuple(conditional), tuple(p.name for p in action.parameters))
+                          tuple(conditional))
 
 
 def lift_condition(formula: object, variables: Iterable[str], canonical: Canonical,

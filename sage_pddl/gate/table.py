@@ -25,7 +25,7 @@ Semantics
   hazards, canonical texts, the actions' templates) is compiled once per `Domain` object
   (`schema.domain_schema`). A
   table keeps the ground actions plans have named (`ground`, at most `GROUND_ACTIONS_KEPT`,
-  the least recently used forgotten first).
+  the oldest forgotten first).
 
 Annotations (`; @sage alias|step|reason`, docs/annotations.md) come from the domain's
 `Vocabulary`: action names, the JSON-field map of each action's parameters, and the friendly
@@ -35,8 +35,9 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
+from typing import Any
 
 from ..pddl import limits
 from ..pddl.errors import GroundingTooLarge
@@ -93,6 +94,14 @@ GROUND_ACTIONS_KEPT = 4096
 distinct steps of the plans checked against one problem."""
 
 
+def keep_bounded(cache: dict[Any, Any], bound: int, cache_key: Any, value: Any) -> None:
+    """Put `value` in a cache of at most `bound` entries, forgetting its oldest entry when
+    it is full."""
+    if len(cache) >= bound:
+        del cache[next(iter(cache))]
+    cache[cache_key] = value
+
+
 class PreconditionTable:
     """A domain and problem compiled for checking plans: objects, types, actions, annotations,
     the initial state, the goal, and a cache of ground actions.
@@ -125,11 +134,8 @@ class PreconditionTable:
         """The goal as `(pos, neg)` atom sets when it is a conjunction of ground literals
         (`Problem.goal_literals`: it holds when `pos <= state` and `state.isdisjoint(neg)`),
         else None."""
-        self._ground_actions = functools.lru_cache(maxsize=GROUND_ACTIONS_KEPT)(self._ground)
-        """(action name, object keys) -> its ground action (`ground`)."""
-        self._preconditions = functools.lru_cache(maxsize=GROUND_ACTIONS_KEPT)(
-            self._ground_precondition)
-        """(action name, object keys) -> its ground precondition (`precondition_holds`)."""
+        self._ground_actions: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
+        """(action name, object keys) -> its ground action (`ground`, `GROUND_ACTIONS_KEPT`)."""
         complex_goal = self.has_goal and self.goal_sets is None
         if complex_goal:
             self._check_formula_scope(goal, f"in the goal of {problem.name}")
@@ -367,14 +373,25 @@ class PreconditionTable:
         more than the precondition."""
         return self._preconditions(action.name, args).holds(state)
 
+    @cached_property
+    def _preconditions(self) -> Callable[[str, tuple[str, ...]], Cond]:
+        """(action name, object keys) -> its ground precondition (`precondition_holds`), the
+        `GROUND_ACTIONS_KEPT` most recently used kept."""
+        return functools.lru_cache(maxsize=GROUND_ACTIONS_KEPT)(self._ground_precondition)
+
     def ground(self, action: Action, args: tuple[str, ...]) -> GroundAction:
         """The ground action of `action` with object keys `args` (already checked), kept."""
-        return self._ground_actions(action.name, args)
+        cache_key = (action.name, args)
+        found = self._ground_actions.get(cache_key)
+        if found is None:
+            found = self._ground(action.name, args)
+            keep_bounded(self._ground_actions, GROUND_ACTIONS_KEPT, cache_key, found)
+        return found
 
     @property
     def grounded_count(self) -> int:
         """Ground actions kept."""
-        return self._ground_actions.cache_info().currsize
+        return len(self._ground_actions)
 
     def _ground_precondition(self, name: str, args: tuple[str, ...]) -> Cond:
         template = self.schema.template(name)
@@ -399,11 +416,8 @@ class PreconditionTable:
             self._effects(template.conditional, values, TRUE, more_add, more_delete, effects)
             add, delete = add.union(more_add), delete.union(more_delete)
             conditional = ConditionalEffects.build(effects)
-        action = template.action
-        spelling = tuple(map(self.object_names.get, args, args))
-        return GroundAction(action, args, precondition, add, delete, conditional,
-                            f"({' '.join((action.name, *spelling))})",
-                            tuple(zip(template.parameters, spelling)))
+        return GroundAction(template.action, args, precondition, add, delete, conditional,
+                            tuple(map(self.object_names.get, args, args)))
 
     def _instances(self, quantified: Quantified, values: Values,
                    checks: tuple[tuple[AtomTemplate, ...], ...] = ()) -> Iterator[Values]:
