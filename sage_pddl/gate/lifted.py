@@ -146,8 +146,24 @@ class ImpliesTemplate:
 
 
 ConditionItem = LiteralTemplate | ForallTemplate | AnyOfTemplate | ImpliesTemplate
-ConditionTemplate = tuple[ConditionItem, ...]
-"""A conjunction of items, in source order."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionTemplate:
+    """A conjunction: its items, in source order."""
+
+    items: tuple[ConditionItem, ...]
+    literals: tuple[LiteralTemplate, ...] | None
+    """`items` when every item is a literal of an atom (no equality), else None: most
+    preconditions and quantifier bodies, ground as their literals and the two sets of their
+    atoms without walking items."""
+
+    @classmethod
+    def of(cls, items: Iterable[ConditionItem]) -> ConditionTemplate:
+        items = tuple(items)
+        literals = tuple(item for item in items
+                         if isinstance(item, LiteralTemplate) and not item.equality)
+        return cls(items, literals if len(literals) == len(items) else None)
 
 
 # --- effects ---------------------------------------------------------------------------------
@@ -288,7 +304,7 @@ class _Lifter:
             if anchor is None:
                 anchor = self.canonical(formula, positive)
             self.items(formula, positive, anchor, scope, size, out)
-        return tuple(out)
+        return ConditionTemplate.of(out)
 
     def items(self, formula: object, positive: bool, anchor: str, scope: Scope, size: int,
               out: list[ConditionItem]) -> None:

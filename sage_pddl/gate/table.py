@@ -461,6 +461,13 @@ class PreconditionTable:
 
     def _condition(self, template: ConditionTemplate, values: Values) -> Cond:
         """The ground conjunction of `template` with `values`."""
+        if template.literals is not None:  # literals of atoms only: `_conjoin`'s result, at once
+            if not template.literals:
+                return TRUE
+            literals = tuple([GroundLiteral(item.atom(values), item.positive, item.schema,
+                                            item.anchor) for item in template.literals])
+            return Cond(frozenset([lit.atom for lit in literals if lit.positive]),
+                        frozenset([lit.atom for lit in literals if not lit.positive]), literals)
         conjunction = _Conjunction()
         self._conjoin(template, values, conjunction)
         return conjunction.cond()
@@ -470,7 +477,7 @@ class PreconditionTable:
         """Add the ground items of `template` to `into`: literals (an equality decided now:
         a false one makes the conjunction false), quantifiers expanded, disjunctions and
         implications simplified."""
-        for item in template:
+        for item in template.items:
             if isinstance(item, LiteralTemplate):
                 atom = item.atom(values)
                 positive = item.positive
