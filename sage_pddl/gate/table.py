@@ -44,14 +44,17 @@ from ..pddl.errors import GroundingTooLarge
 from ..pddl.model import (
     Action,
     And,
+    Atom,
     Comparison,
     Domain,
     FunctionTerm,
+    Not,
     NumericEffect,
     ObjectKeys,
     Problem,
     Unsupported,
     key,
+    literal_goal,
     object_keys,
     walk,
     walk_numeric,
@@ -331,8 +334,18 @@ class PreconditionTable:
         """A whole condition (the goal, one of its conjuncts) with its variables bound by `env`
         (variable key -> object key), ground under a grounding budget of its own, read now (a
         worker sets its own limit, `--max-atoms`, after import). `anchor` is that of every
-        literal; None: a precondition's top-level conjuncts are the anchors."""
-        words, template = lift_condition(formula, env, self.canonical, anchor)
+        literal, and the literals name no schema (`""`: no `@sage reason` can name a literal
+        outside the domain's actions); None: a precondition, whose top-level conjuncts are the
+        anchors and whose literals name their canonical texts. A ground literal (a goal's
+        usual conjunct) needs no lifting: its atom is its key (`model.literal_goal`)."""
+        if anchor is not None:
+            if isinstance(formula, (Atom, Not)) and (sets := literal_goal(formula)) is not None:
+                pos, neg = sets
+                (atom,) = pos or neg
+                return Cond(pos, neg, (GroundLiteral(atom, bool(pos), "", anchor),))
+            words, template = lift_condition(formula, env, _no_text, anchor)
+        else:
+            words, template = lift_condition(formula, env, self.canonical, anchor)
         self._ground_budget = limits.MAX_GROUND
         return self._condition(template, words + tuple(env.values()))
 
@@ -576,6 +589,11 @@ class PreconditionTable:
             cond = self._condition(item.general, values)
             return None if cond.is_false else cond
         return Cond(frozenset(pos), frozenset(neg)) if pos or neg else TRUE
+
+
+def _no_text(node: object, positive: bool) -> str:
+    """The schema text of a literal outside the domain's actions: none (`ground_condition`)."""
+    return ""
 
 
 class _Conjunction:
