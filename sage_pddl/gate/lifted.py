@@ -21,7 +21,9 @@ PDDL semantics of `ground.py` states.
   around it are pushed in), a conjunctive quantifier (`ForallTemplate`: `forall`, or a negated
   `exists`, expanded into the conjunction), a disjunction (`AnyOfTemplate`: `or`, `exists`, a
   negated `and` or `forall`) or an implication (`ImpliesTemplate`; a negated one is the
-  conjunction of its condition and its negated consequent).
+  conjunction of its condition and its negated consequent). A conjunction of literals of atoms
+  only (most preconditions and quantifier bodies) also holds them as `literals`, which
+  grounding makes at once.
 * **Effects.** An effect is its items in source order: literals (`EffectLiteral`),
   conditional effects (`WhenTemplate`: a condition of literals, each marked static when no
   action changes its predicate, or any other condition as a `ConditionTemplate`) and
