@@ -47,7 +47,8 @@ class GroundLiteral(NamedTuple):
 
     `schema` is the canonical text of the literal as written in the action (variables kept,
     `(not ...)` when negative); `anchor` the canonical text of the top-level precondition conjunct
-    that contains it. A `@sage reason` annotation may name either.
+    that contains it. A `@sage reason` annotation may name either. A literal outside the
+    domain's actions (the goal's) names neither: `""`.
     """
 
     atom: GroundAtom
