@@ -243,21 +243,21 @@ class PreconditionTable:
 
     @cached_property
     def _objects_of(self) -> dict[tuple[str, ...], tuple[str, ...]]:
-        """Type keys -> `objects_of` them: one entry per type list the domain writes."""
+        """Type names as written -> `objects_of` them: one entry per type list the domain
+        writes."""
         return {}
 
     def objects_of(self, types: tuple[str, ...]) -> tuple[str, ...]:
         """Object keys that fit a parameter typed `types` (() = any), in declaration order."""
-        wanted = tuple(key(t) for t in types)
-        found = self._objects_of.get(wanted)
+        found = self._objects_of.get(types)
         if found is None:
+            wanted = {key(t) for t in types}
             if not wanted or "object" in wanted:
                 found = tuple(self.object_names)
             else:
-                want = set(wanted)
                 object_types = self.object_types
-                found = tuple(o for o in self.object_names if object_types[o] & want)
-            self._objects_of[wanted] = found
+                found = tuple(o for o in self.object_names if object_types[o] & wanted)
+            self._objects_of[types] = found
         return found
 
     def fits(self, obj: str, types: tuple[str, ...]) -> bool:
