@@ -151,10 +151,10 @@ class StepBinder:
                 f"{action.name} takes {len(params)} argument(s) ({signature or 'none'}), "
                 f"the step gives {len(args)}", action.name)
         objects = tuple(map(str.lower, args))
-        types_of = self.table.types_of
+        declared, type_set = self.table.declared, self.table.schema.type_set
         for obj, types in zip(objects, accepted):
-            have = types_of(obj)
-            if have is None or (types is not None and types.isdisjoint(have)):
+            kind = declared.get(obj)  # `PreconditionTable.types_of`, its types made only if read
+            if kind is None or (types is not None and types.isdisjoint(type_set(kind))):
                 return Bound(action, self._instances(step, index, action, args, accepted))
         return Bound(action, (objects,))
 

@@ -17,7 +17,7 @@ from typing import Any
 from ..pddl.model import Atom, Variable, effect_literals, key
 from .explain import failures
 from .gate import Gate
-from .ground import Atoms, GroundAtom, State
+from .ground import Atoms, GroundAtom, GroundLiteral, State
 from .verdict import Verdict, Violation
 
 STATE_CAP = 25
@@ -181,7 +181,7 @@ def _goal_hints(gate: Gate, state: State) -> list[str]:
     if gate.table.goal is None:
         return hints
     for failure in failures(gate.table.goal, state):
-        literals = [failure] if hasattr(failure, "atom") else [
+        literals = [failure] if isinstance(failure, GroundLiteral) else [
             lit for part in failure.parts for lit in part.literals]
         for literal in literals:
             if literal.atom[0] == "=":

@@ -14,6 +14,9 @@ Semantics (pyperplan's `task.py`, with ADL's conditions and conditional effects 
   condition holds in the state *before* the step (delete, then add: an atom both deleted and
   added holds afterwards).
 
+Ground literals, conditions and actions are NamedTuples: immutable values, compared by
+value, cheap to make (a plan's first check makes one per step and literal).
+
 This is the one statement of an action's meaning; the gate's check loop runs the same ground
 actions on bit sets (`bits.py`, derived from these sets), and tests hold the two to identical
 verdicts on the corpus, the iTHOR plans and their mutants.
@@ -23,7 +26,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..pddl.model import Action
 
@@ -39,13 +42,13 @@ EQUALS = "="
 
 # --- ground conditions ---------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True)
-class GroundLiteral:
+class GroundLiteral(NamedTuple):
     """A ground literal of a condition, with where it came from for reporting.
 
     `schema` is the canonical text of the literal as written in the action (variables kept,
     `(not ...)` when negative); `anchor` the canonical text of the top-level precondition conjunct
-    that contains it. A `@sage reason` annotation may name either.
+    that contains it. A `@sage reason` annotation may name either. A literal outside the
+    domain's actions (the goal's) names neither: `""`.
     """
 
     atom: GroundAtom
@@ -54,8 +57,7 @@ class GroundLiteral:
     anchor: str
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class AnyOf:
+class AnyOf(NamedTuple):
     """A ground disjunction (from `or`, `exists`, a negated `and`/`forall`, ...).
 
     Single-literal alternatives are kept as two sets (`any_pos`: one present suffices;
@@ -100,8 +102,7 @@ class AnyOf:
                 or any(part.holds(state) for part in self.complex_parts))
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Implies:
+class Implies(NamedTuple):
     """A ground implication: when `condition` holds, `then` must hold."""
 
     condition: Cond
@@ -111,8 +112,7 @@ class Implies:
         return not self.condition.holds(state) or self.then.holds(state)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Cond:
+class Cond(NamedTuple):
     """A ground conjunction: literals as two frozensets, plus disjunctions/implications.
 
     `literals` lists the literals in source order (for reporting every failed one); `unsat` holds
@@ -168,8 +168,7 @@ def conjoin(conds: Iterable[Cond]) -> Cond:
 
 # --- ground actions ------------------------------------------------------------------------
 
-@dataclass(frozen=True, slots=True, eq=False)
-class ConditionalEffect:
+class ConditionalEffect(NamedTuple):
     condition: Cond
     add: Atoms
     delete: Atoms
@@ -257,16 +256,15 @@ class ConditionalEffects:
                 delete |= effect.delete
         return add, delete
 
-@dataclass(frozen=True, slots=True, eq=False)
-class GroundAction:
+class GroundAction(NamedTuple):
     """An action with its parameters bound to objects: pyperplan's operator on sets.
 
     `precondition` is the ground precondition (its literals as the sets `pre_pos` and
     `pre_neg`, plus disjunctions and implications, each literal with its source for
     explanations); `add` and `delete` the unconditional effect; `conditional` the conditional
-    effects (None when there are none). `text` is `(Pick Apple)` and `bindings` the
-    (parameter, object) pairs, objects in their original spelling. A value: it refers to
-    nothing but the action schema it instantiates.
+    effects (None when there are none). `spelling` holds the objects in their original
+    spelling, for `text` (`(Pick Apple)`) and `bindings` (the (parameter, object) pairs). A
+    value: it refers to nothing but the action schema it instantiates.
     """
 
     schema: Action
@@ -275,12 +273,21 @@ class GroundAction:
     add: Atoms
     delete: Atoms
     conditional: ConditionalEffects | None
-    text: str
-    bindings: tuple[tuple[str, str], ...]
+    spelling: tuple[str, ...]
 
     @property
     def name(self) -> str:
         return self.schema.name
+
+    @property
+    def text(self) -> str:
+        """The step as PDDL, in the domain's and problem's spelling: `(Pick Apple)`."""
+        return f"({' '.join((self.schema.name, *self.spelling))})"
+
+    @property
+    def bindings(self) -> tuple[tuple[str, str], ...]:
+        """(parameter name as declared, object in its original spelling) pairs."""
+        return tuple((p.name, o) for p, o in zip(self.schema.parameters, self.spelling))
 
     @property
     def pre_pos(self) -> Atoms:

@@ -21,7 +21,9 @@ PDDL semantics of `ground.py` states.
   around it are pushed in), a conjunctive quantifier (`ForallTemplate`: `forall`, or a negated
   `exists`, expanded into the conjunction), a disjunction (`AnyOfTemplate`: `or`, `exists`, a
   negated `and` or `forall`) or an implication (`ImpliesTemplate`; a negated one is the
-  conjunction of its condition and its negated consequent).
+  conjunction of its condition and its negated consequent). A conjunction of literals of atoms
+  only (most preconditions and quantifier bodies) also holds them as `literals`, which
+  grounding makes at once.
 * **Effects.** An effect is its items in source order: literals (`EffectLiteral`),
   conditional effects (`WhenTemplate`: a condition of literals, each marked static when no
   action changes its predicate, or any other condition as a `ConditionTemplate`) and
@@ -146,8 +148,24 @@ class ImpliesTemplate:
 
 
 ConditionItem = LiteralTemplate | ForallTemplate | AnyOfTemplate | ImpliesTemplate
-ConditionTemplate = tuple[ConditionItem, ...]
-"""A conjunction of items, in source order."""
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionTemplate:
+    """A conjunction: its items, in source order."""
+
+    items: tuple[ConditionItem, ...]
+    literals: tuple[LiteralTemplate, ...] | None
+    """`items` when every item is a literal of an atom (no equality), else None: most
+    preconditions and quantifier bodies, ground as their literals and the two sets of their
+    atoms without walking items."""
+
+    @classmethod
+    def of(cls, items: Iterable[ConditionItem]) -> ConditionTemplate:
+        items = tuple(items)
+        literals = tuple(item for item in items
+                         if isinstance(item, LiteralTemplate) and not item.equality)
+        return cls(items, literals if len(literals) == len(items) else None)
 
 
 # --- effects ---------------------------------------------------------------------------------
@@ -198,8 +216,6 @@ class ActionTemplate:
     delete: tuple[AtomTemplate, ...]
     conditional: EffectTemplate
     """The rest of the effect (conditional and quantified effects), in source order."""
-    parameters: tuple[str, ...]
-    """The parameters' names as declared (a ground action's `bindings`)."""
 
 
 def lift_action(action: Action, canonical: Canonical, dynamic: frozenset[str]) -> ActionTemplate:
@@ -216,7 +232,7 @@ def lift_action(action: Action, canonical: Canonical, dynamic: frozenset[str]) -
         else:
             conditional.append(item)
     return ActionTemplate(action, lifter.words, precondition, tuple(add), tuple(delete),
-                          tuple(conditional), tuple(p.name for p in action.parameters))
+                          tuple(conditional))
 
 
 def lift_condition(formula: object, variables: Iterable[str], canonical: Canonical,
@@ -290,7 +306,7 @@ class _Lifter:
             if anchor is None:
                 anchor = self.canonical(formula, positive)
             self.items(formula, positive, anchor, scope, size, out)
-        return tuple(out)
+        return ConditionTemplate.of(out)
 
     def items(self, formula: object, positive: bool, anchor: str, scope: Scope, size: int,
               out: list[ConditionItem]) -> None:

@@ -109,8 +109,8 @@ class DomainSchema:
     def type_set(self, declared: str | tuple[str, ...]) -> frozenset[str]:
         """The type keys an object of `declared` type keys (`model.object_keys`) belongs
         to: their ancestors, merged."""
-        if type(declared) is str:
-            return self.ancestors(declared)
+        if type(declared) is str:  # a type key: its ancestors, once made, are one look-up
+            return self._ancestors.get(declared) or self.ancestors(declared)
         return frozenset({"object"}).union(*map(self.ancestors, declared))
 
     def word(self, word: str) -> StepAction | None:

@@ -25,7 +25,7 @@ Semantics
   hazards, canonical texts, the actions' templates) is compiled once per `Domain` object
   (`schema.domain_schema`). A
   table keeps the ground actions plans have named (`ground`, at most `GROUND_ACTIONS_KEPT`,
-  the least recently used forgotten first).
+  the oldest forgotten first).
 
 Annotations (`; @sage alias|step|reason`, docs/annotations.md) come from the domain's
 `Vocabulary`: action names, the JSON-field map of each action's parameters, and the friendly
@@ -35,22 +35,26 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
+from typing import Any
 
 from ..pddl import limits
 from ..pddl.errors import GroundingTooLarge
 from ..pddl.model import (
     Action,
     And,
+    Atom,
     Comparison,
     Domain,
     FunctionTerm,
+    Not,
     NumericEffect,
     ObjectKeys,
     Problem,
     Unsupported,
     key,
+    literal_goal,
     object_keys,
     walk,
     walk_numeric,
@@ -93,6 +97,14 @@ GROUND_ACTIONS_KEPT = 4096
 distinct steps of the plans checked against one problem."""
 
 
+def keep_bounded(cache: dict[Any, Any], bound: int, cache_key: Any, value: Any) -> None:
+    """Put `value` in a cache of at most `bound` entries, forgetting its oldest entry when
+    it is full."""
+    if len(cache) >= bound:
+        del cache[next(iter(cache))]
+    cache[cache_key] = value
+
+
 class PreconditionTable:
     """A domain and problem compiled for checking plans: objects, types, actions, annotations,
     the initial state, the goal, and a cache of ground actions.
@@ -125,11 +137,8 @@ class PreconditionTable:
         """The goal as `(pos, neg)` atom sets when it is a conjunction of ground literals
         (`Problem.goal_literals`: it holds when `pos <= state` and `state.isdisjoint(neg)`),
         else None."""
-        self._ground_actions = functools.lru_cache(maxsize=GROUND_ACTIONS_KEPT)(self._ground)
-        """(action name, object keys) -> its ground action (`ground`)."""
-        self._preconditions = functools.lru_cache(maxsize=GROUND_ACTIONS_KEPT)(
-            self._ground_precondition)
-        """(action name, object keys) -> its ground precondition (`precondition_holds`)."""
+        self._ground_actions: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
+        """(action name, object keys) -> its ground action (`ground`, `GROUND_ACTIONS_KEPT`)."""
         complex_goal = self.has_goal and self.goal_sets is None
         if complex_goal:
             self._check_formula_scope(goal, f"in the goal of {problem.name}")
@@ -234,21 +243,21 @@ class PreconditionTable:
 
     @cached_property
     def _objects_of(self) -> dict[tuple[str, ...], tuple[str, ...]]:
-        """Type keys -> `objects_of` them: one entry per type list the domain writes."""
+        """Type names as written -> `objects_of` them: one entry per type list the domain
+        writes."""
         return {}
 
     def objects_of(self, types: tuple[str, ...]) -> tuple[str, ...]:
         """Object keys that fit a parameter typed `types` (() = any), in declaration order."""
-        wanted = tuple(key(t) for t in types)
-        found = self._objects_of.get(wanted)
+        found = self._objects_of.get(types)
         if found is None:
+            wanted = {key(t) for t in types}
             if not wanted or "object" in wanted:
                 found = tuple(self.object_names)
             else:
-                want = set(wanted)
                 object_types = self.object_types
-                found = tuple(o for o in self.object_names if object_types[o] & want)
-            self._objects_of[wanted] = found
+                found = tuple(o for o in self.object_names if object_types[o] & wanted)
+            self._objects_of[types] = found
         return found
 
     def fits(self, obj: str, types: tuple[str, ...]) -> bool:
@@ -325,8 +334,18 @@ class PreconditionTable:
         """A whole condition (the goal, one of its conjuncts) with its variables bound by `env`
         (variable key -> object key), ground under a grounding budget of its own, read now (a
         worker sets its own limit, `--max-atoms`, after import). `anchor` is that of every
-        literal; None: a precondition's top-level conjuncts are the anchors."""
-        words, template = lift_condition(formula, env, self.canonical, anchor)
+        literal, and the literals name no schema (`""`: no `@sage reason` can name a literal
+        outside the domain's actions); None: a precondition, whose top-level conjuncts are the
+        anchors and whose literals name their canonical texts. A ground literal (a goal's
+        usual conjunct) needs no lifting: its atom is its key (`model.literal_goal`)."""
+        if anchor is not None:
+            if isinstance(formula, (Atom, Not)) and (sets := literal_goal(formula)) is not None:
+                pos, neg = sets
+                (atom,) = pos or neg
+                return Cond(pos, neg, (GroundLiteral(atom, bool(pos), "", anchor),))
+            words, template = lift_condition(formula, env, _no_text, anchor)
+        else:
+            words, template = lift_condition(formula, env, self.canonical, anchor)
         self._ground_budget = limits.MAX_GROUND
         return self._condition(template, words + tuple(env.values()))
 
@@ -367,14 +386,25 @@ class PreconditionTable:
         more than the precondition."""
         return self._preconditions(action.name, args).holds(state)
 
+    @cached_property
+    def _preconditions(self) -> Callable[[str, tuple[str, ...]], Cond]:
+        """(action name, object keys) -> its ground precondition (`precondition_holds`), the
+        `GROUND_ACTIONS_KEPT` most recently used kept."""
+        return functools.lru_cache(maxsize=GROUND_ACTIONS_KEPT)(self._ground_precondition)
+
     def ground(self, action: Action, args: tuple[str, ...]) -> GroundAction:
         """The ground action of `action` with object keys `args` (already checked), kept."""
-        return self._ground_actions(action.name, args)
+        cache_key = (action.name, args)
+        found = self._ground_actions.get(cache_key)
+        if found is None:
+            found = self._ground(action.name, args)
+            keep_bounded(self._ground_actions, GROUND_ACTIONS_KEPT, cache_key, found)
+        return found
 
     @property
     def grounded_count(self) -> int:
         """Ground actions kept."""
-        return self._ground_actions.cache_info().currsize
+        return len(self._ground_actions)
 
     def _ground_precondition(self, name: str, args: tuple[str, ...]) -> Cond:
         template = self.schema.template(name)
@@ -399,11 +429,8 @@ class PreconditionTable:
             self._effects(template.conditional, values, TRUE, more_add, more_delete, effects)
             add, delete = add.union(more_add), delete.union(more_delete)
             conditional = ConditionalEffects.build(effects)
-        action = template.action
-        spelling = tuple(map(self.object_names.get, args, args))
-        return GroundAction(action, args, precondition, add, delete, conditional,
-                            f"({' '.join((action.name, *spelling))})",
-                            tuple(zip(template.parameters, spelling)))
+        return GroundAction(template.action, args, precondition, add, delete, conditional,
+                            tuple(map(self.object_names.get, args, args)))
 
     def _instances(self, quantified: Quantified, values: Values,
                    checks: tuple[tuple[AtomTemplate, ...], ...] = ()) -> Iterator[Values]:
@@ -447,6 +474,13 @@ class PreconditionTable:
 
     def _condition(self, template: ConditionTemplate, values: Values) -> Cond:
         """The ground conjunction of `template` with `values`."""
+        if template.literals is not None:  # literals of atoms only: `_conjoin`'s result, at once
+            if not template.literals:
+                return TRUE
+            literals = tuple([GroundLiteral(item.atom(values), item.positive, item.schema,
+                                            item.anchor) for item in template.literals])
+            return Cond(frozenset([lit.atom for lit in literals if lit.positive]),
+                        frozenset([lit.atom for lit in literals if not lit.positive]), literals)
         conjunction = _Conjunction()
         self._conjoin(template, values, conjunction)
         return conjunction.cond()
@@ -456,7 +490,7 @@ class PreconditionTable:
         """Add the ground items of `template` to `into`: literals (an equality decided now:
         a false one makes the conjunction false), quantifiers expanded, disjunctions and
         implications simplified."""
-        for item in template:
+        for item in template.items:
             if isinstance(item, LiteralTemplate):
                 atom = item.atom(values)
                 positive = item.positive
@@ -555,6 +589,11 @@ class PreconditionTable:
             cond = self._condition(item.general, values)
             return None if cond.is_false else cond
         return Cond(frozenset(pos), frozenset(neg)) if pos or neg else TRUE
+
+
+def _no_text(node: object, positive: bool) -> str:
+    """The schema text of a literal outside the domain's actions: none (`ground_condition`)."""
+    return ""
 
 
 class _Conjunction:
