@@ -55,6 +55,15 @@ class BitSets:
             total |= self.bit(atom) if found is None else found
         return total
 
+    def first_mask(self, atoms: Atoms) -> int:
+        """`mask(atoms)` for the first atoms given bits (the initial state's): bits 0 to
+        len(atoms) - 1, in one pass."""
+        if self.atoms:
+            return self.mask(atoms)
+        self.atoms = list(atoms)
+        self.bit_of = {atom: 1 << position for position, atom in enumerate(self.atoms)}
+        return (1 << len(self.atoms)) - 1
+
     def atoms_of(self, mask: int) -> list[GroundAtom]:
         """The atoms of `mask` (cost: one step per atom in it)."""
         atoms = self.atoms
@@ -134,6 +143,8 @@ class BitSets:
         (None: nothing beyond the literal masks); `never` when the precondition cannot hold."""
         if never:
             return _never
+        if not subs:
+            return None
         triggered = [(trigger, sub) for sub in subs
                      if (trigger := self._trigger(sub)) is not None]
         tests = tuple(self._sub_test(sub) for sub in subs if self._trigger(sub) is None)

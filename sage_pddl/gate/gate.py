@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property
 from typing import Any, NamedTuple
 
+from ..pddl.built_once import keep_bounded
 from ..pddl.errors import SageError
 from ..pddl.model import And, Domain, Plan, PlanStep, Problem
 from ..pddl.vocabulary import NOT_ARGUMENTS, Vocabulary
@@ -41,13 +42,6 @@ oldest is forgotten first."""
 STATES_KEPT = 64
 """Given start states one gate keeps the bit-set mask of (`Gate._start_masks`), at most; the
 oldest is forgotten first."""
-
-
-def _keep(cache: dict[Any, Any], bound: int, cache_key: Any, value: Any) -> None:
-    """Put `value` in a bounded cache, forgetting its oldest entry when it is full."""
-    if len(cache) >= bound:
-        del cache[next(iter(cache))]
-    cache[cache_key] = value
 
 
 class KnownStep(NamedTuple):
@@ -189,7 +183,7 @@ class Gate:
                 if gate is not self:
                     return gate.check(plan, start, mode)
                 found = self.bits.mask(start)
-                _keep(self._start_masks, STATES_KEPT, start, found)
+                keep_bounded(self._start_masks, STATES_KEPT, start, found)
             start_mask = found
         s = start_mask
         violations: list[Violation] = []
@@ -198,7 +192,8 @@ class Gate:
         cache_key = self.binder.cache_key
         for index, step in enumerate(plan if type(plan) is list else self.plan_steps(plan)):
             checked = index + 1
-            resolved = steps.get(cache_key(step)) or self._resolve(step, index)
+            step_key = cache_key(step)
+            resolved = steps.get(step_key) or self._resolve(step, index, step_key)
             if isinstance(resolved, Violation):
                 violations.append(resolved.at(index))
             else:
@@ -224,7 +219,7 @@ class Gate:
 
     @cached_property
     def _initial_mask(self) -> int:
-        return self.bits.mask(self.table.initial_state)
+        return self.bits.first_mask(self.table.initial_state)
 
     @cached_property
     def _goal_test(self) -> Callable[[int], bool] | None:
@@ -236,9 +231,9 @@ class Gate:
             goal = self.table.goal
         return None if goal is None else self.bits.cond_test(goal)
 
-    def _resolve(self, step: Any, index: int) -> Resolved:
-        """A step's `Resolved` form, kept under its content (never the step object, so a
-        step edited in place is resolved afresh)."""
+    def _resolve(self, step: Any, index: int, step_key: Any) -> Resolved:
+        """A step's `Resolved` form, kept under its content `step_key` (`StepBinder.cache_key`;
+        never the step object, so a step edited in place is resolved afresh)."""
         found: Resolved
         try:
             candidates = self._candidates(step, index)
@@ -248,9 +243,8 @@ class Gate:
             bit_steps = tuple(bit_step(self.bits, g) for g in candidates)
             found = KnownStep(bit_steps, text_of(step),
                               Explainer(self.table, self.bits, bit_steps[0]))
-        cache_key = self.binder.cache_key(step)
-        if cache_key is not None:
-            _keep(self._steps, STEPS_KEPT, cache_key, found)
+        if step_key is not None:
+            keep_bounded(self._steps, STEPS_KEPT, step_key, found)
         return found
 
     def _state(self, state: Iterable[tuple[Any, ...]]) -> Atoms:

@@ -37,9 +37,9 @@ import functools
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
-from typing import Any
 
 from ..pddl import limits
+from ..pddl.built_once import keep_bounded
 from ..pddl.errors import GroundingTooLarge
 from ..pddl.model import (
     Action,
@@ -95,14 +95,6 @@ from .schema import domain_schema
 GROUND_ACTIONS_KEPT = 4096
 """Ground actions (and ground preconditions) one table keeps, at most: far more than the
 distinct steps of the plans checked against one problem."""
-
-
-def keep_bounded(cache: dict[Any, Any], bound: int, cache_key: Any, value: Any) -> None:
-    """Put `value` in a cache of at most `bound` entries, forgetting its oldest entry when
-    it is full."""
-    if len(cache) >= bound:
-        del cache[next(iter(cache))]
-    cache[cache_key] = value
 
 
 class PreconditionTable:

@@ -13,6 +13,9 @@ the in-memory caches (a benchmark's problems, memory seeds, planning tasks, back
 * **Ids kept alive.** `get(key, build, alive=obj)` keeps `obj` as long as the value: a key that
   names an object by `id()` (a domain object) then cannot come to name another object that
   reuses the id once the first is gone.
+
+A cache one object owns and no other thread reads (a gate's resolved steps, a table's ground
+actions) is a plain dict kept within its bound by `keep_bounded`, the same oldest-first rule.
 """
 from __future__ import annotations
 
@@ -57,3 +60,11 @@ class BuiltOnce(Generic[K, V]):
     def __len__(self) -> int:
         with self._guard:
             return len(self._values)
+
+
+def keep_bounded(cache: dict[Any, Any], bound: int, cache_key: Any, value: Any) -> None:
+    """Put `value` in a cache of at most `bound` entries, forgetting its oldest entry when
+    it is full."""
+    if len(cache) >= bound:
+        del cache[next(iter(cache))]
+    cache[cache_key] = value
