@@ -56,6 +56,7 @@ class RunContext:
         self._memories: BuiltOnce[str, HybridMemory] = BuiltOnce(kept=None)
         self._free_gates: dict[str, list[Gate]] = {}
         self._gates_made: dict[str, int] = {}
+        self._cells_running: dict[str, int] = {}  # task id -> its cells started, not finished
         self._gates_lock = threading.Lock()
         self._memories_built = threading.Event()
         self._memories_built.set()  # until `build_memories_meanwhile` starts building them
@@ -141,10 +142,23 @@ class RunContext:
 
     def ready(self, cell: Cell) -> bool:
         """False while the cell would only wait for a memory still being built, or would
-        compile (and ground again) a second gate of its task because every one is lent."""
+        compile (and ground again) a second gate of its task because every one is lent or
+        will be: each cell started and not finished holds one, or takes one when it runs."""
         if not (self._memories_built.is_set() or self.config.memory == "none"
                 or cell.planner not in MEMORY_PLANNERS):
             return False
         with self._gates_lock:
             task_id = cell.task.task_id
-            return not self._gates_made.get(task_id) or bool(self._free_gates.get(task_id))
+            running = self._cells_running.get(task_id, 0)
+            return not running or running < self._gates_made.get(task_id, 0)
+
+    def started(self, cell: Cell) -> None:
+        """The runner started `cell` (see `ready`)."""
+        with self._gates_lock:
+            task_id = cell.task.task_id
+            self._cells_running[task_id] = self._cells_running.get(task_id, 0) + 1
+
+    def finished(self, cell: Cell) -> None:
+        """The runner has `cell`'s row (see `ready`)."""
+        with self._gates_lock:
+            self._cells_running[cell.task.task_id] -= 1

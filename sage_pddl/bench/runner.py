@@ -144,22 +144,42 @@ def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task],
         executor = _executor(config, context, llm_factory) if context else None
         streak: dict[str, int] = {}
         submitted = 0
-        while todo or (executor is not None and executor.in_flight):
+
+        def start_cells() -> None:
+            """Fill the executor with the next cells to start."""
+            nonlocal submitted
+            assert context is not None  # there are cells to start
             while todo and executor.in_flight < executor.capacity:
-                cell = todo.pop(ready=context.ready if context else None)
+                cell = todo.pop(ready=context.ready)
                 if config.max_rows is not None and submitted >= config.max_rows:
                     status["not_run"] += 1 + len(todo)
                     todo.clear()
                 elif cell.model in status["aborted_models"]:
                     status["not_run"] += 1
                 else:
+                    context.started(cell)
                     executor.submit(cell)
                     submitted += 1
+
+        while todo or (executor is not None and executor.in_flight):
+            start_cells()
             progress.show(status, executor.in_flight)
             if not executor.in_flight:
                 break
             cell, row = executor.next_done()
+            assert context is not None
+            context.finished(cell)
             todo.finished(cell, row.get("row_seconds"))
+            model = cell.model
+            streak[model] = streak.get(model, 0) + 1 if row["error_kind"] == "llm" else 0
+            if streak[model] >= config.max_consecutive_errors \
+                    and model not in status["aborted_models"]:
+                status["aborted_models"].append(model)
+                progress.say(f"{model}: {streak[model]} LLM errors in a row ({row['error']}); "
+                             "its remaining rows are not run (continue later with --resume)")
+            # the next cell starts before this row is written (two fsyncs): with several
+            # workers, no thread waits for the disk
+            start_cells()
             trace = row.pop(TRACE_FIELD, None)
             if trace is not None:
                 row["episode"] = episode_name(row)
@@ -168,13 +188,6 @@ def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task],
             status["written"], status["errors"] = writer.written, writer.errors
             progress.show(status, executor.in_flight)
             progress.advance()
-            model = cell.model
-            streak[model] = streak.get(model, 0) + 1 if row["error_kind"] == "llm" else 0
-            if streak[model] >= config.max_consecutive_errors \
-                    and model not in status["aborted_models"]:
-                status["aborted_models"].append(model)
-                progress.say(f"{model}: {streak[model]} LLM errors in a row ({row['error']}); "
-                             "its remaining rows are not run (continue later with --resume)")
         status["finished"] = not status["aborted_models"] and not status["not_run"]
         progress.show(status, 0)
     finally:

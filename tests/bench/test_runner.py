@@ -302,14 +302,25 @@ def test_preflight_checks_any_backend_that_has_a_check_method(tmp_path, checked_
 
 def test_a_cell_whose_tasks_every_gate_is_lent_is_not_ready(tmp_path, tasks):
     """The queue starts such a cell after the others (`schedule.py`): it would compile and
-    ground a second gate of its task while the first is in use."""
+    ground a second gate of its task while the first is in use. A cell started counts as
+    holding a gate before it runs: the queue starts several cells before any takes its gate."""
     from sage_pddl.bench.context import RunContext
     from sage_pddl.bench.executors import Cell
 
     context = RunContext(config(tmp_path).validated(), tasks)
     first, other = tasks[0], tasks[1]
-    assert context.ready(Cell("m", "Direct", first, 0))  # no gate yet: nothing is built twice
+    planning, scoring = Cell("m", "Direct", first, 0), Cell("m", "CoT", first, 0)
+    assert context.ready(planning)  # no gate yet: nothing is built twice
+    context.started(planning)
+    assert not context.ready(scoring)  # `planning` will take the task's one gate
+    assert context.ready(Cell("m", "Direct", other, 0))
     with context.gate(first):
-        assert not context.ready(Cell("m", "Direct", first, 0))
-        assert context.ready(Cell("m", "Direct", other, 0))
-    assert context.ready(Cell("m", "Direct", first, 0))  # its gate is back
+        assert not context.ready(scoring)
+    context.finished(planning)
+    assert context.ready(scoring)  # its gate is back
+    context.started(planning)
+    context.started(scoring)  # started anyway (every other cell waited): a second gate
+    with context.gate(first), context.gate(first):
+        pass
+    context.finished(scoring)
+    assert context.ready(scoring)  # two gates made, one lent
