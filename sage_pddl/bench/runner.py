@@ -60,7 +60,7 @@ from .config import (
     select_tasks,
     setting_error,
 )
-from .context import RunContext
+from .context import RunContext, TaskSets
 from .executors import (
     Cell,
     Executor,
@@ -102,7 +102,8 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
     elif isinstance(config, Mapping):
         config = config_from_mapping(config)
     config = config.validated()
-    tasks = select_tasks(config.tasks)
+    task_sets = TaskSets()
+    tasks = select_tasks(config.tasks, load=task_sets.get)
     if llm_factory is None:
         preflight(config, tasks)
     config, run_dir, stored = prepare_run_dir(config)
@@ -111,10 +112,10 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
         (run_dir / STATUS_FILE).unlink(missing_ok=True)
         write_text_atomic(run_dir / CONFIG_FILE,
                           json.dumps(stored, indent=2, default=str) + "\n")
-        return _run_locked(config, run_dir, tasks, llm_factory)
+        return _run_locked(config, run_dir, tasks, task_sets, llm_factory)
 
 
-def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task],
+def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task], task_sets: TaskSets,
                 llm_factory: LLMFactory | None) -> Path:
     """`run_benchmark` once the run folder is prepared and locked."""
     live_path = run_dir / LIVE_MEMORY_FILE if config.memory == "live" else None
@@ -140,7 +141,7 @@ def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task],
     progress = _Progress(len(cells), len(cells) - len(todo), config.progress)
     executor: Any = None
     try:
-        context = RunContext(config, tasks, live_path) if todo else None
+        context = RunContext(config, tasks, live_path, task_sets) if todo else None
         executor = _executor(config, context, llm_factory) if context else None
         streak: dict[str, int] = {}
         submitted = 0
@@ -251,7 +252,9 @@ def _config_backends(context: RunContext) -> LLMFactory:
 def _fresh_runner(config: BenchConfig, llm_factory: LLMFactory | None) -> Runner:
     """A runner made from the config alone (a Ray worker process: tasks and backends are
     loaded there)."""
-    return _runner_factory(RunContext(config, select_tasks(config.tasks)), llm_factory)()
+    task_sets = TaskSets()
+    tasks = select_tasks(config.tasks, load=task_sets.get)
+    return _runner_factory(RunContext(config, tasks, task_sets=task_sets), llm_factory)()
 
 
 def preflight(config: BenchConfig, tasks: list[Task]) -> None:

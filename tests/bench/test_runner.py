@@ -324,3 +324,24 @@ def test_a_cell_whose_tasks_every_gate_is_lent_is_not_ready(tmp_path, tasks):
         pass
     context.finished(scoring)
     assert context.ready(scoring)  # two gates made, one lent
+
+
+def test_a_run_reads_each_task_set_once(tmp_path, tasks, monkeypatch):
+    """The run's tasks are selected from the task sets its memories are built from, read once
+    (`TaskSets`)."""
+    from sage_pddl.bench import context as run_context
+
+    reads: list[str] = []
+    read = run_context.load_taskset
+    monkeypatch.setattr(run_context, "load_taskset", lambda name: reads.append(name) or read(name))
+    pools: list[list] = []
+    monkeypatch.setattr(run_context.HybridMemory, "from_tasks",
+                        classmethod(lambda cls, pool, domain, **_: pools.append(pool) or cls()))
+    task_sets = run_context.TaskSets()
+    chosen = select_tasks([TASKS], load=task_sets.get)
+    context = run_context.RunContext(config(tmp_path, memory="loo").validated(), chosen,
+                                     task_sets=task_sets)
+    context.memory(chosen[0])
+    assert len(reads) == 1
+    assert pools == [task_sets.get(chosen[0].source)]
+    assert len(pools[0]) >= len(chosen)  # the whole set, the run's tasks among them
