@@ -345,3 +345,21 @@ def test_a_run_reads_each_task_set_once(tmp_path, tasks, monkeypatch):
     assert len(reads) == 1
     assert pools == [task_sets.get(chosen[0].source)]
     assert len(pools[0]) >= len(chosen)  # the whole set, the run's tasks among them
+
+
+def test_a_freed_worker_gets_its_next_cell_before_the_finished_row_is_written(tmp_path,
+                                                                              monkeypatch):
+    """Writing a row (and its trace) fsyncs twice; the worker it freed does not wait for that."""
+    from sage_pddl.bench import runner
+    from sage_pddl.bench.results import ResultsWriter
+
+    submitted: list[object] = []
+    submitted_at_write: list[int] = []
+    submit, append = runner.ThreadExecutor.submit, ResultsWriter.append
+    monkeypatch.setattr(runner.ThreadExecutor, "submit",
+                        lambda self, cell: submitted.append(cell) or submit(self, cell))
+    monkeypatch.setattr(ResultsWriter, "append", lambda self, row: submitted_at_write.append(
+        len(submitted)) or append(self, row))
+    run_benchmark(config(tmp_path, workers=2, seeds=(0,)))  # 6 cells
+    assert submitted_at_write[:4] == [3, 4, 5, 6]
+    assert submitted_at_write[4:] == [6, 6]
