@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -268,8 +268,10 @@ def config_from_mapping(data: Mapping[str, Any], *, source: str = "bench config"
 _SPEC = re.compile(r"^(?P<set>[^\[\]#]+?)(?:#(?P<one>[^\[\]#]+)|\[(?P<sel>[^\]]*)\])?$")
 
 
-def select_tasks(specs: Sequence[str]) -> list[Task]:
-    """The tasks named by task specs, in order, without repeats (see `BenchConfig.tasks`)."""
+def select_tasks(specs: Sequence[str],
+                 load: Callable[[str], Sequence[Task]] = load_taskset) -> list[Task]:
+    """The tasks named by task specs, in order, without repeats (see `BenchConfig.tasks`);
+    `load` reads a task set by name (a run reads each once: `context.TaskSets`)."""
     chosen: dict[str, Task] = {}
     origin: dict[str, str] = {}
     for spec in specs:
@@ -279,7 +281,7 @@ def select_tasks(specs: Sequence[str]) -> list[Task]:
                                    "SET#ID, SET[#ID,#ID] or SET[:N]")
         name = match["set"].strip()
         try:
-            tasks = load_taskset(name)
+            tasks = list(load(name))
         except SageError as error:
             raise BenchConfigError(f"bench setting 'tasks': {error}") from None
         picked = _pick(tasks, match["one"], match["sel"], spec)

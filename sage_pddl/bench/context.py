@@ -4,6 +4,8 @@ One `RunContext` is made per process that runs cells (the bench process, or each
 is shared by all its threads. Each thing it holds is built once, by the first thread that asks,
 under a lock of its own key (`sage_pddl.pddl.built_once.BuiltOnce`):
 
+* the task sets, by name (`TaskSets`: the run's tasks are selected from them, and a memory is
+  built from its task's whole set);
 * the domains, by name (`load_domain` keeps each file's domain for the process);
 * the planning tasks (immutable; a task's problem is built once per process);
 * why a task's scene cannot reach its goal (`task_infeasible`, "" when it can), kept for the
@@ -41,21 +43,36 @@ _INFEASIBLE: BuiltOnce[tuple[int, str], str] = BuiltOnce(kept=512)
 as its problem is (`task_problem_of`): every run in the process asks again; a lock per task."""
 
 
+class TaskSets:
+    """The task sets of a run by name, each read once: the run's tasks are selected from them
+    (`select_tasks(specs, load=TaskSets().get)`) and a memory is built from its task's set."""
+
+    def __init__(self) -> None:
+        self._sets: BuiltOnce[str, list[Task]] = BuiltOnce(kept=None)
+
+    def get(self, name: str) -> list[Task]:
+        return self._sets.get(name, lambda: load_taskset(name))
+
+
 class RunContext:
     """What the cells of a run share in this process (see the module docstring)."""
 
-    def __init__(self, config: BenchConfig, tasks: Sequence[Task], live_path: Path | None = None):
+    def __init__(self, config: BenchConfig, tasks: Sequence[Task], live_path: Path | None = None,
+                 task_sets: TaskSets | None = None):
+        """`task_sets`: those the run's `tasks` were selected from (`select_tasks`)."""
         self.config = config
         self.tasks = tasks
         self.live_path = live_path
         """The live memory's file (`memory="live"`), else None."""
-        # the run's own domains, tasks and task sets: every value kept, a lock per key (a
+        self.task_sets = task_sets or TaskSets()
+        # the run's own domains, tasks and memories: every value kept, a lock per key (a
         # domain by name: `load_domain` finds its file again each time it is asked)
         self._domains: BuiltOnce[str, Domain] = BuiltOnce(kept=None)
         self._planning: BuiltOnce[str, PlanningTask] = BuiltOnce(kept=None)
         self._memories: BuiltOnce[str, HybridMemory] = BuiltOnce(kept=None)
         self._free_gates: dict[str, list[Gate]] = {}
         self._gates_made: dict[str, int] = {}
+        self._cells_running: dict[str, int] = {}  # task id -> its cells started, not finished
         self._gates_lock = threading.Lock()
         self._memories_built = threading.Event()
         self._memories_built.set()  # until `build_memories_meanwhile` starts building them
@@ -83,7 +100,7 @@ class RunContext:
         source = task.source or ""
 
         def build() -> HybridMemory:
-            pool = load_taskset(source) if source else self.tasks
+            pool = self.task_sets.get(source) if source else self.tasks
             return HybridMemory.from_tasks(pool, self.domain_for(task), live_path=self.live_path)
 
         return self._memories.get(self._memory_key(task), build)
@@ -141,10 +158,23 @@ class RunContext:
 
     def ready(self, cell: Cell) -> bool:
         """False while the cell would only wait for a memory still being built, or would
-        compile (and ground again) a second gate of its task because every one is lent."""
+        compile (and ground again) a second gate of its task because every one is lent or
+        will be: each cell started and not finished holds one, or takes one when it runs."""
         if not (self._memories_built.is_set() or self.config.memory == "none"
                 or cell.planner not in MEMORY_PLANNERS):
             return False
         with self._gates_lock:
             task_id = cell.task.task_id
-            return not self._gates_made.get(task_id) or bool(self._free_gates.get(task_id))
+            running = self._cells_running.get(task_id, 0)
+            return not running or running < self._gates_made.get(task_id, 0)
+
+    def started(self, cell: Cell) -> None:
+        """The runner started `cell` (see `ready`)."""
+        with self._gates_lock:
+            task_id = cell.task.task_id
+            self._cells_running[task_id] = self._cells_running.get(task_id, 0) + 1
+
+    def finished(self, cell: Cell) -> None:
+        """The runner has `cell`'s row (see `ready`)."""
+        with self._gates_lock:
+            self._cells_running[cell.task.task_id] -= 1

@@ -60,7 +60,7 @@ from .config import (
     select_tasks,
     setting_error,
 )
-from .context import RunContext
+from .context import RunContext, TaskSets
 from .executors import (
     Cell,
     Executor,
@@ -102,7 +102,8 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
     elif isinstance(config, Mapping):
         config = config_from_mapping(config)
     config = config.validated()
-    tasks = select_tasks(config.tasks)
+    task_sets = TaskSets()
+    tasks = select_tasks(config.tasks, load=task_sets.get)
     if llm_factory is None:
         preflight(config, tasks)
     config, run_dir, stored = prepare_run_dir(config)
@@ -111,10 +112,10 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
         (run_dir / STATUS_FILE).unlink(missing_ok=True)
         write_text_atomic(run_dir / CONFIG_FILE,
                           json.dumps(stored, indent=2, default=str) + "\n")
-        return _run_locked(config, run_dir, tasks, llm_factory)
+        return _run_locked(config, run_dir, tasks, task_sets, llm_factory)
 
 
-def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task],
+def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task], task_sets: TaskSets,
                 llm_factory: LLMFactory | None) -> Path:
     """`run_benchmark` once the run folder is prepared and locked."""
     live_path = run_dir / LIVE_MEMORY_FILE if config.memory == "live" else None
@@ -140,26 +141,46 @@ def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task],
     progress = _Progress(len(cells), len(cells) - len(todo), config.progress)
     executor: Any = None
     try:
-        context = RunContext(config, tasks, live_path) if todo else None
+        context = RunContext(config, tasks, live_path, task_sets) if todo else None
         executor = _executor(config, context, llm_factory) if context else None
         streak: dict[str, int] = {}
         submitted = 0
-        while todo or (executor is not None and executor.in_flight):
+
+        def start_cells() -> None:
+            """Fill the executor with the next cells to start."""
+            nonlocal submitted
+            assert context is not None  # there are cells to start
             while todo and executor.in_flight < executor.capacity:
-                cell = todo.pop(ready=context.ready if context else None)
+                cell = todo.pop(ready=context.ready)
                 if config.max_rows is not None and submitted >= config.max_rows:
                     status["not_run"] += 1 + len(todo)
                     todo.clear()
                 elif cell.model in status["aborted_models"]:
                     status["not_run"] += 1
                 else:
+                    context.started(cell)
                     executor.submit(cell)
                     submitted += 1
+
+        while todo or (executor is not None and executor.in_flight):
+            start_cells()
             progress.show(status, executor.in_flight)
             if not executor.in_flight:
                 break
             cell, row = executor.next_done()
+            assert context is not None
+            context.finished(cell)
             todo.finished(cell, row.get("row_seconds"))
+            model = cell.model
+            streak[model] = streak.get(model, 0) + 1 if row["error_kind"] == "llm" else 0
+            if streak[model] >= config.max_consecutive_errors \
+                    and model not in status["aborted_models"]:
+                status["aborted_models"].append(model)
+                progress.say(f"{model}: {streak[model]} LLM errors in a row ({row['error']}); "
+                             "its remaining rows are not run (continue later with --resume)")
+            # the next cell starts before this row is written (two fsyncs): with several
+            # workers, no thread waits for the disk
+            start_cells()
             trace = row.pop(TRACE_FIELD, None)
             if trace is not None:
                 row["episode"] = episode_name(row)
@@ -168,13 +189,6 @@ def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task],
             status["written"], status["errors"] = writer.written, writer.errors
             progress.show(status, executor.in_flight)
             progress.advance()
-            model = cell.model
-            streak[model] = streak.get(model, 0) + 1 if row["error_kind"] == "llm" else 0
-            if streak[model] >= config.max_consecutive_errors \
-                    and model not in status["aborted_models"]:
-                status["aborted_models"].append(model)
-                progress.say(f"{model}: {streak[model]} LLM errors in a row ({row['error']}); "
-                             "its remaining rows are not run (continue later with --resume)")
         status["finished"] = not status["aborted_models"] and not status["not_run"]
         progress.show(status, 0)
     finally:
@@ -238,7 +252,9 @@ def _config_backends(context: RunContext) -> LLMFactory:
 def _fresh_runner(config: BenchConfig, llm_factory: LLMFactory | None) -> Runner:
     """A runner made from the config alone (a Ray worker process: tasks and backends are
     loaded there)."""
-    return _runner_factory(RunContext(config, select_tasks(config.tasks)), llm_factory)()
+    task_sets = TaskSets()
+    tasks = select_tasks(config.tasks, load=task_sets.get)
+    return _runner_factory(RunContext(config, tasks, task_sets=task_sets), llm_factory)()
 
 
 def preflight(config: BenchConfig, tasks: list[Task]) -> None:

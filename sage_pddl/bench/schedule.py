@@ -12,8 +12,8 @@ but not yet timed counts as the longest, since its first cell is still running w
 have finished. Within a group cells keep grid order. A cell that would only wait for something
 the run is still building, or would build again what another cell holds (`ready(cell)` is
 False: a SAGE cell while the task set's memory is built, a cell whose task's every gate is lent
-to a running cell), starts after the cells that would not (of each group's next `READY_SCAN`),
-so those cells wait on their LLM server meanwhile.
+to, or will be taken by, a cell started before it), starts after the cells that would not (of
+each group's next `READY_SCAN`), so those cells wait on their LLM server meanwhile.
 
 The order changes no row: a cell's row depends on the cell alone (with `memory="live"` rows
 depend on the order cells finish in anyway). `longest_first=False` keeps grid order, which the

@@ -93,11 +93,14 @@ def _same_model(requested: str, available: str) -> bool:
 def list_models(host: str | None = None, timeout: float = 5.0) -> list[str]:
     """Names of the models the server has pulled (GET /api/tags)."""
     base = resolve_host(host)
-    client = ollama.Client(host=base, timeout=timeout)
-    try:
-        listing = client.list()
-    except Exception as error:  # mapped to one clear error; the cause stays chained
-        raise _translate_error(error, base, model="", timeout=timeout) from error
+    # through the transport of chat calls: a total deadline, and the process's SSL context
+    # rather than a new one (reading the system's certificates) for every call
+    with BoundedTransport(timeout, f"the Ollama server at {base}") as transport:
+        client = ollama.Client(host=base, timeout=timeout, transport=transport)
+        try:
+            listing = client.list()
+        except Exception as error:  # mapped to one clear error; the cause stays chained
+            raise _translate_error(error, base, model="", timeout=timeout) from error
     return [entry.model for entry in listing.models if entry.model]
 
 

@@ -35,6 +35,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -61,13 +62,24 @@ class MemoryItem:
     members: tuple[str, ...] = ()
     domain: str = ""
 
-    @property
+    @cached_property
     def components(self) -> frozenset[str]:
-        """The task ids this item was built from: itself and its members."""
+        """The task ids this item was built from: itself and its members (worked out once per
+        item, as `instruction_words`: every retrieval reads them for every item)."""
         ids = set(self.members) | set(compound_members(self.task_id))
         if self.task_id:
             ids.add(self.task_id)
         return frozenset(i.lower() for i in ids)
+
+    @cached_property
+    def instruction_words(self) -> frozenset[str]:
+        """The words of the instruction (Jaccard similarity)."""
+        return words(self.instruction)
+
+    @cached_property
+    def instruction_key(self) -> str:
+        """The instruction as leave-one-out compares it (no case, no outer spaces)."""
+        return self.instruction.strip().lower()
 
 
 @dataclass(frozen=True)
@@ -299,19 +311,19 @@ class HybridMemory:
                 self.notes.append(f"embedding failed ({type(error).__name__}); using Jaccard")
                 self._embedder = None
         q = words(query)
-        return [jaccard(q, words(i.instruction)) for i in pool]
+        return [jaccard(q, i.instruction_words) for i in pool]
 
 
 def leaks(item: MemoryItem, exclude: PlanningTask | str | None,
           exclude_members: Sequence[str] = (), query: str = "") -> bool:
     """True when `item` must be left out while testing on `exclude` (see module docstring)."""
-    if query and item.instruction.strip().lower() == query.strip().lower():
+    if query and item.instruction_key == query.strip().lower():
         return True
     if exclude is None and not exclude_members:
         return False
     if isinstance(exclude, PlanningTask):
         test_id, members = exclude.task_id, tuple(exclude.members) + tuple(exclude_members)
-        if item.instruction.strip().lower() == exclude.instruction.strip().lower():
+        if item.instruction_key == exclude.instruction.strip().lower():
             return True
     else:
         test_id, members = exclude, tuple(exclude_members)

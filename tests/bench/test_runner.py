@@ -302,14 +302,64 @@ def test_preflight_checks_any_backend_that_has_a_check_method(tmp_path, checked_
 
 def test_a_cell_whose_tasks_every_gate_is_lent_is_not_ready(tmp_path, tasks):
     """The queue starts such a cell after the others (`schedule.py`): it would compile and
-    ground a second gate of its task while the first is in use."""
+    ground a second gate of its task while the first is in use. A cell started counts as
+    holding a gate before it runs: the queue starts several cells before any takes its gate."""
     from sage_pddl.bench.context import RunContext
     from sage_pddl.bench.executors import Cell
 
     context = RunContext(config(tmp_path).validated(), tasks)
     first, other = tasks[0], tasks[1]
-    assert context.ready(Cell("m", "Direct", first, 0))  # no gate yet: nothing is built twice
+    planning, scoring = Cell("m", "Direct", first, 0), Cell("m", "CoT", first, 0)
+    assert context.ready(planning)  # no gate yet: nothing is built twice
+    context.started(planning)
+    assert not context.ready(scoring)  # `planning` will take the task's one gate
+    assert context.ready(Cell("m", "Direct", other, 0))
     with context.gate(first):
-        assert not context.ready(Cell("m", "Direct", first, 0))
-        assert context.ready(Cell("m", "Direct", other, 0))
-    assert context.ready(Cell("m", "Direct", first, 0))  # its gate is back
+        assert not context.ready(scoring)
+    context.finished(planning)
+    assert context.ready(scoring)  # its gate is back
+    context.started(planning)
+    context.started(scoring)  # started anyway (every other cell waited): a second gate
+    with context.gate(first), context.gate(first):
+        pass
+    context.finished(scoring)
+    assert context.ready(scoring)  # two gates made, one lent
+
+
+def test_a_run_reads_each_task_set_once(tmp_path, tasks, monkeypatch):
+    """The run's tasks are selected from the task sets its memories are built from, read once
+    (`TaskSets`)."""
+    from sage_pddl.bench import context as run_context
+
+    reads: list[str] = []
+    read = run_context.load_taskset
+    monkeypatch.setattr(run_context, "load_taskset", lambda name: reads.append(name) or read(name))
+    pools: list[list] = []
+    monkeypatch.setattr(run_context.HybridMemory, "from_tasks",
+                        classmethod(lambda cls, pool, domain, **_: pools.append(pool) or cls()))
+    task_sets = run_context.TaskSets()
+    chosen = select_tasks([TASKS], load=task_sets.get)
+    context = run_context.RunContext(config(tmp_path, memory="loo").validated(), chosen,
+                                     task_sets=task_sets)
+    context.memory(chosen[0])
+    assert len(reads) == 1
+    assert pools == [task_sets.get(chosen[0].source)]
+    assert len(pools[0]) >= len(chosen)  # the whole set, the run's tasks among them
+
+
+def test_a_freed_worker_gets_its_next_cell_before_the_finished_row_is_written(tmp_path,
+                                                                              monkeypatch):
+    """Writing a row (and its trace) fsyncs twice; the worker it freed does not wait for that."""
+    from sage_pddl.bench import runner
+    from sage_pddl.bench.results import ResultsWriter
+
+    submitted: list[object] = []
+    submitted_at_write: list[int] = []
+    submit, append = runner.ThreadExecutor.submit, ResultsWriter.append
+    monkeypatch.setattr(runner.ThreadExecutor, "submit",
+                        lambda self, cell: submitted.append(cell) or submit(self, cell))
+    monkeypatch.setattr(ResultsWriter, "append", lambda self, row: submitted_at_write.append(
+        len(submitted)) or append(self, row))
+    run_benchmark(config(tmp_path, workers=2, seeds=(0,)))  # 6 cells
+    assert submitted_at_write[:4] == [3, 4, 5, 6]
+    assert submitted_at_write[4:] == [6, 6]
