@@ -19,11 +19,10 @@ What the driver does in fewer operations than Lark's parse:
 
 * lexing: each line (its comment cut off) is cut into words, a parenthesis or a run of
   characters that are neither white space nor a parenthesis; no terminal of the grammar spans
-  two words. A line of ASCII is cut by `str.split` with its parentheses spaced out (whose
-  white space is then the grammar's WS, unless the text has one of the few ASCII characters
-  where the two differ: `Driver.__init__` finds them), any other line by a regex of the
-  grammar's WS; a word's column is where `str.find` finds it after the word before. A word
-  is then resolved by the lexer of the parser state
+  two words. A line of ASCII is cut by `str.split` with its parentheses spaced out, any other
+  line by a regex of the grammar's WS (and every line of a text that holds one of the few
+  ASCII characters `str.split` and WS do not agree on: `Driver.odd_spaces`); a word's column
+  is where `str.find` finds it after the word before. A word is then resolved by the lexer of the parser state
   (Lark's contextual lexer: a keyword in one state is a NAME in another) from a per-lexer
   table of words already read, and the first time by that lexer's own regexes and keyword
   callbacks (a word they read as several tokens, `?x,`, is read token by token);
