@@ -19,7 +19,8 @@
   baseline's quirks (no types, no initial state) make it stop early on most plans, so it
   checks fewer steps than the gate.
 * **Parse** (floor, of the parser: ithor.pddl + K01.pddl at most 15 ms): the first parse of the
-  text in this process, and what a later process does with the domain kept.
+  text in this process, and what a later process does with the domain kept; and the Python
+  bytecodes a first parse runs, a figure of its work that machine load does not move.
 
 Ratios are medians of per-plan ratios. All timings use `time.perf_counter_ns` in this one
 process with the garbage collector paused; ours and the references are timed alternately, so
@@ -257,6 +258,29 @@ def ithor_section(repeat: int) -> float:
 
 # --- parse -------------------------------------------------------------------------------------
 
+def bytecodes_run(call) -> int:
+    """How many Python bytecodes `call()` runs (traced with `sys.settrace`; C code not counted):
+    the interpreted work of a call, the same on a loaded machine as on a quiet one."""
+    count = 0
+
+    def opcode(frame, event, arg):
+        nonlocal count
+        count += event == "opcode"
+        return opcode
+
+    def call_event(frame, event, arg):
+        frame.f_trace_opcodes = True
+        return opcode
+
+    previous = sys.gettrace()
+    sys.settrace(call_event)
+    try:
+        call()
+    finally:
+        sys.settrace(previous)
+    return count
+
+
 def parse_section(repeat: int, quiet: bool = False) -> dict:
     """Parse time of a household domain and problem (ithor.pddl and problems/ithor/K01.pddl):
     the first parse of the text in this process (no cache of models or of lexed words holds
@@ -310,9 +334,13 @@ def parse_section(repeat: int, quiet: bool = False) -> dict:
                         parse_problem(problem_text, "K01-kept-" + name))))
         finally:
             gc.enable()
+        forget()
+        bytecodes = bytecodes_run(lambda: (parse_domain(domain_text, "ithor-counted.pddl"),
+                                           parse_problem(problem_text, "K01-counted.pddl")))
     summary = {"parse_first_ms": med(first) / 1e6, "parse_again_ms": med(again) / 1e6,
                "parse_first_min_ms": min(first) / 1e6,
                "parse_kept_ms": med(kept) / 1e6 if kept else None,
+               "parse_first_bytecodes": bytecodes,
                "parse_bytes": [len(domain_text.encode()), len(problem_text.encode())]}
     if not quiet:
         domain_bytes, problem_bytes = summary["parse_bytes"]
@@ -321,6 +349,8 @@ def parse_section(repeat: int, quiet: bool = False) -> dict:
         print(f"  first parse of the text (sage-pddl's driver of Lark's tables) "
               f"{summary['parse_first_ms']:.2f} ms (fastest {summary['parse_first_min_ms']:.2f}); "
               f"the same text again {summary['parse_again_ms']:.3f} ms (content cache)")
+        print(f"  first parse, Python bytecodes run (a figure machine load does not move): "
+              f"{bytecodes:,}")
         if kept:
             print(f"  a later process: the domain loaded from what an earlier one kept, the "
                   f"problem parsed {summary['parse_kept_ms']:.2f} ms")

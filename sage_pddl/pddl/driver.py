@@ -17,9 +17,12 @@ documented API, so the driver is guarded three ways:
 
 What the driver does in fewer operations than Lark's parse:
 
-* lexing: the text is cut into words (a parenthesis, or a run of characters that are neither
-  white space, a parenthesis nor a comment's `;`) by one regex pass per line; no terminal of
-  the grammar spans two words. A word is then resolved by the lexer of the parser state
+* lexing: each line (its comment cut off) is cut into words, a parenthesis or a run of
+  characters that are neither white space nor a parenthesis; no terminal of the grammar spans
+  two words. A line of ASCII is cut by `str.split` with its parentheses spaced out, any other
+  line by a regex of the grammar's WS (and every line of a text that holds one of the few
+  ASCII characters `str.split` and WS do not agree on: `Driver.odd_spaces`); a word's column
+  is where `str.find` finds it after the word before. A word is then resolved by the lexer of the parser state
   (Lark's contextual lexer: a keyword in one state is a NAME in another) from a per-lexer
   table of words already read, and the first time by that lexer's own regexes and keyword
   callbacks (a word they read as several tokens, `?x,`, is read token by token);
@@ -58,24 +61,6 @@ _new_tuple = tuple.__new__  # `_new_tuple(Location, (file, line, column))`: see 
 WORDS_KEPT = 50_000
 """Words one lexer's table remembers (`Driver.known`; emptied when full): every file of the
 shared corpus together fills a table with fewer than 3,000."""
-
-
-class _Words(dict[str, "tuple[str, int] | None"]):
-    """The words one of Lark's contextual lexers has read: each with its kind and the value the
-    parse gives it, or None for a word the lexer reads as several tokens. A word not read yet
-    is lexed on first sight (`__missing__`, by `lex`); a table is emptied when full."""
-
-    __slots__ = ("lex",)
-
-    def __init__(self, lex: Callable[[str], tuple[str, int] | None]):
-        super().__init__()
-        self.lex = lex
-
-    def __missing__(self, word: str) -> tuple[str, int] | None:
-        if len(self) >= WORDS_KEPT:  # a long-lived process reads many texts: bounded
-            self.clear()
-        self[word] = lexed = self.lex(word)
-        return lexed
 
 
 class Declined(Exception):
@@ -119,7 +104,8 @@ class _Rule(NamedTuple):
         (`ParseTreeBuilder._init_builders`, `maybe_create_child_filter` without placeholders,
         `create_callback`), written out once; with the op the driver's loop does it by."""
         options = rule.options
-        name = rule.origin.name
+        name = str(rule.origin.name)  # (a str: a grammar Lark has just built names it by a
+        # Token, whose `==`, run on every look-up of the rule's goto, is Python code)
         include = [(i, not s.is_term and s.name.startswith("_"))
                    for i, s in enumerate(rule.expansion)
                    if options.keep_all_tokens or not (s.is_term and s.filter_out)]
@@ -216,8 +202,11 @@ class Driver:
                  and spaces.startswith("[") and spaces.endswith("]+"),
                  "the words are cut by the grammar's WS and COMMENT")
         space = spaces[1:-2]
-        # each word of a line with the spaces before it: a column is their running length
-        self.words = re.compile(f"([{space}]*)([()]|[^{space}();]+)").findall
+        # the words of a line as the grammar cuts them (`parse` cuts most lines by str.split)
+        self.words = re.compile(f"[()]|[^{space}();]+").findall
+        is_space = re.compile(f"[{space}]").fullmatch
+        # ASCII characters str.split takes for white space and WS does not, or the reverse
+        self.odd_spaces = [c for c in map(chr, range(128)) if c.isspace() != bool(is_space(c))]
         # Characters of WS that `\s` does not have: ANY_TOKEN reads on through them
         self.glued = re.compile(f"[^{space}();][\u200b\ufeff]").search
         rules = {rule: _Rule.of(rule, builder) for rule in parser.rules}
@@ -225,26 +214,25 @@ class Driver:
                               if isinstance(symbol, Terminal) and not symbol.filter_out)
         _require({t.name for t in parser.terminals if hasattr(builder, t.name)} == self.kept,
                  "the builder makes a value of each terminal a rule keeps, as the driver does")
-        # per parser state (a list index): the words its lexer has read, with their kind and
-        # value (shared by the states of one lexer); the lexer's regexes and keyword callbacks;
-        # and the state's actions: a state to shift to (an int) or a reduction
-        # `(op, origin, callback, _Rule)`
+        # per parser state (a list index): the words its lexer has read, each with its kind
+        # and the value the parse gives it, or None for a word the lexer reads as several
+        # tokens (a table shared by the states of one lexer, filled by `_learn`); the lexer's
+        # regexes and keyword callbacks; and the state's actions: a state to shift to (an int)
+        # or a reduction `(op, origin, callback, _Rule)`
         count = max(table.states) + 1
         self.lexing: list[Any] = [None] * count
         self.actions: list[dict[str, Any]] = [{}] * count
-        known_by_lexer: dict[int, _Words] = {}
-        known_by_state: dict[int, _Words] = {}
+        known_by_lexer: dict[int, dict[str, tuple[str, int] | None]] = {}
+        self.known = [known_by_lexer.setdefault(id(frontend.lexer.lexers[state]), {})
+                      for state in range(count)]
         for state, row in table.states.items():
             lexer = frontend.lexer.lexers[state]
             regexes = lexer.scanner._mres  # (the scanner is built on first use, callbacks too)
             self.lexing[state] = (regexes, lexer.callback)
-            known_by_state[state] = known_by_lexer.setdefault(id(lexer),
-                                                              _Words(partial(self._lex, state)))
             self.actions[state] = {
-                terminal: arg if action is Shift else (rules[arg][0], arg.origin.name,
+                terminal: arg if action is Shift else (rules[arg][0], rules[arg][1].origin,
                                                        rules[arg][1].callback, rules[arg][1])
                 for terminal, (action, arg) in row.items()}
-        self.known: list[_Words] = [known_by_state[state] for state in range(count)]
 
     def parse(self, text: str, start: str, max_depth: int = MAX_DEPTH) -> Any:
         """The value of the start symbol `start` for `text`. Declines a text whose parentheses
@@ -256,7 +244,8 @@ class Driver:
         reduce = self._reduce
         stack = [self.start_states[start]]
         values: list[Any] = []
-        line_start = depth = 0
+        depth = 0
+        split_ascii = not any(space in text for space in self.odd_spaces)
         try:
             for line_number, line in enumerate(text.split("\n"), 1):
                 code = line[:line.index(";")] if ";" in line else line
@@ -264,15 +253,22 @@ class Driver:
                 if depth + opened > max_depth:
                     raise Declined
                 depth += opened - code.count(")")
-                column = 1
-                for space, value in words(code):
-                    at = column + len(space)
-                    column = at + len(value)
+                if split_ascii and code.isascii():
+                    cut = code.replace("(", " ( ").replace(")", " ) ").split()
+                else:
+                    cut = words(code)
+                find = code.find
+                end = 0
+                for value in cut:
+                    at = find(value, end) + 1  # (only white space lies between two words)
+                    end = at - 1 + len(value)
                     state = stack[-1]
-                    lexed = known[state][value]
+                    try:
+                        lexed = known[state][value]
+                    except KeyError:  # a word this state's lexer has not read yet
+                        lexed = self._learn(state, value)
                     if lexed is None:  # a word of several tokens
-                        self._feed_word(value, line_number, line_start + at - 1, line_start,
-                                        stack, values)
+                        self._feed_word(value, line_number, at, stack, values)
                         continue
                     kind, made = lexed
                     token: Any
@@ -302,10 +298,18 @@ class Driver:
                         action = actions[stack[-1]][kind]
                     stack.append(action)  # then shift the token
                     values.append(token)
-                line_start += len(line) + 1
         except KeyError:  # no action for the token in this state: a syntax error
             raise Declined from None
         return self._end(start, stack, values)
+
+    def _learn(self, state: int, word: str) -> tuple[str, int] | None:
+        """`_lex` of a word, kept in the table of the words the lexer of `state` has read (a
+        long-lived process reads many texts: a table is emptied when full)."""
+        words = self.known[state]
+        if len(words) >= WORDS_KEPT:
+            words.clear()
+        words[word] = lexed = self._lex(state, word)
+        return lexed
 
     def _lex(self, state: int, word: str) -> tuple[str, int] | None:
         """The kind of `word` read by the lexer of `state` as one token and what value the
@@ -332,7 +336,7 @@ class Driver:
             kind = callback(Token(kind, value)).type
         return kind, word[len(value):]
 
-    def _feed_word(self, word: str, line_number: int, start: int, line_start: int,
+    def _feed_word(self, word: str, line_number: int, column: int,
                    stack: list[Any], values: list[Any]) -> None:
         """Feed the tokens of a word the lexer reads as several (`?x,`), each lexed in the state
         the one before it leaves."""
@@ -341,12 +345,11 @@ class Driver:
             value = word[:len(word) - len(rest)]
             token: Any = None
             if kind in self.located:
-                token = _new_tuple(Location, (self.builder.file, line_number,
-                                              start - line_start + 1))
+                token = _new_tuple(Location, (self.builder.file, line_number, column))
             elif kind in self.kept:
-                token = (value, line_number, start - line_start + 1)
+                token = (value, line_number, column)
             self._feed(kind, token, stack, values)
-            start += len(value)
+            column += len(value)
             word = rest
 
     def _feed(self, kind: str, token: Any, stack: list[Any], values: list[Any]) -> None:

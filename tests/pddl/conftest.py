@@ -171,6 +171,13 @@ DRIVEN = {
     :EFFECT (AND (when (define) (not (not ?and))) (forall (?x) (either ?x)))))""",
     "the builder's own errors": "(define (domain d) (:predicates (p)) (:predicates (q)))",
     "a problem without its goal": "(define (problem p) (:domain d)\n (:init (p a))\n)",
+    "white space of every kind, facts of none to four objects": (
+        "(define (problem p)\t(:domain d)\n (:objects\u00a0a b\u3000c) ; \u00a7 a comment\n"
+        " (:init (t)\t(q\u2003b) (r a \u200bb) (s a b c) (u a b c d))\n (:goal (and)))"),
+    "an ASCII space str.split cuts at and WS does not, in a comment": (
+        "; a vertical\vtab\n(define (problem p) (:domain d) (:init (p a)) (:goal (p a)))"),
+    "an ASCII space str.split cuts at and WS does not, in a fact": (
+        "(define (problem p) (:domain d) (:init (p\x1ca)) (:goal (p a)))"),
     "QUIRKY_DOMAIN": QUIRKY_DOMAIN,
     "QUIRKY_PROBLEM": QUIRKY_PROBLEM,
 }
