@@ -26,6 +26,16 @@ from .conftest import (
 )
 
 REPO = Path(__file__).resolve().parents[2]
+SOURCE_FOLDERS = ("data", "domains", "examples", "problems", "tests")
+"""The repository's folders of PDDL files (not `build/`, where `pip install .` copies them)."""
+
+
+def _bundled_files(every_problem: int = 1) -> list[Path]:
+    """The bundled PDDL files, with every `every_problem`-th generated task problem."""
+    files = [path for folder in SOURCE_FOLDERS for path in sorted(REPO.glob(f"{folder}/**/*.pddl"))]
+    problems = [path for path in files if path.parts[len(REPO.parts)] == "problems"]
+    kept = set(problems[::every_problem])
+    return [path for path in files if path not in problems or path in kept]
 
 
 @pytest.mark.parametrize(("every_problem", "least"), [
@@ -39,17 +49,15 @@ def test_the_parse_driver_builds_what_lark_builds_on_the_bundled_files(every_pro
     word followed by a zero-width space, and a line after which the parentheses could nest
     past the limit; `parse_*` reads those through Lark (tests/pddl/test_hostile_input.py)."""
     texts = dict(DRIVEN)
-    problems = sorted(REPO.glob("problems/**/*.pddl"))[::every_problem]
-    for path in sorted(REPO.glob("[!.]*/**/*.pddl")):
-        if path.parts[len(REPO.parts)] != "problems" or path in problems:
-            texts[str(path.relative_to(REPO))] = path.read_text(encoding="utf-8")
+    for path in _bundled_files(every_problem):
+        texts[str(path.relative_to(REPO))] = path.read_text(encoding="utf-8")
     compared, declined = compare_driver_with_lark(texts)
     assert compared > least and declined > 0, (compared, declined)
 
 
 def _bundled_texts() -> dict[str, str]:
     return {str(path.relative_to(REPO)): path.read_text(encoding="utf-8")
-            for path in sorted(REPO.glob("[!.]*/**/*.pddl"))}
+            for path in _bundled_files()}
 
 
 def test_the_probes_reach_every_rule_of_the_grammar():
