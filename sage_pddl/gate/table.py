@@ -16,11 +16,8 @@ Semantics
   range over the objects of their types and are expanded when the action is grounded
   (`forall` becomes a conjunction, `exists` a disjunction); equality is decided at grounding
   time.
-* **Costs.** `increase`/`decrease` of a 0-ary cost fluent (the one the problem's metric names,
-  or `total-cost`/`totalCost`) is ignored: costs never change whether a plan is valid.
-* **Scope.** Numeric comparisons, other numeric effects, durative actions, derived predicates,
-  preferences, `oneof` and any other `Unsupported` node make compiling a table raise
-  `UnsupportedConstruct` naming the construct and its line:column.
+* **Scope and costs.** A construct outside the gate's scope makes compiling a table raise
+  `UnsupportedConstruct` (`scope.py`); a cost fluent's `increase`/`decrease` is ignored.
 * **Caches.** Everything that depends on the domain alone (the vocabulary, names, types, scope
   hazards, canonical texts, the actions' templates) is compiled once per `Domain` object
   (`schema.domain_schema`). A
@@ -45,11 +42,8 @@ from ..pddl.model import (
     Action,
     And,
     Atom,
-    Comparison,
     Domain,
-    FunctionTerm,
     Not,
-    NumericEffect,
     ObjectKeys,
     Problem,
     Unsupported,
@@ -57,7 +51,6 @@ from ..pddl.model import (
     literal_goal,
     object_keys,
     walk,
-    walk_numeric,
 )
 from ..pddl.vocabulary import Reason, canonical_sexpr
 from ..pddl.writer import write_formula
@@ -91,6 +84,7 @@ from .lifted import (
     unsupported,
 )
 from .schema import domain_schema
+from .scope import check_formula, check_sections, cost_fluents
 
 GROUND_ACTIONS_KEPT = 4096
 """Ground actions (and ground preconditions) one table keeps, at most: far more than the
@@ -115,7 +109,7 @@ class PreconditionTable:
         if not prune_static:
             self.prune_static = False
         if schema.hazards or domain.unsupported or problem.unsupported:
-            self._check_domain_scope()
+            check_sections(domain, problem, schema.hazards)
         self.declared, self.object_names = self._object_keys()
         """`declared`: object key -> its declared type key, or keys (`model.object_keys`): the
         domain constants and the problem objects (`object_types` has their ancestors).
@@ -133,7 +127,7 @@ class PreconditionTable:
         """(action name, object keys) -> its ground action (`ground`, `GROUND_ACTIONS_KEPT`)."""
         complex_goal = self.has_goal and self.goal_sets is None
         if complex_goal:
-            self._check_formula_scope(goal, f"in the goal of {problem.name}")
+            check_formula(goal, f"in the goal of {problem.name}", cost_fluents(problem))
         if vocab.error is not None:
             raise vocab.error
         if complex_goal:
@@ -152,45 +146,6 @@ class PreconditionTable:
     def _ground_budget(self) -> int:
         # read on first use, not at import: a worker sets its own limit (`--max-atoms`)
         return limits.MAX_GROUND
-
-    @cached_property
-    def _cost_fluents(self) -> frozenset[str]:
-        names = {"total-cost", "totalcost"}
-        metric = self.problem.metric
-        if metric is not None:
-            for node in walk_numeric(metric.expression):
-                if isinstance(node, FunctionTerm) and not node.args:
-                    names.add(key(node.name))
-        return frozenset(names)
-
-    def _check_node_scope(self, node: object, context: str) -> None:
-        if isinstance(node, Comparison):
-            raise unsupported(f"numeric comparison `{node.op}`", node.loc, context)
-        if isinstance(node, Unsupported):
-            raise unsupported(node.construct, node.loc, context)
-        if isinstance(node, NumericEffect):
-            cost = (node.op in ("increase", "decrease") and not node.fluent.args
-                    and key(node.fluent.name) in self._cost_fluents)
-            if not cost:
-                raise unsupported(
-                    f"numeric effect `({node.op} ({node.fluent.name}) ...)`", node.loc, context)
-
-    def _check_formula_scope(self, formula: object, context: str) -> None:
-        for node in walk(formula):
-            self._check_node_scope(node, context)
-
-    def _check_domain_scope(self) -> None:
-        """The domain's sections and actions, and the problem's sections (its facts are
-        checked as the initial state is read, then its goal)."""
-        domain, problem = self.domain, self.problem
-        if domain.unsupported:
-            first = domain.unsupported[0]
-            raise unsupported(first.construct, first.loc, f"in domain {domain.name}")
-        for node, context in self.schema.hazards:  # the domain's actions, walked once per domain
-            self._check_node_scope(node, context)
-        if problem.unsupported:
-            first = problem.unsupported[0]
-            raise unsupported(first.construct, first.loc, f"in problem {problem.name}")
 
     # -- types and objects ----------------------------------------------------------------
 
