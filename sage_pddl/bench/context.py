@@ -31,7 +31,7 @@ from sage_pddl.gate import Gate, compile_gate
 from sage_pddl.pddl.built_once import BuiltOnce
 from sage_pddl.pddl.model import Domain
 from sage_pddl.planners import MEMORY_PLANNERS
-from sage_pddl.planners.base import PlanningTask, content_key
+from sage_pddl.planners.base import PlanningTask, kept_per_task
 from sage_pddl.planners.memory import HybridMemory
 from sage_pddl.tasks import Task, load_taskset, task_infeasible
 
@@ -89,11 +89,7 @@ class RunContext:
     def infeasible(self, task: Task) -> str:
         """Why the task's scene cannot reach its goal ("" when it can)."""
         domain = self.domain_for(task)
-        content = content_key(task)
-        if content is None:
-            return task_infeasible(task, domain)
-        return _INFEASIBLE.get((id(domain), content), lambda: task_infeasible(task, domain),
-                               domain)
+        return kept_per_task(_INFEASIBLE, task, domain, lambda: task_infeasible(task, domain))
 
     def memory(self, task: Task) -> HybridMemory:
         """The memory of the task's own task set (retrieval leaves the task out)."""

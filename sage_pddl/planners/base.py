@@ -31,9 +31,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from sage_pddl.gate import Gate
 from sage_pddl.pddl import limits
@@ -65,13 +65,23 @@ def content_key(task: Any) -> str | None:
     return hashlib.sha256(repr(task).encode()).hexdigest()
 
 
+V = TypeVar("V")
+
+
+def kept_per_task(cache: BuiltOnce[tuple[int, str], V], task: Any, domain: Domain,
+                  build: Callable[[], V]) -> V:
+    """`build()`, kept in `cache` by domain object and task content (`content_key`; a task
+    without one is built each time), the domain kept alive with it so its id names no other."""
+    content = content_key(task)
+    if content is None:
+        return build()
+    return cache.get((id(domain), content), build, domain)
+
+
 def task_problem_of(task: Any, domain: Domain) -> Problem:
     """`task_problem(task, domain)`, kept for the process (see the module docstring); a task
     whose problem cannot be built raises each time it is asked for."""
-    content = content_key(task)
-    if content is None:
-        return task_problem(task, domain)
-    return _PROBLEMS.get((id(domain), content), lambda: task_problem(task, domain), domain)
+    return kept_per_task(_PROBLEMS, task, domain, lambda: task_problem(task, domain))
 
 
 class PlannerError(SageError):
