@@ -145,18 +145,22 @@ class BitSets:
             return _never
         if not subs:
             return None
-        triggered = [(trigger, sub) for sub in subs
-                     if (trigger := self._trigger(sub)) is not None]
-        tests = tuple(self._sub_test(sub) for sub in subs if self._trigger(sub) is None)
+        triggered: list[tuple[GroundAtom, AnyOf | Implies]] = []
+        tests: list[Callable[[int], bool]] = []
+        for sub in subs:
+            trigger = self._trigger(sub)
+            if trigger is None:
+                tests.append(self._sub_test(sub))
+            else:
+                triggered.append((trigger, sub))
         if len(triggered) > 1:
-            tests = (self._indexed_test(triggered), *tests)
+            tests.insert(0, self._indexed_test(triggered))
         elif triggered:
-            tests = (self._sub_test(triggered[0][1]), *tests)
-        if not tests:
-            return None
+            tests.insert(0, self._sub_test(triggered[0][1]))
         if len(tests) == 1:
             return tests[0]
-        return lambda s: all(t(s) for t in tests)
+        checks = tuple(tests)
+        return lambda s: all(t(s) for t in checks)
 
     # -- effects ----------------------------------------------------------------------------
 

@@ -84,7 +84,7 @@ def explain(table: PreconditionTable, state: State | set[GroundAtom], ground: Gr
             index: int, step_text: str = "") -> list[Violation]:
     """One violation per failed literal or disjunction of `ground`'s precondition in `state`
     (`ground` must not be applicable there)."""
-    step_text = _shown(step_text, ground)
+    step_text = _shown(step_text, ground.text)
     out = [explanation(table, failure, ground).violation(index, step_text, ground.text)
            for failure in failures(ground.precondition, state)]
     if not out:
@@ -147,12 +147,14 @@ class Explainer:
     cannot hold), `violations` returns None: those are explained on sets, by `explain`.
     """
 
-    __slots__ = ("table", "bits", "step", "_literals", "_tests", "_explained")
+    __slots__ = ("table", "bits", "step", "_action", "_literals", "_tests", "_explained")
 
     def __init__(self, table: PreconditionTable, bits: BitSets, step: BitStep) -> None:
         self.table = table
         self.bits = bits
         self.step = step
+        self._action = ""
+        """The ground action's text (`GroundAction.text`), made with the tests."""
         self._literals: tuple[GroundLiteral, ...] = ()
         """The precondition's literals in source order, the first of each (positive, atom)."""
         self._tests: tuple[tuple[int, int], ...] | None = None
@@ -172,8 +174,8 @@ class Explainer:
         if step.guard is not None and not step.guard(s):
             return None
         tests = self._tests if self._tests is not None else self._make_tests()
-        action = step.ground.text
-        step_text = _shown(step_text, step.ground)
+        action = self._action
+        step_text = _shown(step_text, action)
         explained = self._explained
         out = [(explained[position] or self._explanation(position)
                 ).violation(index, step_text, action)
@@ -188,6 +190,7 @@ class Explainer:
             literals.setdefault((lit.positive, lit.atom), lit)
         self._literals = tuple(literals.values())
         self._explained = [None] * len(self._literals)
+        self._action = self.step.ground.text
         self._tests = tuple((bit, bit if lit.positive else 0)
                             for lit in self._literals for bit in (self.bits.bit(lit.atom),))
         return self._tests
@@ -198,9 +201,9 @@ class Explainer:
         return found
 
 
-def _shown(step_text: str, ground: GroundAction) -> str:
-    """The step as its violations show it: its text, else its ground action's."""
-    return step_text or ground.text.strip("()")
+def _shown(step_text: str, action_text: str) -> str:
+    """The step as its violations show it: its text, else its ground action's text."""
+    return step_text or action_text.strip("()")
 
 
 def _code(action_key: str, positive: bool, predicate: str) -> str:

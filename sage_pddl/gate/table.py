@@ -30,9 +30,8 @@ code and message of a precondition literal.
 """
 from __future__ import annotations
 
-import functools
 import itertools
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from functools import cached_property
 
 from ..pddl import limits
@@ -331,13 +330,18 @@ class PreconditionTable:
         every candidate step (SayCan) pays nothing for effects it never applies, which in
         the household domains (a MoveTo reaches what is in, on and near its target) cost far
         more than the precondition."""
-        return self._preconditions(action.name, args).holds(state)
+        cache_key = (action.name, args)
+        found = self._preconditions.get(cache_key)
+        if found is None:
+            found = self._ground_precondition(action.name, args)
+            keep_bounded(self._preconditions, GROUND_ACTIONS_KEPT, cache_key, found)
+        return found.holds(state)
 
     @cached_property
-    def _preconditions(self) -> Callable[[str, tuple[str, ...]], Cond]:
-        """(action name, object keys) -> its ground precondition (`precondition_holds`), the
-        `GROUND_ACTIONS_KEPT` most recently used kept."""
-        return functools.lru_cache(maxsize=GROUND_ACTIONS_KEPT)(self._ground_precondition)
+    def _preconditions(self) -> dict[tuple[str, tuple[str, ...]], Cond]:
+        """(action name, object keys) -> its ground precondition (`precondition_holds`,
+        `GROUND_ACTIONS_KEPT`); made on first use (most tables never ask)."""
+        return {}
 
     def ground(self, action: Action, args: tuple[str, ...]) -> GroundAction:
         """The ground action of `action` with object keys `args` (already checked), kept."""
