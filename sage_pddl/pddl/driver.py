@@ -21,14 +21,16 @@ What the driver does in fewer operations than Lark's parse:
   characters that are neither white space nor a parenthesis; no terminal of the grammar spans
   two words. A line of ASCII is cut by `str.split` with its parentheses spaced out, any other
   line by a regex of the grammar's WS (and every line of a text that holds one of the few
-  ASCII characters `str.split` and WS do not agree on: `Driver.odd_spaces`); a word's column
-  is where `str.find` finds it after the word before. A word is then resolved by the lexer of the parser state
-  (Lark's contextual lexer: a keyword in one state is a NAME in another) from a per-lexer
-  table of words already read, and the first time by that lexer's own regexes and keyword
-  callbacks (a word they read as several tokens, `?x,`, is read token by token);
+  ASCII characters `str.split` and WS do not agree on: `Driver.odd_spaces`). A word is then
+  resolved by the lexer of the parser state (Lark's contextual lexer: a keyword in one state is
+  a NAME in another) from a per-lexer table of words already read, and the first time by that
+  lexer's own regexes and keyword callbacks (a word they read as several tokens, `?x,`, is
+  read token by token);
 * tokens: a value is made only for terminals some rule keeps (not for `define`, `and`,
   `:parameters`, `)`, ...): for `(` its Location, for the others a `Word` (what the
-  builder's terminal methods make of Lark's token);
+  builder's terminal methods make of Lark's token). A word's column is where `str.find`
+  finds it after the word before, except for a `)`, which needs none; the nesting is counted
+  on the `(` and `)` tokens;
 * reductions: the children each rule's callback receives are precomputed (`_Rule`), so the
   builder's method is called directly, without Lark's wrapper chain or a `Tree` for every
   `_inlined` rule and repetition; the commonest (a `?rule`'s single child, a repetition's
@@ -84,9 +86,10 @@ _WRAP = 2  # an `_inlined` rule of one kept child: the list [child], spliced by 
 _CALL1 = 3  # one kept child, given to the callback as [child] (`?term: NAME -> constant`)
 _GENERAL = 4  # anything else: filter and splice the children, then call the callback
 
-# The value a token gets on the value stack (its kind decides): none, for a terminal no rule
-# keeps (`define`, `)`); its Location (the builder's LOCATED_TERMINALS); a Word
-_DROPPED, _LOCATED, _WORD = 0, 1, 2
+# What the loop does with a word read as one token (its kind decides): a Word, for a terminal a
+# rule keeps; a `(`, its Location (the builder's LOCATED_TERMINALS) one level deeper; a `)`,
+# one level up, and no value (no rule keeps it); a keyword (`define`, `:parameters`), no value
+_WORD, _OPENING, _CLOSING, _DROPPED = 0, 1, 2, 3
 
 
 class _Rule(NamedTuple):
@@ -214,6 +217,10 @@ class Driver:
                               if isinstance(symbol, Terminal) and not symbol.filter_out)
         _require({t.name for t in parser.terminals if hasattr(builder, t.name)} == self.kept,
                  "the builder makes a value of each terminal a rule keeps, as the driver does")
+        _require(self.located == {"LPAR"} and terminals["LPAR"].pattern.value == "("
+                 and terminals["RPAR"].pattern.value == ")" and "RPAR" not in self.kept,
+                 "`(` is the one located terminal and no rule keeps `)` (the driver counts the "
+                 "nesting by them)")
         # per parser state (a list index): the words its lexer has read, each with its kind
         # and the value the parse gives it, or None for a word the lexer reads as several
         # tokens (a table shared by the states of one lexer, filled by `_learn`); the lexer's
@@ -236,8 +243,8 @@ class Driver:
 
     def parse(self, text: str, start: str, max_depth: int = MAX_DEPTH) -> Any:
         """The value of the start symbol `start` for `text`. Declines a text whose parentheses
-        may nest deeper than `max_depth` (a bound kept per line: the depth before the line plus
-        the line's `(`), so that `check_nesting` need not read a text the driver parses."""
+        nest deeper than `max_depth`, so that `check_nesting` need not read a text the driver
+        parses."""
         if ("\u200b" in text or "\ufeff" in text) and self.glued(text):
             raise Declined  # a word followed by a zero-width space: rare, left to Lark
         known, actions, words, file = self.known, self.actions, self.words, self.builder.file
@@ -249,35 +256,44 @@ class Driver:
         try:
             for line_number, line in enumerate(text.split("\n"), 1):
                 code = line[:line.index(";")] if ";" in line else line
-                opened = code.count("(")
-                if depth + opened > max_depth:
-                    raise Declined
-                depth += opened - code.count(")")
                 if split_ascii and code.isascii():
                     cut = code.replace("(", " ( ").replace(")", " ) ").split()
                 else:
                     cut = words(code)
+                # A word's column is where `find` finds it after the word before (only white
+                # space and `)` lie between two words). A `)` is not looked for: it has no
+                # value, and no later word can be found inside it.
                 find = code.find
                 end = 0
                 for value in cut:
-                    at = find(value, end) + 1  # (only white space lies between two words)
-                    end = at - 1 + len(value)
                     state = stack[-1]
                     try:
                         lexed = known[state][value]
                     except KeyError:  # a word this state's lexer has not read yet
                         lexed = self._learn(state, value)
                     if lexed is None:  # a word of several tokens
+                        at = find(value, end) + 1
+                        end = at - 1 + len(value)
                         self._feed_word(value, line_number, at, stack, values)
                         continue
                     kind, made = lexed
                     token: Any
-                    if made == _DROPPED:
-                        token = None
-                    elif made == _LOCATED:
-                        token = _new_tuple(Location, (file, line_number, at))
-                    else:
+                    if made == _WORD:
+                        at = find(value, end) + 1
+                        end = at - 1 + len(value)
                         token = (value, line_number, at)
+                    elif made == _OPENING:
+                        depth += 1
+                        if depth > max_depth:
+                            raise Declined
+                        end = find("(", end) + 1
+                        token = _new_tuple(Location, (file, line_number, end))
+                    elif made == _CLOSING:
+                        depth -= 1
+                        token = None
+                    else:
+                        end = find(value, end) + len(value)
+                        token = None
                     action = actions[state][kind]
                     while action.__class__ is not int:  # reduce as the table says
                         op = action[0]  # (tested in the order of their frequency)
@@ -318,8 +334,8 @@ class Driver:
         if rest:
             return None
         if kind not in self.kept:
-            return kind, _DROPPED
-        return kind, _LOCATED if kind in self.located else _WORD
+            return kind, _CLOSING if kind == "RPAR" else _DROPPED
+        return kind, _OPENING if kind in self.located else _WORD
 
     def _first_token(self, state: int, word: str) -> tuple[str, str]:
         """The kind of the first token the lexer of `state` reads in `word`, and the rest."""

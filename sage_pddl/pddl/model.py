@@ -551,22 +551,24 @@ class Plan:
 
 def frozen_maker(cls: type[_Node]) -> Callable[..., _Node]:
     """`cls(*fields)`, every field given in order, for a frozen dataclass made by the million
-    (a parse makes a node and a `Location` for most tokens; a check a `Violation` per failed
-    literal): it sets the new instance's dictionary at once, where the dataclass's `__init__`
-    stores each field through `object.__setattr__`. The object is the same (fields, equality,
-    hash, repr, pickle). `cls` must not check or derive fields (`__post_init__`, `init=False`).
-    The function is written for `cls`'s fields, as `dataclasses` writes an `__init__`."""
+    (a parse makes a node and a `Location` for most tokens): it stores each field in the new
+    instance's dictionary, where the dataclass's `__init__` stores each through
+    `object.__setattr__` (a frozen class's `__setattr__` refuses). The object is the same
+    (fields, equality, hash, repr, pickle). `cls` must not check or derive fields
+    (`__post_init__`, `init=False`). The function is written for `cls`'s fields, as
+    `dataclasses` writes an `__init__`."""
     fields = dataclasses.fields(cls)  # type: ignore[arg-type]  # a dataclass, or it raises
     if hasattr(cls, "__post_init__") or not all(f.init for f in fields):
         raise TypeError(f"{cls.__name__} checks or derives fields: make it with its __init__")
     values = [f"_{position}" for position in range(len(fields))]
-    entries = ", ".join(f"{field.name!r}: {value}" for field, value in zip(fields, values))
+    stores = "".join(f"    stored[{field.name!r}] = {value}\n"
+                     for field, value in zip(fields, values))
     source = (f"def make({', '.join(values)}):\n"
               f"    node = new(cls)\n"
-              f"    set_attribute(node, '__dict__', {{{entries}}})\n"
+              f"    stored = node.__dict__\n"
+              f"{stores}"
               f"    return node\n")
-    namespace: dict[str, Any] = {"new": object.__new__, "set_attribute": object.__setattr__,
-                                 "cls": cls}
+    namespace: dict[str, Any] = {"new": object.__new__, "cls": cls}
     exec(compile(source, f"<frozen_maker {cls.__name__}>", "exec"), namespace)  # noqa: S102
     make: Callable[..., _Node] = namespace["make"]
     return make

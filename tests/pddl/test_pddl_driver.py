@@ -45,9 +45,9 @@ def test_the_parse_driver_builds_what_lark_builds_on_the_bundled_files(every_pro
     (`problems/`, 95 household problems of up to 30 KB whose Lark parse is most of the time:
     all of them in the slow run), and texts made to reach each path of the driver: the same
     model, locations and errors as Lark's own parse (the corpus test does the same for
-    ../shared/corpus). The driver also declines, by design, two kinds of text Lark reads: a
-    word followed by a zero-width space, and a line after which the parentheses could nest
-    past the limit; `parse_*` reads those through Lark (tests/pddl/test_hostile_input.py)."""
+    ../shared/corpus). The driver also declines, by design, a word followed by a zero-width
+    space, which Lark reads, and a text nested deeper than the limit, which Lark's path
+    reports (tests/pddl/test_hostile_input.py)."""
     texts = dict(DRIVEN)
     for path in _bundled_files(every_problem):
         texts[str(path.relative_to(REPO))] = path.read_text(encoding="utf-8")
@@ -135,3 +135,26 @@ def test_the_drivers_tables_of_words_read_stay_bounded(monkeypatch):
     compared, _ = compare_driver_with_lark(texts)  # the same models, words forgotten or not
     assert compared == len(texts)
     assert max(len(words) for words in pddl_parser._driver().known) <= 20
+
+
+def test_the_driver_counts_the_nesting_on_the_parentheses_it_reads():
+    """A text nested exactly `max_depth` deep is the driver's, whether its parentheses stand on
+    one line or one a line, and so are the `)` it finds no column for; a level deeper is
+    declined (and Lark's path reports it: tests/pddl/test_hostile_input.py)."""
+    fast = pddl_parser._driver()
+    assert fast is not None
+
+    def deep(levels: int, gap: str) -> str:  # (define, :action, `levels` ands, then (p))
+        return ("(define (domain d) (:predicates (p)) (:action a :parameters () :precondition"
+                + gap + ("(and" + gap) * levels + "(p)" + (")" + gap) * levels + ":effect (p)))")
+
+    for gap in (" ", "\n  "):
+        text = deep(7, gap)
+        pddl_parser._BUILDER.file, pddl_parser._BUILDER.text = "deep.pddl", text
+        try:
+            parsed = fast.parse(text, "start_domain", max_depth=10)
+            assert same_model(parsed, parse_domain(text, "deep.pddl"))
+            with pytest.raises(driver.Declined):
+                fast.parse(deep(8, gap), "start_domain", max_depth=10)
+        finally:
+            pddl_parser._BUILDER.file, pddl_parser._BUILDER.text = None, ""
