@@ -66,7 +66,10 @@ class Gate:
     def __init__(self, table: PreconditionTable):
         self.table = table
         self.binder = StepBinder(table)
-        self.bits = BitSets()
+        # a pruned table's gate checks only states with the problem's static facts
+        # (`for_state`): their atoms need no bits
+        self.bits = (BitSets(table.dynamic, table.static_state) if table.prune_static
+                     else BitSets())
         self._steps: dict[Any, Resolved] = {}
         """A step's content (`StepBinder.cache_key`) -> its `Resolved` form (`STEPS_KEPT`)."""
         self._start_masks: dict[Atoms, int] = {}
