@@ -121,12 +121,14 @@ class Gate:
                state: Atoms | None = None) -> GroundAction:
         """The ground action a step names; raises `StepRejected` with a structural violation.
         A step naming several instances acts on the first whose action is applicable in
-        `state` (default: the initial state), as in `check`."""
+        `state` (default: the initial state), as in `check`; from a state with other static
+        facts, its ground actions are those of `for_state`."""
+        current = self.initial_state if state is None else self._state(state)
+        gate = self if state is None else self.for_state(current)
         try:
-            candidates = self._candidates(step, index)
+            candidates = gate._candidates(step, index)
         except StepRejected as rejected:
             raise StepRejected(rejected.violation.at(index)) from None
-        current = self.initial_state if state is None else self._state(state)
         return next((g for g in candidates if g.applicable(current)), candidates[0])
 
     def readings(self, plan: Any, state: Iterable[tuple[Any, ...]] | None = None
