@@ -45,18 +45,19 @@ class BitSets:
     """Atoms as bits of Python ints: `bit_of` maps an atom to its bit (a power of two; 0 for a
     static atom), `atoms` a bit's position back to its atom.
 
-    `dynamic` names the predicates some action changes and `static_facts` the atoms of the
-    others that hold; with `dynamic` None every atom is fluent (for states whose static facts
-    may differ from the problem's)."""
+    `dynamic` names the predicates some action changes; an atom of another predicate is
+    static, and holds when it is in `facts` (the initial state: static atoms hold in every
+    state checked exactly as there). With `dynamic` None every atom is fluent (for states
+    whose static facts may differ from the problem's)."""
 
-    __slots__ = ("bit_of", "atoms", "dynamic", "static_facts")
+    __slots__ = ("bit_of", "atoms", "dynamic", "facts")
 
     def __init__(self, dynamic: frozenset[str] | None = None,
-                 static_facts: Atoms = frozenset()) -> None:
+                 facts: Atoms = frozenset()) -> None:
         self.bit_of: dict[GroundAtom, int] = {}
         self.atoms: list[GroundAtom] = [()]  # position 0 is FALSE, which names no atom
         self.dynamic = dynamic
-        self.static_facts = static_facts
+        self.facts = facts
 
     def is_static(self, atom: GroundAtom) -> bool:
         return self.dynamic is not None and atom[0] not in self.dynamic
@@ -65,7 +66,7 @@ class BitSets:
         """The atom's bit, given the next free one if it has none yet; 0 for a static atom."""
         found = self.bit_of.get(atom)
         if found is None:
-            if self.is_static(atom):
+            if self.dynamic is not None and atom[0] not in self.dynamic:
                 found = self.bit_of[atom] = 0
             else:
                 found = self.bit_of[atom] = 1 << len(self.atoms)
@@ -82,33 +83,43 @@ class BitSets:
         return total
 
     def first_mask(self, atoms: Atoms) -> int:
-        """`mask(atoms)` for the first atoms given bits (the initial state's), in one pass."""
-        if len(self.atoms) > 1 or self.bit_of:
+        """`mask(atoms)` for the first atoms given bits (the initial state's): its fluent atoms
+        get bits 1 to n (static atoms get their 0 as masks meet them)."""
+        if self.bit_of:
             return self.mask(atoms)
         dynamic = self.dynamic
         fluent = list(atoms) if dynamic is None else [a for a in atoms if a[0] in dynamic]
-        self.bit_of = dict.fromkeys(atoms, 0)
-        self.bit_of.update((atom, 2 << position) for position, atom in enumerate(fluent))
+        self.bit_of = {atom: 2 << position for position, atom in enumerate(fluent)}
         self.atoms += fluent
         return (1 << len(self.atoms)) - 2
 
-    def static_values(self, pos: Atoms, neg: Atoms) -> set[bool]:
-        """The truth values of the static literals among the atoms `pos` (required) and `neg`
-        (forbidden): a conjunction with False among them never holds, a disjunction with True
-        always does."""
-        dynamic, facts = self.dynamic, self.static_facts
-        if dynamic is None:
-            return set()
-        values = {atom in facts for atom in pos if atom[0] not in dynamic}
-        values.update(atom not in facts for atom in neg if atom[0] not in dynamic)
-        return values
+    def literal_masks(self, pos: Atoms, neg: Atoms) -> tuple[int, int]:
+        """`(required, forbidden)`: the masks of the conjunction of the atoms `pos` and the
+        negations of the atoms `neg`. Its static literals are decided here: one that fails
+        puts `FALSE` in `required`, so that no state meets the masks."""
+        required = forbidden = 0
+        bit_of, facts = self.bit_of, self.facts
+        for atom in pos:
+            bit = bit_of.get(atom)
+            if bit is None:
+                bit = self.bit(atom)
+            required |= bit or (0 if atom in facts else FALSE)
+        for atom in neg:
+            bit = bit_of.get(atom)
+            if bit is None:
+                bit = self.bit(atom)
+            if bit:
+                forbidden |= bit
+            elif atom in facts:
+                required |= FALSE
+        return required, forbidden
 
     def literal_test(self, atom: GroundAtom, positive: bool) -> tuple[int, int]:
         """`(mask, value)` such that the literal fails in `s` when `s & mask != value`."""
         bit = self.bit(atom)
         if bit:
             return bit, bit if positive else 0
-        return (0, 0) if (atom in self.static_facts) == positive else (FALSE, FALSE)
+        return (0, 0) if (atom in self.facts) == positive else (FALSE, FALSE)
 
     def atoms_of(self, mask: int) -> list[GroundAtom]:
         """The atoms of `mask` (cost: one step per atom in it)."""
@@ -131,9 +142,9 @@ class BitSets:
 
     def cond_test(self, cond: Cond) -> Callable[[int], bool]:
         """`cond.holds` on ints; `_never` and `_always` when its static literals decide it."""
-        if cond.unsat or False in self.static_values(cond.pos, cond.neg):
+        pos, neg = self.literal_masks(cond.pos, cond.neg)
+        if cond.unsat or pos & FALSE:
             return _never
-        pos, neg = self.mask(cond.pos), self.mask(cond.neg)
         subs = tuple(test for test in map(self._sub_test, cond.subs) if test is not _always)
         if _never in subs:
             return _never
@@ -153,9 +164,10 @@ class BitSets:
         return self._any_of_test(sub)
 
     def _any_of_test(self, any_of: AnyOf) -> Callable[[int], bool]:
-        if True in self.static_values(any_of.any_pos, any_of.any_neg):
+        # it fails where the conjunction of its alternatives' negations holds
+        every, some = self.literal_masks(any_of.any_neg, any_of.any_pos)
+        if every & FALSE:  # a static alternative holds
             return _always
-        some, every = self.mask(any_of.any_pos), self.mask(any_of.any_neg)
         parts = tuple(test for test in map(self.cond_test, any_of.complex_parts)
                       if test is not _never)
         if _always in parts:
@@ -173,7 +185,7 @@ class BitSets:
             needed = sub.any_neg if sub.is_clause else frozenset()
         else:
             needed = sub.condition.pos
-        return min((atom for atom in needed if not self.is_static(atom)), default=None)
+        return min((atom for atom in needed if self.bit(atom)), default=None)
 
     def _indexed_test(self, triggered: list[tuple[int, Callable[[int], bool]]]
                       ) -> Callable[[int], bool]:
@@ -239,7 +251,7 @@ class BitSets:
                           for c, a, d in entries)
             if not self.is_static(atom):
                 triggered[self.bit(atom)] = tests
-            elif atom in self.static_facts:
+            elif atom in self.facts:
                 general += [(test or _always, add, delete) for test, add, delete in tests]
         trigger_keys = 0
         for k in triggered:
@@ -247,7 +259,7 @@ class BitSets:
         absent: dict[int, tuple[int, int]] = {}
         absent_add = absent_delete = 0
         for atom, (add_atoms, delete_atoms) in effects.absent.items():
-            if self.is_static(atom) and atom in self.static_facts:
+            if self.is_static(atom) and atom in self.facts:
                 continue  # present in every state: never fires
             add, delete = self.mask(add_atoms), self.mask(delete_atoms)
             absent_add |= add
@@ -326,9 +338,7 @@ def bit_step(bits: BitSets, ground: GroundAction) -> BitStep:
     effects = None
     if ground.conditional is not None:
         effects = bits.effects(ground.conditional)
-    pos = bits.mask(pre.pos)
-    if False in bits.static_values(pre.pos, pre.neg):
-        pos |= FALSE
+    pos, neg = bits.literal_masks(pre.pos, pre.neg)
     never = bool(pre.unsat) or not pre.pos.isdisjoint(pre.neg)
-    return BitStep(ground, pos, bits.mask(pre.neg), bits.mask(ground.add),
+    return BitStep(ground, pos, neg, bits.mask(ground.add),
                    bits.mask(ground.delete), bits.guard(pre.subs, never), effects)

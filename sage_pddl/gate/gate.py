@@ -68,7 +68,7 @@ class Gate:
         self.binder = StepBinder(table)
         # a pruned table's gate checks only states with the problem's static facts
         # (`for_state`): their atoms need no bits
-        self.bits = (BitSets(table.dynamic, table.static_state) if table.prune_static
+        self.bits = (BitSets(table.dynamic, table.initial_state) if table.prune_static
                      else BitSets())
         self._steps: dict[Any, Resolved] = {}
         """A step's content (`StepBinder.cache_key`) -> its `Resolved` form (`STEPS_KEPT`)."""
