@@ -66,7 +66,7 @@ class BitSets:
         """The atom's bit, given the next free one if it has none yet; 0 for a static atom."""
         found = self.bit_of.get(atom)
         if found is None:
-            if self.dynamic is not None and atom[0] not in self.dynamic:
+            if self.is_static(atom):
                 found = self.bit_of[atom] = 0
             else:
                 found = self.bit_of[atom] = 1 << len(self.atoms)
