@@ -1,9 +1,14 @@
 """Bit-set states: the gate's fast form of the ground actions of `ground.py`.
 
-Each atom a check meets gets a bit of a Python int, the first time a mask names it (the
-initial state's atoms first, then those of the ground actions as steps use them). A state is
-an int; a ground action becomes a `BitStep` whose masks are its sets (`bit_step`): it applies
-in `s` when `s & (pos | neg) == pos` and its guard (the disjunctions and implications of its
+A state is a Python int with one bit per *fluent* atom the check meets, given the first time a
+mask names it (the initial state's atoms first, then those of the ground actions as steps use
+them). Static atoms, those of predicates no action changes, get no bit when the states checked
+all have the problem's static facts (the gate makes sure of it, `Gate.for_state`): a static
+literal is true or false once and for all, so it is decided when its mask is made. One that
+holds needs nothing; one that fails requires `FALSE`, a bit no state holds.
+
+A ground action becomes a `BitStep` whose masks are its sets (`bit_step`): it applies in `s`
+when `s & (pos | neg) == pos` and its guard (the disjunctions and implications of its
 precondition, as closures on ints) holds, and its successor is `s & ~delete | add`, the
 conditional effects whose conditions hold in `s` included. Every `Cond`, `AnyOf`, `Implies`
 and conditional effect of the set form has a closure here computing the same thing on ints;
@@ -11,7 +16,7 @@ nothing is remembered between calls.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from .ground import (
     AnyOf,
@@ -24,30 +29,52 @@ from .ground import (
     State,
 )
 
+FALSE = 1
+"""Bit 0, which no state holds: what a static literal that fails requires."""
+
 
 def _never(state: object) -> bool:
     return False
 
 
+def _always(state: object) -> bool:
+    return True
+
+
 class BitSets:
-    """Atoms as bits of Python ints: `bit_of` maps an atom to its bit (a power of two), `atoms`
-    a bit's position back to its atom."""
+    """Atoms as bits of Python ints: `bit_of` maps an atom to its bit (a power of two; 0 for a
+    static atom), `atoms` a bit's position back to its atom.
 
-    __slots__ = ("bit_of", "atoms")
+    `dynamic` names the predicates some action changes; an atom of another predicate is
+    static, and holds when it is in `facts` (the initial state: static atoms hold in every
+    state checked exactly as there). With `dynamic` None every atom is fluent (for states
+    whose static facts may differ from the problem's)."""
 
-    def __init__(self) -> None:
+    __slots__ = ("bit_of", "atoms", "dynamic", "facts")
+
+    def __init__(self, dynamic: frozenset[str] | None = None,
+                 facts: Atoms = frozenset()) -> None:
         self.bit_of: dict[GroundAtom, int] = {}
-        self.atoms: list[GroundAtom] = []
+        self.atoms: list[GroundAtom] = [()]  # position 0 is FALSE, which names no atom
+        self.dynamic = dynamic
+        self.facts = facts
+
+    def is_static(self, atom: GroundAtom) -> bool:
+        return self.dynamic is not None and atom[0] not in self.dynamic
 
     def bit(self, atom: GroundAtom) -> int:
+        """The atom's bit, given the next free one if it has none yet; 0 for a static atom."""
         found = self.bit_of.get(atom)
         if found is None:
-            found = self.bit_of[atom] = 1 << len(self.atoms)
-            self.atoms.append(atom)
+            if self.is_static(atom):
+                found = self.bit_of[atom] = 0
+            else:
+                found = self.bit_of[atom] = 1 << len(self.atoms)
+                self.atoms.append(atom)
         return found
 
-    def mask(self, atoms: Atoms | set[GroundAtom]) -> int:
-        """The bit set of a set of atoms, each new atom given the next bit."""
+    def mask(self, atoms: Iterable[GroundAtom]) -> int:
+        """The bit set of the fluent atoms of `atoms`, each new one given the next bit."""
         bit_of = self.bit_of
         total = 0
         for atom in atoms:  # most sets here hold zero to two atoms: a plain loop is cheapest
@@ -56,13 +83,43 @@ class BitSets:
         return total
 
     def first_mask(self, atoms: Atoms) -> int:
-        """`mask(atoms)` for the first atoms given bits (the initial state's): bits 0 to
-        len(atoms) - 1, in one pass."""
-        if self.atoms:
+        """`mask(atoms)` for the first atoms given bits (the initial state's): its fluent atoms
+        get bits 1 to n (static atoms get their 0 as masks meet them)."""
+        if self.bit_of:
             return self.mask(atoms)
-        self.atoms = list(atoms)
-        self.bit_of = {atom: 1 << position for position, atom in enumerate(self.atoms)}
-        return (1 << len(self.atoms)) - 1
+        dynamic = self.dynamic
+        fluent = list(atoms) if dynamic is None else [a for a in atoms if a[0] in dynamic]
+        self.bit_of = {atom: 2 << position for position, atom in enumerate(fluent)}
+        self.atoms += fluent
+        return (1 << len(self.atoms)) - 2
+
+    def literal_masks(self, pos: Atoms, neg: Atoms) -> tuple[int, int]:
+        """`(required, forbidden)`: the masks of the conjunction of the atoms `pos` and the
+        negations of the atoms `neg`. Its static literals are decided here: one that fails
+        puts `FALSE` in `required`, so that no state meets the masks."""
+        required = forbidden = 0
+        bit_of, facts = self.bit_of, self.facts
+        for atom in pos:
+            bit = bit_of.get(atom)
+            if bit is None:
+                bit = self.bit(atom)
+            required |= bit or (0 if atom in facts else FALSE)
+        for atom in neg:
+            bit = bit_of.get(atom)
+            if bit is None:
+                bit = self.bit(atom)
+            if bit:
+                forbidden |= bit
+            elif atom in facts:
+                required |= FALSE
+        return required, forbidden
+
+    def literal_test(self, atom: GroundAtom, positive: bool) -> tuple[int, int]:
+        """`(mask, value)` such that the literal fails in `s` when `s & mask != value`."""
+        bit = self.bit(atom)
+        if bit:
+            return bit, bit if positive else 0
+        return (0, 0) if (atom in self.facts) == positive else (FALSE, FALSE)
 
     def atoms_of(self, mask: int) -> list[GroundAtom]:
         """The atoms of `mask` (cost: one step per atom in it)."""
@@ -84,43 +141,59 @@ class BitSets:
     # -- conditions -------------------------------------------------------------------------
 
     def cond_test(self, cond: Cond) -> Callable[[int], bool]:
-        if cond.unsat:
+        """`cond.holds` on ints; `_never` and `_always` when its static literals decide it."""
+        pos, neg = self.literal_masks(cond.pos, cond.neg)
+        if cond.unsat or pos & FALSE:
             return _never
-        pos, neg = self.mask(cond.pos), self.mask(cond.neg)
-        subs = tuple(self._sub_test(sub) for sub in cond.subs)
+        subs = tuple(test for test in map(self._sub_test, cond.subs) if test is not _always)
+        if _never in subs:
+            return _never
         if subs:
             return lambda s: s & pos == pos and not s & neg and all(t(s) for t in subs)
         if neg:
             return lambda s: s & pos == pos and not s & neg
-        return lambda s: s & pos == pos
+        return (lambda s: s & pos == pos) if pos else _always
 
     def _sub_test(self, sub: AnyOf | Implies) -> Callable[[int], bool]:
         if isinstance(sub, Implies):
-            condition, then = self.cond_test(sub.condition), self.cond_test(sub.then)
+            condition = self.cond_test(sub.condition)
+            then = _always if condition is _never else self.cond_test(sub.then)
+            if then is _always:
+                return _always
             return lambda s: not condition(s) or then(s)
         return self._any_of_test(sub)
 
     def _any_of_test(self, any_of: AnyOf) -> Callable[[int], bool]:
-        some, every = self.mask(any_of.any_pos), self.mask(any_of.any_neg)
-        parts = tuple(self.cond_test(part) for part in any_of.complex_parts)
+        # it fails where the conjunction of its alternatives' negations holds
+        every, some = self.literal_masks(any_of.any_neg, any_of.any_pos)
+        if every & FALSE:  # a static alternative holds
+            return _always
+        parts = tuple(test for test in map(self.cond_test, any_of.complex_parts)
+                      if test is not _never)
+        if _always in parts:
+            return _always
         if parts:
             return lambda s: bool(s & some) or s & every != every or any(p(s) for p in parts)
-        return lambda s: bool(s & some) or s & every != every
+        if some or every:
+            return lambda s: bool(s & some) or s & every != every
+        return _never
 
     def _trigger(self, sub: AnyOf | Implies) -> GroundAtom | None:
-        """An atom without which `sub` holds, or None: a clause fails only when all its
+        """A fluent atom without which `sub` holds, or None: a clause fails only when all its
         negative atoms are present, an implication only when its condition holds."""
         if isinstance(sub, AnyOf):
-            return min(sub.any_neg) if sub.is_clause else None
-        return min(sub.condition.pos) if sub.condition.pos else None
+            needed = sub.any_neg if sub.is_clause else frozenset()
+        else:
+            needed = sub.condition.pos
+        return min((atom for atom in needed if self.bit(atom)), default=None)
 
-    def _indexed_test(self, triggered: list[tuple[GroundAtom, AnyOf | Implies]]
+    def _indexed_test(self, triggered: list[tuple[int, Callable[[int], bool]]]
                       ) -> Callable[[int], bool]:
-        """Disjunctions and implications, each filed under an atom without which it holds
-        (`_trigger`), as one test: only those filed under a present atom are looked at."""
+        """Tests each filed under the bit of an atom without which it holds (`_trigger`), as
+        one test: only those filed under a present atom are looked at."""
         index: dict[int, list[Callable[[int], bool]]] = {}
-        for trigger, sub in triggered:
-            index.setdefault(self.bit(trigger), []).append(self._sub_test(sub))
+        for trigger, test in triggered:
+            index.setdefault(trigger, []).append(test)
         table = {k: tuple(v) for k, v in index.items()}
         keys = 0
         for k in table:
@@ -143,22 +216,23 @@ class BitSets:
         (None: nothing beyond the literal masks); `never` when the precondition cannot hold."""
         if never:
             return _never
-        if not subs:
-            return None
-        triggered: list[tuple[GroundAtom, AnyOf | Implies]] = []
+        triggered: list[tuple[int, Callable[[int], bool]]] = []
         tests: list[Callable[[int], bool]] = []
         for sub in subs:
+            test = self._sub_test(sub)
+            if test is _always:
+                continue
             trigger = self._trigger(sub)
             if trigger is None:
-                tests.append(self._sub_test(sub))
+                tests.append(test)
             else:
-                triggered.append((trigger, sub))
+                triggered.append((self.bit(trigger), test))
         if len(triggered) > 1:
             tests.insert(0, self._indexed_test(triggered))
         elif triggered:
-            tests.insert(0, self._sub_test(triggered[0][1]))
-        if len(tests) == 1:
-            return tests[0]
+            tests.insert(0, triggered[0][1])
+        if len(tests) <= 1:
+            return tests[0] if tests else None
         checks = tuple(tests)
         return lambda s: all(t(s) for t in checks)
 
@@ -166,21 +240,35 @@ class BitSets:
 
     def effects(self, effects: ConditionalEffects) -> Callable[[int], tuple[int, int]]:
         """A step's conditional effects on ints: `delta(s)` is the `(add, delete)` masks of
-        the effects whose conditions hold in `s` (the pre-state, `ConditionalEffects.fire`)."""
-        triggered = {self.bit(atom): tuple((None if c is None else self.cond_test(c),
-                                            self.mask(a), self.mask(d)) for c, a, d in entries)
-                     for atom, entries in effects.triggered.items()}
+        the effects whose conditions hold in `s` (the pre-state, `ConditionalEffects.fire`).
+        An effect filed under a static atom (`triggered`, `absent`) fires always or never,
+        as that atom holds or not: it is decided here."""
+        general = [(self.cond_test(e.condition), self.mask(e.add), self.mask(e.delete))
+                   for e in effects.general]
+        triggered: dict[int, tuple[tuple[Callable[[int], bool] | None, int, int], ...]] = {}
+        for atom, entries in effects.triggered.items():
+            tests = tuple((None if c is None else self.cond_test(c), self.mask(a), self.mask(d))
+                          for c, a, d in entries)
+            if not self.is_static(atom):
+                triggered[self.bit(atom)] = tests
+            elif atom in self.facts:
+                general += [(test or _always, add, delete) for test, add, delete in tests]
         trigger_keys = 0
-        for k in effects.triggered:
-            trigger_keys |= self.bit(k)
-        absent = {self.bit(atom): (self.mask(a), self.mask(d))
-                  for atom, (a, d) in effects.absent.items()}
+        for k in triggered:
+            trigger_keys |= k
+        absent: dict[int, tuple[int, int]] = {}
+        absent_add = absent_delete = 0
+        for atom, (add_atoms, delete_atoms) in effects.absent.items():
+            if self.is_static(atom) and atom in self.facts:
+                continue  # present in every state: never fires
+            add, delete = self.mask(add_atoms), self.mask(delete_atoms)
+            absent_add |= add
+            absent_delete |= delete
+            if not self.is_static(atom):
+                absent[self.bit(atom)] = (add, delete)
         absent_keys = 0
         for k in absent:
             absent_keys |= k
-        absent_add, absent_delete = self.mask(effects.absent_add), self.mask(effects.absent_delete)
-        general = tuple((self.cond_test(e.condition), self.mask(e.add), self.mask(e.delete))
-                        for e in effects.general)
 
         def delta(s: int) -> tuple[int, int]:
             add = delete = 0
@@ -192,7 +280,7 @@ class BitSets:
                         add |= effect_add
                         delete |= effect_delete
                 hit ^= low
-            if absent_keys:
+            if absent_add or absent_delete:
                 fired_add, fired_delete = absent_add, absent_delete
                 present = s & absent_keys
                 while present:
@@ -211,20 +299,12 @@ class BitSets:
         return delta
 
 
-def successor_masks(add: int, delete: int) -> tuple[int, int]:
-    """`(U, D)` with `(s | U) ^ D == s & ~delete | add` for every state `s`: the successor
-    in two operations on non-negative ints. `D` is what is deleted and not added (an atom
-    both deleted and added holds afterwards), `U` is what is added or deleted."""
-    gone = delete & ~add
-    return add | gone, gone
-
-
 class BitStep:
     """A ground action on bit sets (`bit_step`): `successor(s)` is the state after it, or
-    None when it does not apply in `s`."""
+    None when it does not apply in `s`: `s & ~delete | add` (an atom both deleted and added
+    holds afterwards), the conditional effects that fire in `s` included."""
 
-    __slots__ = ("ground", "literals", "pos", "plain_add", "plain_delete", "add", "delete",
-                 "guard", "effects")
+    __slots__ = ("ground", "literals", "pos", "add", "delete", "keep", "guard", "effects")
 
     def __init__(self, ground: GroundAction, pos: int, neg: int, add: int, delete: int,
                  guard: Callable[[int], bool] | None,
@@ -234,7 +314,7 @@ class BitStep:
         self.pos = pos
         self.add = add
         self.delete = delete
-        self.plain_add, self.plain_delete = successor_masks(add, delete)
+        self.keep = ~delete
         self.guard = guard
         self.effects = effects
 
@@ -242,22 +322,23 @@ class BitStep:
         if s & self.literals != self.pos or (self.guard is not None and not self.guard(s)):
             return None
         if self.effects is None:
-            after: int = (s | self.plain_add) ^ self.plain_delete
+            after: int = s & self.keep | self.add
             return after
         more_add, more_delete = self.effects(s)  # read in the state before the step
-        add, delete = successor_masks(self.add | more_add, self.delete | more_delete)
-        return (s | add) ^ delete
+        return s & ~(self.delete | more_delete) | self.add | more_add
 
 
 def bit_step(bits: BitSets, ground: GroundAction) -> BitStep:
     """`ground` on bit sets: its literal sets as masks, its disjunctions and implications as
-    one guard, its conditional effects as one function of the state before the step. A false
-    equality, or an atom both required and forbidden (which the masks' test would pass when
-    the atom holds), makes the guard refuse every state."""
+    one guard, its conditional effects as one function of the state before the step. A static
+    literal that fails makes the masks require `FALSE` (it is explained like any other failed
+    literal). A false equality, or an atom both required and forbidden (which the masks' test
+    would pass when the atom holds), makes the guard refuse every state."""
     pre = ground.precondition
     effects = None
     if ground.conditional is not None:
         effects = bits.effects(ground.conditional)
+    pos, neg = bits.literal_masks(pre.pos, pre.neg)
     never = bool(pre.unsat) or not pre.pos.isdisjoint(pre.neg)
-    return BitStep(ground, bits.mask(pre.pos), bits.mask(pre.neg), bits.mask(ground.add),
+    return BitStep(ground, pos, neg, bits.mask(ground.add),
                    bits.mask(ground.delete), bits.guard(pre.subs, never), effects)

@@ -158,8 +158,7 @@ class Explainer:
         self._literals: tuple[GroundLiteral, ...] = ()
         """The precondition's literals in source order, the first of each (positive, atom)."""
         self._tests: tuple[tuple[int, int], ...] | None = None
-        """Per literal, its bit and the value of `state & bit` when it holds (None: not yet
-        made)."""
+        """Per literal, its `BitSets.literal_test` (None: not yet made)."""
         self._explained: list[Explanation | None] = []
         """Per literal, its explanation once it has failed."""
 
@@ -177,9 +176,11 @@ class Explainer:
         action = self._action
         step_text = _shown(step_text, action)
         explained = self._explained
-        out = [(explained[position] or self._explanation(position)
-                ).violation(index, step_text, action)
-               for position, (bit, holds) in enumerate(tests) if s & bit != holds]
+        out = []
+        for position, (mask, value) in enumerate(tests):
+            if s & mask != value:
+                failed = explained[position] or self._explanation(position)
+                out.append(failed.violation(index, step_text, action))
         if not out:
             raise SageError(f"{action} is applicable; nothing to explain")
         return out
@@ -191,8 +192,8 @@ class Explainer:
         self._literals = tuple(literals.values())
         self._explained = [None] * len(self._literals)
         self._action = self.step.ground.text
-        self._tests = tuple((bit, bit if lit.positive else 0)
-                            for lit in self._literals for bit in (self.bits.bit(lit.atom),))
+        self._tests = tuple(self.bits.literal_test(lit.atom, lit.positive)
+                            for lit in self._literals)
         return self._tests
 
     def _explanation(self, position: int) -> Explanation:

@@ -66,7 +66,10 @@ class Gate:
     def __init__(self, table: PreconditionTable):
         self.table = table
         self.binder = StepBinder(table)
-        self.bits = BitSets()
+        # a pruned table's gate checks only states with the problem's static facts
+        # (`for_state`): their atoms need no bits
+        self.bits = (BitSets(table.dynamic, table.initial_state) if table.prune_static
+                     else BitSets())
         self._steps: dict[Any, Resolved] = {}
         """A step's content (`StepBinder.cache_key`) -> its `Resolved` form (`STEPS_KEPT`)."""
         self._start_masks: dict[Atoms, int] = {}
@@ -118,12 +121,14 @@ class Gate:
                state: Atoms | None = None) -> GroundAction:
         """The ground action a step names; raises `StepRejected` with a structural violation.
         A step naming several instances acts on the first whose action is applicable in
-        `state` (default: the initial state), as in `check`."""
+        `state` (default: the initial state), as in `check`; from a state with other static
+        facts, its ground actions are those of `for_state`."""
+        current = self.initial_state if state is None else self._state(state)
+        gate = self if state is None else self.for_state(current)
         try:
-            candidates = self._candidates(step, index)
+            candidates = gate._candidates(step, index)
         except StepRejected as rejected:
             raise StepRejected(rejected.violation.at(index)) from None
-        current = self.initial_state if state is None else self._state(state)
         return next((g for g in candidates if g.applicable(current)), candidates[0])
 
     def readings(self, plan: Any, state: Iterable[tuple[Any, ...]] | None = None

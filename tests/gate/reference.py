@@ -23,6 +23,7 @@ def check_sets(gate: Gate, plan: Any, state: Iterable[tuple] | None = None,
     stop = mode == "first"
     start = gate.initial_state if state is None else frozenset(
         tuple(str(p).lower() for p in atom) for atom in state)
+    gate = gate.for_state(start)  # other static facts: ground actions without their pruning
     current = set(start)
     violations: list[Violation] = []
     checked = 0

@@ -320,3 +320,41 @@ def test_explanations_on_bit_sets_equal_the_set_form():
             warm.check(plan)
             _assert_same(warm, plan, mode=mode)
             _assert_same(compile_gate(d, p), plan, mode=mode)
+
+
+def test_static_literals_decided_on_bit_sets_equal_the_set_form():
+    """Static atoms have no bit (`bits.BitSets`): a static literal is decided when its mask is
+    made. The verdicts stay the set form's where static literals fail beside fluent ones (both
+    reported, in source order), decide an alternative of a disjunction, and trigger a
+    conditional effect whose condition is not a plain conjunction; from the initial state and
+    from a state with other static facts (checked without pruning)."""
+    from sage_pddl.pddl.model import And, Or, When
+
+    from .helpers import action, atom, domain, neg, problem
+    enter = action("Enter", "?r - room", pre=[atom("lockable", "?r"), neg("inside", "?r")],
+                   eff=[atom("inside", "?r")])
+    look = action("Look", "?r - room",
+                  pre=[Or((And((atom("lit", "?r"), atom("inside", "?r"))), atom("has-lamp")))],
+                  eff=[When(And((atom("lit", "?r"), Or((atom("inside", "?r"),
+                                                         atom("has-lamp"))))),
+                            atom("seen", "?r"))])
+    light = action("Light", "", pre=[], eff=[atom("has-lamp")])
+    d = domain([enter, look, light], types=[("room", "")],
+               predicates=("lockable", "lit", "inside", "has-lamp", "seen"))
+    p = problem("Hall - room Vault - room Cellar - room",
+                init=[atom("lockable", "Vault"), atom("lit", "Vault"), atom("inside", "Hall")])
+    plans = [["Enter Hall"], ["Enter Cellar"], ["Enter Vault", "Look Vault"], ["Look Cellar"],
+             ["Light", "Look Cellar", "Look Hall", "Enter Vault", "Look Vault"]]
+    assert compile_gate(d, p).check(plans[2]).final_state >= {("seen", "vault")}
+    codes = [v.code for v in compile_gate(d, p).check(plans[0]).violations]
+    assert codes == ["enter/requires/lockable", "enter/forbids/inside"]
+    lit_cellar = frozenset({("lit", "cellar"), ("has-lamp",)})  # another static fact
+    ground = compile_gate(d, p).ground("Look Cellar", state=lit_cellar)
+    assert ("seen", "cellar") in ground.apply(lit_cellar)
+    for plan in plans:
+        for mode in ("first", "all"):
+            warm = compile_gate(d, p)
+            warm.check(plan)
+            _assert_same(warm, plan, mode=mode)
+            _assert_same(compile_gate(d, p), plan, mode=mode)
+            _assert_same(warm, plan, mode=mode, state=[("lockable", "hall"), ("lit", "cellar")])
