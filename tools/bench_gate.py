@@ -15,7 +15,9 @@
   the task's mutants (`tasks.mutations.plan_mutants`, plans the gate has not seen) on a gate
   that has resolved their steps (the floor's figure: the gate keeps no plan's result, so the
   plan is as new as it is to the baseline) and, once, on the gate warmed by the reference only
-  (its new steps ground on the way), against the baseline verifier on the same JSON steps. The
+  (its new steps ground on the way), against the baseline verifier on the same JSON steps;
+  and the Python bytecodes both run on the unseen mutants, a figure machine load does not
+  move (C code, such as hashing and set operations, not counted). The
   baseline's quirks (no types, no initial state) make it stop early on most plans, so it
   checks fewer steps than the gate.
 * **Parse** (floor, of the parser: ithor.pddl + K01.pddl at most 15 ms): the first parse of the
@@ -204,6 +206,29 @@ def corpus_section(corpus: Path, repeat: int, limit: int | None, skip_up: bool,
 
 # --- iTHOR -------------------------------------------------------------------------------------
 
+def bytecodes_run(call) -> int:
+    """How many Python bytecodes `call()` runs (traced with `sys.settrace`; C code not counted):
+    the interpreted work of a call, the same on a loaded machine as on a quiet one."""
+    count = 0
+
+    def opcode(frame, event, arg):
+        nonlocal count
+        count += event == "opcode"
+        return opcode
+
+    def call_event(frame, event, arg):
+        frame.f_trace_opcodes = True
+        return opcode
+
+    previous = sys.gettrace()
+    sys.settrace(call_event)
+    try:
+        call()
+    finally:
+        sys.settrace(previous)
+    return count
+
+
 def ithor_section(repeat: int) -> float:
     """Warm checks of the iTHOR reference plans (seen) and their mutants (unseen) against the
     baseline verifier; prints the figures and returns the median ratio on unseen plans."""
@@ -216,6 +241,7 @@ def ithor_section(repeat: int) -> float:
     domain = load_bundled_domain("ithor")
     tasks = load_taskset(REPO / "data" / "sage" / "eval_dataset_expanded.json")
     seen_ours, seen_base, unseen_ours, unseen_base, new_ours = [], [], [], [], []
+    known_pairs = []  # (a gate that knows the mutant's steps, the mutant)
     for task in tasks:
         problem = task_problem(task, domain)
         reference = [dict(s) for s in task.reference_steps]
@@ -242,6 +268,7 @@ def ithor_section(repeat: int) -> float:
                 # the same plan on a gate that knows its steps (and keeps no plan's result)
                 unseen_ours.append(med(timed(lambda g=known, m=mutant: g.check(m))
                                        for _ in range(repeat)))
+                known_pairs.append((known, mutant))
         finally:
             gc.enable()
     seen = med(o / b for o, b in zip(seen_ours, seen_base))
@@ -253,33 +280,15 @@ def ithor_section(repeat: int) -> float:
           f"{med(unseen_base) / 1e3:.1f}, ratio ours/baseline {unseen:.2f}   [floor: <= 2]")
     print(f"  mutants, unseen, new steps ground on the way: ours {med(new_ours) / 1e3:.1f}, "
           f"ratio ours/baseline {med(o / b for o, b in zip(new_ours, unseen_base)):.2f}")
+    ours_count = bytecodes_run(lambda: [g.check(m) for g, m in known_pairs])
+    base_count = bytecodes_run(lambda: [baseline_verifier.check(m) for _, m in known_pairs])
+    print(f"  mutants, unseen, steps known, Python bytecodes run per plan (a figure machine load "
+          f"does not move; C code not counted): ours {ours_count / len(known_pairs):.0f}, "
+          f"baseline {base_count / len(known_pairs):.0f}, ratio {ours_count / base_count:.2f}")
     return unseen
 
 
 # --- parse -------------------------------------------------------------------------------------
-
-def bytecodes_run(call) -> int:
-    """How many Python bytecodes `call()` runs (traced with `sys.settrace`; C code not counted):
-    the interpreted work of a call, the same on a loaded machine as on a quiet one."""
-    count = 0
-
-    def opcode(frame, event, arg):
-        nonlocal count
-        count += event == "opcode"
-        return opcode
-
-    def call_event(frame, event, arg):
-        frame.f_trace_opcodes = True
-        return opcode
-
-    previous = sys.gettrace()
-    sys.settrace(call_event)
-    try:
-        call()
-    finally:
-        sys.settrace(previous)
-    return count
-
 
 def parse_section(repeat: int, quiet: bool = False) -> dict:
     """Parse time of a household domain and problem (ithor.pddl and problems/ithor/K01.pddl):
