@@ -57,6 +57,19 @@ def _assert_same(gate, plan, **options):
     assert type(fast.final_state) is frozenset
 
 
+def _assert_same_on_every_path(d, p, plans, other_state=None):
+    """Each plan, in both modes, gives the reference's verdict on a gate warmed by it and on a
+    fresh one, and from `other_state` (a state with other static facts) when it is given."""
+    for plan in plans:
+        for mode in ("first", "all"):
+            warm = compile_gate(d, p)
+            warm.check(plan)
+            _assert_same(warm, plan, mode=mode)
+            _assert_same(compile_gate(d, p), plan, mode=mode)
+            if other_state is not None:
+                _assert_same(warm, plan, mode=mode, state=other_state)
+
+
 @pytest.mark.slow  # every iTHOR reference plan and every mutant
 def test_fast_check_equals_reference_on_ithor_plans_and_mutants(ithor_cases):
     plans = mutants = 0
@@ -282,12 +295,7 @@ def test_guards_on_bit_sets_equal_the_set_form():
              ["Light", "Enter Cellar", "Unlock Vault", "Enter Vault", "Enter Hall"]]
     assert compile_gate(d, p).check(plans[-1]).valid
     assert not compile_gate(d, p).check(plans[1]).valid
-    for plan in plans:
-        for mode in ("first", "all"):
-            warm = compile_gate(d, p)
-            warm.check(plan)
-            _assert_same(warm, plan, mode=mode)
-            _assert_same(warm, plan, mode=mode, state=[("lockable", "hall"), ("lit", "cellar")])
+    _assert_same_on_every_path(d, p, plans, [("lockable", "hall"), ("lit", "cellar")])
 
 
 def test_explanations_on_bit_sets_equal_the_set_form():
@@ -314,12 +322,7 @@ def test_explanations_on_bit_sets_equal_the_set_form():
              ["Grab a", "Fit a k", "Load k", "Load k"], ["Grab c", "Grab a", "Fit b k", "Load k"],
              ["Grab a", "Grab b", "Fit a k", "Fit b k", "Load k"]]
     assert compile_gate(d, p).check(plans[-1]).valid
-    for plan in plans:
-        for mode in ("first", "all"):
-            warm = compile_gate(d, p)
-            warm.check(plan)
-            _assert_same(warm, plan, mode=mode)
-            _assert_same(compile_gate(d, p), plan, mode=mode)
+    _assert_same_on_every_path(d, p, plans)
 
 
 def test_static_literals_decided_on_bit_sets_equal_the_set_form():
@@ -351,10 +354,4 @@ def test_static_literals_decided_on_bit_sets_equal_the_set_form():
     lit_cellar = frozenset({("lit", "cellar"), ("has-lamp",)})  # another static fact
     ground = compile_gate(d, p).ground("Look Cellar", state=lit_cellar)
     assert ("seen", "cellar") in ground.apply(lit_cellar)
-    for plan in plans:
-        for mode in ("first", "all"):
-            warm = compile_gate(d, p)
-            warm.check(plan)
-            _assert_same(warm, plan, mode=mode)
-            _assert_same(compile_gate(d, p), plan, mode=mode)
-            _assert_same(warm, plan, mode=mode, state=[("lockable", "hall"), ("lit", "cellar")])
+    _assert_same_on_every_path(d, p, plans, [("lockable", "hall"), ("lit", "cellar")])
