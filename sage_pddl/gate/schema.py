@@ -120,9 +120,19 @@ class DomainSchema:
             action = self.vocabulary.action(word)
             if action is None:
                 return None
-            found = self.words[word] = StepAction(action, self.vocabulary.fields(action),
-                                                  tuple(map(_accepted, action.parameters)))
+            accepted = tuple(map(_accepted, action.parameters))
+            found = self.words[word] = StepAction(
+                action, self.vocabulary.fields(action), accepted,
+                tuple(None if types is None else self.declared_fitting(types)
+                      for types in accepted))
         return found
+
+    def declared_fitting(self, accepted: frozenset[str]) -> frozenset[str]:
+        """The type keys whose objects belong to one of `accepted` (a subtype's included):
+        those the domain writes whose ancestors meet `accepted`, and `accepted` itself (a
+        type no declaration names has only itself and `object` as ancestors)."""
+        written = {*self.type_parents, *(p for ps in self.type_parents.values() for p in ps)}
+        return accepted | {t for t in written if not accepted.isdisjoint(self.ancestors(t))}
 
 
 def _accepted(parameter: Typed) -> frozenset[str] | None:
@@ -133,11 +143,14 @@ def _accepted(parameter: Typed) -> frozenset[str] | None:
 
 class StepAction(NamedTuple):
     """What a step's action word names: the action, the JSON fields of each parameter (its
-    `@sage step` map, or None), and the types each parameter accepts (None: any object)."""
+    `@sage step` map, or None), the types each parameter accepts (None: any object) and,
+    per parameter, the declared type keys (`model.object_keys`) of the objects it accepts
+    (`DomainSchema.declared_fitting`; None: any object)."""
 
     action: Action
     fields: tuple[tuple[str, ...], ...] | None
     accepted: tuple[frozenset[str] | None, ...]
+    fitting: tuple[frozenset[str] | None, ...]
 
 
 domain_schema = PerDomain(DomainSchema)
