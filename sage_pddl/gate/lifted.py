@@ -22,8 +22,8 @@ PDDL semantics of `ground.py` states.
   `exists`, expanded into the conjunction), a disjunction (`AnyOfTemplate`: `or`, `exists`, a
   negated `and` or `forall`) or an implication (`ImpliesTemplate`; a negated one is the
   conjunction of its condition and its negated consequent). A conjunction of literals of atoms
-  only (most preconditions and quantifier bodies) also holds them as `literals`, which
-  grounding makes at once.
+  only (most preconditions and quantifier bodies) also holds them column by column
+  (`LiteralColumns`), which grounding makes at once.
 * **Effects.** An effect is its items in source order: literals (`EffectLiteral`),
   conditional effects (`WhenTemplate`: a condition of literals, each marked static when no
   action changes its predicate, or any other condition as a `ConditionTemplate`) and

@@ -16,7 +16,7 @@ of it:
   effect is a harmless cost depends on the problem's metric;
 * the canonical text of every condition node of every action (annotation matching, reports);
 * what each action word names (`words`): every action's name and alias from the start, other
-  spellings as steps use them;
+  spellings as steps use them, with the declared types each parameter accepts (`StepAction`);
 * each action lifted (`template`, `lifted.py`): its precondition and effect as templates a
   step's objects are substituted into, made when a step first names the action.
 
