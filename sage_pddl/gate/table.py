@@ -33,8 +33,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Iterator
 from functools import cached_property
-from itertools import compress, repeat
-from operator import call
+from itertools import compress
 
 from ..pddl import limits
 from ..pddl.built_once import keep_bounded
@@ -372,8 +371,8 @@ class PreconditionTable:
         values = template.words + args
         self._ground_budget = limits.MAX_GROUND
         precondition = self._condition(template.precondition, values)
-        add = frozenset(map(call, template.add, repeat(values)))
-        delete = frozenset(map(call, template.delete, repeat(values)))
+        add = frozenset([atom(values) for atom in template.add])
+        delete = frozenset([atom(values) for atom in template.delete])
         conditional = None
         if template.conditional:
             more_add: list[GroundAtom] = []
@@ -431,7 +430,7 @@ class PreconditionTable:
         if columns is not None:  # literals of atoms only: `_conjoin`'s result, at once
             if not columns.atoms:
                 return TRUE
-            atoms = list(map(call, columns.atoms, repeat(values)))
+            atoms = [atom(values) for atom in columns.atoms]
             literals = tuple(map(GroundLiteral, atoms, columns.positive, columns.schemas,
                                  columns.anchors))
             if columns.negative is None:
