@@ -26,6 +26,7 @@ ignores the `@sage` annotations). A schema holds the domain's actions and nodes 
 """
 from __future__ import annotations
 
+from functools import cached_property
 from typing import NamedTuple
 
 from ..pddl.model import (
@@ -120,19 +121,35 @@ class DomainSchema:
             action = self.vocabulary.action(word)
             if action is None:
                 return None
-            accepted = tuple(map(_accepted, action.parameters))
-            found = self.words[word] = StepAction(
-                action, self.vocabulary.fields(action), accepted,
-                tuple(None if types is None else self.declared_fitting(types)
-                      for types in accepted))
+            found = self.words.get(action.name)  # made for the action's name at the start
+            if found is None:
+                accepted = tuple(map(_accepted, action.parameters))
+                found = StepAction(action, self.vocabulary.fields(action), accepted,
+                                   tuple(None if types is None else self.declared_fitting(types)
+                                         for types in accepted))
+            self.words[word] = found
         return found
 
     def declared_fitting(self, accepted: frozenset[str]) -> frozenset[str]:
-        """The type keys whose objects belong to one of `accepted` (a subtype's included):
-        those the domain writes whose ancestors meet `accepted`, and `accepted` itself (a
-        type no declaration names has only itself and `object` as ancestors)."""
-        written = {*self.type_parents, *(p for ps in self.type_parents.values() for p in ps)}
-        return accepted | {t for t in written if not accepted.isdisjoint(self.ancestors(t))}
+        """The type keys whose objects belong to one of `accepted`: those types and their
+        subtypes, at any depth (the types whose `ancestors` meet `accepted`)."""
+        found = set(accepted)
+        todo = list(accepted)
+        while todo:
+            for child in self._subtypes.get(todo.pop(), ()):
+                if child not in found:
+                    found.add(child)
+                    todo.append(child)
+        return frozenset(found)
+
+    @cached_property
+    def _subtypes(self) -> dict[str, list[str]]:
+        """Type key -> the keys of the types that name it as a parent."""
+        children: dict[str, list[str]] = {}
+        for child, parents in self.type_parents.items():
+            for parent in parents:
+                children.setdefault(parent, []).append(child)
+        return children
 
 
 def _accepted(parameter: Typed) -> frozenset[str] | None:
