@@ -33,7 +33,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Iterator
 from functools import cached_property
-from itertools import compress
 
 from ..pddl import limits
 from ..pddl.built_once import keep_bounded
@@ -435,8 +434,8 @@ class PreconditionTable:
                                  columns.anchors))
             if columns.negative is None:
                 return Cond(frozenset(atoms), frozenset(), literals)
-            return Cond(frozenset(compress(atoms, columns.positive)),
-                        frozenset(compress(atoms, columns.negative)), literals)
+            return Cond(frozenset(itertools.compress(atoms, columns.positive)),
+                        frozenset(itertools.compress(atoms, columns.negative)), literals)
         conjunction = _Conjunction()
         self._conjoin(template, values, conjunction)
         return conjunction.cond()
