@@ -125,38 +125,47 @@ class StepBinder:
         name, args, fields = self.words(step, index)
         if not name:
             raise self._reject(index, step, "unparsable-step", "the step has no action name")
-        named = self._action_of(name, step, index)
-        action, step_fields, accepted = named.action, named.fields, named.accepted
-        params = action.parameters
+        # an action's name as written is in `words` from the start; other spellings once met
+        named = self.table.schema.words.get(name) or self._action_of(name, step, index)
+        action = named.action
         if args is None:  # a JSON step with named fields
-            values = dict(fields)
-            if step_fields is not None:
-                filled = []
-                for param, names in zip(params, step_fields):
-                    value = next((values[n] for n in names if values.get(n)), "")
-                    if not value:
-                        raise self._reject(
-                            index, step, "wrong-arity",
-                            f"{action.name} needs ?{param.name} from the step field "
-                            f"{' or '.join(repr(n) for n in names)}, which is empty", action.name)
-                    filled.append(value)
-                args = tuple(filled)
-            else:
-                args = tuple(v for v in (values.get("object", ""), values.get("target", "")) if v)
-        if len(args) != len(params):
-            signature = " ".join(f"?{p.name}" + (f" - {'/'.join(p.types)}" if p.types else "")
-                                 for p in params)
-            raise self._reject(
-                index, step, "wrong-arity",
-                f"{action.name} takes {len(params)} argument(s) ({signature or 'none'}), "
-                f"the step gives {len(args)}", action.name)
+            args = self._field_args(named, dict(fields), step, index)
+        if len(args) != len(action.parameters):
+            raise self._arity_error(action, len(args), step, index)
         objects = tuple(map(str.lower, args))
-        declared, type_set = self.table.declared, self.table.schema.type_set
-        for obj, types in zip(objects, accepted):
-            kind = declared.get(obj)  # `PreconditionTable.types_of`, its types made only if read
-            if kind is None or (types is not None and types.isdisjoint(type_set(kind))):
-                return Bound(action, self._instances(step, index, action, args, accepted))
+        for kind, fitting in zip(map(self.table.declared.get, objects), named.fitting):
+            # `kind`: the object's type key, or the keys of an object of several types
+            if kind is None or (fitting is not None and (
+                    kind not in fitting if type(kind) is str else fitting.isdisjoint(kind))):
+                return Bound(action, self._instances(step, index, action, args, named.accepted))
         return Bound(action, (objects,))
+
+    def _field_args(self, named: StepAction, values: dict[str, str], step: Any,
+                    index: int) -> tuple[str, ...]:
+        """The arguments of a JSON step with named fields: each parameter's from the first
+        non-empty field of its `@sage step` map, or without one `object` and `target`."""
+        action = named.action
+        if named.fields is None:
+            return tuple(v for v in (values.get("object", ""), values.get("target", "")) if v)
+        filled = []
+        for param, names in zip(action.parameters, named.fields):
+            value = next((values[n] for n in names if values.get(n)), "")
+            if not value:
+                raise self._reject(
+                    index, step, "wrong-arity",
+                    f"{action.name} needs ?{param.name} from the step field "
+                    f"{' or '.join(repr(n) for n in names)}, which is empty", action.name)
+            filled.append(value)
+        return tuple(filled)
+
+    def _arity_error(self, action: Action, given: int, step: Any, index: int) -> StepRejected:
+        params = action.parameters
+        signature = " ".join(f"?{p.name}" + (f" - {'/'.join(p.types)}" if p.types else "")
+                             for p in params)
+        return self._reject(
+            index, step, "wrong-arity",
+            f"{action.name} takes {len(params)} argument(s) ({signature or 'none'}), "
+            f"the step gives {given}", action.name)
 
     def _instances(self, step: Any, index: int, action: Action, args: tuple[str, ...],
                    accepted: tuple[frozenset[str] | None, ...]) -> tuple[tuple[str, ...], ...]:

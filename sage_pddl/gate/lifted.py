@@ -22,8 +22,8 @@ PDDL semantics of `ground.py` states.
   `exists`, expanded into the conjunction), a disjunction (`AnyOfTemplate`: `or`, `exists`, a
   negated `and` or `forall`) or an implication (`ImpliesTemplate`; a negated one is the
   conjunction of its condition and its negated consequent). A conjunction of literals of atoms
-  only (most preconditions and quantifier bodies) also holds them as `literals`, which
-  grounding makes at once.
+  only (most preconditions and quantifier bodies) also holds them column by column
+  (`LiteralColumns`), which grounding makes at once.
 * **Effects.** An effect is its items in source order: literals (`EffectLiteral`),
   conditional effects (`WhenTemplate`: a condition of literals, each marked static when no
   action changes its predicate, or any other condition as a `ConditionTemplate`) and
@@ -151,21 +151,42 @@ ConditionItem = LiteralTemplate | ForallTemplate | AnyOfTemplate | ImpliesTempla
 
 
 @dataclass(frozen=True, slots=True)
+class LiteralColumns:
+    """A conjunction of literals of atoms (no equality), column by column: what grounding reads
+    of each literal, in source order, without a look-up per literal. `negative` is the
+    complement of `positive`, or None when every literal is positive."""
+
+    atoms: tuple[AtomTemplate, ...]
+    positive: tuple[bool, ...]
+    negative: tuple[bool, ...] | None
+    schemas: tuple[str, ...]
+    anchors: tuple[str, ...]
+
+    @classmethod
+    def of(cls, literals: tuple[LiteralTemplate, ...]) -> LiteralColumns:
+        positive = tuple(literal.positive for literal in literals)
+        return cls(tuple(literal.atom for literal in literals), positive,
+                   None if all(positive) else tuple(not sign for sign in positive),
+                   tuple(literal.schema for literal in literals),
+                   tuple(literal.anchor for literal in literals))
+
+
+@dataclass(frozen=True, slots=True)
 class ConditionTemplate:
     """A conjunction: its items, in source order."""
 
     items: tuple[ConditionItem, ...]
-    literals: tuple[LiteralTemplate, ...] | None
-    """`items` when every item is a literal of an atom (no equality), else None: most
-    preconditions and quantifier bodies, ground as their literals and the two sets of their
-    atoms without walking items."""
+    literals: LiteralColumns | None
+    """`items` by column when every item is a literal of an atom (no equality), else None:
+    most preconditions and quantifier bodies, ground as their literals and the two sets of
+    their atoms without walking items."""
 
     @classmethod
     def of(cls, items: Iterable[ConditionItem]) -> ConditionTemplate:
         items = tuple(items)
         literals = tuple(item for item in items
                          if isinstance(item, LiteralTemplate) and not item.equality)
-        return cls(items, literals if len(literals) == len(items) else None)
+        return cls(items, LiteralColumns.of(literals) if len(literals) == len(items) else None)
 
 
 # --- effects ---------------------------------------------------------------------------------

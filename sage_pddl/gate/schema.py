@@ -16,7 +16,7 @@ of it:
   effect is a harmless cost depends on the problem's metric;
 * the canonical text of every condition node of every action (annotation matching, reports);
 * what each action word names (`words`): every action's name and alias from the start, other
-  spellings as steps use them;
+  spellings as steps use them, with the declared types each parameter accepts (`StepAction`);
 * each action lifted (`template`, `lifted.py`): its precondition and effect as templates a
   step's objects are substituted into, made when a step first names the action.
 
@@ -26,6 +26,7 @@ ignores the `@sage` annotations). A schema holds the domain's actions and nodes 
 """
 from __future__ import annotations
 
+from functools import cached_property
 from typing import NamedTuple
 
 from ..pddl.model import (
@@ -120,9 +121,35 @@ class DomainSchema:
             action = self.vocabulary.action(word)
             if action is None:
                 return None
-            found = self.words[word] = StepAction(action, self.vocabulary.fields(action),
-                                                  tuple(map(_accepted, action.parameters)))
+            found = self.words.get(action.name)  # made for the action's name at the start
+            if found is None:
+                accepted = tuple(map(_accepted, action.parameters))
+                found = StepAction(action, self.vocabulary.fields(action), accepted,
+                                   tuple(None if types is None else self.declared_fitting(types)
+                                         for types in accepted))
+            self.words[word] = found
         return found
+
+    def declared_fitting(self, accepted: frozenset[str]) -> frozenset[str]:
+        """The type keys whose objects belong to one of `accepted`: those types and their
+        subtypes, at any depth (the types whose `ancestors` meet `accepted`)."""
+        found = set(accepted)
+        todo = list(accepted)
+        while todo:
+            for child in self._subtypes.get(todo.pop(), ()):
+                if child not in found:
+                    found.add(child)
+                    todo.append(child)
+        return frozenset(found)
+
+    @cached_property
+    def _subtypes(self) -> dict[str, list[str]]:
+        """Type key -> the keys of the types that name it as a parent."""
+        children: dict[str, list[str]] = {}
+        for child, parents in self.type_parents.items():
+            for parent in parents:
+                children.setdefault(parent, []).append(child)
+        return children
 
 
 def _accepted(parameter: Typed) -> frozenset[str] | None:
@@ -133,11 +160,14 @@ def _accepted(parameter: Typed) -> frozenset[str] | None:
 
 class StepAction(NamedTuple):
     """What a step's action word names: the action, the JSON fields of each parameter (its
-    `@sage step` map, or None), and the types each parameter accepts (None: any object)."""
+    `@sage step` map, or None), the types each parameter accepts (None: any object) and,
+    per parameter, the declared type keys (`model.object_keys`) of the objects it accepts
+    (`DomainSchema.declared_fitting`; None: any object)."""
 
     action: Action
     fields: tuple[tuple[str, ...], ...] | None
     accepted: tuple[frozenset[str] | None, ...]
+    fitting: tuple[frozenset[str] | None, ...]
 
 
 domain_schema = PerDomain(DomainSchema)

@@ -425,13 +425,17 @@ class PreconditionTable:
 
     def _condition(self, template: ConditionTemplate, values: Values) -> Cond:
         """The ground conjunction of `template` with `values`."""
-        if template.literals is not None:  # literals of atoms only: `_conjoin`'s result, at once
-            if not template.literals:
+        columns = template.literals
+        if columns is not None:  # literals of atoms only: `_conjoin`'s result, at once
+            if not columns.atoms:
                 return TRUE
-            literals = tuple([GroundLiteral(item.atom(values), item.positive, item.schema,
-                                            item.anchor) for item in template.literals])
-            return Cond(frozenset([lit.atom for lit in literals if lit.positive]),
-                        frozenset([lit.atom for lit in literals if not lit.positive]), literals)
+            atoms = [atom(values) for atom in columns.atoms]
+            literals = tuple(map(GroundLiteral, atoms, columns.positive, columns.schemas,
+                                 columns.anchors))
+            if columns.negative is None:
+                return Cond(frozenset(atoms), frozenset(), literals)
+            return Cond(frozenset(itertools.compress(atoms, columns.positive)),
+                        frozenset(itertools.compress(atoms, columns.negative)), literals)
         conjunction = _Conjunction()
         self._conjoin(template, values, conjunction)
         return conjunction.cond()
@@ -494,27 +498,29 @@ class PreconditionTable:
     def _effects(self, template: EffectTemplate, values: Values, condition: Cond,
                  add: list[GroundAtom], delete: list[GroundAtom],
                  conditional: list[ConditionalEffect]) -> None:
-        """Ground the effect items of `template` under `condition` (TRUE: unconditional)
-        into `add`, `delete` and `conditional`."""
+        """Ground the effect items of `template` under `condition` into `add` and `delete`
+        (the atoms it adds and deletes when `condition` holds) and, for each `when` inside,
+        `conditional`: one `ConditionalEffect` per ground condition, with all it adds and
+        deletes."""
         for item in template:
             if isinstance(item, EffectLiteral):
-                atom = item.atom(values)
-                positive = item.positive
-                if condition.is_true:
-                    (add if positive else delete).append(atom)
-                else:
-                    atoms = frozenset((atom,))
-                    conditional.append(ConditionalEffect(
-                        condition, atoms if positive else frozenset(),
-                        frozenset() if positive else atoms))
+                (add if item.positive else delete).append(item.atom(values))
             elif isinstance(item, WhenTemplate):
                 when = self._when(item, values)
                 if when is None:  # false in every state: a static literal that does not hold
                     continue
+                if when.is_true:
+                    self._effects(item.effects, values, condition, add, delete, conditional)
+                    continue
                 inner = when if condition.is_true else conjoin([condition, when])
-                if not inner.is_false:
-                    self._effects(item.effects, values, inner,
-                                  add, delete, conditional)
+                if inner.is_false:
+                    continue
+                inner_add: list[GroundAtom] = []
+                inner_delete: list[GroundAtom] = []
+                self._effects(item.effects, values, inner, inner_add, inner_delete, conditional)
+                if inner_add or inner_delete:
+                    conditional.append(ConditionalEffect(inner, frozenset(inner_add),
+                                                         frozenset(inner_delete)))
             else:
                 for inner_values in self._instances(item.quantified, values,
                                                     item.checks):

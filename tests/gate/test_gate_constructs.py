@@ -132,6 +132,14 @@ def test_either_parameter_and_either_object():
     assert gate.check(["Wash Box", "GoTo Box"]).valid
 
 
+def test_an_object_of_a_type_the_domain_does_not_declare():
+    polish = action("Polish", "?x - gem", eff=[atom("shiny", "?x")])
+    gate = house(polish, objects="Apple - item Fridge - fridge Table - receptacle Ruby - gem")
+    assert gate.check(["Polish Ruby"]).valid  # a type only the parameter and the object name
+    assert codes(gate.check(["Polish Apple"])) == ["type-mismatch"]
+    assert codes(gate.check(["GoTo Ruby"])) == ["type-mismatch"]
+
+
 def test_untyped_parameters_accept_any_object():
     touch = action("Touch", "?x", eff=[atom("touched", "?x")])
     assert house(touch).check(["Touch Table", "Touch Apple"]).valid

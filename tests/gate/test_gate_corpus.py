@@ -94,3 +94,29 @@ def test_pddl_copilot_swapped_arguments_are_type_mismatches(corpus_dir: Path):
     assert ours == "invalid"
     mismatch = next(v for v in verdict.violations if v.code == "type-mismatch")
     assert "depot0" in mismatch.message
+
+
+def test_the_types_a_parameter_accepts_are_those_of_its_type_sets(corpus_dir: Path):
+    """Binding checks an argument's type by its declared type key (`StepAction.fitting`,
+    made once per action): on every corpus problem, for every parameter and object, that
+    agrees with the object's type set (its types and their ancestors) meeting the
+    parameter's types."""
+    checked = 0
+    for triple in load_triples(corpus_dir):
+        try:
+            gate = compile_gate(_domain(str(corpus_dir / triple["domain"])),
+                                load_problem(corpus_dir / triple["problem"]))
+        except UnsupportedConstruct:
+            continue
+        table = gate.table
+        for action in table.domain.actions:
+            named = table.schema.word(action.name)
+            for accepted, fitting in zip(named.accepted, named.fitting):
+                if accepted is None:
+                    assert fitting is None
+                    continue
+                for obj, kind in table.declared.items():
+                    fits = kind in fitting if type(kind) is str else not fitting.isdisjoint(kind)
+                    assert fits == (not accepted.isdisjoint(table.types_of(obj))), (obj, action)
+                    checked += 1
+    assert checked > 10_000
