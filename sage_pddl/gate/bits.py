@@ -249,8 +249,9 @@ class BitSets:
         for atom, entries in effects.triggered.items():
             tests = tuple((None if c is None else self.cond_test(c), self.mask(a), self.mask(d))
                           for c, a, d in entries)
-            if not self.is_static(atom):
-                triggered[self.bit(atom)] = tests
+            bit = self.bit(atom)
+            if bit:
+                triggered[bit] = tests
             elif atom in self.facts:
                 general += [(test or _always, add, delete) for test, add, delete in tests]
         trigger_keys = 0
@@ -259,13 +260,14 @@ class BitSets:
         absent: dict[int, tuple[int, int]] = {}
         absent_add = absent_delete = 0
         for atom, (add_atoms, delete_atoms) in effects.absent.items():
-            if self.is_static(atom) and atom in self.facts:
+            bit = self.bit(atom)  # 0: a static atom, whose effects fire always or never
+            if not bit and atom in self.facts:
                 continue  # present in every state: never fires
             add, delete = self.mask(add_atoms), self.mask(delete_atoms)
             absent_add |= add
             absent_delete |= delete
-            if not self.is_static(atom):
-                absent[self.bit(atom)] = (add, delete)
+            if bit:
+                absent[bit] = (add, delete)
         absent_keys = 0
         for k in absent:
             absent_keys |= k
