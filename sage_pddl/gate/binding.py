@@ -53,27 +53,28 @@ class StepBinder:
     def cache_key(self, step: Any) -> Any:
         """What a step's ground action depends on, a step's content (None: not cacheable).
         The kinds of step cannot collide: text is a str, a PlanStep key starts with the action
-        (a str) and holds tuples, a JSON step key is a tuple of (field, value) pairs."""
+        (a str) and holds tuples, a JSON step key is a tuple of (field, value) pairs, which
+        a list of args makes unhashable (`hashable_key` then)."""
         kind = type(step)
         if kind is dict:
-            key_: Any = tuple(step.items())
-            try:
-                hash(key_)
-            except TypeError:  # a list of args, a nested object
-                args = step.get("args")
-                if not isinstance(args, list):
-                    return None
-                key_ = tuple((k, tuple(v) if k == "args" else v) for k, v in key_)
-                try:
-                    hash(key_)
-                except TypeError:
-                    return None
-            return key_
+            return tuple(step.items())
         if kind is str:
             return step
         if isinstance(step, PlanStep):
             return (step.action, step.args, step.fields)
         return None
+
+    @staticmethod
+    def hashable_key(step_key: Any) -> Any:
+        """An unhashable JSON step key with its list of args as a tuple (None: still
+        unhashable, as a nested object is)."""
+        step_key = tuple((k, tuple(v) if k == "args" and isinstance(v, list) else v)
+                         for k, v in step_key)
+        try:
+            hash(step_key)
+        except TypeError:
+            return None
+        return step_key
 
     def _reject(self, index: int, step: Any, code: str, message: str,
                 action: str = "") -> StepRejected:

@@ -43,19 +43,19 @@ def _always(state: object) -> bool:
 
 class BitSets:
     """Atoms as bits of Python ints: `bit_of` maps an atom to its bit (a power of two; 0 for a
-    static atom), `atoms` a bit's position back to its atom.
+    static atom), `atom_at` a bit back to its atom.
 
     `dynamic` names the predicates some action changes; an atom of another predicate is
-    static, and holds when it is in `facts` (the initial state: static atoms hold in every
-    state checked exactly as there). With `dynamic` None every atom is fluent (for states
-    whose static facts may differ from the problem's)."""
+    static, and holds when it is in `facts` (the problem's static facts, which every state
+    checked has). With `dynamic` None every atom is fluent (for states whose static facts may
+    differ from the problem's)."""
 
-    __slots__ = ("bit_of", "atoms", "dynamic", "facts")
+    __slots__ = ("bit_of", "atom_at", "dynamic", "facts")
 
     def __init__(self, dynamic: frozenset[str] | None = None,
                  facts: Atoms = frozenset()) -> None:
         self.bit_of: dict[GroundAtom, int] = {}
-        self.atoms: list[GroundAtom] = [()]  # position 0 is FALSE, which names no atom
+        self.atom_at: dict[int, GroundAtom] = {}  # (FALSE names no atom: bits start at 2)
         self.dynamic = dynamic
         self.facts = facts
 
@@ -69,8 +69,8 @@ class BitSets:
             if self.is_static(atom):
                 found = self.bit_of[atom] = 0
             else:
-                found = self.bit_of[atom] = 1 << len(self.atoms)
-                self.atoms.append(atom)
+                found = self.bit_of[atom] = 2 << len(self.atom_at)
+                self.atom_at[found] = atom
         return found
 
     def mask(self, atoms: Iterable[GroundAtom]) -> int:
@@ -90,8 +90,8 @@ class BitSets:
         dynamic = self.dynamic
         fluent = list(atoms) if dynamic is None else [a for a in atoms if a[0] in dynamic]
         self.bit_of = {atom: 2 << position for position, atom in enumerate(fluent)}
-        self.atoms += fluent
-        return (1 << len(self.atoms)) - 2
+        self.atom_at = {bit: atom for atom, bit in self.bit_of.items()}
+        return (2 << len(fluent)) - 2
 
     def literal_masks(self, pos: Atoms, neg: Atoms) -> tuple[int, int]:
         """`(required, forbidden)`: the masks of the conjunction of the atoms `pos` and the
@@ -114,31 +114,30 @@ class BitSets:
                 required |= FALSE
         return required, forbidden
 
-    def literal_test(self, atom: GroundAtom, positive: bool) -> tuple[int, int]:
-        """`(mask, value)` such that the literal fails in `s` when `s & mask != value`."""
-        bit = self.bit(atom)
-        if bit:
-            return bit, bit if positive else 0
-        return (0, 0) if (atom in self.facts) == positive else (FALSE, FALSE)
-
     def atoms_of(self, mask: int) -> list[GroundAtom]:
         """The atoms of `mask` (cost: one step per atom in it)."""
-        atoms = self.atoms
+        atom_at = self.atom_at
         out: list[GroundAtom] = []
         while mask:
             low = mask & -mask
-            out.append(atoms[low.bit_length() - 1])
+            out.append(atom_at[low])
             mask ^= low
         return out
 
-    def state(self, start: State, start_mask: int, mask: int) -> State:
-        """The frozenset of `mask`, given a frozenset `start` whose mask is `start_mask`: the
-        atoms whose membership differs are toggled (one copy of the state)."""
-        if mask == start_mask:
-            return start
-        return frozenset(self.atoms_of(start_mask ^ mask)).symmetric_difference(start)
+    def state(self, mask: int) -> State:
+        """The frozenset of `mask`: its atoms and the static facts (one copy of the state)."""
+        return self.facts.union(self.atoms_of(mask))
 
     # -- conditions -------------------------------------------------------------------------
+
+    def reads(self, cond: Cond) -> int:
+        """The bits of the fluent atoms whose truth `cond`'s value depends on: those of its
+        literals, disjunctions and implications."""
+        mask = self.mask(cond.pos) | self.mask(cond.neg)
+        for sub in cond.subs:
+            for part in (sub.parts if isinstance(sub, AnyOf) else (sub.condition, sub.then)):
+                mask |= self.reads(part)
+        return mask
 
     def cond_test(self, cond: Cond) -> Callable[[int], bool]:
         """`cond.holds` on ints; `_never` and `_always` when its static literals decide it."""

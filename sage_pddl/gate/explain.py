@@ -21,20 +21,22 @@ Violation codes
   message of that literal; it matches the literal as written in the action, or the whole
   top-level precondition conjunct that contains a failed part.
 
-`explain` states these rules on set states. What a failed literal says does not depend on the
-state (`explanation`); the gate's check loop reads which literals failed on its bit-set states
-with an `Explainer` per step, made from the same walk and the same `explanation`.
+`explain` states these rules on set states, and is the one statement of them: the gate's check
+loop explains a refused step with an `Explainer` per step, which keeps what `explain` said in
+each state the precondition can tell apart.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
+from ..pddl.built_once import keep_bounded
 from ..pddl.errors import SageError
 from ..pddl.model import Variable, key
 from ..pddl.writer import write_formula
-from .bits import BitSets, BitStep
+from .bits import BitSets
 from .ground import EQUALS, AnyOf, Cond, GroundAction, GroundAtom, GroundLiteral, Implies, State
 from .table import PreconditionTable
 from .verdict import Violation
@@ -136,69 +138,45 @@ def explanation(table: PreconditionTable, failure: GroundLiteral | AnyOf,
     return Explanation(code, literal, message, atoms)
 
 
-class Explainer:
-    """`explain` for one ground action in the gate's bit-set states (`bits.py`), its parts
-    computed once, the first time the step is rejected (most steps never are).
+STATES_KEPT = 64
+"""States one `Explainer` keeps the violations in, at most (as the atoms its precondition
+reads, with the step's index); the oldest is forgotten first."""
 
-    Which literals fail is read from the int state with each literal's bit, in the order of
-    `failures`' walk, each (positive, atom) once. What a failed literal says does not depend on
-    the state: its `Explanation` is made the first time it fails, then kept. Where the step's
-    guard fails (`BitStep.guard`: its disjunctions and implications, or a precondition that
-    cannot hold), `violations` returns None: those are explained on sets, by `explain`.
+
+class Explainer:
+    """`explain` for one ground action (its first candidate's, for a step that names several),
+    for the step written `step_text`, in the gate's bit-set states (`bits.py`).
+
+    The violations depend only on the atoms the precondition reads (`BitSets.reads`) and on the
+    step's index: they are explained on sets the first time the step is refused with those
+    atoms so, then kept (`STATES_KEPT`).
     """
 
-    __slots__ = ("table", "bits", "step", "_action", "_literals", "_tests", "_explained")
-
-    def __init__(self, table: PreconditionTable, bits: BitSets, step: BitStep) -> None:
+    def __init__(self, table: PreconditionTable, bits: BitSets, ground: GroundAction,
+                 step_text: str) -> None:
         self.table = table
         self.bits = bits
-        self.step = step
-        self._action = ""
-        """The ground action's text (`GroundAction.text`), made with the tests."""
-        self._literals: tuple[GroundLiteral, ...] = ()
-        """The precondition's literals in source order, the first of each (positive, atom)."""
-        self._tests: tuple[tuple[int, int], ...] | None = None
-        """Per literal, its `BitSets.literal_test` (None: not yet made)."""
-        self._explained: list[Explanation | None] = []
-        """Per literal, its explanation once it has failed."""
+        self.ground = ground
+        self.step_text = step_text
+        self._kept: dict[tuple[int, int], tuple[Violation, ...]] = {}
+        """(The state's atoms the precondition reads, as a mask; the step index) -> the
+        violations (`STATES_KEPT`)."""
 
-    @property
-    def ground(self) -> GroundAction:
-        return self.step.ground
+    @cached_property
+    def reads(self) -> int:
+        """The bits of the atoms the precondition reads (made when the step is first refused:
+        most steps never are)."""
+        return self.bits.reads(self.ground.precondition)
 
-    def violations(self, s: int, index: int, step_text: str) -> list[Violation] | None:
-        """`explain` in the bit-set state `s`, where the ground action is not applicable, or
-        None when its guard fails there."""
-        step = self.step
-        if step.guard is not None and not step.guard(s):
-            return None
-        tests = self._tests if self._tests is not None else self._make_tests()
-        action = self._action
-        step_text = _shown(step_text, action)
-        explained = self._explained
-        out = []
-        for position, (mask, value) in enumerate(tests):
-            if s & mask != value:
-                failed = explained[position] or self._explanation(position)
-                out.append(failed.violation(index, step_text, action))
-        if not out:
-            raise SageError(f"{action} is applicable; nothing to explain")
-        return out
-
-    def _make_tests(self) -> tuple[tuple[int, int], ...]:
-        literals: dict[tuple[bool, GroundAtom], GroundLiteral] = {}
-        for lit in self.step.ground.precondition.literals:
-            literals.setdefault((lit.positive, lit.atom), lit)
-        self._literals = tuple(literals.values())
-        self._explained = [None] * len(self._literals)
-        self._action = self.step.ground.text
-        self._tests = tuple(self.bits.literal_test(lit.atom, lit.positive)
-                            for lit in self._literals)
-        return self._tests
-
-    def _explanation(self, position: int) -> Explanation:
-        found = self._explained[position] = explanation(self.table, self._literals[position],
-                                                        self.step.ground)
+    def violations(self, s: int, index: int) -> tuple[Violation, ...]:
+        """`explain` in the bit-set state `s`, where the ground action is not applicable, for
+        step `index`."""
+        state_key = (s & self.reads, index)
+        found = self._kept.get(state_key)
+        if found is None:
+            found = tuple(explain(self.table, self.bits.state(s), self.ground, index,
+                                  self.step_text))
+            keep_bounded(self._kept, STATES_KEPT, state_key, found)
         return found
 
 

@@ -6,19 +6,19 @@ action and objects (`binding.py`) and ground (`table.py`); it is accepted when i
 action is applicable in the current state, and then applied (`ground.py`). In mode "first"
 checking stops at the first rejected step; in mode "all" it continues, skipping the rejected
 step's effects. A rejected step is explained by one `Violation` per failed literal or
-disjunction (`explain.py`; its `Explainer`, kept with the step, reads which literals failed on
-bit sets). The result is a `Verdict` (`verdict.py`).
+disjunction (`explain.py`; an `Explainer`, kept with the step, keeps what it said in each state
+the step's precondition tells apart). The result is a `Verdict` (`verdict.py`).
 
 Every check runs the same loop, on the bit-set form of the ground actions (`bits.py`): a
-state is an int, a step a `BitStep` derived from its ground action's sets. A step whose words
-name several instances (`Open Cabinet` with `Cabinet_1`, `Cabinet_2`) acts on the first
+state is an int, a step a `ResolvedStep` made once per step content, whose successor is that
+of a `BitStep` derived from its ground action's sets. A step whose words name several instances (`Open Cabinet` with `Cabinet_1`, `Cabinet_2`) acts on the first
 candidate applicable in the current state, and is rejected with the first candidate's
 violations when none is.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any, NamedTuple
 
 from ..pddl.built_once import keep_bounded
@@ -44,20 +44,33 @@ STATES_KEPT = 64
 oldest is forgotten first."""
 
 
-class KnownStep(NamedTuple):
-    """A step that names ground actions, as the check loop uses it."""
+class ResolvedStep(NamedTuple):
+    """A step as the check loop uses it, made once per step content (`Gate._resolve`)."""
 
-    candidates: tuple[BitStep, ...]
-    """The bit-set forms of its candidates (one unless its words name several instances)."""
-    text: str
-    """The step as text, for its violations."""
-    explainer: Explainer
-    """Why its first candidate is rejected (a step no candidate of which applies reports it)."""
+    successor: Callable[[int], int | None]
+    """The bit-set state after the step from the state `s`; None where it is refused."""
+    violations: Callable[[int, int], Sequence[Violation]]
+    """Why the step is refused in the state `s`, as the violations of step `index`."""
 
 
-Resolved = KnownStep | Violation
-"""A step in the check loop: a `KnownStep`, or the structural violation that makes it no
-ground action."""
+def _refused(s: int) -> None:
+    """The successor of a step that is no ground action: refused in every state."""
+    return None
+
+
+def _structural(violation: Violation, s: int, index: int) -> tuple[Violation]:
+    """The violations of a step that is no ground action: its structural one, in every state."""
+    return (violation.at(index),)
+
+
+def _first_successor(candidates: tuple[BitStep, ...], s: int) -> int | None:
+    """The successor of a step naming several instances: that of its first candidate
+    applicable in `s`."""
+    for candidate in candidates:
+        after = candidate.successor(s)
+        if after is not None:
+            return after
+    return None
 
 
 class Gate:
@@ -68,10 +81,10 @@ class Gate:
         self.binder = StepBinder(table)
         # a pruned table's gate checks only states with the problem's static facts
         # (`for_state`): their atoms need no bits
-        self.bits = (BitSets(table.dynamic, table.initial_state) if table.prune_static
+        self.bits = (BitSets(table.dynamic, table.static_state) if table.prune_static
                      else BitSets())
-        self._steps: dict[Any, Resolved] = {}
-        """A step's content (`StepBinder.cache_key`) -> its `Resolved` form (`STEPS_KEPT`)."""
+        self._steps: dict[Any, ResolvedStep] = {}
+        """A step's content (`StepBinder.cache_key`) -> its `ResolvedStep` (`STEPS_KEPT`)."""
         self._start_masks: dict[Atoms, int] = {}
         """A given start state, with the problem's static facts -> its mask (`STATES_KEPT`)."""
         self._unpruned: Gate | None = None
@@ -192,33 +205,26 @@ class Gate:
             start_mask = found
         s = start_mask
         violations: list[Violation] = []
-        checked = 0
+        index = -1
         steps = self._steps
         cache_key = self.binder.cache_key
         for index, step in enumerate(plan if type(plan) is list else self.plan_steps(plan)):
-            checked = index + 1
             step_key = cache_key(step)
-            resolved = steps.get(step_key) or self._resolve(step, index, step_key)
-            if isinstance(resolved, Violation):
-                violations.append(resolved.at(index))
-            else:
-                after = None
-                for candidate in resolved.candidates:
-                    after = candidate.successor(s)
-                    if after is not None:
-                        break
-                if after is not None:
-                    s = after
-                    continue
-                why = resolved.explainer.violations(s, index, resolved.text)
-                if why is None:  # its guard failed (`Explainer`): explained on sets
-                    why = explain(self.table, self.bits.state(start, start_mask, s),
-                                  resolved.explainer.ground, index, resolved.text)
-                violations += why
+            try:
+                resolved = steps[step_key]
+            except KeyError:  # a step not resolved yet
+                resolved = self._resolve(step, index, step_key)
+            except TypeError:  # a JSON step with a list of args
+                resolved = self._resolve(step, index, self.binder.hashable_key(step_key))
+            after = resolved.successor(s)
+            if after is not None:
+                s = after
+                continue
+            violations += resolved.violations(s, index)
             if mode == "first":
                 break
         goal = self._goal_test
-        return Verdict(not violations, checked, start,
+        return Verdict(not violations, index + 1, start,
                        frozenset(self.bits.atoms_of(start_mask ^ s)),
                        None if goal is None else goal(s), tuple(violations))
 
@@ -236,18 +242,24 @@ class Gate:
             goal = self.table.goal
         return None if goal is None else self.bits.cond_test(goal)
 
-    def _resolve(self, step: Any, index: int, step_key: Any) -> Resolved:
-        """A step's `Resolved` form, kept under its content `step_key` (`StepBinder.cache_key`;
-        never the step object, so a step edited in place is resolved afresh)."""
-        found: Resolved
+    def _resolve(self, step: Any, index: int, step_key: Any) -> ResolvedStep:
+        """A step's `ResolvedStep`, kept under its hashable content `step_key`
+        (`StepBinder.cache_key`; never the step object, so a step edited in place is resolved
+        afresh; None: not kept)."""
+        if step_key is not None:
+            found = self._steps.get(step_key)
+            if found is not None:
+                return found
         try:
             candidates = self._candidates(step, index)
         except StepRejected as rejected:
-            found = rejected.violation
+            found = ResolvedStep(_refused, partial(_structural, rejected.violation))
         else:
             bit_steps = tuple(bit_step(self.bits, g) for g in candidates)
-            found = KnownStep(bit_steps, text_of(step),
-                              Explainer(self.table, self.bits, bit_steps[0]))
+            successor = (bit_steps[0].successor if len(bit_steps) == 1
+                         else partial(_first_successor, bit_steps))
+            explainer = Explainer(self.table, self.bits, candidates[0], text_of(step))
+            found = ResolvedStep(successor, explainer.violations)
         if step_key is not None:
             keep_bounded(self._steps, STEPS_KEPT, step_key, found)
         return found
