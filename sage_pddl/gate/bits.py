@@ -46,11 +46,11 @@ class BitSets:
     static atom), `atom_at` a bit back to its atom.
 
     `dynamic` names the predicates some action changes; an atom of another predicate is
-    static, and holds when it is in `facts` (the problem's static facts, which every state
-    checked has). With `dynamic` None every atom is fluent (for states whose static facts may
-    differ from the problem's)."""
+    static, and holds when it is in `facts` (the initial state: static atoms hold in every
+    state checked exactly as there). With `dynamic` None every atom is fluent (for states
+    whose static facts may differ from the problem's)."""
 
-    __slots__ = ("bit_of", "atom_at", "dynamic", "facts")
+    __slots__ = ("bit_of", "atom_at", "dynamic", "facts", "_static_facts")
 
     def __init__(self, dynamic: frozenset[str] | None = None,
                  facts: Atoms = frozenset()) -> None:
@@ -58,6 +58,7 @@ class BitSets:
         self.atom_at: dict[int, GroundAtom] = {}  # (FALSE names no atom: bits start at 2)
         self.dynamic = dynamic
         self.facts = facts
+        self._static_facts: Atoms | None = None  # those of `facts`, made when `state` needs them
 
     def is_static(self, atom: GroundAtom) -> bool:
         return self.dynamic is not None and atom[0] not in self.dynamic
@@ -89,8 +90,9 @@ class BitSets:
             return self.mask(atoms)
         dynamic = self.dynamic
         fluent = list(atoms) if dynamic is None else [a for a in atoms if a[0] in dynamic]
-        self.bit_of = {atom: 2 << position for position, atom in enumerate(fluent)}
-        self.atom_at = {bit: atom for atom, bit in self.bit_of.items()}
+        bits = [2 << position for position in range(len(fluent))]
+        self.bit_of = dict(zip(fluent, bits))
+        self.atom_at = dict(zip(bits, fluent))
         return (2 << len(fluent)) - 2
 
     def literal_masks(self, pos: Atoms, neg: Atoms) -> tuple[int, int]:
@@ -126,7 +128,9 @@ class BitSets:
 
     def state(self, mask: int) -> State:
         """The frozenset of `mask`: its atoms and the static facts (one copy of the state)."""
-        return self.facts.union(self.atoms_of(mask))
+        if self._static_facts is None:
+            self._static_facts = frozenset(a for a in self.facts if self.is_static(a))
+        return self._static_facts.union(self.atoms_of(mask))
 
     # -- conditions -------------------------------------------------------------------------
 

@@ -11,9 +11,10 @@ the step's precondition tells apart). The result is a `Verdict` (`verdict.py`).
 
 Every check runs the same loop, on the bit-set form of the ground actions (`bits.py`): a
 state is an int, a step a `ResolvedStep` made once per step content, whose successor is that
-of a `BitStep` derived from its ground action's sets. A step whose words name several instances (`Open Cabinet` with `Cabinet_1`, `Cabinet_2`) acts on the first
-candidate applicable in the current state, and is rejected with the first candidate's
-violations when none is.
+of a `BitStep` derived from its ground action's sets. A step whose words name several
+instances (`Open Cabinet` with `Cabinet_1`, `Cabinet_2`) acts on the first candidate
+applicable in the current state, and is rejected with the first candidate's violations when
+none is.
 """
 from __future__ import annotations
 
@@ -81,7 +82,7 @@ class Gate:
         self.binder = StepBinder(table)
         # a pruned table's gate checks only states with the problem's static facts
         # (`for_state`): their atoms need no bits
-        self.bits = (BitSets(table.dynamic, table.static_state) if table.prune_static
+        self.bits = (BitSets(table.dynamic, table.initial_state) if table.prune_static
                      else BitSets())
         self._steps: dict[Any, ResolvedStep] = {}
         """A step's content (`StepBinder.cache_key`) -> its `ResolvedStep` (`STEPS_KEPT`)."""
