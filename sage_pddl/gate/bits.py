@@ -43,19 +43,19 @@ def _always(state: object) -> bool:
 
 class BitSets:
     """Atoms as bits of Python ints: `bit_of` maps an atom to its bit (a power of two; 0 for a
-    static atom), `atom_at` a bit back to its atom.
+    static atom), `atoms` a bit's position back to its atom.
 
     `dynamic` names the predicates some action changes; an atom of another predicate is
     static, and holds when it is in `facts` (the initial state: static atoms hold in every
     state checked exactly as there). With `dynamic` None every atom is fluent (for states
     whose static facts may differ from the problem's)."""
 
-    __slots__ = ("bit_of", "atom_at", "dynamic", "facts", "_static_facts")
+    __slots__ = ("bit_of", "atoms", "dynamic", "facts", "_static_facts")
 
     def __init__(self, dynamic: frozenset[str] | None = None,
                  facts: Atoms = frozenset()) -> None:
         self.bit_of: dict[GroundAtom, int] = {}
-        self.atom_at: dict[int, GroundAtom] = {}  # (FALSE names no atom: bits start at 2)
+        self.atoms: list[GroundAtom] = [()]  # position 0 is FALSE, which names no atom
         self.dynamic = dynamic
         self.facts = facts
         self._static_facts: Atoms | None = None  # those of `facts`, made when `state` needs them
@@ -70,8 +70,8 @@ class BitSets:
             if self.is_static(atom):
                 found = self.bit_of[atom] = 0
             else:
-                found = self.bit_of[atom] = 2 << len(self.atom_at)
-                self.atom_at[found] = atom
+                found = self.bit_of[atom] = 1 << len(self.atoms)
+                self.atoms.append(atom)
         return found
 
     def mask(self, atoms: Iterable[GroundAtom]) -> int:
@@ -90,10 +90,9 @@ class BitSets:
             return self.mask(atoms)
         dynamic = self.dynamic
         fluent = list(atoms) if dynamic is None else [a for a in atoms if a[0] in dynamic]
-        bits = [2 << position for position in range(len(fluent))]
-        self.bit_of = dict(zip(fluent, bits))
-        self.atom_at = dict(zip(bits, fluent))
-        return (2 << len(fluent)) - 2
+        self.bit_of = {atom: 2 << position for position, atom in enumerate(fluent)}
+        self.atoms += fluent
+        return (1 << len(self.atoms)) - 2
 
     def literal_masks(self, pos: Atoms, neg: Atoms) -> tuple[int, int]:
         """`(required, forbidden)`: the masks of the conjunction of the atoms `pos` and the
@@ -118,11 +117,11 @@ class BitSets:
 
     def atoms_of(self, mask: int) -> list[GroundAtom]:
         """The atoms of `mask` (cost: one step per atom in it)."""
-        atom_at = self.atom_at
+        atoms = self.atoms
         out: list[GroundAtom] = []
         while mask:
             low = mask & -mask
-            out.append(atom_at[low])
+            out.append(atoms[low.bit_length() - 1])
             mask ^= low
         return out
 
