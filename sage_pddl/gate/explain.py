@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 from ..pddl.built_once import keep_bounded
@@ -152,26 +151,28 @@ class Explainer:
     atoms so, then kept (`STATES_KEPT`).
     """
 
+    __slots__ = ("table", "bits", "ground", "step_text", "_reads", "_kept")
+
     def __init__(self, table: PreconditionTable, bits: BitSets, ground: GroundAction,
                  step_text: str) -> None:
         self.table = table
         self.bits = bits
         self.ground = ground
         self.step_text = step_text
+        self._reads: int | None = None
+        """The bits of the atoms the precondition reads (None: not yet made; most steps are
+        never refused)."""
         self._kept: dict[tuple[int, int], tuple[Violation, ...]] = {}
         """(The state's atoms the precondition reads, as a mask; the step index) -> the
         violations (`STATES_KEPT`)."""
 
-    @cached_property
-    def reads(self) -> int:
-        """The bits of the atoms the precondition reads (made when the step is first refused:
-        most steps never are)."""
-        return self.bits.reads(self.ground.precondition)
-
     def violations(self, s: int, index: int) -> tuple[Violation, ...]:
         """`explain` in the bit-set state `s`, where the ground action is not applicable, for
         step `index`."""
-        state_key = (s & self.reads, index)
+        reads = self._reads
+        if reads is None:
+            reads = self._reads = self.bits.reads(self.ground.precondition)
+        state_key = (s & reads, index)
         found = self._kept.get(state_key)
         if found is None:
             found = tuple(explain(self.table, self.bits.state(s), self.ground, index,

@@ -212,11 +212,12 @@ class Gate:
         for index, step in enumerate(plan if type(plan) is list else self.plan_steps(plan)):
             step_key = cache_key(step)
             try:
-                resolved = steps[step_key]
-            except KeyError:  # a step not resolved yet
+                resolved = steps.get(step_key)
+            except TypeError:  # a JSON step with a list of args: its key made hashable
+                step_key = self.binder.hashable_key(step_key)
+                resolved = None if step_key is None else steps.get(step_key)
+            if resolved is None:  # (a look-up, not an exception: most steps of a first check)
                 resolved = self._resolve(step, index, step_key)
-            except TypeError:  # a JSON step with a list of args
-                resolved = self._resolve(step, index, self.binder.hashable_key(step_key))
             after = resolved.successor(s)
             if after is not None:
                 s = after
@@ -244,13 +245,9 @@ class Gate:
         return None if goal is None else self.bits.cond_test(goal)
 
     def _resolve(self, step: Any, index: int, step_key: Any) -> ResolvedStep:
-        """A step's `ResolvedStep`, kept under its hashable content `step_key`
+        """A new step's `ResolvedStep`, kept under its hashable content `step_key`
         (`StepBinder.cache_key`; never the step object, so a step edited in place is resolved
         afresh; None: not kept)."""
-        if step_key is not None:
-            found = self._steps.get(step_key)
-            if found is not None:
-                return found
         try:
             candidates = self._candidates(step, index)
         except StepRejected as rejected:
