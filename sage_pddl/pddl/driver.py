@@ -225,6 +225,9 @@ class Driver:
                  and terminals["RPAR"].pattern.value == ")" and "RPAR" not in self.kept,
                  "`(` is the one located terminal and no rule keeps `)` (the driver counts the "
                  "nesting by them)")
+        # what the loop makes of a token of each kind
+        self.made = {name: (_OPENING if name in self.located else _WORD) if name in self.kept
+                     else _CLOSING if name == "RPAR" else _DROPPED for name in terminals}
         # Per parser state (a list index): the state's actions, a state to shift to (an int) or
         # a `Reduction`; the regexes and keyword callbacks of its lexer; and the words read in
         # the state, each with the kind of token its lexer reads it as, what the loop makes of
@@ -336,14 +339,10 @@ class Driver:
         if rest:
             found: tuple[str | None, int, Any] = (None, _SEVERAL, None)
         else:
-            if kind not in self.kept:
-                made = _CLOSING if kind == "RPAR" else _DROPPED
-            else:
-                made = _OPENING if kind in self.located else _WORD
             action = self.actions[state].get(kind)
             if action is None:
                 raise Declined  # a syntax error
-            found = (kind, made, action)
+            found = (kind, self.made[kind], action)
         words = self.known[state]
         if len(words) >= WORDS_KEPT:
             words.clear()
