@@ -411,8 +411,7 @@ class Driver:
         stack.append(self.actions[stack[-1]][origin])
 
     def forget(self) -> None:
-        """Empty the tables of words each state and each lexer has read (as a new process has
-        them)."""
+        """Empty the tables of words each state has read (as a new process has them)."""
         for words in self.known:
             words.clear()
 
