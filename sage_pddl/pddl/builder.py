@@ -348,9 +348,15 @@ class ModelBuilder(Transformer[Token, Any]):
 
     def ground_atom(self, c: list[Any]) -> Atom:
         file = self.file
-        if len(c) == 3:  # (the commonest fact, spelled out: a problem has hundreds)
+        # (the commonest facts, of one and of two objects, spelled out: a problem has hundreds)
+        if len(c) == 3:
             name, line, column = c[2]
             return _atom(c[1][0], (_constant(name, _new_tuple(Location, (file, line, column))),),
+                         c[0])
+        if len(c) == 4:
+            (first, line, column), (second, line2, column2) = c[2], c[3]
+            return _atom(c[1][0], (_constant(first, _new_tuple(Location, (file, line, column))),
+                                   _constant(second, _new_tuple(Location, (file, line2, column2)))),
                          c[0])
         return _atom(c[1][0], tuple([_constant(t[0], _new_tuple(Location, (file, t[1], t[2])))
                                      for t in c[2:]]), c[0])

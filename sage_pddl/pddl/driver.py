@@ -17,24 +17,26 @@ documented API, so the driver is guarded three ways:
 
 What the driver does in fewer operations than Lark's parse:
 
-* lexing: each line (its comment cut off) is cut into words, a parenthesis or a run of
-  characters that are neither white space nor a parenthesis; no terminal of the grammar spans
-  two words. A line of ASCII is cut by `str.split` with its parentheses spaced out, any other
-  line by a regex of the grammar's WS (and every line of a text that holds one of the few
-  ASCII characters `str.split` and WS do not agree on: `Driver.odd_spaces`). A word is then
-  resolved by the lexer of the parser state (Lark's contextual lexer: a keyword in one state is
-  a NAME in another) from a per-lexer table of words already read, and the first time by that
-  lexer's own regexes and keyword callbacks (a word they read as several tokens, `?x,`, is
-  read token by token);
+* lexing: the comments are cut off the text and each line is cut into words, a parenthesis
+  or a run of characters that are neither white space nor a parenthesis; no terminal of the
+  grammar spans two words. The lines of an ASCII text are cut by `str.split` with their
+  parentheses spaced out, those of any other text by a regex of the grammar's WS (as are those
+  of a text that holds one of the few ASCII characters `str.split` and WS do not agree on:
+  `Driver.odd_spaces`). A word is then resolved in the parser state it is read in, from the
+  state's table of words already read: the kind of token the state's lexer reads it as (Lark's
+  contextual lexer: a keyword in one state is a NAME in another) and the state's action on
+  it, one look-up for both; the first time, by that lexer's own regexes and keyword callbacks
+  (a word they read as several tokens, `?x,`, is read token by token);
 * tokens: a value is made only for terminals some rule keeps (not for `define`, `and`,
   `:parameters`, `)`, ...): for `(` its Location, for the others a `Word` (what the
   builder's terminal methods make of Lark's token). A word's column is where `str.find`
   finds it after the word before, except for a `)`, which needs none; the nesting is counted
   on the `(` and `)` tokens;
-* reductions: the children each rule's callback receives are precomputed (`_Rule`), so the
-  builder's method is called directly, without Lark's wrapper chain or a `Tree` for every
+* reductions: the children each rule's callback receives are precomputed (`_reduction`), so
+  the builder's method is called directly, without Lark's wrapper chain or a `Tree` for every
   `_inlined` rule and repetition; the commonest (a `?rule`'s single child, a repetition's
-  next item) are a few list operations in the loop.
+  next item, whose state is the one under the item) are a few list operations in the loop,
+  and the others take their children off the stacks by a slice kept with the rule.
 
 On any input it cannot take to the end it raises `Declined`, and the parser lets Lark parse the
 text and raise its located error.
@@ -47,7 +49,7 @@ import re
 from collections.abc import Callable
 from functools import partial
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import Any
 
 from lark import Lark, Token
 from lark import __version__ as lark_version
@@ -61,7 +63,7 @@ from .model import Location
 _new_tuple = tuple.__new__  # `_new_tuple(Location, (file, line, column))`: see `Location`
 
 WORDS_KEPT = 50_000
-"""Words one lexer's table remembers (`Driver.known`; emptied when full): every file of the
+"""Words one state's table remembers (`Driver.known`; emptied when full): every file of the
 shared corpus together fills a table with fewer than 3,000."""
 
 
@@ -81,59 +83,58 @@ def _require(holds: bool, what: str) -> None:
 # grammar filters out are dropped, the lists of `_inlined` rules are spliced in), whether a
 # `?rule` with one child passes it on, and which callback builds the node.
 _PASS = 0  # one child, passed on unchanged (`?gd: and_gd`, `_variables: __plus`)
-_APPEND = 1  # an `_inlined` repetition `__star: __star item`: the item appended to the list
+_APPEND = 1  # a left recursion `__star: __star item` of an `_inlined` repetition: the item
+# appended to the list (and the state under the item is already the goto of `__star`)
 _WRAP = 2  # an `_inlined` rule of one kept child: the list [child], spliced by the parent
 _CALL1 = 3  # one kept child, given to the callback as [child] (`?term: NAME -> constant`)
 _GENERAL = 4  # anything else: filter and splice the children, then call the callback
 
-# What the loop does with a word read as one token (its kind decides): a Word, for a terminal a
-# rule keeps; a `(`, its Location (the builder's LOCATED_TERMINALS) one level deeper; a `)`,
-# one level up, and no value (no rule keeps it); a keyword (`define`, `:parameters`), no value
-_WORD, _OPENING, _CLOSING, _DROPPED = 0, 1, 2, 3
+# What the loop does with a word (the kind of token it is read as decides): a Word, for a
+# terminal a rule keeps; a `(`, its Location (the builder's LOCATED_TERMINALS) one level deeper;
+# a `)`, one level up, and no value (no rule keeps it); a keyword (`define`, `:parameters`), no
+# value; a word the lexer reads as several tokens (`?x,`), each fed on its own
+_WORD, _OPENING, _CLOSING, _DROPPED, _SEVERAL = 0, 1, 2, 3, 4
+
+Reduction = tuple[int, str, Callable[[list[Any]], Any], slice]
+"""A reduction as the driver does it, a plain tuple for the loop's speed: `(op, origin, build,
+taken)`, the op the loop does it by, the name of the rule's origin (the key of its goto), the
+rule's children -> its value (`_builder`), and the slice of the stacks its children take: the
+top `size` (`slice(-size, None)`; `slice(0)`, nothing, for a rule of no symbols)."""
 
 
-class _Rule(NamedTuple):
-    """A reduction as the driver does it (the action of the parse table is `(op, origin,
-    callback, rule)`, a plain tuple, for the loop's speed)."""
-
-    size: int
-    origin: str
-    callback: Any  # the builder's method; None for an `_inlined` rule (its result is the list)
-    build: Callable[[list[Any]], Any]  # the rule's children -> its value (`_builder`)
-
-    @staticmethod
-    def of(rule: Any, builder: ModelBuilder) -> tuple[int, _Rule]:
-        """How a reduction by Lark's `rule` builds its value: Lark's tree builder for this rule
-        (`ParseTreeBuilder._init_builders`, `maybe_create_child_filter` without placeholders,
-        `create_callback`), written out once; with the op the driver's loop does it by."""
-        options = rule.options
-        name = str(rule.origin.name)  # (a str: a grammar Lark has just built names it by a
-        # Token, whose `==`, run on every look-up of the rule's goto, is Python code)
-        include = [(i, not s.is_term and s.name.startswith("_"))
-                   for i, s in enumerate(rule.expansion)
-                   if options.keep_all_tokens or not (s.is_term and s.filter_out)]
-        expand1 = bool(options.expand1) and not rule.alias
-        callback_name = rule.alias or options.template_source or name
-        callback = getattr(builder, callback_name, None)
-        inlined = name.startswith("_")
-        _require(not (inlined and callback is not None), f"{name} is inlined: it has no callback")
-        _require(callback is None or not hasattr(callback, "visit_wrapper"), "no v_args")
-        if callback is None and not inlined:  # Lark's default: a Tree
-            callback = partial(builder.__default__, callback_name, meta=None)
-        size = len(rule.expansion)
-        if size == 1 and len(include) == 1:
-            if include[0][1]:  # the list of an `_inlined` child: passed on, or given whole
-                op = _PASS if callback is None and not expand1 else _GENERAL
-            else:
-                op = _PASS if expand1 else _WRAP if callback is None else _CALL1
-        elif size == 2 and callback is None and not expand1 and include == [(0, True), (1, False)]:
-            op = _APPEND
+def _reduction(rule: Any, builder: ModelBuilder) -> Reduction:
+    """How the driver reduces by Lark's `rule`: Lark's tree builder for this rule
+    (`ParseTreeBuilder._init_builders`, `maybe_create_child_filter` without placeholders,
+    `create_callback`), written out once, with the op the driver's loop does it by."""
+    options = rule.options
+    name = str(rule.origin.name)  # (a str: a grammar Lark has just built names it by a Token,
+    # whose `==`, run on every look-up of the rule's goto, is Python code)
+    include = [(i, not s.is_term and s.name.startswith("_"))
+               for i, s in enumerate(rule.expansion)
+               if options.keep_all_tokens or not (s.is_term and s.filter_out)]
+    expand1 = bool(options.expand1) and not rule.alias
+    callback_name = rule.alias or options.template_source or name
+    callback = getattr(builder, callback_name, None)
+    inlined = name.startswith("_")
+    _require(not (inlined and callback is not None), f"{name} is inlined: it has no callback")
+    _require(callback is None or not hasattr(callback, "visit_wrapper"), "no v_args")
+    if callback is None and not inlined:  # Lark's default: a Tree
+        callback = partial(builder.__default__, callback_name, meta=None)
+    size = len(rule.expansion)
+    if size == 1 and len(include) == 1:
+        if include[0][1]:  # the list of an `_inlined` child: passed on, or given whole
+            op = _PASS if callback is None and not expand1 else _GENERAL
         else:
-            op = _GENERAL
-        finish = callback or _as_is
-        if expand1:
-            finish = partial(_one_passed_on, finish)
-        return op, _Rule(size, name, callback, _builder(include, size, finish))
+            op = _PASS if expand1 else _WRAP if callback is None else _CALL1
+    elif (size == 2 and callback is None and not expand1 and include == [(0, True), (1, False)]
+          and rule.expansion[0] == rule.origin):
+        op = _APPEND
+    else:
+        op = _GENERAL
+    finish = callback or _as_is
+    if expand1:
+        finish = partial(_one_passed_on, finish)
+    return op, name, _builder(include, size, finish), slice(-size, None) if size else slice(0)
 
 
 def _as_is(selected: list[Any]) -> list[Any]:
@@ -155,19 +156,20 @@ def _builder(include: list[tuple[int, bool]], size: int,
     spliced = [i for i, splice in include if splice]
     if not spliced and len(kept) == size:
         return finish
+    # (kept children that stand side by side are taken by a slice, a list of its own)
+    together = slice(kept[0], kept[-1] + 1) \
+        if kept and kept == list(range(kept[0], kept[-1] + 1)) else None
     if not spliced:
         if not kept:  # `_comma: ","`
             return lambda children: finish([])
-        if len(kept) == 1:
-            only = kept[0]
-            return lambda children: finish([children[only]])
+        if together is not None:  # `LPAR NAME ")"`
+            return lambda children: finish(children[together])
         pick = itemgetter(*kept)
         return lambda children: finish(list(pick(children)))
     if kept and spliced == [include[-1][0]]:  # `LPAR NAME __star`: the repetition last
         last = spliced[0]
-        if len(kept) == 1:
-            only = kept[0]
-            return lambda children: finish([children[only], *children[last]])
+        if together is not None:
+            return lambda children: finish(children[together] + children[last])
         pick = itemgetter(*kept)
         return lambda children: finish([*pick(children), *children[last]])
 
@@ -205,14 +207,16 @@ class Driver:
                  and spaces.startswith("[") and spaces.endswith("]+"),
                  "the words are cut by the grammar's WS and COMMENT")
         space = spaces[1:-2]
-        # the words of a line as the grammar cuts them (`parse` cuts most lines by str.split)
+        # the comments of a text, and the words of a line as the grammar cuts them (`parse`
+        # cuts most lines by str.split)
+        self.comments = re.compile(";[^\n]*")
         self.words = re.compile(f"[()]|[^{space}();]+").findall
         is_space = re.compile(f"[{space}]").fullmatch
         # ASCII characters str.split takes for white space and WS does not, or the reverse
         self.odd_spaces = [c for c in map(chr, range(128)) if c.isspace() != bool(is_space(c))]
         # Characters of WS that `\s` does not have: ANY_TOKEN reads on through them
         self.glued = re.compile(f"[^{space}();][\u200b\ufeff]").search
-        rules = {rule: _Rule.of(rule, builder) for rule in parser.rules}
+        reductions = {rule: _reduction(rule, builder) for rule in parser.rules}
         self.kept = frozenset(symbol.name for rule in parser.rules for symbol in rule.expansion
                               if isinstance(symbol, Terminal) and not symbol.filter_out)
         _require({t.name for t in parser.terminals if hasattr(builder, t.name)} == self.kept,
@@ -221,25 +225,23 @@ class Driver:
                  and terminals["RPAR"].pattern.value == ")" and "RPAR" not in self.kept,
                  "`(` is the one located terminal and no rule keeps `)` (the driver counts the "
                  "nesting by them)")
-        # per parser state (a list index): the words its lexer has read, each with its kind
-        # and the value the parse gives it, or None for a word the lexer reads as several
-        # tokens (a table shared by the states of one lexer, filled by `_learn`); the lexer's
-        # regexes and keyword callbacks; and the state's actions: a state to shift to (an int)
-        # or a reduction `(op, origin, callback, _Rule)`
+        # what the loop makes of a token of each kind
+        self.made = {name: (_OPENING if name in self.located else _WORD) if name in self.kept
+                     else _CLOSING if name == "RPAR" else _DROPPED for name in terminals}
+        # Per parser state (a list index): the state's actions, a state to shift to (an int) or
+        # a `Reduction`; the regexes and keyword callbacks of its lexer; and the words read in
+        # the state, each with the kind of token its lexer reads it as, what the loop makes of
+        # it and the state's action on it (filled by `_learn`: the loop looks a word up once)
         count = max(table.states) + 1
-        self.lexing: list[Any] = [None] * count
         self.actions: list[dict[str, Any]] = [{}] * count
-        known_by_lexer: dict[int, dict[str, tuple[str, int] | None]] = {}
-        self.known = [known_by_lexer.setdefault(id(frontend.lexer.lexers[state]), {})
-                      for state in range(count)]
+        self.lexing: list[Any] = [None] * count
+        self.known: list[dict[str, tuple[str | None, int, Any]]] = [{} for _ in range(count)]
         for state, row in table.states.items():
             lexer = frontend.lexer.lexers[state]
             regexes = lexer.scanner._mres  # (the scanner is built on first use, callbacks too)
             self.lexing[state] = (regexes, lexer.callback)
-            self.actions[state] = {
-                terminal: arg if action is Shift else (rules[arg][0], rules[arg][1].origin,
-                                                       rules[arg][1].callback, rules[arg][1])
-                for terminal, (action, arg) in row.items()}
+            self.actions[state] = {terminal: arg if action is Shift else reductions[arg]
+                                   for terminal, (action, arg) in row.items()}
 
     def parse(self, text: str, start: str, max_depth: int = MAX_DEPTH) -> Any:
         """The value of the start symbol `start` for `text`. Declines a text whose parentheses
@@ -247,95 +249,105 @@ class Driver:
         parses."""
         if ("\u200b" in text or "\ufeff" in text) and self.glued(text):
             raise Declined  # a word followed by a zero-width space: rare, left to Lark
-        known, actions, words, file = self.known, self.actions, self.words, self.builder.file
-        reduce = self._reduce
-        stack = [self.start_states[start]]
+        known, actions, file = self.known, self.actions, self.builder.file
+        # The parser's state, and the stack of the states under it (the state is kept out of
+        # the stack: read at every word and every reduction, a local costs less than
+        # `stack[-1]`); the values of the symbols read, one for each state but the first.
+        state = self.start_states[start]
+        stack: list[int] = []
         values: list[Any] = []
         depth = 0
-        split_ascii = not any(space in text for space in self.odd_spaces)
+        code = self.comments.sub("", text) if ";" in text else text  # (its columns stay)
+        lines = code.split("\n")
+        # the words of each line: cut by `str.split` with the parentheses spaced out, when the
+        # code is ASCII and `str.split` cuts it where WS does; else by a regex of WS
+        if code.isascii() and not any(space in code for space in self.odd_spaces):
+            cuts = map(str.split, code.replace("(", " ( ").replace(")", " ) ").split("\n"))
+        else:
+            cuts = map(self.words, lines)
         try:
-            for line_number, line in enumerate(text.split("\n"), 1):
-                code = line[:line.index(";")] if ";" in line else line
-                if split_ascii and code.isascii():
-                    cut = code.replace("(", " ( ").replace(")", " ) ").split()
-                else:
-                    cut = words(code)
+            for line_number, (line, cut) in enumerate(zip(lines, cuts), 1):
                 # A word's column is where `find` finds it after the word before (only white
                 # space and `)` lie between two words). A `)` is not looked for: it has no
                 # value, and no later word can be found inside it.
-                find = code.find
                 end = 0
                 for value in cut:
-                    state = stack[-1]
-                    try:
-                        lexed = known[state][value]
-                    except KeyError:  # a word this state's lexer has not read yet
-                        lexed = self._learn(state, value)
-                    if lexed is None:  # a word of several tokens
-                        at = find(value, end) + 1
-                        end = at - 1 + len(value)
-                        self._feed_word(value, line_number, at, stack, values)
-                        continue
-                    kind, made = lexed
+                    try:  # the word's kind, what to make of it, and the state's action on it
+                        kind, made, action = known[state][value]
+                    except KeyError:  # a word not read in this state yet
+                        kind, made, action = self._learn(state, value)
                     token: Any
                     if made == _WORD:
-                        at = find(value, end) + 1
-                        end = at - 1 + len(value)
-                        token = (value, line_number, at)
+                        at = line.find(value, end)
+                        end = at + len(value)
+                        token = (value, line_number, at + 1)
                     elif made == _OPENING:
                         depth += 1
                         if depth > max_depth:
                             raise Declined
-                        end = find("(", end) + 1
+                        end = line.find("(", end) + 1
                         token = _new_tuple(Location, (file, line_number, end))
                     elif made == _CLOSING:
                         depth -= 1
                         token = None
-                    else:
-                        end = find(value, end) + len(value)
+                    elif made == _DROPPED:
+                        end = line.find(value, end) + len(value)
                         token = None
-                    action = actions[state][kind]
+                    else:  # _SEVERAL
+                        at = line.find(value, end)
+                        end = at + len(value)
+                        stack.append(state)  # (the helpers take the whole stack)
+                        self._feed_word(value, line_number, at + 1, stack, values)
+                        state = stack.pop()
+                        continue
                     while action.__class__ is not int:  # reduce as the table says
                         op = action[0]  # (tested in the order of their frequency)
-                        if op == _APPEND:
+                        if op == _APPEND:  # (the state under the item is the list's goto)
                             item = values.pop()
                             values[-1].append(item)
-                            del stack[-1]
-                        elif op == _GENERAL:
-                            reduce(action[3], stack, values)
-                            action = actions[stack[-1]][kind]
-                            continue
-                        elif op == _WRAP:
-                            values[-1] = [values[-1]]
-                        elif op == _CALL1:
-                            values[-1] = action[2]([values[-1]])
-                        # (and _PASS leaves the value as it is)
-                        stack[-1] = actions[stack[-2]][action[1]]
-                        action = actions[stack[-1]][kind]
-                    stack.append(action)  # then shift the token
+                            state = stack.pop()
+                        elif op == _GENERAL:  # the children off the stacks, the value on
+                            stack.append(state)
+                            taken = action[3]
+                            children = values[taken]
+                            del values[taken], stack[taken]
+                            values.append(action[2](children))
+                            state = actions[stack[-1]][action[1]]
+                        else:  # a rule of one child: it is replaced by the rule's value
+                            if op == _WRAP:
+                                values.append([values.pop()])
+                            elif op == _CALL1:
+                                values.append(action[2]([values.pop()]))
+                            # (and _PASS leaves the value as it is)
+                            state = actions[stack[-1]][action[1]]
+                        action = actions[state][kind]
+                    stack.append(state)  # then shift the token
+                    state = action
                     values.append(token)
         except KeyError:  # no action for the token in this state: a syntax error
             raise Declined from None
+        stack.append(state)
         return self._end(start, stack, values)
 
-    def _learn(self, state: int, word: str) -> tuple[str, int] | None:
-        """`_lex` of a word, kept in the table of the words the lexer of `state` has read (a
-        long-lived process reads many texts: a table is emptied when full)."""
+    def _learn(self, state: int, word: str) -> tuple[str | None, int, Any]:
+        """What the loop reads of a word in `state`: the kind of token the state's lexer reads
+        it as, what the loop makes of it and the state's action on it; None, _SEVERAL, None for
+        a word the lexer reads as several tokens (each looked up as it is fed). Kept in the
+        state's table of words read (a long-lived process reads many texts: a table is emptied
+        when full)."""
+        kind, rest = self._first_token(state, word)
+        if rest:
+            found: tuple[str | None, int, Any] = (None, _SEVERAL, None)
+        else:
+            action = self.actions[state].get(kind)
+            if action is None:
+                raise Declined  # a syntax error
+            found = (kind, self.made[kind], action)
         words = self.known[state]
         if len(words) >= WORDS_KEPT:
             words.clear()
-        words[word] = lexed = self._lex(state, word)
-        return lexed
-
-    def _lex(self, state: int, word: str) -> tuple[str, int] | None:
-        """The kind of `word` read by the lexer of `state` as one token and what value the
-        parse gives it; None when it reads the word as several."""
-        kind, rest = self._first_token(state, word)
-        if rest:
-            return None
-        if kind not in self.kept:
-            return kind, _CLOSING if kind == "RPAR" else _DROPPED
-        return kind, _OPENING if kind in self.located else _WORD
+        words[word] = found
+        return found
 
     def _first_token(self, state: int, word: str) -> tuple[str, str]:
         """The kind of the first token the lexer of `state` reads in `word`, and the rest."""
@@ -372,7 +384,7 @@ class Driver:
         """Reduce as the table says, then shift the token (each reduction by `_reduce`)."""
         action = self.actions[stack[-1]].get(kind)
         while action is not None and action.__class__ is not int:
-            self._reduce(action[3], stack, values)
+            self._reduce(action, stack, values)
             action = self.actions[stack[-1]].get(kind)
         if action is None:
             raise Declined
@@ -386,24 +398,20 @@ class Driver:
             action = self.actions[stack[-1]].get("$END")
             if action is None or action.__class__ is int:
                 raise Declined
-            self._reduce(action[3], stack, values)
+            self._reduce(action, stack, values)
             if stack[-1] == end_state:
                 return values[-1]
 
-    def _reduce(self, rule: _Rule, stack: list[Any], values: list[Any]) -> None:
-        """A reduction by `rule` (any rule; the loop of `parse` does the commonest itself)."""
-        size, origin, _, build = rule
-        if size:
-            children = values[-size:]
-            del values[-size:], stack[-size:]
-        else:
-            children = []
+    def _reduce(self, reduction: Reduction, stack: list[Any], values: list[Any]) -> None:
+        """A reduction, whatever its op (the loop of `parse` does its own)."""
+        _, origin, build, taken = reduction
+        children = values[taken]
+        del values[taken], stack[taken]
         values.append(build(children))
         stack.append(self.actions[stack[-1]][origin])
 
-
     def forget(self) -> None:
-        """Empty the tables of words each lexer has read (as a new process has them)."""
+        """Empty the tables of words each state has read (as a new process has them)."""
         for words in self.known:
             words.clear()
 

@@ -438,8 +438,8 @@ class Problem:
     them."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "facts", frozenset([atom_key(fact) for fact in self.init
-                                                     if isinstance(fact, Atom)]))
+        object.__setattr__(self, "facts", frozenset(map(atom_key, [
+            fact for fact in self.init if isinstance(fact, Atom)])))
         object.__setattr__(self, "goal_literals", literal_goal(self.goal))
         declared, spelling = object_keys(self.objects)
         object.__setattr__(self, "declared", declared)
