@@ -13,8 +13,10 @@
   `data/sage/eval_dataset_expanded.json`, a gate compiled for the task's problem and warmed on
   its reference plan; then (a) the reference plan checked again (a seen plan) and (b) each of
   the task's mutants (`tasks.mutations.plan_mutants`, plans the gate has not seen) on a gate
-  that has resolved their steps (the floor's figure: the gate keeps no plan's result, so the
-  plan is as new as it is to the baseline) and, once, on the gate warmed by the reference only
+  that has resolved their steps (the floor's figure: the gate keeps no plan's result, only
+  per step its ground form and the violations it was refused with in each state of the
+  atoms its precondition reads, so the plan is as new as it is to the baseline but for
+  those) and, once, on the gate warmed by the reference only
   (its new steps ground on the way), against the baseline verifier on the same JSON steps;
   and the Python bytecodes both run on the unseen mutants, a figure machine load does not
   move (C code, such as hashing and set operations, not counted). The

@@ -139,16 +139,16 @@ def explanation(table: PreconditionTable, failure: GroundLiteral | AnyOf,
 
 STATES_KEPT = 64
 """States one `Explainer` keeps the violations in, at most (as the atoms its precondition
-reads, with the step's index); the oldest is forgotten first."""
+reads); the oldest is forgotten first."""
 
 
 class Explainer:
     """`explain` for one ground action (its first candidate's, for a step that names several),
     for the step written `step_text`, in the gate's bit-set states (`bits.py`).
 
-    The violations depend only on the atoms the precondition reads (`BitSets.reads`) and on the
-    step's index: they are explained on sets the first time the step is refused with those
-    atoms so, then kept (`STATES_KEPT`).
+    The violations depend only on the atoms the precondition reads (`BitSets.reads`), but for
+    the step's index: they are explained on sets the first time the step is refused with those
+    atoms so, then kept (`STATES_KEPT`) and reported at the index of each refusal.
     """
 
     __slots__ = ("table", "bits", "ground", "step_text", "_reads", "_kept")
@@ -162,23 +162,23 @@ class Explainer:
         self._reads: int | None = None
         """The bits of the atoms the precondition reads (None: not yet made; most steps are
         never refused)."""
-        self._kept: dict[tuple[int, int], tuple[Violation, ...]] = {}
-        """(The state's atoms the precondition reads, as a mask; the step index) -> the
-        violations (`STATES_KEPT`)."""
+        self._kept: dict[int, tuple[Violation, ...]] = {}
+        """The state's atoms the precondition reads, as a mask -> the violations there, made
+        for the step index of the first refusal (`STATES_KEPT`)."""
 
-    def violations(self, s: int, index: int) -> tuple[Violation, ...]:
+    def violations(self, s: int, index: int) -> list[Violation]:
         """`explain` in the bit-set state `s`, where the ground action is not applicable, for
         step `index`."""
         reads = self._reads
         if reads is None:
             reads = self._reads = self.bits.reads(self.ground.precondition)
-        state_key = (s & reads, index)
-        found = self._kept.get(state_key)
+        read = s & reads
+        found = self._kept.get(read)
         if found is None:
             found = tuple(explain(self.table, self.bits.state(s), self.ground, index,
                                   self.step_text))
-            keep_bounded(self._kept, STATES_KEPT, state_key, found)
-        return found
+            keep_bounded(self._kept, STATES_KEPT, read, found)
+        return [violation.at(index) for violation in found]
 
 
 def _shown(step_text: str, action_text: str) -> str:

@@ -50,7 +50,7 @@ class ResolvedStep(NamedTuple):
 
     successor: Callable[[int], int | None]
     """The bit-set state after the step from the state `s`; None where it is refused."""
-    violations: Callable[[int, int], Sequence[Violation]]
+    violations: Callable[[int, int], list[Violation]]
     """Why the step is refused in the state `s`, as the violations of step `index`."""
 
 
@@ -59,9 +59,9 @@ def _refused(s: int) -> None:
     return None
 
 
-def _structural(violation: Violation, s: int, index: int) -> tuple[Violation]:
+def _structural(violation: Violation, s: int, index: int) -> list[Violation]:
     """The violations of a step that is no ground action: its structural one, in every state."""
-    return (violation.at(index),)
+    return [violation.at(index)]
 
 
 def _first_successor(candidates: tuple[BitStep, ...], s: int) -> int | None:

@@ -36,7 +36,7 @@ class Violation(NamedTuple):
 
     def at(self, step: int) -> Violation:
         """This violation reported for step `step`."""
-        return self if step == self.step else self._replace(step=step)
+        return self if step == self.step else Violation(step, *self[1:])
 
 
 class Verdict(NamedTuple):
