@@ -298,10 +298,9 @@ def test_guards_on_bit_sets_equal_the_set_form():
     _assert_same_on_every_path(d, p, plans, [("lockable", "hall"), ("lit", "cellar")])
 
 
-def test_explanations_on_bit_sets_equal_the_set_form():
-    """A rejected step's violations read on bit sets (`explain.Explainer`) are `explain`'s on
-    sets: implications over a fluent (filed under their condition's atom in the guard), a
-    literal written twice, a precondition that contradicts itself, in both modes."""
+def _carts() -> tuple[Domain, Problem]:
+    """Things grabbed and loaded on a cart: a literal written twice, an implication over a
+    fluent in a `forall`, a precondition that contradicts itself."""
     from sage_pddl.pddl.model import Forall, Imply
 
     from .helpers import action, atom, domain, neg, problem, typed
@@ -318,11 +317,39 @@ def test_explanations_on_bit_sets_equal_the_set_form():
                predicates=("free", "held", "fits", "empty"))
     p = problem("a - thing b - thing c - thing k - cart",
                 init=[atom("free", "a"), atom("free", "b"), atom("empty", "k")])
+    return d, p
+
+
+def test_explanations_on_bit_sets_equal_the_set_form():
+    """A rejected step's violations in the check loop (`explain.Explainer`) are `explain`'s
+    on sets: implications over a fluent (filed under their condition's atom in the guard), a
+    literal written twice, a precondition that contradicts itself, in both modes."""
+    d, p = _carts()
     plans = [["Grab a", "Grab a"], ["Grab a", "Grab b", "Load k"], ["Odd a", "Odd c"],
              ["Grab a", "Fit a k", "Load k", "Load k"], ["Grab c", "Grab a", "Fit b k", "Load k"],
              ["Grab a", "Grab b", "Fit a k", "Fit b k", "Load k"]]
     assert compile_gate(d, p).check(plans[-1]).valid
     _assert_same_on_every_path(d, p, plans)
+
+
+def test_kept_violations_follow_the_refusal_index_and_the_state_read():
+    """One gate keeps a refused step's violations per state of the atoms its precondition
+    reads (`explain.Explainer`): checking plan after plan, it reports them at each refusal's
+    index, the same where only atoms the precondition does not read differ, and anew where
+    those it reads differ, as the set form does."""
+    d, p = _carts()
+    gate = compile_gate(d, p)
+    plans = [["Grab a", "Grab a"], ["Grab b", "Grab a", "Grab a"], ["Load k", "Load k"],
+             ["Grab a", "Load k"], ["Grab a", "Fit a k", "Load k", "Load k"],
+             ["Grab a", "Grab b", "Fit a k", "Load k"], ["Grab c", "Grab c", "Grab c"],
+             ["Grab a", "Grab a", "Grab a"]]
+    for plan in plans:
+        for mode in ("first", "all"):
+            _assert_same(gate, plan, mode=mode)
+    again = gate.check(["Grab b", "Grab a", "Grab a"], mode="all").violations
+    assert [v.step for v in again] == [2]
+    assert ({v.code for v in gate.check(plans[3]).violations}
+            != {v.code for v in gate.check(plans[2][1:] + ["Load k"]).violations})
 
 
 def test_static_literals_decided_on_bit_sets_equal_the_set_form():
