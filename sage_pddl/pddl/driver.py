@@ -63,8 +63,8 @@ from .model import Location
 _new_tuple = tuple.__new__  # `_new_tuple(Location, (file, line, column))`: see `Location`
 
 WORDS_KEPT = 50_000
-"""Words one state's table remembers (`Driver.known`; emptied when full): every file of the
-shared corpus together fills a table with fewer than 3,000."""
+"""Words the states' tables remember together, at most (`Driver.known`; all emptied when
+full): every file of the shared corpus together fills them with about 12,000."""
 
 
 class Declined(Exception):
@@ -236,6 +236,7 @@ class Driver:
         self.actions: list[dict[str, Any]] = [{}] * count
         self.lexing: list[Any] = [None] * count
         self.known: list[dict[str, tuple[str | None, int, Any]]] = [{} for _ in range(count)]
+        self.words_known = 0  # in all of `known` (`WORDS_KEPT`)
         for state, row in table.states.items():
             lexer = frontend.lexer.lexers[state]
             regexes = lexer.scanner._mres  # (the scanner is built on first use, callbacks too)
@@ -343,10 +344,10 @@ class Driver:
             if action is None:
                 raise Declined  # a syntax error
             found = (kind, self.made[kind], action)
-        words = self.known[state]
-        if len(words) >= WORDS_KEPT:
-            words.clear()
-        words[word] = found
+        if self.words_known >= WORDS_KEPT:
+            self.forget()
+        self.known[state][word] = found
+        self.words_known += 1
         return found
 
     def _first_token(self, state: int, word: str) -> tuple[str, str]:
@@ -414,6 +415,7 @@ class Driver:
         """Empty the tables of words each state has read (as a new process has them)."""
         for words in self.known:
             words.clear()
+        self.words_known = 0
 
 
 PROBE_DOMAIN = """; @sage note a probe
