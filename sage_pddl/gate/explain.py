@@ -137,7 +137,7 @@ def explanation(table: PreconditionTable, failure: GroundLiteral | AnyOf,
     return Explanation(code, literal, message, atoms)
 
 
-STATES_KEPT = 64
+EXPLAINED_KEPT = 64
 """States one `Explainer` keeps the violations in, at most (as the atoms its precondition
 reads); the oldest is forgotten first."""
 
@@ -148,7 +148,7 @@ class Explainer:
 
     The violations depend only on the atoms the precondition reads (`BitSets.reads`), but for
     the step's index: they are explained on sets the first time the step is refused with those
-    atoms so, then kept (`STATES_KEPT`) and reported at the index of each refusal.
+    atoms so, then kept (`EXPLAINED_KEPT`) and reported at the index of each refusal.
     """
 
     __slots__ = ("table", "bits", "ground", "step_text", "_reads", "_kept")
@@ -164,7 +164,7 @@ class Explainer:
         never refused)."""
         self._kept: dict[int, tuple[Violation, ...]] = {}
         """The state's atoms the precondition reads, as a mask -> the violations there, made
-        for the step index of the first refusal (`STATES_KEPT`)."""
+        for the step index of the first refusal (`EXPLAINED_KEPT`)."""
 
     def violations(self, s: int, index: int) -> list[Violation]:
         """`explain` in the bit-set state `s`, where the ground action is not applicable, for
@@ -177,7 +177,7 @@ class Explainer:
         if found is None:
             found = tuple(explain(self.table, self.bits.state(s), self.ground, index,
                                   self.step_text))
-            keep_bounded(self._kept, STATES_KEPT, read, found)
+            keep_bounded(self._kept, EXPLAINED_KEPT, read, found)
         return [violation.at(index) for violation in found]
 
 
