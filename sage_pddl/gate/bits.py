@@ -94,7 +94,8 @@ class BitSets:
         self.atoms += fluent
         return (1 << len(self.atoms)) - 2
 
-    def literal_masks(self, pos: Atoms, neg: Atoms) -> tuple[int, int]:
+    def literal_masks(self, pos: Iterable[GroundAtom], neg: Iterable[GroundAtom]
+                      ) -> tuple[int, int]:
         """`(required, forbidden)`: the masks of the conjunction of the atoms `pos` and the
         negations of the atoms `neg`. Its static literals are decided here: one that fails
         puts `FALSE` in `required`, so that no state meets the masks."""
@@ -147,14 +148,12 @@ class BitSets:
         pos, neg = self.literal_masks(cond.pos, cond.neg)
         if cond.unsat or pos & FALSE:
             return _never
-        subs = tuple(test for test in map(self._sub_test, cond.subs) if test is not _always)
-        if _never in subs:
-            return _never
-        if subs:
-            return lambda s: s & pos == pos and not s & neg and all(t(s) for t in subs)
+        tests = [test for test in map(self._sub_test, cond.subs) if test is not _always]
         if neg:
-            return lambda s: s & pos == pos and not s & neg
-        return (lambda s: s & pos == pos) if pos else _always
+            tests.insert(0, lambda s: s & pos == pos and not s & neg)
+        elif pos:
+            tests.insert(0, lambda s: s & pos == pos)
+        return _all_of(tests)
 
     def _sub_test(self, sub: AnyOf | Implies) -> Callable[[int], bool]:
         if isinstance(sub, Implies):
@@ -166,19 +165,20 @@ class BitSets:
         return self._any_of_test(sub)
 
     def _any_of_test(self, any_of: AnyOf) -> Callable[[int], bool]:
+        present: set[GroundAtom] = set()  # alternatives that hold when their atom is present
+        absent: set[GroundAtom] = set()  # ... when it is absent
+        complex_parts: list[Cond] = []
+        _alternatives(any_of, present, absent, complex_parts)
         # it fails where the conjunction of its alternatives' negations holds
-        every, some = self.literal_masks(any_of.any_neg, any_of.any_pos)
+        every, some = self.literal_masks(absent, present)
         if every & FALSE:  # a static alternative holds
             return _always
-        parts = tuple(test for test in map(self.cond_test, any_of.complex_parts)
-                      if test is not _never)
-        if _always in parts:
-            return _always
-        if parts:
-            return lambda s: bool(s & some) or s & every != every or any(p(s) for p in parts)
-        if some or every:
-            return lambda s: bool(s & some) or s & every != every
-        return _never
+        tests = [test for test in map(self.cond_test, complex_parts) if test is not _never]
+        if every:
+            tests.insert(0, lambda s: bool(s & some) or s & every != every)
+        elif some:
+            tests.insert(0, lambda s: bool(s & some))
+        return _any_of(tests)
 
     def _trigger(self, sub: AnyOf | Implies) -> GroundAtom | None:
         """A fluent atom without which `sub` holds, or None: a clause fails only when all its
@@ -233,18 +233,18 @@ class BitSets:
             tests.insert(0, self._indexed_test(triggered))
         elif triggered:
             tests.insert(0, triggered[0][1])
-        if len(tests) <= 1:
-            return tests[0] if tests else None
-        checks = tuple(tests)
-        return lambda s: all(t(s) for t in checks)
+        return _all_of(tests) if tests else None
 
     # -- effects ----------------------------------------------------------------------------
 
-    def effects(self, effects: ConditionalEffects) -> Callable[[int], tuple[int, int]]:
-        """A step's conditional effects on ints: `delta(s)` is the `(add, delete)` masks of
-        the effects whose conditions hold in `s` (the pre-state, `ConditionalEffects.fire`).
-        An effect filed under a static atom (`triggered`, `absent`) fires always or never,
-        as that atom holds or not: it is decided here."""
+    def effects(self, effects: ConditionalEffects) -> tuple[Callable[[int], tuple[int, int]],
+                                                             int | None]:
+        """A step's conditional effects on ints, `(delta, triggers)`: `delta(s)` is the
+        `(add, delete)` masks of the effects whose conditions hold in `s` (the pre-state,
+        `ConditionalEffects.fire`); `triggers` the bits one of which must be present in `s`
+        for any effect to fire (None: an effect may fire with none of them). An effect filed
+        under a static atom (`triggered`, `absent`) fires always or never, as that atom holds
+        or not: it is decided here."""
         general = [(self.cond_test(e.condition), self.mask(e.add), self.mask(e.delete))
                    for e in effects.general]
         triggered: dict[int, tuple[tuple[Callable[[int], bool] | None, int, int], ...]] = {}
@@ -300,19 +300,75 @@ class BitSets:
                     add |= effect_add
                     delete |= effect_delete
             return add, delete
-        return delta
+        return delta, (trigger_keys if not (general or absent_add or absent_delete) else None)
+
+
+def _all_of(tests: list[Callable[[int], bool]]) -> Callable[[int], bool]:
+    """The conjunction of `tests` as one test (`_never` when one of them is)."""
+    if _never in tests:
+        return _never
+    if len(tests) <= 1:
+        return tests[0] if tests else _always
+    if len(tests) == 2:
+        first, second = tests
+        return lambda s: first(s) and second(s)
+    checks = tuple(tests)
+
+    def holds(s: int) -> bool:
+        for test in checks:
+            if not test(s):
+                return False
+        return True
+    return holds
+
+
+def _any_of(tests: list[Callable[[int], bool]]) -> Callable[[int], bool]:
+    """The disjunction of `tests` as one test (`_always` when one of them is)."""
+    if _always in tests:
+        return _always
+    if len(tests) <= 1:
+        return tests[0] if tests else _never
+    if len(tests) == 2:
+        first, second = tests
+        return lambda s: first(s) or second(s)
+    checks = tuple(tests)
+
+    def holds(s: int) -> bool:
+        for test in checks:
+            if test(s):
+                return True
+        return False
+    return holds
+
+
+def _alternatives(any_of: AnyOf, present: set[GroundAtom], absent: set[GroundAtom],
+                  complex_parts: list[Cond]) -> None:
+    """The alternatives of `any_of`, a disjunction nested in it as an alternative's only
+    content spread out (`(or (or a b) c)` is `(or a b c)`, as an `exists` of disjunctions
+    grounds): the atoms of its single-literal alternatives, added to `present` (positive) and
+    `absent` (negative), and its other alternatives, added to `complex_parts`."""
+    present |= any_of.any_pos
+    absent |= any_of.any_neg
+    for part in any_of.complex_parts:
+        nested = part.subs[0] if len(part.subs) == 1 else None
+        if (isinstance(nested, AnyOf) and not (part.pos or part.neg or part.unsat)):
+            _alternatives(nested, present, absent, complex_parts)
+        else:
+            complex_parts.append(part)
 
 
 class BitStep:
     """A ground action on bit sets (`bit_step`): `successor(s)` is the state after it, or
     None when it does not apply in `s`: `s & ~delete | add` (an atom both deleted and added
-    holds afterwards), the conditional effects that fire in `s` included."""
+    holds afterwards), the conditional effects that fire in `s` included (`BitSets.effects`;
+    looked at only when one of their `triggers` is present, or always when it is None)."""
 
-    __slots__ = ("ground", "literals", "pos", "add", "delete", "keep", "guard", "effects")
+    __slots__ = ("ground", "literals", "pos", "add", "delete", "keep", "guard", "effects",
+                 "triggers")
 
     def __init__(self, ground: GroundAction, pos: int, neg: int, add: int, delete: int,
                  guard: Callable[[int], bool] | None,
-                 effects: Callable[[int], tuple[int, int]] | None) -> None:
+                 effects: tuple[Callable[[int], tuple[int, int]], int | None] | None) -> None:
         self.ground = ground
         self.literals = pos | neg
         self.pos = pos
@@ -320,16 +376,22 @@ class BitStep:
         self.delete = delete
         self.keep = ~delete
         self.guard = guard
-        self.effects = effects
+        self.effects, self.triggers = (_no_effects, 0) if effects is None else effects
 
     def successor(self, s: int) -> int | None:
         if s & self.literals != self.pos or (self.guard is not None and not self.guard(s)):
             return None
-        if self.effects is None:
+        triggers = self.triggers
+        if triggers is not None and not s & triggers:  # no conditional effect fires in `s`
             after: int = s & self.keep | self.add
             return after
         more_add, more_delete = self.effects(s)  # read in the state before the step
         return s & ~(self.delete | more_delete) | self.add | more_add
+
+
+def _no_effects(s: int) -> tuple[int, int]:
+    """The conditional effects of a step that has none."""
+    return 0, 0
 
 
 def bit_step(bits: BitSets, ground: GroundAction) -> BitStep:

@@ -166,7 +166,7 @@ class Explainer:
         """The state's atoms the precondition reads, as a mask -> the violations there, made
         for the step index of the first refusal (`EXPLAINED_KEPT`)."""
 
-    def violations(self, s: int, index: int) -> list[Violation]:
+    def violations(self, s: int, index: int) -> tuple[Violation, ...]:
         """`explain` in the bit-set state `s`, where the ground action is not applicable, for
         step `index`."""
         reads = self._reads
@@ -178,7 +178,9 @@ class Explainer:
             found = tuple(explain(self.table, self.bits.state(s), self.ground, index,
                                   self.step_text))
             keep_bounded(self._kept, EXPLAINED_KEPT, read, found)
-        return [violation.at(index) for violation in found]
+        if found[0].step == index:  # (a refinement loop meets a refusal at the same index)
+            return found
+        return tuple(violation.at(index) for violation in found)
 
 
 def _shown(step_text: str, action_text: str) -> str:

@@ -36,6 +36,8 @@ from .verdict import Reading, StepRejected, Verdict, Violation
 MODES = ("first", "all")
 StepLike = PlanStep | dict[str, Any] | str
 
+NOTHING: Atoms = frozenset()
+
 STEPS_KEPT = 4096
 """Distinct steps one gate keeps resolved to their bit-set form (`Gate._steps`), at most; the
 oldest is forgotten first."""
@@ -50,7 +52,7 @@ class ResolvedStep(NamedTuple):
 
     successor: Callable[[int], int | None]
     """The bit-set state after the step from the state `s`; None where it is refused."""
-    violations: Callable[[int, int], list[Violation]]
+    violations: Callable[[int, int], Sequence[Violation]]
     """Why the step is refused in the state `s`, as the violations of step `index`."""
 
 
@@ -59,9 +61,9 @@ def _refused(s: int) -> None:
     return None
 
 
-def _structural(violation: Violation, s: int, index: int) -> list[Violation]:
+def _structural(violation: Violation, s: int, index: int) -> tuple[Violation]:
     """The violations of a step that is no ground action: its structural one, in every state."""
-    return [violation.at(index)]
+    return (violation.at(index),)
 
 
 def _first_successor(candidates: tuple[BitStep, ...], s: int) -> int | None:
@@ -226,8 +228,8 @@ class Gate:
             if mode == "first":
                 break
         goal = self._goal_test
-        return Verdict(not violations, index + 1, start,
-                       frozenset(self.bits.atoms_of(start_mask ^ s)),
+        changed = NOTHING if s == start_mask else frozenset(self.bits.atoms_of(start_mask ^ s))
+        return Verdict(not violations, index + 1, start, changed,
                        None if goal is None else goal(s), tuple(violations))
 
     @cached_property
