@@ -117,13 +117,13 @@ class BitSets:
         return required, forbidden
 
     def atoms_of(self, mask: int) -> list[GroundAtom]:
-        """The atoms of `mask` (cost: one step per atom in it)."""
+        """The atoms of `mask`, highest bit first (cost: one step per atom in it)."""
         atoms = self.atoms
         out: list[GroundAtom] = []
         while mask:
-            low = mask & -mask
-            out.append(atoms[low.bit_length() - 1])
-            mask ^= low
+            position = mask.bit_length() - 1
+            out.append(atoms[position])
+            mask ^= 1 << position
         return out
 
     def state(self, mask: int) -> State:
