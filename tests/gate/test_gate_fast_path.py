@@ -298,6 +298,42 @@ def test_guards_on_bit_sets_equal_the_set_form():
     _assert_same_on_every_path(d, p, plans, [("lockable", "hall"), ("lit", "cellar")])
 
 
+def test_nested_disjunctions_on_bit_sets_equal_the_set_form():
+    """A disjunction whose alternative is itself only a disjunction (an `exists` of an `or`,
+    an `or` in an `or`) is tested as one: with positive and negative alternatives, a static
+    one, alternatives that are conjunctions (with a literal, with an equality), in a
+    precondition and in the goal."""
+    from sage_pddl.pddl.model import And, Equals, Exists, Or
+
+    from .helpers import action, atom, domain, neg, problem, term, typed
+    somewhere = Exists(typed("?r - room"), Or((atom("on", "?o", "?r"), atom("in", "?o", "?r"))))
+    only_a = And((Equals(term("?o"), term("a")), Or((atom("loose", "?o"), atom("glued", "?o")))))
+    stow = action("Stow", "?o - thing",
+                  pre=[Or((somewhere, Or((neg("loose", "?o"), atom("glued", "?o"))), only_a)),
+                       Or((Or((atom("held", "?o"),)),
+                           And((atom("lit",), Or((neg("held", "?o"), atom("glued", "?o"))))),
+                           And((neg("loose", "?o"), Or((atom("lit",), atom("glued", "?o")))))))],
+                  eff=[atom("stowed", "?o")])
+    put = action("Put", "?o - thing ?r - room", eff=[atom("on", "?o", "?r"), atom("held", "?o")])
+    drop = action("Drop", "?o - thing", eff=[neg("held", "?o"), atom("loose", "?o")])
+    light = action("Light", "", eff=[atom("lit",)])
+    d = domain([stow, put, drop, light], types=[("thing", ""), ("room", "")],
+               predicates=("on", "in", "loose", "glued", "held", "lit", "stowed"))
+    goal = And((Exists(typed("?o - thing"), Or((Exists(typed("?r - room"),
+                                                       atom("in", "?o", "?r")),
+                                                atom("stowed", "?o")))),))
+    p = problem("a - thing b - thing g - thing hall - room attic - room",
+                init=[atom("loose", "a"), atom("loose", "b"), atom("glued", "g"), atom("loose", "g")],
+                goal=goal)
+    plans = [["Stow a"], ["Stow g"], ["Put a hall", "Stow a"], ["Light", "Stow g"],
+             ["Drop b", "Light", "Stow b"], ["Put b attic", "Drop b", "Stow b"],
+             ["Light", "Put a hall", "Drop a", "Stow a", "Stow g"], ["Light", "Stow a"],
+             ["Light", "Stow b"]]
+    assert compile_gate(d, p).check(plans[2]).solved
+    assert not compile_gate(d, p).check(plans[0]).valid
+    _assert_same_on_every_path(d, p, plans, [("glued", "a"), ("loose", "a")])
+
+
 def _carts() -> tuple[Domain, Problem]:
     """Things grabbed and loaded on a cart: a literal written twice, an implication over a
     fluent in a `forall`, a precondition that contradicts itself."""
