@@ -153,7 +153,7 @@ class BitSets:
             tests.insert(0, lambda s: s & pos == pos and not s & neg)
         elif pos:
             tests.insert(0, lambda s: s & pos == pos)
-        return _all_of(tests)
+        return _joined(tests, conjunction=True)
 
     def _sub_test(self, sub: AnyOf | Implies) -> Callable[[int], bool]:
         if isinstance(sub, Implies):
@@ -178,7 +178,7 @@ class BitSets:
             tests.insert(0, lambda s: bool(s & some) or s & every != every)
         elif some:
             tests.insert(0, lambda s: bool(s & some))
-        return _any_of(tests)
+        return _joined(tests, conjunction=False)
 
     def _trigger(self, sub: AnyOf | Implies) -> GroundAtom | None:
         """A fluent atom without which `sub` holds, or None: a clause fails only when all its
@@ -233,7 +233,7 @@ class BitSets:
             tests.insert(0, self._indexed_test(triggered))
         elif triggered:
             tests.insert(0, triggered[0][1])
-        return _all_of(tests) if tests else None
+        return _joined(tests, conjunction=True) if tests else None
 
     # -- effects ----------------------------------------------------------------------------
 
@@ -303,42 +303,24 @@ class BitSets:
         return delta, (trigger_keys if not (general or absent_add or absent_delete) else None)
 
 
-def _all_of(tests: list[Callable[[int], bool]]) -> Callable[[int], bool]:
-    """The conjunction of `tests` as one test (`_never` when one of them is)."""
-    if _never in tests:
-        return _never
+def _joined(tests: list[Callable[[int], bool]], conjunction: bool) -> Callable[[int], bool]:
+    """The conjunction of `tests` as one test, or their disjunction when `conjunction` is
+    False: `_never` (`_always`) when one of them is, the test itself when there is one. Two
+    tests, the most common case, are joined without a generator per call."""
+    decisive, neutral = (_never, _always) if conjunction else (_always, _never)
+    if decisive in tests:
+        return decisive
     if len(tests) <= 1:
-        return tests[0] if tests else _always
+        return tests[0] if tests else neutral
     if len(tests) == 2:
         first, second = tests
-        return lambda s: first(s) and second(s)
-    checks = tuple(tests)
-
-    def holds(s: int) -> bool:
-        for test in checks:
-            if not test(s):
-                return False
-        return True
-    return holds
-
-
-def _any_of(tests: list[Callable[[int], bool]]) -> Callable[[int], bool]:
-    """The disjunction of `tests` as one test (`_always` when one of them is)."""
-    if _always in tests:
-        return _always
-    if len(tests) <= 1:
-        return tests[0] if tests else _never
-    if len(tests) == 2:
-        first, second = tests
+        if conjunction:
+            return lambda s: first(s) and second(s)
         return lambda s: first(s) or second(s)
     checks = tuple(tests)
-
-    def holds(s: int) -> bool:
-        for test in checks:
-            if test(s):
-                return True
-        return False
-    return holds
+    if conjunction:
+        return lambda s: all(test(s) for test in checks)
+    return lambda s: any(test(s) for test in checks)
 
 
 def _alternatives(any_of: AnyOf, present: set[GroundAtom], absent: set[GroundAtom],
@@ -351,7 +333,7 @@ def _alternatives(any_of: AnyOf, present: set[GroundAtom], absent: set[GroundAto
     absent |= any_of.any_neg
     for part in any_of.complex_parts:
         nested = part.subs[0] if len(part.subs) == 1 else None
-        if (isinstance(nested, AnyOf) and not (part.pos or part.neg or part.unsat)):
+        if isinstance(nested, AnyOf) and not (part.pos or part.neg or part.unsat):
             _alternatives(nested, present, absent, complex_parts)
         else:
             complex_parts.append(part)
