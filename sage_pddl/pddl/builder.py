@@ -150,7 +150,7 @@ class ModelBuilder(Transformer[Token, Any]):
     @staticmethod
     def _typed_list(c: list[Any]) -> tuple[list[Word], tuple[str, ...], list[Typed]]:
         """The names, their types and the typed list after them, of `x* | x+ - type rest`."""
-        if c and c[-1].__class__ is list:
+        if c and type(c[-1]) is list:
             return c[:-2], c[-2], c[-1]
         return c, (), []
 

@@ -301,7 +301,7 @@ class Driver:
                         self._feed_word(value, line_number, at + 1, stack, values)
                         state = stack.pop()
                         continue
-                    while action.__class__ is not int:  # reduce as the table says
+                    while type(action) is not int:  # reduce as the table says
                         op = action[0]  # (tested in the order of their frequency)
                         if op == _APPEND:  # (the state under the item is the list's goto)
                             item = values.pop()
@@ -384,7 +384,7 @@ class Driver:
     def _feed(self, kind: str, token: Any, stack: list[Any], values: list[Any]) -> None:
         """Reduce as the table says, then shift the token (each reduction by `_reduce`)."""
         action = self.actions[stack[-1]].get(kind)
-        while action is not None and action.__class__ is not int:
+        while action is not None and type(action) is not int:
             self._reduce(action, stack, values)
             action = self.actions[stack[-1]].get(kind)
         if action is None:
@@ -397,7 +397,7 @@ class Driver:
         end_state = self.end_states[start]
         while True:
             action = self.actions[stack[-1]].get("$END")
-            if action is None or action.__class__ is int:
+            if action is None or type(action) is int:
                 raise Declined
             self._reduce(action, stack, values)
             if stack[-1] == end_state:
