@@ -309,5 +309,6 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("plan", nargs="?", help="a plan to compare (an LLM plan file, or a task reference "
                                            "for its reference plan)")
     p.add_argument("--planner", default="auto", help="fast-downward, pyperplan or auto (default)")
-    p.add_argument("--timeout", type=float, default=60.0, help="planner time limit in seconds (default 60)")
+    p.add_argument("--timeout", type=float, default=60.0,
+                   help="planner time limit in seconds (default 60; Fast Downward's CPU time)")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")

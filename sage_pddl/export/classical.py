@@ -24,6 +24,12 @@ domain's and problem's spelling. Planners by name:
 the gate first (so dataset-style JSON steps and aliases work). `solve_result` also reports the
 status, the engine and the time.
 
+`timeout` is in seconds. Fast Downward on our own files is given it as its own time limit, on
+the CPU time it uses (as planning competitions limit planners), so whether it finds a plan does
+not depend on how loaded the machine is: a benchmark's rows are the same on a busy machine
+(`STARVED` bounds its wall-clock time). Through unified-planning the limit is that engine's,
+on wall-clock time.
+
 Errors (planner unknown or not installed, problem outside the planner's scope, no plan found,
 timeout) are `ClassicalPlannerError`s.
 """
@@ -31,6 +37,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import os
 import signal
 import subprocess
@@ -212,9 +219,16 @@ _FD_OK = (0, 1, 2, 3)
 """Fast Downward's exit codes with a plan found (https://www.fast-downward.org/ExitCodes)."""
 _FD_NO_PLAN = {10: "unsolvable-proven", 11: "unsolvable-proven", 12: "unsolvable-incompletely",
                13: "unsolvable-incompletely", 20: "memout", 21: "timeout", 22: "memout",
-               23: "timeout", 24: "memout"}
-"""Its exit codes without a plan, with the status `up-fast-downward` reports for them."""
+               23: "timeout", 24: "memout", 256 - signal.SIGXCPU: "timeout"}
+"""Its exit codes without a plan, with the status `up-fast-downward` reports for them; and
+that of a component ended by the CPU-time signal before it could say so (the driver gives it
+the limit left after its own start, which a limit of one second leaves at none)."""
 
+
+STARVED = 5
+"""Fast Downward's time limit is on its CPU time; one that has not ended after this many times
+the limit in wall-clock time (starved of CPU by a loaded machine, or stopped) is ended as timed
+out all the same."""
 
 _DRIVER: list[str] = []
 
@@ -258,6 +272,8 @@ def _direct_fast_downward(domain: Domain, problem: Problem,
                 handle.write(text)
         command = [sys.executable, driver, "--plan-file", plan_file, "--log-level", "info",
                    "--alias", "lama-first", *files]
+        if timeout is not None:  # Fast Downward's own limit, on its CPU time (see `solve`)
+            command[2:2] = ["--overall-time-limit", f"{max(1, math.ceil(timeout))}s"]
         start = time.perf_counter()
         # In the call's own folder: the translator writes output.sas to the working directory,
         # where concurrent calls would read each other's. In its own session, so a timeout
@@ -265,7 +281,7 @@ def _direct_fast_downward(domain: Domain, problem: Problem,
         process = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL, start_new_session=True)
         try:
-            code = process.wait(timeout=timeout)
+            code = process.wait(timeout=None if timeout is None else STARVED * timeout)
         except subprocess.TimeoutExpired:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from sage_pddl.domains import load_domain
-from sage_pddl.export import ExportError, export_files, ground_plan
+from sage_pddl.export import ExportError, classical, export_files, ground_plan
 from sage_pddl.export.classical import (
     ClassicalPlannerError,
     solve,
@@ -215,3 +215,22 @@ def test_fast_downward_calls_from_several_threads_get_their_own_plans(ithor):
     for problem, plan in zip(problems * 2, plans):
         verdict = compile_gate(ithor, problem).check(plan)
         assert verdict.valid and verdict.goal_reached
+
+
+@pytest.mark.parametrize("seconds", [1, 2])
+def test_fast_downward_is_stopped_by_its_own_cpu_time_limit(ithor, monkeypatch, seconds):
+    """The time limit is Fast Downward's own, on its CPU time (so a benchmark's rows do not
+    depend on the machine's load): K04's translation alone takes it longer than 2 s on any
+    machine, and the planner reports its timeout, with one second too (which its driver leaves
+    the translator none of); neither the wall-clock bound nor unified-planning's way ends it."""
+    reason = _fast_downward_usable()
+    if reason:
+        pytest.skip(reason)
+
+    def not_taken(*args, **kwargs):
+        raise AssertionError("unified-planning's way taken")
+    monkeypatch.setattr(classical, "_solve_result", not_taken)
+    monkeypatch.setattr(classical, "STARVED", 1000)  # not ended by the wall-clock bound
+    problem = task_problem(load_task("ithor#K04"), ithor)
+    result = solve_result(ithor, problem, "fast-downward", timeout=seconds)
+    assert (result.status, result.plan, result.planner) == ("timeout", None, "fast-downward")
