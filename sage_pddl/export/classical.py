@@ -272,7 +272,7 @@ def _direct_fast_downward(domain: Domain, problem: Problem,
                 handle.write(text)
         command = [sys.executable, driver, "--plan-file", plan_file, "--log-level", "info",
                    "--alias", "lama-first", *files]
-        if timeout is not None:  # Fast Downward's own limit, on its CPU time (see `solve`)
+        if timeout is not None:  # its own limit, on its CPU time (the module docstring)
             command[2:2] = ["--overall-time-limit", f"{max(1, math.ceil(timeout))}s"]
         start = time.perf_counter()
         # In the call's own folder: the translator writes output.sas to the working directory,
