@@ -1,10 +1,15 @@
 """House habits the linters do not check, enforced on every module of the package, the tests
 and the tools: each opens with a docstring saying what it is for, and a function-local import
 says why it is not at the top of its module (an optional extra, or the start-up time of a
-command), in a comment on its line or the line above."""
+command), in a comment on its line or the line above; and the package's docstrings and comments
+state no timings (a measured duration goes stale with the next change or machine: figures
+belong in docs/benchmark.md)."""
 from __future__ import annotations
 
 import ast
+import io
+import re
+import tokenize
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -59,3 +64,55 @@ def test_the_import_check_sees_a_bare_local_import(tmp_path):
     module.write_text('"""An example."""\n\ndef f():\n    import json\n    return json\n\n'
                       'def g():\n    import csv  # start-up time\n    return csv\n')
     assert _function_local_imports(module) == [(4, "json", False), (8, "csv", True)]
+
+
+_NUMBER = r"\d+(?:[.,]\d+)*"
+_TIMING = re.compile(
+    rf"{_NUMBER}\s*(?:µs|μs|ns|ms)\b"  # 15 µs, 3 ms
+    rf"|{_NUMBER}\s*(?:s|sec|seconds?)\b(?![-_])"  # ~4 s, 2 seconds
+    r"|\b(?:micro|milli|nano)seconds?\b"  # tens of milliseconds
+    rf"|{_NUMBER}\s*(?:x|×)\s*(?:faster|slower|quicker)\b"  # 3x faster
+    rf"|{_NUMBER}\s*% of (?:a|the|its) (?:call|check|parse|run|first|time)",  # 60% of a call
+    re.IGNORECASE)
+
+
+def _prose(text: str) -> list[tuple[int, str]]:
+    """(line, text) of each docstring (of a module, class or function, and the string after an
+    assignment that documents it) and each comment of a module's source."""
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        statements = getattr(node, "body", None)
+        if not isinstance(statements, list):
+            continue
+        for index, statement in enumerate(statements):
+            documents = index == 0 and isinstance(
+                node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) \
+                or index > 0 and isinstance(statements[index - 1], (ast.Assign, ast.AnnAssign))
+            if documents and isinstance(statement, ast.Expr) \
+                    and isinstance(statement.value, ast.Constant) \
+                    and isinstance(statement.value.value, str):
+                found.append((statement.lineno, statement.value.value))
+    found += [(token.start[0], token.string)
+              for token in tokenize.generate_tokens(io.StringIO(text).readline)
+              if token.type == tokenize.COMMENT]
+    return found
+
+
+def _timings(text: str) -> list[tuple[int, str]]:
+    return [(line + prose[:match.start()].count("\n"), match.group())
+            for line, prose in _prose(text) for match in _TIMING.finditer(prose)]
+
+
+def test_docstrings_and_comments_state_no_timings():
+    stated = [f"{path.relative_to(REPO)}:{line}: {said!r}" for path in SOURCES
+              if str(path.relative_to(REPO)).startswith("sage_pddl/")
+              for line, said in _timings(path.read_text(encoding="utf-8"))]
+    assert stated == []
+
+
+def test_the_timing_check_sees_a_timing_and_passes_a_time_limit():
+    source = ('"""A module; checks a step in 1.2 µs."""\n\nLIMIT = 60.0\n'
+              '"""Seconds a call may take (a setting, not a measurement)."""\n\n'
+              'def f(seconds: float):\n    """Tens of milliseconds."""\n'
+              '    return f"{seconds} s"  # 3x faster than before\n')
+    assert [said for _, said in _timings(source)] == ["1.2 µs", "milliseconds", "3x faster"]
