@@ -31,13 +31,15 @@ from collections import deque
 from collections.abc import Callable, Hashable
 from typing import Any, NamedTuple, Protocol
 
+from sage_pddl.tasks import Task
+
 
 class Cell(NamedTuple):
     """One (model, planner, task, seed) of the grid."""
 
     model: str
     planner: str
-    task: Any
+    task: Task
     seed: int
 
 
