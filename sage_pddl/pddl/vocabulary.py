@@ -45,13 +45,12 @@ import shlex
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, NamedTuple, TypeVar, cast
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from .errors import PDDLSemanticError
 from .model import Action, Annotation, Domain, Plan, Problem, effect_literals, key, walk
 from .writer import write_formula
 
-T = TypeVar("T")
 V = TypeVar("V")
 
 KINDS = ("alias", "fields", "step", "reason", "describe", "synonym")
@@ -164,7 +163,6 @@ class Vocabulary:
         self.error: PDDLSemanticError | None = None
         self._canon: dict[int, tuple[object, str]] = {}
         self._effect_predicates: frozenset[str] | None = None
-        self._memo: dict[str, object] = {}
         try:
             self._read(domain.annotations)
         except PDDLSemanticError as error:
@@ -248,13 +246,6 @@ class Vocabulary:
     def reasons_of(self, action_name: str) -> list[Reason]:
         action_key = key(action_name)
         return [r for (a, _), r in self.reasons.items() if a == action_key]
-
-    def memo(self, name: str, build: Callable[[], T]) -> T:
-        """A value derived from this domain alone (a prompt's action list, say), built once
-        and kept as long as the domain object lives."""
-        if name not in self._memo:
-            self._memo[name] = build()
-        return cast(T, self._memo[name])
 
     # -- actions --------------------------------------------------------------------------
 
