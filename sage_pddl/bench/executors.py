@@ -146,6 +146,8 @@ class ThreadExecutor:
 
 # ----------------------------------------------------------------------------------------- Ray
 _WORKER_RUNNERS: dict[Hashable, Runner] = {}
+"""A Ray worker process's runners by the key of their run (`RayExecutor`'s `key`), under
+`_WORKER_LOCK`: one per run that sent this worker a cell."""
 _WORKER_LOCK = threading.Lock()
 
 

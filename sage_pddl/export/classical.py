@@ -231,6 +231,8 @@ the limit in wall-clock time (starved of CPU by a loaded machine, or stopped) is
 out all the same."""
 
 _DRIVER: list[str] = []
+"""The path of Fast Downward's driver once `_fast_downward_driver` found it (at most one entry,
+written under `UP_LOCK`); empty until then, and while none is usable here."""
 
 
 def _fast_downward_driver() -> str | None:

@@ -447,7 +447,7 @@ class DomainPredictor:
 
     def __init__(self, domain: Domain, problem_of: Callable[[str], Problem]):
         self.domain, self._problem_of = domain, problem_of
-        self._gates: dict[str, Gate] = {}
+        self._gates: dict[str, Gate] = {}  # task -> its gate: one per task of the logs
 
     def _gate(self, task: str) -> Gate:
         gate = self._gates.get(task)

@@ -194,6 +194,8 @@ def _default_ssl_context(library: ModuleType) -> Any:
 
 @cache
 def _body_type(stream_type: type) -> type:
+    """`_BoundedBody` made a subclass of a library's stream type, once per stream type (one per
+    HTTP library the process uses)."""
     return type("BoundedBody", (_BoundedBody, stream_type), {})
 
 

@@ -161,6 +161,8 @@ class Vocabulary:
         """The step fields of the `fields` annotation; () when steps are written with `args`."""
         self.unknown: tuple[Annotation, ...] = ()
         self.error: PDDLSemanticError | None = None
+        # id(node) -> (node, its canonical text): one per formula node of this domain asked
+        # about (`canonical`); the node is held so that its id is not reused
         self._canon: dict[int, tuple[object, str]] = {}
         self._effect_predicates: frozenset[str] | None = None
         try:
