@@ -1,7 +1,8 @@
 """House habits the linters do not check, enforced on every module of the package, the tests
 and the tools: each opens with a docstring saying what it is for, and a function-local import
 says why it is not at the top of its module (an optional extra, or the start-up time of a
-command), in a comment on its line or the line above; and the package's docstrings and comments
+command), in a comment on its line or the line above; a module reads no private attribute
+(`obj._name`) that it does not define itself; and the package's docstrings and comments
 state no timings (a measured duration goes stale with the next change or machine: figures
 belong in docs/benchmark.md)."""
 from __future__ import annotations
@@ -116,3 +117,47 @@ def test_the_timing_check_sees_a_timing_and_passes_a_time_limit():
               'def f(seconds: float):\n    """Tens of milliseconds."""\n'
               '    return f"{seconds} s"  # 3x faster than before\n')
     assert [said for _, said in _timings(source)] == ["1.2 µs", "milliseconds", "3x faster"]
+
+
+_NAMED_TUPLE_API = frozenset({"_asdict", "_replace", "_fields", "_make", "_field_defaults"})
+"""Public methods of a named tuple, whose names start with `_` not to clash with its fields."""
+_FOREIGN_PRIVATE_READS = {
+    "sage_pddl/pddl/driver.py": {"_mres"},  # Lark's, guarded (pddl/driver.py, issue 26, item 3)
+    # TextWorld's (the optional extra 'alfworld'), with no public way to the same: debt
+    "sage_pddl/env/alfworld.py": {"_logic", "_pddl_state", "_actions"},
+    "sage_pddl/env/textworld.py": {"_logic", "_types", "_pddl_state"},
+}
+"""Private attributes of another library a module reads, each named with why."""
+
+
+def _private_reads(text: str) -> list[tuple[int, str]]:
+    """(line, name) of each `obj._name` read, not on self or cls, of a `_name` the module does
+    not define (as a function, class, variable or assigned attribute)."""
+    tree = ast.parse(text)
+    defined = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            defined.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            defined.add(node.id)
+    return sorted((node.lineno, node.attr) for node in ast.walk(tree)
+                  if isinstance(node, ast.Attribute) and node.attr.startswith("_")
+                  and not node.attr.startswith("__") and node.attr not in _NAMED_TUPLE_API
+                  and node.attr not in defined
+                  and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")))
+
+
+def test_no_module_reads_a_private_attribute_of_another():
+    read = [f"{relative}:{line}: ._{name[1:]}" for path in SOURCES
+            if (relative := str(path.relative_to(REPO))).startswith("sage_pddl/")
+            for line, name in _private_reads(path.read_text(encoding="utf-8"))
+            if name not in _FOREIGN_PRIVATE_READS.get(relative, ())]
+    assert read == []
+
+
+def test_the_private_read_check_sees_a_foreign_private_attribute():
+    source = ('"""A module."""\n\nclass A:\n    def __init__(self):\n        self._mine = 1\n\n'
+              'def f(a, table):\n    return a._mine, table._theirs, a._asdict(), self_._x\n')
+    assert _private_reads(source) == [(8, "_theirs"), (8, "_x")]
