@@ -1,10 +1,10 @@
-"""House habits the linters do not check, enforced on every module of the package, the tests
-and the tools: each opens with a docstring saying what it is for, and a function-local import
-says why it is not at the top of its module (an optional extra, or the start-up time of a
-command), in a comment on its line or the line above; a module reads no private attribute
-(`obj._name`) that it does not define itself; and the package's docstrings and comments
-state no timings (a measured duration goes stale with the next change or machine: figures
-belong in docs/benchmark.md)."""
+"""House habits the linters do not check. Every module of the package, the tests and the tools
+opens with a docstring saying what it is for. In the package: a function-local import says why
+it is not at the top of its module (an optional extra, or the start-up time of a command), in a
+comment on its line or the line above; a module stays within `MAX_MODULE_LINES` (one concept per
+module); it reads no private attribute (`obj._name`) that it does not define itself; and its
+docstrings and comments state no timings (a measured duration goes stale with the next change
+or machine: figures belong in docs/benchmark.md)."""
 from __future__ import annotations
 
 import ast
@@ -22,6 +22,18 @@ def test_every_module_opens_with_a_docstring():
     missing = [str(p.relative_to(REPO)) for p in SOURCES
                if ast.get_docstring(ast.parse(p.read_text(encoding="utf-8"))) is None]
     assert len(SOURCES) > 150 and missing == []
+
+
+MAX_MODULE_LINES = 600
+"""The longest a module of the package may be (issue 26: a longer one holds several concepts;
+a data table would be a data file, not a module)."""
+
+
+def test_no_module_of_the_package_is_longer_than_the_limit():
+    long = {str(p.relative_to(REPO)): n for p in SOURCES
+            if str(p.relative_to(REPO)).startswith("sage_pddl/")
+            and (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert long == {}
 
 
 def _function_local_imports(path: Path) -> list[tuple[int, str, bool]]:
