@@ -52,6 +52,8 @@ INSTALLED: dict[str, tuple[str, str]] = {
 """Domains read from an installed package: name -> (top-level module, file inside it)."""
 
 _cache: dict[Path, tuple[int, int, Domain]] = {}
+"""Resolved domain file -> (mtime in ns, size, its parsed domain), `load_domain`'s, under
+`_cache_lock`: one entry per domain file the process read (a changed file replaces its own)."""
 _cache_lock = threading.Lock()
 
 

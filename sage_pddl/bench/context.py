@@ -70,6 +70,8 @@ class RunContext:
         self._domains: BuiltOnce[str, Domain] = BuiltOnce(kept=None)
         self._planning: BuiltOnce[str, PlanningTask] = BuiltOnce(kept=None)
         self._memories: BuiltOnce[str, HybridMemory] = BuiltOnce(kept=None)
+        # task id -> its gates not lent / made (`gate`): a task has at most as many gates as
+        # it had cells running at once
         self._free_gates: dict[str, list[Gate]] = {}
         self._gates_made: dict[str, int] = {}
         self._cells_running: dict[str, int] = {}  # task id -> its cells started, not finished

@@ -31,13 +31,15 @@ from collections import deque
 from collections.abc import Callable, Hashable
 from typing import Any, NamedTuple, Protocol
 
+from sage_pddl.tasks import Task
+
 
 class Cell(NamedTuple):
     """One (model, planner, task, seed) of the grid."""
 
     model: str
     planner: str
-    task: Any
+    task: Task
     seed: int
 
 
@@ -144,6 +146,8 @@ class ThreadExecutor:
 
 # ----------------------------------------------------------------------------------------- Ray
 _WORKER_RUNNERS: dict[Hashable, Runner] = {}
+"""A Ray worker process's runners by the key of their run (`RayExecutor`'s `key`), under
+`_WORKER_LOCK`: one per run that sent this worker a cell."""
 _WORKER_LOCK = threading.Lock()
 
 

@@ -65,6 +65,7 @@ class ReferenceResponder:
                  broken_tasks: Collection[str] = (), classical_timeout: float = 60.0):
         self._domain_for = domain_for
         self._timeout = classical_timeout
+        # each by task key: at most one entry per task given
         self._plans: dict[str, tuple[Any, list[dict]]] = {}
         self._fixed: dict[str, list[dict]] = {}
         self._unplanned: dict[str, Any] = {}

@@ -139,7 +139,7 @@ def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task], task_sets
     writer = ResultsWriter(results)
     status["truncated_bytes_dropped"] = writer.dropped_bytes
     progress = _Progress(len(cells), len(cells) - len(todo), config.progress)
-    executor: Any = None
+    executor: Executor | None = None
     try:
         context = RunContext(config, tasks, live_path, task_sets) if todo else None
         executor = _executor(config, context, llm_factory) if context else None
@@ -149,7 +149,7 @@ def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task], task_sets
         def start_cells() -> None:
             """Fill the executor with the next cells to start."""
             nonlocal submitted
-            assert context is not None  # there are cells to start
+            assert context is not None and executor is not None  # there are cells to start
             while todo and executor.in_flight < executor.capacity:
                 cell = todo.pop(ready=context.ready)
                 if config.max_rows is not None and submitted >= config.max_rows:
@@ -164,6 +164,7 @@ def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task], task_sets
 
         while todo or (executor is not None and executor.in_flight):
             start_cells()
+            assert executor is not None  # made when there are cells to run
             progress.show(status, executor.in_flight)
             if not executor.in_flight:
                 break

@@ -8,7 +8,7 @@ domain's and problem's spelling. Planners by name:
   and universal effects, typing: every bundled household domain. A problem inside the gate's
   scope is handed to that engine's Fast Downward as our own exported PDDL, with the command
   line unified-planning gives it (`lama-first`), skipping unified-planning's read, problem-kind
-  analysis and rewrite of the files (about 60% of a call) and its global lock, so calls from
+  analysis and rewrite of the files (most of a call's own work) and its global lock, so calls from
   several threads run their planners at once. Anything but a plan or a known reason for none
   (Fast Downward refusing the input, a broken install) goes the whole unified-planning way,
   whose errors name the unsupported features;
@@ -231,6 +231,8 @@ the limit in wall-clock time (starved of CPU by a loaded machine, or stopped) is
 out all the same."""
 
 _DRIVER: list[str] = []
+"""The path of Fast Downward's driver once `_fast_downward_driver` found it (at most one entry,
+written under `UP_LOCK`); empty until then, and while none is usable here."""
 
 
 def _fast_downward_driver() -> str | None:

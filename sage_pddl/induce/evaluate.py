@@ -47,6 +47,7 @@ from sage_pddl.pddl.model import And, Atom, Domain, Not, Or, PlanStep, Problem, 
 from sage_pddl.tasks import normalize_steps, task_problem
 
 from .learner import EXCLUDED_CODES, InductionResult
+from .lifting import Literal
 
 ALREADY_HOLDS_CODES = frozenset({"eai/additional_step"})
 """Failure codes by which an environment says it refused a step because the step's effect
@@ -119,10 +120,6 @@ def holdout_by(transitions: Sequence[Transition], unit: Callable[[Transition], s
         yield held, train, test
 
 
-Lit = tuple[bool, str, tuple[int, ...]]
-"""A precondition literal by position: (positive, predicate key, parameter indices)."""
-
-
 @dataclass(frozen=True)
 class PreconditionMatch:
     action: str
@@ -143,7 +140,7 @@ class PreconditionMatch:
                 "induced": self.induced, "alternatives": self.alternatives}
 
 
-def _literal(formula, index: Mapping[str, int]) -> Lit | None:
+def _literal(formula, index: Mapping[str, int]) -> Literal | None:
     positive, atom = (False, formula.arg) if isinstance(formula, Not) else (True, formula)
     if isinstance(atom, Atom) and all(isinstance(a, Variable) and key(a.name) in index
                                       for a in atom.args):
@@ -155,7 +152,7 @@ def _conjuncts(formula) -> tuple:
     return formula.parts if isinstance(formula, And) else (formula,)
 
 
-def precondition_literals(formula, params: Sequence[str]) -> tuple[list[Lit], list[str]]:
+def precondition_literals(formula, params: Sequence[str]) -> tuple[list[Literal], list[str]]:
     """Positional literals of a conjunction; the parts that are not literals, as text."""
     index = {key(p): i for i, p in enumerate(params)}
     literals, other = [], []
@@ -169,12 +166,12 @@ def precondition_literals(formula, params: Sequence[str]) -> tuple[list[Lit], li
 
 
 def precondition_alternatives(formula, params: Sequence[str]
-                              ) -> tuple[list[frozenset[Lit]], list[str]]:
+                              ) -> tuple[list[frozenset[Literal]], list[str]]:
     """The conjunctions of literals a precondition allows: its top-level literals with one
     disjunct of each disjunction whose disjuncts are literals or conjunctions of literals
     (multiplied out); the other parts (quantifiers, nested formulas), as text."""
     index = {key(p): i for i, p in enumerate(params)}
-    alternatives: list[frozenset[Lit]] = [frozenset()]
+    alternatives: list[frozenset[Literal]] = [frozenset()]
     other = []
     for part in _conjuncts(formula):
         literal = _literal(part, index)
@@ -192,7 +189,7 @@ def precondition_alternatives(formula, params: Sequence[str]
     return alternatives, other
 
 
-def positional_text(literal: Lit) -> str:
+def positional_text(literal: Literal) -> str:
     words = " ".join([literal[1], *(f"?{i + 1}" for i in literal[2])])
     return f"({words})" if literal[0] else f"(not ({words}))"
 
@@ -447,7 +444,7 @@ class DomainPredictor:
 
     def __init__(self, domain: Domain, problem_of: Callable[[str], Problem]):
         self.domain, self._problem_of = domain, problem_of
-        self._gates: dict[str, Gate] = {}
+        self._gates: dict[str, Gate] = {}  # task -> its gate: one per task of the logs
 
     def _gate(self, task: str) -> Gate:
         gate = self._gates.get(task)

@@ -134,7 +134,7 @@ def _vocabulary_annotations(types_from: Domain, actions: Sequence[Action]) -> tu
             renamed = {key(a.name): b.name for a, b in zip(theirs.parameters, mine.parameters)}
             annotation = dataclasses.replace(annotation, text=_renamed_variables(
                 annotation.text, renamed))
-            literal = canonical_sexpr(split_reason(annotation)[1])
+            literal = canonical_sexpr(split_reason(annotation).literal)
             parts = mine.precondition.parts if isinstance(mine.precondition, And) else ()
             if literal not in {canonical_sexpr(write_formula(part)) for part in parts}:
                 continue

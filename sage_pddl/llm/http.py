@@ -186,21 +186,23 @@ class _BoundedBody:
 @cache
 def _default_ssl_context(library: ModuleType) -> Any:
     """The SSL context the library's transport makes by default (reading the system's
-    certificates, tens of milliseconds each time), made once per process: one context serves
-    any number of connections."""
+    certificates each time it is made), made once per library and process: one context
+    serves any number of connections."""
     create = getattr(library, "create_ssl_context", None)
     return create() if callable(create) else True
 
 
 @cache
 def _body_type(stream_type: type) -> type:
+    """`_BoundedBody` made a subclass of a library's stream type, once per stream type (one per
+    HTTP library the process uses)."""
     return type("BoundedBody", (_BoundedBody, stream_type), {})
 
 
 _NO_DELAY = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 """A request's headers and body leave at once, not held back until the server acknowledges the
 headers (Nagle's algorithm, which on a kept-alive connection meets the server's delayed
-acknowledgement: tens of milliseconds a request)."""
+acknowledgement and stalls every request until the server's timer fires)."""
 
 
 class BoundedTransport:

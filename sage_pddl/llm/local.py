@@ -79,7 +79,7 @@ class LocalBackend:
         # A llama.cpp context decodes one sequence at a time; concurrent calls from benchmark
         # worker threads would corrupt its KV cache (or crash), so calls are serialised.
         self._call_lock = threading.Lock()
-        self._grammars: dict[str, Any] = {}
+        self._grammars: dict[str, Any] = {}  # JSON schema text -> its grammar: one per schema
 
     def _model(self) -> Any:
         with self._load_lock:

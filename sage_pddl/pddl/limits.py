@@ -16,7 +16,7 @@ Limits (module constants; a caller may pass its own):
 * `MAX_GROUND` (250,000): the most quantifier instances the gate enumerates to ground one
   formula (a goal, or one action's precondition and effects). `(forall (?a ?b ?c ?d ?e) ...)`
   over 64 objects asks for 10^9; the cap stops it before anything is allocated. One
-  instance costs about 1 KB and 15 µs, so the cap bounds one formula to ~250 MB and ~4 s.
+  instance holds about 1 KB, so the cap bounds one formula to ~250 MB.
   A process that serves others (the thor-server's episode workers) may lower it.
 * `MAX_INT_DIGITS` (100): the longest integer in JSON (Python refuses 4,300 digits with a
   ValueError; a plan or an answer has no use for more than a few).

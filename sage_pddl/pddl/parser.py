@@ -64,7 +64,7 @@ def _parser() -> Lark:
     methods itself, and Lark's own parse is transformed afterwards (`_lark_parse`), which
     Lark documents as the same result as a transformer applied inline.
 
-    Building its tables takes a noticeable part of a second; they are kept in the private cache
+    Building its tables costs more than parsing a domain; they are kept in the private cache
     directory as bytes `cache` reads through the directory's descriptor and `Lark.load` takes
     as a file object. Lark's own `cache=` is not used: it opens a path by name (a swapped
     directory could hand it another user's pickle), `cache=True` in the shared temporary

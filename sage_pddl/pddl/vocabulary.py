@@ -45,13 +45,12 @@ import shlex
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from .errors import PDDLSemanticError
 from .model import Action, Annotation, Domain, Plan, Problem, effect_literals, key, walk
 from .writer import write_formula
 
-T = TypeVar("T")
 V = TypeVar("V")
 
 KINDS = ("alias", "fields", "step", "reason", "describe", "synonym")
@@ -100,8 +99,17 @@ def annotation_error(annotation: Annotation, message: str) -> PDDLSemanticError:
                              text=annotation.text)
 
 
-def split_reason(annotation: Annotation) -> tuple[str, str, str, str]:
-    """`Action <literal> code "message"` -> (action, literal, code, message)."""
+class ReasonText(NamedTuple):
+    """The words of a `reason` annotation, `Action <literal> code "message"`, as written."""
+
+    action: str
+    literal: str
+    code: str
+    message: str
+
+
+def split_reason(annotation: Annotation) -> ReasonText:
+    """`Action <literal> code "message"` -> its `ReasonText`."""
     text = annotation.text.strip()
     head, _, rest = text.partition(" ")
     rest = rest.lstrip()
@@ -126,7 +134,7 @@ def split_reason(annotation: Annotation) -> tuple[str, str, str, str]:
         raise annotation_error(annotation, f"cannot read code and message ({error})") from None
     if not words:
         raise annotation_error(annotation, "missing the code after the literal")
-    return head, literal, words[0], " ".join(words[1:])
+    return ReasonText(head, literal, words[0], " ".join(words[1:]))
 
 
 class Vocabulary:
@@ -153,9 +161,10 @@ class Vocabulary:
         """The step fields of the `fields` annotation; () when steps are written with `args`."""
         self.unknown: tuple[Annotation, ...] = ()
         self.error: PDDLSemanticError | None = None
+        # id(node) -> (node, its canonical text): one per formula node of this domain asked
+        # about (`canonical`); the node is held so that its id is not reused
         self._canon: dict[int, tuple[object, str]] = {}
         self._effect_predicates: frozenset[str] | None = None
-        self._memo: dict[str, object] = {}
         try:
             self._read(domain.annotations)
         except PDDLSemanticError as error:
@@ -239,13 +248,6 @@ class Vocabulary:
     def reasons_of(self, action_name: str) -> list[Reason]:
         action_key = key(action_name)
         return [r for (a, _), r in self.reasons.items() if a == action_key]
-
-    def memo(self, name: str, build: Callable[[], T]) -> T:
-        """A value derived from this domain alone (a prompt's action list, say), built once
-        and kept as long as the domain object lives."""
-        if name not in self._memo:
-            self._memo[name] = build()
-        return cast(T, self._memo[name])
 
     # -- actions --------------------------------------------------------------------------
 
@@ -350,6 +352,14 @@ vocabulary = PerDomain(Vocabulary)
 """`vocabulary(domain)`: the cached `Vocabulary` of this very `domain` object."""
 
 
+class SynonymReading(NamedTuple):
+    """What a synonym word stands for here (`ObjectNames.synonym`): the `name` it was read as
+    and the keys of the `objects` that name names, in declaration order."""
+
+    name: str
+    objects: tuple[str, ...]
+
+
 class ObjectNames:
     """The object words of one domain and problem: how a plan word names objects.
 
@@ -388,7 +398,7 @@ class ObjectNames:
         if found:
             return found
         read = self.synonym(word)
-        return read[1] if read else ()
+        return read.objects if read else ()
 
     def _named(self, word: str) -> tuple[str, ...]:
         found = self.exact(word)
@@ -396,8 +406,8 @@ class ObjectNames:
             return (found,)
         return tuple(self._instances.get(name_key(word), ()))
 
-    def synonym(self, word: str) -> tuple[str, tuple[str, ...]] | None:
-        """(the name, its objects' keys) that `word` stands for as a synonym: the first of its
+    def synonym(self, word: str) -> SynonymReading | None:
+        """The name `word` stands for as a synonym, with its objects' keys: the first of its
         names that names objects here; None when `word` names objects itself, or is no
         synonym, or none of its names names an object here."""
         names = self._synonyms.get(name_key(word))
@@ -406,7 +416,7 @@ class ObjectNames:
         for name in names:
             found = self._named(name)
             if found:
-                return name, found
+                return SynonymReading(name, found)
         return None
 
     def spell(self, word: str) -> str:

@@ -198,7 +198,7 @@ class HybridMemory:
         self.live_path = Path(self.live_path) if self.live_path else None
         self._live: list[MemoryItem] = self._load_live()
         self._embedder: Embedder | None = None
-        self._vectors: dict[str, Sequence[float]] = {}
+        self._vectors: dict[str, Sequence[float]] = {}  # instruction -> embedding: at most one per item
         if callable(self.embeddings):
             self._embedder = self.embeddings
         elif self.embeddings == "auto":

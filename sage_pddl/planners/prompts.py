@@ -20,7 +20,7 @@ from typing import Any
 
 from sage_pddl.pddl.model import Action, Domain, Problem
 from sage_pddl.pddl.plain import words
-from sage_pddl.pddl.vocabulary import bare_step, step_text, vocabulary
+from sage_pddl.pddl.vocabulary import PerDomain, bare_step, step_text, vocabulary
 
 from .base import PlanningTask
 
@@ -40,18 +40,20 @@ def describe_action(action: Action, domain: Domain) -> str:
     return "\n".join(lines)
 
 
-def describe_domain(domain: Domain) -> str:
-    """The domain's actions for a prompt, rendered once per domain object."""
-    def render() -> str:
-        aliases = vocabulary(domain).aliases
-        parts = []
-        for action in domain.actions:
-            text = describe_action(action, domain)
-            if aliases.get(action.name):
-                text += f"\n    (also called: {', '.join(aliases[action.name])})"
-            parts.append(text)
-        return "\n".join(parts)
-    return vocabulary(domain).memo("prompts.describe_domain", render)
+def _render_domain(domain: Domain) -> str:
+    aliases = vocabulary(domain).aliases
+    parts = []
+    for action in domain.actions:
+        text = describe_action(action, domain)
+        if aliases.get(action.name):
+            text += f"\n    (also called: {', '.join(aliases[action.name])})"
+        parts.append(text)
+    return "\n".join(parts)
+
+
+describe_domain = PerDomain(_render_domain)
+"""`describe_domain(domain)`: the domain's actions for a prompt, rendered once per domain
+object and kept while that object lives (one text per live domain)."""
 
 
 def describe_objects(domain: Domain, problem: Problem, limit: int = 200) -> str:

@@ -198,6 +198,8 @@ def goals_dir() -> Path:
 
 
 _BUNDLED_CACHE: dict[str, dict[str, GoalSpec]] = {}
+"""Goals file -> its reviewed goals (`bundled_goals`), read once: one entry per file of
+`GOAL_FILES`."""
 
 
 def bundled_goals(set_name: str) -> dict[str, GoalSpec]:
@@ -217,6 +219,8 @@ def _same_text(a: str, b: str) -> bool:
 _BUNDLED_TASKS: dict[str, dict[str, Task]] = {}
 """Bundled set name -> its tasks by id (lower case), read once."""
 _WARNED: set[tuple[str, str]] = set()
+"""(task file, message) pairs `warn_once` has logged: one per distinct warning of the task
+files the process read."""
 
 
 def warn_once(task: Task, message: str) -> None:
