@@ -25,11 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache
 
 import networkx as nx
 
 from ..pddl.model import (
+    Action,
     And,
     Atom,
     Domain,
@@ -39,11 +39,13 @@ from ..pddl.model import (
     Imply,
     Not,
     Or,
+    PredicateDef,
     Variable,
     When,
     effect_literals,
     key,
 )
+from ..pddl.vocabulary import PerDomain
 from .ground import State
 from .table import PreconditionTable
 
@@ -102,9 +104,12 @@ def _conditional_needs(effect: object) -> Iterator[Literal]:
 
 @dataclass(frozen=True)
 class CausalGraph:
-    """See the module docstring; build it with `CausalGraph.of(domain)` (cached per domain)."""
+    """See the module docstring; build it with `CausalGraph.of(domain)` (kept while that domain
+    object lives). It holds the domain's predicates and actions, not the domain, so that the
+    domain can be collected."""
 
-    domain: Domain
+    predicates: tuple[PredicateDef, ...]
+    actions: tuple[Action, ...]
     graph: nx.DiGraph
 
     @staticmethod
@@ -137,9 +142,9 @@ class CausalGraph:
 
     def _fixpoint(self, true_predicates: Iterable[str]) -> tuple[set[Literal], set[Literal]]:
         made = {(key(p), True) for p in true_predicates}
-        made |= {(key(p.name), False) for p in self.domain.predicates}
+        made |= {(key(p.name), False) for p in self.predicates}
         settable: set[Literal] = set()
-        pending = list(self.domain.actions)
+        pending = list(self.actions)
         changed = True
         while changed:
             changed = False
@@ -155,8 +160,7 @@ class CausalGraph:
         return made, settable
 
 
-@cache
-def _graph_of(domain: Domain) -> CausalGraph:
+def _build_graph(domain: Domain) -> CausalGraph:
     graph = nx.DiGraph()
     for action in domain.actions:
         node = ("action", action.name)
@@ -167,7 +171,11 @@ def _graph_of(domain: Domain) -> CausalGraph:
             graph.add_edge(("literal", predicate, holds), node)
         for atom, added in effect_literals(action.effect):
             graph.add_edge(node, ("literal", key(atom.predicate), added))
-    return CausalGraph(domain, graph)
+    return CausalGraph(tuple(domain.predicates), tuple(domain.actions), graph)
+
+
+_graph_of = PerDomain(_build_graph)
+"""`_graph_of(domain)`: the `CausalGraph` of this very domain object, one per live domain."""
 
 
 def unreachable_goals(table: PreconditionTable, state: State) -> list[str]:

@@ -167,8 +167,8 @@ class Gate:
             for word in words:
                 read = names.synonym(word)
                 if read is not None:
-                    taken = next((a for a in ground.args if a in read[1]), read[1][0])
-                    out.append(Reading(index, word, read[0], names.spelling[taken]))
+                    taken = next((a for a in ground.args if a in read.objects), read.objects[0])
+                    out.append(Reading(index, word, read.name, names.spelling[taken]))
             if ground.applicable(current):
                 current = ground.apply(current)
         return tuple(out)

@@ -1,7 +1,10 @@
 """The causal graph (networkx): achievers, relevance, and the gate's unreachable-goal diagnosis."""
 from __future__ import annotations
 
+import dataclasses
+import gc
 import json
+import weakref
 
 from sage_pddl.cli import main
 from sage_pddl.domains import load_domain
@@ -37,6 +40,33 @@ def test_achievers_and_relevance_follow_preconditions_backwards():
     # pick-up needs (clear ?x) and (handempty), which stack provides: relevant too
     assert causal.relevant_actions([("painted", True)]) == {"paint", "pick-up", "stack"}
     assert causal.relevant_actions([("dry", True)]) == set()  # nothing makes things dry
+
+
+def test_the_relaxed_fixpoint_reaches_what_actions_enabled_from_the_state_set():
+    causal = CausalGraph.of(parse_domain(DOMAIN))
+    # from a state with (ontable ?) (clear ?) (handempty) atoms: pick-up, then stack
+    start = {"ontable", "clear", "handempty"}
+    assert causal.settable(start) == {("ontable", False), ("clear", False), ("clear", True),
+                                      ("handempty", False), ("handempty", True),
+                                      ("holding", True), ("holding", False), ("on", True)}
+    reachable = causal.reachable(start)
+    assert {("on", True), ("holding", True), ("glued", False)} <= reachable
+    assert ("painted", True) not in reachable and ("dry", True) not in reachable
+    # with nothing true, no action is enabled: only the predicates' false atoms
+    assert causal.settable(set()) == set()
+    assert causal.reachable(set()) == {(p, False) for p in ("ontable", "clear", "handempty",
+                                       "holding", "on", "glued", "painted", "dry")}
+
+
+def test_the_graph_is_kept_per_domain_object_and_does_not_keep_it_alive():
+    # a domain object of its own (the parser keeps the one it made of DOMAIN's text)
+    domain = dataclasses.replace(parse_domain(DOMAIN))
+    assert CausalGraph.of(domain) is CausalGraph.of(domain)
+    assert CausalGraph.of(parse_domain(DOMAIN)) is not CausalGraph.of(domain)
+    alive = weakref.ref(domain)
+    del domain
+    gc.collect()
+    assert alive() is None
 
 
 def test_unreachable_goals_name_the_literal_and_why():
