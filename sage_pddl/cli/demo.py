@@ -71,11 +71,11 @@ def scripted_small_model():
 
 
 def choose_llm(llm: str, model: str | None, host: str | None) -> tuple[Any, str]:
-    """(backend, label). `auto` uses Ollama only when it answers and has the model."""
-    from ..llm import get_backend  # start-up time: imported when the command runs
-
+    """(backend, label). `auto` uses Ollama only when it answers and has the model; the Ollama
+    backend is made as `plan` and `bench` make it (`bench/backend.py`)."""
     # start-up time: imported when the command runs
-    from ..llm.ollama import is_available, list_models
+    from ..bench.backend import BackendChoice, make_backend
+    from ..llm.ollama import is_available, list_models  # start-up time: as above
 
     wanted = model or DEFAULT_MODEL
     if llm == "scripted":
@@ -83,7 +83,7 @@ def choose_llm(llm: str, model: str | None, host: str | None) -> tuple[Any, str]
     if llm == "ollama" or (llm == "auto" and is_available(host, timeout=1.0)
                            and any(m.split(":")[0] == wanted.split(":")[0] or m == wanted
                                    for m in list_models(host, timeout=2.0))):
-        backend = get_backend("ollama", model=wanted, host=host)
+        backend = make_backend(BackendChoice(llm="ollama", host=host), wanted)
         if llm == "ollama":
             check = getattr(backend, "check", None)  # asked for by name: a dead server is a
             if callable(check):  # setting error, said once
