@@ -40,6 +40,7 @@ from ..pddl.model import (
     object_keys,
     walk,
 )
+from ..pddl.validate import TypeHierarchy
 from ..pddl.vocabulary import PerDomain, vocabulary
 from .lifted import ActionTemplate, lift_action
 
@@ -54,11 +55,7 @@ class DomainSchema:
         self.unsupported = domain.unsupported
         self.vocabulary = vocab = vocabulary(domain)
         self.predicate_names: dict[str, str] = {key(p.name): p.name for p in domain.predicates}
-        self.type_parents: dict[str, set[str]] = {}
-        for typedef in domain.types:
-            self.type_parents.setdefault(key(typedef.name), set()).update(
-                key(p) for p in typedef.parents)
-        self._ancestors: dict[str, frozenset[str]] = {}
+        self.types = TypeHierarchy(domain)
         self.hazards: list[tuple[object, str]] = []
         for action in domain.actions:
             context = f"in action {action.name}"
@@ -93,26 +90,15 @@ class DomainSchema:
         return found
 
     def ancestors(self, type_name: str) -> frozenset[str]:
-        """The type, its ancestors and `object`."""
-        type_key = key(type_name)
-        found = self._ancestors.get(type_key)
-        if found is None:
-            seen = {type_key, "object"}
-            todo = [type_key]
-            while todo:
-                for parent in self.type_parents.get(todo.pop(), ()):
-                    if parent not in seen:
-                        seen.add(parent)
-                        todo.append(parent)
-            found = self._ancestors[type_key] = frozenset(seen)
-        return found
+        """The type, its ancestors and `object` (`validate.TypeHierarchy`)."""
+        return self.types.ancestors(type_name)
 
     def type_set(self, declared: str | tuple[str, ...]) -> frozenset[str]:
         """The type keys an object of `declared` type keys (`model.object_keys`) belongs
         to: their ancestors, merged."""
-        if type(declared) is str:  # a type key: its ancestors, once made, are one look-up
-            return self._ancestors.get(declared) or self.ancestors(declared)
-        return frozenset({"object"}).union(*map(self.ancestors, declared))
+        if type(declared) is str:  # a type key: a declared type's ancestors are one look-up
+            return self.types.closure.get(declared) or self.types.ancestors(declared)
+        return frozenset({"object"}).union(*map(self.types.ancestors, declared))
 
     def word(self, word: str) -> StepAction | None:
         """What a step's action word names (exact, then alias/loose), or None."""
@@ -146,7 +132,7 @@ class DomainSchema:
     def _subtypes(self) -> dict[str, list[str]]:
         """Type key -> the keys of the types that name it as a parent."""
         children: dict[str, list[str]] = {}
-        for child, parents in self.type_parents.items():
+        for child, parents in self.types.parents.items():
             for parent in parents:
                 children.setdefault(parent, []).append(child)
         return children

@@ -111,7 +111,9 @@ class TypeHierarchy:
             for parent in typedef.parents:
                 self.parents.setdefault(key(parent), ())
         self.explicit = any(t.parents for t in domain.types)
-        self._ancestors: dict[str, frozenset[str]] = {}
+        self.closure: dict[str, frozenset[str]] = {name: self._above(name)
+                                                   for name in self.parents}
+        """Type key -> `ancestors` of it, for every type the domain names (one entry each)."""
 
     def known(self, name: str) -> bool:
         return key(name) in self.parents
@@ -119,15 +121,17 @@ class TypeHierarchy:
     def ancestors(self, name: str) -> frozenset[str]:
         """The type and every type above it (cycles tolerated), always including `object`."""
         name = key(name)
-        if name not in self._ancestors:
-            seen, todo = {name, "object"}, [name]
-            while todo:
-                for parent in self.parents.get(todo.pop(), ()):
-                    if parent not in seen:
-                        seen.add(parent)
-                        todo.append(parent)
-            self._ancestors[name] = frozenset(seen)
-        return self._ancestors[name]
+        found = self.closure.get(name)
+        return self._above(name) if found is None else found
+
+    def _above(self, name: str) -> frozenset[str]:
+        seen, todo = {name, "object"}, [name]
+        while todo:
+            for parent in self.parents.get(todo.pop(), ()):
+                if parent not in seen:
+                    seen.add(parent)
+                    todo.append(parent)
+        return frozenset(seen)
 
     def in_cycle(self, name: str) -> bool:
         name = key(name)
