@@ -27,18 +27,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sage_pddl.export.classical import require_unified_planning
-from sage_pddl.llm import LLMBackend, LLMConfigError, get_backend
+from sage_pddl.llm import (
+    POOLS_HOSTS,
+    TAKES_HOST,
+    LLMBackend,
+    LLMConfigError,
+    available_backends,
+    backend_has,
+    get_backend,
+)
 from sage_pddl.llm.hosts import HostPool, split_hosts
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain
 from sage_pddl.tasks import Task
 
 from .oracle import reference_responder
-
-HOST_BACKENDS = ("ollama", "openai", "replay")
-"""The backends that take a server's address (`host`)."""
-POOL_BACKENDS = ("ollama", "openai")
-"""The backends that may spread one model over several hosts."""
 
 
 class BackendSettingError(LLMConfigError):
@@ -86,8 +89,9 @@ class BackendChoice:
                                              "DIR; plan, run: --cassette FILE)")
         if self.script and llm != "scripted":
             raise BackendSettingError("llm_script", "a script file goes with llm='scripted'")
-        if len(self.hosts) > 1 and llm not in POOL_BACKENDS:
-            raise BackendSettingError("llm_host", f"several hosts are for the ollama and openai "
+        if len(self.hosts) > 1 and not backend_has(llm, POOLS_HOSTS):
+            pooled = " and ".join(n for n in available_backends() if backend_has(n, POOLS_HOSTS))
+            raise BackendSettingError("llm_host", f"several hosts are for the {pooled} "
                                                   f"backends, not {self.llm!r}")
 
 
@@ -129,7 +133,7 @@ def _one_backend(choice: BackendChoice, llm: str, model: str | None, tasks: Sequ
              for host in hosts], per_host=choice.per_host or choice.workers)
         return pool
     return get_backend(llm, model=model, max_context=choice.max_context,
-                       host=hosts[0] if hosts and llm in HOST_BACKENDS else None)
+                       host=hosts[0] if hosts and backend_has(llm, TAKES_HOST) else None)
 
 
 def model_cassette(cassette_dir: str | Path, model: str) -> Path:
@@ -159,7 +163,7 @@ def preflight(choice: BackendChoice, models: Sequence[str], tasks: Sequence[Task
         return
     if llm == "replay":  # answers only from the cassette
         return
-    hosts: list[str | None] = [*choice.hosts] if llm in HOST_BACKENDS else []
+    hosts: list[str | None] = [*choice.hosts] if backend_has(llm, TAKES_HOST) else []
     for model in models:
         failures: list[SageError] = []
         for host in hosts or [None]:

@@ -31,7 +31,7 @@ from sage_pddl.gate import Gate
 from sage_pddl.llm import Completion, InvalidOutput, LLMBackend, LLMError, PromptTooLong
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.vocabulary import step_text
-from sage_pddl.planners import MEMORY_PLANNERS, get_planner
+from sage_pddl.planners import get_planner, uses_memory
 from sage_pddl.planners.base import Planner, PlanningTask, PlanResult
 from sage_pddl.runtime import run_episode
 from sage_pddl.tasks import Task
@@ -135,7 +135,7 @@ def run_cell(context: RunContext, llm: LLMWatch, model: str, planner_name: str, 
                 if task.source == "behavior":
                     stage = "bddl-goal"
                     row.update(_bddl_part(task, gate, solved_steps))
-            if config.memory == "live" and planner_name in MEMORY_PLANNERS:
+            if config.memory == "live" and uses_memory(planner_name):
                 # a plan joins the memory when the gate certifies it (every step accepted, goal
                 # reached), an episode when its goal holds in the world
                 reached = row.get("gate_goal_success" if config.mode == "plan"
@@ -196,7 +196,7 @@ def _bddl_part(task: Task, gate: Gate, steps: list[dict[str, Any]]) -> dict[str,
 def _build_planner(context: RunContext, llm: LLMWatch, name: str, task: Task, seed: int
                    ) -> Planner:
     options: dict[str, Any] = {"seed": seed}
-    if context.config.memory in ("loo", "live") and name in MEMORY_PLANNERS:
+    if context.config.memory in ("loo", "live") and uses_memory(name):
         options["memory"] = context.memory(task)
     return get_planner(name, llm=llm, **options)
 

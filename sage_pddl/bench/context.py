@@ -30,7 +30,7 @@ from sage_pddl.domains import load_domain
 from sage_pddl.gate import Gate, compile_gate
 from sage_pddl.pddl.built_once import BuiltOnce
 from sage_pddl.pddl.model import Domain
-from sage_pddl.planners import MEMORY_PLANNERS
+from sage_pddl.planners import uses_memory
 from sage_pddl.planners.base import PlanningTask, kept_per_task
 from sage_pddl.planners.memory import HybridMemory
 from sage_pddl.tasks import Task, load_taskset, task_infeasible
@@ -130,7 +130,7 @@ class RunContext:
         need none wait on their LLM server. With `memory="live"` they are built here, before
         the first cell. A build that fails is left to the cells, which build it again and
         record the error in their rows."""
-        if self.config.memory == "none" or not MEMORY_PLANNERS & set(self.config.planners):
+        if self.config.memory == "none" or not any(map(uses_memory, self.config.planners)):
             return
         one_task_each: dict[str, Task] = {}
         for task in self.tasks:
@@ -159,7 +159,7 @@ class RunContext:
         compile (and ground again) a second gate of its task because every one is lent or
         will be: each cell started and not finished holds one, or takes one when it runs."""
         if not (self._memories_built.is_set() or self.config.memory == "none"
-                or cell.planner not in MEMORY_PLANNERS):
+                or not uses_memory(cell.planner)):
             return False
         with self._gates_lock:
             task_id = cell.task.task_id

@@ -233,10 +233,10 @@ def _live_memory(args: argparse.Namespace, task: Any, dataset_task: Any) -> Any:
     out, as `bench` gives it) or --live-memory (that, plus the episodes in the file); None
     otherwise."""
     # start-up time: imported when the command runs
-    from ..planners import MEMORY_PLANNERS, canonical_name
+    from ..planners import uses_memory
 
     wanted = getattr(args, "live_memory", None) or getattr(args, "memory", "none") == "loo"
-    if not wanted or canonical_name(args.planner) not in MEMORY_PLANNERS:
+    if not wanted or not uses_memory(args.planner):
         return None
     from ..planners.memory import HybridMemory  # start-up time: imported when the command runs
     from ..tasks import load_taskset  # start-up time: imported when the command runs

@@ -4,10 +4,11 @@
 OpenAI-compatible endpoint; extra `openai`), `local` (embedded GGUF via llama.cpp; extra `local`),
 `scripted` (deterministic answers for tests) and `replay` (record/replay cassette around another
 backend). Options are the backend's keyword arguments; the CLI maps `--model M --llm-host H` to
-`model=M, host=H`, and options given as None are left to the backend's defaults. An unknown name
-or option is an `LLMConfigError` listing what exists. `register_backend(name, factory)` adds one;
-`available_backends()` lists them. Names follow the rules of `pddl/registry.py` (case and
-punctuation ignored).
+`model=M, host=H`, and options given as None are left to the backend's defaults. An unknown name or
+option is an `LLMConfigError` listing what exists. `register_backend(name, factory)` adds one
+(`takes_host=True`: it takes a server's address, `host=`; `pools_hosts=True`: one model may be
+spread over several such hosts, `llm/hosts.py`); `available_backends()` lists them. Names follow the
+rules of `pddl/registry.py` (case and punctuation ignored).
 
 For `replay`, `inner` is a backend or a backend name; options the replay backend does not take
 (host, timeout, ...) go to the inner backend, and `model` goes to both:
@@ -47,8 +48,14 @@ __all__ = [
     "BACKENDS", "CallCounter", "Completion", "InvalidOutput", "LLMBackend", "LLMConfigError",
     "LLMError", "LLMServerError", "LLMTimeout", "LLMUnavailable", "Message", "Messages",
     "MissingDependency", "ModelNotFound", "PromptTooLong", "RetryPolicy", "Usage",
-    "available_backends", "get_backend", "register_backend",
+    "POOLS_HOSTS", "TAKES_HOST", "available_backends", "backend_has", "get_backend",
+    "register_backend",
 ]
+
+TAKES_HOST = "host"
+"""The trait of a backend that takes a server's address (`host=`)."""
+POOLS_HOSTS = "pool"
+"""The trait of a backend whose model may be spread over several hosts (`HostPool`)."""
 
 BACKENDS: Registry[LLMBackend] = Registry("LLM backend", LLMConfigError, {
     "ollama": "sage_pddl.llm.ollama:OllamaBackend",
@@ -56,7 +63,8 @@ BACKENDS: Registry[LLMBackend] = Registry("LLM backend", LLMConfigError, {
     "local": "sage_pddl.llm.local:LocalBackend",
     "scripted": "sage_pddl.llm.scripted:ScriptedBackend",
     "replay": "sage_pddl.llm:_make_replay",
-})
+}, traits={"ollama": {TAKES_HOST, POOLS_HOSTS}, "openai": {TAKES_HOST, POOLS_HOSTS},
+           "replay": {TAKES_HOST}})  # (replay: for the inner backend it makes by name)
 """Every LLM backend by name: `factory(**options) -> LLMBackend` (`pddl/registry.py`'s rules)."""
 
 
@@ -67,9 +75,20 @@ def available_backends() -> list[str]:
 
 
 def register_backend(name: str, factory: Callable[..., LLMBackend] | str, *,
-                     replace: bool = False) -> None:
-    """Register `factory(**options) -> LLMBackend`, or "module:attribute", under `name`."""
-    BACKENDS.register(name, factory, replace=replace)
+                     replace: bool = False, takes_host: bool = False,
+                     pools_hosts: bool = False) -> None:
+    """Register `factory(**options) -> LLMBackend`, or "module:attribute", under `name`, with
+    its traits: `takes_host` (it takes `host=`), `pools_hosts` (several hosts may serve one
+    model; implies `takes_host`)."""
+    traits = ({TAKES_HOST} if takes_host or pools_hosts else set()) | (
+        {POOLS_HOSTS} if pools_hosts else set())
+    BACKENDS.register(name, factory, replace=replace, traits=traits)
+
+
+def backend_has(name: str, trait: str) -> bool:
+    """Whether a backend is registered as `name` with `trait` (`TAKES_HOST`, `POOLS_HOSTS`);
+    False for a name no backend has."""
+    return name in BACKENDS and BACKENDS.has(name, trait)
 
 
 def get_backend(name: str, **options: Any) -> LLMBackend:

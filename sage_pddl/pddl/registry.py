@@ -3,9 +3,12 @@
 A `Registry` maps names to factories, for one kind of thing ("planner", "LLM backend",
 "environment"), with these rules:
 
-* `register(name, factory, replace=False)`: the factory is a callable or a `"module:attribute"`
-  string, imported on first use (so a missing optional extra only matters to the entry that
-  needs it). A name already taken is refused unless `replace=True`; an empty name is refused.
+* `register(name, factory, replace=False, traits=())`: the factory is a callable or a
+  `"module:attribute"` string, imported on first use (so a missing optional extra only matters
+  to the entry that needs it). A name already taken is refused unless `replace=True`; an empty
+  name is refused. `traits` are what the entry can do beyond being built, as words each area
+  defines (a planner that takes a memory, a backend that takes a host): `has(name, trait)`
+  asks, `with_trait(trait)` lists, so a registered entry has any capability a bundled one has.
 * Names are looked up by their canonical key: case, spaces, `-`, `_` and `+` ignored
   (`few-shot-cot` is `Few-Shot CoT`, ` Scripted ` is `scripted`). `canonical(name)` gives the
   name as registered.
@@ -23,9 +26,9 @@ from __future__ import annotations
 
 import inspect
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from importlib import import_module
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from .vocabulary import name_key
 
@@ -42,18 +45,20 @@ class Registry(Generic[T]):
     """Named factories of one kind of thing (see the module docstring)."""
 
     def __init__(self, kind: str, error: type[Exception],
-                 entries: dict[str, Callable[..., T] | str] | None = None):
+                 entries: dict[str, Callable[..., T] | str] | None = None,
+                 traits: dict[str, Iterable[str]] | None = None):
+        """`entries` registered in order, each with its `traits` (by name) if given."""
         self.kind = kind
         self.error = error
-        self._entries: dict[str, tuple[str, Callable[..., T] | str]] = {}
-        """Canonical key -> (the name as registered, its factory or "module:attribute")."""
+        self._entries: dict[str, _Entry] = {}
+        """Canonical key -> its entry, one per name registered."""
         self._lock = threading.Lock()
         for name, factory in (entries or {}).items():
-            self.register(name, factory)
+            self.register(name, factory, traits=(traits or {}).get(name, ()))
 
     def register(self, name: str, factory: Callable[..., T] | str, *,
-                 replace: bool = False) -> None:
-        """Register `factory` under `name` (see the module docstring for the rules)."""
+                 replace: bool = False, traits: Iterable[str] = ()) -> None:
+        """Register `factory` under `name`, with `traits` (see the module docstring)."""
         key = registry_key(name)
         if not key:
             raise self.error(f"a {self.kind} needs a non-empty name")
@@ -65,12 +70,22 @@ class Registry(Generic[T]):
                 raise self.error(f"a {self.kind} named {self._entries[key][0]!r} is already "
                                  "registered (pass replace=True to override it)")
             self._entries.pop(key, None)
-            self._entries[key] = (name.strip(), factory)
+            self._entries[key] = _Entry(name.strip(), factory, frozenset(traits))
 
     def names(self) -> list[str]:
         """The registered names, in the order they were registered."""
         with self._lock:
-            return [name for name, _ in self._entries.values()]
+            return [entry.name for entry in self._entries.values()]
+
+    def has(self, name: str, trait: str) -> bool:
+        """Whether the entry registered as `name` has `trait` (the registry's error, listing
+        the names, if none is registered)."""
+        return trait in self._entry(name).traits
+
+    def with_trait(self, trait: str) -> list[str]:
+        """The registered names with `trait`, in the order they were registered."""
+        with self._lock:
+            return [entry.name for entry in self._entries.values() if trait in entry.traits]
 
     def __contains__(self, name: object) -> bool:
         with self._lock:
@@ -78,15 +93,15 @@ class Registry(Generic[T]):
 
     def canonical(self, name: str) -> str:
         """`name` as it was registered; the registry's error, listing the names, if none is."""
-        return self._entry(name)[0]
+        return self._entry(name).name
 
     def factory(self, name: str) -> Callable[..., T]:
         """The factory registered as `name`, its module imported if it was given as a string."""
-        entry = self._entry(name)[1]
-        if isinstance(entry, str):
-            module, _, attribute = entry.partition(":")
+        factory = self._entry(name).factory
+        if isinstance(factory, str):
+            module, _, attribute = factory.partition(":")
             return getattr(import_module(module), attribute)  # type: ignore[no-any-return]
-        return entry
+        return factory
 
     def build(self, name: str, *args: Any, **options: Any) -> T:
         """The factory of `name` called with `args` and `options`, after checking that it
@@ -110,10 +125,18 @@ class Registry(Generic[T]):
                              f"(options: {', '.join(known) or 'none'})") from None
         return factory(*args, **options)
 
-    def _entry(self, name: str) -> tuple[str, Callable[..., T] | str]:
+    def _entry(self, name: str) -> _Entry:
         with self._lock:
             entry = self._entries.get(registry_key(name))
             if entry is None:
                 raise self.error(f"unknown {self.kind} {name!r}; available: "
-                                 f"{', '.join(n for n, _ in self._entries.values())}")
+                                 f"{', '.join(e.name for e in self._entries.values())}")
             return entry
+
+
+class _Entry(NamedTuple):
+    """A registered name: as registered, its factory (or "module:attribute"), its traits."""
+
+    name: str
+    factory: Callable[..., Any] | str
+    traits: frozenset[str]

@@ -4,7 +4,8 @@
 `Self-Refine`, `ReAct`, `Hierarchical`, `Hierarchical Few-Shot`, `LLM+P`, `SayCan`, and the
 ablations `SAGE-NoVerifier`, `SAGE-NoRepair`, `SAGE-NoMemory`. Names match ignoring case, spaces,
 `-`, `_` and `+` (`few-shot-cot`, `llmp`, `HierarchicalFewShot`). `register_planner(name, factory)`
-adds one; `available_planners()` lists them. Every planner implements `plan(task) -> PlanResult`
+adds one (`uses_memory=True`: its prompts take retrieved examples, and it is given a memory as
+the bundled ones are); `available_planners()` lists them. Every planner implements `plan(task) -> PlanResult`
 and `repair(state, done, failed_step, reason) -> PlanResult` (see `base.py`).
 
 `plan_task(task_ref_or_task, planner="SAGE", llm=..., domain=...)` is the one-call entry point for
@@ -26,6 +27,9 @@ from sage_pddl.pddl.registry import Registry
 from .base import CallLog, CallRecord, Planner, PlannerError, PlanningTask, PlanResult, SubgoalBlock
 from .memory import HybridMemory
 
+MEMORY = "memory"
+"""The trait of a planner whose prompts use retrieved examples (`uses_memory`)."""
+
 PLANNERS: Registry[Planner] = Registry("planner", PlannerError, {
     "SAGE": "sage_pddl.planners.sage:sage",
     "SAGE-NoVerifier": "sage_pddl.planners.sage:sage_no_verifier",
@@ -40,11 +44,16 @@ PLANNERS: Registry[Planner] = Registry("planner", PlannerError, {
     "Hierarchical Few-Shot": "sage_pddl.planners.hierarchical:HierarchicalFewShotPlanner",
     "LLM+P": "sage_pddl.planners.llmp:LLMPPlanner",
     "SayCan": "sage_pddl.planners.saycan:SayCanPlanner",
-})
-"""Every planner by name: `factory(llm, **options) -> Planner` (`pddl/registry.py`'s rules)."""
-# Planners whose prompts use retrieved examples (plan_task builds a memory for them).
-MEMORY_PLANNERS = frozenset({"SAGE", "SAGE-NoVerifier", "SAGE-NoRepair", "Few-Shot CoT",
-                             "Hierarchical Few-Shot"})
+}, traits={name: {MEMORY} for name in ("SAGE", "SAGE-NoVerifier", "SAGE-NoRepair",
+                                       "Few-Shot CoT", "Hierarchical Few-Shot")})
+"""Every planner by name: `factory(llm, **options) -> Planner` (`pddl/registry.py`'s rules),
+with the trait `MEMORY` where its prompts use retrieved examples."""
+
+
+def uses_memory(name: str) -> bool:
+    """Whether the planner `name`'s prompts use retrieved examples: `plan_task` and the bench
+    give it a memory (`memory=`)."""
+    return PLANNERS.has(name, MEMORY)
 
 
 def available_planners() -> list[str]:
@@ -58,9 +67,10 @@ def canonical_name(name: str) -> str:
 
 
 def register_planner(name: str, factory: Callable[..., Planner] | str, *,
-                     replace: bool = False) -> None:
-    """Register `factory(llm, **options) -> Planner`, or "module:attribute", under `name`."""
-    PLANNERS.register(name, factory, replace=replace)
+                     replace: bool = False, uses_memory: bool = False) -> None:
+    """Register `factory(llm, **options) -> Planner`, or "module:attribute", under `name`;
+    `uses_memory`: the factory takes `memory=` (a `HybridMemory`) and is given one."""
+    PLANNERS.register(name, factory, replace=replace, traits={MEMORY} if uses_memory else ())
 
 
 def planner_summary(name: str) -> str:
@@ -100,14 +110,14 @@ def plan_task(task_ref_or_task: Any, planner: str = "SAGE", llm: Any = None, dom
         if not isinstance(domain, Domain):
             domain = load_domain(domain or getattr(task, "domain", None) or "ithor")
         planning_task = PlanningTask.from_task(task, domain)
-    if memory is None and canonical in MEMORY_PLANNERS and dataset_tasks:
+    if memory is None and uses_memory(canonical) and dataset_tasks:
         memory = HybridMemory.from_tasks(dataset_tasks, planning_task.domain,
                                          live_path=live_memory)
-    if memory is not None and canonical in MEMORY_PLANNERS:
+    if memory is not None and uses_memory(canonical):
         options.setdefault("memory", memory)
     return get_planner(canonical, llm, **options).plan(planning_task)
 
 
 __all__ = ["PLANNERS", "CallLog", "CallRecord", "Planner", "PlannerError", "PlanningTask", "PlanResult",
            "SubgoalBlock", "available_planners", "canonical_name", "get_planner", "plan_task",
-           "register_planner"]
+           "register_planner", "uses_memory"]

@@ -363,3 +363,29 @@ def test_a_freed_worker_gets_its_next_cell_before_the_finished_row_is_written(tm
     run_benchmark(config(tmp_path, workers=2, seeds=(0,)))  # 6 cells
     assert submitted_at_write[:4] == [3, 4, 5, 6]
     assert submitted_at_write[4:] == [6, 6]
+
+
+def test_a_registered_backend_that_takes_hosts_is_given_them(monkeypatch):
+    """A backend registered with `takes_host` gets `--llm-host`, and with `pools_hosts` several
+    hosts make a pool of it, as ollama and openai do; one registered without is refused them."""
+    from sage_pddl import llm
+    from sage_pddl.bench.backend import BackendChoice, BackendSettingError, make_backend
+    from sage_pddl.llm import LLMConfigError, register_backend
+    from sage_pddl.llm.hosts import HostPool
+    from sage_pddl.pddl.registry import Registry
+
+    class Served(CheckedBackend):
+        def __init__(self, model: str = "m", host: str | None = None):
+            super().__init__(model)
+            self.host = host
+
+    monkeypatch.setattr(llm, "BACKENDS", Registry("LLM backend", LLMConfigError))
+    register_backend("served", Served, pools_hosts=True)
+    register_backend("local-only", Served)
+    one = make_backend(BackendChoice(llm="served", host="h1:1"), "m")
+    assert isinstance(one, Served) and one.host == "h1:1"
+    pool = make_backend(BackendChoice(llm="served", host="h1:1,h2:2"), "m")
+    assert isinstance(pool, HostPool) and [h.name for h in pool.hosts] == ["h1:1", "h2:2"]
+    assert make_backend(BackendChoice(llm="local-only", host="h1:1"), "m").host is None
+    with pytest.raises(BackendSettingError, match="several hosts are for the served backends"):
+        BackendChoice(llm="local-only", host="h1:1,h2:2").check(cassette=False)

@@ -83,3 +83,25 @@ def test_the_three_registries_are_this_one():
                                    (ENVIRONMENTS, "environment", list_envs())):
         assert isinstance(registry, Registry) and registry.kind == kind
         assert registry.names() == listed
+
+
+def test_traits_are_asked_of_an_entry_and_listed_in_registration_order():
+    registry: Registry[object] = Registry("widget", Refused, {"a": make, "b": make, "c": make},
+                                          traits={"a": {"round"}, "c": ("round", "red")})
+    registry.register("d", make, traits=["red"])
+    assert registry.has("A", "round") and not registry.has("b", "round")
+    assert registry.with_trait("round") == ["a", "c"] and registry.with_trait("red") == ["c", "d"]
+    registry.register("c", make, replace=True)  # a replaced entry has the traits given anew
+    assert registry.with_trait("round") == ["a"]
+    with pytest.raises(Refused, match=r"unknown widget 'e'"):
+        registry.has("e", "round")
+
+
+def test_the_bundled_entries_traits():
+    from sage_pddl.llm import POOLS_HOSTS, TAKES_HOST
+    from sage_pddl.planners import uses_memory
+
+    assert [p for p in PLANNERS.names() if uses_memory(p)] == [
+        "SAGE", "SAGE-NoVerifier", "SAGE-NoRepair", "Few-Shot CoT", "Hierarchical Few-Shot"]
+    assert BACKENDS.with_trait(TAKES_HOST) == ["ollama", "openai", "replay"]
+    assert BACKENDS.with_trait(POOLS_HOSTS) == ["ollama", "openai"]

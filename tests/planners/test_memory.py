@@ -190,3 +190,31 @@ def test_sage_prompts_never_show_a_component_of_the_compound_task(task, scripted
 def test_leaks_helper_accepts_planning_tasks(task):
     assert leaks(item("T01", "other"), task)
     assert not leaks(item("T02", "other"), task)
+
+
+def test_a_planner_registered_as_using_memory_is_given_one(monkeypatch):
+    """`register_planner(..., uses_memory=True)`: `plan_task` builds it the task set's memory,
+    as it does for SAGE; a planner registered without is given none."""
+    from sage_pddl import planners
+    from sage_pddl.pddl.registry import Registry
+    from sage_pddl.planners import PlannerError, PlanResult, plan_task, register_planner
+
+    given: dict[str, object] = {}
+
+    def factory(name):
+        def make(llm, memory=None):
+            given[name] = memory
+
+            class Recorder:
+                def plan(self, task):
+                    return PlanResult(steps=())
+            return Recorder()
+        return make
+
+    monkeypatch.setattr(planners, "PLANNERS", Registry("planner", PlannerError))
+    register_planner("Remembering", factory("Remembering"), uses_memory=True)
+    register_planner("Forgetting", factory("Forgetting"))
+    for name in ("Remembering", "Forgetting"):
+        plan_task("ithor#K01", planner=name, llm=object())
+    assert isinstance(given["Remembering"], HybridMemory)
+    assert given["Forgetting"] is None
