@@ -110,7 +110,7 @@ def learn_effects(successes: Sequence[Transition], arity: int, arities: Mapping[
         for atom in sorted(candidates):
             pos, neg = _split_by_change(atom, positive,
                                         ((some, post, hid) for _t, _b, _pre, post, hid, some in lifted))
-            literal = (positive, atom[0], atom[1])
+            literal = Literal(positive, *atom)
             effects_here, unexplained = _conditional(literal, pos, neg, arg_atoms, min_support,
                                                      universal=False)
             effects += effects_here
@@ -134,7 +134,7 @@ def learn_effects(successes: Sequence[Transition], arity: int, arities: Mapping[
             for atom in sorted(candidates):
                 pos, neg = _split_by_change(atom, positive,
                                             (row for rows in objects_per for row in rows))
-                literal = (positive, atom[0], atom[1])
+                literal = Literal(positive, *atom)
                 effects_here, unexplained = _conditional(literal, pos, neg, extra_atoms,
                                                          min_support, universal=True)
                 effects += effects_here
@@ -152,9 +152,9 @@ def _anchor(literal: Literal, positives: Sequence[frozenset[LiftedAtom]]
     act on (the changed atom itself left out: a delete needs no condition that it held)."""
     shared = frozenset.intersection(*(
         frozenset(a for a in p if EXTRA in a[1] and any(i != EXTRA for i in a[1])
-                  and a != (literal[1], literal[2]))
+                  and a != literal.atom)
         for p in positives))
-    return tuple(sorted(((True, p, a) for p, a in shared), key=literal_order))
+    return tuple(sorted((Literal(True, p, a) for p, a in shared), key=literal_order))
 
 
 def _conditional(literal: Literal, pos, neg, atoms, min_support: int, universal: bool):

@@ -144,7 +144,7 @@ def _literal(formula, index: Mapping[str, int]) -> Literal | None:
     positive, atom = (False, formula.arg) if isinstance(formula, Not) else (True, formula)
     if isinstance(atom, Atom) and all(isinstance(a, Variable) and key(a.name) in index
                                       for a in atom.args):
-        return (positive, key(atom.predicate), tuple(index[key(a.name)] for a in atom.args))
+        return Literal(positive, key(atom.predicate), tuple(index[key(a.name)] for a in atom.args))
     return None
 
 
@@ -190,8 +190,8 @@ def precondition_alternatives(formula, params: Sequence[str]
 
 
 def positional_text(literal: Literal) -> str:
-    words = " ".join([literal[1], *(f"?{i + 1}" for i in literal[2])])
-    return f"({words})" if literal[0] else f"(not ({words}))"
+    words = " ".join([literal.predicate, *(f"?{i + 1}" for i in literal.slots)])
+    return f"({words})" if literal.positive else f"(not ({words}))"
 
 
 def _texts(literals) -> tuple[str, ...]:

@@ -55,7 +55,7 @@ class LearnedAction:
         `unknown` (not observed, so it contradicts nothing)."""
         binding = arg_binding([key(a) for a in args])
         true_atoms, unseen = lift_state(state, binding), lift_state(unknown, binding)
-        return all(holds(literal, true_atoms) or (literal[1], literal[2]) in unseen
+        return all(holds(literal, true_atoms) or literal.atom in unseen
                    for literal in self.preconditions)
 
     def changes(self, state: Iterable[Fact], args: Sequence[str]
@@ -73,7 +73,7 @@ class LearnedAction:
             true_atoms = lift_with_some_object(state, binding)
             for effect in self.effects:
                 if not effect.universal and effect.fires(true_atoms):
-                    (added if effect.literal[0] else deleted).add(
+                    (added if effect.literal.positive else deleted).add(
                         ground_literal(effect.literal, names, ""))
         if any(e.universal for e in self.effects):
             others = sorted({obj for fact in state for obj in fact[1:]} - set(binding))
@@ -82,7 +82,7 @@ class LearnedAction:
                 true_atoms = lift_state(state, extended)
                 for effect in self.effects:
                     if effect.universal and effect.fires(true_atoms):
-                        (added if effect.literal[0] else deleted).add(
+                        (added if effect.literal.positive else deleted).add(
                             ground_literal(effect.literal, names, obj))
         after = (state - deleted) | added
         return after - state, state - after

@@ -179,11 +179,11 @@ def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: se
         seen = [s for s, hidden in zip(succ, succ_hidden) if atom not in hidden]
         true_count = sum(atom in s for s in seen)
         observed[atom] = len(seen)
-        support[(True, *atom)] = true_count
-        support[(False, *atom)] = len(seen) - true_count
+        support[Literal(True, *atom)] = true_count
+        support[Literal(False, *atom)] = len(seen) - true_count
     tolerance = mislabelled_successes(noise, len(succ), len(fail))
     candidates = [lit for lit, n in support.items()
-                  if n > 0 and n >= (1.0 - tolerance) * observed[(lit[1], lit[2])] - 1e-9]
+                  if n > 0 and n >= (1.0 - tolerance) * observed[lit.atom] - 1e-9]
     costs = None
     if tolerance > 0:  # a candidate may be false in a few successes: weigh them
         costs = {c: frozenset(i for i, (s, hidden) in enumerate(zip(succ, succ_hidden))

@@ -12,12 +12,25 @@ from __future__ import annotations
 import itertools
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
 
 EXTRA = -1  # the index of the universally quantified variable ?o in lifted atoms
 
 LiftedAtom = tuple[str, tuple[int, ...]]          # (predicate, variable indices)
-Literal = tuple[bool, str, tuple[int, ...]]       # (positive, predicate, variable indices)
 Fact = tuple[str, ...]
+
+
+class Literal(NamedTuple):
+    """A lifted atom with a sign: `(not (inside ?x ?y))` is `Literal(False, "inside", (0, 1))`."""
+
+    positive: bool
+    predicate: str
+    slots: tuple[int, ...]
+    """The argument position of each of the atom's objects (`EXTRA`: the one that is not)."""
+
+    @property
+    def atom(self) -> LiftedAtom:
+        return self.predicate, self.slots
 
 
 def variable_names(arity: int) -> tuple[str, ...]:
@@ -86,24 +99,24 @@ def universe(arities: Mapping[str, int], variables: Sequence[int],
 
 def ground_literal(literal: Literal, args: Sequence[str], extra: str) -> Fact:
     """The ground fact of a lifted literal's atom: positions read in `args`, ?o as `extra`."""
-    return (literal[1], *(extra if i == EXTRA else args[i] for i in literal[2]))
+    return (literal.predicate, *(extra if i == EXTRA else args[i] for i in literal.slots))
 
 
 def holds(literal: Literal, true_atoms: frozenset[LiftedAtom]) -> bool:
-    return ((literal[1], literal[2]) in true_atoms) == literal[0]
+    return (literal.atom in true_atoms) == literal.positive
 
 
 # --- clauses ---------------------------------------------------------------------------------
 
 def description(true_atoms: frozenset[LiftedAtom], atoms: frozenset[LiftedAtom]) -> frozenset[Literal]:
-    return frozenset([(True, p, a) for p, a in true_atoms if (p, a) in atoms]
-                     + [(False, p, a) for p, a in atoms - true_atoms])
+    return frozenset([Literal(True, p, a) for p, a in true_atoms if (p, a) in atoms]
+                     + [Literal(False, p, a) for p, a in atoms - true_atoms])
 
 
 def split_clause(clause: Iterable[Literal]) -> tuple[frozenset[LiftedAtom], frozenset[LiftedAtom]]:
     clause = list(clause)
-    return (frozenset((lit[1], lit[2]) for lit in clause if lit[0]),
-            frozenset((lit[1], lit[2]) for lit in clause if not lit[0]))
+    return (frozenset(lit.atom for lit in clause if lit.positive),
+            frozenset(lit.atom for lit in clause if not lit.positive))
 
 
 def satisfies(true_atoms: frozenset[LiftedAtom], clause: Iterable[Literal]) -> bool:
@@ -117,6 +130,6 @@ def any_satisfies(instances: Sequence[frozenset[LiftedAtom]], clause: Iterable[L
 
 
 def literal_order(literal: Literal) -> tuple:
-    return (not literal[0], literal[1], literal[2])
+    return (not literal.positive, literal.predicate, literal.slots)
 
 

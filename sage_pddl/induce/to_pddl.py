@@ -34,10 +34,10 @@ def _term(index: int, names: Sequence[str]) -> Variable:
 
 def _formula(literal: Literal, names: Sequence[str], some: bool = False):
     """A literal as a formula; with `some`, ?o is read existentially (`(exists (?o) ...)`)."""
-    atom: Atom | Exists = Atom(literal[1], tuple(_term(i, names) for i in literal[2]))
-    if some and EXTRA in literal[2]:
+    atom: Atom | Exists = Atom(literal.predicate, tuple(_term(i, names) for i in literal.slots))
+    if some and EXTRA in literal.slots:
         atom = Exists((Typed("o"),), atom)
-    return atom if literal[0] else Not(atom)
+    return atom if literal.positive else Not(atom)
 
 
 def _conjunction(literals: Sequence[Literal], names: Sequence[str], some: bool = False):
@@ -65,13 +65,13 @@ def effect_text(effect: LearnedEffect, names: Sequence[str]) -> str:
 
 def learned_domain(name: str, learned: Sequence[LearnedAction], arities: Mapping[str, int]) -> Domain:
     requirements = [":strips"]
-    if any(not lit[0] for a in learned for lit in a.preconditions) or any(
-            not lit[0] for a in learned for e in a.effects for lit in e.condition) or any(
+    if any(not lit.positive for a in learned for lit in a.preconditions) or any(
+            not lit.positive for a in learned for e in a.effects for lit in e.condition) or any(
             e.exception for a in learned for e in a.effects):
         requirements.append(":negative-preconditions")
     if any(e.condition or e.exception or e.universal for a in learned for e in a.effects):
         requirements.append(":conditional-effects")
-    if any(not e.universal and EXTRA in lit[2] for a in learned for e in a.effects
+    if any(not e.universal and EXTRA in lit.slots for a in learned for e in a.effects
            for lit in e.condition + e.exception):
         requirements.append(":existential-preconditions")
     predicates = tuple(
