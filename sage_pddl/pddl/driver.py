@@ -46,6 +46,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import re
+from collections import deque
 from collections.abc import Callable
 from functools import partial
 from operator import itemgetter
@@ -63,8 +64,8 @@ from .model import Location
 _new_tuple = tuple.__new__  # `_new_tuple(Location, (file, line, column))`: see `Location`
 
 WORDS_KEPT = 50_000
-"""Words the states' tables remember together, at most (`Driver.known`; all emptied when
-full): every file of the shared corpus together fills them with about 12,000."""
+"""Words the states' tables remember together, at most (`Driver.known`; the word learned first
+is forgotten first): every file of the shared corpus together fills them with about 12,000."""
 
 
 class Declined(Exception):
@@ -236,7 +237,9 @@ class Driver:
         self.actions: list[dict[str, Any]] = [{}] * count
         self.lexing: list[Any] = [None] * count
         self.known: list[dict[str, tuple[str | None, int, Any]]] = [{} for _ in range(count)]
-        self.words_known = 0  # in all of `known` (`WORDS_KEPT`)
+        self.learned: deque[tuple[int, str]] = deque()
+        """(state, word) of each entry of `known`, in the order they were learned: the first is
+        the one forgotten when `WORDS_KEPT` are kept."""
         for state, row in table.states.items():
             lexer = frontend.lexer.lexers[state]
             regexes = lexer.scanner._mres  # (the scanner is built on first use, callbacks too)
@@ -334,8 +337,8 @@ class Driver:
         """What the loop reads of a word in `state`: the kind of token the state's lexer reads
         it as, what the loop makes of it and the state's action on it; None, _SEVERAL, None for
         a word the lexer reads as several tokens (each looked up as it is fed). Kept in the
-        state's table of words read (a long-lived process reads many texts: a table is emptied
-        when full)."""
+        state's table of words read (a long-lived process reads many texts: at most
+        `WORDS_KEPT` in all, the first learned forgotten first)."""
         kind, rest = self._first_token(state, word)
         if rest:
             found: tuple[str | None, int, Any] = (None, _SEVERAL, None)
@@ -344,10 +347,11 @@ class Driver:
             if action is None:
                 raise Declined  # a syntax error
             found = (kind, self.made[kind], action)
-        if self.words_known >= WORDS_KEPT:
-            self.forget()
+        if len(self.learned) >= WORDS_KEPT:
+            first_state, first_word = self.learned.popleft()
+            self.known[first_state].pop(first_word, None)
         self.known[state][word] = found
-        self.words_known += 1
+        self.learned.append((state, word))
         return found
 
     def _first_token(self, state: int, word: str) -> tuple[str, str]:
@@ -415,7 +419,7 @@ class Driver:
         """Empty the tables of words each state has read (as a new process has them)."""
         for words in self.known:
             words.clear()
-        self.words_known = 0
+        self.learned.clear()
 
 
 PROBE_DOMAIN = """; @sage note a probe

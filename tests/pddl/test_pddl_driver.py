@@ -134,7 +134,11 @@ def test_the_drivers_tables_of_words_read_stay_bounded(monkeypatch):
     texts = {path.name: path.read_text() for path in paths}
     compared, _ = compare_driver_with_lark(texts)  # the same models, words forgotten or not
     assert compared == len(texts)
-    assert sum(len(words) for words in pddl_parser._driver().known) <= 20
+    fast = pddl_parser._driver()
+    assert sum(len(words) for words in fast.known) == len(fast.learned) == 20
+    # the words kept are the last learned: the first learned was forgotten first
+    kept = {(state, word) for state, words in enumerate(fast.known) for word in words}
+    assert kept == set(fast.learned)
 
 
 def test_the_driver_counts_the_nesting_on_the_parentheses_it_reads():
