@@ -4,9 +4,10 @@
 planner writes for it, what it requires and what it changes in plain words (`pddl.plain`), the
 reasons a domain gives for a failed literal (`; @sage reason`), and `causal_svg(domain)`: the
 graph of which action makes which predicate true or false (the action -> literal edges of
-`gate.causal.CausalGraph`), laid out by networkx in two columns, actions on the left and the
-literals they set on the right, the literals ordered by the mean rank of the actions that set
-them so that few edges cross. Hovering a node lights its edges (the page's script); each action
+`gate.causal.CausalGraph`), in two columns, actions on the left and the literals they set on
+the right, each column ordered by the mean rank of its nodes' neighbours in the other, starting
+from the actions as the domain declares them, so that few edges cross and the same domain gives
+the same picture in every process. Hovering a node lights its edges (the page's script); each action
 node's tooltip says what it requires.
 """
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 import networkx as nx
 
-from sage_pddl.gate.causal import CausalGraph
+from sage_pddl.gate.causal import ActionNode, CausalGraph, LiteralNode
 from sage_pddl.pddl.model import Domain
 from sage_pddl.pddl.plain import words
 from sage_pddl.pddl.vocabulary import vocabulary
@@ -39,12 +40,13 @@ def _literal_label(predicate: str, holds: bool) -> str:
 
 def _by_barycentre(nodes: list, fixed: list, neighbours: Callable[[Any], Iterable[Any]]
                    ) -> list:
-    """`nodes` ordered by the mean position of their neighbours in `fixed` (ties by name)."""
+    """`nodes` ordered by the mean position of their neighbours in `fixed` (ties by their
+    fields: an action's name, a literal's predicate and sign)."""
     rank = {node: index for index, node in enumerate(fixed)}
 
     def key(node: Any) -> tuple[float, str]:
         places = [rank[n] for n in neighbours(node) if n in rank]
-        return (sum(places) / len(places) if places else len(fixed), str(node[1:]))
+        return (sum(places) / len(places) if places else len(fixed), str(tuple(node)))
 
     return sorted(nodes, key=key)
 
@@ -52,13 +54,14 @@ def _by_barycentre(nodes: list, fixed: list, neighbours: Callable[[Any], Iterabl
 def causal_svg(domain: Domain) -> str:
     """The action -> literal graph of `domain` as an SVG element (see module docstring)."""
     graph = CausalGraph.of(domain).graph
-    actions = [n for n in graph if n[0] == "action"]
+    actions = [n for n in graph if isinstance(n, ActionNode)]
     effects = nx.DiGraph()
     effects.add_nodes_from(actions)
     effects.add_edges_from((a, lit) for a in actions for lit in graph.successors(a))
-    literals = [n for n in effects if n[0] == "literal"]
-    layout = nx.bipartite_layout(effects, actions, align="vertical")
-    action_order = sorted(actions, key=lambda n: (-layout[n][1], n[1]))
+    literals = [n for n in effects if isinstance(n, LiteralNode)]
+    # the sweeps start from the actions as the domain declares them (networkx's bipartite
+    # layout would start them in the order of a set: another picture in every process)
+    action_order = actions
     literal_order = literals
     for _ in range(SWEEPS):  # barycentre sweeps: each side ordered by its neighbours' mean rank
         literal_order = _by_barycentre(literal_order, action_order, effects.predecessors)
@@ -73,7 +76,8 @@ def causal_svg(domain: Domain) -> str:
         step = (height - 40) / max(count, 1)
         return [20 + step * (i + 0.5) for i in range(count)]
 
-    where = {n: (left_x, y) for n, y in zip(action_order, ys(len(action_order)))}
+    where: dict[ActionNode | LiteralNode, tuple[float, float]] = {
+        n: (left_x, y) for n, y in zip(action_order, ys(len(action_order)))}
     where.update({n: (right_x, y) for n, y in zip(literal_order, ys(len(literal_order)))})
     requires = {a.name: words(a.precondition) if a.precondition is not None else "nothing"
                 for a in domain.actions}
@@ -84,25 +88,25 @@ def causal_svg(domain: Domain) -> str:
     for action, literal in effects.edges:
         (x1, y1), (x2, y2) = where[action], where[literal]
         middle = (x1 + x2) / 2
-        kind = "adds" if literal[2] else "deletes"
-        parts.append(f'<path class="edge {kind}" data-a="{_e(action[1])}" '
-                     f'data-l="{_e(_literal_label(literal[1], literal[2]))}" '
+        kind = "adds" if literal.holds else "deletes"
+        parts.append(f'<path class="edge {kind}" data-a="{_e(action.name)}" '
+                     f'data-l="{_e(_literal_label(literal.predicate, literal.holds))}" '
                      f'd="M{x1 + 6:.1f},{y1:.1f} C{middle:.1f},{y1:.1f} {middle:.1f},{y2:.1f} '
                      f'{x2 - 6:.1f},{y2:.1f}"/>')
     parts.append("</g>")
     for action in action_order:
         x, y = where[action]
-        name = action[1]
+        name = action.name
         parts.append(f'<g class="node action" data-a="{_e(name)}"><title>{_e(name)} requires: '
                      f'{_e(requires.get(name, ""))}</title><circle cx="{x}" cy="{y:.1f}" r="6"/>'
                      f'<text x="{x - 12}" y="{y + 4:.1f}" text-anchor="end">{_e(name)}</text></g>')
     for literal in literal_order:
         x, y = where[literal]
-        label = _literal_label(literal[1], literal[2])
-        makers = ", ".join(sorted(a[1] for a in effects.predecessors(literal)))
-        kind = "adds" if literal[2] else "deletes"
+        label = _literal_label(literal.predicate, literal.holds)
+        makers = ", ".join(sorted(a.name for a in effects.predecessors(literal)))
+        kind = "adds" if literal.holds else "deletes"
         parts.append(f'<g class="node literal {kind}" data-l="{_e(label)}"><title>made '
-                     f'{"true" if literal[2] else "false"} by {_e(makers)}</title>'
+                     f'{"true" if literal.holds else "false"} by {_e(makers)}</title>'
                      f'<rect x="{x - 6}" y="{y - 6:.1f}" width="12" height="12" rx="2"/>'
                      f'<text x="{x + 12}" y="{y + 4:.1f}">{_e(label)}</text></g>')
     parts.append("</svg>")

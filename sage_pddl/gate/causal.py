@@ -1,7 +1,7 @@
 """The domain's causal graph: which actions can make a literal true, and what they need.
 
 `CausalGraph.of(domain)` is a `networkx.DiGraph` over two kinds of node: actions
-(`("action", name)`) and lifted literals (`("literal", predicate, holds)`, where `holds` is
+(`ActionNode(name)`) and lifted literals (`LiteralNode(predicate, holds)`, where `holds` is
 False for "the predicate is made false"). An edge literal -> action says the action's
 precondition mentions the literal; an edge action -> literal says its effect sets it. The graph
 is built from the model alone (every literal of every precondition and effect, `when` conditions
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import networkx as nx
 
@@ -50,6 +51,19 @@ from .ground import State
 from .table import PreconditionTable
 
 Literal = tuple[str, bool]  # (predicate key, holds)
+
+
+class ActionNode(NamedTuple):
+    """A node of the causal graph: an action, by its name as declared."""
+
+    name: str
+
+
+class LiteralNode(NamedTuple):
+    """A node of the causal graph: a lifted literal (`holds` False: the predicate made false)."""
+
+    predicate: str
+    holds: bool
 
 
 def condition_literals(formula: object, holds: bool = True) -> Iterator[Literal]:
@@ -117,17 +131,18 @@ class CausalGraph:
         return _graph_of(domain)
 
     def achievers(self, predicate: str, holds: bool = True) -> list[str]:
-        node = ("literal", key(predicate), holds)
+        node = LiteralNode(key(predicate), holds)
         if node not in self.graph:
             return []
-        return sorted(n[1] for n in self.graph.predecessors(node))
+        return sorted(n.name for n in self.graph.predecessors(node))
 
     def relevant_actions(self, literals: Iterable[Literal]) -> set[str]:
         relevant: set[str] = set()
         for predicate, holds in literals:
-            node = ("literal", key(predicate), holds)
+            node = LiteralNode(key(predicate), holds)
             if node in self.graph:
-                relevant |= {n[1] for n in nx.ancestors(self.graph, node) if n[0] == "action"}
+                relevant |= {n.name for n in nx.ancestors(self.graph, node)
+                             if isinstance(n, ActionNode)}
         return relevant
 
     def reachable(self, true_predicates: Iterable[str]) -> set[Literal]:
@@ -163,14 +178,14 @@ class CausalGraph:
 def _build_graph(domain: Domain) -> CausalGraph:
     graph = nx.DiGraph()
     for action in domain.actions:
-        node = ("action", action.name)
+        node = ActionNode(action.name)
         graph.add_node(node)
         needs = list(condition_literals(action.precondition)) if action.precondition else []
         needs += list(_conditional_needs(action.effect))
         for predicate, holds in needs:
-            graph.add_edge(("literal", predicate, holds), node)
+            graph.add_edge(LiteralNode(predicate, holds), node)
         for atom, added in effect_literals(action.effect):
-            graph.add_edge(node, ("literal", key(atom.predicate), added))
+            graph.add_edge(node, LiteralNode(key(atom.predicate), added))
     return CausalGraph(tuple(domain.predicates), tuple(domain.actions), graph)
 
 
