@@ -525,28 +525,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="let clients name domain and task files inside DIR (repeatable; "
                              "default: names of bundled and --domains-dir domains only)")
     parser.add_argument("--max-bytes", type=int, default=defaults.max_bytes,
-                        help="largest accepted request in bytes (default 1 MiB)")
+                        help=f"largest accepted request in bytes (default {defaults.max_bytes:,})")
     parser.add_argument("--reset-timeout", type=float, default=defaults.reset_timeout,
-                        metavar="SECONDS", help="time budget of a reset (default 10)")
+                        metavar="SECONDS",
+                        help=f"time budget of a reset (default {defaults.reset_timeout:g})")
     parser.add_argument("--step-timeout", type=float, default=defaults.step_timeout,
                         metavar="SECONDS", help="time budget of any other episode request "
-                                                "(default 10)")
+                                                f"(default {defaults.step_timeout:g})")
     parser.add_argument("--max-atoms", type=int, default=defaults.max_atoms,
                         help="most quantifier instances grounded per formula "
                              f"(default {defaults.max_atoms:,})")
     parser.add_argument("--max-memory", type=int, default=None, metavar="MIB",
-                        help="address-space cap of each episode's worker in MiB (default 1024 "
-                             "for symbolic, none for ai2thor)")
+                        help="address-space cap of each episode's worker in MiB (default "
+                             f"{(default_max_memory('symbolic') or 0) >> 20} for symbolic, none "
+                             "for ai2thor)")
     parser.add_argument("--max-clients", type=int, default=defaults.max_clients,
-                        help="episodes served at once (default 8)")
+                        help=f"episodes served at once (default {defaults.max_clients})")
     parser.add_argument("--idle-timeout", type=float, default=defaults.idle_timeout,
-                        metavar="SECONDS", help="end an episode idle this long (default 900)")
+                        metavar="SECONDS",
+                        help=f"end an episode idle this long (default {defaults.idle_timeout:g})")
     parser.add_argument("--reclaim-after", type=float, default=defaults.reclaim_after,
                         metavar="SECONDS", help="end an episode whose client disconnected this "
                         "long ago, or, when every slot is taken, the one idle longest if idle "
-                        "this long (default 60)")
+                        f"this long (default {defaults.reclaim_after:g})")
     parser.add_argument("--max-connections", type=int, default=defaults.max_connections,
-                        help="connections open at once, authenticated or not (default 64)")
+                        help="connections open at once, authenticated or not "
+                             f"(default {defaults.max_connections})")
     parser.add_argument("--log", help="append a JSONL transition log here")
 
 
