@@ -26,7 +26,6 @@ ignores the `@sage` annotations). A schema holds the domain's actions and nodes 
 """
 from __future__ import annotations
 
-from functools import cached_property
 from typing import NamedTuple
 
 from ..pddl.model import (
@@ -118,24 +117,8 @@ class DomainSchema:
 
     def declared_fitting(self, accepted: frozenset[str]) -> frozenset[str]:
         """The type keys whose objects belong to one of `accepted`: those types and their
-        subtypes, at any depth (the types whose `ancestors` meet `accepted`)."""
-        found = set(accepted)
-        todo = list(accepted)
-        while todo:
-            for child in self._subtypes.get(todo.pop(), ()):
-                if child not in found:
-                    found.add(child)
-                    todo.append(child)
-        return frozenset(found)
-
-    @cached_property
-    def _subtypes(self) -> dict[str, list[str]]:
-        """Type key -> the keys of the types that name it as a parent."""
-        children: dict[str, list[str]] = {}
-        for child, parents in self.types.parents.items():
-            for parent in parents:
-                children.setdefault(parent, []).append(child)
-        return children
+        subtypes, at any depth (`validate.TypeHierarchy.descendants`)."""
+        return self.types.descendants(accepted)
 
 
 def _accepted(parameter: Typed) -> frozenset[str] | None:

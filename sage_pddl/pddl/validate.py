@@ -19,7 +19,7 @@ Unsupported constructs are errors with code "unsupported" naming the construct a
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -111,6 +111,11 @@ class TypeHierarchy:
             for parent in typedef.parents:
                 self.parents.setdefault(key(parent), ())
         self.explicit = any(t.parents for t in domain.types)
+        self.children: dict[str, list[str]] = {}
+        """Type key -> the keys of the types that name it as a parent."""
+        for child, parents in self.parents.items():
+            for parent in parents:
+                self.children.setdefault(parent, []).append(child)
         self.closure: dict[str, frozenset[str]] = {name: self._above(name)
                                                    for name in self.parents}
         """Type key -> `ancestors` of it, for every type the domain names (one entry each)."""
@@ -124,14 +129,13 @@ class TypeHierarchy:
         found = self.closure.get(name)
         return self._above(name) if found is None else found
 
+    def descendants(self, keys: Iterable[str]) -> frozenset[str]:
+        """The type keys `keys` and those of every type below one of them (the types whose
+        `ancestors` meet `keys`)."""
+        return _reached(set(keys), self.children)
+
     def _above(self, name: str) -> frozenset[str]:
-        seen, todo = {name, "object"}, [name]
-        while todo:
-            for parent in self.parents.get(todo.pop(), ()):
-                if parent not in seen:
-                    seen.add(parent)
-                    todo.append(parent)
-        return frozenset(seen)
+        return _reached({name, "object"}, self.parents)
 
     def in_cycle(self, name: str) -> bool:
         name = key(name)
@@ -150,6 +154,17 @@ class TypeHierarchy:
             return True
         wanted = expected or ("object",)
         return any(key(a) in self.ancestors(e) for a in (actual or ("object",)) for e in wanted)
+
+
+def _reached(seen: set[str], edges: Mapping[str, Iterable[str]]) -> frozenset[str]:
+    """`seen` and every type reached from one of them along `edges` (cycles tolerated)."""
+    todo = list(seen)
+    while todo:
+        for other in edges.get(todo.pop(), ()):
+            if other not in seen:
+                seen.add(other)
+                todo.append(other)
+    return frozenset(seen)
 
 
 # --- shared walking of formulas --------------------------------------------------------------------
