@@ -53,6 +53,10 @@ class Registry(Generic[T]):
         self._entries: dict[str, _Entry] = {}
         """Canonical key -> its entry, one per name registered."""
         self._lock = threading.Lock()
+        unknown = set(traits or {}) - set(entries or {})
+        if unknown:  # (a misspelt name would otherwise lose its traits without a word)
+            raise self.error(f"traits given for no {kind} of the entries: "
+                             f"{', '.join(sorted(unknown))}")
         for name, factory in (entries or {}).items():
             self.register(name, factory, traits=(traits or {}).get(name, ()))
 

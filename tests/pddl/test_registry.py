@@ -95,6 +95,8 @@ def test_traits_are_asked_of_an_entry_and_listed_in_registration_order():
     assert registry.with_trait("round") == ["a"]
     with pytest.raises(Refused, match=r"unknown widget 'e'"):
         registry.has("e", "round")
+    with pytest.raises(Refused, match=r"traits given for no widget of the entries: b"):
+        Registry("widget", Refused, {"a": make}, traits={"b": {"round"}})
 
 
 def test_the_bundled_entries_traits():
