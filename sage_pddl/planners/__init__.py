@@ -4,9 +4,9 @@
 `Self-Refine`, `ReAct`, `Hierarchical`, `Hierarchical Few-Shot`, `LLM+P`, `SayCan`, and the
 ablations `SAGE-NoVerifier`, `SAGE-NoRepair`, `SAGE-NoMemory`. Names match ignoring case, spaces,
 `-`, `_` and `+` (`few-shot-cot`, `llmp`, `HierarchicalFewShot`). `register_planner(name, factory)`
-adds one (`uses_memory=True`: its prompts take retrieved examples, and it is given a memory as
-the bundled ones are); `available_planners()` lists them. Every planner implements `plan(task) -> PlanResult`
-and `repair(state, done, failed_step, reason) -> PlanResult` (see `base.py`).
+adds one (`uses_memory=True`: its prompts take retrieved examples, and it is given a memory as the
+bundled ones are); `available_planners()` lists them. Every planner implements `plan(task) ->
+PlanResult` and `repair(state, done, failed_step, reason) -> PlanResult` (see `base.py`).
 
 `plan_task(task_ref_or_task, planner="SAGE", llm=..., domain=...)` is the one-call entry point for
 the CLI: it loads a dataset task (`"ithor#K01"`, `"path.json#ID"`) or takes a `Task` or
