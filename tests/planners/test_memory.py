@@ -192,9 +192,13 @@ def test_leaks_helper_accepts_planning_tasks(task):
     assert not leaks(item("T02", "other"), task)
 
 
-def test_a_planner_registered_as_using_memory_is_given_one(monkeypatch):
-    """`register_planner(..., uses_memory=True)`: `plan_task` builds it the task set's memory,
-    as it does for SAGE; a planner registered without is given none."""
+def test_a_planner_registered_as_using_memory_is_given_one(monkeypatch, tmp_path):
+    """`register_planner(..., uses_memory=True)`: `plan_task` builds it the task set's memory
+    (of a set of three iTHOR tasks here), as it does for SAGE; a planner registered without is
+    given none."""
+    import json
+    from pathlib import Path
+
     from sage_pddl import planners
     from sage_pddl.pddl.registry import Registry
     from sage_pddl.planners import PlannerError, PlanResult, plan_task, register_planner
@@ -214,7 +218,10 @@ def test_a_planner_registered_as_using_memory_is_given_one(monkeypatch):
     monkeypatch.setattr(planners, "PLANNERS", Registry("planner", PlannerError))
     register_planner("Remembering", factory("Remembering"), uses_memory=True)
     register_planner("Forgetting", factory("Forgetting"))
+    source = Path(__file__).resolve().parents[2] / "data" / "sage" / "eval_dataset_expanded.json"
+    tasks = tmp_path / "three.json"
+    tasks.write_text(json.dumps({"samples": json.loads(source.read_text())["samples"][:3]}))
     for name in ("Remembering", "Forgetting"):
-        plan_task("ithor#K01", planner=name, llm=object())
+        plan_task(f"{tasks}#K01", planner=name, llm=object(), domain="ithor")
     assert isinstance(given["Remembering"], HybridMemory)
     assert given["Forgetting"] is None
