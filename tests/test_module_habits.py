@@ -11,6 +11,7 @@ import ast
 import io
 import re
 import tokenize
+from functools import cache
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -18,9 +19,20 @@ SOURCES = sorted(p for folder in ("sage_pddl", "tests", "tools")
                  for p in (REPO / folder).rglob("*.py"))
 
 
+@cache
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+@cache
+def _parsed(text: str) -> ast.Module:
+    """The syntax tree of a module's text, parsed once for all the checks (read, not changed)."""
+    return ast.parse(text)
+
+
 def test_every_module_opens_with_a_docstring():
     missing = [str(p.relative_to(REPO)) for p in SOURCES
-               if ast.get_docstring(ast.parse(p.read_text(encoding="utf-8"))) is None]
+               if ast.get_docstring(_parsed(_text(p))) is None]
     assert len(SOURCES) > 150 and missing == []
 
 
@@ -32,13 +44,13 @@ a data table would be a data file, not a module)."""
 def test_no_module_of_the_package_is_longer_than_the_limit():
     long = {str(p.relative_to(REPO)): n for p in SOURCES
             if str(p.relative_to(REPO)).startswith("sage_pddl/")
-            and (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+            and (n := len(_text(p).splitlines())) > MAX_MODULE_LINES}
     assert long == {}
 
 
 def _function_local_imports(path: Path) -> list[tuple[int, str, bool]]:
     """(line, imported module, has a comment) of each import inside a function."""
-    text = path.read_text(encoding="utf-8")
+    text = _text(path)
     lines = text.splitlines()
     found = []
 
@@ -56,7 +68,7 @@ def _function_local_imports(path: Path) -> list[tuple[int, str, bool]]:
                 found.append((child.lineno, module, commented))
             visit(child, inside)
 
-    visit(ast.parse(text), False)
+    visit(_parsed(text), False)
     return found
 
 
@@ -93,7 +105,7 @@ def _prose(text: str) -> list[tuple[int, str]]:
     """(line, text) of each docstring (of a module, class or function, and the string after an
     assignment that documents it) and each comment of a module's source."""
     found = []
-    for node in ast.walk(ast.parse(text)):
+    for node in ast.walk(_parsed(text)):
         statements = getattr(node, "body", None)
         if not isinstance(statements, list):
             continue
@@ -119,7 +131,7 @@ def _timings(text: str) -> list[tuple[int, str]]:
 def test_docstrings_and_comments_state_no_timings():
     stated = [f"{path.relative_to(REPO)}:{line}: {said!r}" for path in SOURCES
               if str(path.relative_to(REPO)).startswith("sage_pddl/")
-              for line, said in _timings(path.read_text(encoding="utf-8"))]
+              for line, said in _timings(_text(path))]
     assert stated == []
 
 
@@ -145,7 +157,7 @@ _FOREIGN_PRIVATE_READS = {
 def _private_reads(text: str) -> list[tuple[int, str]]:
     """(line, name) of each `obj._name` read, not on self or cls, of a `_name` the module does
     not define (as a function, class, variable or assigned attribute)."""
-    tree = ast.parse(text)
+    tree = _parsed(text)
     defined = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -164,7 +176,7 @@ def _private_reads(text: str) -> list[tuple[int, str]]:
 def test_no_module_reads_a_private_attribute_of_another():
     read = [f"{relative}:{line}: ._{name[1:]}" for path in SOURCES
             if (relative := str(path.relative_to(REPO))).startswith("sage_pddl/")
-            for line, name in _private_reads(path.read_text(encoding="utf-8"))
+            for line, name in _private_reads(_text(path))
             if name not in _FOREIGN_PRIVATE_READS.get(relative, ())]
     assert read == []
 
