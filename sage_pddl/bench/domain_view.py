@@ -4,10 +4,10 @@
 planner writes for it, what it requires and what it changes in plain words (`pddl.plain`), the
 reasons a domain gives for a failed literal (`; @sage reason`), and `causal_svg(domain)`: the
 graph of which action makes which predicate true or false (the action -> literal edges of
-`gate.causal.CausalGraph`), in two columns, actions on the left and the literals they set on
-the right, each column ordered by the mean rank of its nodes' neighbours in the other, starting
-from the actions as the domain declares them, so that few edges cross and the same domain gives
-the same picture in every process. Hovering a node lights its edges (the page's script); each action
+`gate.causal.CausalGraph`), in two columns, actions on the left and the literals they set on the
+right, each column ordered by the mean rank of its nodes' neighbours in the other, starting from
+the actions as the domain declares them, so that few edges cross and the same domain gives the
+same picture in every process. Hovering a node lights its edges (the page's script); each action
 node's tooltip says what it requires.
 """
 from __future__ import annotations

@@ -71,7 +71,7 @@ class Registry(Generic[T]):
                              f"'module:attribute', not {factory!r}")
         with self._lock:
             if key in self._entries and not replace:
-                raise self.error(f"a {self.kind} named {self._entries[key][0]!r} is already "
+                raise self.error(f"a {self.kind} named {self._entries[key].name!r} is already "
                                  "registered (pass replace=True to override it)")
             self._entries.pop(key, None)
             self._entries[key] = _Entry(name.strip(), factory, frozenset(traits))
