@@ -7,7 +7,7 @@ all have the problem's static facts (the gate makes sure of it, `Gate.for_state`
 literal is true or false once and for all, so it is decided when its mask is made. One that
 holds needs nothing; one that fails requires `FALSE`, a bit no state holds.
 
-A ground action becomes a `BitStep` whose masks are its sets (`bit_step`): it applies in `s`
+A ground action becomes a successor function whose masks are its sets (`bit_step`): it applies in `s`
 when `s & (pos | neg) == pos` and its guard (the disjunctions and implications of its
 precondition, as closures on ints) holds, and its successor is `s & ~delete | add`, the
 conditional effects whose conditions hold in `s` included. Every `Cond`, `AnyOf`, `Implies`
@@ -339,54 +339,43 @@ def _alternatives(any_of: AnyOf, present: set[GroundAtom], absent: set[GroundAto
             complex_parts.append(part)
 
 
-class BitStep:
-    """A ground action on bit sets (`bit_step`): `successor(s)` is the state after it, or
-    None when it does not apply in `s`: `s & ~delete | add` (an atom both deleted and added
-    holds afterwards), the conditional effects that fire in `s` included (`BitSets.effects`;
-    looked at only when one of their `triggers` is present, or always when it is None)."""
-
-    __slots__ = ("ground", "literals", "pos", "add", "delete", "keep", "guard", "effects",
-                 "triggers")
-
-    def __init__(self, ground: GroundAction, pos: int, neg: int, add: int, delete: int,
-                 guard: Callable[[int], bool] | None,
-                 effects: tuple[Callable[[int], tuple[int, int]], int | None] | None) -> None:
-        self.ground = ground
-        self.literals = pos | neg
-        self.pos = pos
-        self.add = add
-        self.delete = delete
-        self.keep = ~delete
-        self.guard = guard
-        self.effects, self.triggers = (_no_effects, 0) if effects is None else effects
-
-    def successor(self, s: int) -> int | None:
-        if s & self.literals != self.pos or (self.guard is not None and not self.guard(s)):
-            return None
-        triggers = self.triggers
-        if triggers is not None and not s & triggers:  # no conditional effect fires in `s`
-            after: int = s & self.keep | self.add
-            return after
-        more_add, more_delete = self.effects(s)  # read in the state before the step
-        return s & ~(self.delete | more_delete) | self.add | more_add
+Successor = Callable[[int], int | None]
+"""A ground action on bit sets (`bit_step`): the state after it from the state `s`, or None
+when it does not apply in `s`."""
 
 
-def _no_effects(s: int) -> tuple[int, int]:
-    """The conditional effects of a step that has none."""
-    return 0, 0
-
-
-def bit_step(bits: BitSets, ground: GroundAction) -> BitStep:
-    """`ground` on bit sets: its literal sets as masks, its disjunctions and implications as
-    one guard, its conditional effects as one function of the state before the step. A static
-    literal that fails makes the masks require `FALSE` (it is explained like any other failed
-    literal). A false equality, or an atom both required and forbidden (which the masks' test
-    would pass when the atom holds), makes the guard refuse every state."""
+def bit_step(bits: BitSets, ground: GroundAction) -> Successor:
+    """`ground` on bit sets, as its successor function: it applies in `s` when
+    `s & (pos | neg) == pos` (its literal sets as masks) and its guard (its disjunctions and
+    implications as one test) holds, and then gives `s & ~delete | add`, an atom both deleted
+    and added holding afterwards, with the conditional effects that fire in `s` included
+    (`BitSets.effects`; looked at only when one of their triggers is present, or always when
+    the triggers are None). A static literal that fails makes the masks require `FALSE` (it
+    is explained like any other failed literal). A false equality, or an atom both required
+    and forbidden (which the masks' test would pass when the atom holds), makes the guard
+    refuse every state."""
     pre = ground.precondition
-    effects = None
-    if ground.conditional is not None:
-        effects = bits.effects(ground.conditional)
+    conditional = None if ground.conditional is None else bits.effects(ground.conditional)
     pos, neg = bits.literal_masks(pre.pos, pre.neg)
-    never = bool(pre.unsat) or not pre.pos.isdisjoint(pre.neg)
-    return BitStep(ground, pos, neg, bits.mask(ground.add),
-                   bits.mask(ground.delete), bits.guard(pre.subs, never), effects)
+    literals = pos | neg
+    add, delete = bits.mask(ground.add), bits.mask(ground.delete)
+    keep = ~delete
+    guard = bits.guard(pre.subs, bool(pre.unsat) or not pre.pos.isdisjoint(pre.neg))
+    if conditional is None:
+        if guard is None:
+            def successor(s: int) -> int | None:
+                return s & keep | add if s & literals == pos else None
+        else:
+            def successor(s: int) -> int | None:
+                return s & keep | add if s & literals == pos and guard(s) else None
+        return successor
+    effects, triggers = conditional
+
+    def successor_with_effects(s: int) -> int | None:
+        if s & literals != pos or (guard is not None and not guard(s)):
+            return None
+        if triggers is not None and not s & triggers:  # no conditional effect fires in `s`
+            return s & keep | add
+        more_add, more_delete = effects(s)  # read in the state before the step
+        return s & ~(delete | more_delete) | add | more_add
+    return successor_with_effects

@@ -11,7 +11,7 @@ the step's precondition tells apart). The result is a `Verdict` (`verdict.py`).
 
 Every check runs the same loop, on the bit-set form of the ground actions (`bits.py`): a
 state is an int, a step a `ResolvedStep` made once per step content, whose successor is that
-of a `BitStep` derived from its ground action's sets. A step whose words name several
+of its ground action on bit sets, derived from its sets (`bits.bit_step`). A step whose words name several
 instances (`Open Cabinet` with `Cabinet_1`, `Cabinet_2`) acts on the first candidate
 applicable in the current state, and is rejected with the first candidate's violations when
 none is.
@@ -27,7 +27,7 @@ from ..pddl.errors import SageError
 from ..pddl.model import And, Domain, Plan, PlanStep, Problem
 from ..pddl.vocabulary import NOT_ARGUMENTS, Vocabulary
 from .binding import StepBinder, text_of
-from .bits import BitSets, BitStep, bit_step
+from .bits import BitSets, Successor, bit_step
 from .explain import Explainer, explain, failure_text, failures
 from .ground import Atoms, Cond, GroundAction, GroundAtom, State
 from .table import PreconditionTable
@@ -66,11 +66,11 @@ def _structural(violation: Violation, s: int, index: int) -> tuple[Violation]:
     return (violation.at(index),)
 
 
-def _first_successor(candidates: tuple[BitStep, ...], s: int) -> int | None:
+def _first_successor(candidates: tuple[Successor, ...], s: int) -> int | None:
     """The successor of a step naming several instances: that of its first candidate
     applicable in `s`."""
     for candidate in candidates:
-        after = candidate.successor(s)
+        after = candidate(s)
         if after is not None:
             return after
     return None
@@ -255,9 +255,9 @@ class Gate:
         except StepRejected as rejected:
             found = ResolvedStep(_refused, partial(_structural, rejected.violation))
         else:
-            bit_steps = tuple(bit_step(self.bits, g) for g in candidates)
-            successor = (bit_steps[0].successor if len(bit_steps) == 1
-                         else partial(_first_successor, bit_steps))
+            successors = tuple(bit_step(self.bits, g) for g in candidates)
+            successor = (successors[0] if len(successors) == 1
+                         else partial(_first_successor, successors))
             explainer = Explainer(self.table, self.bits, candidates[0], text_of(step))
             found = ResolvedStep(successor, explainer.violations)
         if step_key is not None:
