@@ -53,7 +53,12 @@ from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 from sage_pddl.pddl.vocabulary import name_key, vocabulary
 
 from .base import EnvError, Fact, Observation, StepLike, StepResult, as_plan_step
-from .textworld import declare_implicit_types, require_textworld, retype_operands
+from .textworld import (
+    check_internals,
+    declare_implicit_types,
+    require_textworld,
+    retype_operands,
+)
 from .transitions import Transition, TransitionLog, make_transition
 
 ALFWORLD_GRAMMAR_FILE = Path(str(resources.files("sage_pddl") / "data" / "alfworld" /
@@ -134,6 +139,7 @@ class AlfworldEnv:
         try:
             game.load({"pddl_domain": domain_text, "pddl_problem": problem_text,
                        "grammar": grammar_text})
+            check_internals(game)
             declare_implicit_types(game)
             state = retype_operands(game, game.reset())
         except SageError:

@@ -9,9 +9,16 @@ translator has replaced the copy TextWorld needs (both install `fast_downward.tr
 `declare_implicit_types(game)` and `retype_operands(game, state)` correct what TextWorld reads
 from a domain whose parent types are used without being declared, and the types it gives an
 operator's objects; both are applied by `AlfworldEnv` to every game it loads.
+
+Both, and `AlfworldEnv`'s command templates, read attributes TextWorld keeps private (a loaded
+game's `_logic` and `_pddl_state`; there is no public way to the same). `check_internals(game)`
+makes sure a loaded game has them, so that a TextWorld release without them is refused with
+that reason rather than failing inside a game; `pyproject.toml` pins the extra to the releases
+the tests ran on.
 """
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 from pathlib import Path
 from typing import Any
@@ -64,6 +71,32 @@ def textworld_available() -> bool:
     except EnvError:
         return False
     return True
+
+
+INTERNALS = (("_logic", "types", "_types"), ("_logic", "actions"),
+             ("_pddl_state", "_actions"), ("_pddl_state", "name2type"))
+"""The private attributes of a loaded TextWorld game (`PddlEnv`) this module and `AlfworldEnv`
+read, each as its path of attribute names."""
+
+
+def check_internals(game: Any) -> None:
+    """Raise an EnvError unless the loaded `game` has every attribute of `INTERNALS`."""
+    for path in INTERNALS:
+        found = game
+        for name in path:
+            found = getattr(found, name, None)
+            if found is None:
+                raise EnvError(
+                    f"TextWorld {_installed_version()} has no {'.'.join(('game', *path))}, "
+                    f"which sage-pddl reads to fix what TextWorld reads from a domain; install "
+                    f"a release the '{EXTRA}' extra allows: {INSTALL_HINT}")
+
+
+def _installed_version() -> str:
+    try:
+        return importlib.metadata.version("textworld")
+    except importlib.metadata.PackageNotFoundError:
+        return "(not installed)"
 
 
 def declare_implicit_types(game: Any) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import re
 
 import pytest
 
@@ -152,3 +153,29 @@ def test_bad_game_input_is_an_env_error(kitchen):
         env.reset(kitchen, grammar="grammar :: not a grammar")
     with pytest.raises(EnvError, match="call reset"):
         AlfworldEnv().step("look")
+
+
+def test_a_textworld_without_the_internals_read_is_refused_with_that_reason():
+    """`check_internals` runs on every game loaded, with or without TextWorld installed here:
+    the game below is a stand-in with the attributes a loaded `PddlEnv` has."""
+    from types import SimpleNamespace
+
+    from sage_pddl.env.textworld import INTERNALS, check_internals
+
+    def game(missing: tuple[str, ...] = ()) -> SimpleNamespace:
+        logic = SimpleNamespace(types=SimpleNamespace(_types={}), actions={})
+        state = SimpleNamespace(_actions={}, name2type={})
+        made = SimpleNamespace(_logic=logic, _pddl_state=state)
+        if missing:
+            *parents, last = missing
+            owner = made
+            for name in parents:
+                owner = getattr(owner, name)
+            delattr(owner, last)
+        return made
+
+    check_internals(game())
+    for path in INTERNALS:
+        named = re.escape(".".join(("game", *path)))
+        with pytest.raises(EnvError, match=rf"has no {named}, .*alfworld"):
+            check_internals(game(path))
