@@ -14,7 +14,7 @@ grammar ignores, are collected into `Domain.annotations` (`collect_annotations`)
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from lark import Token, Transformer
 
@@ -86,9 +86,13 @@ class _Part:
         self.value = value
 
 
-Word = tuple[str, int, int]
-"""A token a rule keeps, as the builder receives it: its text, line and column (a plain tuple,
-cheaper to make than a Lark `Token`; the parse driver makes them in this form too)."""
+class Word(NamedTuple):
+    """A token a rule keeps, as the builder receives it (cheaper to make than a Lark `Token`;
+    the parse driver makes them too, as `tuple.__new__(Word, (text, line, column))`)."""
+
+    text: str
+    line: int
+    column: int
 
 
 class ModelBuilder(Transformer[Token, Any]):
@@ -109,14 +113,14 @@ class ModelBuilder(Transformer[Token, Any]):
 
     def _word(self, token: Token) -> Word:
         # (Lark's lexer sets the line and column, which its Token types as optional)
-        return (str(token), token.line, token.column)  # type: ignore[return-value]
+        return _new_tuple(Word, (str(token), token.line, token.column))
 
     # every terminal a rule keeps but LPAR (`driver.py` checks the list is the grammar's)
     NAME = VARIABLE = NUMBER = REQUIREMENT = SECTION_OUT_OF_SCOPE = VARS_KEYWORD = _word
     COMPARATOR = EQUALS_SIGN = ARITH_OP = MINUS = ASSIGN_OP = OPTIMIZATION = ANY_TOKEN = _word
 
     def _loc(self, word: Word) -> Location:
-        return _new_tuple(Location, (self.file, word[1], word[2]))
+        return _new_tuple(Location, (self.file, word.line, word.column))
 
     def _offset(self, where: Location) -> int:
         """The offset in the text of a line and column."""
@@ -144,8 +148,8 @@ class ModelBuilder(Transformer[Token, Any]):
 
     def type(self, c: list[Any]) -> tuple[Any, ...]:
         if len(c) == 1:  # NAME
-            return (c[0][0],)
-        return tuple([t[0] for t in c[1:]])  # (either NAME+)
+            return (c[0].text,)
+        return tuple([t.text for t in c[1:]])  # (either NAME+)
 
     @staticmethod
     def _typed_list(c: list[Any]) -> tuple[list[Word], tuple[str, ...], list[Typed]]:
@@ -157,31 +161,31 @@ class ModelBuilder(Transformer[Token, Any]):
     def typed_names(self, c: list[Any]) -> Any:
         names, types, rest = self._typed_list(c)
         file = self.file
-        return [_typed(n[0], types, _new_tuple(Location, (file, n[1], n[2])))
+        return [_typed(n.text, types, _new_tuple(Location, (file, n.line, n.column)))
                 for n in names] + rest
 
     def typed_variables(self, c: list[Any]) -> Any:
         names, types, rest = self._typed_list(c)
         file = self.file
-        return [_typed(n[0][1:], types, _new_tuple(Location, (file, n[1], n[2])))
+        return [_typed(n.text[1:], types, _new_tuple(Location, (file, n.line, n.column)))
                 for n in names] + rest
 
     def function_skeleton(self, c: list[Any]) -> FunctionDef:
-        return FunctionDef(c[1][0], tuple(c[2]), "number", c[0])
+        return FunctionDef(c[1].text, tuple(c[2]), "number", c[0])
 
     def function_typed_list(self, c: list[Any]) -> Any:
         skeletons = [f for f in c if isinstance(f, FunctionDef)]
-        type_word = next((t for t in c if type(t) is tuple), None)  # (a Location is no Word)
+        type_word = next((t for t in c if type(t) is Word), None)
         rest = c[-1] if c and isinstance(c[-1], list) else []
         if type_word is not None:
-            kind = type_word[0]
+            kind = type_word.text
             skeletons = [FunctionDef(f.name, f.parameters, kind, f.loc) for f in skeletons]
         return skeletons + rest
 
     # --- domain ----------------------------------------------------------------------------------
 
     def require_def(self, c: list[Any]) -> Any:
-        return _Section(":requirements", tuple(t[0].lower() for t in c[1:]), c[0])
+        return _Section(":requirements", tuple(t.text.lower() for t in c[1:]), c[0])
 
     def types_def(self, c: list[Any]) -> Any:
         return _Section(":types", tuple(TypeDef(t.name, t.types, t.loc) for t in c[1]), c[0])
@@ -190,7 +194,7 @@ class ModelBuilder(Transformer[Token, Any]):
         return _Section(":constants", tuple(c[1]), c[0])
 
     def atomic_formula_skeleton(self, c: list[Any]) -> PredicateDef:
-        return _predicate(c[1][0], tuple(c[2]), self._loc(c[1]))
+        return _predicate(c[1].text, tuple(c[2]), self._loc(c[1]))
 
     def predicates_def(self, c: list[Any]) -> Any:
         return _Section(":predicates", tuple(c[1:]), c[0])
@@ -223,11 +227,11 @@ class ModelBuilder(Transformer[Token, Any]):
                 precondition = item.value
             else:
                 effect = item.value
-        return _Section(":action", Action(name[0], parameters, precondition, effect,
+        return _Section(":action", Action(name.text, parameters, precondition, effect,
                                           self._loc(name)), c[0])
 
     def unsupported_section(self, c: list[Any]) -> Any:
-        keyword = c[1][0].lower()
+        keyword = c[1].text.lower()
         node = Unsupported(keyword, self._source(c[0]), c[0])
         return _Section("unsupported", node, c[0])
 
@@ -235,7 +239,7 @@ class ModelBuilder(Transformer[Token, Any]):
         name = c[2]
         single, actions, unsupported = self._sections(c[3:])
         return Domain(
-            name=name[0], requirements=single.get(":requirements", ()),
+            name=name.text, requirements=single.get(":requirements", ()),
             types=single.get(":types", ()), constants=single.get(":constants", ()),
             predicates=single.get(":predicates", ()), functions=single.get(":functions", ()),
             actions=tuple(actions), unsupported=tuple(unsupported),
@@ -272,7 +276,7 @@ class ModelBuilder(Transformer[Token, Any]):
         return _variable(name[1:], _new_tuple(Location, (self.file, line, column)))
 
     def atomic_formula(self, c: list[Any]) -> Atom:
-        return _atom(c[1][0], tuple(c[2:]), c[0])
+        return _atom(c[1].text, tuple(c[2:]), c[0])
 
     def empty(self, c: list[Any]) -> And:
         return And((), c[0])
@@ -299,7 +303,7 @@ class ModelBuilder(Transformer[Token, Any]):
         return Equals(c[1], c[2], c[0])
 
     def comparison(self, c: list[Any]) -> Comparison:
-        return Comparison(c[1][0], c[2], c[3], c[0])
+        return Comparison(c[1].text, c[2], c[3], c[0])
 
     def preference(self, c: list[Any]) -> Unsupported:
         return Unsupported("preference", self._source(c[0]), c[0])
@@ -313,13 +317,13 @@ class ModelBuilder(Transformer[Token, Any]):
     # --- numeric expressions -------------------------------------------------------------------
 
     def number(self, c: list[Any]) -> Number:
-        return Number(c[0][0], self._loc(c[0]))
+        return Number(c[0].text, self._loc(c[0]))
 
     def arithmetic(self, c: list[Any]) -> Arithmetic:
-        return Arithmetic(c[1][0], tuple(c[2:]), c[0])
+        return Arithmetic(c[1].text, tuple(c[2:]), c[0])
 
     def f_head(self, c: list[Any]) -> FunctionTerm:
-        return FunctionTerm(c[1][0], tuple(c[2:]), c[0])
+        return FunctionTerm(c[1].text, tuple(c[2:]), c[0])
 
     # --- effects -------------------------------------------------------------------------------
 
@@ -336,12 +340,12 @@ class ModelBuilder(Transformer[Token, Any]):
         return _when(c[1], c[2], c[0])
 
     def numeric_effect(self, c: list[Any]) -> NumericEffect:
-        return NumericEffect(c[1][0].lower(), c[2], c[3], c[0])
+        return NumericEffect(c[1].text.lower(), c[2], c[3], c[0])
 
     # --- problem -------------------------------------------------------------------------------
 
     def problem_domain(self, c: list[Any]) -> Any:
-        return _Section(":domain", c[1][0], c[0])
+        return _Section(":domain", c[1].text, c[0])
 
     def objects_def(self, c: list[Any]) -> Any:
         return _Section(":objects", tuple(c[1]), c[0])
@@ -351,21 +355,21 @@ class ModelBuilder(Transformer[Token, Any]):
         # (the commonest facts, of one and of two objects, spelled out: a problem has hundreds)
         if len(c) == 3:
             name, line, column = c[2]
-            return _atom(c[1][0], (_constant(name, _new_tuple(Location, (file, line, column))),),
+            return _atom(c[1].text, (_constant(name, _new_tuple(Location, (file, line, column))),),
                          c[0])
         if len(c) == 4:
             (first, line, column), (second, line2, column2) = c[2], c[3]
-            return _atom(c[1][0], (_constant(first, _new_tuple(Location, (file, line, column))),
+            return _atom(c[1].text, (_constant(first, _new_tuple(Location, (file, line, column))),
                                    _constant(second, _new_tuple(Location, (file, line2, column2)))),
                          c[0])
-        return _atom(c[1][0], tuple([_constant(t[0], _new_tuple(Location, (file, t[1], t[2])))
+        return _atom(c[1].text, tuple([_constant(t.text, _new_tuple(Location, (file, t.line, t.column)))
                                      for t in c[2:]]), c[0])
 
     def negated_fact(self, c: list[Any]) -> Not:
         return _not(c[1], c[0])
 
     def fluent_value(self, c: list[Any]) -> FluentValue:
-        return FluentValue(c[1], Number(c[2][0], self._loc(c[2])), c[0])
+        return FluentValue(c[1], Number(c[2].text, self._loc(c[2])), c[0])
 
     def init_def(self, c: list[Any]) -> Any:
         return _Section(":init", tuple(c[1:]), c[0])
@@ -374,7 +378,7 @@ class ModelBuilder(Transformer[Token, Any]):
         return _Section(":goal", c[1], c[0])
 
     def metric_def(self, c: list[Any]) -> Any:
-        return _Section(":metric", Metric(c[1][0].lower(), c[2], c[0]), c[0])
+        return _Section(":metric", Metric(c[1].text.lower(), c[2], c[0]), c[0])
 
     def problem(self, c: list[Any]) -> Problem:
         name = c[2]
@@ -388,7 +392,7 @@ class ModelBuilder(Transformer[Token, Any]):
                     source_line=source_line(self.text, closing.line))
 
         return Problem(
-            name=name[0], domain_name=single[":domain"],
+            name=name.text, domain_name=single[":domain"],
             requirements=single.get(":requirements", ()), objects=single.get(":objects", ()),
             init=single[":init"], goal=single[":goal"], metric=single.get(":metric"),
             unsupported=tuple(unsupported), source=self.text, loc=c[0],

@@ -57,7 +57,7 @@ from lark import __version__ as lark_version
 from lark.grammar import Terminal
 from lark.parsers.lalr_analysis import Shift
 
-from .builder import ModelBuilder
+from .builder import ModelBuilder, Word
 from .limits import MAX_DEPTH
 from .model import Location
 
@@ -284,7 +284,7 @@ class Driver:
                     if made == _WORD:
                         at = line.find(value, end)
                         end = at + len(value)
-                        token = (value, line_number, at + 1)
+                        token = _new_tuple(Word, (value, line_number, at + 1))
                     elif made == _OPENING:
                         depth += 1
                         if depth > max_depth:
@@ -380,7 +380,7 @@ class Driver:
             if kind in self.located:
                 token = _new_tuple(Location, (self.builder.file, line_number, column))
             elif kind in self.kept:
-                token = (value, line_number, column)
+                token = _new_tuple(Word, (value, line_number, column))
             self._feed(kind, token, stack, values)
             column += len(value)
             word = rest
