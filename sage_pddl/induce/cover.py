@@ -37,7 +37,7 @@ def greedy_cover(candidates: Iterable[Literal], to_explain: Sequence[frozenset[L
     candidates = sorted(set(candidates), key=literal_order)
     unseen = list(hidden) if hidden is not None else [frozenset()] * len(to_explain)
     violates = {c: {i for i, atoms in enumerate(to_explain)
-                    if (c[1], c[2]) not in unseen[i] and not holds(c, atoms)}
+                    if c.atom not in unseen[i] and not holds(c, atoms)}
                 for c in candidates}
     costs = costs or {}
     uncovered = set(range(len(to_explain)))
@@ -51,7 +51,7 @@ def greedy_cover(candidates: Iterable[Literal], to_explain: Sequence[frozenset[L
             gain -= len(costs.get(c, frozenset()) - contradicted)
             if gain <= 0:
                 continue
-            rank = (gain, preference.get(c, 0.0), c[0])
+            rank = (gain, preference.get(c, 0.0), c.positive)
             if best_key is None or rank > best_key:
                 best, best_key = c, rank
         if best is None or best_key is None or best_key[0] < min_support:

@@ -99,7 +99,7 @@ def learn_effects(successes: Sequence[Transition], arity: int, arities: Mapping[
                 extended = dict(binding)
                 extended[next(iter(others))] = (EXTRA,)
                 for atom in lift_state([fact], extended):
-                    if EXTRA in atom[1]:
+                    if EXTRA in atom.slots:
                         (extra_adds if fact in t.added else extra_dels).add(atom)
             elif len(others) > 1:
                 two_extra[fact[0]] += 1
@@ -110,7 +110,7 @@ def learn_effects(successes: Sequence[Transition], arity: int, arities: Mapping[
         for atom in sorted(candidates):
             pos, neg = _split_by_change(atom, positive,
                                         ((some, post, hid) for _t, _b, _pre, post, hid, some in lifted))
-            literal = Literal(positive, *atom)
+            literal = Literal(positive, atom.predicate, atom.slots)
             effects_here, unexplained = _conditional(literal, pos, neg, arg_atoms, min_support,
                                                      universal=False)
             effects += effects_here
@@ -134,7 +134,7 @@ def learn_effects(successes: Sequence[Transition], arity: int, arities: Mapping[
             for atom in sorted(candidates):
                 pos, neg = _split_by_change(atom, positive,
                                             (row for rows in objects_per for row in rows))
-                literal = Literal(positive, *atom)
+                literal = Literal(positive, atom.predicate, atom.slots)
                 effects_here, unexplained = _conditional(literal, pos, neg, extra_atoms,
                                                          min_support, universal=True)
                 effects += effects_here
@@ -151,10 +151,10 @@ def _anchor(literal: Literal, positives: Sequence[frozenset[LiftedAtom]]
     hold before every change of a universal effect on `literal`: the objects it was seen to
     act on (the changed atom itself left out: a delete needs no condition that it held)."""
     shared = frozenset.intersection(*(
-        frozenset(a for a in p if EXTRA in a[1] and any(i != EXTRA for i in a[1])
+        frozenset(a for a in p if EXTRA in a.slots and any(i != EXTRA for i in a.slots)
                   and a != literal.atom)
         for p in positives))
-    return tuple(sorted((Literal(True, p, a) for p, a in shared), key=literal_order))
+    return tuple(sorted((Literal(True, atom.predicate, atom.slots) for atom in shared), key=literal_order))
 
 
 def _conditional(literal: Literal, pos, neg, atoms, min_support: int, universal: bool):

@@ -195,7 +195,8 @@ def positional_text(literal: Literal) -> str:
 
 
 def _texts(literals) -> tuple[str, ...]:
-    return tuple(positional_text(lit) for lit in sorted(literals, key=lambda x: (x[1], x[2], x[0])))
+    in_order = sorted(literals, key=lambda lit: (lit.predicate, lit.slots, lit.positive))
+    return tuple(positional_text(lit) for lit in in_order)
 
 
 def compare_preconditions(induced: Domain, reference: Domain) -> list[PreconditionMatch]:

@@ -179,31 +179,31 @@ def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: se
         seen = [s for s, hidden in zip(succ, succ_hidden) if atom not in hidden]
         true_count = sum(atom in s for s in seen)
         observed[atom] = len(seen)
-        support[Literal(True, *atom)] = true_count
-        support[Literal(False, *atom)] = len(seen) - true_count
+        support[Literal(True, atom.predicate, atom.slots)] = true_count
+        support[Literal(False, atom.predicate, atom.slots)] = len(seen) - true_count
     tolerance = mislabelled_successes(noise, len(succ), len(fail))
     candidates = [lit for lit, n in support.items()
                   if n > 0 and n >= (1.0 - tolerance) * observed[lit.atom] - 1e-9]
     costs = None
     if tolerance > 0:  # a candidate may be false in a few successes: weigh them
         costs = {c: frozenset(i for i, (s, hidden) in enumerate(zip(succ, succ_hidden))
-                              if (c[1], c[2]) not in hidden and not holds(c, s))
+                              if c.atom not in hidden and not holds(c, s))
                  for c in candidates}
     chosen, uncovered = greedy_cover(candidates, fail, min_support=min_support,
                                      preference={c: support[c] for c in candidates},
                                      hidden=fail_hidden, costs=costs)
     static_candidates = sorted(
-        (c for c in candidates if c[0] and c[1] in static and len(c[2]) == 1
+        (c for c in candidates if c.positive and c.predicate in static and len(c.slots) == 1
          and support[c] == len(succ) and c not in chosen), key=literal_order)
     if keep_static:
         chosen = chosen + static_candidates
     chosen = sorted(chosen, key=literal_order)
     names = variable_names(schema.arity)
     evidence = tuple(
-        Evidence(literal_text(c, names), support[c], observed[(c[1], c[2])],
-                 len(succ) - observed[(c[1], c[2])],
+        Evidence(literal_text(c, names), support[c], observed[c.atom],
+                 len(succ) - observed[c.atom],
                  sum(1 for f, hidden in zip(fail, fail_hidden)
-                     if (c[1], c[2]) not in hidden and not holds(c, f)))
+                     if c.atom not in hidden and not holds(c, f)))
         for c in chosen)
     return tuple(chosen), uncovered, tuple(static_candidates), succ, fail, evidence
 

@@ -16,8 +16,16 @@ from typing import NamedTuple
 
 EXTRA = -1  # the index of the universally quantified variable ?o in lifted atoms
 
-LiftedAtom = tuple[str, tuple[int, ...]]          # (predicate, variable indices)
 Fact = tuple[str, ...]
+
+
+class LiftedAtom(NamedTuple):
+    """An atom over a step's argument positions: `(inside ?x ?y)` is
+    `LiftedAtom("inside", (0, 1))`."""
+
+    predicate: str
+    slots: tuple[int, ...]
+    """The argument position of each of the atom's objects (`EXTRA`: the one that is not)."""
 
 
 class Literal(NamedTuple):
@@ -30,7 +38,7 @@ class Literal(NamedTuple):
 
     @property
     def atom(self) -> LiftedAtom:
-        return self.predicate, self.slots
+        return LiftedAtom(self.predicate, self.slots)
 
 
 def variable_names(arity: int) -> tuple[str, ...]:
@@ -40,9 +48,9 @@ def variable_names(arity: int) -> tuple[str, ...]:
 
 
 def literal_text(literal: Literal, names: Sequence[str]) -> str:
-    positive, predicate, args = literal
-    words = " ".join([predicate, *(("?o" if i == EXTRA else "?" + names[i]) for i in args)])
-    return f"({words})" if positive else f"(not ({words}))"
+    words = " ".join([literal.predicate, *(("?o" if i == EXTRA else "?" + names[i])
+                                           for i in literal.slots)])
+    return f"({words})" if literal.positive else f"(not ({words}))"
 
 
 # --- lifting ---------------------------------------------------------------------------------
@@ -58,7 +66,7 @@ def lift_state(state: Iterable[Fact], binding: Mapping[str, tuple[int, ...]]) ->
         choices = [_positions(obj, binding) for obj in fact[1:]]
         if all(choices):
             for combo in itertools.product(*choices):
-                lifted.add((fact[0], combo))
+                lifted.add(LiftedAtom(fact[0], combo))
     return frozenset(lifted)
 
 
@@ -74,7 +82,7 @@ def lift_with_some_object(state: Iterable[Fact], binding: Mapping[str, tuple[int
             continue
         choices = [binding.get(obj, (EXTRA,)) for obj in fact[1:]]
         for combo in itertools.product(*choices):
-            lifted.add((fact[0], combo))
+            lifted.add(LiftedAtom(fact[0], combo))
     return frozenset(lifted)
 
 
@@ -93,7 +101,7 @@ def universe(arities: Mapping[str, int], variables: Sequence[int],
     for predicate, arity in arities.items():
         for combo in itertools.product(variables, repeat=arity):
             if max_extra is None or combo.count(EXTRA) <= max_extra:
-                atoms.add((predicate, combo))
+                atoms.add(LiftedAtom(predicate, combo))
     return frozenset(atoms)
 
 
@@ -109,8 +117,8 @@ def holds(literal: Literal, true_atoms: frozenset[LiftedAtom]) -> bool:
 # --- clauses ---------------------------------------------------------------------------------
 
 def description(true_atoms: frozenset[LiftedAtom], atoms: frozenset[LiftedAtom]) -> frozenset[Literal]:
-    return frozenset([Literal(True, p, a) for p, a in true_atoms if (p, a) in atoms]
-                     + [Literal(False, p, a) for p, a in atoms - true_atoms])
+    return frozenset([Literal(True, atom.predicate, atom.slots) for atom in true_atoms if atom in atoms]
+                     + [Literal(False, atom.predicate, atom.slots) for atom in atoms - true_atoms])
 
 
 def split_clause(clause: Iterable[Literal]) -> tuple[frozenset[LiftedAtom], frozenset[LiftedAtom]]:
