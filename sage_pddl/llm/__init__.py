@@ -24,25 +24,22 @@ from pathlib import Path
 from typing import Any
 
 from ..pddl.registry import Registry
-from .base import (
-    CallCounter,
-    Completion,
+from .base import Completion, LLMBackend, Message, Messages
+from .counter import CallCounter
+from .errors import (
     InvalidOutput,
-    LLMBackend,
     LLMConfigError,
     LLMError,
     LLMServerError,
     LLMTimeout,
     LLMUnavailable,
-    Message,
-    Messages,
     MissingDependency,
     ModelNotFound,
     PromptTooLong,
-    RetryPolicy,
-    Usage,
 )
 from .replay import ReplayBackend
+from .retry import RetryPolicy
+from .usage import Usage
 
 __all__ = [
     "BACKENDS", "CallCounter", "Completion", "InvalidOutput", "LLMBackend", "LLMConfigError",

@@ -36,7 +36,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from .base import LLMConfigError, Messages, PromptTooLong
+from .base import Messages
+from .errors import LLMConfigError, PromptTooLong
 
 CHARS_PER_TOKEN_BOUND = 2
 TEMPLATE_TOKENS_PER_MESSAGE = 8

@@ -25,19 +25,16 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from .base import (
-    DEFAULT_TEMPERATURE,
-    Completion,
-    LLMBackend,
+from .base import DEFAULT_TEMPERATURE, Completion, LLMBackend, Messages
+from .errors import (
     LLMConfigError,
     LLMError,
     LLMServerError,
     LLMTimeout,
     LLMUnavailable,
-    Messages,
     ModelNotFound,
-    Schema,
 )
+from .output import Schema
 
 HOST_FAILURES = (LLMUnavailable, LLMTimeout, LLMServerError, ModelNotFound)
 """Errors that mean "this server cannot answer", as opposed to "the model answered badly"."""

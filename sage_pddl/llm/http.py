@@ -42,7 +42,7 @@ from typing import Any
 
 import httpx
 
-from .base import LLMError, LLMTimeout
+from .errors import LLMError, LLMTimeout
 
 MAX_ANSWER_BYTES = 8 * 1024 * 1024
 """The largest HTTP body read from an LLM server (an answer a planner reads is at most

@@ -28,19 +28,15 @@ from typing import Any
 
 from .base import (
     DEFAULT_TEMPERATURE,
-    Attempt,
     Completion,
-    LLMConfigError,
-    LLMError,
     Messages,
-    RetryPolicy,
-    Schema,
     aliased_option,
-    complete_with_retries,
     import_extra,
     normalize_messages,
-    schema_for_request,
 )
+from .errors import LLMConfigError, LLMError
+from .output import Schema, schema_for_request
+from .retry import Attempt, RetryPolicy, complete_with_retries
 
 DEFAULT_MAX_TOKENS = 1024
 DEFAULT_CONTEXT = 4096

@@ -31,25 +31,19 @@ import httpx
 import ollama
 
 from .base import DEFAULT_MODEL as DEFAULT_MODEL  # re-exported: the Ollama default
-from .base import (
-    DEFAULT_TEMPERATURE,
-    Attempt,
-    Completion,
+from .base import DEFAULT_TEMPERATURE, Completion, Messages, normalize_messages
+from .context import DEFAULT_MAX_CONTEXT, ContextWindow
+from .errors import (
     LLMConfigError,
     LLMError,
     LLMServerError,
     LLMTimeout,
     LLMUnavailable,
-    Messages,
     ModelNotFound,
-    RetryPolicy,
-    Schema,
-    complete_with_retries,
-    normalize_messages,
-    schema_for_request,
 )
-from .context import DEFAULT_MAX_CONTEXT, ContextWindow
 from .http import BoundedTransport
+from .output import Schema, schema_for_request
+from .retry import Attempt, RetryPolicy, complete_with_retries
 
 DEFAULT_HOST = "http://localhost:11434"
 DEFAULT_PORT = 11434

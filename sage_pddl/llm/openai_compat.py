@@ -30,25 +30,24 @@ from typing import Any
 
 from .base import (
     DEFAULT_TEMPERATURE,
-    Attempt,
     Completion,
+    Messages,
+    aliased_option,
+    import_extra,
+    normalize_messages,
+)
+from .errors import (
     LLMConfigError,
     LLMError,
     LLMServerError,
     LLMTimeout,
     LLMUnavailable,
-    Messages,
     ModelNotFound,
     PromptTooLong,
-    RetryPolicy,
-    Schema,
-    aliased_option,
-    complete_with_retries,
-    import_extra,
-    normalize_messages,
-    schema_for_request,
 )
 from .http import BoundedTransport, http_library
+from .output import Schema, schema_for_request
+from .retry import Attempt, RetryPolicy, complete_with_retries
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_TOKENS = 2048

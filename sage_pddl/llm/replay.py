@@ -26,17 +26,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .base import (
-    DEFAULT_TEMPERATURE,
-    Completion,
-    LLMBackend,
-    LLMConfigError,
-    LLMError,
-    Messages,
-    Schema,
-    normalize_messages,
-    schema_for_request,
-)
+from .base import DEFAULT_TEMPERATURE, Completion, LLMBackend, Messages, normalize_messages
+from .errors import LLMConfigError, LLMError
+from .output import Schema, schema_for_request
 
 MODES = ("record", "replay", "auto")
 

@@ -22,16 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .base import (
-    DEFAULT_TEMPERATURE,
-    Completion,
-    LLMConfigError,
-    LLMError,
-    Messages,
-    Schema,
-    normalize_messages,
-    schema_for_request,
-)
+from .base import DEFAULT_TEMPERATURE, Completion, Messages, normalize_messages
+from .errors import LLMConfigError, LLMError
+from .output import Schema, schema_for_request
 
 ANY_ROLE = "*"
 UNNAMED_ROLE = "-"

@@ -5,12 +5,10 @@ import dataclasses
 
 import pytest
 
-from sage_pddl.llm.base import (
-    Attempt,
-    CallCounter,
-    Completion,
+from sage_pddl.llm.base import Completion, LLMBackend, estimate_tokens, normalize_messages
+from sage_pddl.llm.counter import CallCounter
+from sage_pddl.llm.errors import (
     InvalidOutput,
-    LLMBackend,
     LLMConfigError,
     LLMError,
     LLMServerError,
@@ -18,14 +16,11 @@ from sage_pddl.llm.base import (
     LLMUnavailable,
     MissingDependency,
     ModelNotFound,
-    RetryPolicy,
-    Usage,
-    check_output,
-    complete_with_retries,
-    estimate_tokens,
-    normalize_messages,
 )
+from sage_pddl.llm.output import check_output
+from sage_pddl.llm.retry import Attempt, RetryPolicy, complete_with_retries
 from sage_pddl.llm.scripted import ScriptedBackend
+from sage_pddl.llm.usage import Usage
 from sage_pddl.pddl.errors import SageError
 
 USER = [{"role": "user", "content": "plan please"}]

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from sage_pddl.llm.base import CallCounter, LLMConfigError, PromptTooLong
 from sage_pddl.llm.context import (
     ANSWER_TOKENS,
     MIN_CONTEXT,
     ContextWindow,
     prompt_token_bound,
 )
+from sage_pddl.llm.counter import CallCounter
+from sage_pddl.llm.errors import LLMConfigError, PromptTooLong
 from sage_pddl.llm.ollama import OllamaBackend
 
 from .fake_ollama import FakeOllama, Reply

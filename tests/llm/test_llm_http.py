@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from sage_pddl.llm import http
-from sage_pddl.llm.base import LLMError, LLMTimeout
+from sage_pddl.llm.errors import LLMError, LLMTimeout
 from sage_pddl.llm.http import AnswerTooLarge
 from sage_pddl.llm.ollama import OllamaBackend
 

@@ -8,7 +8,7 @@ import types
 import pytest
 
 from sage_pddl.llm import get_backend
-from sage_pddl.llm.base import InvalidOutput, LLMConfigError, MissingDependency
+from sage_pddl.llm.errors import InvalidOutput, LLMConfigError, MissingDependency
 
 
 def test_missing_extra_tells_how_to_install(monkeypatch, tmp_path):

@@ -6,8 +6,8 @@ import json
 import pytest
 
 from sage_pddl.llm import get_backend
-from sage_pddl.llm.base import (
-    CallCounter,
+from sage_pddl.llm.counter import CallCounter
+from sage_pddl.llm.errors import (
     InvalidOutput,
     LLMConfigError,
     LLMError,

@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from sage_pddl.llm import get_backend
-from sage_pddl.llm.base import (
+from sage_pddl.llm.errors import (
     InvalidOutput,
     LLMConfigError,
     LLMServerError,

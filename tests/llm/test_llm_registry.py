@@ -5,7 +5,7 @@ import pytest
 
 import sage_pddl.llm as llm
 from sage_pddl.llm import available_backends, get_backend, register_backend
-from sage_pddl.llm.base import LLMConfigError
+from sage_pddl.llm.errors import LLMConfigError
 from sage_pddl.llm.scripted import ScriptedBackend
 from sage_pddl.pddl.registry import Registry
 

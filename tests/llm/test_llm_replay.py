@@ -6,7 +6,8 @@ import json
 import pytest
 
 from sage_pddl.llm import get_backend
-from sage_pddl.llm.base import Completion, LLMConfigError, LLMTimeout
+from sage_pddl.llm.base import Completion
+from sage_pddl.llm.errors import LLMConfigError, LLMTimeout
 from sage_pddl.llm.replay import (
     CassetteError,
     CassetteMiss,

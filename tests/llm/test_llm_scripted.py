@@ -6,7 +6,8 @@ import json
 import pytest
 
 from sage_pddl.llm import get_backend
-from sage_pddl.llm.base import CallCounter, LLMConfigError, LLMTimeout
+from sage_pddl.llm.counter import CallCounter
+from sage_pddl.llm.errors import LLMConfigError, LLMTimeout
 from sage_pddl.llm.scripted import ScriptedBackend, ScriptExhausted
 
 SYSTEM = {"role": "system", "content": "You are a planner."}
