@@ -115,7 +115,7 @@ class StudyResult:
 
 
 def _caught(gate: Any, mutant: Any) -> bool:
-    return detect(gate, mutant)[0]
+    return detect(gate, mutant).at_step
 
 
 def _without(domain: Domain, action_index: int, part_index: int) -> Domain:

@@ -60,10 +60,10 @@ class LearnedAction:
 
     def changes(self, state: Iterable[Fact], args: Sequence[str]
                 ) -> tuple[frozenset[Fact], frozenset[Fact]]:
-        """(added, deleted): the facts of `state` that the step makes false and the facts it
-        makes true, when the learned effects run there: each effect's condition read in
-        `state`, a universal effect ranging over the objects that `state` mentions and the
-        arguments do not, the next state `(state - deletes) | adds` as in PDDL."""
+        """(added, deleted): the facts the step makes true that `state` lacks, and the facts
+        of `state` it makes false, when the learned effects run there: each effect's condition
+        read in `state`, a universal effect ranging over the objects that `state` mentions and
+        the arguments do not, the next state `(state - deletes) | adds` as in PDDL."""
         state = frozenset(state)
         names = [key(a) for a in args]
         binding = arg_binding(names)

@@ -69,7 +69,7 @@ class HostPool:
         if int(max_failures) < 1:
             raise LLMConfigError(f"max_failures must be >= 1, got {max_failures}")
         self.hosts = [_Host(name, backend) for name, backend in backends]
-        self.model = backends[0][1].model
+        self.model = self.hosts[0].backend.model
         self.per_host = int(per_host)
         self.max_failures = int(max_failures)
         self._say = say or (lambda text: print(text, file=sys.stderr))

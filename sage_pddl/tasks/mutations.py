@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..gate.gate import compile_gate
 from ..pddl.model import Domain, Problem
@@ -217,15 +218,24 @@ def plan_mutants(domain: Domain, problem: Problem, steps: Sequence[Mapping[str, 
     return [m for kind in MUTATION_CLASSES for m in found[kind]]
 
 
-def detect(gate, mutant: Mutant) -> tuple[bool, bool, str]:
-    """Check a mutant with a compiled gate of its problem.
+class Detection(NamedTuple):
+    """What a compiled gate makes of one mutant (`detect`): the gate's first violation only."""
 
-    Returns (rejected at the mutated step, rejected there with the expected code, the code of
-    the first violation or "accepted").
-    """
+    at_step: bool
+    """The first violation is at the mutated step (`Mutant.step`)."""
+    with_code: bool
+    """The first violation is at the mutated step and has the class's code
+    (`Mutant.expected_code`): the mutant is detected."""
+    code: str
+    """The first violation's code, or "accepted" when the gate finds none."""
+
+
+def detect(gate, mutant: Mutant) -> Detection:
+    """Check a mutant with a compiled gate of its problem (see `Detection`)."""
     verdict = gate.check(list(mutant.steps), mode="first")
     if not verdict.violations:
-        return False, False, "accepted"
+        return Detection(at_step=False, with_code=False, code="accepted")
     first = verdict.violations[0]
     at_step = first.step == mutant.step
-    return at_step, at_step and first.code == mutant.expected_code, first.code
+    return Detection(at_step=at_step, with_code=at_step and first.code == mutant.expected_code,
+                     code=first.code)

@@ -45,7 +45,7 @@ def test_injected_violations_are_the_mutation_classes_the_full_domain_catches(st
         problem = task_problem(task, ithor)
         gate = compile_gate(ithor, problem)
         for mutant in plan_mutants(ithor, problem, task.reference_steps, task.task_id):
-            if mutant.kind not in structural and detect(gate, mutant)[0]:
+            if mutant.kind not in structural and detect(gate, mutant).at_step:
                 expected[mutant.kind] = expected.get(mutant.kind, 0) + 1
     assert dict(study.mutants) == expected
     assert study.plans <= study.tasks == len(tasks)
@@ -72,7 +72,8 @@ def test_each_row_counts_what_its_weakened_gate_lets_through(study, ithor, tasks
         problem = task_problem(task, ithor)
         full, weak = compile_gate(ithor, problem), compile_gate(weakened, problem)
         missed += sum(1 for m in plan_mutants(ithor, problem, task.reference_steps, task.task_id)
-                      if m.kind in study.mutants and detect(full, m)[0] and not detect(weak, m)[0])
+                      if m.kind in study.mutants and detect(full, m).at_step
+                      and not detect(weak, m).at_step)
     assert missed == row.missed
 
 
