@@ -7,12 +7,12 @@ all have the problem's static facts (the gate makes sure of it, `Gate.for_state`
 literal is true or false once and for all, so it is decided when its mask is made. One that
 holds needs nothing; one that fails requires `FALSE`, a bit no state holds.
 
-A ground action becomes a successor function whose masks are its sets (`bit_step`): it applies in `s`
-when `s & (pos | neg) == pos` and its guard (the disjunctions and implications of its
-precondition, as closures on ints) holds, and its successor is `s & ~delete | add`, the
-conditional effects whose conditions hold in `s` included. Every `Cond`, `AnyOf`, `Implies`
-and conditional effect of the set form has a closure here computing the same thing on ints;
-nothing is remembered between calls.
+A ground action becomes its successor function, with its sets as masks (`bit_step`): it
+applies in `s` when `s & (pos | neg) == pos` and its guard (the disjunctions and implications
+of its precondition, as closures on ints) holds, and the state after it is
+`s & ~delete | add`, the conditional effects whose conditions hold in `s` included. Every
+`Cond`, `AnyOf`, `Implies` and conditional effect of the set form has a closure here computing
+the same thing on ints; nothing is remembered between calls.
 """
 from __future__ import annotations
 
