@@ -32,8 +32,8 @@ from sage_pddl.llm import (
     TAKES_HOST,
     LLMBackend,
     LLMConfigError,
-    available_backends,
     backend_has,
+    backends_with,
     get_backend,
 )
 from sage_pddl.llm.hosts import HostPool, split_hosts
@@ -90,7 +90,7 @@ class BackendChoice:
         if self.script and llm != "scripted":
             raise BackendSettingError("llm_script", "a script file goes with llm='scripted'")
         if len(self.hosts) > 1 and not backend_has(llm, POOLS_HOSTS):
-            pooled = " and ".join(n for n in available_backends() if backend_has(n, POOLS_HOSTS))
+            pooled = " and ".join(backends_with(POOLS_HOSTS))
             raise BackendSettingError("llm_host", f"several hosts are for the {pooled} "
                                                   f"backends, not {self.llm!r}")
 

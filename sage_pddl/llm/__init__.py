@@ -4,11 +4,12 @@
 OpenAI-compatible endpoint; extra `openai`), `local` (embedded GGUF via llama.cpp; extra `local`),
 `scripted` (deterministic answers for tests) and `replay` (record/replay cassette around another
 backend). Options are the backend's keyword arguments; the CLI maps `--model M --llm-host H` to
-`model=M, host=H`, and options given as None are left to the backend's defaults. An unknown name or
-option is an `LLMConfigError` listing what exists. `register_backend(name, factory)` adds one
-(`takes_host=True`: it takes a server's address, `host=`; `pools_hosts=True`: one model may be
-spread over several such hosts, `llm/hosts.py`); `available_backends()` lists them. Names follow the
-rules of `pddl/registry.py` (case and punctuation ignored).
+`model=M, host=H`, and options given as None are left to the backend's defaults. An unknown
+name or option is an `LLMConfigError` listing what exists. `register_backend(name, factory)`
+adds one (`takes_host=True`: it takes a server's address, `host=`; `pools_hosts=True`: one model
+may be spread over several such hosts, `llm/hosts.py`); `available_backends()` lists them,
+`backends_with(trait)` those with a trait. Names follow the rules of `pddl/registry.py` (case
+and punctuation ignored).
 
 For `replay`, `inner` is a backend or a backend name; options the replay backend does not take
 (host, timeout, ...) go to the inner backend, and `model` goes to both:
@@ -45,8 +46,8 @@ __all__ = [
     "BACKENDS", "CallCounter", "Completion", "InvalidOutput", "LLMBackend", "LLMConfigError",
     "LLMError", "LLMServerError", "LLMTimeout", "LLMUnavailable", "Message", "Messages",
     "MissingDependency", "ModelNotFound", "PromptTooLong", "RetryPolicy", "Usage",
-    "POOLS_HOSTS", "TAKES_HOST", "available_backends", "backend_has", "get_backend",
-    "register_backend",
+    "POOLS_HOSTS", "TAKES_HOST", "available_backends", "backend_has", "backends_with",
+    "get_backend", "register_backend",
 ]
 
 TAKES_HOST = "host"
@@ -86,6 +87,11 @@ def backend_has(name: str, trait: str) -> bool:
     """Whether a backend is registered as `name` with `trait` (`TAKES_HOST`, `POOLS_HOSTS`);
     False for a name no backend has."""
     return name in BACKENDS and BACKENDS.has(name, trait)
+
+
+def backends_with(trait: str) -> list[str]:
+    """The backends registered with `trait`, in the order they were registered."""
+    return BACKENDS.with_trait(trait)
 
 
 def get_backend(name: str, **options: Any) -> LLMBackend:
