@@ -50,8 +50,6 @@ from ..pddl.vocabulary import PerDomain
 from .ground import State
 from .table import PreconditionTable
 
-Literal = tuple[str, bool]  # (predicate key, holds)
-
 
 class ActionNode(NamedTuple):
     """A node of the causal graph: an action, by its name as declared."""
@@ -60,17 +58,18 @@ class ActionNode(NamedTuple):
 
 
 class LiteralNode(NamedTuple):
-    """A node of the causal graph: a lifted literal (`holds` False: the predicate made false)."""
+    """A lifted literal, and its node of the causal graph: a predicate key and the truth value
+    it is asked or set to (`holds` False: the predicate made false)."""
 
     predicate: str
     holds: bool
 
 
-def condition_literals(formula: object, holds: bool = True) -> Iterator[Literal]:
+def condition_literals(formula: object, holds: bool = True) -> Iterator[LiteralNode]:
     """Every predicate a condition mentions, with the truth value it asks of it (negation
     and an implication's antecedent flip it)."""
     if isinstance(formula, Atom):
-        yield key(formula.predicate), holds
+        yield LiteralNode(key(formula.predicate), holds)
     elif isinstance(formula, Not):
         yield from condition_literals(formula.arg, not holds)
     elif isinstance(formula, (And, Or)):
@@ -83,11 +82,11 @@ def condition_literals(formula: object, holds: bool = True) -> Iterator[Literal]
         yield from condition_literals(formula.body, holds)
 
 
-def _possible(formula: object, made: set[Literal], holds: bool = True) -> bool:
+def _possible(formula: object, made: set[LiteralNode], holds: bool = True) -> bool:
     """Whether `formula` could hold when exactly the literals in `made` are achievable (an
     over-approximation: a disjunction needs one branch, anything non-propositional passes)."""
     if isinstance(formula, Atom):
-        return (key(formula.predicate), holds) in made
+        return LiteralNode(key(formula.predicate), holds) in made
     if isinstance(formula, Not):
         return _possible(formula.arg, made, not holds)
     if isinstance(formula, (And, Or)):
@@ -105,7 +104,7 @@ def _possible(formula: object, made: set[Literal], holds: bool = True) -> bool:
     return True  # equality, numeric comparisons: not tracked here
 
 
-def _conditional_needs(effect: object) -> Iterator[Literal]:
+def _conditional_needs(effect: object) -> Iterator[LiteralNode]:
     if isinstance(effect, When):
         yield from condition_literals(effect.condition)
         yield from _conditional_needs(effect.effect)
@@ -136,7 +135,7 @@ class CausalGraph:
             return []
         return sorted(n.name for n in self.graph.predecessors(node))
 
-    def relevant_actions(self, literals: Iterable[Literal]) -> set[str]:
+    def relevant_actions(self, literals: Iterable[tuple[str, bool]]) -> set[str]:
         relevant: set[str] = set()
         for predicate, holds in literals:
             node = LiteralNode(key(predicate), holds)
@@ -145,20 +144,21 @@ class CausalGraph:
                              if isinstance(n, ActionNode)}
         return relevant
 
-    def reachable(self, true_predicates: Iterable[str]) -> set[Literal]:
+    def reachable(self, true_predicates: Iterable[str]) -> set[LiteralNode]:
         """Literals that could hold after some plan from a state in which `true_predicates`
         have at least one true atom (every predicate may start with a false atom)."""
         return self._fixpoint(true_predicates)[0]
 
-    def settable(self, true_predicates: Iterable[str]) -> set[Literal]:
+    def settable(self, true_predicates: Iterable[str]) -> set[LiteralNode]:
         """Literals that some action enabled in that relaxed fixpoint sets: what a particular
         ground atom needs to change from its value in the state."""
         return self._fixpoint(true_predicates)[1]
 
-    def _fixpoint(self, true_predicates: Iterable[str]) -> tuple[set[Literal], set[Literal]]:
-        made = {(key(p), True) for p in true_predicates}
-        made |= {(key(p.name), False) for p in self.predicates}
-        settable: set[Literal] = set()
+    def _fixpoint(self, true_predicates: Iterable[str]
+                  ) -> tuple[set[LiteralNode], set[LiteralNode]]:
+        made = {LiteralNode(key(p), True) for p in true_predicates}
+        made |= {LiteralNode(key(p.name), False) for p in self.predicates}
+        settable: set[LiteralNode] = set()
         pending = list(self.actions)
         changed = True
         while changed:
@@ -170,8 +170,9 @@ class CausalGraph:
                 pending.remove(action)
                 changed = True
                 for atom, added in effect_literals(action.effect):
-                    settable.add((key(atom.predicate), added))
-                    made.add((key(atom.predicate), added))
+                    literal = LiteralNode(key(atom.predicate), added)
+                    settable.add(literal)
+                    made.add(literal)
         return made, settable
 
 
@@ -182,8 +183,8 @@ def _build_graph(domain: Domain) -> CausalGraph:
         graph.add_node(node)
         needs = list(condition_literals(action.precondition)) if action.precondition else []
         needs += list(_conditional_needs(action.effect))
-        for predicate, holds in needs:
-            graph.add_edge(LiteralNode(predicate, holds), node)
+        for literal in needs:
+            graph.add_edge(literal, node)
         for atom, added in effect_literals(action.effect):
             graph.add_edge(node, LiteralNode(key(atom.predicate), added))
     return CausalGraph(tuple(domain.predicates), tuple(domain.actions), graph)
@@ -210,7 +211,7 @@ def unreachable_goals(table: PreconditionTable, state: State) -> list[str]:
         ground = (predicate, *(key(a.name) for a in atom.args))
         if (ground in state) == holds:
             continue
-        if (predicate, holds) not in settable:
+        if LiteralNode(predicate, holds) not in settable:
             text = table.canonical(part)
             verb = "makes" if holds else "removes"
             achievers = causal.achievers(predicate, holds)
