@@ -11,10 +11,10 @@ the step's precondition tells apart). The result is a `Verdict` (`verdict.py`).
 
 Every check runs the same loop, on the bit-set form of the ground actions (`bits.py`): a
 state is an int, a step a `ResolvedStep` made once per step content, whose successor is that
-of its ground action on bit sets, derived from its sets (`bits.bit_step`). A step whose words name several
-instances (`Open Cabinet` with `Cabinet_1`, `Cabinet_2`) acts on the first candidate
-applicable in the current state, and is rejected with the first candidate's violations when
-none is.
+of its ground action on bit sets, derived from its sets (`bits.bit_step`). A step whose words
+name several instances (`Open Cabinet` with `Cabinet_1`, `Cabinet_2`) acts on the first
+candidate applicable in the current state, and is rejected with the first candidate's
+violations when none is.
 """
 from __future__ import annotations
 
