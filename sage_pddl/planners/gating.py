@@ -9,6 +9,7 @@ preconditions themselves; they ask the gate and keep its verdicts. Semantics use
   after it: the only part of a rejected block through which the planner's state rolls forward.
 - `replay(gate, steps, state)` applies executed steps (which the executor reported as done) to
   reach the state at a failure; steps the gate rejects are skipped and named in the notes.
+- `feasible(gate, state, step)` judges one step in `state` (`Feasibility`).
 - `is_noop(gate, state, step)` is True when the step is applicable and changes nothing.
 - `drop_noop_repeats(gate, steps, state, previous)` removes each step that exactly repeats the
   step before it and is a no-op where it stands (the state rolls forward through the applicable
@@ -17,20 +18,22 @@ preconditions themselves; they ask the gate and keep its verdicts. Semantics use
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
+from sage_pddl.gate import Gate, GroundAction, StepRejected, Verdict, Violation
+from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain
 from sage_pddl.pddl.vocabulary import vocabulary
 
 from .base import Step, same_step
 
 
-def check_block(gate: Any, steps: Sequence[Step], state: frozenset) -> Any:
+def check_block(gate: Gate, steps: Sequence[Step], state: frozenset) -> Verdict:
     """The gate's verdict on `steps` executed from `state`, listing every violation."""
     return gate.check([dict(s) for s in steps], state=state, mode="all")
 
 
-def accepted_prefix(gate: Any, steps: Sequence[Step], state: frozenset) -> tuple[int, frozenset]:
+def accepted_prefix(gate: Gate, steps: Sequence[Step], state: frozenset) -> tuple[int, frozenset]:
     """(n, state after steps[:n]) for the longest prefix the gate accepts from `state`."""
     if not steps:
         return 0, state
@@ -44,7 +47,7 @@ def accepted_prefix(gate: Any, steps: Sequence[Step], state: frozenset) -> tuple
                              mode="first").final_state
 
 
-def replay(gate: Any, steps: Sequence[Step], state: frozenset | None = None
+def replay(gate: Gate, steps: Sequence[Step], state: frozenset | None = None
            ) -> tuple[frozenset, list[str]]:
     """The state after executed `steps`, and a note for each step the gate would reject."""
     start = gate.initial_state if state is None else state
@@ -56,32 +59,38 @@ def replay(gate: Any, steps: Sequence[Step], state: frozenset | None = None
     return verdict.final_state, notes
 
 
-def ground_or_violation(gate: Any, step: Mapping[str, Any]) -> tuple[Any, Any]:
-    """(ground action, None) or (None, structural violation or error text)."""
+class Feasibility(NamedTuple):
+    """One step judged in one state: the ground action it names (None when it names none) and
+    why it is refused there (None when it is applicable): the step's structural violation,
+    its first failed precondition, or the text of another error of the gate's."""
+
+    ground: GroundAction | None
+    violation: Violation | str | None
+
+    @property
+    def applicable(self) -> bool:
+        return self.violation is None
+
+
+def feasible(gate: Gate, state: frozenset, step: Mapping[str, Any]) -> Feasibility:
+    """Whether `step` applies in `state` (`Feasibility`); a step the gate cannot read is
+    refused, never raised."""
     try:
         ground = gate.ground(dict(step))
-    except Exception as error:  # the gate raises its structural violations as errors
-        return None, getattr(error, "violation", None) or str(error)
-    if hasattr(ground, "code") and hasattr(ground, "message") and not hasattr(ground, "pre"):
-        return None, ground
-    return ground, None
+    except StepRejected as rejected:
+        return Feasibility(None, rejected.violation)
+    except SageError as error:  # a quantifier too large to ground, say
+        return Feasibility(None, str(error))
+    return Feasibility(ground, gate.applicable(state, ground))
 
 
-def feasible(gate: Any, state: frozenset, step: Mapping[str, Any]) -> tuple[bool, Any, Any]:
-    """(applicable?, ground action or None, violation or None) for one step in `state`."""
-    ground, problem = ground_or_violation(gate, step)
-    if ground is None:
-        return False, None, problem
-    violation = gate.applicable(state, ground)
-    return violation is None, ground, violation
+def is_noop(gate: Gate, state: frozenset, step: Mapping[str, Any]) -> bool:
+    judged = feasible(gate, state, step)
+    return (judged.applicable and judged.ground is not None
+            and gate.apply(state, judged.ground) == state)
 
 
-def is_noop(gate: Any, state: frozenset, step: Mapping[str, Any]) -> bool:
-    ok, ground, _ = feasible(gate, state, step)
-    return ok and gate.apply(state, ground) == state
-
-
-def drop_noop_repeats(gate: Any, steps: Sequence[Step], state: frozenset,
+def drop_noop_repeats(gate: Gate, steps: Sequence[Step], state: frozenset,
                       previous: Step | None = None) -> tuple[list[Step], list[Step]]:
     """(kept, dropped): `steps` without the exact repeats of the step before them (`previous`
     before the first) that change nothing in the state reached from `state`."""
@@ -93,29 +102,22 @@ def drop_noop_repeats(gate: Any, steps: Sequence[Step], state: frozenset,
         if before is not None and same_step(step, before) and is_noop(gate, current, step):
             dropped.append(step)
             continue
-        ok, ground, _ = feasible(gate, current, step)
-        if ok:
-            current = gate.apply(current, ground)
+        judged = feasible(gate, current, step)
+        if judged.applicable and judged.ground is not None:
+            current = gate.apply(current, judged.ground)
         kept.append(step)
     return kept, dropped
 
 
-def format_atom(gate: Any, atom: tuple[str, ...]) -> str:
-    try:
-        return gate.format_atom(atom)
-    except Exception:  # a gate without original spellings: the lower-case form is still right
-        return "(" + " ".join(atom) + ")"
-
-
-def describe_state(gate: Any, domain: Domain, state: frozenset, *, static: bool = False,
+def describe_state(gate: Gate, domain: Domain, state: frozenset, *, static: bool = False,
                    limit: int = 120) -> str:
     """The state as PDDL facts, one per line: changing facts, then (optionally) static ones."""
     fluents = vocabulary(domain).effect_predicates
     changing = sorted(a for a in state if a and a[0] in fluents)
-    lines = [format_atom(gate, a) for a in changing] or ["(no changing facts hold)"]
+    lines = [gate.format_atom(a) for a in changing] or ["(no changing facts hold)"]
     if static:
         fixed = sorted(a for a in state if a and a[0] not in fluents)
-        lines += ["static properties:"] + [format_atom(gate, a) for a in fixed]
+        lines += ["static properties:"] + [gate.format_atom(a) for a in fixed]
     if len(lines) > limit:
         lines = lines[:limit] + [f"... ({len(lines) - limit} more facts)"]
     return "\n".join("  " + line for line in lines)

@@ -23,6 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sage_pddl.gate import Violation
 from sage_pddl.pddl.vocabulary import step_text
 
 from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step
@@ -81,16 +82,17 @@ class ReActPlanner(LLMPlanner):
         if self.env is not None:
             result = self.env.step(dict(step))
             observation = getattr(result.observation, "text", str(result.observation))
-            ok, ground, _ = feasible(self.gate, state, step)
-            if result.success and ok:  # keep the symbolic view in step for the final report
-                state = self.gate.apply(state, ground)
+            judged = feasible(self.gate, state, step)
+            if result.success and judged.ground is not None and judged.applicable:
+                # keep the symbolic view in step for the final report
+                state = self.gate.apply(state, judged.ground)
             return bool(result.success), str(result.message), state, observation
-        ok, ground, violation = feasible(self.gate, state, step)
-        if ok:
+        ground, violation = feasible(self.gate, state, step)
+        if violation is None and ground is not None:
             state = self.gate.apply(state, ground)
             return True, "ok", state, self.state_text(state)
-        message = getattr(violation, "message", str(violation))
-        code = getattr(violation, "code", "")
+        message = violation.message if isinstance(violation, Violation) else str(violation)
+        code = violation.code if isinstance(violation, Violation) else ""
         return False, f"failed [{code}] {message}" if code else f"failed: {message}", state, \
             self.state_text(state)
 

@@ -115,8 +115,11 @@ class SayCanPlanner(LLMPlanner):
             if not ok:
                 log.note("stuck: every candidate is infeasible or scored 0")
                 break
-            _, ground, _ = feasible(self.gate, state, step)
-            state = self.gate.apply(state, ground)
+            judged = feasible(self.gate, state, step)  # as its words read, which ok did not
+            if judged.ground is None or not judged.applicable:
+                log.note(f"the gate refuses the chosen step: {judged.violation}")
+                break
+            state = self.gate.apply(state, judged.ground)
             chosen.append(step)
         else:
             log.note(f"stopped after {self.max_steps} steps")
