@@ -36,6 +36,7 @@ from sage_pddl.llm import (
     backends_with,
     get_backend,
 )
+from sage_pddl.llm.base import check_server
 from sage_pddl.llm.hosts import HostPool, split_hosts
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain
@@ -171,9 +172,7 @@ def preflight(choice: BackendChoice, models: Sequence[str], tasks: Sequence[Task
                 backend = _one_backend(replace(choice, host=host, per_host=None), llm, model,
                                        tasks, None)
                 try:
-                    check = getattr(backend, "check", None)
-                    if callable(check):
-                        check()
+                    check_server(backend)
                 finally:
                     close = getattr(backend, "close", None)
                     if callable(close):

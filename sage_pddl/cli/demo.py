@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..llm.base import DEFAULT_MODEL
+from ..llm.base import DEFAULT_MODEL, check_server
 from .common import EXIT_INVALID, EXIT_OK, format_step, print_plan_result
 
 TASK_REF = "ithor#K19"
@@ -84,10 +84,8 @@ def choose_llm(llm: str, model: str | None, host: str | None) -> tuple[Any, str]
                            and any(m.split(":")[0] == wanted.split(":")[0] or m == wanted
                                    for m in list_models(host, timeout=2.0))):
         backend = make_backend(BackendChoice(llm="ollama", host=host), wanted)
-        if llm == "ollama":
-            check = getattr(backend, "check", None)  # asked for by name: a dead server is a
-            if callable(check):  # setting error, said once
-                check()
+        if llm == "ollama":  # asked for by name: a dead server is a setting error
+            check_server(backend)
         return backend, f"Ollama model {wanted}"
     if llm != "auto":
         from ..pddl.errors import SageError  # start-up time: imported when the command runs

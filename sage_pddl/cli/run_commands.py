@@ -13,6 +13,7 @@ from typing import Any
 
 from ..env.thor.protocol import port_number
 from ..env.thor.server import add_arguments as add_server_arguments
+from ..llm.base import check_server
 from ..pddl.errors import SageError
 from .common import (
     EXIT_INVALID,
@@ -143,9 +144,8 @@ def make_llm(args: argparse.Namespace, planning: Any = None, dataset_task: Any =
         print(REFERENCE_NOTE, file=sys.stderr)
     # A server that is down or lacks the model is a setting error: say so before planning,
     # instead of a plan whose every call failed.
-    check = getattr(backend, "check", None)
-    if callable(check) and llm != "replay" and not args.cassette:
-        check()
+    if llm != "replay" and not args.cassette:
+        check_server(backend)
     return backend
 
 

@@ -93,6 +93,22 @@ class LLMBackend(Protocol):
                  role: str | None = None) -> Completion: ...
 
 
+@runtime_checkable
+class ServerBackend(Protocol):
+    """A backend with a server it can ask, before any call, whether it answers and has the
+    model (`OllamaBackend`, `OpenAICompatBackend`)."""
+
+    def check(self) -> None: ...
+
+
+def check_server(backend: object) -> None:
+    """Fail early when `backend`'s server is down (`LLMUnavailable`) or lacks its model
+    (`ModelNotFound`): a setting error, said before any call. A backend without a server
+    (scripted, a replay) passes."""
+    if isinstance(backend, ServerBackend):
+        backend.check()
+
+
 # -------------------------------------------------------------------------------------- helpers
 def import_extra(module: str, backend: str, package: str, extra: str) -> Any:
     """The optional `module` the `backend` needs; `MissingDependency` naming the Python `package`
