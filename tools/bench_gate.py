@@ -5,7 +5,8 @@
   `compile_gate(domain, problem).check(plan)` on a parsed domain, problem and plan (the domain
   loaded once, as a run does), the median of `--repeat` fresh gates; against
   unified-planning 1.3's `SequentialPlanValidator().validate(problem, plan)` on its own parsed
-  problem and plan (parse excluded on both sides), the median of `--up-repeat` runs. Household
+  problem and plan (parse excluded on both sides), the median of `--up-repeat` runs, each
+  timed in turn with one of ours (`--up-repeat` must not exceed `--repeat`). Household
   domains are normalised for it as the corpus README says (`()` bodies -> `(and)`,
   `error_used_name=False`).
   Beside it, the set form alone (`ground.py`, what item 1 of issue 26 makes the one statement
@@ -109,7 +110,7 @@ class Row:
 class UnifiedPlanning:
     """Runs unified-planning's SequentialPlanValidator on a triple, timing parse and validate."""
 
-    def __init__(self, workdir: Path, repeat: int = 3):
+    def __init__(self, workdir: Path):
         import warnings
         _import_fast_downward_translate_options()
         from unified_planning.shortcuts import get_environment
@@ -118,7 +119,6 @@ class UnifiedPlanning:
         env.credits_stream = None
         env.error_used_name = False  # EAI: action `open` and predicate `open` share a name
         self.workdir = workdir
-        self.repeat = repeat
         self._normalised: dict[str, Path] = {}
 
     def _domain_file(self, corpus: Path, ref: str) -> Path:
@@ -142,13 +142,16 @@ class UnifiedPlanning:
         target.write_text("".join(f"({step})\n" for step in steps))
         return target
 
-    def run(self, corpus: Path, triple: dict, row: Row) -> None:
+    def load(self, corpus: Path, triple: dict, row: Row):
+        """Parse the triple and validate it once (its verdict in `row.up`, its parse time in
+        `row.up_compile_ns`); the validation to time, or None when unified-planning cannot
+        read the triple (why in `row.up_error`)."""
         from unified_planning.engines import ValidationResultStatus
         from unified_planning.engines.plan_validator import SequentialPlanValidator
         from unified_planning.io import PDDLReader
         if triple.get("format") == "val-timestamped":
             row.up_error = "timestamped plan (unified-planning reads sequential plans)"
-            return
+            return None
         try:
             start = time.perf_counter_ns()
             reader = PDDLReader()
@@ -156,16 +159,12 @@ class UnifiedPlanning:
                                            str(corpus / triple["problem"]))
             plan = reader.parse_plan(problem, str(self._plan_file(corpus, triple["plan"])))
             row.up_compile_ns = time.perf_counter_ns() - start
-            checks = []
-            for _ in range(self.repeat):  # the median: one run alone takes every load spike
-                start = time.perf_counter_ns()
-                result = SequentialPlanValidator().validate(problem, plan)
-                checks.append(time.perf_counter_ns() - start)
-            row.up_check_ns = int(med(checks))
+            result = SequentialPlanValidator().validate(problem, plan)
         except Exception as error:  # noqa: BLE001 - any failure of the other tool is counted
             row.up_error = f"{type(error).__name__}: {str(error).splitlines()[0][:100]}"
-            return
+            return None
         row.up = "valid" if result.status == ValidationResultStatus.VALID else "invalid"
+        return lambda: SequentialPlanValidator().validate(problem, plan)
 
 
 # --- the corpus --------------------------------------------------------------------------------
@@ -199,7 +198,7 @@ def corpus_section(corpus: Path, repeat: int, limit: int | None, skip_up: bool,
     rows: list[Row] = []
     skipped = 0
     with tempfile.TemporaryDirectory() as workdir:
-        up = None if skip_up else UnifiedPlanning(Path(workdir), up_repeat)
+        up = None if skip_up else UnifiedPlanning(Path(workdir))
         for triple in triples:
             path = str(corpus / triple["domain"])
             if path not in domains:
@@ -212,20 +211,24 @@ def corpus_section(corpus: Path, repeat: int, limit: int | None, skip_up: bool,
             except UnsupportedConstruct:
                 skipped += 1
                 continue
-            first, sets = [], []
+            row = Row(triple["plan"], 0)
+            validate = None if up is None else up.load(corpus, triple, row)
+            first, sets, checks = [], [], []
             gc.disable()
             try:
-                for _ in range(repeat):  # alternately: both see the same machine load
+                for round_ in range(repeat):  # alternately: all see the same machine load
                     first.append(timed(lambda d=domain, p=problem, plan=plan:
                                        compile_gate(d, p).check(plan)))
                     if StepBinder is not None:
                         sets.append(timed(lambda d=domain, p=problem, plan=plan:
                                           set_form_only(d, p, plan)))
+                    if validate is not None and round_ < up_repeat:
+                        checks.append(timed(validate))
             finally:
                 gc.enable()
-            row = Row(triple["plan"], int(med(first)), int(med(sets)) if sets else 0)
-            if up is not None:
-                up.run(corpus, triple, row)
+            row.first_ns = int(med(first))
+            row.set_form_ns = int(med(sets)) if sets else 0
+            row.up_check_ns = int(med(checks)) if checks else None
             rows.append(row)
     print(f"Corpus: {len(rows)} triples checked, {skipped} outside the gate's scope")
     print(f"  ours  compile + first check: median {med(r.first_ns for r in rows) / 1e3:,.1f} µs "
@@ -421,6 +424,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-up", action="store_true")
     parser.add_argument("--skip-corpus", action="store_true")
     args = parser.parse_args(argv)
+    if not 1 <= args.up_repeat <= args.repeat:
+        parser.error("--up-repeat must be between 1 and --repeat")
     if not args.skip_corpus:
         corpus = args.corpus or shared_dir() / "corpus"
         if not (corpus / "plans_index.json").is_file():
