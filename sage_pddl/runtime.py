@@ -22,14 +22,16 @@ Repairs are bounded by `max_replan`; when they are spent, the episode stops at t
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .env.base import as_plan_step
+from .env.base import Environment, as_plan_step
 from .env.episode import GatedEnv
-from .gate import compile_gate
+from .gate import Gate, Violation, compile_gate
+from .gate.ground import Atoms
 from .pddl.errors import SageError
+from .pddl.model import PlanStep
 
 INJECTED_REASON = "injected failure: the step could not be executed"
 
@@ -126,11 +128,11 @@ def injection_index(option: int | str | None, plan_length: int,
     return index
 
 
-def run_episode(task: Any, planner: Any, env: Any, *, max_replan: int = 3,
+def run_episode(task: Any, planner: Any, env: Environment, *, max_replan: int = 3,
                 gate_before_execute: bool = False, inject_failure: int | str | None = None,
                 fail_injection: Mapping[str, Any] | None = None, max_steps: int = 200,
                 reset_options: Mapping[str, Any] | None = None,
-                on_event: Any = None) -> EpisodeReport:
+                on_event: Callable[[str, Any], None] | None = None) -> EpisodeReport:
     """Plan `task` (a `PlanningTask`) with `planner`, execute it in `env`, repair on failures.
 
     `reset_options` go to `env.reset` (e.g. the symbolic world's `faults` or `hidden` facts),
@@ -143,7 +145,7 @@ def run_episode(task: Any, planner: Any, env: Any, *, max_replan: int = 3,
     """
     emit = on_event or (lambda kind, payload: None)
     began = time.perf_counter()
-    gate = getattr(task, "gate", None)
+    gate: Gate | None = getattr(task, "gate", None)
     if gate is None:
         gate = compile_gate(task.domain, task.problem)
     options = dict(reset_options or {})
@@ -228,7 +230,8 @@ def run_episode(task: Any, planner: Any, env: Any, *, max_replan: int = 3,
         certified=bool(getattr(planning, "certified", False)), notes=tuple(notes))
 
 
-def _gate_step(gate: Any, state: frozenset, step: Mapping[str, Any], index: int):
+def _gate_step(gate: Gate, state: Atoms, step: Mapping[str, Any], index: int
+               ) -> tuple[Violation | None, PlanStep | None]:
     """(violation or None, ground action or None) for `step` in the believed `state`."""
     plan_step = as_plan_step(step, index)
     verdict = gate.check([plan_step], state=state)
@@ -237,8 +240,8 @@ def _gate_step(gate: Any, state: frozenset, step: Mapping[str, Any], index: int)
     return None, plan_step
 
 
-def _advance(gate: Any, state: frozenset, step: Mapping[str, Any], index: int,
-             checked: Any) -> frozenset:
+def _advance(gate: Gate, state: Atoms, step: Mapping[str, Any], index: int,
+             checked: PlanStep | None) -> Atoms:
     """The believed state after an executed step: the gate's effects when the gate accepts the
     step from the believed state; otherwise the belief is stale and stays (the environment
     succeeded for reasons the planner cannot see; later gating re-checks from there)."""
