@@ -28,7 +28,9 @@ from typing import Any
 from sage_pddl.env import EnvError, get_env
 from sage_pddl.env.episode import GatedEnv
 from sage_pddl.gate import Gate
-from sage_pddl.llm import Completion, InvalidOutput, LLMBackend, LLMError, PromptTooLong
+from sage_pddl.gate.ground import Atoms
+from sage_pddl.llm import Completion, InvalidOutput, LLMBackend, LLMError, Messages, PromptTooLong
+from sage_pddl.llm.output import Schema
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.vocabulary import step_text
 from sage_pddl.planners import get_planner, uses_memory
@@ -71,7 +73,7 @@ class LLMWatch:
     def model(self) -> str:
         return getattr(self.inner, "model", "")
 
-    def complete(self, messages: Any, schema: Any = None, temperature: float = 0.2,
+    def complete(self, messages: Messages, schema: Schema = None, temperature: float = 0.2,
                  seed: int | None = None, role: str | None = None) -> Completion:
         began = time.perf_counter()
         try:
@@ -163,7 +165,7 @@ def run_cell(context: RunContext, llm: LLMWatch, model: str, planner_name: str, 
     return row
 
 
-def _prefix_state(gate: Gate, checked: metrics.PlanCheck) -> Any:
+def _prefix_state(gate: Gate, checked: metrics.PlanCheck) -> Atoms:
     """The state after the plan's accepted prefix: the end of the check when nothing was
     refused, else where a check in mode "first" stops."""
     if checked.run.valid:

@@ -56,8 +56,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from sage_pddl.gate import Gate, Verdict
 from sage_pddl.gate.outcome import plan_outcomes
 from sage_pddl.pddl.vocabulary import bare_step, name_key, step_key
+from sage_pddl.runtime import EpisodeReport
 
 STRUCTURAL_CODES = frozenset({"unknown-action", "wrong-arity", "unknown-object", "type-mismatch",
                               "unparsable-step"})
@@ -152,7 +154,7 @@ def upgrade_row(row: dict[str, Any]) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------ plan metrics
-def rejected_steps(verdict: Any) -> frozenset[int]:
+def rejected_steps(verdict: Verdict) -> frozenset[int]:
     return frozenset(v.step for v in verdict.violations)
 
 
@@ -160,7 +162,7 @@ def _rate(reached: bool | None) -> float | None:
     return None if reached is None else float(reached)
 
 
-def executability(verdict: Any, n_steps: int) -> float:
+def executability(verdict: Verdict, n_steps: int) -> float:
     if n_steps <= 0:
         return 0.0
     return 1.0 - len(rejected_steps(verdict)) / n_steps
@@ -170,15 +172,15 @@ def is_precondition_code(code: str) -> bool:
     return code not in STRUCTURAL_CODES
 
 
-def precondition_violations(verdict: Any) -> int:
+def precondition_violations(verdict: Verdict) -> int:
     return sum(1 for v in verdict.violations if is_precondition_code(v.code))
 
 
-def violation_codes(verdict: Any) -> dict[str, int]:
+def violation_codes(verdict: Verdict) -> dict[str, int]:
     return dict(sorted(Counter(v.code for v in verdict.violations).items()))
 
 
-def hallucination(verdict: Any, n_steps: int) -> float:
+def hallucination(verdict: Verdict, n_steps: int) -> float:
     if n_steps <= 0:
         return 0.0
     steps = {v.step for v in verdict.violations if v.code in HALLUCINATION_CODES}
@@ -211,18 +213,20 @@ class PlanCheck(NamedTuple):
     and by the episode trace, and the plan's steps as checked (`plain`)."""
 
     plain: list[dict[str, Any]]
-    run: Any
+    run: Verdict
 
 
-def check_plan(gate: Any, steps: Sequence[Mapping[str, Any]], state: Any = None) -> PlanCheck:
+def check_plan(gate: Gate, steps: Sequence[Mapping[str, Any]],
+               state: Iterable[tuple[Any, ...]] | None = None) -> PlanCheck:
     """The plan's check in mode "all" from `state` (default: the initial state)."""
     plain = [bare_step(s) for s in steps]
     return PlanCheck(plain, gate.check(plain, state=state, mode="all"))
 
 
-def plan_metrics(gate: Any, steps: Sequence[Mapping[str, Any]], *,
+def plan_metrics(gate: Gate, steps: Sequence[Mapping[str, Any]], *,
                  expected_objects: Iterable[str] = (), reference_length: int = 0,
-                 state: Any = None, checked: PlanCheck | None = None) -> dict[str, Any]:
+                 state: Iterable[tuple[Any, ...]] | None = None,
+                 checked: PlanCheck | None = None) -> dict[str, Any]:
     """Every plan metric of `steps`, from one gate check in mode "all" (`checked` when the caller
     made it, from the same state) and one in mode "first" when a step is refused (see the
     module docstring)."""
@@ -256,7 +260,7 @@ def cost_metrics(calls: int, prompt_tokens: int, output_tokens: int, seconds: fl
 
 
 # ------------------------------------------------------------------------------ exec metrics
-def exec_metrics(report: Any) -> dict[str, Any]:
+def exec_metrics(report: EpisodeReport) -> dict[str, Any]:
     """The execution metrics of an `EpisodeReport` (its properties are the one implementation
     of the step counts and rates)."""
     return {

@@ -39,12 +39,13 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from sage_pddl.export.classical import require_unified_planning, solve
-from sage_pddl.gate import compile_gate
+from sage_pddl.gate import Gate, compile_gate
 from sage_pddl.llm.scripted import ScriptExhausted
 from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.model import Domain
 from sage_pddl.pddl.vocabulary import bare_step, step_text, vocabulary
 from sage_pddl.pddl.writer import write_formula
-from sage_pddl.tasks import normalize_steps, task_problem
+from sage_pddl.tasks import Task, normalize_steps, task_problem
 
 NAVIGATION = frozenset({"moveto", "find"})
 _TASK_LINE = re.compile(r"^Task: (.+)$", re.MULTILINE)
@@ -61,14 +62,14 @@ def _same(a: str, b: str) -> bool:
 class ReferenceResponder:
     """`responder(messages, role)` answering from reference plans (see the module docstring)."""
 
-    def __init__(self, tasks: Iterable[Any], domain_for: Callable[[Any], Any],
+    def __init__(self, tasks: Iterable[Task], domain_for: Callable[[Task], Domain],
                  broken_tasks: Collection[str] = (), classical_timeout: float = 60.0):
         self._domain_for = domain_for
         self._timeout = classical_timeout
         # each by task key: at most one entry per task given
-        self._plans: dict[str, tuple[Any, list[dict]]] = {}
+        self._plans: dict[str, tuple[Task, list[dict]]] = {}
         self._fixed: dict[str, list[dict]] = {}
-        self._unplanned: dict[str, Any] = {}
+        self._unplanned: dict[str, Task] = {}
         self._no_plan: dict[str, str] = {}
         self._goal_parts: dict[str, list[tuple[str, list[dict]]]] = {}
         self._lock = threading.Lock()
@@ -109,7 +110,7 @@ class ReferenceResponder:
         return {"reasoning": "follow the reference plan", "steps": steps}
 
     # ----------------------------------------------------------------------------- helpers
-    def _task_for(self, prompt: str) -> tuple[Any, list[dict]]:
+    def _task_for(self, prompt: str) -> tuple[Task, list[dict]]:
         found = _TASK_LINE.findall(prompt)
         for line in reversed(found):
             key = " ".join(line.split())
@@ -135,7 +136,7 @@ class ReferenceResponder:
             except ScriptExhausted:
                 pass  # kept in _no_plan
 
-    def _classical(self, key: str) -> tuple[Any, list[dict]]:
+    def _classical(self, key: str) -> tuple[Task, list[dict]]:
         """The classical plan of a task without a reference, once; parts by goal conjunct."""
         with self._lock:
             if key in self._plans:
@@ -158,19 +159,19 @@ class ReferenceResponder:
             self._plans[key] = (task, steps)
             return self._plans[key]
 
-    def _blocks(self, task: Any, steps: list[dict]) -> list[tuple[str, list[dict]]]:
+    def _blocks(self, task: Task, steps: list[dict]) -> list[tuple[str, list[dict]]]:
         """The plan's parts with their sub-goal names (see the module docstring)."""
         found = self._goal_parts.get(" ".join(str(task.instruction).split()))
         if found is not None:
             return found
         return [(self._subgoal(task, i, part), part) for i, part in enumerate(_split(steps))]
 
-    def _goal(self, task: Any) -> str:
+    def _goal(self, task: Task) -> str:
         goal = task_problem(task, self._domain_for(task)).goal
         return write_formula(goal) if goal is not None else "(and)"
 
     @staticmethod
-    def _subgoal(task: Any, index: int, part: Sequence[dict]) -> str:
+    def _subgoal(task: Task, index: int, part: Sequence[dict]) -> str:
         words = ", ".join(step_text(s) for s in part) or "nothing left to do"
         return f"[{task.task_id} part {index + 1}] {words}"
 
@@ -183,7 +184,7 @@ class ReferenceResponder:
                 return part
         return steps  # a sub-goal it did not write (e.g. the instruction as fallback)
 
-    def _corrected(self, prompt: str, task: Any, steps: list[dict], role: str) -> list[dict]:
+    def _corrected(self, prompt: str, task: Task, steps: list[dict], role: str) -> list[dict]:
         """The correct steps of the named sub-goal (refine), or from the failed step on
         (repair). Sub-goals were named after the plan as first answered, so the correct steps
         of a sub-goal are looked up through the first answer's parts."""
@@ -243,7 +244,7 @@ MAX_PARTS = 5
 """The most sub-goals the responder gives: the decompose prompt's default upper bound."""
 
 
-def _goal_parts(task_id: str, gate: Any, steps: list[dict]) -> list[tuple[str, list[dict]]]:
+def _goal_parts(task_id: str, gate: Gate, steps: list[dict]) -> list[tuple[str, list[dict]]]:
     """`steps` cut after each step that makes more goal conjuncts hold than any step before
     it (at most `MAX_PARTS` parts: later ones join the last); each part is named after the
     conjuncts it achieved."""
@@ -280,7 +281,7 @@ def _split(steps: list[dict]) -> list[list[dict]]:
     return [list(steps[:middle]), list(steps[middle:])]
 
 
-def reference_responder(tasks: Iterable[Any], domain_for: Callable[[Any], Any],
+def reference_responder(tasks: Iterable[Task], domain_for: Callable[[Task], Domain],
                         broken_tasks: Collection[str] = ()) -> ReferenceResponder:
     """The responder described in the module docstring."""
     return ReferenceResponder(tasks, domain_for, broken_tasks)

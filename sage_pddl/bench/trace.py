@@ -36,12 +36,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from sage_pddl.gate import Gate, Verdict, Violation
+from sage_pddl.gate.ground import Atoms
 from sage_pddl.pddl.files import write_text_atomic
 from sage_pddl.pddl.plain import words
 from sage_pddl.pddl.vocabulary import step_text
 from sage_pddl.pddl.writer import write_formula
+from sage_pddl.planners.base import PlanningTask, PlanResult
 from sage_pddl.planners.prompts import sent_feedback
-from sage_pddl.tasks import bundled_goals
+from sage_pddl.runtime import StepRecord
+from sage_pddl.tasks import Task, bundled_goals
 
 EPISODES_DIR = "episodes"
 TRACE_VERSION = 1
@@ -76,12 +80,12 @@ def _cut(text: Any, limit: int = MAX_TEXT) -> str:
     return text[:limit] + f"\n[... {len(text) - limit:,} more characters not kept]"
 
 
-def _violation(v: Any) -> dict[str, Any]:
+def _violation(v: Violation) -> dict[str, Any]:
     return {"step": v.step, "step_text": v.step_text, "code": v.code,
             "literal": v.literal, "message": v.message}
 
 
-def _violations(items: Sequence[Any]) -> list[dict[str, Any]]:
+def _violations(items: Sequence[Violation]) -> list[dict[str, Any]]:
     return [_violation(v) for v in list(items)[:MAX_VIOLATIONS]]
 
 
@@ -97,7 +101,7 @@ class Recorder:
     def __init__(self) -> None:
         self.events: list[dict[str, Any]] = []
         self._calls = 0
-        self.final_state: Any = None
+        self.final_state: Atoms | None = None
         """The state the goal is read in at the end (plan mode: set by `scored`; exec mode: the
         world's true state, set by the runner; None: not read)."""
 
@@ -120,7 +124,7 @@ class Recorder:
             event["omitted"] = f"texts not kept after the first {MAX_CALLS} calls"
         self.events.append(event)
 
-    def plan(self, result: Any, phase: str) -> None:
+    def plan(self, result: PlanResult, phase: str) -> None:
         blocks = []
         for block in getattr(result, "blocks", ()) or ():
             blocks.append({
@@ -136,7 +140,8 @@ class Recorder:
             "notes": [_cut(n, 600) for n in list(result.notes)[:30]],
             "limits_hit": list(result.limits_hit)})
 
-    def scored(self, steps: Sequence[Mapping[str, Any]], verdict: Any, final_state: Any) -> None:
+    def scored(self, steps: Sequence[Mapping[str, Any]], verdict: Verdict, final_state: Atoms
+               ) -> None:
         """Plan mode: record the gate's check of the planned steps from the initial state in
         mode "all" (`verdict`, the check the plan metrics read) as a verdict event, and the state
         the goal is read in at the end: `final_state`, after the accepted prefix (as
@@ -148,7 +153,7 @@ class Recorder:
                             "more_violations": max(0, len(verdict.violations) - MAX_VIOLATIONS)})
         self.final_state = final_state
 
-    def step(self, record: Any) -> None:
+    def step(self, record: StepRecord) -> None:
         self.events.append({"kind": "step", "index": record.index, "step": step_text(record.step),
                             "status": record.status, "message": _cut(record.message, 2000),
                             "code": record.code})
@@ -162,7 +167,7 @@ class Recorder:
         elif kind in ("step", "blocked"):
             self.step(payload)
 
-    def trace(self, row: Mapping[str, Any], task: Any, planning: Any, gate: Any
+    def trace(self, row: Mapping[str, Any], task: Task, planning: PlanningTask, gate: Gate
               ) -> dict[str, Any]:
         """The whole trace (see the module docstring)."""
         final_state = self.final_state
