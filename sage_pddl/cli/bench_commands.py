@@ -13,7 +13,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..env.thor.protocol import port_number
 from .common import (
@@ -26,6 +26,10 @@ from .common import (
     err,
 )
 
+if TYPE_CHECKING:
+    from ..bench.config import BenchConfig
+    from ..bench.report import ReportFiles
+
 
 def _list(text: str | None) -> list[str] | None:
     if text is None:
@@ -35,7 +39,7 @@ def _list(text: str | None) -> list[str] | None:
     return [part.strip() for part in split_specs(text) if part.strip()]
 
 
-def config_from_args(args: argparse.Namespace) -> Any:
+def config_from_args(args: argparse.Namespace) -> BenchConfig:
     """The `BenchConfig` of a `bench` command line (`--config` file first, flags on top)."""
     # start-up time: imported when the command runs
     from ..bench.config import BenchConfig, BenchConfigError, config_from_mapping, load_config
@@ -152,7 +156,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _html(args: argparse.Namespace, files: Any) -> Path | None:
+def _html(args: argparse.Namespace, files: ReportFiles) -> Path | None:
     """The HTML report of a written report when `--html` asks for it (else None)."""
     if not args.html or files.analysis is None:
         return None

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from ..pddl.model import Domain, Plan, Problem
+    from ..planners.base import PlanResult
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -99,7 +100,7 @@ def format_step(step: Mapping[str, Any]) -> str:
     return step_text(step)
 
 
-def print_plan_result(out: Console, result: Any) -> None:
+def print_plan_result(out: Console, result: PlanResult) -> None:
     """A planner's `PlanResult`: its sub-goal blocks with the gate's judgement, then a summary.
     Model and PDDL text is escaped: a bracket in a step must not be read as rich markup."""
     if result.blocks:
@@ -187,7 +188,7 @@ def read_plan_arg(ref: str) -> Plan:
     return load_plan(ref)
 
 
-def plan_or_reference_arg(ref: str) -> Any:
+def plan_or_reference_arg(ref: str) -> Plan | list[Mapping[str, Any]]:
     """A PLAN argument that may also be a task reference, whose reference steps are the plan."""
     if is_task_ref(ref):
         from ..tasks import TaskSetError, load_task  # start-up time: imported when the command runs

@@ -9,12 +9,12 @@ import re
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..pddl.errors import SageError
 from ..pddl.files import write_text_atomic
 from ..pddl.limits import read_text
-from ..pddl.model import Plan
+from ..pddl.model import Plan, PlanStep
 from ..pddl.vocabulary import step_text
 from .common import (
     EXIT_INVALID,
@@ -30,6 +30,9 @@ from .common import (
     plan_or_reference_arg,
     plural,
 )
+
+if TYPE_CHECKING:
+    from ..gate import Verdict
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -122,22 +125,22 @@ def cmd_gate(args: argparse.Namespace) -> int:
     return code
 
 
-def gate_steps(plan: Any) -> Any:
+def gate_steps(plan: Plan | list[Mapping[str, Any]]) -> Sequence[PlanStep | Mapping[str, Any]]:
     """The steps of a plan file (a `Plan`) or of a task's reference (a list of JSON steps)."""
     return plan.steps if isinstance(plan, Plan) else plan
 
 
-def step_words(step: Any) -> str:
+def step_words(step: PlanStep | Mapping[str, Any]) -> str:
     """One plan step as written: a plan file's text, or a JSON step in words."""
     return step_text(step) if isinstance(step, Mapping) else (step.text or step.action)
 
 
-def action_word(step: Any) -> str:
+def action_word(step: PlanStep | Mapping[str, Any]) -> str:
     """The action word of one plan step, whatever its form."""
     return str(step.get("action", "")) if isinstance(step, Mapping) else step.action
 
 
-def verdict_json(verdict: Any, steps: Sequence[Any]) -> dict:
+def verdict_json(verdict: Verdict, steps: Sequence[PlanStep | Mapping[str, Any]]) -> dict:
     """`gate --json`: `action` is the step's action word as written (`Pick`, `fly`), the same
     for every violation; `step_text` is the whole step."""
     return {

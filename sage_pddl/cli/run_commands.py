@@ -9,7 +9,8 @@ import argparse
 import json
 import os
 import sys
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..env.thor.protocol import port_number
 from ..env.thor.server import add_arguments as add_server_arguments
@@ -27,6 +28,13 @@ from .common import (
     print_plan_result,
 )
 
+if TYPE_CHECKING:
+    from ..gate import Gate, Verdict
+    from ..llm import LLMBackend
+    from ..planners.base import PlanningTask
+    from ..planners.memory import HybridMemory
+    from ..tasks import Task
+
 
 class _ListPlanners(argparse.Action):
     """`--list-planners`: print the planners and exit, like --help."""
@@ -35,7 +43,8 @@ class _ListPlanners(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
                          help="list the planners and exit")
 
-    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option: str | None = None) -> None:
         try:
             print_planners()
         except BrokenPipeError:  # `| head`: the reader has what it wanted
@@ -117,7 +126,8 @@ def _add_llm_options(p: argparse.ArgumentParser) -> None:
                         "bench does (so a cassette recorded by bench replays)")
 
 
-def make_llm(args: argparse.Namespace, planning: Any = None, dataset_task: Any = None) -> Any:
+def make_llm(args: argparse.Namespace, planning: PlanningTask, dataset_task: Task | None = None
+             ) -> LLMBackend:
     """The LLM backend the command line names (`bench/backend.py` chooses it, as for `bench`).
     `--llm scripted` without `--llm-script` answers from `dataset_task`'s reference plan (the
     bench's reference responder)."""
@@ -163,7 +173,7 @@ def cassette_model(path: str) -> str:
     raise SageError(f"{path}: no model recorded in the cassette's first record; pass --model")
 
 
-def planning_task(args: argparse.Namespace) -> Any:
+def planning_task(args: argparse.Namespace) -> tuple[PlanningTask, Task | None]:
     """The PlanningTask named by the command line: a task reference, or an instruction with
     --domain and --problem."""
     from ..domains import load_domain  # start-up time: imported when the command runs
@@ -206,13 +216,14 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return EXIT_OK if plan_accepted(result.steps, verdict) else EXIT_INVALID
 
 
-def plan_accepted(steps: Any, verdict: Any) -> bool:
+def plan_accepted(steps: Sequence[Mapping[str, Any]], verdict: Verdict) -> bool:
     """The exit contract of `plan`: the gate accepts every step and the goal holds after them
     (a problem without a goal needs only the steps)."""
     return bool(steps) and verdict.valid and verdict.goal_reached is not False
 
 
-def why_not_accepted(gate: Any, steps: Any, verdict: Any) -> list[str]:
+def why_not_accepted(gate: Gate, steps: Sequence[Mapping[str, Any]], verdict: Verdict
+                     ) -> list[str]:
     """Why `plan` exits 1, in words: no steps, the first rejected step, or the goal's literals
     that do not hold after the plan."""
     if not steps:
@@ -228,7 +239,8 @@ def why_not_accepted(gate: Any, steps: Any, verdict: Any) -> list[str]:
     return []
 
 
-def _live_memory(args: argparse.Namespace, task: Any, dataset_task: Any) -> Any:
+def _live_memory(args: argparse.Namespace, task: PlanningTask, dataset_task: Task | None
+                 ) -> HybridMemory | None:
     """The memory of a memory planner with --memory loo (the task's own set, the task left
     out, as `bench` gives it) or --live-memory (that, plus the episodes in the file); None
     otherwise."""

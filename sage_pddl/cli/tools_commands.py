@@ -8,8 +8,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..pddl.errors import SageError
 from .common import (
@@ -22,6 +23,10 @@ from .common import (
     plan_or_reference_arg,
     plural,
 )
+
+if TYPE_CHECKING:
+    from ..gate import Gate
+    from ..pddl.model import Domain, Plan, Problem
 
 # --- collect --------------------------------------------------------------------------------
 
@@ -157,7 +162,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 # --- solve ----------------------------------------------------------------------------------
 
-def _assess(domain: Any, problem: Any, gate: Any, plan: Any) -> dict[str, Any]:
+def _assess(domain: Domain, problem: Problem, gate: Gate, plan: Plan | list[Mapping[str, Any]]
+            ) -> dict[str, Any]:
     # start-up time: imported when the command runs
     from ..export.classical import ClassicalPlannerError, validate
 
