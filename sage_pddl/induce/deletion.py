@@ -29,14 +29,13 @@ import dataclasses
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from sage_pddl.gate import compile_gate
+from sage_pddl.gate import Gate, compile_gate
 from sage_pddl.pddl import write_formula
 from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.model import And, Domain
-from sage_pddl.tasks import normalize_steps, task_problem
-from sage_pddl.tasks.mutations import MUTATION_CLASSES, detect, plan_mutants
+from sage_pddl.pddl.model import And, Domain, Problem
+from sage_pddl.tasks import Task, normalize_steps, task_problem
+from sage_pddl.tasks.mutations import MUTATION_CLASSES, Mutant, detect, plan_mutants
 
 from .evaluate import compare_preconditions, positional_text, precondition_literals
 from .learner import EXCLUDED_CODES
@@ -114,7 +113,7 @@ class StudyResult:
         return "\n".join(lines)
 
 
-def _caught(gate: Any, mutant: Any) -> bool:
+def _caught(gate: Gate, mutant: Mutant) -> bool:
     return detect(gate, mutant).at_step
 
 
@@ -131,7 +130,7 @@ def _without(domain: Domain, action_index: int, part_index: int) -> Domain:
         a for a in domain.annotations if a.kind.lower() != "reason"))
 
 
-def deletion_study(domain: Domain, tasks: Sequence[Any], induced: Domain | None = None,
+def deletion_study(domain: Domain, tasks: Sequence[Task], induced: Domain | None = None,
                    per_class: int = 1) -> StudyResult:
     """See the module docstring."""
     counted = [kind for kind, code in MUTATION_CLASSES.items() if code not in EXCLUDED_CODES]
@@ -151,9 +150,9 @@ def deletion_study(domain: Domain, tasks: Sequence[Any], induced: Domain | None 
     by_class = Counter(m.kind for _, mutants in cases for m in mutants)
     matches = ({m.action.lower(): m for m in compare_preconditions(induced, domain)}
                if induced is not None else {})
-    induced_gates: dict[int, Any] = {}
+    induced_gates: dict[int, Gate] = {}
 
-    def induced_gate(problem: Any) -> Any:
+    def induced_gate(problem: Problem) -> Gate:
         assert induced is not None
         if id(problem) not in induced_gates:
             try:

@@ -46,12 +46,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sage_pddl.env.base import Environment
 from sage_pddl.env.transitions import TransitionLog
 from sage_pddl.gate import Gate, compile_gate
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, Problem
 from sage_pddl.pddl.vocabulary import step_words, vocabulary
-from sage_pddl.tasks import normalize_steps
+from sage_pddl.tasks import Task, normalize_steps
 
 Step = dict[str, Any]
 
@@ -77,7 +78,7 @@ class ProbeSettings:
 class _Episode:
     """The environment, the reference trajectory, and a way back to any state of it."""
 
-    def __init__(self, env: Any, problem: Problem, reset_options: Mapping[str, Any],
+    def __init__(self, env: Environment, problem: Problem, reset_options: Mapping[str, Any],
                  log: TransitionLog, ref: str):
         self.env, self.problem, self.options, self.log = env, problem, dict(reset_options), log
         self.ref = ref
@@ -166,7 +167,7 @@ def task_random(seed: int, ref: str) -> random.Random:
     return random.Random(f"{seed}:{Path(ref).name if '/' in ref else ref}")
 
 
-def probe_task(task: Any, domain: Domain, problem: Problem, env: Any, log: TransitionLog,
+def probe_task(task: Task, domain: Domain, problem: Problem, env: Environment, log: TransitionLog,
                settings: ProbeSettings, ref: str,
                reset_options: Mapping[str, Any] | None = None) -> int:
     """Probe one task in `env` (see the module docstring); returns the transitions logged."""
