@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from sage_pddl.domains import load_domain
-from sage_pddl.gate import Gate, StepRejected
+from sage_pddl.gate import Gate, GroundAction, StepRejected
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 
 from .base import EnvError, Fact, Observation, StepLike, StepResult, as_plan_step
-from .faults import GONE, StepContext
+from .faults import GONE, Faults, StepContext
 from .transitions import Transition, TransitionLog, make_transition
 
 
@@ -53,7 +53,7 @@ class GatedEnv(ABC):
                            "problem than the episode's")
         return gate
 
-    def _begin_episode(self, task: str, fault_set: Any) -> None:
+    def _begin_episode(self, task: str, fault_set: Faults) -> None:
         """Start the counters of a new episode named `task` with its faults (`gate` and the
         true state are set). A true state with other static facts than the problem's (hidden
         facts, an override) gets a gate that does not prune by the problem's."""
@@ -115,7 +115,8 @@ class GatedEnv(ABC):
         return self._finish(plan_step, self._state, False, reason, code)
 
     @abstractmethod
-    def _execute(self, plan_step: PlanStep, pre: frozenset[Fact], ground: Any) -> StepResult:
+    def _execute(self, plan_step: PlanStep, pre: frozenset[Fact], ground: GroundAction
+                 ) -> StepResult:
         """Run a grounded step from the true state `pre`; `_finish` its outcome."""
 
     @abstractmethod

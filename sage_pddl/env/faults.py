@@ -201,7 +201,7 @@ def from_task(fail_injection: Mapping[str, Any] | None) -> Faults:
                               "Injected mid-execution failure"), count="succeeded"),))
 
 
-def parse_fault(spec: str) -> Any:
+def parse_fault(spec: str) -> Fault:
     """Read `fail@K[:reason]`, `fail-after@K[:reason]` (counts succeeded steps),
     `random:RATE[:seed=S][:reason]`, `vanish:OBJECT@K`."""
     text = spec.strip()

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sage_pddl.gate import Gate, compile_gate
+from sage_pddl.gate import Gate, GroundAction, compile_gate
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 from sage_pddl.pddl.vocabulary import vocabulary
 
@@ -107,7 +107,8 @@ class SymbolicEnv(GatedEnv):
         self._begin_episode(task or self._default_task or problem.name, fault_set)
         return self.observe()
 
-    def _execute(self, plan_step: PlanStep, pre: frozenset[Fact], ground: Any) -> StepResult:
+    def _execute(self, plan_step: PlanStep, pre: frozenset[Fact], ground: GroundAction
+                 ) -> StepResult:
         violation = self.gate.applicable(pre, ground, plan_step.index, plan_step.text)
         if violation is not None:
             return self._finish(plan_step, pre, False, violation.message, violation.code)

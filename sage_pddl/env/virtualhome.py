@@ -53,7 +53,7 @@ from types import ModuleType
 from typing import Any
 
 from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.model import PlanStep, Problem, key
+from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 from sage_pddl.pddl.vocabulary import name_key
 
 from .base import EnvError, Fact, Observation, StepLike, StepResult, as_plan_step
@@ -375,7 +375,7 @@ class VirtualHomeEnv:
     # --- episode ---------------------------------------------------------------------------
 
     def reset(self, problem: Problem | str, *, task: str | None = None,
-              domain: Any = None, scene: str | None = None) -> Observation:
+              domain: Domain | str | None = None, scene: str | None = None) -> Observation:
         """Start EAI task `task` (or the one `problem` names). `domain` and `scene` are
         accepted for the common reset signature and not used: EAI's simulator defines what
         actions do, and the task names its own scene graph."""

@@ -59,7 +59,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from sage_pddl.gate import Gate, compile_gate
+from sage_pddl.gate import Gate, GroundAction, Violation, compile_gate
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 from sage_pddl.pddl.vocabulary import instance_stem, name_key
 
@@ -145,7 +145,8 @@ class AI2ThorEnv(GatedEnv):
         self._gone |= {key(obj) for obj in objects}  # facts and step args compare lower-case
         self._state = frozenset(f for f in self._state if not self._gone.intersection(f[1:]))
 
-    def _execute(self, plan_step: PlanStep, pre: frozenset[Fact], ground: Any) -> StepResult:
+    def _execute(self, plan_step: PlanStep, pre: frozenset[Fact], ground: GroundAction
+                 ) -> StepResult:
         memory = self._memory_violation(pre, ground, plan_step.index, plan_step.text)
         if memory is not None:
             return self._finish(plan_step, pre, False, memory.message, memory.code)
@@ -413,7 +414,8 @@ class AI2ThorEnv(GatedEnv):
         self._do("TeleportFull", **{k: pose[k] for k in ("x", "y", "z", "rotation", "horizon",
                                                           "standing") if k in pose})
 
-    def _memory_violation(self, state: frozenset, ground: Any, index: int, text: str) -> Any:
+    def _memory_violation(self, state: frozenset, ground: GroundAction, index: int, text: str
+                          ) -> Violation | None:
         """The gate's violation if the step fails only on what AI2-THOR cannot sense."""
         violation = self.gate.applicable(state, ground, index, text)
         if violation is None:

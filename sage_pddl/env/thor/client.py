@@ -253,7 +253,7 @@ class ThorClientEnv:
             self._log.close()
 
 
-def _wire_step(step: StepLike) -> Any:
+def _wire_step(step: StepLike) -> str | dict[str, Any]:
     if isinstance(step, str):
         return step
     if isinstance(step, dict):

@@ -30,16 +30,17 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sage_pddl.domains import key, list_domains, load_domain
 from sage_pddl.pddl import limits, parse_domain, parse_problem
 from sage_pddl.pddl.errors import GroundingTooLarge, SageError
+from sage_pddl.pddl.model import Domain, Problem
 from sage_pddl.tasks import load_taskset, task_problem
 from sage_pddl.tasks.taskset import BUNDLED
 
 from .. import get_env
-from ..base import Observation, format_fact
+from ..base import Environment, Observation, format_fact
 from . import protocol
 from .protocol import ProtocolError, Request
 
@@ -59,7 +60,7 @@ class WorkerSettings:
 class EpisodeHandler:
     """Turns validated episode requests into calls on one environment backend."""
 
-    def __init__(self, env: Any, settings: WorkerSettings):
+    def __init__(self, env: Environment, settings: WorkerSettings):
         self.env = env
         self.settings = settings
         self.task: str | None = None
@@ -147,7 +148,7 @@ class EpisodeHandler:
             raise SageError(f"{what} {text!r}: no such file")
         return path
 
-    def _domain(self, text: str) -> Any:
+    def _domain(self, text: str) -> Domain:
         """Inline PDDL, a known domain name, or a file in an allowed folder."""
         if "(" in text:
             return parse_domain(text, file="<reset.domain>")
@@ -161,7 +162,8 @@ class EpisodeHandler:
             path = self._allowed_file(name, "domain")
         return _load_quietly(lambda: load_domain(path), f"domain {name!r}")
 
-    def _from_task(self, ref: str, domain_name: str | None) -> tuple[Any, Any, str, str | None]:
+    def _from_task(self, ref: str, domain_name: str | None
+                   ) -> tuple[Domain, Problem, str, str | None]:
         where, _, task_id = ref.rpartition("#")
         if not where:
             raise SageError(f"task reference {ref!r}: expected SET#TASK_ID, e.g. ithor#K01")
@@ -175,11 +177,14 @@ class EpisodeHandler:
         return domain, task_problem(task, domain), ref, getattr(task, "scene", None)
 
 
-def _parse_problem(text: str) -> Any:
+def _parse_problem(text: str) -> Problem:
     return parse_problem(text, file="<reset.problem>")
 
 
-def _load_quietly(load: Callable[[], Any], what: str) -> Any:
+T = TypeVar("T")
+
+
+def _load_quietly(load: Callable[[], T], what: str) -> T:
     """`load()`, with an error in a server-side file reported without quoting that file."""
     try:
         return load()
