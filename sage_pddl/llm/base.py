@@ -83,10 +83,14 @@ class Completion:
 # ------------------------------------------------------------------------------------- protocol
 @runtime_checkable
 class LLMBackend(Protocol):
-    """What planners call. `name` is the registry name, `model` what the cassette keys use."""
+    """What planners call. `name` is the registry name, `model` what the cassette keys use
+    (read-only here: a backend may hold them as attributes or properties)."""
 
-    name: str
-    model: str
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
 
     def complete(self, messages: Messages, schema: Schema = None,
                  temperature: float = DEFAULT_TEMPERATURE, seed: int | None = None,

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from sage_pddl import tasks as task_module
 from sage_pddl.domains import load_domain
+from sage_pddl.llm import LLMBackend
 from sage_pddl.pddl.model import Domain
 from sage_pddl.pddl.registry import Registry
 
@@ -80,7 +82,7 @@ def planner_summary(name: str) -> str:
     return doc.strip().split("\n")[0]
 
 
-def get_planner(name: str, llm: Any = None, **options: Any) -> Planner:
+def get_planner(name: str, llm: LLMBackend | None = None, **options: Any) -> Planner:
     """Build the planner registered as `name` with backend `llm` and its options."""
     canonical = canonical_name(name)
     if llm is None:
@@ -91,8 +93,10 @@ def get_planner(name: str, llm: Any = None, **options: Any) -> Planner:
     return planner
 
 
-def plan_task(task_ref_or_task: Any, planner: str = "SAGE", llm: Any = None, domain: Any = None,
-              *, memory: Any = None, live_memory: Any = None, **options: Any) -> PlanResult:
+def plan_task(task_ref_or_task: str | task_module.Task | PlanningTask, planner: str = "SAGE",
+              llm: LLMBackend | None = None, domain: Domain | str | None = None, *,
+              memory: HybridMemory | None = None, live_memory: Path | str | None = None,
+              **options: Any) -> PlanResult:
     """Plan one task with the named planner (see the module docstring)."""
     canonical = canonical_name(planner)
     dataset_tasks = None
@@ -101,8 +105,9 @@ def plan_task(task_ref_or_task: Any, planner: str = "SAGE", llm: Any = None, dom
     else:
         task = task_ref_or_task
         if isinstance(task, str):
-            task = task_module.load_task(task_ref_or_task)
-            dataset_ref = task_ref_or_task.rsplit("#", 1)[0]
+            ref = task
+            task = task_module.load_task(ref)
+            dataset_ref = ref.rsplit("#", 1)[0]
             try:
                 dataset_tasks = task_module.load_taskset(dataset_ref)
             except Exception:  # memory is an aid: a task set that will not load just skips it

@@ -35,13 +35,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from sage_pddl.gate import Gate
+from sage_pddl.gate import Gate, Verdict, Violation
+from sage_pddl.llm import LLMBackend
+from sage_pddl.llm.output import Schema
 from sage_pddl.pddl import limits
 from sage_pddl.pddl.built_once import BuiltOnce
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, Problem
 from sage_pddl.pddl.vocabulary import step_key
-from sage_pddl.tasks import task_problem
+from sage_pddl.tasks import Task, task_problem
 
 Step = dict[str, Any]
 
@@ -68,7 +70,7 @@ def content_key(task: Any) -> str | None:
 V = TypeVar("V")
 
 
-def kept_per_task(cache: BuiltOnce[tuple[int, str], V], task: Any, domain: Domain,
+def kept_per_task(cache: BuiltOnce[tuple[int, str], V], task: Task, domain: Domain,
                   build: Callable[[], V]) -> V:
     """`build()`, kept in `cache` by domain object and task content (`content_key`; a task
     without one is built each time), the domain kept alive with it so its id names no other."""
@@ -78,7 +80,7 @@ def kept_per_task(cache: BuiltOnce[tuple[int, str], V], task: Any, domain: Domai
     return cache.get((id(domain), content), build, domain)
 
 
-def task_problem_of(task: Any, domain: Domain) -> Problem:
+def task_problem_of(task: Task, domain: Domain) -> Problem:
     """`task_problem(task, domain)`, kept for the process (see the module docstring); a task
     whose problem cannot be built raises each time it is asked for."""
     return kept_per_task(_PROBLEMS, task, domain, lambda: task_problem(task, domain))
@@ -115,7 +117,7 @@ class PlanningTask:
                                "or problem than the task's")
 
     @classmethod
-    def from_task(cls, task: Any, domain: Domain) -> PlanningTask:
+    def from_task(cls, task: Task, domain: Domain) -> PlanningTask:
         """From a dataset `Task` (sage_pddl.tasks): its problem is `task_problem_of(task)`."""
         return cls(instruction=str(task.instruction), domain=domain,
                    problem=task_problem_of(task, domain), task_id=task.task_id,
@@ -151,16 +153,16 @@ class SubgoalBlock:
     steps: tuple[Step, ...]
     certified: bool
     refines: int = 0
-    verdict: Any = None
+    verdict: Verdict | None = None
     origin: str = "expand"
     done: int = 0
     """How many of `steps` were executed before the last repair (bookkeeping only)."""
-    rejected: tuple = ()
+    rejected: tuple[tuple[tuple[Step, ...], tuple[Violation, ...]], ...] = ()
     """The attempts the gate rejected before `steps`, oldest first: (steps, violations) pairs,
     so a report can show what the gate caught and what the refine changed."""
 
     @property
-    def violations(self) -> tuple:
+    def violations(self) -> tuple[Violation, ...]:
         return tuple(getattr(self.verdict, "violations", ()) or ())
 
 
@@ -234,7 +236,7 @@ class CallLog:
     spent). Planners treat None like an unusable answer.
     """
 
-    def __init__(self, llm: Any, max_calls: int = MAX_CALLS):
+    def __init__(self, llm: LLMBackend, max_calls: int = MAX_CALLS):
         if llm is None:
             raise PlannerError("this planner needs an LLM backend: pass llm=get_backend(...)")
         self.llm = llm
@@ -251,7 +253,7 @@ class CallLog:
             self.notes.append(note)
 
     def complete(self, messages: Sequence[Mapping[str, str]], *, role: str,
-                 schema: Any = None, temperature: float = 0.2, seed: int | None = None
+                 schema: Schema = None, temperature: float = 0.2, seed: int | None = None
                  ) -> str | None:
         if len(self.records) >= self.max_calls:
             self.hit("max_calls", f"call cap reached: this run made {self.max_calls} LLM calls "

@@ -22,9 +22,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sage_pddl.export.classical import solve
+from sage_pddl.llm import LLMBackend
 from sage_pddl.pddl import check_problem, parse_problem, write_problem
 from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.model import And, Atom, Constant, Problem
+from sage_pddl.pddl.model import And, Atom, Constant, Formula, Problem
 from sage_pddl.pddl.vocabulary import vocabulary
 
 from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step
@@ -60,7 +61,7 @@ def read_goal_text(text: str | None) -> str:
     return ""
 
 
-def parse_goal(goal_text: str, task: PlanningTask) -> Any:
+def parse_goal(goal_text: str, task: PlanningTask) -> Formula:
     """The goal formula; `GoalError` naming the problem when it does not fit the domain."""
     if not goal_text:
         raise GoalError("no goal formula found in the answer")
@@ -81,7 +82,7 @@ class LLMPPlanner(LLMPlanner):
     name = "LLM+P"
     gated = True
 
-    def __init__(self, llm: Any, *, engine: str | None = None, goal_retries: int = 1,
+    def __init__(self, llm: LLMBackend, *, engine: str | None = None, goal_retries: int = 1,
                  solve_timeout: float = 20.0, **options: Any):
         super().__init__(llm, **options)
         if goal_retries < 0:
@@ -150,5 +151,5 @@ class LLMPPlanner(LLMPlanner):
         return self.finish(point.log, steps, point.state)
 
 
-def _empty_goal() -> Any:
+def _empty_goal() -> Formula:
     return And(())

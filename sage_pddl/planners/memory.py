@@ -41,8 +41,9 @@ from typing import Any
 
 from sage_pddl.gate import compile_gate
 from sage_pddl.pddl.built_once import BuiltOnce
+from sage_pddl.pddl.model import Domain
 from sage_pddl.pddl.vocabulary import bare_step
-from sage_pddl.tasks import normalize_steps
+from sage_pddl.tasks import Task, normalize_steps
 
 from .base import PlanningTask, Step, content_key, task_problem_of
 
@@ -152,7 +153,7 @@ _GATED: BuiltOnce[tuple[int, str], list[GatedSeed]] = BuiltOnce(kept=16)
 """The verdicts of the (domain, task set) pairs the process keeps; a lock per pair."""
 
 
-def _gated_seeds(tasks: list[Any], domain: Any) -> list[GatedSeed]:
+def _gated_seeds(tasks: list[Task], domain: Domain) -> list[GatedSeed]:
     """Each task's seed and verdict (see the module docstring), computed once per process for
     a domain object and tasks of the same content: the threads of a run wait for the first
     build instead of repeating it."""
@@ -163,7 +164,7 @@ def _gated_seeds(tasks: list[Any], domain: Any) -> list[GatedSeed]:
                       lambda: [_gated_seed(task, domain) for task in tasks], domain)
 
 
-def _gated_seed(task: Any, domain: Any) -> GatedSeed:
+def _gated_seed(task: Task, domain: Domain) -> GatedSeed:
     reference = list(getattr(task, "reference_steps", ()) or ())
     if not reference:
         return task.task_id, None, ("empty-reference",)
@@ -207,7 +208,7 @@ class HybridMemory:
 
     # ------------------------------------------------------------------------------ building
     @classmethod
-    def from_tasks(cls, tasks: Iterable[Any], domain: Any, *, live_path: Path | str | None = None,
+    def from_tasks(cls, tasks: Iterable[Task], domain: Domain, *, live_path: Path | str | None = None,
                    require_valid: bool = True, **options: Any) -> HybridMemory:
         """Seed items from dataset tasks' reference plans, gated on each task's problem."""
         seeds: list = []

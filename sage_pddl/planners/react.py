@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sage_pddl.gate import Violation
+from sage_pddl.llm import LLMBackend
 from sage_pddl.pddl.vocabulary import step_text
 
 from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step
@@ -60,7 +61,7 @@ def read_turn(text: str | None) -> tuple[bool, Step | None]:
 class ReActPlanner(LLMPlanner):
     name = "ReAct"
 
-    def __init__(self, llm: Any, *, env: Any = None, max_steps: int = 15, **options: Any):
+    def __init__(self, llm: LLMBackend, *, env: Any = None, max_steps: int = 15, **options: Any):
         super().__init__(llm, **options)
         if max_steps < 1:
             raise PlannerError(f"max_steps must be >= 1, got {max_steps}")

@@ -36,6 +36,7 @@ from dataclasses import replace
 from typing import Any
 
 from sage_pddl.gate.feedback import render_feedback
+from sage_pddl.llm import LLMBackend
 
 from .base import (
     MAX_SUBGOALS,
@@ -65,7 +66,7 @@ class SagePlanner(LLMPlanner):
     name = "SAGE"
     gated = True
 
-    def __init__(self, llm: Any, *, max_refines: int = 2, verifier: bool = True,
+    def __init__(self, llm: LLMBackend, *, max_refines: int = 2, verifier: bool = True,
                  local_repair: bool = True, use_memory: bool = True, min_subgoals: int = 2,
                  max_subgoals: int = 5, uncertified_steps: str = "keep", **options: Any):
         super().__init__(llm, **options)
@@ -309,23 +310,23 @@ class SagePlanner(LLMPlanner):
         return self._finish(log, blocks, state)
 
 
-def sage(llm: Any, **options: Any) -> SagePlanner:
+def sage(llm: LLMBackend, **options: Any) -> SagePlanner:
     return SagePlanner(llm, **options)
 
 
-def sage_no_verifier(llm: Any, **options: Any) -> SagePlanner:
+def sage_no_verifier(llm: LLMBackend, **options: Any) -> SagePlanner:
     """SAGE without the gate: sub-goal blocks are kept unchecked and never refined (ablation)."""
     options.setdefault("name", "SAGE-NoVerifier")
     return SagePlanner(llm, verifier=False, **options)
 
 
-def sage_no_repair(llm: Any, **options: Any) -> SagePlanner:
+def sage_no_repair(llm: LLMBackend, **options: Any) -> SagePlanner:
     """SAGE whose repair replans the whole remainder instead of the failed sub-goal (ablation)."""
     options.setdefault("name", "SAGE-NoRepair")
     return SagePlanner(llm, local_repair=False, **options)
 
 
-def sage_no_memory(llm: Any, **options: Any) -> SagePlanner:
+def sage_no_memory(llm: LLMBackend, **options: Any) -> SagePlanner:
     """SAGE without retrieved examples in its prompts (ablation)."""
     options.setdefault("name", "SAGE-NoMemory")
     return SagePlanner(llm, use_memory=False, **options)

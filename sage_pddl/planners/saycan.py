@@ -20,6 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sage_pddl.llm import LLMBackend
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.vocabulary import vocabulary
 
@@ -61,7 +62,7 @@ class SayCanPlanner(LLMPlanner):
     name = "SayCan"
     gated = True
 
-    def __init__(self, llm: Any, *, max_steps: int = 18, max_candidates: int = 60,
+    def __init__(self, llm: LLMBackend, *, max_steps: int = 18, max_candidates: int = 60,
                  **options: Any):
         super().__init__(llm, **options)
         if max_steps < 1 or max_candidates < 1:

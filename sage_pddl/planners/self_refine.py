@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sage_pddl.llm import LLMBackend
+
 from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step, same_step
 from .prompts import critique_messages, self_refine_messages
 from .session import LLMPlanner
@@ -21,7 +23,7 @@ from .session import LLMPlanner
 class SelfRefinePlanner(LLMPlanner):
     name = "Self-Refine"
 
-    def __init__(self, llm: Any, *, max_iterations: int = 2, **options: Any):
+    def __init__(self, llm: LLMBackend, *, max_iterations: int = 2, **options: Any):
         super().__init__(llm, **options)
         if max_iterations < 0:
             raise PlannerError(f"max_iterations must be >= 0, got {max_iterations}")

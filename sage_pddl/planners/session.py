@@ -19,9 +19,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from sage_pddl.gate import compile_gate
+from sage_pddl.llm import LLMBackend
+from sage_pddl.llm.output import Schema
 
 from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step, SubgoalBlock
 from .gating import describe_state, replay
+from .memory import HybridMemory
 from .parsing import Canonicalizer, parse_steps
 from .prompts import DIRECT_ROLE, direct_messages, replan_messages, replan_text
 from .schema import steps_schema
@@ -45,8 +48,9 @@ class LLMPlanner:
     name = "LLMPlanner"
     gated = False  # whether returned plans are gate-checked (and may be certified)
 
-    def __init__(self, llm: Any, *, seed: int | None = None, temperature: float | None = None,
-                 memory: Any = None, top_k: int = 3, name: str | None = None, **options: Any):
+    def __init__(self, llm: LLMBackend, *, seed: int | None = None,
+                 temperature: float | None = None, memory: HybridMemory | None = None,
+                 top_k: int = 3, name: str | None = None, **options: Any):
         if options:
             raise PlannerError(f"{self.name}: unknown option(s) "
                                f"{', '.join(sorted(options))}")
@@ -114,7 +118,7 @@ class LLMPlanner:
     def temperature(self, default: float) -> float:
         return default if self.temperature_override is None else self.temperature_override
 
-    def ask(self, log: CallLog, messages, *, role: str, schema: Any = None,
+    def ask(self, log: CallLog, messages, *, role: str, schema: Schema = None,
             temperature: float = 0.2) -> str | None:
         return log.complete(messages, role=role, schema=schema,
                             temperature=self.temperature(temperature), seed=self.seed)
@@ -127,7 +131,7 @@ class LLMPlanner:
         return self.parse(text)
 
     def replan(self, point: RepairPoint, *, role: str = "repair", role_text: str = DIRECT_ROLE,
-               schema: Any = None, temperature: float = 0.2, examples_text: str = ""
+               schema: Schema = None, temperature: float = 0.2, examples_text: str = ""
                ) -> str | None:
         """One call asking for the steps that remain after the failure at `point`; the answer
         text. `schema` defaults to the steps schema of the task."""
