@@ -46,6 +46,7 @@ import tempfile
 import threading
 import time
 import warnings
+from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -201,7 +202,8 @@ def _our_plan(up_plan, domain: Domain, problem: Problem, mapper) -> Plan:
                            for i in instances), domain, problem)
 
 
-def _plan_of_words(steps: Any, domain: Domain, problem: Problem) -> Plan:
+def _plan_of_words(steps: Iterable[tuple[str, Sequence[str]]], domain: Domain, problem: Problem
+                   ) -> Plan:
     """(action name, argument names) pairs as our `Plan`, in the domain's and problem's
     spelling (planners answer in lower case)."""
     names = {key(t.name): t.name for t in (*domain.constants, *problem.objects)}

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sage_pddl.gate import StepRejected, compile_gate
+from sage_pddl.gate import Gate, StepRejected, compile_gate
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.files import write_text_atomic
 from sage_pddl.pddl.model import Domain, Plan, PlanStep, Problem, key
@@ -55,7 +55,7 @@ def plan_steps(plan: Any) -> list:
     return list(plan)
 
 
-def ground_plan(gate, plan: Any) -> Plan:
+def ground_plan(gate: Gate, plan: Any) -> Plan:
     """The plan as ground actions of the gate's domain: `PlanStep(action, objects)` in the
     domain's and problem's lower-case names. Raises ExportError for a step that cannot ground."""
     steps = []

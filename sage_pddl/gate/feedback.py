@@ -12,6 +12,7 @@ unmet goal literals the same way. Output is deterministic (facts sorted, actions
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterable
 from typing import Any
 
 from ..pddl.model import Atom, Variable, effect_literals, key
@@ -88,7 +89,8 @@ def _plan_steps(gate: Gate, plan: Any) -> list[Any]:
     return list(gate.plan_steps(plan))
 
 
-def _state_before(gate: Gate, verdict: Verdict, steps: list[Any], state: Any) -> Atoms:
+def _state_before(gate: Gate, verdict: Verdict, steps: list[Any],
+                  state: Iterable[tuple[Any, ...]] | None) -> Atoms:
     first = verdict.violations[0].step
     failing_steps = {v.step for v in verdict.violations}
     if failing_steps == {first} and first == verdict.steps_checked - 1:
@@ -125,7 +127,8 @@ def _objects(gate: Gate, violations: list[Violation], steps: list[Any]) -> list[
     return list(dict.fromkeys(objects))
 
 
-def render_feedback(gate: Gate, verdict: Verdict, plan: Any, state: Any = None) -> str:
+def render_feedback(gate: Gate, verdict: Verdict, plan: Any,
+                    state: Iterable[tuple[Any, ...]] | None = None) -> str:
     """Feedback text for `verdict` of `plan` (checked from `state`, default the initial state)."""
     steps = _plan_steps(gate, plan)
     lines: list[str] = []

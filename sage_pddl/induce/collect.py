@@ -52,7 +52,7 @@ from tqdm import tqdm
 from sage_pddl.env import get_env
 from sage_pddl.env.symbolic import SymbolicEnv
 from sage_pddl.env.transitions import TransitionLog
-from sage_pddl.gate import StepRejected
+from sage_pddl.gate import Gate, StepRejected
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.limits import file_name
 from sage_pddl.pddl.model import Domain, PlanStep
@@ -153,7 +153,7 @@ def _least_succeeded(rng: random.Random, steps: Sequence[PlanStep],
     return rng.choice([step for step in steps if step.action == name])
 
 
-def _classify(gate, state: frozenset, steps: Sequence[PlanStep]) -> _Probe:
+def _classify(gate: Gate, state: frozenset, steps: Sequence[PlanStep]) -> _Probe:
     probe = _Probe()
     for step in steps:
         try:

@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..gate.gate import compile_gate
+from ..gate.gate import Gate, compile_gate
 from ..pddl.model import Domain, Problem
 from ..pddl.vocabulary import name_key
 from . import catalogue
@@ -79,7 +79,8 @@ def _step(action: str, obj: str = "") -> dict:
 
 
 def plan_mutants(domain: Domain, problem: Problem, steps: Sequence[Mapping[str, str]],
-                 task_id: str = "", per_class: int = 1, gate=None) -> list[Mutant]:
+                 task_id: str = "", per_class: int = 1, gate: Gate | None = None
+                 ) -> list[Mutant]:
     """Mutants of a valid reference plan (see the module docstring); `gate` may be given."""
     if gate is None:
         gate = compile_gate(domain, problem)
@@ -230,7 +231,7 @@ class Detection(NamedTuple):
     """The first violation's code, or "accepted" when the gate finds none."""
 
 
-def detect(gate, mutant: Mutant) -> Detection:
+def detect(gate: Gate, mutant: Mutant) -> Detection:
     """Check a mutant with a compiled gate of its problem (see `Detection`)."""
     verdict = gate.check(list(mutant.steps), mode="first")
     if not verdict.violations:
