@@ -232,7 +232,8 @@ def run_episode(task: Any, planner: Any, env: Environment, *, max_replan: int = 
 
 def _gate_step(gate: Gate, state: Atoms, step: Mapping[str, Any], index: int
                ) -> tuple[Violation | None, PlanStep | None]:
-    """(violation or None, ground action or None) for `step` in the believed `state`."""
+    """(violation or None, the step as a `PlanStep` or None) for `step` in the believed
+    `state`."""
     plan_step = as_plan_step(step, index)
     verdict = gate.check([plan_step], state=state)
     if verdict.violations:
