@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sage_pddl.gate import compile_gate
+from sage_pddl.gate import Gate, compile_gate
 from sage_pddl.llm import LLMBackend
 from sage_pddl.llm.output import Schema
 
@@ -62,7 +62,7 @@ class LLMPlanner:
         if name:
             self.name = name
         self.current: PlanningTask | None = None
-        self.gate: Any = None
+        self._gate: Gate | None = None
         self._canon: Canonicalizer | None = None
         self._gate_key: tuple | None = None
 
@@ -74,8 +74,8 @@ class LLMPlanner:
         self.current = task
         gate_key = (id(task.domain), id(task.problem))
         if self._gate_key != gate_key:
-            self.gate = task.gate if task.gate is not None else compile_gate(task.domain,
-                                                                              task.problem)
+            self._gate = (task.gate if task.gate is not None
+                          else compile_gate(task.domain, task.problem))
             self._canon = Canonicalizer(task.domain, task.problem)
             self._gate_key = gate_key
 
@@ -105,6 +105,13 @@ class LLMPlanner:
             raise PlannerError(f"{self.name}.repair() was called before plan(): there is no "
                                "episode to repair")
         return self.current
+
+    @property
+    def gate(self) -> Gate:
+        """The current episode's gate; PlannerError before `plan` started one."""
+        self.require_task()
+        assert self._gate is not None  # set with the task
+        return self._gate
 
     @property
     def canon(self) -> Canonicalizer:
