@@ -24,6 +24,8 @@ from .common import (
     add_max_context,
     console,
     err,
+    fraction,
+    whole_number,
 )
 
 if TYPE_CHECKING:
@@ -227,7 +229,7 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--domain", default=None, help="domain for every task (default: the task's own)")
     p.add_argument("--max-rows", type=int, default=None,
                    help="stop after this many new rows (resume later)")
-    p.add_argument("--resamples", type=int, default=10_000,
+    p.add_argument("--resamples", type=whole_number(1), default=10_000,
                    help="bootstrap / permutation resamples for the report (default 10000)")
     p.add_argument("--no-report", action="store_true", help="do not write the report at the end")
     p.add_argument("--html", action="store_true",
@@ -247,9 +249,9 @@ def register(add_command: AddCommand) -> None:
                         "sim_goal_conditions, gate_goal_success, gate_goal_conditions, "
                         "executability, hallucination; exec task_success, task_goal_conditions, "
                         "step_success, recovered)")
-    p.add_argument("--resamples", type=int, default=10_000,
+    p.add_argument("--resamples", type=whole_number(1), default=10_000,
                    help="bootstrap / permutation resamples (default 10000)")
-    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--alpha", type=fraction, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--no-plots", action="store_true", help="skip the matplotlib plot")
     p.add_argument("--html", action="store_true",
                    help="also write RUN/html/index.html: the grid, tables, plots, a timeline "

@@ -16,6 +16,7 @@ PDDL-only commands must not pay for numpy, the planners or the environments (sta
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -133,6 +134,46 @@ def print_plan_result(out: Console, result: PlanResult) -> None:
 REFERENCE_NOTE = ("note: --llm scripted without --llm-script answers with the reference "
                   "responder: the task's reference plan (else a classical planner's plan), split "
                   "into sub-goals. It exercises the planner, gate and executor, not a model.")
+
+
+# --- numeric options ---------------------------------------------------------------------------
+# argparse `type`s: a value out of range is a usage error naming the flag (`argument --limit:
+# expected a whole number >= 1, not '-1'`, exit 2), as a malformed number already is, instead
+# of a count that Python's slicing or `range` would silently read another way.
+
+def whole_number(minimum: int) -> Callable[[str], int]:
+    """An argparse `type`: a whole number at least `minimum`."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < minimum:
+            raise argparse.ArgumentTypeError(f"expected a whole number >= {minimum}, not {text!r}")
+        return value
+    return parse
+
+
+def seconds(text: str) -> float:
+    """An argparse `type`: a time limit, a number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (0 < value < math.inf):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, not {text!r}")
+    return value
+
+
+def fraction(text: str) -> float:
+    """An argparse `type`: a number strictly between 0 and 1 (a significance level)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (0 < value < 1):
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, not {text!r}")
+    return value
 
 
 # --- options shared by the commands that call an LLM ------------------------------------------

@@ -26,6 +26,7 @@ from .common import (
     format_step,
     load_problem_arg,
     print_plan_result,
+    whole_number,
 )
 
 if TYPE_CHECKING:
@@ -358,7 +359,8 @@ def register(add_command: AddCommand) -> None:
                                 "--problem")
     p.add_argument("--problem", help="problem file (with an instruction)")
     p.add_argument("--env", default="symbolic", help="symbolic (default), thor, virtualhome, alfworld")
-    p.add_argument("--max-replan", type=int, default=3, help="repairs allowed per episode (default 3)")
+    p.add_argument("--max-replan", type=whole_number(0), default=3,
+                   help="repairs allowed per episode (default 3)")
     p.add_argument("--gate-before-execute", action="store_true",
                    help="gate every step against the believed state before dispatch; blocked "
                         "steps are repaired and counted")

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..env.thor.protocol import port_number
 from ..pddl.errors import SageError
 from .common import (
     EXIT_INVALID,
@@ -22,6 +23,8 @@ from .common import (
     load_domain_arg,
     plan_or_reference_arg,
     plural,
+    seconds,
+    whole_number,
 )
 
 if TYPE_CHECKING:
@@ -236,23 +239,24 @@ def register(add_command: AddCommand) -> None:
                         "alfworld, thor); without it the symbolic world is probed guided by the "
                         "domain's own gate (circular evidence)")
     p.add_argument("--sim-host", default=None, help="thor-server host (--env thor)")
-    p.add_argument("--sim-port", type=int, default=None, help="thor-server port (--env thor)")
+    p.add_argument("--sim-port", type=port_number, default=None, help="thor-server port (--env thor)")
     p.add_argument("--out", required=True, help="folder for the logs, one TASK_ID.jsonl per task")
     p.add_argument("--seed", type=int, default=0, help="seed of the probe sampling (default 0)")
-    p.add_argument("--states", type=int, default=5,
+    p.add_argument("--states", type=whole_number(0), default=5,
                    help="reachable states probed per task (default 5; without --env only)")
-    p.add_argument("--walks", type=int, default=2, help="random walks per task (default 2)")
-    p.add_argument("--successes", type=int, default=3,
+    p.add_argument("--walks", type=whole_number(0), default=2, help="random walks per task (default 2)")
+    p.add_argument("--successes", type=whole_number(0), default=3,
                    help="applicable probes per state (default 3; without --env only)")
-    p.add_argument("--per-reason", type=int, default=1,
+    p.add_argument("--per-reason", type=whole_number(0), default=1,
                    help="refused probes per distinct failure reason and state (default 1; "
                         "without --env only: the gate names the reasons)")
-    p.add_argument("--random", type=int, default=2, help="uniformly random probes per state (default 2)")
-    p.add_argument("--proposed-walks", type=int, default=3,
+    p.add_argument("--random", type=whole_number(0), default=2,
+                   help="uniformly random probes per state (default 2)")
+    p.add_argument("--proposed-walks", type=whole_number(0), default=3,
                    help="walks of steps the domain believes applicable in the environment's "
                         "state (default 3; with --env only)")
     p.add_argument("--task", action="append", default=[], metavar="ID", help="only this task (repeatable)")
-    p.add_argument("--limit", type=int, default=None, help="only the first N tasks")
+    p.add_argument("--limit", type=whole_number(1), default=None, help="only the first N tasks")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
 
@@ -292,9 +296,9 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--tasks", default="ithor", help="task set whose reference plans are mutated")
     p.add_argument("--induced", default=None, metavar="FILE",
                    help="an induced domain written with --types-from DOMAIN")
-    p.add_argument("--per-class", type=int, default=1,
+    p.add_argument("--per-class", type=whole_number(1), default=1,
                    help="mutants per mutation class and reference plan (default 1)")
-    p.add_argument("--limit", type=int, default=None, help="only the first N tasks")
+    p.add_argument("--limit", type=whole_number(1), default=None, help="only the first N tasks")
     p.add_argument("--out", default=None, help="also write the table (or JSON) to this file")
     p.add_argument("--json", action="store_true", help="JSON instead of a Markdown table")
 
@@ -315,6 +319,6 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("plan", nargs="?", help="a plan to compare (an LLM plan file, or a task reference "
                                            "for its reference plan)")
     p.add_argument("--planner", default="auto", help="fast-downward, pyperplan or auto (default)")
-    p.add_argument("--timeout", type=float, default=60.0,
+    p.add_argument("--timeout", type=seconds, default=60.0,
                    help="planner time limit in seconds (default 60; Fast Downward's CPU time)")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")

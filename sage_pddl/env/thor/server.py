@@ -93,6 +93,8 @@ class ServerLimits:
             if getattr(self, name) <= 0:
                 raise ServerError(f"--{name.replace('_', '-')} must be positive, "
                                   f"got {getattr(self, name)}")
+        if self.max_memory is not None and self.max_memory <= 0:
+            raise ServerError(f"--max-memory must be positive, got {self.max_memory >> 20} MiB")
 
 
 @dataclass
@@ -428,9 +430,11 @@ def serve(port: int = 5555, bind: str = "127.0.0.1", backend: str = "symbolic", 
     if log:
         options["log"] = str(log)
     dirs = tuple(Path(d).resolve() for d in domains_dirs or ())
-    for folder in (*dirs, *(Path(p) for p in allow_paths or ())):
-        if not folder.is_dir():
-            raise ServerError(f"no such folder: {folder}")
+    named = [("--domains-dir", d) for d in domains_dirs or ()]
+    named += [("--allow-paths", p) for p in allow_paths or ()]
+    for flag, folder in named:
+        if not Path(folder).is_dir():
+            raise ServerError(f"{flag} {folder}: no such folder")
     if dirs and backend == "symbolic":
         options["domains_dirs"] = [str(d) for d in dirs]
     max_memory = server_limits.max_memory or default_max_memory(backend)
@@ -558,7 +562,7 @@ def serve_from_args(args: argparse.Namespace) -> int:
     server_limits = ServerLimits(
         max_bytes=args.max_bytes, reset_timeout=args.reset_timeout,
         step_timeout=args.step_timeout, max_atoms=args.max_atoms,
-        max_memory=args.max_memory * (1 << 20) if args.max_memory else None,
+        max_memory=args.max_memory * (1 << 20) if args.max_memory is not None else None,
         max_clients=args.max_clients, idle_timeout=args.idle_timeout,
         reclaim_after=args.reclaim_after, max_connections=args.max_connections)
     return serve(args.port, args.bind, args.backend, server_limits=server_limits,

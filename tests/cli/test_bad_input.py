@@ -1,0 +1,46 @@
+"""Bad input at the command line, from an audit of every sub-command as a new user would try it:
+each mistake is a usage or input error (exit 2) naming the flag, the file (line, column) or the
+step, never an internal error, an exit 0 or a value read another way without a word."""
+from __future__ import annotations
+
+import pytest
+
+from sage_pddl.cli import main
+
+
+def usage_error(capsys, *argv: str) -> str:
+    """The message of an argparse usage error (exit 2) for `argv`."""
+    with pytest.raises(SystemExit) as exited:
+        main(list(argv))
+    assert exited.value.code == 2
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["run", "ithor#K10", "--max-replan", "-1"], "--max-replan"),
+    (["collect", "--out", "logs", "--random", "-3"], "--random"),
+    (["collect", "--out", "logs", "--states", "-1"], "--states"),
+    (["collect", "--out", "logs", "--limit", "-1"], "--limit"),
+    (["collect", "--out", "logs", "--sim-port", "99999"], "--sim-port"),
+    (["rule-deletion", "ithor", "--limit", "-1"], "--limit"),
+    (["rule-deletion", "ithor", "--per-class", "0"], "--per-class"),
+    (["solve", "d.pddl", "p.pddl", "--timeout", "0"], "--timeout"),
+    (["solve", "d.pddl", "p.pddl", "--timeout", "nan"], "--timeout"),
+    (["report", "results/x", "--alpha", "2"], "--alpha"),
+    (["report", "results/x", "--resamples", "-5"], "--resamples"),
+    (["bench", "--resamples", "0"], "--resamples"),
+])
+def test_out_of_range_numbers_are_usage_errors_naming_the_flag(capsys, argv, flag):
+    # before: a negative --limit dropped the last task (a slice), negative probe counts were an
+    # internal error, --timeout 0 a planner "timeout" (exit 1), --alpha 2 a report without a word
+    err = usage_error(capsys, *argv)
+    assert f"argument {flag}: " in err and "Traceback" not in err
+
+
+def test_thor_server_names_the_flag_of_a_bad_memory_cap_or_folder(capsys, tmp_path):
+    for argv, message in ((["--max-memory", "-5"], "--max-memory must be positive, got -5 MiB"),
+                          (["--max-memory", "0"], "--max-memory must be positive, got 0 MiB"),
+                          (["--allow-paths", str(tmp_path / "no")],
+                           f"--allow-paths {tmp_path / 'no'}: no such folder")):
+        code = main(["thor-server", "--port", "0", *argv])
+        assert code == 2 and message in capsys.readouterr().err, argv
