@@ -24,6 +24,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from .base import DEFAULT_TEMPERATURE, Completion, LLMBackend, Messages
 from .errors import (
@@ -38,6 +39,24 @@ from .output import Schema
 
 HOST_FAILURES = (LLMUnavailable, LLMTimeout, LLMServerError, ModelNotFound)
 """Errors that mean "this server cannot answer", as opposed to "the model answered badly"."""
+
+
+def address_problem(host: str) -> str | None:
+    """Why `host` is not an LLM server's address (`HOST[:PORT][/PATH]`, `:PORT` on this machine,
+    or an `http://` or `https://` URL), in words, or None when it is one."""
+    text = host.strip()
+    url = text if "://" in text else "http://" + ("localhost" + text if text.startswith(":")
+                                                  else text)
+    try:
+        split = urlsplit(url)
+        split.port  # noqa: B018  (a malformed or out-of-range port raises ValueError)
+    except ValueError as error:
+        return str(error)
+    if split.scheme.lower() not in ("http", "https"):
+        return f"the scheme {split.scheme}:// is not http:// or https://"
+    if not split.hostname:
+        return "it names no host"
+    return None
 
 
 def split_hosts(text: str | None) -> list[str]:

@@ -28,7 +28,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-import ollama
+
+try:
+    import ollama
+except ValueError as _bad_host:  # the package's default client parses OLLAMA_HOST on import
+    from .errors import LLMConfigError as _LLMConfigError
+
+    raise _LLMConfigError(f"OLLAMA_HOST {os.environ.get('OLLAMA_HOST')!r} is not a server "
+                          f"address ({_bad_host}); give http://HOST:PORT") from None
 
 from .base import DEFAULT_MODEL as DEFAULT_MODEL  # re-exported: the Ollama default
 from .base import DEFAULT_TEMPERATURE, Completion, Messages, normalize_messages
@@ -41,6 +48,7 @@ from .errors import (
     LLMUnavailable,
     ModelNotFound,
 )
+from .hosts import address_problem
 from .http import BoundedTransport
 from .output import Schema, schema_for_request
 from .retry import Attempt, RetryPolicy, complete_with_retries
@@ -53,10 +61,15 @@ DEFAULT_CONNECT_TIMEOUT = 10.0
 
 
 def normalize_host(host: str) -> str:
-    """`host` as a base URL: scheme `http://` and port 11434 added when absent, no trailing /."""
+    """`host` as a base URL: scheme `http://` and port 11434 added when absent, no trailing /;
+    `LLMConfigError` for text that is no server address (a bad port, another scheme)."""
     text = host.strip().rstrip("/")
     if not text:
         return DEFAULT_HOST
+    problem = address_problem(text)
+    if problem is not None:
+        raise LLMConfigError(f"the Ollama host {host!r} (--llm-host, else OLLAMA_HOST) is not a "
+                             f"server address ({problem}); give http://HOST:PORT")
     if "://" in text:
         return text
     if text.startswith(":"):

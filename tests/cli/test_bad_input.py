@@ -44,3 +44,32 @@ def test_thor_server_names_the_flag_of_a_bad_memory_cap_or_folder(capsys, tmp_pa
                            f"--allow-paths {tmp_path / 'no'}: no such folder")):
         code = main(["thor-server", "--port", "0", *argv])
         assert code == 2 and message in capsys.readouterr().err, argv
+
+
+@pytest.mark.parametrize("host", ["http://[::1", "localhost:99999", "localhost:abc", "ftp://x"])
+@pytest.mark.parametrize("llm", ["ollama", "openai"])
+def test_a_malformed_llm_host_names_the_flag(capsys, host, llm):
+    # before: 'http://[::1' and a bad port were internal errors (exit 70)
+    code = main(["plan", "ithor#K10", "--llm", llm, "--model", "m", "--llm-host", host])
+    err = capsys.readouterr().err
+    assert code == 2 and f"--llm-host: {host!r} is not a server address" in err, err
+
+
+def test_a_malformed_ollama_host_variable_is_named(capsys, monkeypatch):
+    monkeypatch.setenv("OLLAMA_HOST", "http://[::1")
+    code = main(["demo", "--llm", "ollama"])
+    err = capsys.readouterr().err
+    assert code == 2 and "OLLAMA_HOST" in err and "internal error" not in err, err
+
+
+def test_importing_the_ollama_backend_names_a_malformed_ollama_host():
+    # the ollama package parses OLLAMA_HOST when imported: in a fresh process, as on the CLI
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "OLLAMA_HOST": "localhost:abc"}
+    done = subprocess.run([sys.executable, "-c", "import sage_pddl.llm.ollama"], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert "LLMConfigError: OLLAMA_HOST 'localhost:abc' is not a server address" in done.stderr
