@@ -136,6 +136,8 @@ def _json_step(raw: object, index: int, file: str | None) -> PlanStep:
 
 
 def _parse_json(text: str, file: str | None, plan_id: str | None) -> Plan:
+    where = f"plan {plan_id!r}: " if plan_id is not None else ""
+    at = Location(file, 1, 1) if file else None
     try:
         data = load_json(text, file, "JSON plan")
     except PDDLSyntaxError as error:
@@ -150,12 +152,14 @@ def _parse_json(text: str, file: str | None, plan_id: str | None) -> Plan:
         elif isinstance(data.get("steps"), list):
             data = data["steps"]
         else:
+            by_id = data and all(isinstance(v, list) for v in data.values())
             raise PlanSyntaxError(
-                f"{file or 'the JSON object'} maps {len(data)} ids to plans; name one as "
-                f"FILE.json#ID" if data and all(isinstance(v, list) for v in data.values())
-                else "a JSON plan must be a list of steps or {\"steps\": [...]}")
+                f"{'the file' if file else 'the JSON object'} maps {len(data)} ids to plans; "
+                f"name one as {file or 'FILE.json'}#ID" if by_id
+                else "a JSON plan must be a list of steps or {\"steps\": [...]}", at)
     if not isinstance(data, list):
-        raise PlanSyntaxError(f"a JSON plan must be a list of steps, not {type(data).__name__}")
+        raise PlanSyntaxError(f"{where}a JSON plan must be a list of steps, not "
+                              f"{type(data).__name__}", at)
     steps = tuple(_json_step(raw, index, file) for index, raw in enumerate(data))
     return Plan(steps, source=text)
 
@@ -182,7 +186,12 @@ def parse_plan(text: str, file: str | Path | None = None, format: str = "auto",
     if format not in PLAN_FORMATS:
         raise SageError(f"unknown plan format {format!r}; choose one of {', '.join(PLAN_FORMATS)}")
     name = str(file) if file is not None else None
-    kind = _detect(text) if format == "auto" else format
+    if format != "auto":
+        kind = format
+    elif name is not None and name.lower().endswith(".json"):
+        kind = "json"  # a .json file is JSON whatever it holds: `42` is no plain-lines plan
+    else:
+        kind = _detect(text)
     if kind == "json":
         return _parse_json(text, name, plan_id)
     return _parse_lines(text, name, kind)

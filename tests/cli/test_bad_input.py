@@ -73,3 +73,28 @@ def test_importing_the_ollama_backend_names_a_malformed_ollama_host():
                           capture_output=True, text=True, timeout=120)
     assert done.returncode != 0
     assert "LLMConfigError: OLLAMA_HOST 'localhost:abc' is not a server address" in done.stderr
+
+
+@pytest.fixture
+def blocks(tmp_path):
+    from .test_cli import BLOCKS_DOMAIN, BLOCKS_PROBLEM
+
+    (tmp_path / "domain.pddl").write_text(BLOCKS_DOMAIN)
+    (tmp_path / "p.pddl").write_text(BLOCKS_PROBLEM)
+    return tmp_path
+
+
+@pytest.mark.parametrize("name, text, message", [
+    ("obj.json", '{"action": "pick-up"}', 'a JSON plan must be a list of steps or {"steps"'),
+    ("num.json", "42", "a JSON plan must be a list of steps, not int"),
+    ("str.json", '"pick-up a"', "a JSON plan must be a list of steps, not str"),
+    ("ids.json#a", '{"a": {"x": 1}}', "plan 'a': a JSON plan must be a list of steps, not dict"),
+    ("ids.json", '{"a": [], "b": []}', "the file maps 2 ids to plans; name one as "),
+])
+def test_a_json_plan_that_is_not_a_list_names_its_file(blocks, capsys, name, text, message):
+    # before: no file named, and a .json file holding 42 was read as the plain step "42"
+    file = name.partition("#")[0]
+    (blocks / file).write_text(text)
+    code = main(["gate", str(blocks / "domain.pddl"), str(blocks / "p.pddl"), str(blocks / name)])
+    err = capsys.readouterr().err
+    assert code == 2 and f"{blocks / file}:1:1: error: {message}" in err, err
