@@ -387,7 +387,7 @@ class ModelBuilder(Transformer[Token, Any]):
             if required not in single:
                 closing, _ = location_of(self.text, self._closing(c[0]), self.file)
                 raise PDDLSyntaxError(
-                    f"problem {name} has no ({required} ...) section", closing,
+                    f"problem {name.text} has no ({required} ...) section", closing,
                     text=")", expected=f"({required} ...) before the problem's closing ')'",
                     source_line=source_line(self.text, closing.line))
 

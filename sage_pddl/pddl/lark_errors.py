@@ -27,15 +27,14 @@ def _describe_expected(expected: Iterable[str] | None, terminals: Mapping[str, A
     by name)."""
     names = []
     for terminal in sorted(expected or ()):
+        definition = terminals.get(terminal)
+        pattern = definition.pattern if definition is not None else None
         if terminal in _TERMINAL_NAMES:
             names.append(_TERMINAL_NAMES[terminal])
-        elif terminal.startswith("__ANON") or terminal.startswith("_"):
-            continue
-        else:
-            definition = terminals.get(terminal)
-            pattern = definition.pattern if definition is not None else None
-            names.append(f"'{pattern.value}'" if pattern is not None and pattern.type == "str"
-                         else terminal.lower())
+        elif pattern is not None and pattern.type == "str":
+            names.append(f"'{pattern.value}'")  # a keyword, such as ':precondition'
+        elif not terminal.startswith("_"):
+            names.append(terminal.lower())
     unique = list(dict.fromkeys(names))
     if len(unique) > 8:
         unique = unique[:8] + ["..."]

@@ -173,6 +173,12 @@ def _types_text(types: tuple[str, ...]) -> str:
     return types[0] if len(types) == 1 else f"(either {' '.join(types)})" if types else "object"
 
 
+def _named(what: str, name: str) -> str:
+    """`parameter of stack: ?x` from `what` = "parameter of stack: ?" (a variable's `?` is
+    written against its name), `object a` from "object"."""
+    return f"{what}{name}" if what.endswith("?") else f"{what} {name}"
+
+
 class _Checker:
     """Collects diagnostics for one domain (and optionally one problem)."""
 
@@ -205,7 +211,8 @@ class _Checker:
             for type_name in item.types:
                 if not self.types.known(type_name):
                     self.report("error", "unknown-type",
-                                f"unknown type {type_name} of {what} {item.name}", item.loc)
+                                f"unknown type {type_name} of {_named(what, item.name)}",
+                                item.loc)
 
     def check_duplicates(self, items: Iterable[Any], what: str,
                          severity: Severity = "error") -> None:
@@ -215,8 +222,8 @@ class _Checker:
             if name in seen:
                 first = seen[name].loc
                 where = f" (first at {first.line}:{first.column})" if first else ""
-                self.report(severity, "duplicate", f"duplicate {what} {item.name}{where}",
-                            item.loc)
+                self.report(severity, "duplicate",
+                            f"duplicate {_named(what, item.name)}{where}", item.loc)
             else:
                 seen[name] = item
 

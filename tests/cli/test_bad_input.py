@@ -98,3 +98,30 @@ def test_a_json_plan_that_is_not_a_list_names_its_file(blocks, capsys, name, tex
     code = main(["gate", str(blocks / "domain.pddl"), str(blocks / "p.pddl"), str(blocks / name)])
     err = capsys.readouterr().err
     assert code == 2 and f"{blocks / file}:1:1: error: {message}" in err, err
+
+
+def test_pddl_errors_name_what_was_expected_in_words(blocks, capsys):
+    from .test_cli import BLOCKS_DOMAIN, BLOCKS_PROBLEM
+
+    cases = [
+        # a misspelt keyword: the keywords the grammar accepts there are listed (they were left
+        # out as anonymous terminals, leaving "expected ')', ':vars'")
+        ("typo.pddl", BLOCKS_DOMAIN.replace(":precondition", ":precondtion", 1),
+         "typo.pddl:5:5: error: unexpected ':precondtion' in domain (expected ')', ':vars', "
+         "':precondition', ':effect')"),
+        # a parameter of an unknown type: '?x', not '? x'
+        ("typed.pddl", BLOCKS_DOMAIN.replace("(:requirements :strips)",
+                                             "(:requirements :strips :typing) (:types block)")
+         .replace(":parameters (?x)", ":parameters (?x - blok)"),
+         "error: unknown type blok of parameter of pick-up: ?x [unknown-type]"),
+    ]
+    for name, text, message in cases:
+        (blocks / name).write_text(text)
+        main(["check", str(blocks / name)])
+        captured = capsys.readouterr()
+        assert message in captured.out + captured.err, (name, captured)
+    # a problem without a goal is named by its name, not the parser's Word(...) token
+    (blocks / "nogoal.pddl").write_text(BLOCKS_PROBLEM.replace("\n  (:goal (on a b))", ""))
+    code = main(["check", str(blocks / "domain.pddl"), str(blocks / "nogoal.pddl")])
+    err = capsys.readouterr().err
+    assert code == 2 and "error: problem p has no (:goal ...) section" in err, err
