@@ -154,6 +154,8 @@ def resolve_domain(name_or_path: str | Path, domains_dirs=None) -> Path:
         path = Path(text).expanduser()
         if path.is_file():
             return path
+        if path.is_dir():
+            raise SageError(_folder_message(text))
         bare = Path(text).name
         if bare != text or not bare.lower().endswith(DOMAIN_SUFFIX):
             raise SageError(f"domain file {name_or_path}: no such file")
@@ -167,6 +169,8 @@ def resolve_domain(name_or_path: str | Path, domains_dirs=None) -> Path:
             return path
     if Path(text).is_file():
         return Path(text)
+    if Path(text).is_dir():
+        raise SageError(_folder_message(text))
     available = ", ".join(sorted(domains, key=key)) or "none"
     folders = ", ".join(str(f) for f in search_dirs(domains_dirs))
     if as_file is not None:
@@ -174,6 +178,11 @@ def resolve_domain(name_or_path: str | Path, domains_dirs=None) -> Path:
                         f"known domain: {available})")
     raise SageError(f"unknown domain {text!r}: available domains are {available} "
                     f"(searched {folders}; add folders with --domains-dir or {ENV_VAR})")
+
+
+def _folder_message(text: str) -> str:
+    return (f"domain file {text}: is a folder, not a file (give a .pddl file in it, or the "
+            f"folder as --domains-dir {text} and a domain by its name)")
 
 
 def load_domain(name_or_path: str | Path, domains_dirs=None) -> Domain:

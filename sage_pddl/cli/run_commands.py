@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from ..env.thor.protocol import port_number
 from ..env.thor.server import add_arguments as add_server_arguments
 from ..llm.base import check_server
-from ..pddl.errors import SageError
+from ..pddl.errors import PDDLSyntaxError, SageError
+from ..pddl.model import Location
 from .common import (
     EXIT_INVALID,
     EXIT_OK,
@@ -166,7 +167,12 @@ def cassette_model(path: str) -> str:
 
     for number, line in enumerate(read_text(path, "the cassette").splitlines(), start=1):
         if line.strip():
-            record = load_json(line, f"{path}:{number}", "cassette record")
+            try:
+                record = load_json(line, path, "cassette record")
+            except PDDLSyntaxError as error:  # located in the line: moved to the file's line
+                column = error.loc.column if error.loc else 1
+                raise PDDLSyntaxError(error.message, Location(path, number, column),
+                                      source_line=error.source_line) from None
             model = record.get("request", {}).get("model") if isinstance(record, dict) else None
             if isinstance(model, str) and model:
                 return model

@@ -76,6 +76,8 @@ class ReplayBackend:
         self.recorded = 0
         self._queues: dict[str, deque[dict[str, Any]]] = defaultdict(deque)
         self._lock = threading.Lock()
+        if self.cassette.is_dir():
+            raise LLMConfigError(f"cassette {self.cassette}: is a folder, not a file")
         if self.cassette.exists():
             self._load()
         elif mode == "replay":

@@ -125,3 +125,27 @@ def test_pddl_errors_name_what_was_expected_in_words(blocks, capsys):
     code = main(["check", str(blocks / "domain.pddl"), str(blocks / "nogoal.pddl")])
     err = capsys.readouterr().err
     assert code == 2 and "error: problem p has no (:goal ...) section" in err, err
+
+
+def test_a_folder_given_as_a_domain_is_called_a_folder(tmp_path, capsys, monkeypatch):
+    # before: "domain file DIR/: no such file", or "unknown domain 'DIR'" for a bare name
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mydomains").mkdir()
+    for ref in ("mydomains", "mydomains/", str(tmp_path / "mydomains")):
+        for argv in (["check", ref], ["fmt", ref]):
+            code = main(argv)
+            err = capsys.readouterr().err
+            assert code == 2 and f"domain file {ref}: is a folder, not a file" in err, (argv, err)
+            assert f"--domains-dir {ref}" in err
+
+
+def test_cassette_errors_point_at_the_line_of_the_file(tmp_path, capsys):
+    # before: the line number went into the file name, 'c.jsonl:2:1:11: error: ...'
+    cassette = tmp_path / "c.jsonl"
+    cassette.write_text('\n{"key": 1,\n')
+    code = main(["plan", "ithor#K10", "--llm", "replay", "--cassette", str(cassette)])
+    err = capsys.readouterr().err
+    assert code == 2 and f"{cassette}:2:11: error: invalid cassette record" in err, err
+    code = main(["plan", "ithor#K10", "--llm", "scripted", "--cassette", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and f"cassette {tmp_path}: is a folder, not a file" in err, err
