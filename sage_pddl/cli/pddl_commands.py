@@ -232,7 +232,7 @@ def cmd_fmt(args: argparse.Namespace) -> int:
                             "`(define` and the `; @sage` annotations, not comments inside it. "
                             "Move it above `(define`, or run without -i to see the formatted "
                             "text; the file is left as it is")
-        write_text_atomic(path, formatted)
+        write_text_atomic(path.resolve(), formatted)  # through a link, as an editor saves
     else:
         sys.stdout.write(formatted)
     return EXIT_OK

@@ -1,7 +1,8 @@
 """Files written whole: a reader sees the old content or the new, never a torn file.
 
 `write_text_atomic(path, text)` writes to a temporary file in the same folder, flushes it to
-disk and renames it over `path` (atomic on POSIX and on Windows for files on one volume). A
+disk and renames it over `path` (atomic on POSIX and on Windows for files on one volume); the
+file keeps the permission bits of the one it replaces, and a new file gets the umask's. A
 crash or kill while writing leaves the previous file intact and at most a stray `.tmp` file.
 Everything sage-pddl rewrites in place (bench `config.json` and `status.json`, `fmt -i`,
 `export`) goes through it, and a set of files that belong together (a bench report) through
@@ -11,9 +12,42 @@ readers instead, which drop a torn last line.
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
+import threading
 from collections.abc import Mapping
 from pathlib import Path
+
+_umask: int | None = None
+_umask_lock = threading.Lock()
+
+
+def _process_umask() -> int:
+    """The process's umask, read once (Linux: from /proc, which leaves it alone; elsewhere set
+    and restored at once)."""
+    global _umask
+    with _umask_lock:
+        if _umask is None:
+            try:
+                with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+                    line = next(ln for ln in status if ln.startswith("Umask:"))
+                _umask = int(line.split()[1], 8)
+            except (OSError, StopIteration, IndexError, ValueError):
+                _umask = os.umask(0o022)
+                os.umask(_umask)
+        return _umask
+
+
+def _mode_for(path: Path) -> int:
+    """The permission bits a rewritten file keeps: the existing file's, else what `open` would
+    give a new file (0o666 less the umask), not mkstemp's 0o600."""
+    try:
+        existing = os.lstat(path)
+    except OSError:
+        existing = None
+    if existing is not None and stat.S_ISREG(existing.st_mode):
+        return stat.S_IMODE(existing.st_mode)
+    return 0o666 & ~_process_umask()
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:
@@ -35,6 +69,7 @@ def write_texts_atomic(texts: Mapping[Path, str]) -> None:
             with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
                 out.write(text)
                 out.flush()
+                os.chmod(temporary, _mode_for(path))
                 os.fsync(out.fileno())
         for path, temporary in written.items():
             os.replace(temporary, path)

@@ -149,3 +149,26 @@ def test_cassette_errors_point_at_the_line_of_the_file(tmp_path, capsys):
     code = main(["plan", "ithor#K10", "--llm", "scripted", "--cassette", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 2 and f"cassette {tmp_path}: is a folder, not a file" in err, err
+
+
+def test_fmt_in_place_keeps_the_file_mode_and_link_and_export_files_get_the_umask(blocks,
+                                                                                 capsys):
+    # before: every rewritten or exported file came out 0600 (mkstemp's mode), and fmt -i on a
+    # symbolic link replaced the link with a regular file
+    import os
+    import stat
+
+    mine = blocks / "mine.pddl"
+    mine.write_text((blocks / "domain.pddl").read_text())
+    mine.chmod(0o640)
+    link = blocks / "link.pddl"
+    link.symlink_to(mine.name)
+    assert main(["fmt", "-i", str(link)]) == 0
+    assert link.is_symlink() and stat.S_IMODE(os.stat(mine).st_mode) == 0o640
+    reference = blocks / "reference"
+    reference.write_text("")  # what open() makes under this process's umask
+    assert main(["export", str(blocks / "domain.pddl"), str(blocks / "p.pddl"),
+                 "--out", str(blocks / "out")]) == 0
+    capsys.readouterr()
+    for name in ("domain.pddl", "problem.pddl"):
+        assert os.stat(blocks / "out" / name).st_mode == os.stat(reference).st_mode, name
