@@ -24,6 +24,7 @@ from .common import (
     AddCommand,
     add_max_context,
     console,
+    escape,
     format_step,
     load_problem_arg,
     print_plan_result,
@@ -275,6 +276,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     from ..runtime import injection_index, run_episode
 
     injection_index(args.inject_failure, 0)  # a bad --inject-failure fails before any planning
+    reset_options: dict[str, Any] = {}  # (so does a bad --fault)
+    if args.fault:
+        if args.env != "symbolic":
+            raise SageError("--fault works with --env symbolic; use --inject-failure elsewhere")
+        # start-up time: imported when the command runs
+        from ..env.faults import FaultSpecError, parse_fault
+
+        faults = []
+        for spec in args.fault:
+            try:
+                faults.append(parse_fault(spec))
+            except FaultSpecError as error:
+                raise SageError(f"--fault {spec}: {error}") from None
+        reset_options["faults"] = faults
     task, dataset_task = planning_task(args)
     memory = _live_memory(args, task, dataset_task)
     planner = get_planner(args.planner, llm=make_llm(args, task, dataset_task), seed=args.seed,
@@ -297,11 +312,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             env.close()
             raise
 
+    shown_notes: set[str] = set()
+
     def show(kind: str, payload: Any) -> None:
         if args.json:
             return
         if kind == "plan":
             print_plan_result(out, payload)
+            shown_notes.update(payload.notes)
         elif kind == "repair":
             out.print(f"[yellow]repair[/yellow]: {len(payload.steps)} steps, {payload.calls} call(s)")
         else:
@@ -310,13 +328,6 @@ def cmd_run(args: argparse.Namespace) -> int:
             out.print(f"  [{colour}]{payload.status:>8}[/{colour}] {format_step(payload.step)}"
                       + (f"  [dim]{payload.message}[/dim]" if payload.status != "executed" else ""))
 
-    reset_options: dict[str, Any] = {}
-    if args.fault:
-        if args.env != "symbolic":
-            raise SageError("--fault works with --env symbolic; use --inject-failure elsewhere")
-        from ..env.faults import parse_fault  # start-up time: imported when the command runs
-
-        reset_options["faults"] = [parse_fault(spec) for spec in args.fault]
     try:
         report = run_episode(task, planner, env, max_replan=args.max_replan,
                              reset_options=reset_options,
@@ -336,6 +347,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         out.print(f"{verdict}; step success {report.step_success:.2f} over {report.attempted} "
                   f"attempted ({report.blocked} blocked), {report.dispatch_success:.2f} of "
                   f"dispatched; {report.repairs} repair(s)")
+        for note in report.notes:  # the episode's own: budget spent, no failure injected, ...
+            if note not in shown_notes:
+                out.print(f"[dim]note: {escape(note)}[/dim]")
     return EXIT_OK if report.success else EXIT_INVALID
 
 

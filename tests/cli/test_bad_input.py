@@ -172,3 +172,15 @@ def test_fmt_in_place_keeps_the_file_mode_and_link_and_export_files_get_the_umas
     capsys.readouterr()
     for name in ("domain.pddl", "problem.pddl"):
         assert os.stat(blocks / "out" / name).st_mode == os.stat(reference).st_mode, name
+
+
+def test_run_checks_faults_first_and_says_when_no_failure_was_injected(capsys):
+    # before: a bad --fault failed after planning without naming the flag, and an
+    # --inject-failure past the end of the plan injected nothing without a word (exit 0)
+    code = main(["run", "ithor#K10", "--llm", "scripted", "--fault", "random:2"])
+    err = capsys.readouterr().err
+    assert code == 2 and "error: --fault random:2: " in err and "reference responder" not in err
+    code = main(["run", "ithor#K10", "--llm", "scripted", "--inject-failure", "99"])
+    out = capsys.readouterr().out
+    assert code == 0 and "note: no failure injected: the episode ended after 2 executed " \
+                         "step(s), before the step at index 99" in out, out
