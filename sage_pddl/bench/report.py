@@ -210,6 +210,11 @@ def write_report(run_dir: str | Path, *, candidate: str | None = None,
     if candidate not in planners:
         raise ReportError(f"report setting 'candidate': no rows for planner {candidate!r} "
                           f"(planners in the run: {', '.join(planners)})")
+    missing = [b for b in baselines or () if b not in planners]
+    if missing:
+        raise ReportError(f"report setting 'baselines': no rows for planner(s) "
+                          f"{', '.join(map(repr, missing))} (planners in the run: "
+                          f"{', '.join(planners)})")
     baselines = [b for b in (baselines or planners or ()) if b != candidate]
     compared = [metric_defs.current_name(m, mode)
                 for m in (compared or DEFAULT_COMPARED.get(mode) or ())]

@@ -345,11 +345,13 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
 
     p = add_command("fmt", cmd_fmt, "Print a PDDL domain or problem in canonical layout.")
-    p.add_argument("file")
+    p.add_argument("file", help="a domain or problem file, or a bundled/drop-in domain name "
+                                "(printed; -i needs a file of yours)")
     p.add_argument("-i", "--in-place", action="store_true", help="rewrite the file")
 
     p = add_command("domains", cmd_domains, "List the bundled and drop-in domains.")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true",
+                   help="print a list of {name, path, actions} (or error) as JSON")
 
     p = add_command("problem", cmd_problem, "Print the PDDL problem generated from a task, with "
                     "a header saying where its goal and inferred facts come from.")

@@ -404,8 +404,8 @@ def register(add_command: AddCommand) -> None:
     p = add_command("tasks", cmd_tasks, "List the bundled task sets, or the tasks of one set.",
                     domains=False)
     p.add_argument("set", nargs="?", default=None,
-                   help="a bundled set (ithor, ithor-gt, procthor, compound), a task-set JSON "
-                        "file, or PDDL problem files (folder or glob)")
+                   help="a bundled set (without SET: the list), a task-set JSON file, or PDDL "
+                        "problem files (folder or glob)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
     p = add_command("thor-server", cmd_thor_server,

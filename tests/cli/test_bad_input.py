@@ -184,3 +184,23 @@ def test_run_checks_faults_first_and_says_when_no_failure_was_injected(capsys):
     out = capsys.readouterr().out
     assert code == 0 and "note: no failure injected: the episode ended after 2 executed " \
                          "step(s), before the step at index 99" in out, out
+
+
+def test_report_refuses_a_baseline_the_run_lacks(tmp_path, capsys):
+    # before: --baselines Nope wrote an empty comparisons.csv and exited 0
+    assert main(["bench", "--tasks", "ithor#K10", "--planners", "Direct,CoT", "--llm", "scripted",
+                 "--out", str(tmp_path), "--run-id", "r", "--no-report", "--no-progress"]) == 0
+    capsys.readouterr()
+    code = main(["report", str(tmp_path / "r"), "--baselines", "Nope", "--no-plots"])
+    err = capsys.readouterr().err
+    assert code == 2 and "report setting 'baselines': no rows for planner(s) 'Nope'" in err, err
+
+
+def test_help_describes_every_argument_and_lists_no_partial_set(capsys):
+    for command, wanted, unwanted in (("fmt", "a domain or problem file", None),
+                                      ("domains", "{name, path, actions}", None),
+                                      ("tasks", "without SET: the list", "compound)")):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        out = " ".join(capsys.readouterr().out.split())
+        assert wanted in out and (unwanted is None or unwanted not in out), (command, out)
