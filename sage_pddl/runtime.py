@@ -214,9 +214,6 @@ def run_episode(task: Any, planner: Any, env: Environment, *, max_replan: int = 
             break
     if remaining and len(records) >= max_steps:
         notes.append(f"stopped after max_steps={max_steps} attempted steps")
-    if injected_at is not None and not injected:
-        notes.append(f"no failure injected: the episode ended after {len(done)} executed "
-                     f"step(s), before the step at index {injected_at}")
 
     success = env.goal_reached()
     repair_calls = sum(r.calls for r in repair_results)

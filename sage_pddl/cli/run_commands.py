@@ -347,9 +347,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         out.print(f"{verdict}; step success {report.step_success:.2f} over {report.attempted} "
                   f"attempted ({report.blocked} blocked), {report.dispatch_success:.2f} of "
                   f"dispatched; {report.repairs} repair(s)")
-        for note in report.notes:  # the episode's own: budget spent, no failure injected, ...
-            if note not in shown_notes:
-                out.print(f"[dim]note: {escape(note)}[/dim]")
+        notes = [n for n in report.notes if n not in shown_notes]  # budget spent, ...
+        if args.inject_failure is not None and report.injected_at is None:
+            notes.append(f"no failure injected: the episode ended after "
+                         f"{len(report.executed_steps)} executed step(s), before the step "
+                         f"--inject-failure {args.inject_failure} names")
+        for note in notes:
+            out.print(f"[dim]note: {escape(note)}[/dim]")
     return EXIT_OK if report.success else EXIT_INVALID
 
 

@@ -183,7 +183,7 @@ def test_run_checks_faults_first_and_says_when_no_failure_was_injected(capsys):
     code = main(["run", "ithor#K10", "--llm", "scripted", "--inject-failure", "99"])
     out = capsys.readouterr().out
     assert code == 0 and "note: no failure injected: the episode ended after 2 executed " \
-                         "step(s), before the step at index 99" in out, out
+                         "step(s), before the step --inject-failure 99 names" in out, out
 
 
 def test_report_refuses_a_baseline_the_run_lacks(tmp_path, capsys):
