@@ -154,26 +154,26 @@ def whole_number(minimum: int) -> Callable[[str], int]:
     return parse
 
 
-def seconds(text: str) -> float:
-    """An argparse `type`: a time limit, a number of seconds above 0."""
+def _number(text: str, accept: Callable[[float], bool], expected: str) -> float:
+    """`text` as a number `accept` takes (never NaN), or `ArgumentTypeError` naming what is
+    `expected`."""
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not (0 < value < math.inf):
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, not {text!r}")
+    if not accept(value):
+        raise argparse.ArgumentTypeError(f"expected {expected}, not {text!r}")
     return value
+
+
+def seconds(text: str) -> float:
+    """An argparse `type`: a time limit, a number of seconds above 0."""
+    return _number(text, lambda value: 0 < value < math.inf, "a number of seconds > 0")
 
 
 def fraction(text: str) -> float:
     """An argparse `type`: a number strictly between 0 and 1 (a significance level)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (0 < value < 1):
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, not {text!r}")
-    return value
+    return _number(text, lambda value: 0 < value < 1, "a number between 0 and 1")
 
 
 # --- options shared by the commands that call an LLM ------------------------------------------
