@@ -161,6 +161,11 @@ class Faults:
     def start(self, episode: str) -> FaultRun:
         return _ComposedRun([spec.start(episode) for spec in self.specs])
 
+    def vanishing(self) -> tuple[str, ...]:
+        """The objects the specs make vanish, as written, for an environment to check that
+        its world has them."""
+        return tuple(spec.obj for spec in self.specs if isinstance(spec, Disappear))
+
 
 @dataclass
 class _ComposedRun:

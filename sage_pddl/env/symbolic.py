@@ -100,6 +100,10 @@ class SymbolicEnv(GatedEnv):
         _check_objects(state, spelling, "true-state")
         _check_objects(extra, spelling, "hidden")
         fault_set = compose(faults if faults is not None else self._default_faults)
+        unknown = [name for name in fault_set.vanishing() if key(name) not in spelling]
+        if unknown:  # it would vanish nothing, and the episode would run as if unfaulted
+            raise EnvError(f"a vanish fault names objects the problem does not declare: "
+                           f"{', '.join(unknown)}")
         # everything is valid: only now replace the previous episode
         self.domain, self.problem, self.gate, self._spelling = domain, problem, gate, spelling
         self._state = state | extra

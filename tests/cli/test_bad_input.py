@@ -180,6 +180,10 @@ def test_run_checks_faults_first_and_says_when_no_failure_was_injected(capsys):
     code = main(["run", "ithor#K10", "--llm", "scripted", "--fault", "random:2"])
     err = capsys.readouterr().err
     assert code == 2 and "error: --fault random:2: " in err and "reference responder" not in err
+    code = main(["run", "ithor#K10", "--llm", "scripted", "--fault", "vanish:Nope@0"])
+    err = capsys.readouterr().err  # before: it vanished nothing, without a word (exit 0)
+    assert code == 2 and "error: a vanish fault names objects the problem does not declare: " \
+                         "Nope" in err, err
     code = main(["run", "ithor#K10", "--llm", "scripted", "--inject-failure", "99"])
     out = capsys.readouterr().out
     assert code == 0 and "note: no failure injected: the episode ended after 2 executed " \

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from sage_pddl.env.base import EnvError
 from sage_pddl.env.faults import (
     Disappear,
     FailAt,
@@ -93,6 +94,17 @@ def test_disappearing_object_leaves_the_state_and_later_steps_fail(kitchen_domai
     assert "Apple" not in result.observation.visible_objects
     assert env.step("pick Apple Fridge").code == "object-gone"
     assert env.step("close Fridge").success  # other objects are unaffected
+
+
+def test_a_vanish_fault_of_no_object_of_the_problem_is_refused_at_reset(kitchen_domain,
+                                                                        kitchen_problem):
+    # before: it vanished nothing, and the episode ran as if no fault had been asked for
+    env = SymbolicEnv(kitchen_domain, hidden=HIDDEN)
+    with pytest.raises(EnvError, match="does not declare: Banana$"):
+        env.reset(kitchen_problem, faults=["vanish:Banana@1", Disappear("apple", 2)])
+    env.reset(kitchen_problem, faults=["vanish:APPLE@0"])  # names are case-insensitive
+    assert env.step("moveto Fridge").success
+    assert all("apple" not in fact for fact in env.true_state())
 
 
 def test_faults_restart_with_each_episode(kitchen_domain, kitchen_problem):
