@@ -136,17 +136,27 @@ def deletion_study(domain: Domain, tasks: Sequence[Task], induced: Domain | None
     counted = [kind for kind, code in MUTATION_CLASSES.items() if code not in EXCLUDED_CODES]
     cases = []  # (problem, counted mutants)
     plans = 0
+    refused = ""  # why the first refused reference plan was refused
     for task in tasks:
         problem = task_problem(task, domain)
         gate = compile_gate(domain, problem)
         steps = normalize_steps(task.reference_steps, domain)
-        if not steps or not gate.check(steps).valid:
+        verdict = gate.check(steps) if steps else None
+        if verdict is None or not verdict.valid:
+            if verdict is not None and verdict.violations and not refused:
+                v = verdict.violations[0]
+                refused = (f"; task {task.task_id}, step {v.step + 1} ({v.step_text}): "
+                           f"[{v.code}] {v.message}")
             continue
         plans += 1
         mutants = [m for m in plan_mutants(domain, problem, task.reference_steps, task.task_id,
                                            per_class, gate)
                    if m.kind in counted and _caught(gate, m)]
         cases.append((problem, mutants))
+    if tasks and not plans:  # a table of zeros would read as a result
+        raise SageError(f"domain {domain.name} accepts none of the {len(tasks)} tasks' reference "
+                        f"plans, so the study has no plan to mutate (are the tasks written for "
+                        f"this domain?){refused}")
     by_class = Counter(m.kind for _, mutants in cases for m in mutants)
     matches = ({m.action.lower(): m for m in compare_preconditions(induced, domain)}
                if induced is not None else {})

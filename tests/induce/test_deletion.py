@@ -12,6 +12,8 @@ from sage_pddl.domains import load_domain
 from sage_pddl.gate import compile_gate
 from sage_pddl.induce.deletion import deletion_study
 from sage_pddl.induce.learner import EXCLUDED_CODES
+from sage_pddl.pddl import load_domain as parse_domain_file
+from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import And
 from sage_pddl.tasks import load_taskset, task_problem
 from sage_pddl.tasks.mutations import MUTATION_CLASSES, detect, plan_mutants
@@ -105,6 +107,14 @@ def test_an_induced_domain_restores_the_rules_it_has(ithor, tasks, study):
 
 
 @pytest.mark.slow  # a study of its own, beside the module's
+def test_a_domain_the_tasks_do_not_fit_is_an_error_not_a_table_of_zeros(tasks, fixtures_dir):
+    # before: every rule's row said 0 missed, as if the domain's rules caught nothing
+    depots = parse_domain_file(fixtures_dir / "corpus" / "val-depots" / "Depots.pddl")
+    with pytest.raises(SageError, match=r"accepts none of the 5 tasks' reference plans.*"
+                                        r"\[unknown-action\] unknown action 'Navigate'"):
+        deletion_study(depots, tasks)
+
+
 def test_the_command_writes_the_table(tmp_path, capsys):
     from sage_pddl import cli
 
