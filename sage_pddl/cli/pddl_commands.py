@@ -314,15 +314,27 @@ def cmd_domains(args: argparse.Namespace) -> int:
 
 
 def cmd_problem(args: argparse.Namespace) -> int:
-    from ..pddl import write_problem  # start-up time: imported when the command runs
-    from ..tasks import load_task, problem_text, task_problem, task_scene  # start-up time
+    from ..pddl import check_problem, write_problem  # start-up time: imported when the command runs
+    from ..tasks import (  # start-up time: imported when the command runs
+        load_task,
+        problem_text,
+        scene_problem,
+        task_problem,
+        task_scene,
+    )
 
     task = load_task(args.task)
     domain = load_domain_arg(args.domain or task.domain, args)
     if task.problem is not None:  # a task that is a PDDL problem file: printed as it is
-        sys.stdout.write(write_problem(task_problem(task, domain)))
+        problem = task_problem(task, domain)
+        check_fit(domain, problem)
+        sys.stdout.write(write_problem(problem))
         return EXIT_OK
     scene = task_scene(task, domain, goal_from_reference=args.goal_from_reference)
+    misfit = next((d for d in check_problem(scene_problem(scene, domain), domain) if d.is_error),
+                  None)  # another domain's types, predicates, ...: made here, so no file:line
+    if misfit is not None:
+        raise SageError(f"{args.task} does not fit domain {domain.name}: {misfit.message}")
     sys.stdout.write(problem_text(scene, domain))
     return EXIT_OK
 

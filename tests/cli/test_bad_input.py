@@ -208,3 +208,15 @@ def test_help_describes_every_argument_and_lists_no_partial_set(capsys):
             main([command, "--help"])
         out = " ".join(capsys.readouterr().out.split())
         assert wanted in out and (unwanted is None or unwanted not in out), (command, out)
+
+
+def test_a_task_problem_for_a_domain_it_does_not_fit_is_an_error(capsys, fixtures_dir):
+    # before: `problem ithor#K01 --domain Depots.pddl` printed a problem of iTHOR's types and
+    # predicates for the Depot domain (exit 0)
+    depots = str(fixtures_dir / "corpus" / "val-depots" / "Depots.pddl")
+    assert main(["problem", "ithor#K01", "--domain", depots]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "error: ithor#K01 does not fit domain Depot: unknown type thing of object " \
+           "Apple" in captured.err
+    assert main(["problem", "ithor#K01"]) == 0 and "(define (problem" in capsys.readouterr().out
