@@ -55,18 +55,23 @@ class _ListPlanners(argparse.Action):
         parser.exit(EXIT_OK)
 
 
-def print_planners() -> None:
+def print_planners(as_json: bool = False) -> None:
+    """The registered planners with their summaries, a line each or as a JSON list."""
     # start-up time: imported when the command runs
     from ..planners import available_planners, planner_summary
 
     names = available_planners()
+    if as_json:
+        print(json.dumps([{"name": name, "summary": planner_summary(name)} for name in names],
+                         indent=2))
+        return
     width = max(len(n) for n in names)
     for name in names:
         print(f"{name:<{width}}  {planner_summary(name)}")
 
 
 def cmd_planners(args: argparse.Namespace) -> int:
-    print_planners()
+    print_planners(as_json=args.json)
     return EXIT_OK
 
 
@@ -402,8 +407,9 @@ def register(add_command: AddCommand) -> None:
                         "(the task's own left out); a run that reaches the goal is appended")
     _add_llm_options(p)
 
-    add_command("planners", cmd_planners, "List the planners (baselines and ablations included).",
-                domains=False)
+    p = add_command("planners", cmd_planners,
+                    "List the planners (baselines and ablations included).", domains=False)
+    p.add_argument("--json", action="store_true", help="print a list of {name, summary} as JSON")
 
     p = add_command("tasks", cmd_tasks, "List the bundled task sets, or the tasks of one set.",
                     domains=False)

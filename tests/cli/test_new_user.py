@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from sage_pddl.cli import main
+from sage_pddl.planners import available_planners, planner_summary
 
 from .test_cli import BLOCKS_DOMAIN, BLOCKS_PROBLEM
 
@@ -167,6 +168,10 @@ def test_11_demo_with_ollama_named_and_no_server_stops_once(capsys, monkeypatch)
 def test_12_planners_are_listed(capsys):
     code, out, _ = cli(capsys, "planners")
     assert code == 0 and "SAGE-NoMemory" in out and "LLM+P" in out
+    code, out, _ = cli(capsys, "planners", "--json")
+    listed = json.loads(out)
+    assert code == 0 and {"name": "LLM+P", "summary": planner_summary("LLM+P")} in listed
+    assert [p["name"] for p in listed] == available_planners()
     with pytest.raises(SystemExit) as exited:
         main(["plan", "--list-planners"])
     assert exited.value.code == 0 and "SayCan" in capsys.readouterr().out
