@@ -185,7 +185,9 @@ class ModelBuilder(Transformer[Token, Any]):
     # --- domain ----------------------------------------------------------------------------------
 
     def require_def(self, c: list[Any]) -> Any:
-        return _Section(":requirements", tuple(t.text.lower() for t in c[1:]), c[0])
+        flags = c[1:]
+        return _Section(":requirements", (tuple(t.text.lower() for t in flags),
+                                          tuple(map(self._loc, flags))), c[0])
 
     def types_def(self, c: list[Any]) -> Any:
         return _Section(":types", tuple(TypeDef(t.name, t.types, t.loc) for t in c[1]), c[0])
@@ -238,8 +240,9 @@ class ModelBuilder(Transformer[Token, Any]):
     def domain(self, c: list[Any]) -> Domain:
         name = c[2]
         single, actions, unsupported = self._sections(c[3:])
+        requirements, requirement_locs = single.get(":requirements", ((), ()))
         return Domain(
-            name=name.text, requirements=single.get(":requirements", ()),
+            name=name.text, requirements=requirements, requirement_locs=requirement_locs,
             types=single.get(":types", ()), constants=single.get(":constants", ()),
             predicates=single.get(":predicates", ()), functions=single.get(":functions", ()),
             actions=tuple(actions), unsupported=tuple(unsupported),
@@ -391,9 +394,10 @@ class ModelBuilder(Transformer[Token, Any]):
                     text=")", expected=f"({required} ...) before the problem's closing ')'",
                     source_line=source_line(self.text, closing.line))
 
+        requirements, requirement_locs = single.get(":requirements", ((), ()))
         return Problem(
-            name=name.text, domain_name=single[":domain"],
-            requirements=single.get(":requirements", ()), objects=single.get(":objects", ()),
+            name=name.text, domain_name=single[":domain"], requirements=requirements,
+            requirement_locs=requirement_locs, objects=single.get(":objects", ()),
             init=single[":init"], goal=single[":goal"], metric=single.get(":metric"),
             unsupported=tuple(unsupported), source=self.text, loc=c[0],
         )

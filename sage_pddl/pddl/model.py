@@ -375,6 +375,8 @@ class Domain:
     annotations: tuple[Annotation, ...] = field(default=(), compare=False)
     source: str | None = field(default=None, compare=False)
     loc: Location | None = _loc()
+    requirement_locs: tuple[Location, ...] = field(default=(), compare=False)
+    """Where each of `requirements` is written (parsed models; () for a model made in code)."""
 
     def action(self, name: str) -> Action | None:
         wanted = key(name)
@@ -424,6 +426,8 @@ class Problem:
     unsupported: tuple[Unsupported, ...] = ()
     source: str | None = field(default=None, compare=False)
     loc: Location | None = _loc()
+    requirement_locs: tuple[Location, ...] = field(default=(), compare=False)
+    """Where each of `requirements` is written (parsed models; () for a model made in code)."""
     facts: frozenset[tuple[str, ...]] = field(init=False, compare=False, repr=False)
     """The initial state: the `Atom`s of `init` by their keys (`atom_key`)."""
     goal_literals: tuple[frozenset[tuple[str, ...]], frozenset[tuple[str, ...]]] | None = field(

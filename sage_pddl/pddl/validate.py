@@ -14,7 +14,9 @@ Leniencies, each forced by a real file (see the corpus README):
   `(facing floor computer)` — so a mismatch there is a warning. A variable whose type is more
   general than the parameter's is never a mismatch (it may hold a suitable object);
 - `increase`/`decrease` of a 0-ary fluent that no precondition compares is an action cost,
-  inside the gate's scope.
+  inside the gate's scope;
+- a requirement flag no PDDL version names (`REQUIREMENT_FLAGS`; a typo such as `:stripz`)
+  is a warning: the flags are advisory, and the grammar reads any.
 Unsupported constructs are errors with code "unsupported" naming the construct and where it is.
 """
 from __future__ import annotations
@@ -58,6 +60,22 @@ __all__ = ["Diagnostic", "check_domain", "check_problem", "errors_of", "raise_fi
            "TypeHierarchy"]
 
 Severity = Literal["error", "warning"]
+
+REQUIREMENT_FLAGS = frozenset({
+    # PDDL 1.2 (McDermott et al. 1998)
+    ":strips", ":typing", ":disjunctive-preconditions", ":equality",
+    ":existential-preconditions", ":universal-preconditions", ":quantified-preconditions",
+    ":conditional-effects", ":action-expansions", ":foreach-expansions", ":dag-expansions",
+    ":domain-axioms", ":subgoal-through-axioms", ":safety-constraints", ":expression-evaluation",
+    ":fluents", ":open-world", ":true-negation", ":adl", ":ucpop",
+    # PDDL 2.1 to 3.1, and PDDL+
+    ":negative-preconditions", ":durative-actions", ":duration-inequalities",
+    ":continuous-effects", ":derived-predicates", ":timed-initial-literals", ":preferences",
+    ":constraints", ":action-costs", ":numeric-fluents", ":object-fluents", ":time",
+    # FOND and PPDDL, whose files the corpus holds
+    ":non-deterministic", ":probabilistic-effects", ":rewards", ":mdp",
+})
+"""The requirement flags some PDDL version or common dialect names (`check` warns of others)."""
 
 
 @dataclass(frozen=True)
@@ -199,6 +217,15 @@ class _Checker:
         if loc and 0 < loc.line <= len(self.lines):
             line = self.lines[loc.line - 1]
         self.found.append(Diagnostic(severity, code, message, loc, line))
+
+    def requirements(self, flags: tuple[str, ...], locs: tuple[Location, ...],
+                     fallback: Location | None) -> None:
+        """A warning for each flag outside `REQUIREMENT_FLAGS`, where it is written."""
+        for position, flag in enumerate(flags):
+            if flag not in REQUIREMENT_FLAGS:
+                where = locs[position] if position < len(locs) else fallback
+                self.report("warning", "unknown-requirement",
+                            f"unknown requirement {flag} (no PDDL version names it)", where)
 
     def unsupported(self, construct: str, loc: Location | None) -> None:
         self.report("error", "unsupported", f"{construct} is outside the gate's scope", loc)
@@ -359,6 +386,7 @@ def _compared_fluents(node: object, found: set[str]) -> None:
 def check_domain(domain: Domain) -> list[Diagnostic]:
     """Semantic diagnostics of a domain, in source order of discovery."""
     checker = _Checker(domain, domain.source)
+    checker.requirements(domain.requirements, domain.requirement_locs, domain.loc)
     types = [t for t in domain.types if key(t.name) != "object"]
     checker.check_duplicates(types, "type", severity="warning")
     for typedef in domain.types:
@@ -405,6 +433,7 @@ def _constants_used(node: object, found: dict[str, Constant]) -> None:
 def check_problem(problem: Problem, domain: Domain) -> list[Diagnostic]:
     """Semantic diagnostics of a problem against its domain (the domain itself is not checked)."""
     checker = _Checker(domain, problem.source)
+    checker.requirements(problem.requirements, problem.requirement_locs, problem.loc)
     if key(problem.domain_name) != key(domain.name):
         checker.report("warning", "domain-mismatch",
                        f"problem {problem.name} is for domain {problem.domain_name}, "

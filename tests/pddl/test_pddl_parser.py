@@ -458,3 +458,21 @@ def test_a_section_written_twice_is_an_error_at_the_second(parse, text, where):
         parse(text, "x.pddl")
     error = raised.value
     assert "duplicate" in error.message and (error.loc.line, error.loc.column) == where
+
+
+def test_an_unknown_requirement_is_a_warning_where_it_is_written():
+    text = ("(define (domain d)\n  (:requirements :strips :stripz :TYPING)\n  (:types t)\n"
+            "  (:predicates (p ?x - t))\n  (:action a :parameters (?x - t) :precondition (p ?x)\n"
+            "   :effect (not (p ?x))))")
+    domain = parse_domain(text, "d.pddl")
+    assert domain.requirements == (":strips", ":stripz", ":typing")
+    assert [(loc.line, loc.column) for loc in domain.requirement_locs] == [
+        _position(text, ":strips"), _position(text, ":stripz"), _position(text, ":TYPING")]
+    (warning,) = [d for d in check_domain(domain) if d.code == "unknown-requirement"]
+    assert (warning.severity, warning.loc.line, warning.loc.column) == (
+        "warning", *_position(text, ":stripz"))
+    assert str(warning).startswith("d.pddl:2:26: warning: unknown requirement :stripz")
+    problem = parse_problem("(define (problem q) (:domain d) (:requirements :adl :fluentz)\n"
+                            "  (:objects o - t) (:init) (:goal (p o)))", "q.pddl")
+    (warning,) = [d for d in check_problem(problem, domain) if d.code == "unknown-requirement"]
+    assert (warning.loc.line, warning.loc.column) == (1, 53) and ":fluentz" in warning.message
