@@ -82,6 +82,8 @@ class ReplayBackend:
             self._load()
         elif mode == "replay":
             raise LLMConfigError(f"{self.cassette}: cassette not found (replay mode reads it)")
+        else:  # a cassette to record: its folder now, so a bad path fails before any call
+            self._recording_folder()
 
     def _load(self) -> None:
         with self.cassette.open(encoding="utf-8") as lines:
@@ -126,12 +128,26 @@ class ReplayBackend:
                                    "attempts": completion.attempts}})
         return completion
 
+    def _recording_folder(self) -> None:
+        """Make the cassette's folder; `LLMConfigError` naming the cassette when it cannot."""
+        try:
+            self.cassette.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise self._cannot_record(error) from None
+
+    def _cannot_record(self, error: OSError) -> LLMConfigError:
+        return LLMConfigError(f"cassette {self.cassette}: cannot record to it "
+                              f"({error.strerror or error})")
+
     def _append(self, entry: dict[str, Any]) -> None:
         line = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
         with self._lock:
-            self.cassette.parent.mkdir(parents=True, exist_ok=True)
-            with self.cassette.open("a", encoding="utf-8") as out:
-                out.write(line + "\n")
+            self._recording_folder()
+            try:
+                with self.cassette.open("a", encoding="utf-8") as out:
+                    out.write(line + "\n")
+            except OSError as error:
+                raise self._cannot_record(error) from None
             self.recorded += 1
 
     def _miss_message(self, messages: list[dict[str, str]], role: str | None, key: str) -> str:

@@ -141,6 +141,19 @@ def test_configuration_errors(tmp_path):
         ReplayBackend(None, tmp_path / "c.jsonl", mode="replay")
 
 
+def test_a_cassette_that_cannot_be_recorded_fails_before_any_call_naming_it(tmp_path):
+    # before: the first model call failed with the bare OSError ("No such file or directory")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(LLMConfigError, match=r"cassette .*a-file/runs/c.jsonl: cannot record"):
+        ReplayBackend(ScriptedBackend(), blocker / "runs" / "c.jsonl", mode="record")
+    cassette = tmp_path / "c.jsonl"
+    recorder = ReplayBackend(ScriptedBackend({"direct": ["one"]}), cassette, mode="record")
+    cassette.mkdir()  # the path taken away between two calls: still named
+    with pytest.raises(LLMConfigError, match=r"cassette .*c.jsonl: cannot record"):
+        recorder.complete(ASK, role="direct")
+
+
 def test_registry_builds_replay_around_a_named_inner_backend(tmp_path):
     cassette = tmp_path / "c.jsonl"
     recorder = get_backend("replay", inner="scripted", cassette=cassette, mode="record",
