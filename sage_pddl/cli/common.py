@@ -248,13 +248,19 @@ def domain_and_problem(args: argparse.Namespace) -> tuple[Domain, Problem]:
     return domain, problem
 
 
-def check_fit(domain: Domain, problem: Problem) -> None:
+def check_fit(domain: Domain, problem: Problem, made_from: str | None = None) -> None:
     """What `check` says of a problem for a domain, for the commands that take both: a problem
     written for another domain is a warning on stderr, and the first error (a type or object the
-    domain does not know, ...) is raised with its file:line:col, naming the mismatch."""
+    domain does not know, ...) is raised with its file:line:col, naming the mismatch. A problem
+    made here from the task `made_from`, which has no file, is named by that task."""
     from ..pddl import check_problem  # start-up time: imported when the command runs
 
     diagnostics = check_problem(problem, domain)
+    if made_from is not None:
+        first = next((d for d in diagnostics if d.is_error), None)
+        if first is not None:
+            raise SageError(f"{made_from} does not fit domain {domain.name}: {first.message}")
+        return
     mismatch = next((d for d in diagnostics if d.code == "domain-mismatch"), None)
     if mismatch is not None:
         err(f"{mismatch}")

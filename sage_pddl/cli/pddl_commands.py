@@ -314,10 +314,10 @@ def cmd_domains(args: argparse.Namespace) -> int:
 
 
 def cmd_problem(args: argparse.Namespace) -> int:
-    from ..pddl import check_problem, write_problem  # start-up time: imported when the command runs
+    from ..pddl import write_problem  # start-up time: imported when the command runs
     from ..tasks import (  # start-up time: imported when the command runs
         load_task,
-        problem_text,
+        problem_header,
         scene_problem,
         task_problem,
         task_scene,
@@ -331,11 +331,9 @@ def cmd_problem(args: argparse.Namespace) -> int:
         sys.stdout.write(write_problem(problem))
         return EXIT_OK
     scene = task_scene(task, domain, goal_from_reference=args.goal_from_reference)
-    misfit = next((d for d in check_problem(scene_problem(scene, domain), domain) if d.is_error),
-                  None)  # another domain's types, predicates, ...: made here, so no file:line
-    if misfit is not None:
-        raise SageError(f"{args.task} does not fit domain {domain.name}: {misfit.message}")
-    sys.stdout.write(problem_text(scene, domain))
+    problem = scene_problem(scene, domain)
+    check_fit(domain, problem, made_from=args.task)  # another domain's types, predicates, ...
+    sys.stdout.write(problem_header(scene) + write_problem(problem))
     return EXIT_OK
 
 

@@ -23,6 +23,7 @@ from .instruction import read_instruction
 from .problem import (
     SceneFact,
     TaskScene,
+    problem_header,
     problem_text,
     scene_problem,
     task_infeasible,
@@ -34,5 +35,5 @@ from .taskset import BUNDLED, Task, TaskSetError, normalize_steps, task_from_rec
 
 __all__ = ["BUNDLED", "GoalSpec", "SceneFact", "Task", "TaskScene", "TaskSetError",
            "bundled_goals", "compound_tasks", "load_goals", "load_task", "load_taskset",
-           "normalize_steps", "problem_text", "read_instruction", "scene_problem",
+           "normalize_steps", "problem_header", "problem_text", "read_instruction", "scene_problem",
            "task_from_record", "task_infeasible", "task_problem", "task_scene"]

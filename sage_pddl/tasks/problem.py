@@ -151,6 +151,11 @@ def problem_text(scene: TaskScene, domain: Domain, label: str | None = None) -> 
     """The problem as a PDDL file whose comment header says where the goal came from and lists
     every fact taken from the reference plan (so a reader can audit what is not read directly
     off the observation or the object catalogue)."""
+    return problem_header(scene, label) + write_problem(scene_problem(scene, domain))
+
+
+def problem_header(scene: TaskScene, label: str | None = None) -> str:
+    """`problem_text`'s comment header, one `; ` line each, ending in a newline."""
     task = scene.task
     header = [f"; {label or task.source or 'task'}#{task.task_id} ({task.scene}): "
               f"{task.instruction}"]
@@ -169,7 +174,7 @@ def problem_text(scene: TaskScene, domain: Domain, label: str | None = None) -> 
         if fact.source == "reference":
             header.append(f"; {fact.source}: ({' '.join(fact.atom)}) - {fact.note}")
     header += [f"; note: {note}" for note in scene.notes]
-    return "\n".join(header) + "\n" + write_problem(scene_problem(scene, domain))
+    return "\n".join(header) + "\n"
 
 
 def task_infeasible(task: Task, domain: Domain | str | None = None) -> str:
