@@ -37,7 +37,7 @@ from sage_pddl.llm import (
     get_backend,
 )
 from sage_pddl.llm.base import check_server
-from sage_pddl.llm.hosts import HostPool, address_problem, split_hosts
+from sage_pddl.llm.hosts import HostPool, address_problem, not_an_address, split_hosts
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain
 from sage_pddl.tasks import Task
@@ -88,8 +88,7 @@ class BackendChoice:
             for host in self.hosts:
                 problem = address_problem(host)
                 if problem is not None:
-                    raise BackendSettingError("llm_host", f"{host!r} is not a server address "
-                                                          f"({problem}); give http://HOST:PORT")
+                    raise BackendSettingError("llm_host", not_an_address(host, problem))
         if llm == "replay" and not cassette:
             raise BackendSettingError("llm", "replay answers only from recorded cassettes: give "
                                              "what they were recorded to (bench: --cassette-dir "

@@ -59,6 +59,11 @@ def address_problem(host: str) -> str | None:
     return None
 
 
+def not_an_address(host: str, why: str) -> str:
+    """The sentence that says `host` is no LLM server's address, because `why`."""
+    return f"{host!r} is not a server address ({why}); give http://HOST:PORT"
+
+
 def split_hosts(text: str | None) -> list[str]:
     """The hosts of a comma-separated `--llm-host` value, in order, without repeats or blanks."""
     return list(dict.fromkeys(part.strip() for part in (text or "").split(",") if part.strip()))

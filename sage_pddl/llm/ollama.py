@@ -33,9 +33,10 @@ try:
     import ollama
 except ValueError as _bad_host:  # the package's default client parses OLLAMA_HOST on import
     from .errors import LLMConfigError as _LLMConfigError
+    from .hosts import not_an_address as _not_an_address
 
-    raise _LLMConfigError(f"OLLAMA_HOST {os.environ.get('OLLAMA_HOST')!r} is not a server "
-                          f"address ({_bad_host}); give http://HOST:PORT") from None
+    raise _LLMConfigError("OLLAMA_HOST " + _not_an_address(os.environ.get("OLLAMA_HOST", ""),
+                                                           str(_bad_host))) from None
 
 from .base import DEFAULT_MODEL as DEFAULT_MODEL  # re-exported: the Ollama default
 from .base import DEFAULT_TEMPERATURE, Completion, Messages, normalize_messages
@@ -48,7 +49,7 @@ from .errors import (
     LLMUnavailable,
     ModelNotFound,
 )
-from .hosts import address_problem
+from .hosts import address_problem, not_an_address
 from .http import BoundedTransport
 from .output import Schema, schema_for_request
 from .retry import Attempt, RetryPolicy, complete_with_retries
@@ -68,8 +69,8 @@ def normalize_host(host: str) -> str:
         return DEFAULT_HOST
     problem = address_problem(text)
     if problem is not None:
-        raise LLMConfigError(f"the Ollama host {host!r} (--llm-host, else OLLAMA_HOST) is not a "
-                             f"server address ({problem}); give http://HOST:PORT")
+        raise LLMConfigError("the Ollama host (--llm-host, else OLLAMA_HOST) "
+                             + not_an_address(host, problem))
     if "://" in text:
         return text
     if text.startswith(":"):
