@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..pddl.errors import PDDLSyntaxError
+from ..pddl.limits import load_json
 from .base import DEFAULT_TEMPERATURE, Completion, LLMBackend, Messages, normalize_messages
 from .errors import LLMConfigError, LLMError
 from .output import Schema, schema_for_request
@@ -91,10 +93,13 @@ class ReplayBackend:
                 if not line.strip():
                     continue
                 where = f"{self.cassette}:{number}"
-                try:
-                    entry = json.loads(line)
+                try:  # untrusted: its depth and numbers bounded (`load_json`)
+                    entry = load_json(line, where, "cassette record")
                     key, response = entry["key"], entry["response"]
                     response["text"]  # noqa: B018  (presence check)
+                except PDDLSyntaxError as error:
+                    raise CassetteError(f"{where}: not a cassette entry ({error.message})"
+                                        ) from None
                 except (ValueError, KeyError, TypeError) as error:
                     raise CassetteError(f"{where}: not a cassette entry "
                                         f"({type(error).__name__}: {error})") from None

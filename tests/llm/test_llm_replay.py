@@ -128,6 +128,11 @@ def test_a_corrupt_cassette_names_file_and_line(tmp_path):
     cassette.write_text('{"key": "k", "response": {"text": "x"}}\n\nnot json\n')
     with pytest.raises(CassetteError, match=r"c\.jsonl:3"):
         ReplayBackend(None, cassette, mode="replay", model="m")
+    # before: a line nested past Python's recursion limit was an internal error (RecursionError)
+    cassette.write_text('{"key": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    with pytest.raises(CassetteError, match=r"c\.jsonl:1: not a cassette entry \(cassette "
+                                            r"record nesting deeper than"):
+        ReplayBackend(None, cassette, mode="replay", model="m")
 
 
 def test_configuration_errors(tmp_path):
