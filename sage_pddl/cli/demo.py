@@ -70,19 +70,29 @@ def scripted_small_model():
     })
 
 
+AUTO_CHECK_SECONDS = 2.0
+"""How long `--llm auto` waits for the Ollama server's list of models (the whole exchange)."""
+
+
 def choose_llm(llm: str, model: str | None, host: str | None) -> tuple[Any, str]:
     """(backend, label). `auto` uses Ollama only when it answers and has the model; the Ollama
     backend is made as `plan` and `bench` make it (`bench/backend.py`)."""
     # start-up time: imported when the command runs
     from ..bench.backend import BackendChoice, make_backend
-    from ..llm.ollama import is_available, list_models  # start-up time: as above
+    from ..llm.errors import LLMError  # start-up time: as above
+    from ..llm.ollama import list_models  # start-up time: as above
 
     wanted = model or DEFAULT_MODEL
     if llm == "scripted":
         return scripted_small_model(), f"{SCRIPT_LABEL}; no LLM server used"
-    if llm == "ollama" or (llm == "auto" and is_available(host, timeout=1.0)
-                           and any(m.split(":")[0] == wanted.split(":")[0] or m == wanted
-                                   for m in list_models(host, timeout=2.0))):
+    served: list[str] = []
+    if llm == "auto":  # one bounded request: whatever listens on the port may be no Ollama
+        try:
+            served = list_models(host, timeout=AUTO_CHECK_SECONDS)
+        except LLMError:
+            pass
+    if llm == "ollama" or any(m.split(":")[0] == wanted.split(":")[0] or m == wanted
+                              for m in served):
         backend = make_backend(BackendChoice(llm="ollama", host=host), wanted)
         if llm == "ollama":  # asked for by name: a dead server is a setting error
             check_server(backend)

@@ -5,13 +5,18 @@ second never trips a read timeout, and a body is read whole however long it is. 
 and openai backends' clients (both packages are httpx clients) send through
 `BoundedTransport`, which adds to every request:
 
-* a deadline of `seconds` from the request's start, for the whole exchange (connect, headers,
-  body): at the deadline the request's connection is shut down, which ends any read under way,
-  and the call raises `LLMTimeout`. One thread of the process (`_Watchdog`) keeps the
-  deadlines of the requests under way and shuts the connections down; no request starts a
-  thread of its own;
-* a limit of `MAX_ANSWER_BYTES` on the body as it arrives (streamed or not): past it the read
-  stops and the call raises `AnswerTooLarge`.
+* a deadline of `seconds` (or of the request's own read timeout, when shorter) from the
+  request's start, for the whole exchange (connect, headers, body): at the deadline the
+  request's connection is shut down, which ends any read under way, and the call raises
+  `LLMTimeout`. One thread of the process (`_Watchdog`) keeps the deadlines of the requests
+  under way and shuts the connections down; no request starts a thread of its own;
+* a limit of `MAX_ANSWER_BYTES` on the body as it arrives (streamed or not), counted after
+  any content encoding is undone: past it the read stops and the call raises `AnswerTooLarge`.
+  A request asks for the body as it is (`Accept-Encoding: identity`, where the libraries
+  offer gzip and deflate by default and would undo them whole, past any limit on the bytes
+  received). A server that compresses all the same has its gzip or deflate body undone here,
+  a piece at a time, never past the limit (zlib's `max_length`), and handed to the library
+  without its `Content-Encoding`; any other encoding fails the call (`LLMServerError`).
 
 Both are `LLMError`s, so to a planner such a call is a failed call (a failed plan), never a
 hang or a crash.
@@ -35,6 +40,7 @@ import socket
 import sys
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from functools import cache
 from types import ModuleType
@@ -42,7 +48,7 @@ from typing import Any
 
 import httpx
 
-from .errors import LLMError, LLMTimeout
+from .errors import LLMError, LLMServerError, LLMTimeout
 
 MAX_ANSWER_BYTES = 8 * 1024 * 1024
 """The largest HTTP body read from an LLM server (an answer a planner reads is at most
@@ -151,26 +157,71 @@ def http_library(client_class: type) -> ModuleType:
     return httpx
 
 
+_ZLIB_WINDOWS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS,
+                 "deflate": zlib.MAX_WBITS}
+"""zlib's `wbits` per content encoding the transport undoes itself: gzip's header; for
+"deflate", zlib's header, or none (HTTP's other reading of that name: raw deflate) when the
+first byte is no zlib header (`_Inflater`)."""
+
+
+class _Inflater:
+    """A gzip or deflate body undone a piece at a time, never more than `room` bytes out of one
+    piece (zlib's `max_length`), so a small compressed body cannot grow past the limit in
+    memory. Bytes after the end of the compressed stream are ignored."""
+
+    def __init__(self, encoding: str):
+        self.encoding = encoding
+        self.inflater: Any = None
+
+    def inflate(self, piece: bytes, room: int) -> bytes:
+        """The bytes `piece` undoes to, at most `room + 1` of them (one past the limit tells
+        the caller it is passed); `zlib.error` for a broken encoding."""
+        if not piece:
+            return b""
+        if self.inflater is None:
+            wbits = _ZLIB_WINDOWS[self.encoding]
+            if self.encoding == "deflate" and piece and (piece[0] & 0x0F) != 8:
+                wbits = -zlib.MAX_WBITS  # raw deflate: no zlib header
+            self.inflater = zlib.decompressobj(wbits)
+        if self.inflater.eof:
+            return b""
+        return bytes(self.inflater.decompress(piece, room + 1))
+
+
 class _BoundedBody:
     """A response body read within the request's deadline and `MAX_ANSWER_BYTES` (mixed into
-    the library's `SyncByteStream`, which its client checks for: `_body_type`)."""
+    the library's `SyncByteStream`, which its client checks for: `_body_type`); undone here if
+    the server encoded it (`inflater`)."""
 
-    def __init__(self, inner: Any, deadline: _Deadline, library: ModuleType):
+    def __init__(self, inner: Any, deadline: _Deadline, library: ModuleType,
+                 inflater: _Inflater | None = None):
         self.inner = inner
         self.deadline = deadline
         self.library = library
+        self.inflater = inflater
+
+    def _too_large(self) -> AnswerTooLarge:
+        return AnswerTooLarge(f"{self.deadline.where} sent an answer of more than "
+                              f"{MAX_ANSWER_BYTES:,} bytes; sage-pddl reads at most that")
 
     def __iter__(self) -> Iterator[bytes]:
-        received = 0
+        received = decoded = 0
         try:
             for chunk in self.inner:
                 received += len(chunk)
                 if received > MAX_ANSWER_BYTES:
-                    raise AnswerTooLarge(f"{self.deadline.where} sent an answer of more than "
-                                         f"{MAX_ANSWER_BYTES:,} bytes; sage-pddl reads at most "
-                                         "that")
+                    raise self._too_large()
                 if self.deadline.passed():
                     raise self.deadline.error()
+                if self.inflater is not None:
+                    try:
+                        chunk = self.inflater.inflate(chunk, MAX_ANSWER_BYTES - decoded)
+                    except zlib.error as error:
+                        raise LLMServerError(f"{self.deadline.where} sent a broken "
+                                             f"{self.inflater.encoding} answer: {error}") from None
+                    decoded += len(chunk)
+                    if decoded > MAX_ANSWER_BYTES:
+                        raise self._too_large()
                 yield chunk
             self.deadline.cancel()  # read whole: its connection may serve the next request
         except self.library.TransportError as error:
@@ -205,6 +256,22 @@ headers (Nagle's algorithm, which on a kept-alive connection meets the server's 
 acknowledgement and stalls every request until the server's timer fires)."""
 
 
+def _inflater_for(headers: Any) -> _Inflater | None:
+    """What undoes a response's `Content-Encoding` (None: the body is as sent), its header
+    removed (with the length of the encoded body), so the library does not undo it whole."""
+    encodings = [part.strip().lower() for part in headers.get("content-encoding", "").split(",")
+                 if part.strip() and part.strip().lower() != "identity"]
+    for name in ("content-encoding", "content-length"):
+        if encodings and name in headers:
+            del headers[name]
+    if not encodings:
+        return None
+    if len(encodings) == 1 and encodings[0] in _ZLIB_WINDOWS:
+        return _Inflater(encodings[0])
+    raise LLMServerError(f"sent an answer encoded as {', '.join(encodings)!r}, which was not "
+                         "asked for (sage-pddl asks for Accept-Encoding: identity)")
+
+
 class BoundedTransport:
     """The library's HTTP transport with a total deadline per request, a bounded answer and a
     kept-alive connection per thread (see the module docstring). `seconds` is the deadline;
@@ -236,9 +303,18 @@ class BoundedTransport:
                 self._per_thread[threading.current_thread()] = mine
         return mine, self._local
 
+    def _seconds_for(self, request: Any) -> float:
+        """The request's deadline: `seconds`, or the read timeout the request was sent with
+        when that is shorter (httpx's documented `timeout` extension: a client's
+        `with_options(timeout=...)` for one request, such as a server check)."""
+        read = (request.extensions.get("timeout") or {}).get("read")
+        if isinstance(read, (int, float)) and 0 < read < self.seconds:
+            return float(read)
+        return self.seconds
+
     def handle_request(self, request: Any) -> Any:
         transport, kept = self._own()
-        deadline = _Deadline(self.seconds, self.where, kept.opened)
+        deadline = _Deadline(self._seconds_for(request), self.where, kept.opened)
         earlier = request.extensions.get("trace")
 
         def trace(event: str, info: dict[str, Any]) -> None:
@@ -249,6 +325,7 @@ class BoundedTransport:
                 earlier(event, info)
 
         request.extensions = {**request.extensions, "trace": trace}
+        request.headers["Accept-Encoding"] = "identity"
         _WATCHDOG.watch(deadline)
         try:
             response = transport.handle_request(request)
@@ -260,8 +337,13 @@ class BoundedTransport:
         except BaseException:
             deadline.cancel()
             raise
+        try:
+            inflater = _inflater_for(response.headers)
+        except LLMServerError as error:
+            response.close()
+            raise LLMServerError(f"{self.where} {error}") from None
         response.stream = _body_type(self.library.SyncByteStream)(
-            response.stream, deadline, self.library)
+            response.stream, deadline, self.library, inflater)
         return response
 
     def close(self) -> None:

@@ -113,12 +113,14 @@ def list_models(host: str | None = None, timeout: float = 5.0) -> list[str]:
 
 
 def is_available(host: str | None = None, timeout: float = 2.0) -> bool:
-    """Whether an Ollama server answers GET /api/tags at `host` within `timeout` seconds."""
+    """Whether an Ollama server answers GET /api/tags at `host` with its list of models within
+    `timeout` seconds (the whole exchange, through the bounded transport of `list_models`:
+    whatever listens on the default port may be no Ollama server)."""
     try:
-        response = httpx.get(resolve_host(host) + "/api/tags", timeout=timeout)
-    except httpx.HTTPError:
+        list_models(host, timeout=timeout)
+    except LLMError:
         return False
-    return response.status_code == 200
+    return True
 
 
 def _translate_error(error: Exception, host: str, model: str, timeout: float) -> LLMError:
