@@ -7,9 +7,9 @@ before it ran episodes in worker processes; tools/probe_thor_server.py measures 
 """
 from __future__ import annotations
 
+import errno
 import json
 import signal
-import socket
 import time
 
 import pytest
@@ -217,45 +217,34 @@ def test_a_frame_over_max_bytes_is_dropped_as_it_arrives(server):
     assert request(server.port, "ping")["ok"] and server.process.poll() is None
 
 
-def test_connections_past_the_cap_are_refused_until_others_go():
-    server = ServerProcess(None, "--max-connections", "2").start()
-    idle = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(2)]
-    try:
-        with pytest.raises(zmq.Again):  # (ZMQ's handshake is refused; the client retries)
-            request(server.port, "ping", timeout=1.5)
-        idle.pop().close()
-        assert request(server.port, "ping", timeout=10.0)["ok"]
-    finally:
-        for connection in idle:
-            connection.close()
-        server.kill()
+def test_running_out_of_file_descriptors_is_answered_busy_and_the_server_lives_on(monkeypatch):
+    """No descriptor left for a worker's pipe is `busy`, not the end of the loop. (A flood of
+    connections no longer gets the server there: `--max-connections` is held below the
+    descriptor limit, test_thor_admission.py; anything else in the process may still.)"""
+    from sage_pddl.env.thor import server as thor_server
+    from sage_pddl.env.thor.worker import WorkerSettings
 
+    class NoDescriptors:
+        def Pipe(self):
+            raise OSError(errno.EMFILE, "Too many open files")
 
-def test_running_out_of_file_descriptors_is_answered_busy_and_the_server_lives_on():
-    server = ServerProcess(None, "--max-connections", "10000", open_files=96).start()
-    client = zmq.Context.instance().socket(zmq.REQ)
-    client.setsockopt(zmq.LINGER, 0)
-    client.setsockopt(zmq.RCVTIMEO, 10_000)
-    client.connect(f"tcp://127.0.0.1:{server.port}")
-    idle = []
-    try:
-        client.send(json.dumps({"v": 1, "cmd": "ping"}).encode())
-        assert json.loads(client.recv())["ok"]
-        for _ in range(120):  # more than the server has descriptors for
-            idle.append(socket.create_connection(("127.0.0.1", server.port)))
-        client.send(json.dumps({"v": 1, "cmd": "reset", "task": "ithor#K01"}).encode())
-        reply = json.loads(client.recv())
-        assert reply["error"]["code"] == "busy" and "try again" in reply["error"]["message"]
-        for connection in idle:
-            connection.close()
-        idle.clear()
-        client.send(json.dumps({"v": 1, "cmd": "ping"}).encode())
-        assert json.loads(client.recv())["ok"] and server.process.poll() is None
-    finally:
-        for connection in idle:
-            connection.close()
-        client.close()
-        server.kill()
+    class Socket:
+        def __init__(self):
+            self.sent = []
+
+        def send_multipart(self, frames):
+            self.sent.append(frames)
+
+    monkeypatch.setattr(thor_server, "_worker_context", NoDescriptors)
+    replies = Socket()
+    loop = thor_server.ThorServer(replies, WorkerSettings("symbolic"), thor_server.ServerLimits())
+    for cmd in ("reset", "ping"):
+        loop.on_message([b"client", b"", json.dumps(
+            {"v": 1, "cmd": cmd, "task": "ithor#K01"} if cmd == "reset"
+            else {"v": 1, "cmd": cmd}).encode()])
+    reset, ping = (json.loads(frames[-1]) for frames in replies.sent)
+    assert reset["error"]["code"] == "busy" and "try again" in reset["error"]["message"]
+    assert ping["ok"] and loop.episodes == {}
 
 
 def _clients(port: int) -> int:

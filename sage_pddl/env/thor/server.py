@@ -19,10 +19,10 @@ Design: one process answers the socket, one worker process per client runs its e
   episode idle longest if that is longer than `--reclaim-after`.
 * Before authentication a peer can hold little: a frame over `--max-bytes` is refused by ZMQ
   itself as it arrives (the connection is dropped, no reply: a partial frame holds at most
-  `--max-bytes`), at most `--max-connections` connections are open at once (a ZAP handler,
-  RFC 27, refuses the handshake of one past the cap), and with `--token-file` a request over
-  `UNCHECKED_BYTES` is refused `unauthorized` unless its bytes hold the token, before any
-  JSON is read.
+  `--max-bytes`), at most `--max-connections` connections are open at once (idle or
+  unauthenticated ones evicted to make room: `admission.py`), and with `--token-file` a
+  request over `UNCHECKED_BYTES` is refused `unauthorized` unless its bytes hold the token,
+  before any JSON is read.
 * Every episode request runs under a time budget (`--reset-timeout` for reset,
   `--step-timeout` for the others). A worker over its budget is killed and the client gets a
   `timeout` reply; grounding is capped at `--max-atoms` quantifier instances and the
@@ -59,7 +59,7 @@ from sage_pddl.pddl import limits
 from sage_pddl.pddl.errors import SageError
 
 from . import protocol
-from .admission import ConnectionGuard
+from .admission import ConnectionGuard, connection_cap
 from .protocol import ProtocolError, Request
 from .worker import WorkerSettings, default_max_memory, serve_episode
 
@@ -153,6 +153,7 @@ class ThorServer:
         self.token = token
         self.server_id = uuid.uuid4().hex[:12]
         self.episodes: dict[bytes, Episode] = {}
+        self.authorised = False  # whether the last request passed the token check
         self._count = 0
         self._context = _worker_context()
         self._log = log or (lambda text: print(f"thor-server: {text}", file=sys.stderr,
@@ -181,7 +182,7 @@ class ThorServer:
         # request-id frame comes first); a DEALER peer may send the payload straight away.
         split = frames.index(b"", 1) + 1 if b"" in frames[1:] else 1
         envelope, body = frames[:split], frames[split:]
-        request_id = None
+        request_id, self.authorised = None, False
         try:
             if len(body) != 1:
                 raise ProtocolError("bad-request",
@@ -193,6 +194,7 @@ class ThorServer:
             request = protocol.decode_request(body[0], self.limits.max_bytes)
             request_id = request.id
             self._authorise(request)
+            self.authorised = True
             if request.cmd == "ping":
                 self._send(envelope, self._ping(request, identity))
                 return False
@@ -459,7 +461,10 @@ def serve(port: int = 5555, bind: str = "127.0.0.1", backend: str = "symbolic", 
     if ":" in host:  # an IPv6 address (`::1`, `::`)
         socket.setsockopt(zmq.IPV6, 1)
         host = f"[{host}]"
-    guard = ConnectionGuard(context, socket, server_limits.max_connections)
+    cap, lowered = connection_cap(server_limits.max_connections, server_limits.max_clients)
+    if lowered:
+        print(f"thor-server: {lowered}", file=sys.stderr, flush=True)
+    guard = ConnectionGuard(context, socket, cap)
     server = ThorServer(socket, settings, server_limits, token)
     try:
         try:
@@ -502,7 +507,9 @@ def serve(port: int = 5555, bind: str = "127.0.0.1", backend: str = "symbolic", 
                 frames = socket.recv_multipart(copy=False)
                 if server.on_message([frame.bytes for frame in frames]):
                     break
-                server.seen_on(frames[0].bytes, frames[-1].get(zmq.SRCFD))
+                fd = frames[-1].get(zmq.SRCFD)
+                server.seen_on(frames[0].bytes, fd)
+                guard.request_on(fd, trusted=server.authorised)
         return 0
     finally:
         server.close()
