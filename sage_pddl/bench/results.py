@@ -137,17 +137,31 @@ class ResultsWriter:
         self._handle.close()
 
 
+TAIL_BLOCK = 1 << 16
+"""The bytes read at a time when looking for the last line's end from the end of the file."""
+
+
 def _cut_partial_line(path: Path) -> int:
-    """Remove an unterminated last line (a write cut short); returns the bytes removed."""
+    """Remove an unterminated last line (a write cut short); returns the bytes removed. The
+    file is read backwards from its end a block at a time, as far as its last newline: memory
+    stays one block whatever the size of the file or of that line."""
     if not path.exists() or path.stat().st_size == 0:
         return 0
     with path.open("rb+") as handle:
-        data = handle.read()
-        if data.endswith(b"\n"):
-            return 0
-        keep = data.rfind(b"\n") + 1
-        handle.truncate(keep)
-        return len(data) - keep
+        size = end = handle.seek(0, os.SEEK_END)
+        while end > 0:
+            start = max(0, end - TAIL_BLOCK)
+            handle.seek(start)
+            newline = handle.read(end - start).rfind(b"\n")
+            if newline >= 0:
+                keep = start + newline + 1
+                break
+            end = start
+        else:
+            keep = 0
+        if keep < size:
+            handle.truncate(keep)
+        return size - keep
 
 
 def new_run_id() -> str:

@@ -156,3 +156,26 @@ def test_task_data_is_printed_without_its_escape_sequences(tmp_path, capsys):
     assert main(["tasks", str(tasks)]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\\x1b]0;pwned\\x07" in out
+
+
+def test_resuming_after_a_huge_partial_last_line_reads_only_the_end(run_dir, oracle_factory):
+    """The unterminated last line a cut write left is found from the end of the file, a block
+    at a time: the file used to be read whole (a 5 GB one was a MemoryError at every start
+    and resume)."""
+    results = run_dir / "results.jsonl"
+    rows = results.read_bytes()
+    with results.open("r+b") as handle:  # a 64 MiB partial line (sparse: no disk used)
+        handle.truncate(len(rows) + (64 << 20))
+    tracemalloc.start()
+    try:
+        writer = ResultsWriter(results)
+        writer.close()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert writer.dropped_bytes == 64 << 20 and results.read_bytes() == rows
+    assert peak < 4 << 20, f"cutting the partial line held {peak:,} bytes"
+    status = json.loads((run_benchmark(config(run_dir.parent, resume=True),
+                                       llm_factory=oracle_factory())
+                         / "status.json").read_text())
+    assert status["written"] == 0 and status["already_done"] == status["cells"]
