@@ -17,7 +17,7 @@ from .errors import InvalidOutput, LLMConfigError
 Schema = Mapping[str, Any] | Literal["json"] | None
 
 _NOT_JSON = object()
-_FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*\s*\n(.*?)\n?\s*```\s*$", re.DOTALL)
+_OPENING_FENCE = re.compile(r"```[A-Za-z0-9_-]*")
 
 
 def parse_json_output(text: str) -> Any:
@@ -41,8 +41,18 @@ def json_value(text: str) -> Any:
 
 
 def _unfence(text: str) -> str | None:
-    match = _FENCE.match(text)
-    return match.group(1) if match else None
+    """The text inside one surrounding fence (```` ```lang ```` and a newline before it,
+    ```` ``` ```` after it; spaces around it and at its end dropped), or None. Read by string
+    operations in one pass: a regular expression of it retried its runs of spaces at every
+    split (minutes for a few thousand newlines)."""
+    stripped = text.strip()
+    opening = _OPENING_FENCE.match(stripped)
+    if opening is None or not stripped.endswith("```") or len(stripped) - 3 < opening.end():
+        return None
+    inside = stripped[opening.end():-3]
+    blank = len(inside) - len(inside.lstrip())
+    newline = inside.rfind("\n", 0, blank)
+    return inside[newline + 1:].rstrip() if newline >= 0 else None
 
 
 def check_output(text: str | None, schema: Schema) -> str:

@@ -41,7 +41,7 @@ MAX_GROUND = 250_000
 _COMMENT = re.compile(r";[^\n]*")
 _PARENS = re.compile(r"[()]")
 # (unrolled: one step per escape, not per character, so a long string costs no regex stack)
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_STRING_END = re.compile(r'["\\]')
 _BRACKETS = re.compile(r"[\[\]{}]")
 _LONG_INT = re.compile(rf"(?<![\w.\"])-?\d{{{MAX_INT_DIGITS + 1},}}")
 _DIGITS_AS_ZERO = str.maketrans("123456789", "0" * 9)
@@ -105,6 +105,28 @@ def _noun(what: str) -> str:
     return what.removeprefix("the ")
 
 
+def blank_strings(text: str) -> str:
+    """`text` with its JSON strings (quote to unescaped quote; a backslash escapes any character
+    but a newline) written as spaces, in one pass. Every quote within a string that cannot end
+    (the text ends, or a backslash meets a newline) is escaped in its reading, and cannot end
+    either (the backslashes after it pair the same): the scan goes on past where that string
+    failed, where a regular expression retried every such quote (quadratic time)."""
+    pieces, position, search = [], 0, 0
+    while (opening := text.find('"', search)) >= 0:
+        end = opening + 1
+        while (mark := _STRING_END.search(text, end)) is not None and mark.group() == "\\" \
+                and text[mark.end():mark.end() + 1] not in ("", "\n"):
+            end = mark.end() + 1
+        if mark is None:
+            break
+        if mark.group() == "\\":  # a backslash before a newline, or at the end: no string
+            search = mark.end()
+            continue
+        pieces += [text[position:opening], " " * (mark.end() - opening)]
+        position = search = mark.end()
+    return "".join(pieces) + text[position:]
+
+
 def check_nesting(text: str, file: str | None, *, pddl: bool, max_depth: int = MAX_DEPTH,
                   what: str = "nesting") -> None:
     """Raise a located PDDLSyntaxError where `text` nests deeper than `max_depth`: parentheses
@@ -117,7 +139,7 @@ def check_nesting(text: str, file: str | None, *, pddl: bool, max_depth: int = M
     else:
         if text.count("[") + text.count("{") <= max_depth:
             return
-        scanned = _STRING.sub(lambda m: " " * len(m.group()), text)
+        scanned = blank_strings(text)
         marks = _BRACKETS.findall(scanned)
     if max(accumulate(map(_STEP.__getitem__, marks)), default=0) <= max_depth:
         return
@@ -140,7 +162,7 @@ def check_json_shape(text: str, file: str | None, what: str = "JSON",
     check_nesting(text, file, pddl=False, max_depth=max_depth, what=f"{what} nesting")
     if "0" * (MAX_INT_DIGITS + 1) not in text.translate(_DIGITS_AS_ZERO):
         return  # no run of digits that long anywhere (a linear pass; the regex below is not)
-    long_int = _LONG_INT.search(_STRING.sub(lambda m: " " * len(m.group()), text))
+    long_int = _LONG_INT.search(blank_strings(text))
     if long_int:
         where, line = location_of(text, long_int.start(), file)
         raise PDDLSyntaxError(f"{what}: a number of {len(long_int.group().lstrip('-')):,} "

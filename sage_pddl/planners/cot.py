@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .base import CallLog, PlanningTask, PlanResult, Step
-from .parsing import extract_tag, parse_json_value, parse_steps
+from .parsing import extract_tag, parse_json_value, parse_steps, steps_in
 from .prompts import COT_REPAIR_ROLE, cot_messages
 from .schema import reasoned_steps_schema
 from .session import LLMPlanner
@@ -26,7 +26,7 @@ def read_reasoned(text: str | None) -> tuple[str, list[Step]]:
         return extract_tag(text, "reasoning") or "", parse_steps(plan_part)
     value = parse_json_value(text)
     reasoning = value.get("reasoning", "") if isinstance(value, dict) else ""
-    return str(reasoning or ""), parse_steps(text)
+    return str(reasoning or ""), steps_in(text, value)
 
 
 class CoTPlanner(LLMPlanner):

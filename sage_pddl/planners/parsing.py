@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from sage_pddl.pddl.limits import MAX_DEPTH
 from sage_pddl.pddl.model import Domain, Problem
 from sage_pddl.pddl.vocabulary import ObjectNames, loose_step_words, step_words, vocabulary
 
@@ -30,8 +31,9 @@ from .base import Step
 _NO_JSON = object()
 _EXTRA_FIELD = re.compile(r"arg\d+")
 _STEP_KEYS = ("steps", "plan", "actions", "remaining_steps")
-_LINE = re.compile(r"^\s*(?:step\s*)?(?:\d+[.):]|[-*•])?\s*\(?\s*([A-Za-z][\w\-]*)"
-                   r"((?:[\s,]+[A-Za-z][\w\-]*)*)\s*\)?\s*$", re.IGNORECASE)
+# every run of spaces follows a literal, so a long run is matched one way only (linear time)
+_LINE = re.compile(r"^\s*(?:step\s*)?(?:(?:\d+[.):]|[-*•])\s*)?(?:\(\s*)?([A-Za-z][\w\-]*)"
+                   r"((?:[\s,]+[A-Za-z][\w\-]*)*)\s*(?:\)\s*)?$", re.IGNORECASE)
 
 
 # ----------------------------------------------------------------------------------- JSON values
@@ -41,7 +43,8 @@ def strip_fences(text: str) -> str:
 
 def parse_json_value(text: str | None) -> Any:
     """The JSON value in `text`: the whole (unfenced) text, else the first decodable value
-    starting at a `{` or `[`; `_NO_JSON` when there is none."""
+    starting at a `{` or `[` (`_json_spans`); `_NO_JSON` when there is none. Time linear in
+    the text's length."""
     if not text:
         return _NO_JSON
     cleaned = strip_fences(text)
@@ -49,18 +52,99 @@ def parse_json_value(text: str | None) -> Any:
         return json.loads(cleaned)
     except (ValueError, RecursionError):  # CallLog refuses such answers; text from elsewhere
         pass
-    decoder = json.JSONDecoder()
     best: Any = _NO_JSON
-    for match in re.finditer(r"[\[{]", cleaned):
-        try:
-            value, _ = decoder.raw_decode(cleaned, match.start())
-        except (ValueError, RecursionError):
-            continue
+    for value in _json_spans(cleaned):
         if isinstance(value, dict) or (isinstance(value, list) and value):
             return value
         if best is _NO_JSON:
             best = value
     return best
+
+
+_STRUCTURE = re.compile(r'[\[\]{}"]')
+_STRING_END = re.compile(r'["\\]')
+_OPENING = re.compile(r"[\[{]")
+_CLOSING = {"[": "]", "{": "}"}
+
+
+class _Span:
+    """A bracketed stretch of text: where it starts and ends, and the spans it holds."""
+
+    __slots__ = ("start", "end", "inner")
+
+    def __init__(self, start: int):
+        self.start, self.end = start, -1
+        self.inner: list[_Span] = []
+
+
+def _json_spans(text: str) -> Iterator[Any]:
+    """The values decoded from `text`'s bracketed spans, in the order of their starts: a span
+    that does not decode gives the values of the spans it holds. One pass finds the spans:
+    brackets are matched with JSON's strings skipped inside them (outside any bracket a quote
+    is prose); a closing bracket that matches nothing, or nesting past `MAX_DEPTH`, ends every
+    span open (they cannot decode). Each span is decoded at most once, and a span read past by
+    its enclosing span's decoder is not decoded again (`_values`): the time is linear in the
+    text's length (a factor of `MAX_DEPTH` at worst)."""
+    open_spans: list[_Span] = []
+    opened: list[str] = []
+    position = 0
+    while True:
+        pattern = _STRUCTURE if open_spans else _OPENING
+        found = pattern.search(text, position)
+        if found is None:
+            break
+        char, position = found.group(), found.end()
+        if char == '"':
+            while (end := _STRING_END.search(text, position)) is not None \
+                    and end.group() == "\\":
+                position = end.end() + 1
+            if end is None:
+                break
+            position = end.end()
+        elif char in _CLOSING:
+            if len(open_spans) == MAX_DEPTH:
+                yield from _abandoned(text, open_spans)
+                open_spans, opened = [], []
+            open_spans.append(_Span(found.start()))
+            opened.append(_CLOSING[char])
+        elif char == opened[-1]:
+            span = open_spans.pop()
+            opened.pop()
+            span.end = position
+            if open_spans:
+                open_spans[-1].inner.append(span)
+            else:
+                yield from _values(text, span)
+        else:
+            yield from _abandoned(text, open_spans)
+            open_spans, opened = [], []
+    yield from _abandoned(text, open_spans)
+
+
+def _abandoned(text: str, open_spans: list[_Span]) -> Iterator[Any]:
+    """The values of the spans that unclosed spans hold, outermost first."""
+    for span in open_spans:
+        for inner in span.inner:
+            yield from _values(text, inner)
+
+
+def _values(text: str, span: _Span, failed_at: int | None = None) -> Iterator[Any]:
+    """The span's value, else those of the spans it holds. `failed_at`: where the decoder of
+    an enclosing span failed inside this one (this one then fails there too: no need to try);
+    a held span the decoder read past before failing decodes, one after is tried."""
+    if failed_at is None:
+        try:
+            yield json.loads(text[span.start:span.end])
+            return
+        except json.JSONDecodeError as error:
+            failed_at = span.start + error.pos
+        except (ValueError, RecursionError):
+            failed_at = span.end
+    for inner in span.inner:
+        if inner.end <= failed_at or inner.start > failed_at:
+            yield from _values(text, inner)
+        else:
+            yield from _values(text, inner, failed_at)
 
 
 def is_json(value: Any) -> bool:
@@ -132,7 +216,12 @@ def steps_from_value(value: Any) -> list[Step] | None:
 
 def parse_steps(text: str | None) -> list[Step]:
     """The steps an LLM wrote, or [] when nothing step-like is found."""
-    value = parse_json_value(text)
+    return steps_in(text, parse_json_value(text))
+
+
+def steps_in(text: str | None, value: Any) -> list[Step]:
+    """`parse_steps` of `text` whose JSON value (`parse_json_value`) a caller has already
+    read: an answer is parsed once."""
     if is_json(value):
         steps = steps_from_value(value)
         if steps is not None:
@@ -144,6 +233,10 @@ def parse_steps(text: str | None) -> list[Step]:
             if step:
                 steps.append(step)
     return steps
+
+
+_ITEM = re.compile(r"^[^\S\n]*(?:\d+[.):]|[-*•])[^\S\n]*(\S.*)$", re.MULTILINE)
+"""A numbered or bulleted line's text (spaces within a line only: linear time)."""
 
 
 def parse_subgoals(text: str | None) -> list[str]:
@@ -158,8 +251,7 @@ def parse_subgoals(text: str | None) -> list[str]:
     elif isinstance(value, list):
         items = value
     elif text:
-        items = [m.group(1) for m in re.finditer(r"^\s*(?:\d+[.):]|[-*•])\s*(.+?)\s*$",
-                                                  strip_fences(text), re.MULTILINE)]
+        items = [m.group(1) for m in _ITEM.finditer(strip_fences(text))]
     out = []
     for item in items:
         if isinstance(item, Mapping):
@@ -171,9 +263,14 @@ def parse_subgoals(text: str | None) -> list[str]:
 
 
 def extract_tag(text: str | None, tag: str) -> str | None:
-    """The content of `<tag>...</tag>` (case-insensitive), or None."""
-    match = re.search(rf"<{tag}>(.*?)</{tag}>", text or "", re.DOTALL | re.IGNORECASE)
-    return match.group(1).strip() if match else None
+    """The content of `<tag>...</tag>` (case-insensitive), or None. (The first opening tag
+    with a closing one after it is the first opening tag: each is looked for once.)"""
+    text = text or ""
+    opening = re.search(rf"<{tag}>", text, re.IGNORECASE)
+    if opening is None:
+        return None
+    closing = re.compile(rf"</{tag}>", re.IGNORECASE).search(text, opening.end())
+    return text[opening.end():closing.start()].strip() if closing else None
 
 
 # --------------------------------------------------------------------------- canonical spelling

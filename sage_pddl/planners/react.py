@@ -29,7 +29,7 @@ from sage_pddl.pddl.vocabulary import step_text
 
 from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step
 from .gating import feasible
-from .parsing import parse_json_value, parse_steps, words_step
+from .parsing import parse_json_value, parse_steps, steps_in, words_step
 from .prompts import react_messages
 from .schema import react_schema
 from .session import LLMPlanner
@@ -47,7 +47,7 @@ def read_turn(text: str | None) -> tuple[bool, Step | None]:
         step = value.get("step")
         steps = parse_steps(json.dumps(step)) if isinstance(step, Mapping) else []
         if not steps and "action" in value:
-            steps = parse_steps(text)
+            steps = steps_in(text, value)
         if steps and steps[0]["action"]:
             return False, steps[0]
         return bool(value.get("done")), None

@@ -49,7 +49,7 @@ from .base import (
     same_step,
 )
 from .gating import accepted_prefix, check_block, drop_noop_repeats
-from .parsing import is_json, parse_json_value, parse_subgoals
+from .parsing import is_json, parse_json_value, parse_subgoals, steps_in
 from .prompts import (
     decompose_messages,
     examples_block,
@@ -148,10 +148,10 @@ class SagePlanner(LLMPlanner):
         """(steps, readable): an explicit empty list is readable; unreadable text is not."""
         if text is None:
             return [], False
-        steps = self.parse(text)
+        value = parse_json_value(text)  # once: the steps and the empty list are read from it
+        steps = self.canonical(steps_in(text, value))
         if steps:
             return steps, True
-        value = parse_json_value(text)
         explicit_empty = is_json(value) and (value == [] or (
             isinstance(value, Mapping) and value.get("steps") == []))
         return [], explicit_empty

@@ -33,7 +33,8 @@ from .session import LLMPlanner
 
 DEFAULT_SCORE = 0.3
 INFEASIBLE = 0.001
-_PAIR = re.compile(r'"?(\d+)"?\s*:\s*([0-9]*\.?[0-9]+)')
+# a number is tried only where it begins (not inside a run of digits): linear time
+_PAIR = re.compile(r'(?<!\d)(\d+)"?\s*:\s*([0-9]*\.?[0-9]+)')
 
 
 def read_scores(text: str | None, count: int) -> tuple[list[float], bool]:
