@@ -80,11 +80,12 @@ def read(name: str) -> bytes | None:
         return None
     finally:
         os.close(directory)
+    info = os.fstat(fd)  # before fdopen, which refuses a directory (a miss, not an error)
+    if (not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid()
+            or info.st_size > MAX_FILE_BYTES):
+        os.close(fd)
+        return None
     with os.fdopen(fd, "rb") as file:
-        info = os.fstat(file.fileno())
-        if (not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid()
-                or info.st_size > MAX_FILE_BYTES):
-            return None
         return file.read(MAX_FILE_BYTES + 1)
 
 

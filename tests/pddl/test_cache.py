@@ -202,3 +202,16 @@ def test_a_fifo_in_the_directory_does_not_hang_a_read(directory: Path):
     if waiting:  # unblock the reader so the test run can end
         os.close(os.open(directory / "fifo", os.O_WRONLY | os.O_NONBLOCK))
     assert not waiting and result == [None]
+
+
+def test_an_entry_replaced_by_a_directory_is_a_miss(directory: Path):
+    """A directory where a kept file was made every command that loads the domain exit 2
+    (`Is a directory: 4`): it is a cache miss, and the domain is parsed again."""
+    pddl_parser.forget_parsed()
+    expected = load_domain(DOMAIN)
+    (kept,) = [p for p in directory.iterdir() if p.name.startswith("domain-")]
+    kept.unlink()
+    kept.mkdir(mode=0o700)
+    assert cache.read(kept.name) is None
+    pddl_parser.forget_parsed()
+    assert same_model(load_domain(DOMAIN), expected)
