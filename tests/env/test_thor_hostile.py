@@ -309,3 +309,13 @@ def test_the_ipv6_loopback_is_accepted_as_loopback():
         sock.close()
         server.kill()
     assert "without --token-file" not in server.error_text
+
+
+def test_a_domains_dir_that_is_a_symlink_loop_is_a_setting_error(tmp_path):
+    """It was resolved before it was checked: Python's RuntimeError, exit 70."""
+    from sage_pddl.env.thor.server import ServerError, serve
+
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    with pytest.raises(ServerError, match=r"--domains-dir .*a: no such folder"):
+        serve(0, domains_dirs=[tmp_path / "a"], handle_signals=False)

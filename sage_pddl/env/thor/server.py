@@ -431,12 +431,12 @@ def serve(port: int = 5555, bind: str = "127.0.0.1", backend: str = "symbolic", 
     options = dict(backend_options or {})
     if log:
         options["log"] = str(log)
-    dirs = tuple(Path(d).resolve() for d in domains_dirs or ())
     named = [("--domains-dir", d) for d in domains_dirs or ()]
     named += [("--allow-paths", p) for p in allow_paths or ()]
-    for flag, folder in named:
+    for flag, folder in named:  # before resolving: a symlink loop is no folder, not a crash
         if not Path(folder).is_dir():
             raise ServerError(f"{flag} {folder}: no such folder")
+    dirs = tuple(Path(d).resolve() for d in domains_dirs or ())
     if dirs and backend == "symbolic":
         options["domains_dirs"] = [str(d) for d in dirs]
     max_memory = server_limits.max_memory or default_max_memory(backend)
