@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .pddl.errors import SageError
-from .pddl.limits import read_text
+from .pddl.limits import not_a_file, read_text
 from .pddl.model import Domain, key
 from .pddl.vocabulary import vocabulary
 
@@ -156,6 +156,9 @@ def resolve_domain(name_or_path: str | Path, domains_dirs=None) -> Path:
             return path
         if path.is_dir():
             raise SageError(_folder_message(text))
+        kind = not_a_file(path)
+        if kind is not None:
+            raise SageError(f"domain file {name_or_path}: is {kind}, not a file")
         bare = Path(text).name
         if bare != text or not bare.lower().endswith(DOMAIN_SUFFIX):
             raise SageError(f"domain file {name_or_path}: no such file")

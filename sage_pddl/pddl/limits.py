@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+import stat
 from collections.abc import Iterator
 from itertools import accumulate
 from pathlib import Path
@@ -82,9 +83,28 @@ def decode(data: bytes, file: str | None, what: str = "text",
     return text
 
 
+_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def not_a_file(path: str | Path) -> str | None:
+    """What `path` is when it exists but is neither a regular file nor a folder ("a FIFO
+    (named pipe)", "a character device", ...), else None. Such a file has no end to read to
+    (`/dev/zero`) or waits for a writer (a FIFO): it is named, never read."""
+    try:
+        mode = Path(path).stat().st_mode
+    except (OSError, ValueError):
+        return None
+    return next((kind for test, kind in _KINDS if test(mode)), None)
+
+
 def read_text(path: str | Path, what: str = "file", max_bytes: int = MAX_BYTES) -> str:
-    """A file as text, checked by `decode`; a missing or unreadable file is a SageError."""
+    """A file as text, checked by `decode`; a missing or unreadable file, or one that is no
+    regular file (`not_a_file`), is a SageError."""
     path = Path(path)
+    kind = not_a_file(path)
+    if kind is not None:
+        raise SageError(f"{_noun(what)} {path}: is {kind}, not a file")
     try:
         size = path.stat().st_size
         if size > max_bytes:

@@ -220,3 +220,17 @@ def test_a_task_problem_for_a_domain_it_does_not_fit_is_an_error(capsys, fixture
     assert "error: ithor#K01 does not fit domain Depot: unknown type thing of object " \
            "Apple" in captured.err
     assert main(["problem", "ithor#K01"]) == 0 and "(define (problem" in capsys.readouterr().out
+
+
+def test_a_device_or_a_fifo_is_named_for_what_it_is(tmp_path, capsys):
+    """`check /dev/zero` (or a FIFO) said "no such file"; a FIFO given as a problem would
+    have waited for a writer."""
+    import os
+
+    fifo = tmp_path / "pipe.pddl"
+    os.mkfifo(fifo)
+    for args, said in ((["/dev/zero"], "domain file /dev/zero: is a character device"),
+                       ([str(fifo)], f"domain file {fifo}: is a FIFO (named pipe)"),
+                       (["ithor", str(fifo)], f"problem file {fifo}: is a FIFO (named pipe)")):
+        assert main(["check", *args]) == 2
+        assert said in capsys.readouterr().err
