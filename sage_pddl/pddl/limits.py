@@ -20,6 +20,9 @@ Limits (module constants; a caller may pass its own):
   A process that serves others (the thor-server's episode workers) may lower it.
 * `MAX_INT_DIGITS` (100): the longest integer in JSON (Python refuses 4,300 digits with a
   ValueError; a plan or an answer has no use for more than a few).
+* `MAX_PLAN_STEPS` (100,000): the most steps of a plan read (`pddl/plans.py`). Household plans
+  have tens of steps and the longest IPC plans a few thousand; a million steps used to be read
+  and gated whole (more than half a gigabyte).
 """
 from __future__ import annotations
 
@@ -38,6 +41,7 @@ MAX_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 128
 MAX_INT_DIGITS = 100
 MAX_GROUND = 250_000
+MAX_PLAN_STEPS = 100_000
 
 _COMMENT = re.compile(r";[^\n]*")
 _PARENS = re.compile(r"[()]")
@@ -85,6 +89,11 @@ def decode(data: bytes, file: str | None, what: str = "text",
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def too_many_steps(limit: int = MAX_PLAN_STEPS) -> str:
+    """The message for a plan longer than `limit` steps."""
+    return f"a plan of more than {limit:,} steps; sage-pddl reads at most {limit:,}"
 
 
 def not_a_file(path: str | Path) -> str | None:

@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 
 from .errors import PDDLSyntaxError, PlanSyntaxError, SageError
+from . import limits
 from .limits import load_json, read_text
 from .model import Location, Plan, PlanStep
 
@@ -101,6 +102,9 @@ def _parse_lines(text: str, file: str | None, kind: str) -> Plan:
                                   Location(file, line_no, column)))
         else:
             _parenthesized(body, offset, line_text, line_no, file, steps)
+        if len(steps) > limits.MAX_PLAN_STEPS:
+            raise _error(limits.too_many_steps(limits.MAX_PLAN_STEPS), file, line_no, 1,
+                         line_text)
     return Plan(tuple(steps), source=text)
 
 
@@ -160,6 +164,8 @@ def _parse_json(text: str, file: str | None, plan_id: str | None) -> Plan:
     if not isinstance(data, list):
         raise PlanSyntaxError(f"{where}a JSON plan must be a list of steps, not "
                               f"{type(data).__name__}", at)
+    if len(data) > limits.MAX_PLAN_STEPS:
+        raise PlanSyntaxError(f"{where}{limits.too_many_steps(limits.MAX_PLAN_STEPS)}", at)
     steps = tuple(_json_step(raw, index, file) for index, raw in enumerate(data))
     return Plan(steps, source=text)
 

@@ -107,3 +107,17 @@ def test_write_plan_round_trips():
     assert write_plan(plan) == "(Put Apple Fridge)\n"
     again = parse_plan(write_plan(plan))
     assert _words(again) == _words(plan)
+
+
+@pytest.mark.parametrize("text, where", [
+    ("(pick a)\n" * 100_001, "plan.txt:100001:1"),
+    ("pick a\n" * 100_001, "plan.txt:100001:1"),
+    ("0.0: (pick a) [1]\n" * 100_001, "plan.txt:100001:1"),
+    (json.dumps([{"action": "pick", "args": ["a"]}] * 100_001), "plan.json:1:1")])
+def test_a_plan_past_the_step_limit_is_refused_where_it_passes_it(text, where):
+    """A million-step plan was read and gated whole; the limit is `limits.MAX_PLAN_STEPS`."""
+    file = "plan.json" if where.startswith("plan.json") else "plan.txt"
+    with pytest.raises(PlanSyntaxError) as refused:
+        parse_plan(text, file=file)
+    assert "a plan of more than 100,000 steps; sage-pddl reads at most 100,000" in str(refused.value)
+    assert str(refused.value).startswith(where)
