@@ -19,8 +19,8 @@ import json
 import re
 from pathlib import Path
 
-from .errors import PDDLSyntaxError, PlanSyntaxError, SageError
 from . import limits
+from .errors import PDDLSyntaxError, PlanSyntaxError, SageError
 from .limits import load_json, read_text
 from .model import Location, Plan, PlanStep
 
