@@ -257,10 +257,17 @@ def bounded_lines(handle: IO[bytes], max_bytes: int) -> Iterator[bytes | None]:
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_INVISIBLE = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+"""Characters that print as nothing or reorder the text around them: zero-width spaces and
+joiners, the word joiner, the byte-order mark, and the left-to-right and right-to-left marks,
+embeddings, overrides and isolates."""
 
 
 def printable(text: str) -> str:
-    """`text` with its control characters but newline and tab written as escapes (`\\x1b`):
-    data printed to a terminal (a task's words, a model's name) cannot send it escape
-    sequences."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """`text` with its control characters but newline and tab written as escapes (`\\x1b`),
+    and its invisible and direction characters (`_INVISIBLE`) as Python writes them in the
+    error messages' quoted words (`\\u200b`): data printed to a terminal (a task's words, a
+    model's name, a plan's steps) cannot send it escape sequences, and `(touch \\u200bo0)`
+    cannot pass for `(touch o0)`."""
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return _INVISIBLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -234,3 +234,17 @@ def test_a_device_or_a_fifo_is_named_for_what_it_is(tmp_path, capsys):
                        (["ithor", str(fifo)], f"problem file {fifo}: is a FIFO (named pipe)")):
         assert main(["check", *args]) == 2
         assert said in capsys.readouterr().err
+
+
+def test_gate_shows_invisible_and_direction_characters_of_a_step_escaped(tmp_path, capsys):
+    """A refused `(MoveTo <U+200B>ShowerHead)` was printed raw, so it read as the accepted
+    `(MoveTo ShowerHead)`; the step line escapes it as the error message's quoted word does."""
+    plan = tmp_path / "plan.txt"
+    plan.write_text("(MoveTo \u200bShowerHead)\n(MoveTo \u202eShowerHead)\n", encoding="utf-8")
+    from pathlib import Path
+
+    problem = Path(__file__).resolve().parents[2] / "problems" / "ithor" / "A01.pddl"
+    main(["gate", "--all", "ithor", str(problem), str(plan)])
+    out = capsys.readouterr().out
+    assert "(MoveTo \\u200bShowerHead)" in out and "(MoveTo \\u202eShowerHead)" in out, out
+    assert "\u200b" not in out and "\u202e" not in out
