@@ -23,6 +23,7 @@ from its own name, so the numbers do not depend on which other comparisons are i
 from __future__ import annotations
 
 import csv
+import html
 import io
 import math
 from collections import defaultdict
@@ -240,18 +241,19 @@ def write_report(run_dir: str | Path, *, candidate: str | None = None,
                                    level=level, alpha=alpha, models=models)
     files = ReportFiles(run_dir, run_dir / "summary.csv", run_dir / "comparisons.csv",
                         run_dir / "report.md")
-    plot_paths: list[Path] = []
+    images: dict[Path, bytes] = {}
     if plots:
-        path, note = _plot_primary(run_dir, summary, mode, level)
-        if path:
-            plot_paths.append(path)
+        path, image, note = _plot_primary(run_dir, summary, mode, level)
+        if path and image is not None:
+            images[path] = image
         if note:
             notes.append(note)
+    plot_paths = list(images)
     markdown = render_markdown(config, mode, summary, comparisons, candidate, level, alpha,
                                notes, plot_paths)
     write_texts_atomic({files.summary: _summary_csv(summary, mode),
                         files.comparisons: _comparisons_csv(comparisons),
-                        files.markdown: markdown})
+                        files.markdown: markdown, **images})  # the plot with them: none empty
     analysis = Analysis(tuple(rows), config, mode, tuple(planners), tuple(models),
                         tuple(summary), tuple(comparisons), candidate, level, alpha)
     return ReportFiles(files.run_dir, files.summary, files.comparisons, files.markdown,
@@ -310,9 +312,10 @@ def _comparisons_csv(comparisons: Sequence[stats.Comparison]) -> str:
 
 def _md(text: Any) -> str:
     """A name from the data as one Markdown table cell: `|` escaped, line breaks as spaces,
-    other control characters as escapes (`printable`)."""
+    HTML's `<`, `>` and `&` as entities (Markdown renderers show raw HTML live: a model named
+    `<script>` must stay text), other control characters as escapes (`printable`)."""
     cell = " ".join(str(text).replace("\\", "\\\\").replace("|", "\\|").splitlines())
-    return printable(cell)
+    return printable(html.escape(cell, quote=False))
 
 
 def cell_text(record: Mapping[str, Any], metric: str) -> str:
@@ -384,17 +387,19 @@ def render_markdown(config: Mapping[str, Any], mode: str, summary: Sequence[Mapp
     for plot in plots:
         lines += ["", f"![{plot.stem}]({plot.name})"]
     if notes:
-        lines += ["", "Notes:"] + [f"- {n}" for n in notes]
+        lines += ["", "Notes:"] + [f"- {printable(html.escape(n, quote=False))}" for n in notes]
     return "\n".join(lines) + "\n"
 
 
 def _plot_primary(run_dir: Path, summary: Sequence[Mapping[str, Any]], mode: str,
-                  level: float) -> tuple[Path | None, str | None]:
+                  level: float) -> tuple[Path | None, bytes | None, str | None]:
+    """(where the plot goes, its PNG bytes, why there is none): drawn in memory, written with
+    the report's other files as a set."""
     reason = plots.missing()
     if reason:
-        return None, reason
+        return None, None, reason
     figure = plots.success_figure(summary, mode, level)
-    path = run_dir / "success_by_planner.png"
-    figure.savefig(path, dpi=120)
+    image = io.BytesIO()
+    figure.savefig(image, format="png", dpi=120)
     plots.close(figure)
-    return path, None
+    return run_dir / "success_by_planner.png", image.getvalue(), None

@@ -55,19 +55,21 @@ def write_text_atomic(path: str | Path, text: str) -> None:
     write_texts_atomic({Path(path): text})
 
 
-def write_texts_atomic(texts: Mapping[Path, str]) -> None:
-    """Replace several files as a set: every text is written to a temporary file beside its
-    path and flushed to disk first, and only then are they renamed into place, so a failure
-    while writing (a full disk, a read-only folder) replaces none of them and leaves no empty
-    file; OSError when one cannot be written."""
+def write_texts_atomic(texts: Mapping[Path, str | bytes]) -> None:
+    """Replace several files as a set: every text (UTF-8; bytes as they are, such as an
+    image) is written to a temporary file beside its path and flushed to disk first, and only
+    then are they renamed into place, so a failure while writing (a full disk, a read-only
+    folder) replaces none of them and leaves no empty file; OSError when one cannot be
+    written."""
     written: dict[Path, str] = {}
     try:
         for path, text in texts.items():
             handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
                                                  suffix=".tmp")
             written[path] = temporary
-            with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-                out.write(text)
+            data = text if isinstance(text, bytes) else text.encode("utf-8")
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
                 out.flush()
                 os.chmod(temporary, _mode_for(path))
                 os.fsync(out.fileno())

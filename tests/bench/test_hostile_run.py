@@ -8,6 +8,7 @@ import errno
 import fcntl
 import json
 import logging
+import os
 import tracemalloc
 
 import pytest
@@ -115,7 +116,8 @@ def test_an_unwritable_report_file_exits_2_and_the_report_is_replaced_as_a_set(r
                                                                               capsys):
     write_report(run_dir)
     before = {name: (run_dir / name).read_bytes()
-              for name in ("summary.csv", "comparisons.csv", "report.md")}
+              for name in ("summary.csv", "comparisons.csv", "report.md",
+                           "success_by_planner.png")}
     original = files.os.fsync
     calls = []
 
@@ -126,16 +128,27 @@ def test_an_unwritable_report_file_exits_2_and_the_report_is_replaced_as_a_set(r
         return original(fd)
 
     monkeypatch.setattr(files.os, "fsync", full_on_the_third)
+    figure_class = pytest.importorskip("matplotlib.figure").Figure
+    draw = figure_class.savefig
+
+    def onto_a_full_disk(figure, target, *args, **options):
+        if isinstance(target, (str, os.PathLike)):  # a file: opened, then nothing fits
+            open(target, "wb").close()
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return draw(figure, target, *args, **options)  # memory is not the disk
+
+    monkeypatch.setattr(figure_class, "savefig", onto_a_full_disk)
     assert main(["report", str(run_dir)]) == 2
     assert "No space left on device" in capsys.readouterr().err
     after = {name: (run_dir / name).read_bytes() for name in before}
-    assert after == before  # none replaced, no 0-byte summary.csv
+    assert after == before  # none replaced, no 0-byte summary.csv or PNG
     assert not [p for p in run_dir.iterdir() if p.name.endswith(".tmp")]
 
 
 def test_names_that_are_formulas_table_rows_or_escape_sequences_are_neutralised(
         tmp_path, oracle_factory):
-    models = ("=HYPERLINK(\"http://x\")", "a|b\n| injected | row |", "\x1b[2Jclear")
+    models = ("=HYPERLINK(\"http://x\")", "a|b\n| injected | row |", "\x1b[2Jclear",
+              "<script>alert(1)</script>")
     run_dir = run_benchmark(config(tmp_path, models=models, planners=("Direct",)),
                             llm_factory=oracle_factory())
     report = write_report(run_dir)
@@ -146,6 +159,7 @@ def test_names_that_are_formulas_table_rows_or_escape_sequences_are_neutralised(
     table = [line for line in markdown.splitlines() if line.startswith("| ")]
     assert len(table) == 1 + len(models)  # the header and one row per model, none injected
     assert "a\\|b \\| injected \\| row \\|" in markdown and "\x1b" not in markdown
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in markdown and "<script>" not in markdown
     assert printable("\x1b[2J\ttab\nline") == "\\x1b[2J\ttab\nline"
 
 
