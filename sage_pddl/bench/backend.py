@@ -10,7 +10,8 @@ builds the backend for one model:
   the given tasks (it exercises the harness, not a model), prepared now so that its classical
   plans are not made on the clock of the first cell;
 * several hosts, or `per_host`: a `HostPool` spreading one model's requests over the hosts
-  (`llm/hosts.py`), `per_host` (default: `workers`) in flight to each at most;
+  (`llm/hosts.py`), `per_host` (default: `workers`) in flight to each at most; with
+  `one_timeout`, a pool even of one host, which sets a host aside at its first timeout;
 * else the named backend (`ollama` and `openai` get the host);
 * with a cassette (not `replay`): record what is new, replay what the cassette holds.
 
@@ -66,6 +67,11 @@ class BackendChoice:
     per_host: int | None = None
     workers: int = 1
     """Cells that run at once: a host pool's requests per host when `per_host` is not given."""
+    timeout: float | None = None
+    """The deadline of one model call in seconds (ollama, openai); None: the backend's own."""
+    one_timeout: bool = False
+    """A host that times out once is called no more (`HostPool`'s `timeout_sets_aside`: for
+    `plan`, `run` and `demo`, whose calls all go to one host)."""
 
     @property
     def hosts(self) -> list[str]:
@@ -93,6 +99,10 @@ class BackendChoice:
             raise BackendSettingError("llm", "replay answers only from recorded cassettes: give "
                                              "what they were recorded to (bench: --cassette-dir "
                                              "DIR; plan, run: --cassette FILE)")
+        if self.timeout is not None and (not backend_has(llm, TAKES_HOST) or llm == "replay"
+                                         or not 0 < float(self.timeout) < float("inf")):
+            raise BackendSettingError("llm_timeout", "a deadline of seconds > 0, for the "
+                                      "backends that call a server (ollama, openai)")
         if self.script and llm != "scripted":
             raise BackendSettingError("llm_script", "a script file goes with llm='scripted'")
         if len(self.hosts) > 1 and not backend_has(llm, POOLS_HOSTS):
@@ -119,6 +129,10 @@ def make_backend(choice: BackendChoice, model: str | None, *, cassette: str | Pa
     return backend
 
 
+_DEFAULT_HOST: list[str | None] = [None]
+"""No host given: the backend's own (`--llm-host` unset: OLLAMA_HOST, else the default)."""
+
+
 def _one_backend(choice: BackendChoice, llm: str, model: str | None, tasks: Sequence[Task],
                  domain_for: Callable[[Task], Domain] | None) -> LLMBackend:
     if llm == "scripted":
@@ -133,12 +147,17 @@ def _one_backend(choice: BackendChoice, llm: str, model: str | None, tasks: Sequ
         responder.prepare()  # classical plans now, not on the clock of the first cell
         return get_backend("scripted", model=model, responder=responder)
     hosts = choice.hosts
-    if len(hosts) > 1 or (hosts and choice.per_host is not None):
+    timeout = {} if choice.timeout is None else {"timeout": float(choice.timeout)}
+    if len(hosts) > 1 or (hosts and choice.per_host is not None) or (
+            choice.one_timeout and backend_has(llm, POOLS_HOSTS)):
         pool: LLMBackend = HostPool(
-            [(host, get_backend(llm, model=model, host=host, max_context=choice.max_context))
-             for host in hosts], per_host=choice.per_host or choice.workers)
+            [(host or str(getattr(backend, "host", llm)), backend)
+             for host, backend in ((host, get_backend(llm, model=model, host=host,
+                                                      max_context=choice.max_context, **timeout))
+                                   for host in hosts or _DEFAULT_HOST)],
+            per_host=choice.per_host or choice.workers, timeout_sets_aside=choice.one_timeout)
         return pool
-    return get_backend(llm, model=model, max_context=choice.max_context,
+    return get_backend(llm, model=model, max_context=choice.max_context, **timeout,
                        host=hosts[0] if hosts and backend_has(llm, TAKES_HOST) else None)
 
 

@@ -51,6 +51,8 @@ class BenchConfig:
     mode: str = "plan"
     llm: str = "ollama"
     llm_host: str | None = None
+    llm_timeout: float | None = None
+    """The deadline of one model call in seconds (ollama, openai); None: the backend's own."""
     max_context: int | None = None
     """For llm="ollama": the largest context window (num_ctx) a request may ask for; each
     request asks for what its prompt needs up to this (`llm/context.py`, default 32768)."""
@@ -173,6 +175,7 @@ class BenchConfig:
     def backend_choice(self) -> BackendChoice:
         """The backend these settings name (`backend.py`)."""
         return BackendChoice(llm=self.llm, host=self.llm_host, max_context=self.max_context,
+                             timeout=self.llm_timeout,
                              script=self.llm_script, per_host=self.per_host,
                              workers=int(self.workers))
 

@@ -21,6 +21,7 @@ from .common import (
     EXIT_OK,
     REFERENCE_NOTE,
     AddCommand,
+    add_llm_timeout,
     add_max_context,
     console,
     err,
@@ -58,7 +59,7 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
         "planners": _list(args.planners), "models": _list(args.models),
         "tasks": _list(args.tasks), "seeds": seeds, "mode": args.mode, "llm": args.llm,
         "llm_host": args.llm_host, "llm_script": args.llm_script,
-        "max_context": args.max_context,
+        "max_context": args.max_context, "llm_timeout": args.llm_timeout,
         "cassette_dir": args.cassette_dir, "out": args.out, "run_id": args.run_id,
         "resume": True if args.resume else None,
         "retry_errors": True if args.retry_errors else None,
@@ -186,6 +187,7 @@ def register(add_command: AddCommand) -> None:
                    help="LLM server URL, or several comma-separated (requests are spread over "
                         "them; a failing host is set aside)")
     add_max_context(p)
+    add_llm_timeout(p, one_host=False)
     p.add_argument("--workers", type=int, default=None,
                    help="cells run at once (default 1); rows do not depend on it")
     p.add_argument("--per-host", type=int, default=None, metavar="K",

@@ -187,6 +187,16 @@ def add_max_context(p: argparse.ArgumentParser) -> None:
                         f"{DEFAULT_MAX_CONTEXT}). A prompt the server had to cut fails the call")
 
 
+def add_llm_timeout(p: argparse.ArgumentParser, *, one_host: bool = True) -> None:
+    """`--llm-timeout SECONDS`, of every command that calls a model (`one_host`: its calls go
+    to one host, which is called no more after its first timeout)."""
+    after = (" A host that times out is not called again by this command." if one_host
+             else "")
+    p.add_argument("--llm-timeout", type=seconds, default=None, metavar="SECONDS",
+                   help="the longest one model call may take, whole: connecting, waiting and "
+                        "reading the answer (ollama default 120, openai 60)." + after)
+
+
 # --- DOMAIN / PROBLEM / PLAN arguments ---------------------------------------------------------
 
 def domains_dirs(args: argparse.Namespace) -> list[Path]:

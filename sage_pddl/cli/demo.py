@@ -18,6 +18,7 @@ mistakes small models make (it is not a model and does not read the prompts).
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from ..llm.base import DEFAULT_MODEL, check_server
@@ -74,7 +75,8 @@ AUTO_CHECK_SECONDS = 2.0
 """How long `--llm auto` waits for the Ollama server's list of models (the whole exchange)."""
 
 
-def choose_llm(llm: str, model: str | None, host: str | None) -> tuple[Any, str]:
+def choose_llm(llm: str, model: str | None, host: str | None,
+               timeout: float | None = None) -> tuple[Any, str]:
     """(backend, label). `auto` uses Ollama only when it answers and has the model; the Ollama
     backend is made as `plan` and `bench` make it (`bench/backend.py`)."""
     # start-up time: imported when the command runs
@@ -88,12 +90,13 @@ def choose_llm(llm: str, model: str | None, host: str | None) -> tuple[Any, str]
     served: list[str] = []
     if llm == "auto":  # one bounded request: whatever listens on the port may be no Ollama
         try:
-            served = list_models(host, timeout=AUTO_CHECK_SECONDS)
+            served = list_models(host, timeout=min(AUTO_CHECK_SECONDS, timeout or math.inf))
         except LLMError:
             pass
     if llm == "ollama" or any(m.split(":")[0] == wanted.split(":")[0] or m == wanted
                               for m in served):
-        backend = make_backend(BackendChoice(llm="ollama", host=host), wanted)
+        backend = make_backend(BackendChoice(llm="ollama", host=host, timeout=timeout,
+                                             one_timeout=True), wanted)
         if llm == "ollama":  # asked for by name: a dead server is a setting error
             check_server(backend)
         return backend, f"Ollama model {wanted}"
@@ -106,7 +109,7 @@ def choose_llm(llm: str, model: str | None, host: str | None) -> tuple[Any, str]
 
 
 def run_demo(llm: str = "auto", model: str | None = None, host: str | None = None,
-             json_output: bool = False) -> int:
+             json_output: bool = False, timeout: float | None = None) -> int:
     from rich.console import Console  # start-up time: imported when the command runs
     from rich.panel import Panel  # start-up time: imported when the command runs
     from rich.table import Table  # start-up time: imported when the command runs
@@ -123,7 +126,7 @@ def run_demo(llm: str = "auto", model: str | None = None, host: str | None = Non
     domain = load_domain("ithor")
     task = load_task(TASK_REF)
     planning = PlanningTask.from_task(task, domain)
-    backend, label = choose_llm(llm, model, host)
+    backend, label = choose_llm(llm, model, host, timeout)
     out.print(Panel(f"[bold]{task.instruction}[/bold]\n{TASK_REF}, AI2-THOR {task.scene}\n"
                     f"LLM: {label}", title="sage-pddl demo"), soft_wrap=False)
 

@@ -22,6 +22,7 @@ from .common import (
     EXIT_OK,
     REFERENCE_NOTE,
     AddCommand,
+    add_llm_timeout,
     add_max_context,
     console,
     escape,
@@ -120,6 +121,7 @@ def _add_llm_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=None, help="model name for the backend (ollama default: qwen2.5:7b)")
     p.add_argument("--llm-host", default=None, help="LLM server URL (default: $OLLAMA_HOST or http://localhost:11434)")
     add_max_context(p)
+    add_llm_timeout(p)
     p.add_argument("--cassette", default=None,
                    help="record/replay every LLM call to this JSONL cassette (wraps --llm)")
     p.add_argument("--llm-script", default=None, metavar="FILE",
@@ -144,7 +146,8 @@ def make_llm(args: argparse.Namespace, planning: PlanningTask, dataset_task: Tas
     from ..bench.config import default_model  # start-up time: imported when the command runs
 
     choice = BackendChoice(llm=args.llm, host=args.llm_host, max_context=args.max_context,
-                           script=args.llm_script)
+                           script=args.llm_script, timeout=args.llm_timeout,
+                           one_timeout=True)
     llm = args.llm.lower()
     model = args.model
     if llm == "replay" and args.cassette:
@@ -371,7 +374,8 @@ def cmd_thor_server(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo  # start-up time: imported when the command runs
 
-    return run_demo(llm=args.llm, model=args.model, host=args.llm_host, json_output=args.json)
+    return run_demo(llm=args.llm, model=args.model, host=args.llm_host, json_output=args.json,
+                    timeout=args.llm_timeout)
 
 
 def register(add_command: AddCommand) -> None:
@@ -430,4 +434,5 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--model", default=None, help="Ollama model (default qwen2.5:7b)")
     p.add_argument("--llm-host", default=None,
                    help="Ollama server URL (default: $OLLAMA_HOST or http://localhost:11434)")
+    add_llm_timeout(p)
     p.add_argument("--json", action="store_true", help="print the demo's results as JSON")

@@ -9,7 +9,9 @@ A host fails a request when its backend raises an infrastructure error (`HOST_FA
 reachable, timed out, 5xx, model missing). The backend has already retried with its own back-off
 by then, so the pool moves the request to the next live host it has not tried, and counts the
 failure. After `max_failures` failed requests in a row a host is set aside for the rest of the
-pool's life and its requests go to the others; one answered request resets the count. When
+pool's life and its requests go to the others; one answered request resets the count
+(`timeout_sets_aside=True`: a host that times out once is set aside at once, as a command that
+plans one task wants: a server too slow for one call is too slow for the next). When
 every host has failed the request, or every host is set aside, the last error is raised (an
 `LLMUnavailable` naming the hosts when none is left). A model's unusable answer
 (`InvalidOutput`) says nothing about the host and is raised as it is.
@@ -85,7 +87,8 @@ class HostPool:
     name = "pool"
 
     def __init__(self, backends: Sequence[tuple[str, LLMBackend]], per_host: int = 4,
-                 max_failures: int = 2, say: Callable[[str], None] | None = None):
+                 max_failures: int = 2, say: Callable[[str], None] | None = None,
+                 timeout_sets_aside: bool = False):
         if not backends:
             raise LLMConfigError("a host pool needs at least one host")
         if int(per_host) < 1:
@@ -96,6 +99,7 @@ class HostPool:
         self.model = self.hosts[0].backend.model
         self.per_host = int(per_host)
         self.max_failures = int(max_failures)
+        self.timeout_sets_aside = timeout_sets_aside
         self._say = say or (lambda text: print(text, file=sys.stderr))
         self._free = threading.Condition()
 
@@ -148,11 +152,29 @@ class HostPool:
                 host.answered += 1
             elif failed:
                 host.failures += 1
-                if host.failures >= self.max_failures and not host.set_aside:
+                gone = host.failures >= self.max_failures or (
+                    self.timeout_sets_aside and isinstance(error, LLMTimeout))
+                if gone and not host.set_aside:
                     host.set_aside = True
+                    elsewhere = ("its requests go to the other hosts" if len(self.hosts) > 1
+                                 else "no more requests go to it")
                     self._say(f"LLM host {host.name} set aside after {host.failures} failed "
-                              f"requests in a row ({error}); its requests go to the other hosts")
+                              f"requests in a row ({error}); {elsewhere}")
             self._free.notify_all()
+
+    def check(self) -> None:
+        """Fail early, as a server backend's `check()` does, when no host passes its own
+        check (the first host's error is raised); hosts without a check pass."""
+        failures: list[LLMError] = []
+        for host in self.hosts:
+            check = getattr(host.backend, "check", None)
+            try:
+                if callable(check):
+                    check()
+                return
+            except LLMError as error:
+                failures.append(error)
+        raise failures[0]
 
     def live_hosts(self) -> list[str]:
         with self._free:
