@@ -23,7 +23,7 @@ PROBLEM = """
          (container Sink) (toggleable Microwave) (toggleable Faucet) (heater Microwave)
          (cooler Fridge) (water-source SinkBasin) (water-source Faucet) (water-source Sink)
          (near Faucet SinkBasin) (near Faucet Sink)
-         (inside Apple Fridge) (enclosed Apple) (on Mug CounterTop) (hand-empty))
+         (inside Apple Fridge) (shut-in Apple Fridge) (on Mug CounterTop) (hand-empty))
   (:goal (and (on Apple CounterTop) (closed Fridge))))
 """
 PLAN = ["MoveTo Fridge", "Open Fridge", "Pick Apple", "Close Fridge", "MoveTo CounterTop",

@@ -133,7 +133,7 @@ def test_goals_name_types_and_the_scene_decides_the_instances():
 def test_nothing_is_inferred_from_the_instruction():
     scene = _scene("ithor#K03")  # "Open the fridge and retrieve a tomato"
     atoms = _atoms(scene)
-    assert ("inside", "Tomato", "Fridge") not in atoms and ("enclosed", "Tomato") not in atoms
+    assert ("inside", "Tomato", "Fridge") not in atoms and ("shut-in", "Tomato", "Fridge") not in atoms
     assert not scene.facts_from("instruction")
     gate = compile_gate(load_domain("ithor"), scene_problem(scene, load_domain("ithor")))
     lying_out = gate.check(["MoveTo Tomato", "Pick Tomato", "MoveTo Fridge", "Open Fridge"])
