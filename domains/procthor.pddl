@@ -84,8 +84,10 @@
     (coffee-maker ?x - thing)
     (toggles-closed ?x - thing)
     (controls ?k - thing ?b - thing)
-    (selective ?r - thing)         ; ?r takes only some object types (data/ai2thor/receptacles.toml)
+    (selective ?r - thing)         ; ?r takes only some objects (under the placement setting)
     (fits ?o - thing ?r - thing)   ; ?r, selective, takes ?o
+    (fits-sliced ?o - thing ?r - thing)  ; ?r takes ?o once sliced (its XSliced type)
+    (forced-placement)             ; AI2-THOR places with forceAction on (tasks/placement.py)
     (same-kind ?a - thing ?b - location)
     ;; fluents
     (reachable ?x - location)
@@ -198,9 +200,13 @@
   ;; (no MoveTo needed: it navigates before PutObject) and refuses a non-receptacle, an empty
   ;; hand and a closed container. Legacy JSON steps may name the item in `object` and the
   ;; receptacle in `target`: the receptacle is taken from `target` when it is given.
-  ;; A selective receptacle takes only the object types AI2-THOR and ALFRED list for it
-  ;; (`fits`, data/ai2thor/receptacles.toml: no Apple on the CoffeeMachine, no Pot in a Mug);
-  ;; PutIn and Serve check the same.
+  ;; A selective receptacle takes only some objects, under the problem's placement setting
+  ;; (tasks/placement.py, docs/goals.md "Placement"): with forceAction on (`forced-placement`),
+  ;; what physically enters it, an object-specific one (Toaster, CoffeeMachine) its own types;
+  ;; with it off, the types AI2-THOR lists as compatible (no Apple on the CoffeeMachine, no Pot
+  ;; in a Mug under either). A sliced object counts as the type AI2-THOR gives it then
+  ;; (`fits-sliced`: a sliced Bread is BreadSliced, which the Toaster takes). PutIn and Serve
+  ;; check the same.
   ; @sage alias Place Put PutOn PutObject PlaceOn
   ; @sage step Place target|object
   ; @sage reason Place (receptacle ?r) not-receptacle "?r is not a receptacle: nothing can be placed on it"
@@ -208,13 +214,14 @@
   ; @sage reason Place (not (closed ?r)) container-closed "?r is closed: Open it first"
   ; @sage reason Place (forall (?c - thing) (not (shut-in ?r ?c))) shut-in "?r is inside the closed ?c: Open ?c first (AI2-THOR: what is in a closed receptacle is not interactable)"
   ; @sage reason Place (not (holding ?r)) target-held "?r is the object being held"
-  ; @sage reason Place (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (fits ?o ?r))) does-not-fit "the held object cannot be placed on ?r (AI2-THOR: not a compatible receptacle for its type)"
+  ; @sage reason Place (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (or (fits ?o ?r) (and (sliced ?o) (fits-sliced ?o ?r))))) does-not-fit "the held object cannot be put on or in ?r: AI2-THOR refuses it under the problem's placement setting (forced: too large for ?r, or ?r takes only its own types; typed: not a compatible receptacle for its type)"
   ; @sage reason Place (here ?r) not-in-current-room "?r is not in the current room: MoveTo its room first"
   (:action Place
     :parameters (?r - thing)
     :precondition (and (receptacle ?r) (not (hand-empty)) (here ?r) (not (closed ?r)) (forall (?c - thing) (not (shut-in ?r ?c)))
                        (not (holding ?r))
-                       (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (fits ?o ?r))))
+                       (forall (?o - thing) (imply (and (holding ?o) (selective ?r))
+                                         (or (fits ?o ?r) (and (sliced ?o) (fits-sliced ?o ?r))))))
     :effect (and
       (reachable ?r)
       (hand-empty)
@@ -247,13 +254,14 @@
   ; @sage reason PutIn (not (closed ?r)) container-closed "?r is closed: Open it first"
   ; @sage reason PutIn (forall (?c - thing) (not (shut-in ?r ?c))) shut-in "?r is inside the closed ?c: Open ?c first (AI2-THOR: what is in a closed receptacle is not interactable)"
   ; @sage reason PutIn (not (holding ?r)) target-held "?r is the object being held"
-  ; @sage reason PutIn (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (fits ?o ?r))) does-not-fit "the held object cannot be put in ?r (AI2-THOR: not a compatible receptacle for its type)"
+  ; @sage reason PutIn (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (or (fits ?o ?r) (and (sliced ?o) (fits-sliced ?o ?r))))) does-not-fit "the held object cannot be put on or in ?r: AI2-THOR refuses it under the problem's placement setting (forced: too large for ?r, or ?r takes only its own types; typed: not a compatible receptacle for its type)"
   ; @sage reason PutIn (here ?r) not-in-current-room "?r is not in the current room: MoveTo its room first"
   (:action PutIn
     :parameters (?r - thing)
     :precondition (and (receptacle ?r) (not (hand-empty)) (here ?r) (not (closed ?r)) (forall (?c - thing) (not (shut-in ?r ?c)))
                        (not (holding ?r))
-                       (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (fits ?o ?r))))
+                       (forall (?o - thing) (imply (and (holding ?o) (selective ?r))
+                                         (or (fits ?o ?r) (and (sliced ?o) (fits-sliced ?o ?r))))))
     :effect (and
       (reachable ?r)
       (hand-empty)
@@ -407,13 +415,14 @@
   ; @sage reason Serve (not (closed ?r)) container-closed "?r is closed: Open it first"
   ; @sage reason Serve (forall (?c - thing) (not (shut-in ?r ?c))) shut-in "?r is inside the closed ?c: Open ?c first (AI2-THOR: what is in a closed receptacle is not interactable)"
   ; @sage reason Serve (not (holding ?r)) target-held "?r is the object being held"
-  ; @sage reason Serve (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (fits ?o ?r))) does-not-fit "the held object cannot be served on ?r (AI2-THOR: not a compatible receptacle for its type)"
+  ; @sage reason Serve (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (or (fits ?o ?r) (and (sliced ?o) (fits-sliced ?o ?r))))) does-not-fit "the held object cannot be put on or in ?r: AI2-THOR refuses it under the problem's placement setting (forced: too large for ?r, or ?r takes only its own types; typed: not a compatible receptacle for its type)"
   ; @sage reason Serve (here ?r) not-in-current-room "?r is not in the current room: MoveTo its room first"
   (:action Serve
     :parameters (?r - thing)
     :precondition (and (receptacle ?r) (not (hand-empty)) (here ?r) (not (closed ?r)) (forall (?c - thing) (not (shut-in ?r ?c)))
                        (not (holding ?r))
-                       (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (fits ?o ?r))))
+                       (forall (?o - thing) (imply (and (holding ?o) (selective ?r))
+                                         (or (fits ?o ?r) (and (sliced ?o) (fits-sliced ?o ?r))))))
     :effect (and
       (reachable ?r)
       (hand-empty)

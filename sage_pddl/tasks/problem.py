@@ -31,6 +31,7 @@ from .evidence import explain_reference, reference_goal
 from .goals import GoalSpec, compile_goal, goal_names, warn_once
 from .inventory import build_inventory, nearby_instances
 from .observation import read_observation
+from .placement import ACCEPTS, task_placement
 from .scene_facts import (
     SceneFact,
     catalogue_facts,
@@ -65,6 +66,8 @@ class TaskScene:
     """Types the task names (goal, expected objects, reference plan) that the scene lacks: no
     object is declared for them, so a plan step naming one is an unknown object."""
     unknown_types: tuple[str, ...] = ()
+    placement: str = "forced"
+    """The placement setting the problem's facts state (tasks/placement.py)."""
     notes: tuple[str, ...] = ()
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
@@ -91,7 +94,8 @@ def task_scene(task: Task, domain: Domain, use_reference: bool = True, *,
     things = inventory.names()
     rooms = list(inventory.rooms.values())
     controls, control_notes = control_facts(task.scene, inventory)
-    facts = (catalogue_facts(inventory) + controls
+    placement = task_placement(task)
+    facts = (catalogue_facts(inventory, placement) + controls
              + observation_facts(task, observed, inventory))
     if use_reference:
         observed_state = {name.lower() for _, name in
@@ -139,7 +143,8 @@ def task_scene(task: Task, domain: Domain, use_reference: bool = True, *,
                      facts=tuple(unique.values()), goal=goal, goal_source=goal_source,
                      goal_text=goal_text, goal_note=goal_note,
                      instances=tuple(instances.items()), infeasible=infeasible,
-                     absent_types=absent, unknown_types=unknown, notes=notes,
+                     absent_types=absent, unknown_types=unknown, placement=placement,
+                     notes=notes,
                      warnings=tuple(warnings))
 
 
@@ -167,6 +172,7 @@ def problem_header(scene: TaskScene, label: str | None = None) -> str:
     }.get(scene.goal_source, ""))
     if scene.goal_note:
         header.append(f"; goal note: {scene.goal_note}")
+    header.append(f"; placement: {scene.placement} ({ACCEPTS[scene.placement]})")
     if scene.infeasible:
         header.append(f"; infeasible: {scene.infeasible}")
     header += [f"; warning: {w}" for w in scene.warnings]
