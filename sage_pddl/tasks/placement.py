@@ -66,9 +66,11 @@ def task_placement(task: Task) -> str:
     return VERIFIED_WITH.get(task.source.lower(), DEFAULT_PLACEMENT)
 
 
-def with_placement(tasks: Iterable[Task], placement: str | None) -> list[Task]:
-    """The tasks under `placement` (None: each keeps its own or its set's default)."""
+def with_placement(tasks: Iterable[Task], placement: str | None,
+                   where: str = "placement") -> list[Task]:
+    """The tasks under `placement` (None: each keeps its own or its set's default); a value
+    that is no setting is a TaskSetError naming `where`."""
     if placement is None:
         return list(tasks)
-    checked_placement(placement)
+    checked_placement(placement, where)
     return [dataclasses.replace(t, placement=placement) for t in tasks]
