@@ -28,7 +28,7 @@ from ..pddl.validate import check_problem, raise_first_error
 from ..pddl.writer import write_formula, write_problem
 from .catalogue import affordances
 from .evidence import explain_reference, reference_goal
-from .goals import GoalSpec, compile_goal, goal_names, warn_once
+from .goals import GoalSpec, compile_goal, goal_names, warn_once, whole_types
 from .inventory import build_inventory, nearby_instances
 from .observation import read_observation
 from .placement import ACCEPTS, task_placement
@@ -89,7 +89,7 @@ def task_scene(task: Task, domain: Domain, use_reference: bool = True, *,
     tasks, which all have one)."""
     observed = read_observation(task.obs)
     written = written_goal(task, domain, goals, goal_from_reference)
-    needed = goal_names(written.goal, domain) if written.goal is not None else []
+    needed = whole_types(goal_names(written.goal, domain)) if written.goal is not None else []
     inventory, absent = build_inventory(task, observed, domain, needed)
     things = inventory.names()
     rooms = list(inventory.rooms.values())

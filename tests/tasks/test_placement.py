@@ -139,3 +139,17 @@ def test_sliced_bread_goes_into_the_toaster_and_whole_bread_does_not(placement):
 def test_slicing_gives_ai2thors_sliced_types():
     assert sliced_type("Bread") == "BreadSliced" and sliced_type("egg") == "EggCracked"
     assert sliced_type("Mug") is None
+
+
+def test_a_goal_naming_a_sliced_type_means_the_object_once_sliced():
+    task = dataclasses.replace(load_task("ithor#K01"), task_id="T-toast",
+                               instruction="Put a slice of bread in the toaster",
+                               goal="(inside BreadSliced Toaster)")
+    domain = load_domain("ithor")
+    scene = task_scene(task, domain)
+    assert not scene.infeasible and "BreadSliced" not in scene.things
+    gate = compile_gate(domain, task_problem(task, domain))
+    assert gate.check(SLICED_BREAD_TO_TOASTER).goal_reached is True
+    unsliced = [_step("Find", "Bread"), _step("Pick", "Bread"), _step("MoveTo", "CounterTop"),
+                _step("Place", "CounterTop")]
+    assert gate.check(unsliced).goal_reached is False
