@@ -10,6 +10,10 @@ paper's simulator-verified task sets confirm:
 * ProcTHOR types that iTHOR lacks (ClothesDryer, WashingMachine, Bench, ...);
 * LaundryHamper is openable in AI2-THOR 5 (the ProcTHOR task "Open the laundry hamper" was
   verified on ai2thor 5.0.0);
+* a ProcTHOR door is a `Doorway` object that opens (`CanOpen` in ProcTHOR's asset database,
+  procthor/databases/asset-database.json; its house generator, procthor/generation/doors.py,
+  writes each interior door `openable` with an `openness` of 1 or 0), so `Open Doorway` is
+  an OpenObject like any other; it stays a structural part hidden from `visible_objects`;
 * the *kinds* the domain needs beyond AI2-THOR's flags: `container` (a receptacle that holds
   things inside: every openable receptacle plus sinks, tubs, bins, hampers, bowls, cups, mugs,
   pots, pans), `sittable`/`lieable` furniture, `washable` (pickupable and not spoilt by
@@ -128,7 +132,7 @@ _ACTIONABLE: dict[str, str] = {
     "Cloth": "P", "ClothesDryer": "OTR", "CoffeeMachine": "TR", "CoffeeTable": "R",
     "CounterTop": "R", "CreditCard": "P", "Cup": "PR", "Curtains": "", "Desk": "R",
     "DeskLamp": "T", "Desktop": "T", "DiningTable": "R", "DishSponge": "P", "DogBed": "R",
-    "Drawer": "OR", "Dresser": "R", "Dumbbell": "P", "Egg": "P", "EggCracked": "P",
+    "Doorway": "O", "Drawer": "OR", "Dresser": "R", "Dumbbell": "P", "Egg": "P", "EggCracked": "P",
     "Faucet": "T", "Floor": "R", "FloorLamp": "T", "Footstool": "R", "Fork": "P",
     "Fridge": "OR", "GarbageBag": "", "GarbageCan": "R", "HandTowel": "P",
     "HandTowelHolder": "R", "HousePlant": "", "Kettle": "PO", "KeyChain": "P", "Knife": "P",
