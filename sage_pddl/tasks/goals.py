@@ -439,6 +439,24 @@ class _Compiler:
         return (Exists if isinstance(node, Exists) else Forall)(tuple(kept), joined)
 
 
+def flat_goal(goal: Formula) -> Formula:
+    """`goal` with every conjunction among its top-level conjuncts spliced in and repeats
+    dropped, in order: the goal the instruction reader's tied clauses compile to where the
+    container has one instance ("put X in the fridge and close it": `(and (inside X Fridge)
+    (closed Fridge))`, not the placement once more inside the tie), so each condition is
+    counted once. Written goals keep their conjuncts one for one instead (module docstring)."""
+    parts: list[Formula] = []
+
+    def add(node: Formula) -> None:
+        if isinstance(node, And):
+            for part in node.parts:
+                add(part)
+        elif node not in parts:
+            parts.append(node)
+    add(goal)
+    return parts[0] if len(parts) == 1 else And(tuple(parts))
+
+
 def compile_goal(goal: Formula, instances: Mapping[str, Iterable[str]], domain: Domain,
                  where: Location | None = None, absent: Iterable[str] = ()) -> Formula:
     """The PDDL goal of one scene from a written goal (module docstring). `instances` maps

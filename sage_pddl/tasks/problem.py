@@ -28,7 +28,7 @@ from ..pddl.validate import check_problem, raise_first_error
 from ..pddl.writer import write_formula, write_problem
 from .catalogue import affordances
 from .evidence import explain_reference, reference_goal
-from .goals import GoalSpec, compile_goal, goal_names, warn_once, whole_types
+from .goals import GoalSpec, compile_goal, flat_goal, goal_names, warn_once, whole_types
 from .inventory import build_inventory, nearby_instances
 from .observation import read_observation
 from .placement import ACCEPTS, task_placement
@@ -118,6 +118,8 @@ def task_scene(task: Task, domain: Domain, use_reference: bool = True, *,
             goal = compile_goal(written.goal, instances, domain,
                                 written.spec.where if written.spec else None,
                                 absent=absent if infeasible else ())
+            if written.source == "instruction":
+                goal = flat_goal(goal)
         except SageError as error:
             raise TaskSetError(f"task {task.task_id}: {error}") from None
         goal_source, goal_text, goal_note = written.source, written.text, written.note
