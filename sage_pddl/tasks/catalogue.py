@@ -185,6 +185,12 @@ FIXTURE_GROUPS: tuple[frozenset[str], ...] = (
 )
 """Fixtures that stand together: reaching one reaches the others."""
 
+ONE_UNIT = frozenset({"StoveBurner", "StoveKnob"})
+"""Fixture types whose instances are parts of one unit, the stove (every iTHOR kitchen has one:
+AI2-THOR's object-type documentation, "Kitchens (All)"): each knob stands by each burner. They
+are never paired by index, which no scene says (which knob switches which burner is the
+knob's controlledObjects, `scene_controls`)."""
+
 CONTROLS: tuple[tuple[str, str], ...] = (("StoveKnob", "StoveBurner"),)
 """(controller, controlled): an instance of the first switches an instance of the second, which
 AI2-THOR toggles only through it (CanToggleOnOff: a burner is not self-controlled). Which one
@@ -368,16 +374,19 @@ def _paired(first: list[str], second: list[str]) -> list[tuple[str, str]]:
 
 
 def instance_relations(instances: dict[str, list[str]]) -> list[tuple[str, str, str]]:
-    """(`near`, a, b) for fixtures that stand together (both directions); `instances` maps a
-    lower-case type to its object names. Which knob controls which burner is not derived here:
-    it is scene data (`scene_controls`)."""
+    """(`near`, a, b) for fixtures that stand together (both directions; the parts of a stove
+    all with all, `ONE_UNIT`); `instances` maps a lower-case type to its object names. Which
+    knob controls which burner is not derived here: it is scene data (`scene_controls`)."""
     out: list[tuple[str, str, str]] = []
     for group in FIXTURE_GROUPS:
         present = sorted(t.lower() for t in group if instances.get(t.lower()))
         for a in present:
             for b in present:
                 if a != b:
-                    out += [("near", x, y) for x, y in _paired(instances[a], instances[b])]
+                    pairs = ([(x, y) for x in instances[a] for y in instances[b]]
+                             if {a, b} <= {t.lower() for t in ONE_UNIT}
+                             else _paired(instances[a], instances[b]))
+                    out += [("near", x, y) for x, y in pairs]
     return sorted(set(out))
 
 
