@@ -8,7 +8,7 @@
 (define (problem ithor-a07)
   (:domain ithor)
   (:objects
-    Bathtub BathtubBasin Candle Cart Cloth DishSponge Faucet Floor GarbageCan HandTowel HandTowelHolder LightSwitch Mirror PaperTowelRoll Plunger ScrubBrush Shelf_1 Shelf_2 Shelf_3 Shelf_4 ShowerCurtain ShowerHead Sink SinkBasin SoapBar SoapBottle SprayBottle Toilet ToiletPaper ToiletPaperHanger Towel TowelHolder - thing)
+    Bathtub BathtubBasin Candle Cart Cloth DishSponge Faucet Floor GarbageCan HandTowel HandTowelHolder LightSwitch Mirror PaperTowelRoll Plunger ScrubBrush Shelf_1 Shelf_2 Shelf_3 Shelf_4 ShowerCurtain ShowerHead SideTable Sink SinkBasin SoapBar SoapBottle SprayBottle Toilet ToiletPaper ToiletPaperHanger Towel TowelHolder - thing)
   (:init
     (beside SoapBar Sink)
     (closed ShowerCurtain)
@@ -83,6 +83,7 @@
     (receptacle Shelf_2)
     (receptacle Shelf_3)
     (receptacle Shelf_4)
+    (receptacle SideTable)
     (receptacle Sink)
     (receptacle SinkBasin)
     (receptacle Toilet)

@@ -104,6 +104,12 @@ def task_scene(task: Task, domain: Domain, use_reference: bool = True, *,
         facts += added
     instances = inventory.instance_map()
     warnings: list[str] = []
+    if inventory.unlisted:
+        warning = (f"task {task.task_id}: its observation shows {', '.join(inventory.unlisted)}, "
+                   f"which data/ai2thor/scenes.toml does not list for {task.scene}: the scene's "
+                   f"data and the task disagree (the object is declared; correct the data)")
+        warnings.append(warning)
+        warn_once(task, warning)
     infeasible = written.infeasible
     if written.goal is not None:
         lacking = [t for t in absent if key(t) in {key(n) for n in needed}]
