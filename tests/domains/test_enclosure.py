@@ -21,19 +21,22 @@ def _gate(ref: str):
     return compile_gate(domain, task_problem(task, domain))
 
 
-DRAWER = [_step("Find", "Drawer"), _step("Open", "Drawer")]
-"""The first drawer of FloorPlan301 (B01's bedroom), opened."""
+def _shut_in_drawer(obj: str) -> list[dict[str, str]]:
+    """`obj` of FloorPlan301 (B01's bedroom) put in its first drawer, which is closed."""
+    return [_step("Find", obj), _step("Pick", obj), _step("Find", "Drawer"),
+            _step("Open", "Drawer"), _step("PutIn", "Drawer_1"), _step("Close", "Drawer_1")]
+
+
+BOWL_IN_CABINET = [_step("Find", "Bowl"), _step("Pick", "Bowl"), _step("Find", "Cabinet"),
+                   _step("Open", "Cabinet"), _step("PutIn", "Cabinet")]
+"""FloorPlan1's bowl in its first cabinet, left open."""
+APPLE_INTO_BOWL = [_step("Find", "Apple"), _step("Pick", "Apple"), _step("PutIn", "Bowl")]
 
 ENCLOSED_PLANS = {
     "open a book inside a closed drawer": (
-        "ithor#B01",
-        [_step("Find", "Book"), _step("Pick", "Book"), *DRAWER, _step("PutIn", "Drawer_1"),
-         _step("Close", "Drawer_1"), _step("Open", "Book")],
-        "Book", "Drawer_1"),
+        "ithor#B01", [*_shut_in_drawer("Book"), _step("Open", "Book")], "Book", "Drawer_1"),
     "turn on a cell phone in a closed drawer": (
-        "ithor#B01",
-        [_step("Find", "CellPhone"), _step("Pick", "CellPhone"), *DRAWER,
-         _step("PutIn", "Drawer_1"), _step("Close", "Drawer_1"), _step("TurnOn", "CellPhone")],
+        "ithor#B01", [*_shut_in_drawer("CellPhone"), _step("TurnOn", "CellPhone")],
         "CellPhone", "Drawer_1"),
     "slice an apple in a closed fridge": (
         "ithor#K01",
@@ -42,17 +45,11 @@ ENCLOSED_PLANS = {
          _step("Close", "Fridge"), _step("Pick", "Knife"), _step("Slice", "Apple")],
         "Apple", "Fridge"),
     "put something into a bowl in a closed cabinet": (
-        "ithor#K01",
-        [_step("Find", "Bowl"), _step("Pick", "Bowl"), _step("Find", "Cabinet"),
-         _step("Open", "Cabinet"), _step("PutIn", "Cabinet"), _step("Close", "Cabinet"),
-         _step("Find", "Apple"), _step("Pick", "Apple"), _step("PutIn", "Bowl")],
+        "ithor#K01", [*BOWL_IN_CABINET, _step("Close", "Cabinet"), *APPLE_INTO_BOWL],
         "Bowl", "Cabinet_1"),
     "pick an apple out of a bowl in a closed cabinet": (
         "ithor#K01",
-        [_step("Find", "Bowl"), _step("Pick", "Bowl"), _step("Find", "Cabinet"),
-         _step("Open", "Cabinet"), _step("PutIn", "Cabinet"), _step("Find", "Apple"),
-         _step("Pick", "Apple"), _step("PutIn", "Bowl"), _step("Close", "Cabinet"),
-         _step("Pick", "Apple")],
+        [*BOWL_IN_CABINET, *APPLE_INTO_BOWL, _step("Close", "Cabinet"), _step("Pick", "Apple")],
         "Apple", "Cabinet_1"),
 }
 

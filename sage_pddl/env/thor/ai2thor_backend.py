@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import Any
 
 from sage_pddl.gate import Gate, GroundAction, Violation, compile_gate
-from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
+from sage_pddl.pddl.model import Atom, Domain, PlanStep, Problem, key
 from sage_pddl.pddl.vocabulary import instance_stem, name_key
 
 from ..base import EnvError, Fact, Observation, StepResult, parse_facts
@@ -258,8 +258,8 @@ class AI2ThorEnv(GatedEnv):
     def _forced_placement(self) -> bool:
         """Whether the problem's placement setting is `forced` (its `(forced-placement)` fact,
         tasks/placement.py): the setting the gate checked the placement under."""
-        return any(key(atom.predicate) == "forced-placement" and not atom.args
-                   for atom in self.problem.init)
+        return any(isinstance(atom, Atom) and key(atom.predicate) == "forced-placement"
+                   and not atom.args for atom in self.problem.init)
 
     _skill_putin = _skill_place
     _skill_serve = _skill_place
