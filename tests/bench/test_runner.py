@@ -411,3 +411,21 @@ def test_an_infeasible_tasks_cell_is_a_row_marked_infeasible_not_an_error(tmp_pa
         assert k09["steps"] == [] and k09["gate_goal_success"] == 0.0
         assert k09["placement"] == "forced"
         assert k01["error_kind"] == "llm" and k01["infeasible"] is None
+
+
+def test_the_bench_placement_setting_reaches_every_row_and_its_gate(tmp_path, ithor):
+    """B10's reference puts the alarm clock on the bed, which only forceAction allows: scored
+    under `typed`, the gate refuses that step; each row records the setting."""
+    from sage_pddl.bench.oracle import reference_responder
+    from sage_pddl.llm import get_backend
+
+    b10 = select_tasks(["ithor[#B10]"])
+    answer = reference_responder(b10, lambda task: ithor)
+    for placement, success in (("forced", 1.0), ("typed", 0.0)):
+        run_dir = run_benchmark(
+            config(tmp_path / placement, tasks=("ithor[#B10]",), planners=("Direct",),
+                   seeds=(0,), placement=placement),
+            llm_factory=lambda model: get_backend("scripted", responder=answer, model=model))
+        [row] = rows_of(run_dir)[0]
+        assert row["placement"] == placement and row["error"] is None
+        assert row["gate_goal_success"] == success
