@@ -27,8 +27,14 @@
 ;;   (inside ?o ?c) / (on ?o ?r)          AI2-THOR's parentReceptacles, split by the kind of
 ;;                    receptacle: containers (openable ones, sinks, bins, bowls, pots...) hold
 ;;                    things inside, surfaces hold them on top.
-;;   (enclosed ?o)    ?o is inside a closed container: it cannot be found or picked up. Kept in
-;;                    step with (inside ?o ?c) and the container's open state by Open/Close.
+;;   (shut-in ?o ?c)  ?o is inside the closed container ?c, directly or inside an open container
+;;                    that is inside ?c (two levels: the apple in the bowl in the cabinet). In
+;;                    AI2-THOR an object in a closed receptacle is neither visible nor
+;;                    interactable, whatever the action, so ?o can be the object or the target of
+;;                    no action but MoveTo until ?c is opened (the violation `shut-in` names ?c).
+;;                    Close ?c states it for what is inside, Open ?c ends it; an inner closed
+;;                    container keeps its own. MoveTo is exempt: the action server teleports
+;;                    next to any object that exists.
 ;;   (opened ?x) / (closed ?x)            open state of openable objects (neither holds for an
 ;;                    object that cannot open, so "already open" and "already closed" are single
 ;;                    literals with their own reason codes).
@@ -128,8 +134,10 @@
     (coffee-maker ?x - thing)
     (toggles-closed ?x - thing)
     (controls ?k - thing ?b - thing)
-    (selective ?r - thing)         ; ?r takes only some object types (data/ai2thor/receptacles.toml)
+    (selective ?r - thing)         ; ?r takes only some objects (under the placement setting)
     (fits ?o - thing ?r - thing)   ; ?r, selective, takes ?o
+    (fits-sliced ?o - thing ?r - thing)  ; ?r takes ?o once sliced (its XSliced type)
+    (forced-placement)             ; AI2-THOR places with forceAction on (tasks/placement.py)
     (same-kind ?a - thing ?b - thing)
     ;; fluents
     (reachable ?x - thing)
@@ -137,7 +145,7 @@
     (hand-empty)
     (inside ?o - thing ?c - thing)
     (on ?o - thing ?r - thing)
-    (enclosed ?o - thing)
+    (shut-in ?o - thing ?c - thing)
     (opened ?x - thing)
     (closed ?x - thing)
     (turned-on ?x - thing)
@@ -179,10 +187,10 @@
   ;; Find X: turn towards the nearest X and designate it (the server's `found`). An object
   ;; inside a closed container is not visible, so it cannot be found. Effect as MoveTo.
   ; @sage alias Find Search Locate LookFor
-  ; @sage reason Find (not (enclosed ?x)) inside-closed-container "?x is inside a closed container: open the container first"
+  ; @sage reason Find (forall (?c - thing) (not (shut-in ?x ?c))) shut-in "?x is inside the closed ?c: Open ?c first (AI2-THOR: what is in a closed receptacle is not interactable)"
   (:action Find
     :parameters (?x - thing)
-    :precondition (and (not (enclosed ?x)))
+    :precondition (and (forall (?c - thing) (not (shut-in ?x ?c))))
     :effect (and
       (reachable ?x)
       (forall (?o - thing) (when (same-kind ?o ?x) (reachable ?o)))
@@ -203,10 +211,10 @@
   ; @sage reason Pick (pickupable ?o) not-pickupable "?o cannot be picked up (AI2-THOR: not pickupable)"
   ; @sage reason Pick (hand-empty) hand-full "the hand already holds an object: place it first"
   ; @sage reason Pick (reachable ?o) not-reachable "?o has not been located: MoveTo or Find ?o first"
-  ; @sage reason Pick (not (enclosed ?o)) inside-closed-container "?o is inside a closed container: open it first"
+  ; @sage reason Pick (forall (?c - thing) (not (shut-in ?o ?c))) shut-in "?o is inside the closed ?c: Open ?c first (AI2-THOR: what is in a closed receptacle is not interactable)"
   (:action Pick
     :parameters (?o - thing)
-    :precondition (and (pickupable ?o) (hand-empty) (reachable ?o) (not (enclosed ?o)))
+    :precondition (and (pickupable ?o) (hand-empty) (reachable ?o) (forall (?c - thing) (not (shut-in ?o ?c))))
     :effect (and
       (holding ?o)
       (not (hand-empty))
@@ -219,20 +227,27 @@
   ;; (no MoveTo needed: it navigates before PutObject) and refuses a non-receptacle, an empty
   ;; hand and a closed container. Legacy JSON steps may name the item in `object` and the
   ;; receptacle in `target`: the receptacle is taken from `target` when it is given.
-  ;; A selective receptacle takes only the object types AI2-THOR and ALFRED list for it
-  ;; (`fits`, data/ai2thor/receptacles.toml: no Apple on the CoffeeMachine, no Pot in a Mug);
-  ;; PutIn and Serve check the same.
+  ;; A selective receptacle takes only some objects, under the problem's placement setting
+  ;; (tasks/placement.py, docs/goals.md "Placement"): with forceAction on (`forced-placement`),
+  ;; what physically enters it, an object-specific one (Toaster, CoffeeMachine) its own types;
+  ;; with it off, the types AI2-THOR lists as compatible (no Apple on the CoffeeMachine, no Pot
+  ;; in a Mug under either). A sliced object counts as the type AI2-THOR gives it then
+  ;; (`fits-sliced`: a sliced Bread is BreadSliced, which the Toaster takes). PutIn and Serve
+  ;; check the same.
   ; @sage alias Place Put PutOn PutObject PlaceOn
   ; @sage step Place target|object
   ; @sage reason Place (receptacle ?r) not-receptacle "?r is not a receptacle: nothing can be placed on it"
   ; @sage reason Place (not (hand-empty)) hand-empty "the hand is empty: Pick an object first"
   ; @sage reason Place (not (closed ?r)) container-closed "?r is closed: Open it first"
+  ; @sage reason Place (forall (?c - thing) (not (shut-in ?r ?c))) shut-in "?r is inside the closed ?c: Open ?c first (AI2-THOR: what is in a closed receptacle is not interactable)"
   ; @sage reason Place (not (holding ?r)) target-held "?r is the object being held"
-  ; @sage reason Place (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (fits ?o ?r))) does-not-fit "the held object cannot be placed on ?r (AI2-THOR: not a compatible receptacle for its type)"
+  ; @sage reason Place (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (or (fits ?o ?r) (and (sliced ?o) (fits-sliced ?o ?r))))) does-not-fit "the held object cannot be put on or in ?r: AI2-THOR refuses it under the problem's placement setting (forced: too large for ?r, or ?r takes only its own types; typed: not a compatible receptacle for its type)"
   (:action Place
     :parameters (?r - thing)
-    :precondition (and (receptacle ?r) (not (hand-empty)) (not (closed ?r)) (not (holding ?r))
-                       (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (fits ?o ?r))))
+    :precondition (and (receptacle ?r) (not (hand-empty)) (not (closed ?r)) (forall (?c - thing) (not (shut-in ?r ?c)))
+                       (not (holding ?r))
+                       (forall (?o - thing) (imply (and (holding ?o) (selective ?r))
+                                         (or (fits ?o ?r) (and (sliced ?o) (fits-sliced ?o ?r))))))
     :effect (and
       (reachable ?r)
       (hand-empty)
@@ -263,12 +278,15 @@
   ; @sage reason PutIn (receptacle ?r) not-receptacle "?r is not a receptacle: nothing can be put in it"
   ; @sage reason PutIn (not (hand-empty)) hand-empty "the hand is empty: Pick an object first"
   ; @sage reason PutIn (not (closed ?r)) container-closed "?r is closed: Open it first"
+  ; @sage reason PutIn (forall (?c - thing) (not (shut-in ?r ?c))) shut-in "?r is inside the closed ?c: Open ?c first (AI2-THOR: what is in a closed receptacle is not interactable)"
   ; @sage reason PutIn (not (holding ?r)) target-held "?r is the object being held"
-  ; @sage reason PutIn (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (fits ?o ?r))) does-not-fit "the held object cannot be put in ?r (AI2-THOR: not a compatible receptacle for its type)"
+  ; @sage reason PutIn (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (or (fits ?o ?r) (and (sliced ?o) (fits-sliced ?o ?r))))) does-not-fit "the held object cannot be put on or in ?r: AI2-THOR refuses it under the problem's placement setting (forced: too large for ?r, or ?r takes only its own types; typed: not a compatible receptacle for its type)"
   (:action PutIn
     :parameters (?r - thing)
-    :precondition (and (receptacle ?r) (not (hand-empty)) (not (closed ?r)) (not (holding ?r))
-                       (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (fits ?o ?r))))
+    :precondition (and (receptacle ?r) (not (hand-empty)) (not (closed ?r)) (forall (?c - thing) (not (shut-in ?r ?c)))
+                       (not (holding ?r))
+                       (forall (?o - thing) (imply (and (holding ?o) (selective ?r))
+                                         (or (fits ?o ?r) (and (sliced ?o) (fits-sliced ?o ?r))))))
     :effect (and
       (reachable ?r)
       (hand-empty)
@@ -293,33 +311,39 @@
               (and (cleaned ?o) (not (dirty ?o)))))))
 
   ;; Open X: OpenObject on a located, openable, closed object. What is inside becomes
-  ;; accessible.
+  ;; accessible, but for what an inner closed container still shuts in.
   ; @sage alias Open OpenObject
   ; @sage reason Open (openable ?x) not-openable "?x cannot be opened (AI2-THOR: not openable)"
+  ; @sage reason Open (forall (?c - thing) (not (shut-in ?x ?c))) shut-in "?x is inside the closed ?c: Open ?c first (AI2-THOR: what is in a closed receptacle is not interactable)"
   ; @sage reason Open (reachable ?x) not-reachable "?x has not been located: MoveTo or Find ?x first"
-  ; @sage reason Open (closed ?x) already-open "?x is already open"
+  ; @sage reason Open (imply (openable ?x) (closed ?x)) already-open "?x is already open"
   ; @sage reason Open (imply (toggles-closed ?x) (not (turned-on ?x))) turned-on "?x is on: turn it off before opening it (AI2-THOR)"
   (:action Open
     :parameters (?x - thing)
-    :precondition (and (openable ?x) (reachable ?x) (closed ?x)
+    :precondition (and (openable ?x) (reachable ?x) (imply (openable ?x) (closed ?x))
+                       (forall (?c - thing) (not (shut-in ?x ?c)))
                        (imply (toggles-closed ?x) (not (turned-on ?x))))
     :effect (and
       (opened ?x)
       (not (closed ?x))
-      (forall (?o - thing) (when (inside ?o ?x) (not (enclosed ?o))))))
+      (forall (?o - thing) (not (shut-in ?o ?x)))))
 
-  ;; Close X: CloseObject on a located, openable, open object. What is inside is enclosed.
+  ;; Close X: CloseObject on a located, openable, open object. What is inside is shut in.
   ; @sage alias Close CloseObject Shut
   ; @sage reason Close (openable ?x) not-openable "?x cannot be closed (AI2-THOR: not openable)"
+  ; @sage reason Close (forall (?c - thing) (not (shut-in ?x ?c))) shut-in "?x is inside the closed ?c: Open ?c first (AI2-THOR: what is in a closed receptacle is not interactable)"
   ; @sage reason Close (reachable ?x) not-reachable "?x has not been located: MoveTo or Find ?x first"
-  ; @sage reason Close (opened ?x) already-closed "?x is already closed"
+  ; @sage reason Close (imply (openable ?x) (opened ?x)) already-closed "?x is already closed"
   (:action Close
     :parameters (?x - thing)
-    :precondition (and (openable ?x) (reachable ?x) (opened ?x))
+    :precondition (and (openable ?x) (reachable ?x) (imply (openable ?x) (opened ?x))
+                       (forall (?c - thing) (not (shut-in ?x ?c))))
     :effect (and
       (closed ?x)
       (not (opened ?x))
-      (forall (?o - thing) (when (inside ?o ?x) (enclosed ?o)))))
+      (forall (?o - thing) (when (inside ?o ?x) (shut-in ?o ?x)))
+      (forall (?o ?c - thing) (when (and (container ?c) (inside ?o ?c) (inside ?c ?x))
+                                    (shut-in ?o ?x)))))
 
   ;; TurnOn X: ToggleObjectOn, refused by AI2-THOR when X is already on, and for a Microwave
   ;; that is open (CanToggleOnOff.MustBeClosedToTurnOn). A StoveKnob and the StoveBurner it
@@ -329,12 +353,14 @@
   ;; stands in a basin under it (Fill.cs, Dirty.cs).
   ; @sage alias TurnOn ToggleOn ToggleObjectOn SwitchOn Activate
   ; @sage reason TurnOn (toggleable ?x) not-toggleable "?x cannot be turned on or off (AI2-THOR: not toggleable)"
+  ; @sage reason TurnOn (forall (?c - thing) (not (shut-in ?x ?c))) shut-in "?x is inside the closed ?c: Open ?c first (AI2-THOR: what is in a closed receptacle is not interactable)"
   ; @sage reason TurnOn (reachable ?x) not-reachable "?x has not been located: MoveTo or Find ?x first"
   ; @sage reason TurnOn (not (turned-on ?x)) already-on "?x is already on"
   ; @sage reason TurnOn (imply (toggles-closed ?x) (closed ?x)) must-be-closed "?x is open: close it before turning it on (AI2-THOR)"
   (:action TurnOn
     :parameters (?x - thing)
     :precondition (and (toggleable ?x) (reachable ?x) (not (turned-on ?x))
+                       (forall (?c - thing) (not (shut-in ?x ?c)))
                        (imply (toggles-closed ?x) (closed ?x)))
     :effect (and
       (turned-on ?x)
@@ -365,11 +391,13 @@
   ;; burner switch off together.
   ; @sage alias TurnOff ToggleOff ToggleObjectOff SwitchOff Deactivate
   ; @sage reason TurnOff (toggleable ?x) not-toggleable "?x cannot be turned on or off (AI2-THOR: not toggleable)"
+  ; @sage reason TurnOff (forall (?c - thing) (not (shut-in ?x ?c))) shut-in "?x is inside the closed ?c: Open ?c first (AI2-THOR: what is in a closed receptacle is not interactable)"
   ; @sage reason TurnOff (reachable ?x) not-reachable "?x has not been located: MoveTo or Find ?x first"
-  ; @sage reason TurnOff (turned-on ?x) already-off "?x is already off"
+  ; @sage reason TurnOff (imply (toggleable ?x) (turned-on ?x)) already-off "?x is already off"
   (:action TurnOff
     :parameters (?x - thing)
-    :precondition (and (toggleable ?x) (reachable ?x) (turned-on ?x))
+    :precondition (and (toggleable ?x) (reachable ?x) (imply (toggleable ?x) (turned-on ?x))
+                       (forall (?c - thing) (not (shut-in ?x ?c))))
     :effect (and
       (not (turned-on ?x))
       (forall (?b - thing) (when (controls ?x ?b) (not (turned-on ?b))))
@@ -408,12 +436,15 @@
   ; @sage reason Serve (receptacle ?r) not-receptacle "?r is not a receptacle: nothing can be served on it"
   ; @sage reason Serve (not (hand-empty)) hand-empty "the hand is empty: Pick an object first"
   ; @sage reason Serve (not (closed ?r)) container-closed "?r is closed: Open it first"
+  ; @sage reason Serve (forall (?c - thing) (not (shut-in ?r ?c))) shut-in "?r is inside the closed ?c: Open ?c first (AI2-THOR: what is in a closed receptacle is not interactable)"
   ; @sage reason Serve (not (holding ?r)) target-held "?r is the object being held"
-  ; @sage reason Serve (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (fits ?o ?r))) does-not-fit "the held object cannot be served on ?r (AI2-THOR: not a compatible receptacle for its type)"
+  ; @sage reason Serve (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (or (fits ?o ?r) (and (sliced ?o) (fits-sliced ?o ?r))))) does-not-fit "the held object cannot be put on or in ?r: AI2-THOR refuses it under the problem's placement setting (forced: too large for ?r, or ?r takes only its own types; typed: not a compatible receptacle for its type)"
   (:action Serve
     :parameters (?r - thing)
-    :precondition (and (receptacle ?r) (not (hand-empty)) (not (closed ?r)) (not (holding ?r))
-                       (forall (?o - thing) (imply (and (holding ?o) (selective ?r)) (fits ?o ?r))))
+    :precondition (and (receptacle ?r) (not (hand-empty)) (not (closed ?r)) (forall (?c - thing) (not (shut-in ?r ?c)))
+                       (not (holding ?r))
+                       (forall (?o - thing) (imply (and (holding ?o) (selective ?r))
+                                         (or (fits ?o ?r) (and (sliced ?o) (fits-sliced ?o ?r))))))
     :effect (and
       (reachable ?r)
       (hand-empty)
@@ -479,12 +510,14 @@
   ;; pieces keep the object's name here (AI2-THOR names them AppleSliced_1, ...).
   ; @sage alias Slice Cut SliceObject Chop
   ; @sage reason Slice (sliceable ?o) not-sliceable "?o cannot be sliced (AI2-THOR: not sliceable)"
+  ; @sage reason Slice (forall (?c - thing) (not (shut-in ?o ?c))) shut-in "?o is inside the closed ?c: Open ?c first (AI2-THOR: what is in a closed receptacle is not interactable)"
   ; @sage reason Slice (reachable ?o) not-reachable "?o has not been located: MoveTo or Find ?o first"
   ; @sage reason Slice (not (sliced ?o)) already-sliced "?o is already sliced"
   ; @sage reason Slice (exists (?k - thing) (and (holding ?k) (slicer ?k))) no-knife "slicing needs a Knife or ButterKnife in the hand: Pick one first"
   (:action Slice
     :parameters (?o - thing)
     :precondition (and (sliceable ?o) (reachable ?o) (not (sliced ?o))
+                       (forall (?c - thing) (not (shut-in ?o ?c)))
                        (exists (?k - thing) (and (holding ?k) (slicer ?k))))
     :effect (sliced ?o))
 

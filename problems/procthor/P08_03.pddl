@@ -1,5 +1,6 @@
 ; procthor#P08_03 (procthor_val_8): Pick up the spray bottle
 ; goal from: goals (written from the instruction and reviewed)
+; placement: forced (forceAction on: every receptacle takes what physically enters it, but for the object-specific ones (CoffeeMachine, Toaster, StoveBurner, towel and paper holders), which keep their own types)
 (define (problem procthor-p08_03)
   (:domain procthor)
   (:objects
@@ -13,10 +14,7 @@
     (container Sink)
     (container SinkBasin)
     (container Toilet)
-    (fits SprayBottle GarbageCan)
-    (fits SprayBottle Toilet)
-    (fits ToiletPaper GarbageCan)
-    (fits ToiletPaper Toilet)
+    (forced-placement)
     (hand-empty)
     (here Bathroom)
     (here ClothesDryer)
@@ -57,9 +55,6 @@
     (receptacle SinkBasin)
     (receptacle Toilet)
     (robot-in Bathroom)
-    (selective GarbageCan)
-    (selective SinkBasin)
-    (selective Toilet)
     (sittable Toilet)
     (toggleable ClothesDryer)
     (toggleable Faucet)

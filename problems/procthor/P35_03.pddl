@@ -1,5 +1,6 @@
 ; procthor#P35_03 (procthor_val_35): Place the tissue box on the side table
 ; goal from: goals (written from the instruction and reviewed)
+; placement: forced (forceAction on: every receptacle takes what physically enters it, but for the object-specific ones (CoffeeMachine, Toaster, StoveBurner, towel and paper holders), which keep their own types)
 (define (problem procthor-p35_03)
   (:domain procthor)
   (:objects
@@ -10,9 +11,7 @@
     (container Sink)
     (container SinkBasin)
     (container Toilet)
-    (fits TissueBox Shelf)
-    (fits TissueBox SideTable)
-    (fits TissueBox Toilet)
+    (forced-placement)
     (hand-empty)
     (here Bathroom)
     (here Faucet)
@@ -49,10 +48,6 @@
     (receptacle SinkBasin)
     (receptacle Toilet)
     (robot-in Bathroom)
-    (selective Shelf)
-    (selective SideTable)
-    (selective SinkBasin)
-    (selective Toilet)
     (sittable Toilet)
     (toggleable Faucet)
     (washable Plunger)

@@ -31,12 +31,14 @@ from sage_pddl.gate import Gate
 from sage_pddl.gate.ground import Atoms
 from sage_pddl.llm import Completion, InvalidOutput, LLMBackend, LLMError, Messages, PromptTooLong
 from sage_pddl.llm.output import Schema
+from sage_pddl.llm.scripted import ScriptExhausted
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.vocabulary import step_text
 from sage_pddl.planners import get_planner, uses_memory
 from sage_pddl.planners.base import Planner, PlanningTask, PlanResult
 from sage_pddl.runtime import run_episode
 from sage_pddl.tasks import Task
+from sage_pddl.tasks.placement import task_placement
 
 from . import metrics
 from .behavior_goal import bddl_available, bddl_goal
@@ -96,7 +98,10 @@ class LLMWatch:
 def run_cell(context: RunContext, llm: LLMWatch, model: str, planner_name: str, task: Task,
              seed: int) -> Row:
     """One results row: plan (and execute) `task` once; never raises for an error of the LLM,
-    the planner or the environment (those become error rows)."""
+    the planner or the environment (those become error rows; for a task its scene cannot do, a
+    scripted backend with no answer is the planner's answer, and the row is a normal one,
+    marked infeasible like every row of the task). `placement` is the setting of the task's problem
+    (tasks/placement.py), None for a task that is a PDDL problem of its own."""
     config = context.config
     row: Row = {
         "run_id": config.run_id, "model": model, "planner": planner_name,
@@ -104,6 +109,7 @@ def run_cell(context: RunContext, llm: LLMWatch, model: str, planner_name: str, 
         "taskset": task.source, "domain": config.domain or task.domain,
         "difficulty": task.difficulty, "room": task.room, "llm": config.llm,
         "error": None, "error_kind": None, "infeasible": None,
+        "placement": task_placement(task) if task.problem is None else None,
     }
     began = time.perf_counter()
     stage = "setup"
@@ -154,7 +160,11 @@ def run_cell(context: RunContext, llm: LLMWatch, model: str, planner_name: str, 
             # included): keep the run going, keep the evidence
             row.update(error=f"{type(error).__name__}: {error}", error_kind="internal",
                        traceback=traceback.format_exc(limit=6))
-        if llm.errors and not row["error"]:
+        # a scripted backend with no answer for a task its scene cannot do has answered "no
+        # plan": the planner's (empty) plan is scored, its notes say why, the row is no error
+        answered = bool(row["infeasible"]) and "steps" in row and all(
+            isinstance(e, ScriptExhausted) for e in llm.errors)
+        if llm.errors and not row["error"] and not answered:
             first = llm.errors[0]
             row.update(error=f"{type(first).__name__}: {first}", error_kind="llm")
         row["llm_hosts"] = sorted(llm.hosts)

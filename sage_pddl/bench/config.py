@@ -71,6 +71,9 @@ class BenchConfig:
     max_replan: int = 3
     memory: str = "loo"
     domain: str | None = None
+    placement: str | None = None
+    """`forced` or `typed` for every task made from a scene (tasks/placement.py); None: each
+    task set's default (the setting its references were verified with)."""
     domains_dirs: tuple[str, ...] = ()
     max_rows: int | None = None
     """Stop after this many new rows (smoke runs); the run can be resumed later."""

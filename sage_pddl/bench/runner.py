@@ -48,6 +48,7 @@ from sage_pddl.llm import LLMBackend
 from sage_pddl.pddl.built_once import BuiltOnce
 from sage_pddl.pddl.files import write_text_atomic
 from sage_pddl.tasks import Task
+from sage_pddl.tasks.placement import with_placement
 
 from .backend import BackendSettingError, make_backend, model_cassette
 from .backend import preflight as backend_preflight
@@ -103,7 +104,8 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
         config = config_from_mapping(config)
     config = config.validated()
     task_sets = TaskSets()
-    tasks = select_tasks(config.tasks, load=task_sets.get)
+    tasks = with_placement(select_tasks(config.tasks, load=task_sets.get), config.placement,
+                           "bench setting 'placement'")
     if llm_factory is None:
         preflight(config, tasks)
     config, run_dir, stored = prepare_run_dir(config)
@@ -254,7 +256,8 @@ def _fresh_runner(config: BenchConfig, llm_factory: LLMFactory | None) -> Runner
     """A runner made from the config alone (a Ray worker process: tasks and backends are
     loaded there)."""
     task_sets = TaskSets()
-    tasks = select_tasks(config.tasks, load=task_sets.get)
+    tasks = with_placement(select_tasks(config.tasks, load=task_sets.get), config.placement,
+                           "bench setting 'placement'")
     return _runner_factory(RunContext(config, tasks, task_sets=task_sets), llm_factory)()
 
 

@@ -23,6 +23,7 @@ from .common import (
     AddCommand,
     add_llm_timeout,
     add_max_context,
+    add_placement,
     console,
     err,
     fraction,
@@ -67,6 +68,7 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
         "gate_before_execute": True if args.gate_before_execute else None,
         "inject_failure": args.inject_failure, "max_replan": args.max_replan,
         "memory": "loo" if args.loo else args.memory, "domain": args.domain,
+        "placement": args.placement,
         "domains_dirs": args.domains_dir or None, "max_rows": args.max_rows,
         "progress": False if args.no_progress else None,
         "workers": args.workers, "per_host": args.per_host, "executor": args.executor,
@@ -229,6 +231,7 @@ def register(add_command: AddCommand) -> None:
                    help="loo (default), live (loo plus the run's successful episodes, kept in "
                         "RUN_DIR/live_memory.jsonl) or none (no planner gets a memory)")
     p.add_argument("--domain", default=None, help="domain for every task (default: the task's own)")
+    add_placement(p)
     p.add_argument("--max-rows", type=int, default=None,
                    help="stop after this many new rows (resume later)")
     p.add_argument("--resamples", type=whole_number(1), default=10_000,

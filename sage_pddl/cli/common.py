@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from ..pddl.model import Domain, Plan, Problem
     from ..planners.base import PlanResult
+    from ..tasks.taskset import Task
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -197,6 +198,29 @@ def add_llm_timeout(p: argparse.ArgumentParser, *, one_host: bool = True) -> Non
                         "reading the answer (ollama default 120, openai 60)." + after)
 
 
+# --- the placement setting ----------------------------------------------------------------------
+
+PLACEMENT_HELP = ("how AI2-THOR places a held object, for the problems made from tasks: "
+                  "'forced' (forceAction on, the paper's action server: a receptacle takes "
+                  "what physically enters it, object-specific ones their own types) or 'typed' "
+                  "(forceAction off: only AI2-THOR's compatible receptacles per object type); "
+                  "default: the setting each task set's references were verified with (forced "
+                  "for the bundled sets). docs/goals.md, 'Placement'")
+
+
+def add_placement(p: argparse.ArgumentParser) -> None:
+    """`--placement forced|typed`, the one definition of the option (gate, problem, plan, run,
+    bench, thor-server); its meaning is `tasks/placement.py`."""
+    p.add_argument("--placement", default=None, metavar="forced|typed", help=PLACEMENT_HELP)
+
+
+def placed(task: Task, args: argparse.Namespace) -> Task:
+    """`task` under the command's `--placement` (none given: the task's own or its set's)."""
+    from ..tasks.placement import with_placement  # start-up time: imported when used
+
+    return with_placement([task], getattr(args, "placement", None), "--placement")[0]
+
+
 # --- DOMAIN / PROBLEM / PLAN arguments ---------------------------------------------------------
 
 def domains_dirs(args: argparse.Namespace) -> list[Path]:
@@ -216,18 +240,25 @@ def is_task_ref(ref: str) -> bool:
 def load_problem_arg(ref: str, domain: Domain, args: argparse.Namespace) -> Problem:
     """A PROBLEM argument: a .pddl path or a task reference `DATASET.json#TASK_ID`; a task
     that its scene cannot do is said on stderr, with the reason."""
+    return problem_and_infeasibility(ref, domain, args)[0]
+
+
+def problem_and_infeasibility(ref: str, domain: Domain, args: argparse.Namespace
+                              ) -> tuple[Problem, str]:
+    """`load_problem_arg`'s problem and why its task's scene cannot reach the goal ("" when it
+    can, or for a problem file), which is also said on stderr."""
     if is_task_ref(ref):
         # start-up time: imported when the command runs
         from ..tasks import load_task, task_infeasible, task_problem
 
-        task = load_task(ref)
+        task = placed(load_task(ref), args)
         reason = task_infeasible(task, domain)
         if reason:
             err(f"note: task {task.task_id} is infeasible in its scene: {reason}")
-        return task_problem(task, domain)
+        return task_problem(task, domain), reason
     from ..pddl import load_problem  # start-up time: imported when the command runs
 
-    return load_problem(ref)
+    return load_problem(ref), ""
 
 
 def read_plan_arg(ref: str) -> Plan:

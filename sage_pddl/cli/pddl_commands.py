@@ -21,14 +21,17 @@ from .common import (
     EXIT_OK,
     AddCommand,
     VerdictExit,
+    add_placement,
     check_fit,
     console,
     domains_dirs,
     escape,
     load_domain_arg,
     load_problem_arg,
+    placed,
     plan_or_reference_arg,
     plural,
+    problem_and_infeasibility,
 )
 
 if TYPE_CHECKING:
@@ -87,7 +90,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
     from ..gate.outcome import plan_outcomes  # start-up time: imported when the command runs
 
     domain = load_domain_arg(args.domain, args)
-    problem = load_problem_arg(args.problem, domain, args)
+    problem, infeasible = problem_and_infeasibility(args.problem, domain, args)
     check_fit(domain, problem)
     plan = list(gate_steps(plan_or_reference_arg(args.plan)))
     gate = compile_gate(domain, problem)
@@ -108,7 +111,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
                               "goal_conditions_total": strict.goal_conditions_total,
                               "unreachable_goals": unreachable,
                               "simulated": simulated._asdict(),
-                              "read_as": [r._asdict() for r in gate.readings(plan)]},
+                              "read_as": [r._asdict() for r in gate.readings(plan)],
+                              "infeasible": infeasible or None},
                              indent=2), flush=True)
         else:
             _print_verdict(verdict, plan, prefix=args.prefix)
@@ -323,7 +327,7 @@ def cmd_problem(args: argparse.Namespace) -> int:
         task_scene,
     )
 
-    task = load_task(args.task)
+    task = placed(load_task(args.task), args)
     domain = load_domain_arg(args.domain or task.domain, args)
     if task.problem is not None:  # a task that is a PDDL problem file: printed as it is
         problem = task_problem(task, domain)
@@ -353,6 +357,7 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--prefix", action="store_true",
                    help="the plan is a prefix: exit 0 when every step is applicable, goal or not")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    add_placement(p)
 
     p = add_command("fmt", cmd_fmt, "Print a PDDL domain or problem in canonical layout.")
     p.add_argument("file", help="a domain or problem file, or a bundled/drop-in domain name "
@@ -372,3 +377,4 @@ def register(add_command: AddCommand) -> None:
                    help="for a task with no written goal and an instruction the reader cannot "
                         "read: take the goal from what its reference plan changes (labelled in "
                         "the header; the reference reaches it by construction)")
+    add_placement(p)

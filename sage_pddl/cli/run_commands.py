@@ -24,10 +24,12 @@ from .common import (
     AddCommand,
     add_llm_timeout,
     add_max_context,
+    add_placement,
     console,
     escape,
     format_step,
     load_problem_arg,
+    placed,
     print_plan_result,
     whole_number,
 )
@@ -199,7 +201,7 @@ def planning_task(args: argparse.Namespace) -> tuple[PlanningTask, Task | None]:
     if ("#" in args.task and not os.path.exists(args.task)) or args.task.lower().endswith(".pddl"):
         from ..tasks import load_task  # start-up time: imported when the command runs
 
-        task = load_task(args.task)
+        task = placed(load_task(args.task), args)
         domain = load_domain(args.domain or getattr(task, "domain", None) or "ithor", domains_dirs=dirs)
         return PlanningTask.from_task(task, domain), task
     if not getattr(args, "problem", None):
@@ -384,6 +386,7 @@ def register(add_command: AddCommand) -> None:
                                 "problem file (its domain: --domain), or an instruction with "
                                 "--problem")
     p.add_argument("--problem", help="problem file or DATASET.json#TASK_ID (with an instruction)")
+    add_placement(p)
     _add_llm_options(p)
 
     p = add_command("run", cmd_run, "Plan and execute a task in an environment, repairing on failure.")
@@ -391,6 +394,7 @@ def register(add_command: AddCommand) -> None:
                                 "problem file (its domain: --domain), or an instruction with "
                                 "--problem")
     p.add_argument("--problem", help="problem file (with an instruction)")
+    add_placement(p)
     p.add_argument("--env", default="symbolic", help="symbolic (default), thor, virtualhome, alfworld")
     p.add_argument("--max-replan", type=whole_number(0), default=3,
                    help="repairs allowed per episode (default 3)")
@@ -425,6 +429,7 @@ def register(add_command: AddCommand) -> None:
     p = add_command("thor-server", cmd_thor_server,
                 "Serve an environment over ZMQ (AI2-THOR, or the symbolic world for testing).")
     add_server_arguments(p)
+    add_placement(p)
 
     p = add_command("demo", cmd_demo, "Plan, gate, repair and execute a household task, no "
                     "server needed.", domains=False)

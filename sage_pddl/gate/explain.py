@@ -133,7 +133,7 @@ def explanation(table: PreconditionTable, failure: GroundLiteral | AnyOf,
     if reason is not None:
         code = reason.code
         if reason.message:
-            message = _fill(reason.message, ground.bindings)
+            message = _fill(reason.message, _literal_bindings(table, failure) + ground.bindings)
     return Explanation(code, literal, message, atoms)
 
 
@@ -207,8 +207,24 @@ def _literal_message(action_text: str, literal: str, positive: bool,
     return f"{action_text} requires {literal}, {detail}"
 
 
+def _literal_bindings(table: PreconditionTable,
+                      failure: GroundLiteral | AnyOf) -> tuple[tuple[str, str], ...]:
+    """The variables of a failed literal as written (a quantifier's among them: `?c` of
+    `(forall (?c - thing) (not (shut-in ?x ?c)))`) bound to its atom's objects, so that an
+    annotated message can name the object a quantifier found (the closed container)."""
+    if not isinstance(failure, GroundLiteral):
+        return ()
+    atom = re.search(r"\(([^()\s]+)((?:\s+[^()\s]+)*)\)", failure.schema)
+    if atom is None:
+        return ()
+    terms = atom.group(2).split()
+    return tuple((term[1:], table.object_names.get(value, value))
+                 for term, value in zip(terms, failure.atom[1:]) if term.startswith("?"))
+
+
 def _fill(template: str, bindings: tuple[tuple[str, str], ...]) -> str:
-    """An annotated message with each `?parameter` replaced by the step's object."""
+    """An annotated message with each `?variable` replaced by its object: the step's, or the
+    failed literal's (the last binding of a name wins)."""
     bound = {key(name): value for name, value in bindings}
     return re.sub(r"\?([A-Za-z_][\w\-]*)",
                   lambda m: bound.get(key(m.group(1)), m.group(0)), template)

@@ -10,6 +10,10 @@ paper's simulator-verified task sets confirm:
 * ProcTHOR types that iTHOR lacks (ClothesDryer, WashingMachine, Bench, ...);
 * LaundryHamper is openable in AI2-THOR 5 (the ProcTHOR task "Open the laundry hamper" was
   verified on ai2thor 5.0.0);
+* a ProcTHOR door is a `Doorway` object that opens (`CanOpen` in ProcTHOR's asset database,
+  procthor/databases/asset-database.json; its house generator, procthor/generation/doors.py,
+  writes each interior door `openable` with an `openness` of 1 or 0), so `Open Doorway` is
+  an OpenObject like any other; it stays a structural part hidden from `visible_objects`;
 * the *kinds* the domain needs beyond AI2-THOR's flags: `container` (a receptacle that holds
   things inside: every openable receptacle plus sinks, tubs, bins, hampers, bowls, cups, mugs,
   pots, pans), `sittable`/`lieable` furniture, `washable` (pickupable and not spoilt by
@@ -43,7 +47,10 @@ provenance), read by `scene_types` and `scene_instances`; so is which burner eac
 floor plan controls, where a source says it (`scene_controls`: no bundled floor plan has one).
 Which object types each receptacle type takes is data too: `data/ai2thor/receptacles.toml`
 (ALFRED's and AI2-THOR's compatible receptacles, widened where a simulator-verified reference
-placed an object), read by `selective` and `fits`.
+placed an object), read by `selective` and `fits`; what AI2-THOR still refuses when it places
+with forceAction=True (the `forced` placement setting: object-specific receptacles, and
+objects too large for a receptacle's opening) is `data/ai2thor/placement.toml`. After
+SliceObject an object has its sliced type (`SLICED_TYPES`: AppleSliced, EggCracked, ...).
 
 Unknown types get no affordance at all (`ObjectType.known` is False): a plan step that needs an
 affordance of an object the catalogue does not know is refused, the safe side for a gate. The
@@ -125,7 +132,7 @@ _ACTIONABLE: dict[str, str] = {
     "Cloth": "P", "ClothesDryer": "OTR", "CoffeeMachine": "TR", "CoffeeTable": "R",
     "CounterTop": "R", "CreditCard": "P", "Cup": "PR", "Curtains": "", "Desk": "R",
     "DeskLamp": "T", "Desktop": "T", "DiningTable": "R", "DishSponge": "P", "DogBed": "R",
-    "Drawer": "OR", "Dresser": "R", "Dumbbell": "P", "Egg": "P", "EggCracked": "P",
+    "Doorway": "O", "Drawer": "OR", "Dresser": "R", "Dumbbell": "P", "Egg": "P", "EggCracked": "P",
     "Faucet": "T", "Floor": "R", "FloorLamp": "T", "Footstool": "R", "Fork": "P",
     "Fridge": "OR", "GarbageBag": "", "GarbageCan": "R", "HandTowel": "P",
     "HandTowelHolder": "R", "HousePlant": "", "Kettle": "PO", "KeyChain": "P", "Knife": "P",
@@ -177,6 +184,12 @@ FIXTURE_GROUPS: tuple[frozenset[str], ...] = (
     frozenset({"ShowerDoor", "ShowerHead", "ShowerCurtain", "ShowerGlass"}),
 )
 """Fixtures that stand together: reaching one reaches the others."""
+
+ONE_UNIT = frozenset({"StoveBurner", "StoveKnob"})
+"""Fixture types whose instances are parts of one unit, the stove (every iTHOR kitchen has one:
+AI2-THOR's object-type documentation, "Kitchens (All)"): each knob stands by each burner. They
+are never paired by index, which no scene says (which knob switches which burner is the
+knob's controlledObjects, `scene_controls`)."""
 
 CONTROLS: tuple[tuple[str, str], ...] = (("StoveKnob", "StoveBurner"),)
 """(controller, controlled): an instance of the first switches an instance of the second, which
@@ -361,16 +374,19 @@ def _paired(first: list[str], second: list[str]) -> list[tuple[str, str]]:
 
 
 def instance_relations(instances: dict[str, list[str]]) -> list[tuple[str, str, str]]:
-    """(`near`, a, b) for fixtures that stand together (both directions); `instances` maps a
-    lower-case type to its object names. Which knob controls which burner is not derived here:
-    it is scene data (`scene_controls`)."""
+    """(`near`, a, b) for fixtures that stand together (both directions; the parts of a stove
+    all with all, `ONE_UNIT`); `instances` maps a lower-case type to its object names. Which
+    knob controls which burner is not derived here: it is scene data (`scene_controls`)."""
     out: list[tuple[str, str, str]] = []
     for group in FIXTURE_GROUPS:
         present = sorted(t.lower() for t in group if instances.get(t.lower()))
         for a in present:
             for b in present:
                 if a != b:
-                    out += [("near", x, y) for x, y in _paired(instances[a], instances[b])]
+                    pairs = ([(x, y) for x in instances[a] for y in instances[b]]
+                             if {a, b} <= {t.lower() for t in ONE_UNIT}
+                             else _paired(instances[a], instances[b]))
+                    out += [("near", x, y) for x, y in pairs]
     return sorted(set(out))
 
 
@@ -387,15 +403,73 @@ def _placed_somewhere() -> frozenset[str]:
     return frozenset().union(*_accepts().values())
 
 
-def selective(receptacle_type: str) -> bool:
-    """Whether the data restricts what this receptacle type takes (a type it does not list
-    takes every pickupable object: the gate is never stricter than the sources)."""
-    return camel_case(receptacle_type).lower() in _accepts()
+@dataclass(frozen=True)
+class _Forced:
+    """data/ai2thor/placement.toml: what AI2-THOR refuses under forceAction=True."""
+
+    object_specific: frozenset[str]
+    opening: dict[str, tuple[float, float]]
+    cross_section: dict[str, tuple[float, float]]
 
 
-def fits(object_type: str, receptacle_type: str) -> bool:
-    """Whether an object of `object_type` may be put on or in a `receptacle_type`: listed for
-    it, or the receptacle is not selective, or no receptacle row names the object's type."""
-    accepted = _accepts().get(camel_case(receptacle_type).lower())
-    kind = camel_case(object_type).lower()
+@cache
+def _forced() -> _Forced:
+    data = _ai2thor_data("placement.toml")
+    return _Forced(frozenset(data["object_specific"].lower().split()),
+                   {t.lower(): (float(a), float(b)) for t, (a, b) in data["opening"].items()},
+                   {t.lower(): (float(a), float(b))
+                    for t, (a, b) in data["cross_section"].items()})
+
+
+def _typed_fits(kind: str, receptacle: str) -> bool:
+    accepted = _accepts().get(receptacle)
     return accepted is None or kind in accepted or kind not in _placed_somewhere()
+
+
+def _enters(kind: str, receptacle: str) -> bool:
+    """Whether an object of type `kind` physically enters a `receptacle` (placement.toml: its
+    smallest cross-section fits the receptacle's largest opening; no data: it does)."""
+    opening = _forced().opening.get(receptacle)
+    section = _forced().cross_section.get(kind)
+    if opening is None or section is None:
+        return True
+    return section[0] <= opening[0] and section[1] <= opening[1]
+
+
+def selective(receptacle_type: str, placement: str = "typed") -> bool:
+    """Whether the data restricts what this receptacle type takes under `placement`
+    (`typed`: AI2-THOR's default compatible receptacles; `forced`: forceAction=True, which
+    keeps the object-specific receptacles and the openings objects must enter). A type it does
+    not restrict takes every pickupable object: the gate is never stricter than the sources."""
+    kind = camel_case(receptacle_type).lower()
+    if placement == "typed":
+        return kind in _accepts()
+    return kind in _forced().object_specific or kind in _forced().opening
+
+
+def fits(object_type: str, receptacle_type: str, placement: str = "typed") -> bool:
+    """Whether an object of `object_type` may be put on or in a `receptacle_type` under
+    `placement`: `typed`, listed for it, or the receptacle is not selective, or no receptacle
+    row names the object's type; `forced`, also every object that physically enters a
+    receptacle that is not object-specific (data/ai2thor/placement.toml)."""
+    kind, receptacle = camel_case(object_type).lower(), camel_case(receptacle_type).lower()
+    if _typed_fits(kind, receptacle) or placement == "typed":
+        return _typed_fits(kind, receptacle)
+    return receptacle not in _forced().object_specific and _enters(kind, receptacle)
+
+
+SLICED_TYPES: dict[str, str] = {
+    "Apple": "AppleSliced", "Bread": "BreadSliced", "Lettuce": "LettuceSliced",
+    "Potato": "PotatoSliced", "Tomato": "TomatoSliced", "Egg": "EggCracked",
+}
+"""The type AI2-THOR gives an object once SliceObject has acted on it: the pieces of a sliced
+X are XSliced objects, and a sliced (cracked) Egg is an EggCracked (AI2-THOR's object-type
+documentation lists these types; SliceObject replaces the object with them). No other
+AI2-THOR state change makes an object of another type: Break, Cook, Dirty and Fill set states
+of the same object."""
+
+
+def sliced_type(object_type: str) -> str | None:
+    """The type an object of `object_type` has once sliced (`SLICED_TYPES`), or None."""
+    entry = lookup(object_type)
+    return SLICED_TYPES.get(entry.name) if entry else None

@@ -37,6 +37,9 @@ success (the fraction of top-level conjuncts met) counts what the writer wrote.
 A task marked `infeasible` cannot be done in its scene (its scene lacks an object type the
 goal names, or AI2-THOR cannot produce a state it asks for): the reason is reported with the
 problem, in benchmark rows and in the report, which leaves such tasks out of success rates.
+A sliced type (`BreadSliced`, `EggCracked`: catalogue.SLICED_TYPES) names an object of the type
+it is made from once sliced, as AI2-THOR renames it: `(inside BreadSliced Toaster)` is some
+Bread inside the toaster that is `(sliced ...)`, where the scene has no BreadSliced object.
 A goal naming a type the scene lacks compiles only for such a task (`absent`), each top-level
 conjunct that names it becoming `(or)`, which never holds.
 """
@@ -73,6 +76,7 @@ from ..pddl.model import (
     walk,
 )
 from ..pddl.parser import parse_problem
+from . import catalogue
 from .taskset import Task, TaskSetError, json_tasks
 
 log = logging.getLogger(__name__)
@@ -305,6 +309,17 @@ def goal_names(goal: Formula, domain: Domain) -> list[str]:
     return list(names.values())
 
 
+_WHOLE_TYPES: dict[str, str] = {key(sliced): whole
+                                for whole, sliced in catalogue.SLICED_TYPES.items()}
+"""Sliced type -> the type it is made from (`breadsliced` -> `Bread`)."""
+
+
+def whole_types(names: Iterable[str]) -> list[str]:
+    """`names` (a goal's type names) with each sliced type as the type it is made from: the
+    objects a goal naming `BreadSliced` needs are Breads (`_Compiler.whole`)."""
+    return list(dict.fromkeys(_WHOLE_TYPES.get(key(n), n) for n in names))
+
+
 class _Compiler:
     """See `compile_goal`."""
 
@@ -317,8 +332,18 @@ class _Compiler:
         self.where = where
         self.domain = domain
 
+    def whole(self, type_name: str) -> str | None:
+        """The type whose sliced objects `type_name` names (`BreadSliced` -> `Bread`,
+        `EggCracked` -> `Egg`: catalogue.SLICED_TYPES) when the scene has no object of
+        `type_name` itself but has that type, else None."""
+        if key(type_name) in self.instances:
+            return None
+        whole = _WHOLE_TYPES.get(key(type_name))
+        return whole if whole is not None and self.instances.get(key(whole)) else None
+
     def objects_of(self, type_name: str) -> tuple[str, ...]:
-        found = self.instances.get(key(type_name))
+        whole = self.whole(type_name)
+        found = self.instances.get(key(whole or type_name))
         if not found:
             raise PDDLSemanticError(
                 f"the goal names {type_name}, which is not an object type of the scene (a task "
@@ -364,7 +389,12 @@ class _Compiler:
 
     def formula(self, node: Formula, bound: Mapping[str, str]) -> Formula:
         if isinstance(node, Atom):
-            return Atom(node.predicate, tuple(self.term(a, bound) for a in node.args))
+            atom = Atom(node.predicate, tuple(self.term(a, bound) for a in node.args))
+            # a sliced type names an object of its whole type once sliced, as AI2-THOR
+            # renames it: (inside BreadSliced Toaster) is a Bread inside it that is sliced
+            sliced = tuple(Atom("sliced", (new,)) for old, new in zip(node.args, atom.args)
+                           if isinstance(old, Constant) and self.whole(old.name) is not None)
+            return And((atom, *sliced)) if sliced else atom
         if isinstance(node, Equals):
             return Equals(self.term(node.left, bound), self.term(node.right, bound))
         if isinstance(node, Not):
@@ -407,6 +437,24 @@ class _Compiler:
         if not kept:
             return joined
         return (Exists if isinstance(node, Exists) else Forall)(tuple(kept), joined)
+
+
+def flat_goal(goal: Formula) -> Formula:
+    """`goal` with every conjunction among its top-level conjuncts spliced in and repeats
+    dropped, in order: the goal the instruction reader's tied clauses compile to where the
+    container has one instance ("put X in the fridge and close it": `(and (inside X Fridge)
+    (closed Fridge))`, not the placement once more inside the tie), so each condition is
+    counted once. Written goals keep their conjuncts one for one instead (module docstring)."""
+    parts: list[Formula] = []
+
+    def add(node: Formula) -> None:
+        if isinstance(node, And):
+            for part in node.parts:
+                add(part)
+        elif node not in parts:
+            parts.append(node)
+    add(goal)
+    return parts[0] if len(parts) == 1 else And(tuple(parts))
 
 
 def compile_goal(goal: Formula, instances: Mapping[str, Iterable[str]], domain: Domain,

@@ -71,6 +71,9 @@ class Inventory:
         self.rooms: dict[str, str] = {}
         self.synonyms = synonyms
         """The domain's `synonym` annotations (`Vocabulary.synonyms`)."""
+        self.unlisted: tuple[str, ...] = ()
+        """Types the task's observation shows that its floor plan's data does not list
+        (`build_inventory`): the two sources disagree, which the problem says."""
         self.prefer: list[str] = []
         """The scene's own object words, which choose among a synonym's types
         (`canonical_type`): every later reading of a name uses the same list, so a word names
@@ -137,6 +140,7 @@ def build_inventory(task: Task, observed: ObservedState, domain: Domain,
     shown = [*task.visible_objects, *observed.objects()]
     known_scene = bool(shown) or catalogue.scene_inventory(task.scene) is not None
     parts: tuple[str, ...] = ()  # the floor plan's walls and windows: declared when named
+    plan_types: tuple[str, ...] = ()
     if task.domain != "procthor":
         shown += catalogue.room_fixtures(task.room or room_of_scene(task.scene))
         plan_types = catalogue.scene_types(task.scene)
@@ -145,6 +149,13 @@ def build_inventory(task: Task, observed: ObservedState, domain: Domain,
     named = [*task.expected_objects, *step_words, *goal_types]
     prefer = inventory.prefer = [r for r in [*shown, *named] if name_key(r) not in room_keys]
     has = {inventory.type_of(r).lower() for r in [*shown, *parts] if name_key(r) not in room_keys}
+    if task.domain != "procthor" and plan_types:
+        listed_types = {t.lower() for t in [*plan_types, *catalogue.room_fixtures(
+            task.room or room_of_scene(task.scene))]}
+        seen = [inventory.type_of(r) for r in [*task.visible_objects, *observed.objects()]]
+        inventory.unlisted = tuple(dict.fromkeys(
+            t for t in seen if t.lower() not in listed_types and catalogue.lookup(t)
+            and t not in catalogue.STRUCTURAL))
     absent: dict[str, None] = {}
     wanted: list[str] = []
     for word in prefer:

@@ -13,7 +13,7 @@ C is closed at that point.
     putin-closed-container     PutIn C with C closed (the Open before a       container-closed
                                PutIn removed, or PutIn of a closed container
                                right after a Pick)
-    pick-from-closed-container Pick X inside a closed C (the Open before   inside-closed-container
+    pick-from-closed-container Pick X inside a closed C (the Open before   shut-in
                                it removed, or X taken back after Close C)
     pick-non-pickupable        Pick of a non-pickupable object                not-pickupable
     open-non-openable          Open X after MoveTo X, X not openable          not-openable
@@ -45,7 +45,7 @@ MUTATION_CLASSES: dict[str, str] = {
     "pick-while-holding": "hand-full",
     "place-empty-hand": "hand-empty",
     "putin-closed-container": "container-closed",
-    "pick-from-closed-container": "inside-closed-container",
+    "pick-from-closed-container": "shut-in",
     "pick-non-pickupable": "not-pickupable",
     "open-non-openable": "not-openable",
     "turnon-non-toggleable": "not-toggleable",

@@ -28,9 +28,10 @@ from ..pddl.validate import check_problem, raise_first_error
 from ..pddl.writer import write_formula, write_problem
 from .catalogue import affordances
 from .evidence import explain_reference, reference_goal
-from .goals import GoalSpec, compile_goal, goal_names, warn_once
+from .goals import GoalSpec, compile_goal, flat_goal, goal_names, warn_once, whole_types
 from .inventory import build_inventory, nearby_instances
 from .observation import read_observation
+from .placement import ACCEPTS, task_placement
 from .scene_facts import (
     SceneFact,
     catalogue_facts,
@@ -65,6 +66,8 @@ class TaskScene:
     """Types the task names (goal, expected objects, reference plan) that the scene lacks: no
     object is declared for them, so a plan step naming one is an unknown object."""
     unknown_types: tuple[str, ...] = ()
+    placement: str = "forced"
+    """The placement setting the problem's facts state (tasks/placement.py)."""
     notes: tuple[str, ...] = ()
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
@@ -86,12 +89,13 @@ def task_scene(task: Task, domain: Domain, use_reference: bool = True, *,
     tasks, which all have one)."""
     observed = read_observation(task.obs)
     written = written_goal(task, domain, goals, goal_from_reference)
-    needed = goal_names(written.goal, domain) if written.goal is not None else []
+    needed = whole_types(goal_names(written.goal, domain)) if written.goal is not None else []
     inventory, absent = build_inventory(task, observed, domain, needed)
     things = inventory.names()
     rooms = list(inventory.rooms.values())
     controls, control_notes = control_facts(task.scene, inventory)
-    facts = (catalogue_facts(inventory) + controls
+    placement = task_placement(task)
+    facts = (catalogue_facts(inventory, placement) + controls
              + observation_facts(task, observed, inventory))
     if use_reference:
         observed_state = {name.lower() for _, name in
@@ -100,6 +104,12 @@ def task_scene(task: Task, domain: Domain, use_reference: bool = True, *,
         facts += added
     instances = inventory.instance_map()
     warnings: list[str] = []
+    if inventory.unlisted:
+        warning = (f"task {task.task_id}: its observation shows {', '.join(inventory.unlisted)}, "
+                   f"which data/ai2thor/scenes.toml does not list for {task.scene}: the scene's "
+                   f"data and the task disagree (the object is declared; correct the data)")
+        warnings.append(warning)
+        warn_once(task, warning)
     infeasible = written.infeasible
     if written.goal is not None:
         lacking = [t for t in absent if key(t) in {key(n) for n in needed}]
@@ -114,6 +124,8 @@ def task_scene(task: Task, domain: Domain, use_reference: bool = True, *,
             goal = compile_goal(written.goal, instances, domain,
                                 written.spec.where if written.spec else None,
                                 absent=absent if infeasible else ())
+            if written.source == "instruction":
+                goal = flat_goal(goal)
         except SageError as error:
             raise TaskSetError(f"task {task.task_id}: {error}") from None
         goal_source, goal_text, goal_note = written.source, written.text, written.note
@@ -139,7 +151,8 @@ def task_scene(task: Task, domain: Domain, use_reference: bool = True, *,
                      facts=tuple(unique.values()), goal=goal, goal_source=goal_source,
                      goal_text=goal_text, goal_note=goal_note,
                      instances=tuple(instances.items()), infeasible=infeasible,
-                     absent_types=absent, unknown_types=unknown, notes=notes,
+                     absent_types=absent, unknown_types=unknown, placement=placement,
+                     notes=notes,
                      warnings=tuple(warnings))
 
 
@@ -167,6 +180,7 @@ def problem_header(scene: TaskScene, label: str | None = None) -> str:
     }.get(scene.goal_source, ""))
     if scene.goal_note:
         header.append(f"; goal note: {scene.goal_note}")
+    header.append(f"; placement: {scene.placement} ({ACCEPTS[scene.placement]})")
     if scene.infeasible:
         header.append(f"; infeasible: {scene.infeasible}")
     header += [f"; warning: {w}" for w in scene.warnings]

@@ -7,9 +7,10 @@ catalogue    static affordances of each instance; fixtures that stand together (
              names it (`catalogue.scene_controls`: `control_facts`; otherwise no pairing, and
              a note says so, docs/goals.md "Knobs and burners"); the receptacles that take only
              some object types (`selective`) and the pickupable objects of the scene each takes
-             (`fits`, data/ai2thor/receptacles.toml); the instances of one type (in one room)
-             are `same-kind`: locating one locates the others, as the action server keeps the
-             type it reached.
+             (`fits`; once sliced, `fits-sliced`) under the task's placement setting
+             (tasks/placement.py: data/ai2thor/receptacles.toml, placement.toml); the
+             instances of one type (in one room) are `same-kind`: locating one locates the
+             others, as the action server keeps the type it reached.
 observation  held object (else `hand-empty`); open/closed and on/off as observed (an openable
              object not observed open is closed; a toggleable one not observed on is off,
              except types that start on: lights and lamps, `catalogue`'s `starts_on`); objects
@@ -44,7 +45,7 @@ class SceneFact:
     note: str = ""
 
 
-def catalogue_facts(inventory: Inventory) -> list[SceneFact]:
+def catalogue_facts(inventory: Inventory, placement: str = "typed") -> list[SceneFact]:
     facts = []
     for instances in inventory.types.values():
         for instance in instances:
@@ -53,7 +54,7 @@ def catalogue_facts(inventory: Inventory) -> list[SceneFact]:
     types = {t: [i.name for i in instances] for t, instances in inventory.types.items()}
     for predicate, a, b in catalogue.instance_relations(types):
         facts.append(SceneFact((predicate, a, b), "catalogue", "fixtures that stand together"))
-    facts += _fit_facts([i for group in inventory.types.values() for i in group])
+    facts += _fit_facts([i for group in inventory.types.values() for i in group], placement)
     for group in inventory.types.values():
         for one in group:
             facts += [SceneFact(("same-kind", one.name, other.name), "catalogue",
@@ -62,18 +63,32 @@ def catalogue_facts(inventory: Inventory) -> list[SceneFact]:
     return facts
 
 
-def _fit_facts(instances: Sequence[Instance]) -> list[SceneFact]:
-    """`(selective R)` for each receptacle whose type takes only some types, and `(fits O R)`
-    for each pickupable object O it takes (data/ai2thor/receptacles.toml); nothing for the
-    receptacles that take anything."""
+def _fit_facts(instances: Sequence[Instance], placement: str) -> list[SceneFact]:
+    """What AI2-THOR places where under `placement` (tasks/placement.py): `(forced-placement)`
+    when it places with forceAction on; `(selective R)` for each receptacle that takes only
+    some objects under it, `(fits O R)` for each pickupable object O it takes, and
+    `(fits-sliced O R)` for each it takes once sliced, as the sliced type AI2-THOR then gives
+    O (catalogue.SLICED_TYPES: a sliced Bread is BreadSliced, which the Toaster takes);
+    nothing for the receptacles that take anything."""
+    facts = ([SceneFact(("forced-placement",), "catalogue",
+                        "AI2-THOR places with forceAction on")] if placement == "forced" else [])
     receptacles = [r for r in instances
-                   if affordances(r.type).receptacle and catalogue.selective(r.type)]
+                   if affordances(r.type).receptacle and catalogue.selective(r.type, placement)]
     movable = [o for o in instances if affordances(o.type).pickupable]
-    facts = [SceneFact(("selective", r.name), "catalogue",
-                       f"a {r.type} takes only some types") for r in receptacles]
-    facts += [SceneFact(("fits", o.name, r.name), "catalogue", f"a {r.type} takes a {o.type}")
-              for r in receptacles for o in movable
-              if o is not r and catalogue.fits(o.type, r.type)]
+    facts += [SceneFact(("selective", r.name), "catalogue",
+                        f"a {r.type} takes only some objects ({placement} placement)")
+              for r in receptacles]
+    for r in receptacles:
+        for o in movable:
+            if o is r:
+                continue
+            if catalogue.fits(o.type, r.type, placement):
+                facts.append(SceneFact(("fits", o.name, r.name), "catalogue",
+                                       f"a {r.type} takes a {o.type}"))
+            sliced = catalogue.sliced_type(o.type)
+            if sliced and catalogue.fits(sliced, r.type, placement):
+                facts.append(SceneFact(("fits-sliced", o.name, r.name), "catalogue",
+                                       f"a {r.type} takes a {sliced}"))
     return facts
 
 

@@ -66,6 +66,8 @@ class Task:
     domain: str = "ithor"
     goal: str = ""
     """The task's own PDDL goal over object types (a record's `goal`; docs/goals.md), if any."""
+    placement: str = ""
+    """`forced` or `typed` (tasks/placement.py); "" for its set's default."""
     source: str = field(default="", compare=False)
     """The task file (bundled name or path) the task was read from."""
     problem: Problem | None = field(default=None, compare=False, repr=False)
@@ -184,6 +186,7 @@ def task_from_record(record: Mapping[str, Any], source: str = "", index: int = 0
         members=members,
         domain=_domain_of(record, meta),
         goal=read.text("goal"),
+        placement=read.text("placement"),
         source=source,
     )
 

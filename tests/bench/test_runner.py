@@ -389,3 +389,43 @@ def test_a_registered_backend_that_takes_hosts_is_given_them(monkeypatch):
     assert make_backend(BackendChoice(llm="local-only", host="h1:1"), "m").host is None
     with pytest.raises(BackendSettingError, match="several hosts are for the served backends"):
         BackendChoice(llm="local-only", host="h1:1,h2:2").check(cassette=False)
+
+
+def test_an_infeasible_tasks_cell_is_a_row_marked_infeasible_not_an_error(tmp_path):
+    """A scripted backend with no answer (the reference responder for B06, whose scene has no
+    plan) has answered "no plan" for a task its scene cannot do: a normal row, marked
+    infeasible; for a task its scene can do, the same silence stays an error row."""
+    from sage_pddl.llm import get_backend
+    from sage_pddl.llm.scripted import ScriptExhausted
+
+    def no_plan(messages, role):
+        raise ScriptExhausted("the reference responder has no plan for this task")
+
+    run_dir = run_benchmark(
+        config(tmp_path, tasks=("ithor[#K09,#K01]",), seeds=(0,)),
+        llm_factory=lambda model: get_backend("scripted", responder=no_plan, model=model))
+    rows = {(r["task_id"], r["planner"]): r for r in rows_of(run_dir)[0]}
+    for planner in ("SAGE", "Direct"):
+        k09, k01 = rows["K09", planner], rows["K01", planner]
+        assert k09["error"] is None and k09["infeasible"].startswith("FloorPlan1 has no")
+        assert k09["steps"] == [] and k09["gate_goal_success"] == 0.0
+        assert k09["placement"] == "forced"
+        assert k01["error_kind"] == "llm" and k01["infeasible"] is None
+
+
+def test_the_bench_placement_setting_reaches_every_row_and_its_gate(tmp_path, ithor):
+    """B10's reference puts the alarm clock on the bed, which only forceAction allows: scored
+    under `typed`, the gate refuses that step; each row records the setting."""
+    from sage_pddl.bench.oracle import reference_responder
+    from sage_pddl.llm import get_backend
+
+    b10 = select_tasks(["ithor[#B10]"])
+    answer = reference_responder(b10, lambda task: ithor)
+    for placement, success in (("forced", 1.0), ("typed", 0.0)):
+        run_dir = run_benchmark(
+            config(tmp_path / placement, tasks=("ithor[#B10]",), planners=("Direct",),
+                   seeds=(0,), placement=placement),
+            llm_factory=lambda model: get_backend("scripted", responder=answer, model=model))
+        [row] = rows_of(run_dir)[0]
+        assert row["placement"] == placement and row["error"] is None
+        assert row["gate_goal_success"] == success

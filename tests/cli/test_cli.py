@@ -60,7 +60,7 @@ def test_gate_valid_plan_exits_0_with_json(blocks, capsys):
                                "goal_conditions_total": 1, "unreachable_goals": [],
                                "simulated": {"goal_reached": True, "goal_conditions_met": 1,
                                              "goal_conditions_total": 1, "steps_refused": 0},
-                               "read_as": []}
+                               "read_as": [], "infeasible": None}
 
 
 def test_gate_invalid_plan_exits_1_and_names_the_literal(blocks, capsys):

@@ -80,7 +80,7 @@ ITHOR_PROBLEM = """
          (openable Fridge) (receptacle Fridge) (container Fridge) (closed Fridge)
          (receptacle CounterTop) (receptacle Sink) (container Sink) (water-source Sink)
          (toggleable Faucet) (toggleable Laptop) (near Faucet Sink) (near Sink Faucet)
-         (washable Apple) (inside Apple Fridge) (enclosed Apple))
+         (washable Apple) (inside Apple Fridge) (shut-in Apple Fridge))
   (:goal (on Mug CounterTop)))
 """
 
@@ -108,9 +108,9 @@ def test_legacy_place_takes_the_receptacle_from_target(rules):
 
 
 def test_closed_container_hides_its_contents(rules):
-    assert _codes(rules, [("Find", "Apple", "")])[1] == [(0, "inside-closed-container")]
+    assert _codes(rules, [("Find", "Apple", "")])[1] == [(0, "shut-in")]
     assert _codes(rules, [("MoveTo", "Fridge", ""), ("Pick", "Apple", "")])[1] == [
-        (1, "inside-closed-container")]
+        (1, "shut-in")]
     verdict, codes = _codes(rules, [("MoveTo", "Fridge", ""), ("Open", "Fridge", ""),
                                     ("Pick", "Apple", ""), ("MoveTo", "Sink", ""),
                                     ("Wash", "Apple", "")])

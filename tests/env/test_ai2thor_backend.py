@@ -23,7 +23,7 @@ PROBLEM = """
          (container Sink) (toggleable Microwave) (toggleable Faucet) (heater Microwave)
          (cooler Fridge) (water-source SinkBasin) (water-source Faucet) (water-source Sink)
          (near Faucet SinkBasin) (near Faucet Sink)
-         (inside Apple Fridge) (enclosed Apple) (on Mug CounterTop) (hand-empty))
+         (inside Apple Fridge) (shut-in Apple Fridge) (on Mug CounterTop) (hand-empty))
   (:goal (and (on Apple CounterTop) (closed Fridge))))
 """
 PLAN = ["MoveTo Fridge", "Open Fridge", "Pick Apple", "Close Fridge", "MoveTo CounterTop",
@@ -271,3 +271,18 @@ def test_instances_knobs_slicing_and_filling_agree_with_the_symbolic_world(ithor
     assert thor.step("Empty Cup").success and symbolic.step("Empty Cup").success
     assert thor.true_state() == symbolic.true_state()
     assert not thor.step("Open Cabinet").success  # both are open now: the gate refuses
+
+
+@pytest.mark.parametrize("forced", [True, False])
+def test_place_sends_force_action_as_the_problems_placement_setting_says(ithor, forced):
+    """The problem's `(forced-placement)` fact (tasks/placement.py) is what the gate checked
+    the placement under; the backend sends PutObject's forceAction by it."""
+    problem = PROBLEM.replace("(hand-empty))", "(hand-empty) (forced-placement))") if forced \
+        else PROBLEM
+    env = AI2ThorEnv(FakeController())
+    env.reset(parse_problem(problem), domain=ithor, scene="FloorPlan1")
+    for step in PLAN:
+        assert env.step(step).success
+    puts = [args for name, args in env.controller.calls if name == "PutObject"]
+    assert puts and puts[0]["forceAction"] is forced
+    env.close()

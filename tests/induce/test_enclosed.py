@@ -22,6 +22,11 @@ PLAN = [{"action": "Find", "object": "Apple"}, {"action": "Pick", "object": "App
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason=(
+    "issue 42: the hand-written domain shuts an object in with (shut-in ?o ?c), and its "
+    "precondition (forall (?c) (not (shut-in ?o ?c))) quantifies over the container, which "
+    "the learner (preconditions are literals over the action's parameters) cannot yet learn; "
+    "strict, so it fails once the learner does"))
 def test_the_enclosed_apple_plan_is_refused_by_the_induced_ithor_domain(tmp_path):
     ithor = load_domain("ithor")
     # probed through the environment interface (the symbolic world), as `collect --env symbolic`

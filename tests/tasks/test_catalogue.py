@@ -67,6 +67,9 @@ def test_knobs_are_paired_with_burners_by_the_scene_not_by_index():
     relations = instance_relations({"stoveknob": ["StoveKnob_1", "StoveKnob_2"],
                                     "stoveburner": ["StoveBurner_1", "StoveBurner_2"]})
     assert not any(r[0] == "controls" for r in relations)
+    # a stove's knobs and burners stand together, each by each: no index pairing (issue 42)
+    assert {(k, b) for _, k, b in relations if k.startswith("StoveKnob")} == {
+        (f"StoveKnob_{i}", f"StoveBurner_{j}") for i in (1, 2) for j in (1, 2)}
     # no source names the pairing of a bundled floor plan (data/ai2thor/scenes.toml says why)
     assert all(scene_controls(f"FloorPlan{n}") == () for n in (1, 2, 3, 4, 201, 301, 401))
 
@@ -112,6 +115,7 @@ def test_receptacle_compatibility_is_data_with_permissive_gaps():
     assert not fits("Apple", "CoffeeMachine")
     assert not fits("Pot", "Mug")
     assert fits("Apple", "Desk")  # widened from AI2-THOR's documentation
-    assert fits("AlarmClock", "Bed")  # widened: reference plan B10
+    assert not fits("AlarmClock", "Bed")  # B10 placed it with forceAction on: `forced` only
+    assert fits("AlarmClock", "Bed", "forced")
     assert not selective("Floor") and fits("Pot", "Floor")
     assert fits("Dumbbell", "CounterTop")  # a type no row names fits anywhere

@@ -99,3 +99,23 @@ def test_where_it_reads_a_bundled_instruction_it_agrees_with_the_reviewed_goal()
             if write_formula(mine) != write_formula(scene.goal):
                 differ.append(task.task_id)
     assert read == 81 and differ == ["K02", "K05", "A01"]
+
+
+def test_a_goal_read_from_the_instruction_is_flat_and_free_of_repeats():
+    """Issue 42: "put X in the fridge and close it" compiled to (and (inside X Fridge) (and
+    (inside X Fridge) (closed Fridge))), counting the placement twice."""
+    import dataclasses
+
+    from sage_pddl.domains import load_domain
+    from sage_pddl.pddl.model import And
+    from sage_pddl.pddl.writer import write_formula
+    from sage_pddl.tasks import load_task
+    from sage_pddl.tasks.problem import task_scene
+
+    task = dataclasses.replace(load_task("ithor#K01"), task_id="T-knife", goal="",
+                               instruction="Put the butter knife in the fridge and close it",
+                               reference_steps=())
+    scene = task_scene(task, load_domain("ithor"))
+    assert scene.goal_source == "instruction"
+    assert write_formula(scene.goal) == "(and (inside ButterKnife Fridge) (closed Fridge))"
+    assert isinstance(scene.goal, And) and not any(isinstance(p, And) for p in scene.goal.parts)

@@ -18,7 +18,9 @@ from `controller.last_event.metadata` (`lastActionSuccess`, `errorMessage`):
 | Find X          | fails if X is inside a closed receptacle; else turn towards X (Teleport with  |
 |                 | the rotation facing it)                                                       |
 | Pick O          | approach O, PickupObject (retried with forceAction=True)                      |
-| Place/PutIn/Serve R | approach R, PutObject(R, forceAction, placeStationary), then unforced     |
+| Place/PutIn/Serve R | approach R, PutObject(R, forceAction, placeStationary), then unforced;    |
+|                 | forceAction=False alone when the problem says `typed` placement (no           |
+|                 | `(forced-placement)` fact: tasks/placement.py)                                |
 | Open/Close X    | approach X, OpenObject / CloseObject                                          |
 | TurnOn/TurnOff X| approach X, ToggleObjectOn / ToggleObjectOff; an object another controls     |
 |                 | (a StoveBurner, in its knob's `controlledObjects`) is toggled by its knob     |
@@ -60,7 +62,7 @@ from pathlib import Path
 from typing import Any
 
 from sage_pddl.gate import Gate, GroundAction, Violation, compile_gate
-from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
+from sage_pddl.pddl.model import Atom, Domain, PlanStep, Problem, key
 from sage_pddl.pddl.vocabulary import instance_stem, name_key
 
 from ..base import EnvError, Fact, Observation, StepResult, parse_facts
@@ -244,11 +246,20 @@ class AI2ThorEnv(GatedEnv):
         if target is None:
             return False, f"no {name} in scene {self.scene}"
         self._approach(target)
+        if not self._forced_placement():  # `typed`: AI2-THOR's per-type restrictions hold
+            return self._do("PutObject", objectId=target["objectId"], forceAction=False,
+                            placeStationary=True)
         ok, message = self._do("PutObject", objectId=target["objectId"], forceAction=True,
                                placeStationary=True)
         if not ok:
             ok, message = self._do("PutObject", objectId=target["objectId"])
         return ok, message
+
+    def _forced_placement(self) -> bool:
+        """Whether the problem's placement setting is `forced` (its `(forced-placement)` fact,
+        tasks/placement.py): the setting the gate checked the placement under."""
+        return any(isinstance(atom, Atom) and key(atom.predicate) == "forced-placement"
+                   and not atom.args for atom in self.problem.init)
 
     _skill_putin = _skill_place
     _skill_serve = _skill_place

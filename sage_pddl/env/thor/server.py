@@ -57,6 +57,7 @@ from typing import Any
 
 from sage_pddl.pddl import limits
 from sage_pddl.pddl.errors import SageError
+from sage_pddl.tasks.placement import checked_placement
 
 from . import protocol
 from .admission import ConnectionGuard, connection_cap
@@ -404,12 +405,15 @@ def serve(port: int = 5555, bind: str = "127.0.0.1", backend: str = "symbolic", 
           allow_paths: Sequence[str | Path] | None = None, token_file: str | Path | None = None,
           log: str | Path | None = None, backend_options: dict[str, Any] | None = None,
           on_ready: Callable[[str], None] | None = None,
-          stop: threading.Event | None = None, handle_signals: bool = True) -> int:
+          stop: threading.Event | None = None, handle_signals: bool = True,
+          placement: str | None = None) -> int:
     """Run the server until `close`, SIGTERM/SIGINT or `stop` is set; returns the exit status.
 
     `log` makes the backend write a transition log. `on_ready(endpoint)` is called once bound
     (default: print the "listening on" line). Signal handlers are installed only in the main
-    thread (`handle_signals`).
+    thread (`handle_signals`). `placement` is the setting of the problems made from task
+    references (`--placement`; None: each task set's own, tasks/placement.py); a problem sent
+    whole carries its own (its `(forced-placement)` fact), which the AI2-THOR backend follows.
     """
     import zmq  # start-up time: the thor-server command and its client load it on use
 
@@ -440,9 +444,11 @@ def serve(port: int = 5555, bind: str = "127.0.0.1", backend: str = "symbolic", 
     if dirs and backend == "symbolic":
         options["domains_dirs"] = [str(d) for d in dirs]
     max_memory = server_limits.max_memory or default_max_memory(backend)
+    if placement is not None:
+        checked_placement(placement, "--placement")
     settings = WorkerSettings(backend, options, dirs,
                               tuple(Path(p).resolve() for p in allow_paths or ()),
-                              server_limits.max_atoms, max_memory)
+                              server_limits.max_atoms, max_memory, placement)
 
     stop = stop or threading.Event()
     previous: dict[int, Any] = {}
@@ -574,7 +580,8 @@ def serve_from_args(args: argparse.Namespace) -> int:
         reclaim_after=args.reclaim_after, max_connections=args.max_connections)
     return serve(args.port, args.bind, args.backend, server_limits=server_limits,
                  domains_dirs=getattr(args, "domains_dir", None) or None,
-                 allow_paths=args.allow_paths, token_file=args.token_file, log=args.log)
+                 allow_paths=args.allow_paths, token_file=args.token_file, log=args.log,
+                 placement=getattr(args, "placement", None))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

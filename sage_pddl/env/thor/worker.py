@@ -37,6 +37,7 @@ from sage_pddl.pddl import limits, parse_domain, parse_problem
 from sage_pddl.pddl.errors import GroundingTooLarge, SageError
 from sage_pddl.pddl.model import Domain, Problem
 from sage_pddl.tasks import load_taskset, task_problem
+from sage_pddl.tasks.placement import with_placement
 from sage_pddl.tasks.taskset import BUNDLED
 
 from .. import get_env
@@ -55,6 +56,9 @@ class WorkerSettings:
     allow_paths: tuple[Path, ...] = ()
     max_ground: int = limits.MAX_GROUND
     max_memory: int | None = None  # bytes; None: no cap
+    placement: str | None = None
+    """The placement setting of the problems made from task references (tasks/placement.py;
+    None: each task's own or its set's)."""
 
 
 class EpisodeHandler:
@@ -173,6 +177,7 @@ class EpisodeHandler:
         task = next((t for t in tasks if t.task_id.lower() == task_id.lower()), None)
         if task is None:
             raise SageError(f"task reference {ref!r}: no task {task_id!r} in {where}")
+        task = with_placement([task], self.settings.placement)[0]
         domain = self._domain(domain_name or getattr(task, "domain", None) or "ithor")
         return domain, task_problem(task, domain), ref, getattr(task, "scene", None)
 
