@@ -34,9 +34,8 @@ Every request gets exactly one reply, and the reply is always encodable: JSON is
 ASCII-escaped, so a lone surrogate in an `id` travels back escaped. A failure while replying
 is logged on stderr and the loop goes on, as is any failure while handling one request or
 one worker's answer (running out of file descriptors while starting a worker is answered
-`busy`). When ready the server prints `sage-pddl thor-server
-listening on <endpoint> (backend <name>)` on stdout, flushed, which scripts and tests wait
-for. docs/thor-protocol.md states the protocol and the threat model.
+`busy`). When ready it prints `sage-pddl thor-server listening on <endpoint> (backend <name>)`
+on stdout, flushed, which scripts and tests wait for. docs/thor-protocol.md: the protocol.
 """
 from __future__ import annotations
 
@@ -411,9 +410,8 @@ def serve(port: int = 5555, bind: str = "127.0.0.1", backend: str = "symbolic", 
 
     `log` makes the backend write a transition log. `on_ready(endpoint)` is called once bound
     (default: print the "listening on" line). Signal handlers are installed only in the main
-    thread (`handle_signals`). `placement` is the setting of the problems made from task
-    references (`--placement`; None: each task set's own, tasks/placement.py); a problem sent
-    whole carries its own (its `(forced-placement)` fact), which the AI2-THOR backend follows.
+    thread (`handle_signals`). `placement`: the `--placement` of problems made from task
+    references (None: each set's own); a problem sent whole carries its own, tasks/placement.py.
     """
     import zmq  # start-up time: the thor-server command and its client load it on use
 
@@ -444,8 +442,7 @@ def serve(port: int = 5555, bind: str = "127.0.0.1", backend: str = "symbolic", 
     if dirs and backend == "symbolic":
         options["domains_dirs"] = [str(d) for d in dirs]
     max_memory = server_limits.max_memory or default_max_memory(backend)
-    if placement is not None:
-        checked_placement(placement, "--placement")
+    placement = placement and checked_placement(placement, "--placement")
     settings = WorkerSettings(backend, options, dirs,
                               tuple(Path(p).resolve() for p in allow_paths or ()),
                               server_limits.max_atoms, max_memory, placement)
