@@ -79,6 +79,9 @@ def cmd_collect(args: argparse.Namespace) -> int:
 
 # --- induce ---------------------------------------------------------------------------------
 
+MIN_SUCCESSES = 1
+"""`induce --min-successes` by default."""
+
 def _induce_progress(args: argparse.Namespace):
     """The count of transitions read, on stderr while `induce` reads its logs: only when stderr
     is a terminal, and not with --no-progress or --json (the rule of every command's bar)."""
@@ -100,7 +103,8 @@ def cmd_induce(args: argparse.Namespace) -> int:
     with _induce_progress(args) as bar:
         result = induce(args.logs, domain_name=args.domain_name, min_support=args.min_support,
                         noise=args.noise, keep_static=args.keep_static, aliases_from=aliases,
-                        types_from=types_from,
+                        types_from=types_from, safe=args.safe,
+                        min_successes=args.min_successes,
                         progress=None if bar.disable else lambda count: bar.update(1))
     if args.explain:
         print(explain(result, args.explain))
@@ -289,6 +293,13 @@ def register(add_command: AddCommand) -> None:
                         "precondition may then be false in a few successes, and is kept only "
                         "when it explains more failures than it contradicts (default 0: it "
                         "holds in every success)")
+    p.add_argument("--min-successes", type=whole_number(1), default=MIN_SUCCESSES,
+                   help="an action with fewer logged successes is learned conservative: every "
+                        "literal that held in all of them is required, and its comment says so "
+                        f"(default {MIN_SUCCESSES})")
+    p.add_argument("--safe", action="store_true",
+                   help="learn every action so (the safe learner of SAM learning: it never "
+                        "accepts a step unlike every success seen)")
     p.add_argument("--keep-static", action="store_true",
                    help="also keep every static unary literal true in all successes (type-like)")
     p.add_argument("--aliases", default=None, metavar="DOMAIN",

@@ -55,7 +55,8 @@ def read_logs(paths: Iterable[str | Path]) -> Iterator[Transition]:
 def induce(paths: Iterable[str | Path] | str | Path, *, domain_name: str = "induced",
            min_support: int = 1, noise: float = 0.0, keep_static: bool = False,
            aliases_from: Domain | None = None, types_from: Domain | None = None,
-           progress: Callable[[int], None] | None = None) -> InductionResult:
+           progress: Callable[[int], None] | None = None, safe: bool = False,
+           min_successes: int = 1) -> InductionResult:
     """Learn a domain from the transition logs under `paths` (see `learner.py`). The logs
     stream through the learner: a record is read, reduced to what is learned from it, and
     dropped, so memory grows with the distinct lifted states, not with the logs' size.
@@ -67,7 +68,8 @@ def induce(paths: Iterable[str | Path] | str | Path, *, domain_name: str = "indu
     task that logged it (the record's `task`, a task reference such as `ithor#K01`).
     Every action of `types_from` (else of `aliases_from`) the logs never show is reported as
     not learned (`InductionReport.not_learned`), beside those that never succeeded.
-    `progress(count)` is called after each transition read.
+    `progress(count)` is called after each transition read. `safe` and `min_successes`:
+    see `learner.learn`.
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]
@@ -75,14 +77,16 @@ def induce(paths: Iterable[str | Path] | str | Path, *, domain_name: str = "indu
     return induce_from((t for path in files for t in read_transitions(path)),
                        domain_name=domain_name, min_support=min_support,
                        noise=noise, keep_static=keep_static, aliases_from=aliases_from,
-                       types_from=types_from, files=[str(f) for f in files], progress=progress)
+                       types_from=types_from, files=[str(f) for f in files], progress=progress,
+                       safe=safe, min_successes=min_successes)
 
 
 def induce_from(transitions: Iterable[Transition], *, domain_name: str = "induced",
                 min_support: int = 1, noise: float = 0.0, keep_static: bool = False,
                 aliases_from: Domain | None = None, types_from: Domain | None = None,
                 files: Iterable[str] = (),
-                progress: Callable[[int], None] | None = None) -> InductionResult:
+                progress: Callable[[int], None] | None = None, safe: bool = False,
+                min_successes: int = 1) -> InductionResult:
     """`induce` on transitions read by the caller (a training fold, say), read once."""
     aliases = vocabulary(aliases_from).action_keys if aliases_from is not None else {}
     object_types = None
@@ -95,7 +99,7 @@ def induce_from(transitions: Iterable[Transition], *, domain_name: str = "induce
     return learn(transitions, domain_name=domain_name, min_support=min_support, noise=noise,
                  keep_static=keep_static, aliases=aliases, files=list(files),
                  types_from=types_from, object_types=object_types, expected=expected,
-                 progress=progress)
+                 progress=progress, safe=safe, min_successes=min_successes)
 
 
 def object_types_of(task_refs: Iterable[str], domain: Domain) -> dict[str, str]:

@@ -354,32 +354,40 @@ def heldout(folds: Iterable[tuple[str, Sequence[Transition], Sequence[Transition
             learn: Callable[[Sequence[Transition]], InductionResult],
             group: Callable[[Transition], str] | None = None,
             accepts: Mapping[str, Callable[[Transition], bool]] | None = None,
-            changes: Mapping[str, Callable[[Transition], Changes]] | None = None) -> Heldout:
+            changes: Mapping[str, Callable[[Transition], Changes]] | None = None,
+            learners: Mapping[str, Callable[[Sequence[Transition]], InductionResult]]
+            | None = None) -> Heldout:
     """Train on each fold's training transitions with `learn`, predict its held-out ones:
     every step's outcome (`Prediction`) and every success's next state (`NextState`).
     `folds`: (fold name, training, held out); a transition's group is `group(t)` (default:
     the fold's name). `accepts` and `changes`: further predictors that need no training (a
-    hand-written domain's gate), by name."""
+    hand-written domain's gate), by name; `learners`: further learners trained on each fold
+    (the safe learner), by name, predicting the steps' outcomes."""
     predictions: list[Prediction] = []
     next_states: list[NextState] = []
     for name, train, test in folds:
         result = learn(train)
+        others = {label: trained(train) for label, trained in (learners or {}).items()}
 
         def slot(t: Transition, result: InductionResult = result) -> object:
             return result.schema_key(t.action.action, len(t.action.args))
 
         majority = action_majority(train, slot)
-        by_args = action_majority(train, lambda t, slot=slot: (slot(t), _arg_keys(t)))
+        def step_slot(t: Transition, slot: Callable[[Transition], object] = slot) -> object:
+            return (slot(t), _arg_keys(t))
+
+        by_args = action_majority(train, step_slot)
         for t in test:
             if not is_evidence(t):
                 continue
             where = group(t) if group else name
             predicted = {LEARNER: bool(result.predict(t)), ALWAYS_FAIL: False,
                          MAJORITY: majority.get(slot(t), False)}
-            predicted[MAJORITY_BY_ARGS] = by_args.get((slot(t), _arg_keys(t)),
-                                                      predicted[MAJORITY])
+            predicted[MAJORITY_BY_ARGS] = by_args.get(step_slot(t), predicted[MAJORITY])
             for label, predictor in (accepts or {}).items():
                 predicted[label] = predictor(t)
+            for label, other in others.items():
+                predicted[label] = bool(other.predict(t))
             predictions.append(Prediction(t.action.action.lower(), where, t.success,
                                           t.code in ALREADY_HOLDS_CODES, predicted))
             if not t.success:

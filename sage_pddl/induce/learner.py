@@ -206,8 +206,17 @@ def mislabelled_successes(noise: float, successes: int, failures: int) -> float:
     return min(0.5, max(noise, 2.0 * noise * true_failures / successes))
 
 
+def safe_literals(support: Mapping[Literal, int], observed: Mapping[LiftedAtom, int]
+                  ) -> list[Literal]:
+    """Every literal that held in each success where its atom was observed (and in one at
+    least): the preconditions of a safe learner (SAM, Juba, Le and Stern 2021), which never
+    accept a step unlike every success seen."""
+    return sorted((lit for lit, n in support.items() if 0 < n == observed[lit.atom]),
+                  key=literal_order)
+
+
 def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: set[str],
-                         noise: float, min_support: int, keep_static: bool):
+                         noise: float, min_support: int, keep_static: bool, safe: bool):
     variables = list(range(schema.arity))
     atoms = universe(arities, variables)
     succ = [pre for pre, _hidden in schema.successes]
@@ -230,9 +239,14 @@ def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: se
         costs = {c: frozenset(i for i, (s, hidden) in enumerate(zip(succ, succ_hidden))
                               if c.atom not in hidden and not holds(c, s))
                  for c in candidates}
-    chosen, uncovered = greedy_cover(candidates, fail, min_support=min_support,
-                                     preference={c: support[c] for c in candidates},
-                                     hidden=fail_hidden, costs=costs)
+    if safe:
+        chosen = safe_literals(support, observed)
+        uncovered = [i for i, (f, hidden) in enumerate(zip(fail, fail_hidden))
+                     if all(c.atom in hidden or holds(c, f) for c in chosen)]
+    else:
+        chosen, uncovered = greedy_cover(candidates, fail, min_support=min_support,
+                                         preference={c: support[c] for c in candidates},
+                                         hidden=fail_hidden, costs=costs)
     static_candidates = sorted(
         (c for c in candidates if c.positive and c.predicate in static and len(c.slots) == 1
          and support[c] == len(succ) and c not in chosen), key=literal_order)
@@ -256,15 +270,20 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
           object_types: (Mapping[str, str] | Callable[[Iterable[str]], Mapping[str, str]]
                          | None) = None,
           expected: Iterable[tuple[str, int]] = (),
-          progress: Callable[[int], None] | None = None) -> InductionResult:
+          progress: Callable[[int], None] | None = None, safe: bool = False,
+          min_successes: int = 1) -> InductionResult:
     """Learn a domain from transitions (see the module docstring), reading them once (they
     may stream from the logs). With `types_from`, the domain is written in that domain's types
     and predicate declarations (`typed_domain`), each object typed by `object_types` (object ->
     type, or a function of the logged tasks giving it). `expected`: (name, arity) of actions
     the domain should have; one the logs never show is reported as not learned.
-    `progress(count)` is called after each transition read."""
+    `progress(count)` is called after each transition read. `safe`: every action's
+    preconditions are `safe_literals` (the safe learner); `min_successes`: an action with
+    fewer successes is learned so, and marked `conservative` in the report."""
     if min_support < 1:
         raise SageError(f"--min-support must be at least 1, not {min_support}")
+    if min_successes < 1:
+        raise SageError(f"--min-successes must be at least 1, not {min_successes}")
     if not 0.0 <= noise < 0.5:
         raise SageError(f"--noise must be in [0, 0.5) (a rate of mislabelled outcomes), not {noise}")
     aliases = dict(aliases or {})
@@ -285,8 +304,9 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
                 unexplained_failures=0, in_domain=False,
                 effect_issues=("no successful transition: effects unknown",)))
             continue
+        conservative = safe or len(schema.successes) < min_successes
         pre, uncovered, static_candidates, succ, fail, evidence = _learn_preconditions(
-            schema, arities, static, noise, min_support, keep_static)
+            schema, arities, static, noise, min_support, keep_static, conservative)
         effects, issues = learn_effects(schema.effect_rows, schema.arity, arities, min_support)
         action = LearnedAction(schema.name, schema.arity, pre, effects)
         learned[slot] = action
@@ -302,7 +322,7 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
             unexplained_failures=len(uncovered), unexplained_examples=examples,
             contradicting_successes=len(succ) - ok_succ, effect_issues=issues,
             static_candidates=tuple(literal_text(lit, names) for lit in static_candidates),
-            evidence=evidence))
+            evidence=evidence, conservative=conservative and not safe))
     for name, arity in sorted(expected):
         slot = (key(aliases.get(name_key(name), name)), arity)
         if slot not in schemas:
@@ -319,5 +339,6 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
         domain = typed_domain(domain, types_from, types, seen)
     report = InductionReport(grouped.count, tuple(files), tuple(reports), tuple(sorted(static)),
                              {"min_support": min_support, "noise": noise,
-                              "keep_static": keep_static, "domain_name": domain_name})
+                              "keep_static": keep_static, "domain_name": domain_name,
+                              "safe": safe, "min_successes": min_successes})
     return InductionResult(domain, report, learned, aliases)

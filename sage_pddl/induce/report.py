@@ -62,6 +62,9 @@ class ActionReport:
     static_candidates: tuple[str, ...] = ()
     in_domain: bool = True
     evidence: tuple[Evidence, ...] = ()
+    conservative: bool = False
+    """Too few successes to generalise from: its preconditions are every literal that held in
+    all of them (safe), not the few that explain the failures."""
 
     @property
     def support(self) -> int:
@@ -78,7 +81,7 @@ class ActionReport:
                 "contradicting_successes": self.contradicting_successes,
                 "effect_issues": list(self.effect_issues),
                 "static_candidates": list(self.static_candidates),
-                "in_domain": self.in_domain,
+                "in_domain": self.in_domain, "conservative": self.conservative,
                 "evidence": [{"literal": e.literal, "held": e.held, "observed": e.observed,
                               "unobserved": e.unobserved, "explains": e.explains}
                              for e in self.evidence]}
@@ -121,7 +124,9 @@ class InductionReport:
         if self.not_learned:
             lines.append("NOT LEARNED (no successful step logged): " + ", ".join(self.not_learned))
         for a in self.actions:
-            state = "" if a.in_domain else "  (NOT LEARNED: never succeeded)"
+            state = ("  (NOT LEARNED: never succeeded)" if not a.in_domain
+                     else "  (CONSERVATIVE: too few successes to generalise)"
+                     if a.conservative else "")
             lines.append(f"{a.name}/{a.arity}: support {a.successes}, failures {a.failures}"
                          f" (+{a.excluded} excluded), accuracy {_rate(a.accuracy)}, "
                          f"unexplained failures {a.unexplained_failures}{state}")
