@@ -57,7 +57,7 @@ from sage_pddl.induce.evaluate import (  # noqa: E402
     summarise,
     summary_table,
 )
-from sage_pddl.induce.learner import learn  # noqa: E402
+from sage_pddl.induce.learner import MIN_SUCCESSES, learn  # noqa: E402
 from sage_pddl.induce.probe import ProbeSettings  # noqa: E402
 from sage_pddl.pddl import load_domain as load_domain_file  # noqa: E402
 from sage_pddl.pddl.vocabulary import vocabulary  # noqa: E402
@@ -173,7 +173,9 @@ def evaluate(transitions, ours, reference, args, unit, written: DomainPredictor,
                        accepts=accepts, learners=trained)
         out["paper_protocol"] = {
             name: {"all": summarise(logo.predictions, name).cell_mean,
-                   "without_already_holds": summarise(logo.predictions, name, True).cell_mean}
+                   "without_already_holds": summarise(logo.predictions, name, True).cell_mean,
+                   "accuracy": summarise(logo.predictions, name).accuracy,
+                   "balanced_accuracy": summarise(logo.predictions, name).balanced_accuracy}
             for name in logo.predictions[0].predicted} if logo.predictions else {}
     everything = change(transitions) if change else transitions
     out["recovery"] = recovery(learn(everything, **settings).domain, ours, reference)
@@ -237,7 +239,7 @@ def main(argv=None) -> int:
                         help="also score the paper's protocol: leave one group out")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--min-support", type=int, default=1)
-    parser.add_argument("--min-successes", type=int, default=1,
+    parser.add_argument("--min-successes", type=int, default=MIN_SUCCESSES,
                         help="the learner's --min-successes (fewer: learned conservative)")
     parser.add_argument("--hide", type=float, nargs="+", default=[0.1, 0.3])
     parser.add_argument("--rows", nargs="+", default=["clean", "noise"],

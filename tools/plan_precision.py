@@ -77,32 +77,44 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", action="store_true",
                         help="only print the table of the rows already in --out")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--quiet", action="store_true", help="print nothing (rows to --out only)")
     args = parser.parse_args(argv)
     if not args.logs and not args.report:
         parser.error("--logs is required (unless --report)")
 
     out = Path(args.out)
-    rows = []
-    if out.exists():
-        rows = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
     if not args.report:
-        rows += run(args, {r["task"] for r in rows}, out)
-    verdicts = [PlanVerdict(r["task"], r["kind"], tuple(r["steps"]), r["executes"],
-                            r["accepted"]) for r in rows if r.get("counted", True)]
-    summary = precision_summary(verdicts)
+        run(args, {r["task"] for r in read_rows(out)}, out)
     if args.json:
-        print(json.dumps(summary, indent=2))
-        return 0
-    print(precision_table(summary, LABELS))
-    tasks = {v.task for v in verdicts}
-    kinds = sorted({v.kind for v in verdicts if v.kind != "gold"})
-    print(f"\n{len(tasks)} tasks counted; mutants refused by the simulator, by kind: " + ", ".join(
-        f"{k} {sum(1 for v in verdicts if v.kind == k and not v.executes)} of "
-        f"{sum(1 for v in verdicts if v.kind == k)}" for k in kinds))
+        print(json.dumps(precision_summary(verdicts(out)), indent=2))
+    elif not args.quiet:
+        print(table(out))
     return 0
 
 
-def run(args: argparse.Namespace, done: set[str], out: Path) -> list[dict]:
+def read_rows(out: Path) -> list[dict]:
+    if not out.exists():
+        return []
+    return [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+
+
+def verdicts(out: Path) -> list[PlanVerdict]:
+    return [PlanVerdict(r["task"], r["kind"], tuple(r["steps"]), r["executes"], r["accepted"])
+            for r in read_rows(out) if r.get("counted", True)]
+
+
+def table(out: Path) -> str:
+    """The Markdown table of the rows in `out`, and the refused mutants by kind."""
+    rows = verdicts(out)
+    kinds = sorted({v.kind for v in rows if v.kind != "gold"})
+    tasks = len({v.task for v in rows})
+    return (precision_table(precision_summary(rows), LABELS) + f"\n\n{tasks} tasks counted; "
+            "mutants the simulator refuses, by kind: " + ", ".join(
+                f"{k} {sum(1 for v in rows if v.kind == k and not v.executes)} of "
+                f"{sum(1 for v in rows if v.kind == k)}" for k in kinds) + ".")
+
+
+def run(args: argparse.Namespace, done: set[str], out: Path) -> None:
     # optional extra 'virtualhome' (EAI's evaluator)
     from sage_pddl.bench.eai import score_plan
     from sage_pddl.env.virtualhome import eai_gold_pddl_plans, require_eai
@@ -113,7 +125,6 @@ def run(args: argparse.Namespace, done: set[str], out: Path) -> list[dict]:
     gold = eai_gold_pddl_plans()
     tasks = [t for t in load_taskset("virtualhome") if t.task_id in gold][:args.limit]
     transitions = list(read_logs([args.logs]))
-    made: list[dict] = []
     with out.open("a") as sink:
         for fold in folds(sorted({t.task_id for t in tasks}), args.folds, args.seed):
             todo = [t for t in tasks if t.task_id in fold and t.task_id not in done]
@@ -130,7 +141,6 @@ def run(args: argparse.Namespace, done: set[str], out: Path) -> list[dict]:
                     row = {"task": task.task_id, "counted": False, "kind": "gold",
                            "steps": gold[task.task_id], "executes": False, "accepted": {}}
                     sink.write(json.dumps(row) + "\n")
-                    made.append(row)
                     continue
                 problem = task_problem(task, hand)
                 objects = {key(o.name): (o.types[0] if o.types else "object")
@@ -145,10 +155,9 @@ def run(args: argparse.Namespace, done: set[str], out: Path) -> list[dict]:
                                 for d in (induced, hand, bare, safe)}
                     row = PlanVerdict(task.task_id, kind, steps, executes, accepted).to_json()
                     sink.write(json.dumps(row) + "\n")
-                    made.append(row)
                 sink.flush()
-                print(f"{task.task_id}: {len(plans)} plans", file=sys.stderr, flush=True)
-    return made
+                if not args.quiet:
+                    print(f"{task.task_id}: {len(plans)} plans", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

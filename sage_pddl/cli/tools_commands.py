@@ -79,9 +79,6 @@ def cmd_collect(args: argparse.Namespace) -> int:
 
 # --- induce ---------------------------------------------------------------------------------
 
-MIN_SUCCESSES = 1
-"""`induce --min-successes` by default."""
-
 def _induce_progress(args: argparse.Namespace):
     """The count of transitions read, on stderr while `induce` reads its logs: only when stderr
     is a terminal, and not with --no-progress or --json (the rule of every command's bar)."""
@@ -104,7 +101,8 @@ def cmd_induce(args: argparse.Namespace) -> int:
         result = induce(args.logs, domain_name=args.domain_name, min_support=args.min_support,
                         noise=args.noise, keep_static=args.keep_static, aliases_from=aliases,
                         types_from=types_from, safe=args.safe,
-                        min_successes=args.min_successes,
+                        **{name: getattr(args, name) for name in ("min_successes", "exceptions")
+                           if getattr(args, name) is not None},
                         progress=None if bar.disable else lambda count: bar.update(1))
     if args.explain:
         print(explain(result, args.explain))
@@ -293,10 +291,15 @@ def register(add_command: AddCommand) -> None:
                         "precondition may then be false in a few successes, and is kept only "
                         "when it explains more failures than it contradicts (default 0: it "
                         "holds in every success)")
-    p.add_argument("--min-successes", type=whole_number(1), default=MIN_SUCCESSES,
+    p.add_argument("--min-successes", type=whole_number(1), default=None,
                    help="an action with fewer logged successes is learned conservative: every "
                         "literal that held in all of them is required, and its comment says so "
-                        f"(default {MIN_SUCCESSES})")
+                        "(default: the learner's, learner.MIN_SUCCESSES)")
+    p.add_argument("--exceptions", type=float, default=None, metavar="SHARE",
+                   help="share of an action's successes a precondition may be false in (a "
+                        "simulator's exceptions, mislabels), in [0, 0.5]; it is kept only when "
+                        "it explains more failures than the successes it contradicts (default: "
+                        "the learner's, learner.EXCEPTIONS; 0: it holds in every success)")
     p.add_argument("--safe", action="store_true",
                    help="learn every action so (the safe learner of SAM learning: it never "
                         "accepts a step unlike every success seen)")

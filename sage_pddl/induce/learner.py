@@ -9,20 +9,33 @@ literals (a fact naming the same object twice gives every lifting). Negative lit
 every predicate observed in the logs (with its arity) applied to the parameters.
 
 Preconditions. A candidate is a literal (positive or negated) over the parameters, or a 0-ary
-fact, that holds in every successful transition where its atom was observed. From those, a
-greedy set cover keeps the literals needed to explain the failures: each chosen literal is false
-in as many not yet explained failures as possible (at least `min_support` of them), ties going
-to the literal that holds in more successes, then to positive literals, then by name; a final
-pass drops any chosen literal whose failures stay explained without it. A failure that no
-candidate explains is reported as *unexplained* (it failed for a reason the logged state does not
-show, or the data is noisy). Failures that are not about preconditions at all (unknown objects or
-actions, wrong arity, injected failures, vanished objects) are excluded and counted.
+fact, that holds in all but a share `exceptions` (default `EXCEPTIONS`, a half) of the
+successful transitions where its atom was observed: a real simulator has exceptions (EAI's
+executor lets a `touch` succeed when the character is not logged next to its target), so a
+literal that explains nearly every failure is not thrown out for a few successes it
+contradicts. From those, a greedy set cover keeps the literals needed to explain the failures:
+each pick's gain is the failures it newly explains less the successes it newly contradicts
+(at least `min_support`), ties going to the literal that holds in more successes, then to
+positive literals, then by name; a final pass drops any chosen literal whose failures stay
+explained without it. So a literal is kept only when it explains more than it contradicts. A
+failure that no candidate explains is reported as *unexplained* (it failed for a reason the
+logged state does not show, or the data is noisy). Failures that are not about preconditions at
+all (unknown objects or actions, wrong arity, injected failures, vanished objects) are excluded
+and counted. With `exceptions=0` a candidate holds in every success (the strict learner).
+
+Too little evidence. An action with fewer than `min_successes` successes is *conservative*:
+its preconditions are every literal that held in all of them (`safe_literals`), not the few
+that explain the failures, and the report and the domain's comment say so. `safe=True` learns
+every action so: the safe learner of SAM learning (Juba, Le and Stern 2021), which never
+accepts a step unlike every success seen.
 
 Label noise. `noise` is the rate at which logged outcomes may be mislabelled. Per action, the
 share of its successes that may be mislabelled failures is bounded (`mislabelled_successes`: a
-rare outcome is swamped by flips of the common one); a candidate must hold in all but that share
-of the successes, and a pick's gain is the failures it newly explains less the successes it newly
-contradicts, so a literal is kept only when it explains more than it contradicts.
+rare outcome is swamped by flips of the common one), and a candidate may be false in that
+share of the successes when it is larger than `exceptions`. An action whose successes are no
+more than `NOISE_SWAMPED` times the noise rate of its evidence is not learned (reported so):
+flipped failures alone would give that many successes, and preconditions learned from them
+accept steps at random.
 
 Partial observability. A transition's `unknown` facts were not observed before the step: a
 literal about one of them neither holds nor fails there (it explains no failure, contradicts no
@@ -74,6 +87,14 @@ from .lifting import (
 )
 from .report import ActionReport, Evidence, Example, InductionReport
 from .to_pddl import effect_text, learned_domain, typed_domain
+
+EXCEPTIONS = 0.5
+"""The share of an action's successes a precondition may be false in, by default (`learn`)."""
+NOISE_SWAMPED = 2.0
+"""With label noise `r`, an action with at most `NOISE_SWAMPED * r` of its evidence successful
+is not learned: that many successes are what flipped failures alone would give."""
+MIN_SUCCESSES = 1
+"""The successes below which an action is learned conservative (`learn(min_successes=...)`)."""
 
 # Failure codes that say nothing about preconditions over the logged state.
 EXCLUDED_CODES = frozenset({
@@ -216,7 +237,8 @@ def safe_literals(support: Mapping[Literal, int], observed: Mapping[LiftedAtom, 
 
 
 def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: set[str],
-                         noise: float, min_support: int, keep_static: bool, safe: bool):
+                         noise: float, min_support: int, keep_static: bool, safe: bool,
+                         exceptions: float):
     variables = list(range(schema.arity))
     atoms = universe(arities, variables)
     succ = [pre for pre, _hidden in schema.successes]
@@ -231,7 +253,7 @@ def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: se
         observed[atom] = len(seen)
         support[Literal(True, atom.predicate, atom.slots)] = true_count
         support[Literal(False, atom.predicate, atom.slots)] = len(seen) - true_count
-    tolerance = mislabelled_successes(noise, len(succ), len(fail))
+    tolerance = max(exceptions, mislabelled_successes(noise, len(succ), len(fail)))
     candidates = [lit for lit, n in support.items()
                   if n > 0 and n >= (1.0 - tolerance) * observed[lit.atom] - 1e-9]
     costs = None
@@ -271,7 +293,8 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
                          | None) = None,
           expected: Iterable[tuple[str, int]] = (),
           progress: Callable[[int], None] | None = None, safe: bool = False,
-          min_successes: int = 1) -> InductionResult:
+          min_successes: int = MIN_SUCCESSES, exceptions: float = EXCEPTIONS
+          ) -> InductionResult:
     """Learn a domain from transitions (see the module docstring), reading them once (they
     may stream from the logs). With `types_from`, the domain is written in that domain's types
     and predicate declarations (`typed_domain`), each object typed by `object_types` (object ->
@@ -279,9 +302,13 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
     the domain should have; one the logs never show is reported as not learned.
     `progress(count)` is called after each transition read. `safe`: every action's
     preconditions are `safe_literals` (the safe learner); `min_successes`: an action with
-    fewer successes is learned so, and marked `conservative` in the report."""
+    fewer successes is learned so, and marked `conservative` in the report; `exceptions`: the
+    share of an action's successes a precondition may be false in (0: every one)."""
     if min_support < 1:
         raise SageError(f"--min-support must be at least 1, not {min_support}")
+    if not 0.0 <= exceptions <= 0.5:
+        raise SageError(f"--exceptions must be in [0, 0.5] (a share of an action's successes), "
+                        f"not {exceptions}")
     if min_successes < 1:
         raise SageError(f"--min-successes must be at least 1, not {min_successes}")
     if not 0.0 <= noise < 0.5:
@@ -304,9 +331,17 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
                 unexplained_failures=0, in_domain=False,
                 effect_issues=("no successful transition: effects unknown",)))
             continue
+        evidence_total = len(schema.successes) + len(schema.failures)
+        if len(schema.successes) <= NOISE_SWAMPED * noise * evidence_total:
+            reports.append(ActionReport(
+                schema.name, schema.arity, len(schema.successes), len(schema.failures),
+                schema.excluded, accuracy=None, preconditions=(), effects=(),
+                unexplained_failures=0, in_domain=False,
+                effect_issues=("no more successes than label noise explains",)))
+            continue
         conservative = safe or len(schema.successes) < min_successes
         pre, uncovered, static_candidates, succ, fail, evidence = _learn_preconditions(
-            schema, arities, static, noise, min_support, keep_static, conservative)
+            schema, arities, static, noise, min_support, keep_static, conservative, exceptions)
         effects, issues = learn_effects(schema.effect_rows, schema.arity, arities, min_support)
         action = LearnedAction(schema.name, schema.arity, pre, effects)
         learned[slot] = action
@@ -340,5 +375,6 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
     report = InductionReport(grouped.count, tuple(files), tuple(reports), tuple(sorted(static)),
                              {"min_support": min_support, "noise": noise,
                               "keep_static": keep_static, "domain_name": domain_name,
-                              "safe": safe, "min_successes": min_successes})
+                              "safe": safe, "min_successes": min_successes,
+                              "exceptions": exceptions})
     return InductionResult(domain, report, learned, aliases)
