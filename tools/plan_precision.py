@@ -33,6 +33,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from induce_plans import folds, task_id_of  # noqa: E402  (the same folds of the tasks)
 
 from sage_pddl.domains import load_domain  # noqa: E402
 from sage_pddl.induce import induce_from, read_logs  # noqa: E402
@@ -53,16 +56,6 @@ LABELS = {INDUCED: "induced (--noise 0.05, held-out logs)",
           "virtualhome": "EAI's hand-written domain (bundled virtualhome)",
           "virtualhome-no-preconditions": "no preconditions",
           SAFE: "safe learner (SAM: every literal true in all successes)"}
-
-
-def task_id_of(ref: str) -> str:
-    return ref.rpartition("#")[2]
-
-
-def folds(task_ids: list[str], count: int, seed: int) -> list[list[str]]:
-    shuffled = sorted(task_ids)
-    random.Random(seed).shuffle(shuffled)
-    return [shuffled[k::count] for k in range(count)]
 
 
 def main(argv: list[str] | None = None) -> int:
