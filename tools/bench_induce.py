@@ -113,7 +113,8 @@ def main(argv=None) -> int:
            "induce_seconds": round(induce_seconds, 1), "holdout": args.holdout,
            "folds": rows, "overall": total.to_json(),
            "per_action": {n: s.to_json() for n, s in sorted(per_action.items())},
-           "in_sample_accuracy": round(full.report.accuracy, 4),
+           "in_sample_accuracy": (None if full.report.accuracy is None
+                                  else round(full.report.accuracy, 4)),
            "reference_literals": ref_total, "recovered": recovered, "extra": extra,
            "preconditions": [m.to_json() for m in matches],
            "baselines": summary_table(compared.predictions),
@@ -146,7 +147,7 @@ def main(argv=None) -> int:
     for name, s in sorted(per_action.items()):
         print(f"  {name:<10} n={s.total:>5} acc={s.accuracy:.3f} failP={s.precision:.3f} "
               f"failR={s.recall:.3f}")
-    print(f"\ninduced on all: in-sample accuracy {full.report.accuracy:.3f}")
+    print(f"\ninduced on all: in-sample accuracy {full.report.to_json()['accuracy']}")
     print(f"preconditions vs {args.domain}.pddl: {recovered}/{ref_total} reference literals "
           f"recovered, {extra} extra")
     for m in matches:

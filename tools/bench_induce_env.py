@@ -57,13 +57,14 @@ from sage_pddl.induce.evaluate import (  # noqa: E402
     summarise,
     summary_table,
 )
-from sage_pddl.induce.learner import learn  # noqa: E402
+from sage_pddl.induce.learner import MIN_SUCCESSES, learn  # noqa: E402
 from sage_pddl.induce.probe import ProbeSettings  # noqa: E402
 from sage_pddl.pddl import load_domain as load_domain_file  # noqa: E402
 from sage_pddl.pddl.vocabulary import vocabulary  # noqa: E402
 from sage_pddl.tasks import load_taskset, task_problem  # noqa: E402
 
 NOISE_RATES = (0.05, 0.10, 0.20)
+SAFE = "safe learner (SAM)"
 
 
 def reference_domain(args):
@@ -149,10 +150,13 @@ def evaluate(transitions, ours, reference, args, unit, written: DomainPredictor,
     baselines and the hand-written domain (`written`) on the same clean held-out transitions;
     with `--paper-groups`, the paper's protocol too (leave-one-group-out, unweighted mean
     over action x group); and the preconditions of the domain induced on everything."""
-    settings = {"noise": noise, "min_support": args.min_support, "keep_static": keep_static}
+    settings = {"noise": noise, "min_support": args.min_support, "keep_static": keep_static,
+                "min_successes": args.min_successes}
 
     def train(ts):
         return learn(ts, **settings)
+
+    trained = {SAFE: lambda ts: learn(ts, safe=True)}
 
     def changed(folds):  # the training data changed, for the learner and the baselines alike
         return ((name, change(ts) if change else ts, test) for name, ts, test in folds)
@@ -160,16 +164,18 @@ def evaluate(transitions, ours, reference, args, unit, written: DomainPredictor,
     label = f"hand-written {ours.name}"
     accepts, changes = {label: written.accepts}, {label: written.changes}
     ours_run = heldout(changed(folds_of(transitions, args.folds, args.seed, unit)), train,
-                       accepts=accepts, changes=changes)
+                       accepts=accepts, changes=changes, learners=trained)
     out = {"preconditions": summary_table(ours_run.predictions),
            "effects": effect_table(ours_run.next_states)}
     if args.paper_groups:
         group = category_of(args) if args.paper_groups == "category" else (lambda ref: ref)
         logo = heldout(changed(holdout_by(transitions, lambda t: group(t.task))), train,
-                       accepts=accepts)
+                       accepts=accepts, learners=trained)
         out["paper_protocol"] = {
             name: {"all": summarise(logo.predictions, name).cell_mean,
-                   "without_already_holds": summarise(logo.predictions, name, True).cell_mean}
+                   "without_already_holds": summarise(logo.predictions, name, True).cell_mean,
+                   "accuracy": summarise(logo.predictions, name).accuracy,
+                   "balanced_accuracy": summarise(logo.predictions, name).balanced_accuracy}
             for name in logo.predictions[0].predicted} if logo.predictions else {}
     everything = change(transitions) if change else transitions
     out["recovery"] = recovery(learn(everything, **settings).domain, ours, reference)
@@ -233,6 +239,8 @@ def main(argv=None) -> int:
                         help="also score the paper's protocol: leave one group out")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--min-support", type=int, default=1)
+    parser.add_argument("--min-successes", type=int, default=MIN_SUCCESSES,
+                        help="the learner's --min-successes (fewer: learned conservative)")
     parser.add_argument("--hide", type=float, nargs="+", default=[0.1, 0.3])
     parser.add_argument("--rows", nargs="+", default=["clean", "noise"],
                         choices=["clean", "static", "noise", "hidden"],

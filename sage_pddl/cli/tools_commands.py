@@ -79,6 +79,16 @@ def cmd_collect(args: argparse.Namespace) -> int:
 
 # --- induce ---------------------------------------------------------------------------------
 
+def _induce_progress(args: argparse.Namespace):
+    """The count of transitions read, on stderr while `induce` reads its logs: only when stderr
+    is a terminal, and not with --no-progress or --json (the rule of every command's bar)."""
+    from tqdm import tqdm  # start-up time: imported when the command runs
+
+    return tqdm(desc="induce: transitions read", unit=" transitions", file=sys.stderr,
+                dynamic_ncols=True, leave=False, mininterval=0.5,
+                disable=args.no_progress or args.json or not sys.stderr.isatty())
+
+
 def cmd_induce(args: argparse.Namespace) -> int:
     from ..induce import induce  # start-up time: imported when the command runs
     from ..induce.review import explain, reviewed_text  # start-up time: as above
@@ -87,24 +97,42 @@ def cmd_induce(args: argparse.Namespace) -> int:
     if args.aliases:
         aliases = load_domain_arg(args.aliases, args)
     types_from = load_domain_arg(args.types_from, args) if args.types_from else None
-    result = induce(args.logs, domain_name=args.domain_name, min_support=args.min_support,
-                    noise=args.noise, keep_static=args.keep_static, aliases_from=aliases,
-                    types_from=types_from)
+    with _induce_progress(args) as bar:
+        result = induce(args.logs, domain_name=args.domain_name, min_support=args.min_support,
+                        noise=args.noise, keep_static=args.keep_static, aliases_from=aliases,
+                        types_from=types_from, safe=args.safe,
+                        **{name: getattr(args, name) for name in ("min_successes", "exceptions")
+                           if getattr(args, name) is not None},
+                        progress=None if bar.disable else lambda count: bar.update(1))
     if args.explain:
         print(explain(result, args.explain))
         return EXIT_OK
-    text = reviewed_text(result)
-    if args.out:
-        try:
-            Path(args.out).write_text(text, encoding="utf-8")
-        except OSError as error:
-            raise SageError(f"--out {args.out}: cannot write: {error.strerror or error}") from None
     if args.report:
         try:
             Path(args.report).write_text(json.dumps(result.report.to_json(), indent=2),
                                          encoding="utf-8")
         except OSError as error:
             raise SageError(f"--report {args.report}: cannot write: {error.strerror or error}") from None
+    missing = result.report.not_learned
+    if not result.domain.actions or (missing and not args.allow_missing):
+        # a domain missing actions is not written: its gate would refuse every step of them
+        # as unknown, and a reader of the file could not tell it from a complete one
+        if not args.quiet:
+            err(result.report.render())
+        if not result.domain.actions:
+            err("error: no action was learned: no logged step of any action succeeded; "
+                "no domain written")
+        else:
+            err(f"error: {len(missing)} action(s) not learned, the logs hold no successful step "
+                f"of them: {', '.join(missing)}; no domain written (collect more, or pass "
+                "--allow-missing to write a domain without them)")
+        return EXIT_INVALID
+    text = reviewed_text(result)
+    if args.out:
+        try:
+            Path(args.out).write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise SageError(f"--out {args.out}: cannot write: {error.strerror or error}") from None
     if args.json:
         print(json.dumps({"domain": text, "report": result.report.to_json()}, indent=2))
     else:
@@ -112,15 +140,6 @@ def cmd_induce(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
         if not args.quiet:
             err(result.report.render())
-    missing = result.report.not_learned
-    if not result.domain.actions:
-        err("error: no action was learned: no logged step of any action succeeded")
-        return EXIT_INVALID
-    if missing and not args.allow_missing:
-        err(f"error: {len(missing)} action(s) not learned, the logs hold no successful step "
-            f"of them: {', '.join(missing)} (collect more, or pass --allow-missing to accept "
-            "a domain without them)")
-        return EXIT_INVALID
     return EXIT_OK
 
 
@@ -272,6 +291,18 @@ def register(add_command: AddCommand) -> None:
                         "precondition may then be false in a few successes, and is kept only "
                         "when it explains more failures than it contradicts (default 0: it "
                         "holds in every success)")
+    p.add_argument("--min-successes", type=whole_number(1), default=None,
+                   help="an action with fewer logged successes is learned conservative: every "
+                        "literal that held in all of them is required, and its comment says so "
+                        "(default: the learner's, learner.MIN_SUCCESSES)")
+    p.add_argument("--exceptions", type=float, default=None, metavar="SHARE",
+                   help="share of an action's successes a precondition may be false in (a "
+                        "simulator's exceptions, mislabels), in [0, 0.5]; it is kept only when "
+                        "it explains more failures than the successes it contradicts (default: "
+                        "the learner's, learner.EXCEPTIONS; 0: it holds in every success)")
+    p.add_argument("--safe", action="store_true",
+                   help="learn every action so (the safe learner of SAM learning: it never "
+                        "accepts a step unlike every success seen)")
     p.add_argument("--keep-static", action="store_true",
                    help="also keep every static unary literal true in all successes (type-like)")
     p.add_argument("--aliases", default=None, metavar="DOMAIN",
@@ -284,10 +315,13 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--explain", default=None, metavar="ACTION",
                    help="print the evidence for each literal of this action instead of the domain")
     p.add_argument("--allow-missing", action="store_true",
-                   help="exit 0 even when some actions could not be learned (no success logged)")
+                   help="write the domain (exit 0) even when some actions could not be learned "
+                        "(no success logged); without it such a domain is not written (exit 1)")
     p.add_argument("--report", default=None, help="also write the report as JSON to this file")
     p.add_argument("-q", "--quiet", action="store_true", help="no report on stderr")
     p.add_argument("--json", action="store_true", help="print {domain, report} as JSON")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no count of the transitions read on stderr (shown only on a terminal)")
 
     p = add_command("rule-deletion", cmd_rule_deletion,
                 "Delete each precondition rule of a domain in turn: the injected violations the "

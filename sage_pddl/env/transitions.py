@@ -25,12 +25,23 @@ A failed step normally has `post == pre` (an injected disappearance is the excep
 vanishes before the step runs, so `pre` already lacks it). Readers ignore unknown keys; `v` is the
 format version (absent means 1).
 
-`TransitionLog` writes, `read_transitions` reads (raising `TransitionLogError` with file:line on
-a malformed record). docs/transitions.md documents the same format.
+Compact records (`"v": 2`, what `TransitionLog` writes). A state of a thousand facts written
+twice per step made logs large and their readers larger, so a log file stores each state as
+its change from the one before. Every record names its `writer` (one per `TransitionLog`, a
+random id, so writers appending to one file stay apart); `pre` is a full list in a writer's
+first record and otherwise `{"add": [...], "del": [...]}` against the `post` of that writer's
+previous record; `post` is `{"add": [...], "del": [...]}` against the record's own `pre`. A
+full list is accepted anywhere a change is. `Transition.to_json` (the thor server's wire form)
+stays version 1, self-contained.
+
+`TransitionLog` writes, `read_transitions` reads both versions (raising `TransitionLogError`
+with file:line on a malformed record), holding one state per writer. docs/transitions.md
+documents the same format.
 """
 from __future__ import annotations
 
 import json
+import secrets
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -44,6 +55,9 @@ from sage_pddl.pddl.model import PlanStep
 from .base import Fact, format_fact, parse_fact, step_json
 
 FORMAT_VERSION = 1
+"""The self-contained record: both states in full."""
+COMPACT_VERSION = 2
+"""The record `TransitionLog` writes: states as changes (the module docstring)."""
 
 
 class TransitionLogError(SageError):
@@ -89,26 +103,101 @@ class Transition:
     def deleted(self) -> frozenset[Fact]:
         return self.pre - self.post
 
-    def to_json(self) -> dict:
-        return {"v": FORMAT_VERSION, "task": self.task, "env": self.env, "domain": self.domain,
+    def header_json(self) -> dict:
+        """Every field of the record but the version and the states (`pre`, `post`)."""
+        return {"task": self.task, "env": self.env, "domain": self.domain,
                 "episode": self.episode, "step": self.step,
                 "action": {"action": self.action.action, "args": list(self.action.args),
                            "text": self.action.text},
-                "pre": sorted(format_fact(f) for f in self.pre),
                 "success": self.success, "code": self.code, "message": self.message,
-                "post": sorted(format_fact(f) for f in self.post), "ts": self.ts,
-                **({"unknown": sorted(format_fact(f) for f in self.unknown)}
-                   if self.unknown else {})}
+                "ts": self.ts,
+                **({"unknown": fact_list(self.unknown)} if self.unknown else {})}
+
+    def to_json(self) -> dict:
+        """The self-contained record (version 1): both states written in full."""
+        return {"v": FORMAT_VERSION, **self.header_json(), "pre": fact_list(self.pre),
+                "post": fact_list(self.post)}
 
     @classmethod
     def from_json(cls, data: Any) -> Transition:
+        """Read a self-contained record (version 1); `read_transitions` also reads the compact
+        records of version 2, whose states need the records before them."""
+        return StateChain().transition(data)
+
+    @classmethod
+    def from_fields(cls, data: dict, pre: frozenset[Fact], post: frozenset[Fact],
+                    unknown: frozenset[Fact]) -> Transition:
+        """A transition from a record's checked fields and its states, already read."""
+        action = data["action"]
+        code = data.get("code")
+        return cls(task=data["task"], env=data["env"], domain=data["domain"], step=data["step"],
+                   action=StepAction(action["action"], tuple(action.get("args", [])),
+                                     str(action.get("text", ""))),
+                   pre=pre, success=data["success"], message=str(data.get("message", "")),
+                   post=post, ts=float(data.get("ts", 0.0)),
+                   code=None if code is None else str(code),
+                   episode=int(data.get("episode", 0)), unknown=unknown)
+
+
+def fact_list(facts: Iterable[Fact]) -> list[str]:
+    """Facts as a record writes them: `(predicate arg ...)`, sorted."""
+    return sorted(format_fact(f) for f in facts)
+
+
+def state_change(before: frozenset[Fact], after: frozenset[Fact]) -> dict[str, list[str]]:
+    """`after` written as its change from `before` (a compact record's state)."""
+    return {"add": fact_list(after - before), "del": fact_list(before - after)}
+
+
+_HEADER_FIELDS = (("task", str), ("env", str), ("domain", str), ("step", int), ("action", dict),
+                  ("success", bool))
+
+
+class StateChain:
+    """Reads records in file order, resolving each compact state against the state it changes:
+    holds the last `post` of each writer, and one parsed copy of each fact (a log's states
+    share their facts, so a thousand-fact state costs a table of references)."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, frozenset[Fact]] = {}
+        self._facts: dict[str, Fact] = {}
+
+    def _facts_of(self, values: Any, field_name: str) -> frozenset[Fact]:
+        if not isinstance(values, list):
+            raise ValueError(f"field {field_name!r} must be a list of facts")
+        facts = []
+        for value in values:
+            fact = self._facts.get(value) if isinstance(value, str) else None
+            if fact is None:
+                fact = parse_fact(value)
+                if isinstance(value, str):
+                    self._facts[value] = fact
+            facts.append(fact)
+        return frozenset(facts)
+
+    def _state(self, value: Any, base: frozenset[Fact] | None, field_name: str,
+               base_name: str) -> frozenset[Fact]:
+        if isinstance(value, list):
+            return self._facts_of(value, field_name)
+        if not isinstance(value, dict):
+            raise ValueError(f"field {field_name!r} must be a list of facts or a change "
+                             '{"add": [...], "del": [...]}')
+        if base is None:
+            raise ValueError(f"field {field_name!r} is a change from {base_name}, and the file "
+                             "holds no such record before it")
+        added = self._facts_of(value.get("add", []), field_name + ".add")
+        deleted = self._facts_of(value.get("del", []), field_name + ".del")
+        return (base - deleted) | added if added or deleted else base
+
+    def transition(self, data: Any) -> Transition:
+        """The transition of the next record (a JSON object) of the file."""
         if not isinstance(data, dict):
             raise ValueError("a record must be a JSON object")
         version = data.get("v", 1)
-        if version != FORMAT_VERSION:
-            raise ValueError(f"format version {version!r} is not supported (expected {FORMAT_VERSION})")
-        for name, kind in (("task", str), ("env", str), ("domain", str), ("step", int),
-                           ("action", dict), ("pre", list), ("success", bool), ("post", list)):
+        if version not in (FORMAT_VERSION, COMPACT_VERSION) or isinstance(version, bool):
+            raise ValueError(f"format version {version!r} is not supported (expected "
+                             f"{FORMAT_VERSION} or {COMPACT_VERSION})")
+        for name, kind in _HEADER_FIELDS + (("pre", object), ("post", object)):
             if name not in data:
                 raise ValueError(f"missing field {name!r}")
             if not isinstance(data[name], kind) or (kind is int and isinstance(data[name], bool)):
@@ -119,18 +208,17 @@ class Transition:
         args = action.get("args", [])
         if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
             raise ValueError("field 'action.args' must be a list of strings")
-        code = data.get("code")
-        unknown = data.get("unknown", [])
-        if not isinstance(unknown, list):
-            raise ValueError("field 'unknown' must be a list of facts")
-        return cls(task=data["task"], env=data["env"], domain=data["domain"], step=data["step"],
-                   action=StepAction(action["action"], tuple(args), str(action.get("text", ""))),
-                   pre=frozenset(parse_fact(f) for f in data["pre"]),
-                   success=data["success"], message=str(data.get("message", "")),
-                   post=frozenset(parse_fact(f) for f in data["post"]),
-                   ts=float(data.get("ts", 0.0)), code=None if code is None else str(code),
-                   episode=int(data.get("episode", 0)),
-                   unknown=frozenset(parse_fact(f) for f in unknown))
+        writer = data.get("writer", "")
+        if version == COMPACT_VERSION and (not isinstance(writer, str) or not writer):
+            raise ValueError("field 'writer' must be a non-empty string in a version 2 record")
+        previous = self._last.get(writer) if version == COMPACT_VERSION else None
+        pre = self._state(data["pre"], previous, "pre",
+                          f"the previous record of writer {writer!r}")
+        post = self._state(data["post"], pre, "post", "'pre'")
+        unknown = self._facts_of(data.get("unknown", []), "unknown")
+        if version == COMPACT_VERSION:
+            self._last[writer] = post
+        return Transition.from_fields(data, pre, post, unknown)
 
 
 def make_transition(*, task: str, env: str, domain: str, step: int, plan_step: PlanStep,
@@ -144,14 +232,18 @@ def make_transition(*, task: str, env: str, domain: str, step: int, plan_step: P
 
 
 class TransitionLog:
-    """Appends transitions to a JSONL file, one flushed line per record.
+    """Appends transitions to a JSONL file, one flushed line per compact record (version 2).
 
     The file is opened in append mode (runs resume; several episodes share one file) and its
-    parent folder is created. Use as a context manager or call `close()`.
+    parent folder is created. Each log is one writer (a random id in every record): its first
+    record holds the full state, the others only what changed. Use as a context manager or
+    call `close()`.
     """
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        self.writer = secrets.token_hex(4)
+        self._last: frozenset[Fact] | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._file = self.path.open("a", encoding="utf-8")
@@ -159,8 +251,13 @@ class TransitionLog:
             raise TransitionLogError(f"cannot open transition log {self.path}: {error}") from error
 
     def append(self, transition: Transition) -> None:
-        self._file.write(json.dumps(transition.to_json(), ensure_ascii=False) + "\n")
+        pre: Any = (fact_list(transition.pre) if self._last is None
+                    else state_change(self._last, transition.pre))
+        record = {"v": COMPACT_VERSION, "writer": self.writer, **transition.header_json(),
+                  "pre": pre, "post": state_change(transition.pre, transition.post)}
+        self._file.write(json.dumps(record, ensure_ascii=False) + "\n")
         self._file.flush()
+        self._last = transition.post
 
     def close(self) -> None:
         if not self._file.closed:
@@ -187,6 +284,7 @@ def read_transitions(path: str | Path) -> Iterator[Transition]:
         handle = path.open("rb")
     except OSError as error:
         raise TransitionLogError(f"cannot read transition log {path}: {error}") from error
+    chain = StateChain()
     with handle:
         for number, raw in enumerate(bounded_lines(handle, MAX_LINE_BYTES), start=1):
             if raw is None:
@@ -198,7 +296,7 @@ def read_transitions(path: str | Path) -> Iterator[Transition]:
             try:
                 text = decode(raw, f"{path}:{number}", "the line", max_bytes=MAX_LINE_BYTES)
                 record = load_json(text, f"{path}:{number}", "JSON")
-                yield Transition.from_json(record)
+                yield chain.transition(record)
             except PDDLSyntaxError as error:
                 raise TransitionLogError(f"{path}:{number}: error: not a transition record: "
                                          f"{error.message}") from None

@@ -14,7 +14,7 @@ and plans with them; `deletion.py` runs the rule-deletion study.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from sage_pddl.env.transitions import Transition, read_transitions
@@ -24,7 +24,7 @@ from sage_pddl.pddl.vocabulary import vocabulary
 from sage_pddl.tasks import load_task, task_problem
 
 from .learned import LearnedAction
-from .learner import InductionResult, learn
+from .learner import EXCEPTIONS, MIN_SUCCESSES, InductionResult, learn
 from .report import ActionReport, InductionReport
 
 __all__ = ["ActionReport", "InductionReport", "InductionResult", "LearnedAction", "induce",
@@ -54,9 +54,13 @@ def read_logs(paths: Iterable[str | Path]) -> Iterator[Transition]:
 
 def induce(paths: Iterable[str | Path] | str | Path, *, domain_name: str = "induced",
            min_support: int = 1, noise: float = 0.0, keep_static: bool = False,
-           aliases_from: Domain | None = None, types_from: Domain | None = None
+           aliases_from: Domain | None = None, types_from: Domain | None = None,
+           progress: Callable[[int], None] | None = None, safe: bool = False,
+           min_successes: int = MIN_SUCCESSES, exceptions: float = EXCEPTIONS
            ) -> InductionResult:
-    """Learn a domain from the transition logs under `paths` (see `learner.py`).
+    """Learn a domain from the transition logs under `paths` (see `learner.py`). The logs
+    stream through the learner: a record is read, reduced to what is learned from it, and
+    dropped, so memory grows with the distinct lifted states, not with the logs' size.
 
     `aliases_from`: a domain whose `@sage alias` annotations map logged action words to its
     canonical action names (so `Navigate` and `MoveTo` steps form one schema).
@@ -65,31 +69,40 @@ def induce(paths: Iterable[str | Path] | str | Path, *, domain_name: str = "indu
     task that logged it (the record's `task`, a task reference such as `ithor#K01`).
     Every action of `types_from` (else of `aliases_from`) the logs never show is reported as
     not learned (`InductionReport.not_learned`), beside those that never succeeded.
+    `progress(count)` is called after each transition read. `safe`, `min_successes` and
+    `exceptions`: see `learner.learn`.
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]
     files = log_files(paths)
-    transitions = [t for path in files for t in read_transitions(path)]
-    return induce_from(transitions, domain_name=domain_name, min_support=min_support,
+    return induce_from((t for path in files for t in read_transitions(path)),
+                       domain_name=domain_name, min_support=min_support,
                        noise=noise, keep_static=keep_static, aliases_from=aliases_from,
-                       types_from=types_from, files=[str(f) for f in files])
+                       types_from=types_from, files=[str(f) for f in files], progress=progress,
+                       safe=safe, min_successes=min_successes, exceptions=exceptions)
 
 
 def induce_from(transitions: Iterable[Transition], *, domain_name: str = "induced",
                 min_support: int = 1, noise: float = 0.0, keep_static: bool = False,
                 aliases_from: Domain | None = None, types_from: Domain | None = None,
-                files: Iterable[str] = ()) -> InductionResult:
-    """`induce` on transitions already read (a training fold, say)."""
-    transitions = list(transitions)
+                files: Iterable[str] = (),
+                progress: Callable[[int], None] | None = None, safe: bool = False,
+                min_successes: int = MIN_SUCCESSES, exceptions: float = EXCEPTIONS
+           ) -> InductionResult:
+    """`induce` on transitions read by the caller (a training fold, say), read once."""
     aliases = vocabulary(aliases_from).action_keys if aliases_from is not None else {}
-    object_types = (object_types_of({t.task for t in transitions}, types_from)
-                    if types_from is not None else None)
+    object_types = None
+    if types_from is not None:
+        def object_types(tasks: Iterable[str], domain: Domain = types_from) -> dict[str, str]:
+            return object_types_of(tasks, domain)
     named_by = types_from or aliases_from
     expected = ([(a.name, len(a.parameters)) for a in named_by.actions]
                 if named_by is not None else [])
     return learn(transitions, domain_name=domain_name, min_support=min_support, noise=noise,
                  keep_static=keep_static, aliases=aliases, files=list(files),
-                 types_from=types_from, object_types=object_types, expected=expected)
+                 types_from=types_from, object_types=object_types, expected=expected,
+                 progress=progress, safe=safe, min_successes=min_successes,
+                 exceptions=exceptions)
 
 
 def object_types_of(task_refs: Iterable[str], domain: Domain) -> dict[str, str]:

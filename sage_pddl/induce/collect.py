@@ -28,7 +28,8 @@ For every task of a task set, with a random generator seeded by (seed, task refe
    uniformly random steps.
 
 Candidates are every domain action applied to the problem's objects of its parameters' types
-(every tuple, or `max_tuples` sampled ones when there are more); a candidate's reason is the
+(every tuple, or `max_tuples` sampled ones when there are more), none naming one object for two
+parameters of different declared types (`probe.types_allow`); a candidate's reason is the
 environment's own answer in that state, asked through the same gate before sampling.
 
 Every executed step is logged by the environment (docs/transitions.md). Logs are written per
@@ -58,7 +59,7 @@ from sage_pddl.pddl.limits import file_name
 from sage_pddl.pddl.model import Domain, PlanStep
 from sage_pddl.tasks import normalize_steps, task_problem
 
-from .probe import ProbeSettings, TypedObjects, probe_task, task_random
+from .probe import ProbeSettings, TypedObjects, probe_task, task_random, types_allow
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,8 @@ def _candidates(domain: Domain, objects: TypedObjects, rng: random.Random,
             tuples = sorted({tuple(rng.choice(pool) for pool in pools)
                              for _ in range(max_tuples * 3)})[:max_tuples]
         for args in tuples:
-            steps.append(PlanStep(action.name, tuple(args), 0, " ".join([action.name, *args])))
+            if types_allow(action, args):
+                steps.append(PlanStep(action.name, tuple(args), 0, " ".join([action.name, *args])))
     return steps
 
 

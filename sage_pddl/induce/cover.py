@@ -16,10 +16,18 @@ from .lifting import (
     Literal,
     any_satisfies,
     description,
-    holds,
     literal_order,
     split_clause,
 )
+
+
+def _violating(literal: Literal, instances: Sequence[frozenset[LiftedAtom]],
+               unseen: Sequence[frozenset[LiftedAtom]]) -> set[int]:
+    """The instances where `literal` is observed false (`holds`, with the atom made once)."""
+    atom = literal.atom
+    if literal.positive:
+        return {i for i, atoms in enumerate(instances) if atom not in atoms and atom not in unseen[i]}
+    return {i for i, atoms in enumerate(instances) if atom in atoms and atom not in unseen[i]}
 
 
 def greedy_cover(candidates: Iterable[Literal], to_explain: Sequence[frozenset[LiftedAtom]],
@@ -36,9 +44,7 @@ def greedy_cover(candidates: Iterable[Literal], to_explain: Sequence[frozenset[L
     weights = list(weights) if weights is not None else [1] * len(to_explain)
     candidates = sorted(set(candidates), key=literal_order)
     unseen = list(hidden) if hidden is not None else [frozenset()] * len(to_explain)
-    violates = {c: {i for i, atoms in enumerate(to_explain)
-                    if c.atom not in unseen[i] and not holds(c, atoms)}
-                for c in candidates}
+    violates = {c: _violating(c, to_explain, unseen) for c in candidates}
     costs = costs or {}
     uncovered = set(range(len(to_explain)))
     contradicted: set[int] = set()

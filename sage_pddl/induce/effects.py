@@ -26,7 +26,9 @@ that names two non-argument objects, is reported, never guessed.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from sage_pddl.env.transitions import Transition
 from sage_pddl.pddl.model import key
@@ -35,6 +37,7 @@ from .cover import learn_conditions
 from .learned import LearnedEffect
 from .lifting import (
     EXTRA,
+    Fact,
     LiftedAtom,
     Literal,
     arg_binding,
@@ -68,10 +71,69 @@ def _split_by_change(atom, positive: bool, transitions) -> tuple[list, list]:
             missed.append(pre)
     return happened, missed
 
-def learn_effects(successes: Sequence[Transition], arity: int, arities: Mapping[str, int],
+@dataclass(frozen=True)
+class EffectRow:
+    """A successful transition as effect learning reads it, without its ground states (so a
+    log's successes fit in memory): the states lifted over the arguments (`pre`, `post`,
+    `unobserved`), the pre-state lifted with "some other object" (`some`), the changes of one
+    object that is not an argument (`extra_changes`: (atom over ?o, added)), the predicates of
+    changes naming two such objects, and, per other object of the states in name order, the
+    (pre, post, unobserved) triple lifted with that object as ?o (`per_object`)."""
+
+    pre: frozenset[LiftedAtom]
+    post: frozenset[LiftedAtom]
+    unobserved: frozenset[LiftedAtom]
+    some: frozenset[LiftedAtom]
+    extra_changes: tuple[tuple[LiftedAtom, bool], ...]
+    two_extra: tuple[str, ...]
+    per_object: tuple[tuple[frozenset[LiftedAtom], ...], ...]
+
+
+def _by_other_object(state: Iterable[Fact], binding: Mapping[str, tuple[int, ...]]
+                     ) -> dict[str, list[Fact]]:
+    """The facts of `state` naming exactly one object outside `binding`, by that object."""
+    grouped: dict[str, list[Fact]] = {}
+    for fact in state:
+        others = {obj for obj in fact[1:] if obj not in binding}
+        if len(others) == 1:
+            grouped.setdefault(next(iter(others)), []).append(fact)
+    return grouped
+
+
+def effect_row(t: Transition, intern: Callable[[Any], Any] = lambda value: value) -> EffectRow:
+    """The `EffectRow` of a successful transition; `intern` shares equal lifted states
+    between rows (a log's successes repeat the same few descriptions)."""
+    binding = arg_binding([key(a) for a in t.action.args])
+    pre, post = intern(lift_state(t.pre, binding)), intern(lift_state(t.post, binding))
+    unobserved = intern(lift_state(t.unknown, binding))
+    extra_changes: set[tuple[LiftedAtom, bool]] = set()
+    two_extra: list[str] = []
+    added = t.added
+    for fact in added | t.deleted:
+        others = {obj for obj in fact[1:] if obj not in binding}
+        if len(others) == 1:
+            extended = {**binding, next(iter(others)): (EXTRA,)}
+            extra_changes.update((atom, fact in added) for atom in lift_state([fact], extended)
+                                 if EXTRA in atom.slots)
+        elif len(others) > 1:
+            two_extra.append(fact[0])
+    per_object = []
+    objects = {obj for fact in t.pre | t.post for obj in fact[1:]} - set(binding)
+    if objects:
+        groups = [_by_other_object(state, binding) for state in (t.pre, t.post, t.unknown)]
+        for obj in sorted(objects):
+            extended = {**binding, obj: (EXTRA,)}
+            per_object.append(intern(tuple(
+                intern(base | lift_state(group.get(obj, ()), extended)) if obj in group else base
+                for base, group in zip((pre, post, unobserved), groups))))
+    return EffectRow(pre, post, unobserved, intern(lift_with_some_object(t.pre, binding)),
+                     tuple(sorted(extra_changes)), tuple(two_extra), tuple(per_object))
+
+
+def learn_effects(rows: Sequence[EffectRow], arity: int, arities: Mapping[str, int],
                   min_support: int) -> tuple[tuple[LearnedEffect, ...], tuple[str, ...]]:
-    """The effects of a schema of `arity` parameters that `successes` show, and the changes
-    not learned (one message each); `arities`: every observed predicate's arity."""
+    """The effects of a schema of `arity` parameters that its successes (`rows`) show, and
+    the changes not learned (one message each); `arities`: every observed predicate's arity."""
     variables = list(range(arity))
     effects: list[LearnedEffect] = []
     issues: list[str] = []
@@ -79,37 +141,24 @@ def learn_effects(successes: Sequence[Transition], arity: int, arities: Mapping[
     # parameter-level effects
     # conditions over the arguments, and over "some other object" (?o read existentially)
     arg_atoms = universe(arities, [*variables, EXTRA], max_extra=1)
-    lifted = []
     adds: set[LiftedAtom] = set()
     dels: set[LiftedAtom] = set()
     extra_adds: set[LiftedAtom] = set()
     extra_dels: set[LiftedAtom] = set()
     two_extra: Counter = Counter()
-    for t in successes:
-        binding = arg_binding([key(a) for a in t.action.args])
-        pre = lift_state(t.pre, binding)
-        post = lift_state(t.post, binding)
-        unobserved = lift_state(t.unknown, binding)
-        lifted.append((t, binding, pre, post, unobserved, lift_with_some_object(t.pre, binding)))
-        adds |= post - pre - unobserved
-        dels |= pre - post
-        for fact in t.added | t.deleted:
-            others = {obj for obj in fact[1:] if obj not in binding}
-            if len(others) == 1:
-                extended = dict(binding)
-                extended[next(iter(others))] = (EXTRA,)
-                for atom in lift_state([fact], extended):
-                    if EXTRA in atom.slots:
-                        (extra_adds if fact in t.added else extra_dels).add(atom)
-            elif len(others) > 1:
-                two_extra[fact[0]] += 1
+    for row in rows:
+        adds |= row.post - row.pre - row.unobserved
+        dels |= row.pre - row.post
+        for atom, added in row.extra_changes:
+            (extra_adds if added else extra_dels).add(atom)
+        two_extra.update(row.two_extra)
     for predicate, count in sorted(two_extra.items()):
         issues.append(f"{count} change(s) of ({predicate} ...) name two or more objects that are "
                       "not arguments")
     for positive, candidates in ((True, adds), (False, dels)):
         for atom in sorted(candidates):
             pos, neg = _split_by_change(atom, positive,
-                                        ((some, post, hid) for _t, _b, _pre, post, hid, some in lifted))
+                                        ((row.some, row.post, row.unobserved) for row in rows))
             literal = Literal(positive, atom.predicate, atom.slots)
             effects_here, unexplained = _conditional(literal, pos, neg, arg_atoms, min_support,
                                                      universal=False)
@@ -120,20 +169,10 @@ def learn_effects(successes: Sequence[Transition], arity: int, arities: Mapping[
     # effects on one object that is not an argument: universal
     if extra_adds or extra_dels:
         extra_atoms = universe(arities, variables + [EXTRA])
-        objects_per = []
-        for t, binding, *_ in lifted:
-            objects = {obj for fact in t.pre | t.post for obj in fact[1:]} - set(binding)
-            rows = []
-            for obj in sorted(objects):
-                extended = dict(binding)
-                extended[obj] = (EXTRA,)
-                rows.append((lift_state(t.pre, extended), lift_state(t.post, extended),
-                             lift_state(t.unknown, extended)))
-            objects_per.append(rows)
         for positive, candidates in ((True, extra_adds), (False, extra_dels)):
             for atom in sorted(candidates):
                 pos, neg = _split_by_change(atom, positive,
-                                            (row for rows in objects_per for row in rows))
+                                            (triple for row in rows for triple in row.per_object))
                 literal = Literal(positive, atom.predicate, atom.slots)
                 effects_here, unexplained = _conditional(literal, pos, neg, extra_atoms,
                                                          min_support, universal=True)

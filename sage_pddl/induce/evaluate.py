@@ -22,8 +22,10 @@
 
 Held-out protocols (`heldout_predictions`, `summarise`). Each held-out transition gets one
 `Prediction` per predictor: the learner, and the baselines *always-fail* (every step refused)
-and *majority* (each action's more frequent outcome in the training data; an action never seen
-in training is predicted to fail, as the learner predicts it). `summarise` scores a predictor
+*majority* (each action's more frequent outcome in the training data; an action never seen
+in training is predicted to fail, as the learner predicts it) and *majority by arguments* (the
+more frequent outcome of the same action on the same arguments, else the action's: a lookup
+table of the steps seen). `summarise` scores a predictor
 two ways: ours, transition-weighted (accuracy, and balanced accuracy: the mean of the recall of
 successes and of failures, which a constant predictor cannot lift above 0.5), and the paper's,
 the unweighted mean of the accuracy of each (action, held-out group) cell. A step an
@@ -285,6 +287,9 @@ def gate_agreement(induced: Domain, reference: Domain, tasks: Iterable) -> GateA
 # --- held-out protocols ------------------------------------------------------------------
 
 LEARNER, ALWAYS_FAIL, MAJORITY = "learner", "always-fail", "majority"
+MAJORITY_BY_ARGS = "majority by arguments"
+"""The lookup table of each (action, arguments): the step's more frequent outcome in training,
+else its action's (`MAJORITY`)."""
 
 
 def is_evidence(t: Transition) -> bool:
@@ -313,6 +318,10 @@ def action_majority(transitions: Iterable[Transition], schema_key: Callable[[Tra
         if is_evidence(t):
             tally[schema_key(t)][t.success] += 1
     return {slot: ok >= bad for slot, (bad, ok) in tally.items()}
+
+
+def _arg_keys(t: Transition) -> tuple[str, ...]:
+    return tuple(key(a) for a in t.action.args)
 
 
 Changes = tuple[frozenset[Fact], frozenset[Fact]]
@@ -345,29 +354,40 @@ def heldout(folds: Iterable[tuple[str, Sequence[Transition], Sequence[Transition
             learn: Callable[[Sequence[Transition]], InductionResult],
             group: Callable[[Transition], str] | None = None,
             accepts: Mapping[str, Callable[[Transition], bool]] | None = None,
-            changes: Mapping[str, Callable[[Transition], Changes]] | None = None) -> Heldout:
+            changes: Mapping[str, Callable[[Transition], Changes]] | None = None,
+            learners: Mapping[str, Callable[[Sequence[Transition]], InductionResult]]
+            | None = None) -> Heldout:
     """Train on each fold's training transitions with `learn`, predict its held-out ones:
     every step's outcome (`Prediction`) and every success's next state (`NextState`).
     `folds`: (fold name, training, held out); a transition's group is `group(t)` (default:
     the fold's name). `accepts` and `changes`: further predictors that need no training (a
-    hand-written domain's gate), by name."""
+    hand-written domain's gate), by name; `learners`: further learners trained on each fold
+    (the safe learner), by name, predicting the steps' outcomes."""
     predictions: list[Prediction] = []
     next_states: list[NextState] = []
     for name, train, test in folds:
         result = learn(train)
+        others = {label: trained(train) for label, trained in (learners or {}).items()}
 
         def slot(t: Transition, result: InductionResult = result) -> object:
             return result.schema_key(t.action.action, len(t.action.args))
 
         majority = action_majority(train, slot)
+        def step_slot(t: Transition, slot: Callable[[Transition], object] = slot) -> object:
+            return (slot(t), _arg_keys(t))
+
+        by_args = action_majority(train, step_slot)
         for t in test:
             if not is_evidence(t):
                 continue
             where = group(t) if group else name
             predicted = {LEARNER: bool(result.predict(t)), ALWAYS_FAIL: False,
                          MAJORITY: majority.get(slot(t), False)}
+            predicted[MAJORITY_BY_ARGS] = by_args.get(step_slot(t), predicted[MAJORITY])
             for label, predictor in (accepts or {}).items():
                 predicted[label] = predictor(t)
+            for label, other in others.items():
+                predicted[label] = bool(other.predict(t))
             predictions.append(Prediction(t.action.action.lower(), where, t.success,
                                           t.code in ALREADY_HOLDS_CODES, predicted))
             if not t.success:
@@ -524,7 +544,8 @@ def effect_table(next_states: Sequence[NextState]) -> dict[str, dict]:
     return {name: summarise_effects(next_states, name).to_json() for name in names}
 
 
-__all__ = ["ALREADY_HOLDS_CODES", "ALWAYS_FAIL", "LEARNER", "MAJORITY", "GateAgreement",
+__all__ = ["ALREADY_HOLDS_CODES", "ALWAYS_FAIL", "LEARNER", "MAJORITY", "MAJORITY_BY_ARGS",
+           "GateAgreement",
            "NOTHING_CHANGES", "DomainPredictor", "EffectSummary", "Heldout", "NextState", "Prediction",
            "PreconditionMatch", "Score", "Summary", "action_majority", "compare_preconditions",
            "effect_table", "gate_agreement", "heldout", "holdout_by",

@@ -54,7 +54,11 @@ class LearnedAction:
         """Whether every precondition literal holds in `state`, or is about a fact in
         `unknown` (not observed, so it contradicts nothing)."""
         binding = arg_binding([key(a) for a in args])
-        true_atoms, unseen = lift_state(state, binding), lift_state(unknown, binding)
+        return self.accepts(lift_state(state, binding), lift_state(unknown, binding))
+
+    def accepts(self, true_atoms: frozenset[LiftedAtom], unseen: frozenset[LiftedAtom]) -> bool:
+        """`applicable` on a state already lifted over the step's arguments (`true_atoms`),
+        with the lifted atoms it did not observe (`unseen`)."""
         return all(holds(literal, true_atoms) or literal.atom in unseen
                    for literal in self.preconditions)
 

@@ -9,20 +9,33 @@ literals (a fact naming the same object twice gives every lifting). Negative lit
 every predicate observed in the logs (with its arity) applied to the parameters.
 
 Preconditions. A candidate is a literal (positive or negated) over the parameters, or a 0-ary
-fact, that holds in every successful transition where its atom was observed. From those, a
-greedy set cover keeps the literals needed to explain the failures: each chosen literal is false
-in as many not yet explained failures as possible (at least `min_support` of them), ties going
-to the literal that holds in more successes, then to positive literals, then by name; a final
-pass drops any chosen literal whose failures stay explained without it. A failure that no
-candidate explains is reported as *unexplained* (it failed for a reason the logged state does not
-show, or the data is noisy). Failures that are not about preconditions at all (unknown objects or
-actions, wrong arity, injected failures, vanished objects) are excluded and counted.
+fact, that holds in all but a share `exceptions` (default `EXCEPTIONS`, a half) of the
+successful transitions where its atom was observed: a real simulator has exceptions (EAI's
+executor lets a `touch` succeed when the character is not logged next to its target), so a
+literal that explains nearly every failure is not thrown out for a few successes it
+contradicts. From those, a greedy set cover keeps the literals needed to explain the failures:
+each pick's gain is the failures it newly explains less the successes it newly contradicts
+(at least `min_support`), ties going to the literal that holds in more successes, then to
+positive literals, then by name; a final pass drops any chosen literal whose failures stay
+explained without it. So a literal is kept only when it explains more than it contradicts. A
+failure that no candidate explains is reported as *unexplained* (it failed for a reason the
+logged state does not show, or the data is noisy). Failures that are not about preconditions at
+all (unknown objects or actions, wrong arity, injected failures, vanished objects) are excluded
+and counted. With `exceptions=0` a candidate holds in every success (the strict learner).
+
+Too little evidence. An action with fewer than `min_successes` successes is *conservative*:
+its preconditions are every literal that held in all of them (`safe_literals`), not the few
+that explain the failures, and the report and the domain's comment say so. `safe=True` learns
+every action so: the safe learner of SAM learning (Juba, Le and Stern 2021), which never
+accepts a step unlike every success seen.
 
 Label noise. `noise` is the rate at which logged outcomes may be mislabelled. Per action, the
 share of its successes that may be mislabelled failures is bounded (`mislabelled_successes`: a
-rare outcome is swamped by flips of the common one); a candidate must hold in all but that share
-of the successes, and a pick's gain is the failures it newly explains less the successes it newly
-contradicts, so a literal is kept only when it explains more than it contradicts.
+rare outcome is swamped by flips of the common one), and a candidate may be false in that
+share of the successes when it is larger than `exceptions`. An action whose successes are no
+more than `NOISE_SWAMPED` times the noise rate of its evidence is not learned (reported so):
+flipped failures alone would give that many successes, and preconditions learned from them
+accept steps at random.
 
 Partial observability. A transition's `unknown` facts were not observed before the step: a
 literal about one of them neither holds nor fails there (it explains no failure, contradicts no
@@ -38,13 +51,18 @@ domain's types, predicate declarations and still-valid annotations (`typed_domai
 Effects are learned from the successes (`effects.py`); the result is written as PDDL by
 `to_pddl.py`.
 
+Memory. Transitions are read once and each is reduced, as it is read, to what the learner uses
+of it: its states lifted over the step's arguments (and, for a success, over each other object,
+for universal effects), equal lifted states shared. The ground states are dropped, so the
+logs stream through and memory grows with their distinct descriptions, not their size.
+
 Actions that never succeeded have no learnable effects and are left out of the domain (and
 reported). In-sample accuracy is the fraction of a schema's used transitions whose success the
 learned precondition predicts.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sage_pddl.env.transitions import Transition
@@ -53,7 +71,7 @@ from sage_pddl.pddl.model import Domain, key
 from sage_pddl.pddl.vocabulary import name_key
 
 from .cover import greedy_cover
-from .effects import learn_effects
+from .effects import EffectRow, effect_row, learn_effects
 from .learned import LearnedAction
 from .lifting import (
     Fact,
@@ -69,6 +87,14 @@ from .lifting import (
 )
 from .report import ActionReport, Evidence, Example, InductionReport
 from .to_pddl import effect_text, learned_domain, typed_domain
+
+EXCEPTIONS = 0.5
+"""The share of an action's successes a precondition may be false in, by default (`learn`)."""
+NOISE_SWAMPED = 2.0
+"""With label noise `r`, an action with at most `NOISE_SWAMPED * r` of its evidence successful
+is not learned: that many successes are what flipped failures alone would give."""
+MIN_SUCCESSES = 1
+"""The successes below which an action is learned conservative (`learn(min_successes=...)`)."""
 
 # Failure codes that say nothing about preconditions over the logged state.
 EXCLUDED_CODES = frozenset({
@@ -111,46 +137,82 @@ class InductionResult:
 
 @dataclass
 class _Schema:
+    """What the learner keeps of one schema's transitions: each seen from its step's arguments
+    (`_Seen`), never the ground states, so the logs stream through."""
+
     name: str
     arity: int
-    successes: list[Transition] = field(default_factory=list)
-    failures: list[Transition] = field(default_factory=list)
+    successes: list[_Seen] = field(default_factory=list)
+    failures: list[_Seen] = field(default_factory=list)
+    failure_examples: list[Example] = field(default_factory=list)
+    effect_rows: list[EffectRow] = field(default_factory=list)
+    success_args: list[set[str]] = field(default_factory=list)
     excluded: int = 0
 
 
-def _group(transitions: Iterable[Transition], aliases: Mapping[str, str]):
+_Seen = tuple[frozenset[LiftedAtom], frozenset[LiftedAtom]]
+"""A transition's pre-state lifted over its step's arguments, and the lifted atoms it did not
+observe."""
+
+
+@dataclass
+class _Grouped:
+    schemas: dict[tuple[str, int], _Schema]
+    arities: dict[str, int]
+    changing: set[str]
+    tasks: set[str]
+    count: int
+
+
+def _example(t: Transition) -> Example:
+    return Example(t.task, t.episode, t.step,
+                   t.action.text or " ".join([t.action.action, *t.action.args]), t.code)
+
+
+def _group(transitions: Iterable[Transition], aliases: Mapping[str, str],
+           progress: Callable[[int], None] | None = None) -> _Grouped:
+    """One pass over the transitions: each is reduced to what the learner reads of it and
+    dropped, and equal lifted states are shared (`interned`), so memory grows with the
+    distinct descriptions rather than with the logged states."""
     schemas: dict[tuple[str, int], _Schema] = {}
     arities: dict[str, int] = {}
     changing: set[str] = set()
+    tasks: set[str] = set()
+    shared: dict = {}
+
+    def interned(value):
+        return shared.setdefault(value, value)
+
     count = 0
     for t in transitions:
         count += 1
-        for fact in t.pre | t.post | t.unknown:
-            arities.setdefault(fact[0], len(fact) - 1)
-        for fact in t.added | t.deleted:
-            changing.add(fact[0])
+        if progress is not None:
+            progress(count)
+        tasks.add(t.task)
+        for state in (t.pre, t.post, t.unknown):
+            for fact in state:
+                if fact[0] not in arities:
+                    arities[fact[0]] = len(fact) - 1
+        changing.update(fact[0] for fact in t.added | t.deleted)
         name = aliases.get(name_key(t.action.action), t.action.action)
         slot = (key(name), len(t.action.args))
         schema = schemas.setdefault(slot, _Schema(name, len(t.action.args)))
-        if t.success:
-            schema.successes.append(t)
-        elif t.code in EXCLUDED_CODES:
+        if not t.success and t.code in EXCLUDED_CODES:
             schema.excluded += 1
+            continue
+        binding = arg_binding([key(a) for a in t.action.args])
+        seen = (interned(lift_state(t.pre, binding)), interned(lift_state(t.unknown, binding)))
+        if t.success:
+            schema.successes.append(seen)
+            schema.effect_rows.append(effect_row(t, interned))
+            if not schema.success_args:
+                schema.success_args = [set() for _ in t.action.args]
+            for position, arg in enumerate(t.action.args):
+                schema.success_args[position].add(key(arg))
         else:
-            schema.failures.append(t)
-    return schemas, arities, changing, count
-
-
-def _lifted_pre(t: Transition) -> frozenset[LiftedAtom]:
-    return lift_state(t.pre, arg_binding([key(a) for a in t.action.args]))
-
-
-def _lifted_unknown(t: Transition) -> frozenset[LiftedAtom]:
-    """The lifted atoms whose truth before the step was not observed."""
-    if not t.unknown:
-        return frozenset()
-    return lift_state(t.unknown, arg_binding([key(a) for a in t.action.args]))
-
+            schema.failures.append(seen)
+            schema.failure_examples.append(_example(t))
+    return _Grouped(schemas, arities, changing, tasks, count)
 
 
 def mislabelled_successes(noise: float, successes: int, failures: int) -> float:
@@ -165,14 +227,24 @@ def mislabelled_successes(noise: float, successes: int, failures: int) -> float:
     return min(0.5, max(noise, 2.0 * noise * true_failures / successes))
 
 
+def safe_literals(support: Mapping[Literal, int], observed: Mapping[LiftedAtom, int]
+                  ) -> list[Literal]:
+    """Every literal that held in each success where its atom was observed (and in one at
+    least): the preconditions of a safe learner (SAM, Juba, Le and Stern 2021), which never
+    accept a step unlike every success seen."""
+    return sorted((lit for lit, n in support.items() if 0 < n == observed[lit.atom]),
+                  key=literal_order)
+
+
 def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: set[str],
-                         noise: float, min_support: int, keep_static: bool):
+                         noise: float, min_support: int, keep_static: bool, safe: bool,
+                         exceptions: float):
     variables = list(range(schema.arity))
     atoms = universe(arities, variables)
-    succ = [_lifted_pre(t) for t in schema.successes]
-    fail = [_lifted_pre(t) for t in schema.failures]
-    succ_hidden = [_lifted_unknown(t) for t in schema.successes]
-    fail_hidden = [_lifted_unknown(t) for t in schema.failures]
+    succ = [pre for pre, _hidden in schema.successes]
+    fail = [pre for pre, _hidden in schema.failures]
+    succ_hidden = [hidden for _pre, hidden in schema.successes]
+    fail_hidden = [hidden for _pre, hidden in schema.failures]
     support: dict[Literal, int] = {}
     observed: dict[LiftedAtom, int] = {}
     for atom in atoms:
@@ -181,7 +253,7 @@ def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: se
         observed[atom] = len(seen)
         support[Literal(True, atom.predicate, atom.slots)] = true_count
         support[Literal(False, atom.predicate, atom.slots)] = len(seen) - true_count
-    tolerance = mislabelled_successes(noise, len(succ), len(fail))
+    tolerance = max(exceptions, mislabelled_successes(noise, len(succ), len(fail)))
     candidates = [lit for lit, n in support.items()
                   if n > 0 and n >= (1.0 - tolerance) * observed[lit.atom] - 1e-9]
     costs = None
@@ -189,9 +261,14 @@ def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: se
         costs = {c: frozenset(i for i, (s, hidden) in enumerate(zip(succ, succ_hidden))
                               if c.atom not in hidden and not holds(c, s))
                  for c in candidates}
-    chosen, uncovered = greedy_cover(candidates, fail, min_support=min_support,
-                                     preference={c: support[c] for c in candidates},
-                                     hidden=fail_hidden, costs=costs)
+    if safe:
+        chosen = safe_literals(support, observed)
+        uncovered = [i for i, (f, hidden) in enumerate(zip(fail, fail_hidden))
+                     if all(c.atom in hidden or holds(c, f) for c in chosen)]
+    else:
+        chosen, uncovered = greedy_cover(candidates, fail, min_support=min_support,
+                                         preference={c: support[c] for c in candidates},
+                                         hidden=fail_hidden, costs=costs)
     static_candidates = sorted(
         (c for c in candidates if c.positive and c.predicate in static and len(c.slots) == 1
          and support[c] == len(succ) and c not in chosen), key=literal_order)
@@ -212,21 +289,36 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
           min_support: int = 1, noise: float = 0.0, keep_static: bool = False,
           aliases: Mapping[str, str] | None = None, files: Sequence[str] = (),
           max_examples: int = 5, types_from: Domain | None = None,
-          object_types: Mapping[str, str] | None = None,
-          expected: Iterable[tuple[str, int]] = ()) -> InductionResult:
-    """Learn a domain from transitions (see the module docstring). With `types_from`, the
-    domain is written in that domain's types and predicate declarations (`typed_domain`).
-    `expected`: (name, arity) of actions the domain should have; one the logs never show is
-    reported as not learned."""
+          object_types: (Mapping[str, str] | Callable[[Iterable[str]], Mapping[str, str]]
+                         | None) = None,
+          expected: Iterable[tuple[str, int]] = (),
+          progress: Callable[[int], None] | None = None, safe: bool = False,
+          min_successes: int = MIN_SUCCESSES, exceptions: float = EXCEPTIONS
+          ) -> InductionResult:
+    """Learn a domain from transitions (see the module docstring), reading them once (they
+    may stream from the logs). With `types_from`, the domain is written in that domain's types
+    and predicate declarations (`typed_domain`), each object typed by `object_types` (object ->
+    type, or a function of the logged tasks giving it). `expected`: (name, arity) of actions
+    the domain should have; one the logs never show is reported as not learned.
+    `progress(count)` is called after each transition read. `safe`: every action's
+    preconditions are `safe_literals` (the safe learner); `min_successes`: an action with
+    fewer successes is learned so, and marked `conservative` in the report; `exceptions`: the
+    share of an action's successes a precondition may be false in (0: every one)."""
     if min_support < 1:
         raise SageError(f"--min-support must be at least 1, not {min_support}")
+    if not 0.0 <= exceptions <= 0.5:
+        raise SageError(f"--exceptions must be in [0, 0.5] (a share of an action's successes), "
+                        f"not {exceptions}")
+    if min_successes < 1:
+        raise SageError(f"--min-successes must be at least 1, not {min_successes}")
     if not 0.0 <= noise < 0.5:
         raise SageError(f"--noise must be in [0, 0.5) (a rate of mislabelled outcomes), not {noise}")
     aliases = dict(aliases or {})
-    schemas, arities, changing, count = _group(transitions, aliases)
-    if count == 0:
+    grouped = _group(transitions, aliases, progress)
+    schemas, arities = grouped.schemas, grouped.arities
+    if grouped.count == 0:
         raise SageError("no transitions to learn from (empty logs)")
-    static = set(arities) - changing
+    static = set(arities) - grouped.changing
     learned: dict[tuple[str, int], LearnedAction] = {}
     reports: list[ActionReport] = []
     for slot in sorted(schemas):
@@ -235,46 +327,54 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
         if not schema.successes:
             reports.append(ActionReport(
                 schema.name, schema.arity, 0, len(schema.failures), schema.excluded,
-                accuracy=1.0, preconditions=(), effects=(),
+                accuracy=None, preconditions=(), effects=(),
                 unexplained_failures=0, in_domain=False,
                 effect_issues=("no successful transition: effects unknown",)))
             continue
+        evidence_total = len(schema.successes) + len(schema.failures)
+        if len(schema.successes) <= NOISE_SWAMPED * noise * evidence_total:
+            reports.append(ActionReport(
+                schema.name, schema.arity, len(schema.successes), len(schema.failures),
+                schema.excluded, accuracy=None, preconditions=(), effects=(),
+                unexplained_failures=0, in_domain=False,
+                effect_issues=("no more successes than label noise explains",)))
+            continue
+        conservative = safe or len(schema.successes) < min_successes
         pre, uncovered, static_candidates, succ, fail, evidence = _learn_preconditions(
-            schema, arities, static, noise, min_support, keep_static)
-        effects, issues = learn_effects(schema.successes, schema.arity, arities, min_support)
+            schema, arities, static, noise, min_support, keep_static, conservative, exceptions)
+        effects, issues = learn_effects(schema.effect_rows, schema.arity, arities, min_support)
         action = LearnedAction(schema.name, schema.arity, pre, effects)
         learned[slot] = action
-        ok_succ = sum(action.applicable(t.pre, t.action.args, t.unknown)
-                      for t in schema.successes)
-        ok_fail = sum(not action.applicable(t.pre, t.action.args, t.unknown)
-                      for t in schema.failures)
+        ok_succ = sum(action.accepts(lifted, hidden) for lifted, hidden in schema.successes)
+        ok_fail = sum(not action.accepts(lifted, hidden) for lifted, hidden in schema.failures)
         used = len(succ) + len(fail)
-        examples = tuple(Example(t.task, t.episode, t.step, t.action.text
-                                 or " ".join([t.action.action, *t.action.args]), t.code)
-                         for t in (schema.failures[i] for i in uncovered[:max_examples]))
+        examples = tuple(schema.failure_examples[i] for i in uncovered[:max_examples])
         reports.append(ActionReport(
             schema.name, schema.arity, len(succ), len(fail), schema.excluded,
-            accuracy=(ok_succ + ok_fail) / used if used else 1.0,
+            accuracy=(ok_succ + ok_fail) / used if used else None,
             preconditions=tuple(literal_text(lit, names) for lit in pre),
             effects=tuple(effect_text(e, names) for e in effects),
             unexplained_failures=len(uncovered), unexplained_examples=examples,
             contradicting_successes=len(succ) - ok_succ, effect_issues=issues,
             static_candidates=tuple(literal_text(lit, names) for lit in static_candidates),
-            evidence=evidence))
+            evidence=evidence, conservative=conservative and not safe))
     for name, arity in sorted(expected):
         slot = (key(aliases.get(name_key(name), name)), arity)
         if slot not in schemas:
             reports.append(ActionReport(
-                name, arity, 0, 0, 0, accuracy=1.0, preconditions=(), effects=(),
+                name, arity, 0, 0, 0, accuracy=None, preconditions=(), effects=(),
                 unexplained_failures=0, in_domain=False,
                 effect_issues=("never logged: neither preconditions nor effects known",)))
     domain = learned_domain(domain_name, list(learned.values()), arities)
     if types_from is not None:
-        seen = {key(schema.name): [{key(t.action.args[i]) for t in schema.successes}
-                                   for i in range(schema.arity)]
+        seen = {key(schema.name): schema.success_args
                 for slot, schema in schemas.items() if slot in learned}
-        domain = typed_domain(domain, types_from, object_types or {}, seen)
-    report = InductionReport(count, tuple(files), tuple(reports), tuple(sorted(static)),
+        types = (object_types(grouped.tasks) if callable(object_types)
+                 else dict(object_types or {}))
+        domain = typed_domain(domain, types_from, types, seen)
+    report = InductionReport(grouped.count, tuple(files), tuple(reports), tuple(sorted(static)),
                              {"min_support": min_support, "noise": noise,
-                              "keep_static": keep_static, "domain_name": domain_name})
+                              "keep_static": keep_static, "domain_name": domain_name,
+                              "safe": safe, "min_successes": min_successes,
+                              "exceptions": exceptions})
     return InductionResult(domain, report, learned, aliases)

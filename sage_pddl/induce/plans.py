@@ -11,10 +11,21 @@ goal). `PlanOutcome.gold_executes` is the simulator's verdict on the gold plan i
 gold plan the simulator refuses can be left out of the acceptance figure ("accepted as the
 simulator accepts them").
 `plan_summary(outcomes)` gives the shares; `plan_table` writes them as a Markdown table.
+
+Precision at the plan level. Accepting gold plans is half the measure: a domain without
+preconditions accepts them all. `edited_plans(gold, objects, rng)` makes mutants of a gold
+plan (a step dropped, two adjacent steps swapped, one argument other than the first changed to
+another object of the problem of the same type), which a simulator then labels by running
+them; `gate_accepts(domain, problem, steps)` gates a plan; `precision_summary(rows)` gives, per
+domain, the share of the gold plans the simulator executes that the domain accepts, the
+share of the mutants the simulator refuses that the domain refuses, and their mean (the
+balance); `precision_table` writes it. `without_preconditions(domain)` is the reference domain
+that accepts everything well typed.
 """
 from __future__ import annotations
 
 import dataclasses
+import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -22,7 +33,7 @@ from sage_pddl.export.classical import ClassicalPlannerError, solve_result
 from sage_pddl.gate import compile_gate
 from sage_pddl.pddl import check_problem
 from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.model import Domain, Problem
+from sage_pddl.pddl.model import And, Domain, Problem
 
 Execute = Callable[[Sequence[str]], bool]
 """Plan steps (text, in the domain's spelling) -> whether the simulator reaches the goal."""
@@ -110,4 +121,108 @@ def plan_table(summary: Mapping[str, dict], labels: Mapping[str, str] | None = N
         lines.append(f"| {labels.get(name, name)} | {row['tasks']} | {row['gold_executes']} | "
                      f"{row['accepted_of_executable']:.3f} | {row['accepted']:.3f} | "
                      f"{row['solved']:.3f} | {row['reaches_goal']:.3f} |")
+    return "\n".join(lines)
+
+
+MUTATION_KINDS = ("drop", "swap", "argument")
+
+
+def edited_plans(gold: Sequence[str], objects: Mapping[str, str], rng: random.Random,
+                 per_kind: int = 1) -> list[tuple[str, tuple[str, ...]]]:
+    """Up to `per_kind` distinct mutants of each kind of `gold` (steps as `action arg ...`):
+    (kind, steps). `objects`: object -> type, the candidates of a changed argument (the first
+    argument, the agent in a VirtualHome step, is kept)."""
+    steps = [tuple(step.split()) for step in gold]
+    made: list[tuple[str, tuple[str, ...]]] = []
+    seen = {tuple(gold)}
+    for kind in MUTATION_KINDS:
+        options: list[list[tuple[str, ...]]] = []
+        if kind == "drop":
+            options = [steps[:i] + steps[i + 1:] for i in range(len(steps))]
+        elif kind == "swap":
+            options = [steps[:i] + [steps[i + 1], steps[i]] + steps[i + 2:]
+                       for i in range(len(steps) - 1) if steps[i] != steps[i + 1]]
+        else:
+            for i, step in enumerate(steps):
+                for position in range(2, len(step)):
+                    kind_of = objects.get(step[position].lower())
+                    for other in sorted(o for o, t in objects.items()
+                                        if t == kind_of and o != step[position].lower()):
+                        changed = step[:position] + (other,) + step[position + 1:]
+                        options.append(steps[:i] + [changed] + steps[i + 1:])
+        rng.shuffle(options)
+        taken = 0
+        for option in options:
+            text = tuple(" ".join(s) for s in option)
+            if taken >= per_kind:
+                break
+            if text and text not in seen:
+                seen.add(text)
+                made.append((kind, text))
+                taken += 1
+    return made
+
+
+def without_preconditions(domain: Domain) -> Domain:
+    """`domain` with every precondition removed: it accepts every well-typed step."""
+    return dataclasses.replace(domain, name=f"{domain.name}-no-preconditions", actions=tuple(
+        dataclasses.replace(a, precondition=And(())) for a in domain.actions))
+
+
+def gate_accepts(domain: Domain, problem: Problem, steps: Sequence[str]) -> bool | None:
+    """Whether `domain`'s gate accepts the plan on `problem` (re-labelled with the domain's
+    name); None when the domain cannot read the problem."""
+    mine = dataclasses.replace(problem, domain_name=domain.name)
+    try:
+        if any(d.severity == "error" for d in check_problem(mine, domain)):
+            return None
+        return compile_gate(domain, mine).check(list(steps)).valid
+    except SageError:
+        return None
+
+
+@dataclass(frozen=True)
+class PlanVerdict:
+    """One plan (a gold plan, or a mutant of one) of one task: whether the simulator executes
+    it and whether each domain accepts it (None: the domain cannot read the problem)."""
+
+    task: str
+    kind: str
+    steps: tuple[str, ...]
+    executes: bool
+    accepted: Mapping[str, bool | None]
+
+    def to_json(self) -> dict:
+        return {"task": self.task, "kind": self.kind, "steps": list(self.steps),
+                "executes": self.executes, "accepted": dict(self.accepted)}
+
+
+def precision_summary(rows: Iterable[PlanVerdict]) -> dict[str, dict]:
+    """Per domain: gold plans the simulator executes and the share it accepts; mutants the
+    simulator refuses and the share it refuses; the balance (their mean). A plan whose
+    problem the domain cannot read counts as refused."""
+    rows = list(rows)
+    names = sorted({name for r in rows for name in r.accepted})
+    gold = [r for r in rows if r.kind == "gold" and r.executes]
+    refused = [r for r in rows if r.kind != "gold" and not r.executes]
+    summary = {}
+    for name in names:
+        accepted = sum(bool(r.accepted.get(name)) for r in gold)
+        caught = sum(not r.accepted.get(name) for r in refused)
+        gold_share, refused_share = _share(accepted, len(gold)), _share(caught, len(refused))
+        summary[name] = {"gold_executes": len(gold), "gold_accepted": gold_share,
+                         "mutants_refused_by_simulator": len(refused),
+                         "of_those_refused": refused_share,
+                         "balance": round((gold_share + refused_share) / 2, 3)}
+    return summary
+
+
+def precision_table(summary: Mapping[str, dict], labels: Mapping[str, str] | None = None) -> str:
+    labels = labels or {}
+    lines = ["| domain | gold plans the simulator executes | accepted | mutants the simulator "
+             "refuses | refused | balance |", "|---|---|---|---|---|---|"]
+    for name, row in summary.items():
+        lines.append(f"| {labels.get(name, name)} | {row['gold_executes']} | "
+                     f"{row['gold_accepted']:.3f} | {row['mutants_refused_by_simulator']} | "
+                     f"{row['of_those_refused']:.3f} | {row['balance']:.3f} |")
     return "\n".join(lines)

@@ -30,6 +30,11 @@ With a generator seeded by (seed, task reference), per task:
    (a drop-in domain's problem) is explored this way: random tuples of a 4-parameter action
    are almost never applicable.
 
+Random and swapped candidates never name one object for two parameters the domain declares
+with different types (`types_allow`): `find character character` fits `find ?char - character
+?obj - object` only because a character is an object, is a probe no plan would make, and its
+success taught the learner self-loops such as `(next_to ?x ?x)`.
+
 Every step sent is logged, with the environment's answer. A probe that changed the world (any
 step may: a real simulator can move the robot on a failure too) is undone by resetting and
 replaying the reference prefix, unlogged. If the replay does not reach the same state (a
@@ -41,7 +46,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,7 +55,7 @@ from sage_pddl.env.base import Environment
 from sage_pddl.env.transitions import TransitionLog
 from sage_pddl.gate import Gate, compile_gate
 from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.model import Domain, Problem
+from sage_pddl.pddl.model import Action, Domain, Problem
 from sage_pddl.pddl.vocabulary import step_words, vocabulary
 from sage_pddl.tasks import Task, normalize_steps
 
@@ -121,6 +126,17 @@ class TypedObjects:
         return [self.names.get(k, k) for k in self._table.objects_of(types)]
 
 
+def types_allow(action: Action, args: Sequence[str]) -> bool:
+    """Whether a candidate step's arguments name an object twice only for parameters the
+    domain declares with the same types (see the module docstring)."""
+    seen: dict[str, tuple[str, ...]] = {}
+    for parameter, arg in zip(action.parameters, args):
+        types = tuple(sorted(t.lower() for t in parameter.types))
+        if seen.setdefault(arg.lower(), types) != types:
+            return False
+    return True
+
+
 def _candidates(domain: Domain, objects: TypedObjects, rng: random.Random,
                 limit: int) -> list[Step]:
     """Every action of `domain` with at most `limit` argument tuples of fitting objects."""
@@ -138,7 +154,8 @@ def _candidates(domain: Domain, objects: TypedObjects, rng: random.Random,
             args = tuple(rng.choice(pool) for pool in pools)
             if args not in seen:
                 seen.add(args)
-                steps.append({"action": action.name, "args": list(args)})
+                if types_allow(action, args):
+                    steps.append({"action": action.name, "args": list(args)})
     return steps
 
 
@@ -153,7 +170,8 @@ def _swapped(step: Step, domain: Domain, objects: TypedObjects, rng: random.Rand
         return None
     position = rng.randrange(len(words))
     others = sorted(o for o in objects.of(action.parameters[position].types)
-                    if o.lower() != words[position].lower())
+                    if o.lower() != words[position].lower()
+                    and types_allow(action, words[:position] + [o] + words[position + 1:]))
     if not others:
         return None
     words[position] = rng.choice(others)

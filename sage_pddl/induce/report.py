@@ -6,6 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 
+def _rate(value: float | None) -> str:
+    return "none (no evidence)" if value is None else f"{value:.3f}"
+
+
 @dataclass(frozen=True)
 class Example:
     """A transition quoted in the report."""
@@ -47,7 +51,8 @@ class ActionReport:
     successes: int
     failures: int
     excluded: int
-    accuracy: float
+    accuracy: float | None
+    """In-sample accuracy; None for an action with no evidence (never learned)."""
     preconditions: tuple[str, ...]
     effects: tuple[str, ...]
     unexplained_failures: int
@@ -57,6 +62,9 @@ class ActionReport:
     static_candidates: tuple[str, ...] = ()
     in_domain: bool = True
     evidence: tuple[Evidence, ...] = ()
+    conservative: bool = False
+    """Too few successes to generalise from: its preconditions are every literal that held in
+    all of them (safe), not the few that explain the failures."""
 
     @property
     def support(self) -> int:
@@ -65,14 +73,15 @@ class ActionReport:
     def to_json(self) -> dict:
         return {"action": self.name, "arity": self.arity, "support": self.successes,
                 "successes": self.successes, "failures": self.failures,
-                "excluded": self.excluded, "accuracy": round(self.accuracy, 4),
+                "excluded": self.excluded,
+                "accuracy": None if self.accuracy is None else round(self.accuracy, 4),
                 "preconditions": list(self.preconditions), "effects": list(self.effects),
                 "unexplained_failures": self.unexplained_failures,
                 "unexplained_examples": [str(e) for e in self.unexplained_examples],
                 "contradicting_successes": self.contradicting_successes,
                 "effect_issues": list(self.effect_issues),
                 "static_candidates": list(self.static_candidates),
-                "in_domain": self.in_domain,
+                "in_domain": self.in_domain, "conservative": self.conservative,
                 "evidence": [{"literal": e.literal, "held": e.held, "observed": e.observed,
                               "unobserved": e.unobserved, "explains": e.explains}
                              for e in self.evidence]}
@@ -93,14 +102,17 @@ class InductionReport:
         return tuple(f"{a.name}/{a.arity}" for a in self.actions if not a.in_domain)
 
     @property
-    def accuracy(self) -> float:
-        used = sum(a.successes + a.failures for a in self.actions)
-        right = sum(a.accuracy * (a.successes + a.failures) for a in self.actions)
-        return right / used if used else 1.0
+    def accuracy(self) -> float | None:
+        """In-sample accuracy over the learned actions' transitions; None when none has any."""
+        scored = [a for a in self.actions if a.accuracy is not None]
+        used = sum(a.successes + a.failures for a in scored)
+        right = sum((a.accuracy or 0.0) * (a.successes + a.failures) for a in scored)
+        return right / used if used else None
 
     def to_json(self) -> dict:
         return {"transitions": self.transitions, "files": list(self.files),
-                "accuracy": round(self.accuracy, 4), "settings": dict(self.settings),
+                "accuracy": None if self.accuracy is None else round(self.accuracy, 4),
+                "settings": dict(self.settings),
                 "static_predicates": list(self.static_predicates),
                 "actions": [a.to_json() for a in self.actions]}
 
@@ -108,13 +120,15 @@ class InductionReport:
         learned = sum(a.in_domain for a in self.actions)
         lines = [f"induced from {self.transitions} transitions in {len(self.files)} file(s): "
                  f"{learned} action(s) learned, {len(self.not_learned)} not; in-sample "
-                 f"accuracy {self.accuracy:.3f}"]
+                 f"accuracy {_rate(self.accuracy)}"]
         if self.not_learned:
             lines.append("NOT LEARNED (no successful step logged): " + ", ".join(self.not_learned))
         for a in self.actions:
-            state = "" if a.in_domain else "  (NOT LEARNED: never succeeded)"
+            state = ("  (NOT LEARNED: never succeeded)" if not a.in_domain
+                     else "  (CONSERVATIVE: too few successes to generalise)"
+                     if a.conservative else "")
             lines.append(f"{a.name}/{a.arity}: support {a.successes}, failures {a.failures}"
-                         f" (+{a.excluded} excluded), accuracy {a.accuracy:.3f}, "
+                         f" (+{a.excluded} excluded), accuracy {_rate(a.accuracy)}, "
                          f"unexplained failures {a.unexplained_failures}{state}")
             if a.preconditions:
                 lines.append("    pre: " + " ".join(a.preconditions))

@@ -6,7 +6,7 @@ lines giving its support (successes, failures, failures its preconditions explai
 they contradict) and naming the actions learned identical to it (same parameters,
 preconditions and effects: they cannot be told apart from the logs, so a reviewer merges them
 or collects the evidence that separates them). Comments are plain `;` lines, so the text parses
-to the same domain.
+to the same domain. An action learned from too few successes says so (`conservative`).
 
 `explain(result, name)` lists, for one action, each precondition literal with the successes it
 held in and the failures it explains, and each effect with the successes that show it.
@@ -56,6 +56,10 @@ def action_comments(result: InductionResult) -> dict[str, list[str]]:
         if report is None:
             continue
         lines = [f"{action.name}: learned from {_support(report)}"]
+        if report.conservative:
+            lines.append(f"conservative: {report.successes} success(es) are too few to tell "
+                         f"the conditions that matter ({result.report.settings.get('min_successes')} "
+                         "needed), so every literal that held in all of them is required")
         if same.get(key(action.name)):
             lines.append("identical to " + ", ".join(same[key(action.name)])
                          + ": the logs do not tell them apart")

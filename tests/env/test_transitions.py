@@ -49,7 +49,14 @@ def test_every_step_is_logged_and_round_trips(tmp_path, kitchen_domain, kitchen_
                         "post", "ts"}
     assert raw["action"] == {"action": "pick", "args": ["Apple", "Fridge"],
                              "text": "pick Apple Fridge"}
-    assert "(holding apple)" in raw["post"] and raw["pre"] == sorted(raw["pre"])
+    # a compact record: the pre-state as the change from the previous post, the post-state as
+    # the change from the pre-state; only the writer's first record holds a full state
+    assert raw["v"] == 2 and raw["pre"] == {"add": [], "del": []}
+    assert raw["post"] == {"add": ["(holding apple)"],
+                           "del": ["(hand-empty)", "(in apple fridge)"]}
+    first_raw = json.loads(log.read_text().splitlines()[0])
+    assert isinstance(first_raw["pre"], list) and first_raw["pre"] == sorted(first_raw["pre"])
+    assert len({json.loads(line)["writer"] for line in log.read_text().splitlines()}) == 1
     assert all(Transition.from_json(r.to_json()) == r for r in records)
 
 
@@ -62,10 +69,41 @@ def test_log_appends_across_writers(tmp_path):
     assert list(read_transitions(tmp_path / "a.jsonl")) == [record, record]
 
 
+def _record(step: int, pre: set, post: set) -> Transition:
+    return Transition("t", "symbolic", "d", step, StepAction("a"), frozenset(pre), True, "ok",
+                      frozenset(post), ts=1.0)
+
+
+def test_interleaved_writers_and_version_1_logs_read_back(tmp_path):
+    path = tmp_path / "mixed.jsonl"
+    first = [_record(0, {("p",)}, {("p",), ("q", "a")}), _record(1, {("p",), ("q", "a")}, {("q", "a")})]
+    second = [_record(0, {("r",)}, {("r",), ("s",)}), _record(1, {("s",)}, set())]
+    one, two = TransitionLog(path), TransitionLog(path)
+    for a, b in zip(first, second):  # two writers appending to one file, lines interleaved
+        one.append(a)
+        two.append(b)
+    one.close()
+    two.close()
+    with path.open("a") as handle:  # a record of the old self-contained format, as old logs hold
+        handle.write(json.dumps(first[0].to_json()) + "\n")
+    assert list(read_transitions(path)) == [first[0], second[0], first[1], second[1], first[0]]
+
+
+def test_a_change_with_nothing_before_it_names_the_line(tmp_path):
+    path = tmp_path / "cut.jsonl"
+    with TransitionLog(path) as log:
+        log.append(_record(0, {("p",)}, {("q",)}))
+        log.append(_record(1, {("q",)}, {("q",), ("r",)}))
+    path.write_text(path.read_text().splitlines()[1] + "\n")  # the full first record lost
+    with pytest.raises(TransitionLogError, match=r"cut.jsonl:1: .*'pre' is a change from the "
+                                                 r"previous record of writer"):
+        list(read_transitions(path))
+
+
 @pytest.mark.parametrize("line, problem", [
     ("{not json", "not a transition record"),
     ('{"task": "t"}', "missing field 'env'"),
-    ('{"v": 2, "task": "t"}', "format version 2"),
+    ('{"v": 3, "task": "t"}', "format version 3"),
     ('{"task":"t","env":"e","domain":"d","step":"1","action":{"action":"a"},"pre":[],'
      '"success":true,"post":[]}', "field 'step' must be int"),
     ('{"task":"t","env":"e","domain":"d","step":1,"action":{"action":"a"},"pre":["oops"],'

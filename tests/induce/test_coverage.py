@@ -46,12 +46,17 @@ def write_log(path: Path, transitions) -> Path:
 def test_induce_names_the_actions_it_cannot_learn_and_exits_non_zero(tmp_path, capsys):
     log = write_log(tmp_path / "t.jsonl", toy_transitions() + [
         tr("Heat", ["apple"], ["(holding apple)"], False, code="heat/requires/heater")])
-    code, out = _run_cli(["induce", str(log), "-q", "--out", str(tmp_path / "d.pddl")], capsys)
+    code, out = _run_cli(["induce", str(log), "--out", str(tmp_path / "d.pddl")], capsys)
     assert code == 1
-    assert "Heat/1" in out.err and "not learned" in out.err
-    assert (tmp_path / "d.pddl").is_file()  # what was learned is still written
-    code, out = _run_cli(["induce", str(log), "-q", "--allow-missing"], capsys)
+    assert "Heat/1" in out.err and "not learned" in out.err and "no domain written" in out.err
+    assert not (tmp_path / "d.pddl").exists() and out.out == ""  # an incomplete domain: nothing
+    # an action without evidence has no accuracy (it was never scored)
+    heat = next(line for line in out.err.splitlines() if line.startswith("Heat/1"))
+    assert "accuracy none (no evidence)" in heat and "1.000" not in heat
+    code, out = _run_cli(["induce", str(log), "-q", "--allow-missing", "--json"], capsys)
     assert code == 0
+    actions = {a["action"]: a for a in json.loads(out.out)["report"]["actions"]}
+    assert actions["Heat"]["accuracy"] is None and actions["Pick"]["accuracy"] == 1.0
 
 
 def test_induce_with_no_success_at_all_learns_nothing_and_says_so(tmp_path, capsys):

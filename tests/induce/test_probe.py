@@ -195,3 +195,17 @@ def test_collect_names_an_unknown_environment(tmp_path, capsys):
     assert cli.main(["collect", "--env", "holodeck", "--out", str(tmp_path), "--limit", "1"]) == 2
     err = capsys.readouterr().err
     assert "--env 'holodeck'" in err and "symbolic" in err
+
+
+def test_probes_name_an_object_twice_only_where_the_types_allow_it():
+    from sage_pddl.domains import load_domain
+    from sage_pddl.induce.probe import types_allow
+
+    vh = load_domain("virtualhome")
+    find = next(a for a in vh.actions if a.name == "find")  # ?char - character ?obj - object
+    assert not types_allow(find, ("character", "character"))
+    assert types_allow(find, ("character", "novel"))
+    put = next(a for a in vh.actions if a.name == "put_inside")
+    assert [p.types for p in put.parameters][1] == [p.types for p in put.parameters][2]
+    assert types_allow(put, ("character", "novel", "novel"))  # both declared `object`
+    assert not types_allow(put, ("character", "novel", "character"))

@@ -8,6 +8,7 @@ from sage_pddl.induce.evaluate import (
     ALWAYS_FAIL,
     LEARNER,
     MAJORITY,
+    MAJORITY_BY_ARGS,
     NOTHING_CHANGES,
     Prediction,
     heldout,
@@ -49,7 +50,7 @@ def test_heldout_scores_the_learner_beside_the_baselines():
         object.__setattr__(t, "task", f"task{i % 2}")
     result = heldout(holdout_by(transitions, lambda t: t.task), lambda ts: learn(ts))
     names = set(result.predictions[0].predicted)
-    assert names == {LEARNER, ALWAYS_FAIL, MAJORITY}
+    assert names == {LEARNER, ALWAYS_FAIL, MAJORITY, MAJORITY_BY_ARGS}
     assert all(not p.predicted[ALWAYS_FAIL] for p in result.predictions)
     learner, fail = summarise(result.predictions, LEARNER), summarise(result.predictions,
                                                                       ALWAYS_FAIL)
@@ -59,6 +60,18 @@ def test_heldout_scores_the_learner_beside_the_baselines():
     nothing = summarise_effects(result.next_states, NOTHING_CHANGES)
     assert nothing.exact == 0.0 and nothing.added_recall == 0.0
     assert effects.exact > nothing.exact and effects.added_recall > 0
+
+
+def test_the_lookup_by_arguments_answers_from_the_same_step_else_from_the_action():
+    # in training, Pick apple always fails and Pick cup always succeeds; Pick mug is unseen
+    train = ([tr("Pick", ["apple"], ["(hand-empty)"], False, code="pick/requires/x")] * 3
+             + [tr("Pick", ["cup"], ["(hand-empty)"], True, ["(holding cup)"])] * 4)
+    test = [tr("Pick", [obj], ["(hand-empty)"], True, [f"(holding {obj})"])
+            for obj in ("apple", "cup", "mug")]
+    result = heldout([("fold", train, test)], lambda ts: learn(ts))
+    by_args = [p.predicted[MAJORITY_BY_ARGS] for p in result.predictions]
+    assert by_args == [False, True, True]  # mug: the action's majority (4 successes to 3)
+    assert [p.predicted[MAJORITY] for p in result.predictions] == [True] * 3
 
 
 def test_the_next_state_of_a_learned_action_follows_its_effects():

@@ -1,0 +1,51 @@
+"""docs/induction.md holds the figures tools/induction_figures.py computes (slow: it collects
+the iTHOR logs and runs the rule-deletion study; the VirtualHome blocks need EAI's evaluator and
+minutes of simulation, and are checked where it is installed)."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+TOOL = Path(__file__).resolve().parents[2] / "tools" / "induction_figures.py"
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("induction_figures", TOOL)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_block_is_replaced_between_its_marks_and_a_missing_one_is_an_error():
+    tool = _tool()
+    begin, end = tool.marks("ithor")
+    doc = f"before\n{begin}\nold\n{end}\nafter\n"
+    assert tool.splice(doc, "ithor", "new") == f"before\n{begin}\nnew\n{end}\nafter\n"
+    with pytest.raises(SystemExit, match="no block rule-deletion"):
+        tool.splice(doc, "rule-deletion", "x")
+
+
+def test_every_block_has_its_marks_in_the_doc():
+    tool = _tool()
+    doc = tool.DOC.read_text(encoding="utf-8")
+    for name in tool.BLOCKS:
+        assert all(mark in doc for mark in tool.marks(name)), name
+
+
+@pytest.mark.slow
+def test_docs_induction_md_holds_the_ithor_figures(tmp_path):
+    assert _tool().main(["--check", "--only", "ithor", "--only", "rule-deletion",
+                         "--ithor-logs", str(tmp_path / "ithor")]) == 0, (
+        "regenerate with `python tools/induction_figures.py --write`")
+
+
+@pytest.mark.slow
+def test_docs_induction_md_holds_the_virtualhome_figures(tmp_path):
+    pytest.importorskip("virtualhome_eval", reason="EAI's evaluator (the 'virtualhome' extra)")
+    assert _tool().main(["--check", "--only", "vh-heldout", "--only", "vh-recovery",
+                         "--only", "vh-precision", "--vh-logs", str(tmp_path / "vh"),
+                         "--vh-precision", str(tmp_path / "precision.jsonl")]) == 0, (
+        "regenerate with `python tools/induction_figures.py --write`")

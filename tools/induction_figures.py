@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""The figures of docs/induction.md, computed from logs collected with the documented commands.
+
+    python tools/induction_figures.py --ithor-logs logs/ithor --vh-logs logs/vh \
+        --vh-precision precision.jsonl             # print the blocks
+    python tools/induction_figures.py ... --write  # put them into docs/induction.md
+    python tools/induction_figures.py ... --check  # exit 1 if docs/induction.md differs
+
+Each block sits between `<!-- induction-figures:NAME:begin -->` and `...:end -->` in the doc:
+
+* `ithor`: `collect --env symbolic --domain ithor --tasks ithor` (seed 0; into `--ithor-logs`,
+  resumable), induced on everything: transitions, actions not learned, and the preconditions
+  against `domains/ithor.pddl` (literals recovered of the 48, extra ones);
+* `rule-deletion`: `rule-deletion ithor --induced` with the domain induced from those logs
+  with `--types-from ithor`;
+* `vh-heldout` and `vh-recovery` (EAI's evaluator installed): `collect --env virtualhome
+  --limit 30 --proposed-walks 0` (into `--vh-logs`, resumable), then the evaluation of
+  tools/bench_induce_env.py: held out by task (5 folds) and by category (the paper's
+  protocol), clean and with 5, 10 and 20% of the training labels flipped, for the learner,
+  the safe learner, both lookups and EAI's hand-written domain; and EAI precondition
+  recovery (of its 70 literals);
+* `vh-precision`: tools/plan_precision.py on the same 30 tasks (rows kept in
+  `--vh-precision`, resumable).
+
+`--only NAME` computes some blocks (repeatable); `--check` then compares only those. Memory
+and time are not figures here: they depend on the machine (docs/induction.md gives the
+command).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from argparse import Namespace
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tools"))
+
+from sage_pddl.domains import load_domain  # noqa: E402
+from sage_pddl.induce import induce  # noqa: E402
+from sage_pddl.induce.collect import collect  # noqa: E402
+from sage_pddl.induce.deletion import deletion_study  # noqa: E402
+from sage_pddl.induce.evaluate import compare_preconditions  # noqa: E402
+from sage_pddl.induce.learner import MIN_SUCCESSES  # noqa: E402
+from sage_pddl.induce.probe import ProbeSettings  # noqa: E402
+from sage_pddl.tasks import load_taskset  # noqa: E402
+
+DOC = REPO / "docs" / "induction.md"
+BLOCKS = ("ithor", "rule-deletion", "vh-heldout", "vh-recovery", "vh-precision")
+VH_TASKS = 30
+ROWS = ("clean, strict", "clean, --noise 0.05", "5% flipped", "10% flipped", "20% flipped")
+
+
+def marks(name: str) -> tuple[str, str]:
+    return f"<!-- induction-figures:{name}:begin -->", f"<!-- induction-figures:{name}:end -->"
+
+
+def ithor_blocks(logs: Path) -> dict[str, str]:
+    ithor = load_domain("ithor")
+    tasks = load_taskset("ithor")
+    collect(tasks, ithor, logs, taskset="ithor", env="symbolic", progress=False,
+            probe=ProbeSettings(seed=0))
+    plain = induce([logs], domain_name="ithor-induced")
+    matches = compare_preconditions(plain.domain, ithor)
+    total = sum(len(m.reference) for m in matches)
+    recovered = sum(len(m.recovered) for m in matches)
+    extra = sum(len(m.extra) for m in matches)
+    missing = ", ".join(plain.report.not_learned) or "none"
+    rows = ["| collection | transitions | not learned (no success) | ithor.pddl literals "
+            "recovered | extra |", "|---|---|---|---|---|",
+            f"| `--env symbolic`, seed 0 | {plain.report.transitions:,} | {missing} | "
+            f"{recovered} / {total} | {extra} |"]
+    typed = induce([logs], domain_name="ithor-induced", types_from=ithor)
+    study = deletion_study(ithor, tasks, typed.domain)
+    return {"ithor": "\n".join(rows), "rule-deletion": study.markdown().rstrip()}
+
+
+def vh_blocks(logs: Path, precision: Path) -> dict[str, str]:
+    # these tools need EAI's evaluator (the 'virtualhome' extra): imported when asked for
+    import bench_induce_env as bench
+    import plan_precision
+
+    args = Namespace(env="virtualhome", tasks=None, domain=None, reference=None, logs=str(logs),
+                     limit=VH_TASKS, split="task", folds=5, paper_groups="category", seed=0,
+                     min_support=1, min_successes=MIN_SUCCESSES, hide=[])
+    ours = load_domain("virtualhome")
+    reference = bench.reference_domain(args)
+    tasks = load_taskset("virtualhome")[:VH_TASKS]
+    summary = collect(tasks, ours, logs, taskset="virtualhome", env="virtualhome",
+                      probe=ProbeSettings(seed=0, proposed_walks=0), progress=False)
+    from sage_pddl.induce import read_logs  # the logs just collected
+
+    refs = {f"virtualhome#{t.task_id}" for t in tasks}
+    transitions = [t for t in read_logs(summary.files) if t.task in refs]
+    written = bench.written_predictor(ours, tasks, args)
+    settings = {"clean, strict": (0.0, None), "clean, --noise 0.05": (0.05, None),
+                **{f"{r:.0%} flipped": (r, lambda ts, r=r: bench.flipped(ts, r, 0))
+                   for r in bench.NOISE_RATES}}
+    heldout = ["| training data | predictor | acc | bal | paper: acc | paper: bal | "
+               "paper: cell mean |", "|---|---|---|---|---|---|---|"]
+    recovery = ["| training data | EAI literals recovered | missing | extra | actions not "
+                "induced |", "|---|---|---|---|---|"]
+    for label in ROWS:
+        noise, change = settings[label]
+        out = bench.evaluate(transitions, ours, reference, args, lambda ref: ref, written,
+                             noise, change)
+        for name, figures in out["preconditions"].items():
+            every, paper = figures["all"], out["paper_protocol"][name]
+            heldout.append(f"| {label} | {name} | {every['accuracy']:.3f} | "
+                           f"{every['balanced_accuracy']:.3f} | {paper['accuracy']:.3f} | "
+                           f"{paper['balanced_accuracy']:.3f} | {paper['all']:.3f} |")
+        rec = out["recovery"]
+        recovery.append(f"| {label} | {rec['recovered']} / {rec['reference_literals']} | "
+                        f"{rec['missing']} | {rec['extra']} | "
+                        f"{' '.join(rec['not_induced']) or '-'} |")
+    head = (f"{len(transitions):,} transitions from the first {VH_TASKS} EAI tasks (seed 0); "
+            "held out by task (5 folds) and, the paper's protocol, leaving one task category "
+            "out (cell mean: unweighted mean over action x category).")
+    plan_precision.main(["--logs", str(logs), "--limit", str(VH_TASKS), "--out", str(precision),
+                         "--quiet"])
+    table = plan_precision.table(precision)
+    return {"vh-heldout": head + "\n\n" + "\n".join(heldout),
+            "vh-recovery": "\n".join(recovery), "vh-precision": table}
+
+
+def splice(doc: str, name: str, body: str) -> str:
+    begin, end = marks(name)
+    start, stop = doc.find(begin), doc.find(end)
+    if start < 0 or stop < 0:
+        raise SystemExit(f"docs/induction.md has no block {name} ({begin} ... {end})")
+    return doc[:start] + f"{begin}\n{body}\n{end}" + doc[stop + len(end):]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ithor-logs", default=None, help="iTHOR symbolic logs (collected into)")
+    parser.add_argument("--vh-logs", default=None, help="VirtualHome logs (collected into)")
+    parser.add_argument("--vh-precision", default=None, help="plan_precision rows (JSONL)")
+    parser.add_argument("--only", action="append", choices=BLOCKS, default=None)
+    parser.add_argument("--check", action="store_true", help="compare with docs/induction.md")
+    parser.add_argument("--write", action="store_true", help="write into docs/induction.md")
+    args = parser.parse_args(argv)
+    wanted = args.only or list(BLOCKS)
+    work = Path(tempfile.mkdtemp(prefix="sage-induction-figures-"))
+    blocks: dict[str, str] = {}
+    if {"ithor", "rule-deletion"} & set(wanted):
+        blocks.update(ithor_blocks(Path(args.ithor_logs or work / "ithor")))
+    if {"vh-heldout", "vh-recovery", "vh-precision"} & set(wanted):
+        blocks.update(vh_blocks(Path(args.vh_logs or work / "vh"),
+                                Path(args.vh_precision or work / "precision.jsonl")))
+    blocks = {name: body for name, body in blocks.items() if name in wanted}
+    doc = DOC.read_text(encoding="utf-8")
+    new = doc
+    for name, body in blocks.items():
+        new = splice(new, name, body)
+    if args.check:
+        if new != doc:
+            print("docs/induction.md differs from the figures: regenerate with "
+                  "`python tools/induction_figures.py --write`", file=sys.stderr)
+            return 1
+        return 0
+    if args.write:
+        DOC.write_text(new, encoding="utf-8")
+        return 0
+    for name, body in blocks.items():
+        print("\n".join([marks(name)[0], body, marks(name)[1], ""]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
