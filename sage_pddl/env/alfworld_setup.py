@@ -11,7 +11,7 @@ worker in it and asking it for `hello`. Only then is the folder marked ready
 so `--env alfworld` keeps naming the setup command.
 
 A folder already marked ready for the same requirement is reused as it is (checked again,
-nothing installed) unless `force` is given.
+nothing installed) unless `force` is given; one that fails the check loses its mark.
 """
 from __future__ import annotations
 
@@ -80,6 +80,10 @@ def setup_alfworld_env(folder: Path | None = None, *, force: bool = False,
     game = TextWorldGame(str(python))
     try:
         hello = game.hello()
+    except EnvError as error:
+        (folder / READY_MARKER).unlink(missing_ok=True)
+        raise EnvError(f"the environment {folder} cannot run TextWorld: {error}; run "
+                       f"`{SETUP_COMMAND} --force`") from error
     finally:
         game.close()
     version = str(hello.get("textworld", "?"))

@@ -5,7 +5,9 @@ TextWorld (`textworld[pddl]`, the `alfworld` extra) brings its own build of Fast
 unified-planning's `up-fast-downward` (the `planners` and `test` extras) installs too, in an
 incompatible version. So TextWorld runs in an interpreter of its own: `TextWorldGame` starts
 `textworld_worker.py` there and speaks its JSON-lines protocol (documented in that module and
-in docs/alfworld.md), one game per worker process.
+in docs/alfworld.md). A worker plays one game at a time and is kept for the next `load` (starting
+one costs TextWorld's import); a worker that failed, timed out or went over a limit is ended,
+and the next `load` starts a fresh one.
 
 Which interpreter (`textworld_python()`), first found wins:
 
@@ -175,9 +177,10 @@ class TextWorldGame:
         return self._request({"cmd": "hello"}, self.load_timeout)
 
     def load(self, domain: str, problem: str, grammar: str) -> GameState:
-        """Start a game (a fresh worker) of the PDDL domain, problem and TextWorld grammar."""
-        self.close()
-        self._start()
+        """Start a game of the PDDL domain, problem and TextWorld grammar (in the running worker,
+        which replaces its previous game; a worker is started when none runs)."""
+        if self._process is None:
+            self._start()
         reply = self._request({"cmd": "load", "domain": domain, "problem": problem,
                                "grammar": grammar}, self.load_timeout)
         templates = reply.get("templates")

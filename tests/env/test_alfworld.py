@@ -6,7 +6,10 @@ TextWorld's own ALFWorld test game (microsoft/TextWorld @ ebae03b, MIT), read fr
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -15,7 +18,6 @@ from sage_pddl.env.alfworld import AlfworldEnv
 from sage_pddl.env.base import EnvError
 from sage_pddl.env.textworld import SETUP_COMMAND, require_textworld
 from sage_pddl.pddl import parse_problem
-
 
 KITCHEN = """
 (define (problem heat-apple)
@@ -54,6 +56,18 @@ def test_a_missing_environment_names_the_setup_command(monkeypatch, tmp_path):
     (tmp_path / "absent").mkdir()  # made, but setup did not finish
     with pytest.raises(EnvError, match=r"is not ready \(setup did not finish\)"):
         require_textworld()
+
+
+def test_run_without_the_environment_exits_2_naming_the_setup_command(tmp_path):
+    if textworld_module.textworld_available():
+        pytest.skip("ALFWorld's environment is set up here")
+    done = subprocess.run(
+        [sys.executable, "-m", "sage_pddl", "run",
+         "alfworld#pick_heat_then_place_in_recep-Apple-None-DiningTable-26", "--env", "alfworld",
+         "--llm", "scripted"], capture_output=True, text=True, timeout=300,
+        env={**os.environ, "SAGE_PDDL_ALFWORLD_ENV": str(tmp_path / "none")})
+    assert done.returncode == 2
+    assert f"run `{SETUP_COMMAND}` once" in done.stderr and "Traceback" not in done.stderr
 
 
 @pytest.fixture(scope="module")
