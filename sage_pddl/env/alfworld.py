@@ -1,4 +1,4 @@
-"""ALFWorld-style text environment on TextWorld's PDDL engine (optional extra `alfworld`).
+"""ALFWorld's text games on TextWorld's PDDL engine (`--env alfworld`).
 
 TextWorld (`textworld.envs.pddl.PddlEnv`, with its compiled Fast Downward from the
 `fast-downward-textworld` package, i.e. `pip install 'textworld[pddl]'`) plays a game given as a
@@ -6,16 +6,24 @@ PDDL domain, a PDDL problem and a TextWorld grammar (`.twl2`): Fast Downward gro
 the applicable ground operators become the *admissible commands* through the grammar's command
 templates (`take {o} from {r}`), a command runs only if it is one of them (anything else is
 answered "Nothing happens."), and the grammar writes the text feedback. This is the engine
-ALFWorld's text games run on; ALFWorld's own game files cannot be fetched here, so episodes come
-from PDDL problems. Importing TextWorld, and the fixes it needs, are `textworld.py`.
+ALFWorld's text games run on. TextWorld runs in a worker process of ALFWorld's own virtual
+environment (`textworld.py`; `sage-pddl env-setup alfworld` makes it), so this module never
+imports it.
 
 `AlfworldEnv.reset(problem)` starts a game from a problem (`Problem` model, PDDL text or a path)
 and a domain: by default the bundled `alfworld` domain with `ALFWORLD_GRAMMAR_FILE` (below), or any
-domain + grammar pair, for instance ALFWorld's own `alfred.pddl` with its `alfred.twl2`.
+domain + grammar pair, for instance ALFWorld's own `alfred.pddl` with its `alfred.twl2` (`GRAMMARS`
+gives the bundled grammar of each bundled domain). An ALFWorld game file (`game.tw-pddl`, the
+`scene` of a game task) is played as it is: its own domain, grammar and problem. The goal is the
+game's own: TextWorld's `won`, its check of the problem's goal.
 
-A plan step becomes a command (`command_for`):
+A plan step becomes a command (`command_for`, the one place where steps become the game's
+commands; ALFWorld's command text and our steps are read into each other by
+`tasks/alfworld_commands.py`):
 
 - a step whose text is an admissible command (`go to desk`) runs as it is;
+- a text in ALFWorld's wording (`take apple 1 from countertop 1`) is read as the step it says
+  (`Take apple_1 countertop_1`) and goes on as below;
 - otherwise its action (a domain action or one of its `@sage alias` names) and arguments are
   matched against the applicable ground operators, comparing arguments in parameter order
   (case-insensitive; arguments of type `agent` may be left out): the matching operator's command
@@ -52,6 +60,7 @@ from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.limits import load_json, read_text
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 from sage_pddl.pddl.vocabulary import name_key, vocabulary
+from sage_pddl.tasks.alfworld_commands import parse_alfworld_command
 
 from .base import EnvError, Fact, Observation, StepLike, StepResult, as_plan_step
 from .textworld import (
@@ -207,6 +216,11 @@ class AlfworldEnv:
         typed = {operator.command.lower(): operator.command for operator in state.operators}
         if text and text.lower() in typed:
             return Command(typed[text.lower()], True)
+        if raw is not None:  # ALFWorld's own command text ("take apple 1 from countertop 1")
+            try:
+                plan_step = parse_alfworld_command(raw)
+            except SageError:
+                pass  # not ALFWorld's wording: read as a plan step above
         action = self._aliases.get(name_key(plan_step.action), key(plan_step.action))
         args = [key(a) for a in plan_step.args]
         partial: set[str] = set()

@@ -119,6 +119,18 @@ def test_inadmissible_steps_fail_with_textworlds_answer(kitchen):
 
 
 @pytest.mark.alfworld
+def test_alfworlds_own_command_wording_is_read_as_the_step_it_says(kitchen):
+    env = AlfworldEnv()
+    env.reset(kitchen)
+    for text, said in (("go to fridge 1", "You arrive at fridge_1."),
+                       ("open fridge 1", "You open the fridge_1."),
+                       ("take apple 1 from fridge 1", "You pick up the apple_1 from the fridge_1.")):
+        result = env.step(text)
+        assert result.success and result.observation.text.startswith(said), result.message
+    env.close()
+
+
+@pytest.mark.alfworld
 def test_examine_describes_what_the_state_holds(kitchen):
     env = AlfworldEnv(observe_facts=True)
     env.reset(kitchen)
