@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
 import tomllib
 from pathlib import Path
@@ -80,3 +81,45 @@ def test_a_ready_environment_that_cannot_run_textworld_loses_its_mark(tmp_path, 
     monkeypatch.setattr(textworld_module, "_here_has_textworld", lambda: False)
     with pytest.raises(EnvError, match="is not ready"):
         textworld_python()
+
+
+def _interpreter(tmp_path: Path, body: str) -> str:
+    """A stand-in for the environment's Python: a shell script that ignores its arguments."""
+    script = tmp_path / "python"
+    script.write_text("#!/bin/sh\n" + body + "\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_a_worker_that_never_answers_is_stopped_at_the_time_limit(tmp_path):
+    pid_file = tmp_path / "pid"
+    game = TextWorldGame(_interpreter(tmp_path, f"echo $$ > {pid_file}; exec sleep 600"),
+                         load_timeout=0.5)
+    with pytest.raises(EnvError, match=r"did not answer 'hello' within 0.5 s \(it was stopped\)"):
+        game.hello()
+    with pytest.raises(ProcessLookupError):  # ended and reaped, not left running
+        os.kill(int(pid_file.read_text()), 0)
+
+
+@pytest.mark.parametrize(("body", "said"), [
+    ("read line; echo 'Fast Downward exploded' >&2; exit 3",
+     r"ended during 'hello'; it said: Fast Downward exploded"),
+    ("exit 3", r"ended during 'hello'"),
+    ("read line; echo '{\"ok\": tru'", r"sent a bad reply: .*invalid reply of the TextWorld worker"),
+    ("read line; echo '[1]'", r"a reply that is no JSON object"),
+    ("while read line; do echo '{\"ok\": true}'; done", None),
+    ("read line; head -c 70000000 /dev/zero; exec sleep 600",
+     r"reply is longer than 67108864 bytes"),
+])
+def test_a_worker_that_answers_badly_is_an_env_error(tmp_path, body, said):
+    game = TextWorldGame(_interpreter(tmp_path, body), load_timeout=30)
+    try:
+        if said is None:  # a well-formed reply is taken; a load's reply must hold a game
+            assert game.hello() == {"ok": True}
+            with pytest.raises(EnvError, match="no command templates"):
+                game.load("(define)", "(define)", "")
+        else:
+            with pytest.raises(EnvError, match=said):
+                game.hello()
+    finally:
+        game.close()
