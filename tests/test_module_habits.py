@@ -148,9 +148,8 @@ _NAMED_TUPLE_API = frozenset({"_asdict", "_replace", "_fields", "_make", "_field
 _FOREIGN_PRIVATE_READS = {
     "sage_pddl/pddl/driver.py": {"_mres"},  # Lark's, guarded (pddl/driver.py, issue 26, item 3)
     # TextWorld's (the optional extra 'alfworld'), with no public way to the same: checked on
-    # every game loaded (env/textworld.check_internals); the extra pinned to the releases tested
-    "sage_pddl/env/alfworld.py": {"_logic", "_pddl_state", "_actions"},
-    "sage_pddl/env/textworld.py": {"_logic", "_types", "_pddl_state"},
+    # every game loaded (env/textworld_worker.check_internals); the extra pinned to the releases tested
+    "sage_pddl/env/textworld_worker.py": {"_logic", "_types", "_pddl_state", "_actions"},
 }
 """Private attributes of another library a module reads, each named with why."""
 

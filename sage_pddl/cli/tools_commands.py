@@ -246,6 +246,22 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return EXIT_OK if solved else EXIT_INVALID
 
 
+# --- env-setup ------------------------------------------------------------------------------
+
+
+def cmd_env_setup(args: argparse.Namespace) -> int:
+    """Make or reuse the virtual environment an environment's engine runs in."""
+    # start-up time: imported when the command runs
+    from ..env.alfworld_setup import setup_alfworld_env
+
+    result = setup_alfworld_env(Path(args.path) if args.path else None, force=args.force,
+                                say=lambda line: err(line))
+    how = "reused" if result.reused else "ready"
+    print(f"alfworld environment {how}: {result.folder} (TextWorld {result.textworld}, "
+          f"{result.seconds:.0f} s)")
+    return EXIT_OK
+
+
 def register(add_command: AddCommand) -> None:
     p = add_command("collect", cmd_collect,
                 "Probe an environment on a task set and write transition logs (JSONL).")
@@ -345,6 +361,16 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument("--strip-annotations", action="store_true", help="leave out the '; @sage' comments")
     p.add_argument("--json", action="store_true", help="print the written paths as JSON")
+
+    p = add_command("env-setup", cmd_env_setup,
+                    "Make (or reuse) the virtual environment ALFWorld's TextWorld engine runs in "
+                    "(--env alfworld).", domains=False)
+    p.add_argument("name", choices=["alfworld"], help="the environment (alfworld)")
+    p.add_argument("--path", default=None,
+                   help="its folder (default SAGE_PDDL_ALFWORLD_ENV, else "
+                        "~/.cache/sage-pddl/envs/alfworld)")
+    p.add_argument("--force", action="store_true",
+                   help="install again even when the folder is ready")
 
     p = add_command("solve", cmd_solve,
                 "Solve a problem with a classical planner (unified-planning) and compare with a plan.")

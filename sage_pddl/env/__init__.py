@@ -11,8 +11,9 @@ rules of `pddl/registry.py` (case and punctuation ignored). Bundled names:
 - `ai2thor`: `AI2ThorEnv`, AI2-THOR in this process (needs the `thor` extra and a display/GPU).
 - `virtualhome`: `VirtualHomeEnv`, EAI's VirtualHome evolving-graph simulator (extra
   `virtualhome`; see docs/virtualhome.md).
-- `alfworld`: `AlfworldEnv`, TextWorld's PDDL engine with text observations and admissible
-  commands (extra `alfworld`; see docs/alfworld.md).
+- `alfworld`: `AlfworldEnv`, ALFWorld's TextWorld games with text observations and admissible
+  commands, in a worker process of their own environment (`sage-pddl env-setup alfworld`;
+  see docs/alfworld.md).
 
 Factories are imported lazily, so importing this package needs neither pyzmq nor ai2thor.
 All environments follow `sage_pddl.env.base.Environment`.

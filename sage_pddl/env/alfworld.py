@@ -1,4 +1,4 @@
-"""ALFWorld-style text environment on TextWorld's PDDL engine (optional extra `alfworld`).
+"""ALFWorld's text games on TextWorld's PDDL engine (`--env alfworld`).
 
 TextWorld (`textworld.envs.pddl.PddlEnv`, with its compiled Fast Downward from the
 `fast-downward-textworld` package, i.e. `pip install 'textworld[pddl]'`) plays a game given as a
@@ -6,16 +6,24 @@ PDDL domain, a PDDL problem and a TextWorld grammar (`.twl2`): Fast Downward gro
 the applicable ground operators become the *admissible commands* through the grammar's command
 templates (`take {o} from {r}`), a command runs only if it is one of them (anything else is
 answered "Nothing happens."), and the grammar writes the text feedback. This is the engine
-ALFWorld's text games run on; ALFWorld's own game files cannot be fetched here, so episodes come
-from PDDL problems. Importing TextWorld, and the fixes it needs, are `textworld.py`.
+ALFWorld's text games run on. TextWorld runs in a worker process of ALFWorld's own virtual
+environment (`textworld.py`; `sage-pddl env-setup alfworld` makes it), so this module never
+imports it.
 
 `AlfworldEnv.reset(problem)` starts a game from a problem (`Problem` model, PDDL text or a path)
 and a domain: by default the bundled `alfworld` domain with `ALFWORLD_GRAMMAR_FILE` (below), or any
-domain + grammar pair, for instance ALFWorld's own `alfred.pddl` with its `alfred.twl2`.
+domain + grammar pair, for instance ALFWorld's own `alfred.pddl` with its `alfred.twl2` (`GRAMMARS`
+gives the bundled grammar of each bundled domain). An ALFWorld game file (`game.tw-pddl`, the
+`scene` of a game task) is played as it is: its own domain, grammar and problem. The goal is the
+game's own: TextWorld's `won`, its check of the problem's goal.
 
-A plan step becomes a command (`command_for`):
+A plan step becomes a command (`command_for`, the one place where steps become the game's
+commands; ALFWorld's command text and our steps are read into each other by
+`tasks/alfworld_commands.py`):
 
 - a step whose text is an admissible command (`go to desk`) runs as it is;
+- a text in ALFWorld's wording (`take apple 1 from countertop 1`) is read as the step it says
+  (`Take apple_1 countertop_1`) and goes on as below;
 - otherwise its action (a domain action or one of its `@sage alias` names) and arguments are
   matched against the applicable ground operators, comparing arguments in parameter order
   (case-insensitive; arguments of type `agent` may be left out): the matching operator's command
@@ -49,21 +57,32 @@ from typing import Any
 from sage_pddl.domains import load_domain
 from sage_pddl.pddl import parse_domain, write_domain, write_problem
 from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.limits import load_json, read_text
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 from sage_pddl.pddl.vocabulary import name_key, vocabulary
+from sage_pddl.tasks.alfworld_commands import parse_alfworld_command
 
 from .base import EnvError, Fact, Observation, StepLike, StepResult, as_plan_step
 from .textworld import (
-    check_internals,
-    declare_implicit_types,
+    LOAD_TIMEOUT,
+    STEP_TIMEOUT,
+    GameState,
+    TextWorldGame,
     require_textworld,
-    retype_operands,
 )
 from .transitions import Transition, TransitionLog, make_transition
 
 ALFWORLD_GRAMMAR_FILE = Path(str(resources.files("sage_pddl") / "data" / "alfworld" /
                                  "alfworld.twl2"))
 """The TextWorld grammar of the bundled `alfworld` domain (see the module docstring)."""
+
+GRAMMARS = {"alfworld": ALFWORLD_GRAMMAR_FILE,
+            "alfred": ALFWORLD_GRAMMAR_FILE.parent / "textworld-test" / "grammar.twl2"}
+"""The bundled grammar of each domain by name; another domain gets `alfworld`'s."""
+
+GAME_FILE_SUFFIX = ".tw-pddl"
+MAX_GAME_BYTES = 16 * 1024 * 1024
+"""The largest ALFWorld game file read (its domain, grammar and problem)."""
 
 NOTHING_HAPPENS = "Nothing happens."
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
@@ -77,11 +96,7 @@ def _text_of(source: Any, what: str) -> str:
         return write_problem(source)
     if isinstance(source, Path) or (isinstance(source, str) and "(" not in source
                                      and "::" not in source):
-        path = Path(source)
-        try:
-            return path.read_text(encoding="utf-8")
-        except OSError as error:
-            raise EnvError(f"cannot read the {what} {path}: {error}") from error
+        return read_text(source, f"the {what}")
     if isinstance(source, str):
         return source
     raise EnvError(f"expected a {what} (model, path or text), got {type(source).__name__}")
@@ -106,8 +121,10 @@ class AlfworldEnv:
     def __init__(self, domain: Domain | str | Path | None = None, *,
                  grammar: str | Path | None = None, log: str | Path | None = None,
                  observe_facts: bool = False, domains_dirs: Iterable[str | Path] | None = None,
-                 task: str | None = None):
-        self._textworld, self._pddl_env_class = require_textworld()
+                 task: str | None = None, venv: str | Path | None = None,
+                 load_timeout: float = LOAD_TIMEOUT, step_timeout: float = STEP_TIMEOUT):
+        self._game = TextWorldGame(require_textworld(Path(venv) if venv else None),
+                                   load_timeout=load_timeout, step_timeout=step_timeout)
         self._default_domain = domain
         self._default_grammar = grammar
         self._domains_dirs = list(domains_dirs) if domains_dirs else None
@@ -115,8 +132,7 @@ class AlfworldEnv:
         self.observe_facts = observe_facts
         self._log = TransitionLog(log) if log else None
         self._episode = -1
-        self._game: Any = None
-        self._state: Any = None
+        self._state: GameState | None = None
         self.last_transition: Transition | None = None
 
     # --- episode ---------------------------------------------------------------------------
@@ -124,30 +140,24 @@ class AlfworldEnv:
     def reset(self, problem: Problem | str | Path, *, domain: Domain | str | Path | None = None,
               grammar: str | Path | None = None, task: str | None = None,
               scene: str | None = None) -> Observation:
-        """Start a TextWorld game of `problem`; `scene` is accepted for the common reset
-        signature and not used (the problem is the game)."""
-        domain_source = domain if domain is not None else self._default_domain
-        grammar_source = grammar if grammar is not None else self._default_grammar
-        domain_model = self._domain_model(domain_source, problem)
-        domain_text = _text_of(domain_model if domain_model is not None else domain_source,
-                               "domain")
-        grammar_text = _text_of(grammar_source if grammar_source is not None
-                                else ALFWORLD_GRAMMAR_FILE, "grammar")
-        problem_text = _text_of(problem, "problem")
-        infos = self._textworld.EnvInfos(admissible_commands=True, facts=True)
-        game = self._pddl_env_class(infos)
-        try:
-            game.load({"pddl_domain": domain_text, "pddl_problem": problem_text,
-                       "grammar": grammar_text})
-            check_internals(game)
-            declare_implicit_types(game)
-            state = retype_operands(game, game.reset())
-        except SageError:
-            raise
-        except Exception as error:  # TextWorld/Fast Downward report bad input with bare errors
-            raise EnvError(f"TextWorld could not load the game: {type(error).__name__}: "
-                           f"{error}") from error
-        self._game, self._state = game, state
+        """Start a TextWorld game of `problem`. A `scene` naming an ALFWorld game file
+        (`game.tw-pddl`, the scene of a game task) is played as that file holds it: its own
+        domain, grammar and problem; any other scene is not used (the problem is the game)."""
+        game = read_game_file(scene) if scene and scene.endswith(GAME_FILE_SUFFIX) else None
+        if game is not None:
+            domain_text, problem_text, grammar_text = game
+            domain_model = _parsed_or_none(domain_text)
+        else:
+            domain_source = domain if domain is not None else self._default_domain
+            domain_model = self._domain_model(domain_source, problem)
+            domain_text = _text_of(domain_model if domain_model is not None else domain_source,
+                                   "domain")
+            grammar_source = grammar if grammar is not None else self._default_grammar
+            grammar_text = _text_of(grammar_source if grammar_source is not None
+                                    else grammar_for(domain_model), "grammar")
+            problem_text = _text_of(problem, "problem")
+        self._state = None
+        self._state = self._game.load(domain_text, problem_text, grammar_text)
         self._aliases = _alias_map(domain_model)
         self._domain_name = domain_model.name if domain_model is not None else "alfworld"
         self._task = task or self._default_task or (
@@ -155,7 +165,7 @@ class AlfworldEnv:
         self._episode += 1
         self._index = 0
         self.last_transition = None
-        return self.observe(state.feedback)
+        return self.observe(self._state.feedback.strip())
 
     def step(self, step: StepLike) -> StepResult:
         self._require_episode()
@@ -169,25 +179,25 @@ class AlfworldEnv:
             return self._finish(plan_step, pre, False, f"unparsable step: {error}",
                                 "unparsable-step", "")
         command = self.command_for(step)
-        self._state = retype_operands(self._game, self._game.step(command.text)[0])
+        self._state = self._game.step(command.text)
         feedback = self._state.feedback.strip()
         # TextWorld answers every command it cannot run with exactly this text
         success = command.admissible and feedback != NOTHING_HAPPENS
         code = None if success else (command.code or "not-admissible")
-        message = "ok" if success else (
+        message = feedback if success else (
             f"{command.text!r}: {feedback}" + (f" ({command.reason})" if command.reason else ""))
         return self._finish(plan_step, pre, success, message, code, feedback)
 
     def true_state(self) -> frozenset[Fact]:
-        self._require_episode()
-        return frozenset((key(f.name), *(key(v.name) for v in f.arguments))
-                         for f in self._state["_facts"])
+        state = self._require_episode()
+        return frozenset(tuple(key(part) for part in fact) for fact in state.facts)
 
     def goal_reached(self) -> bool | None:
-        self._require_episode()
-        return bool(self._state["won"])
+        """TextWorld's `won`: the game's own goal (the problem's) holds."""
+        return self._require_episode().won
 
     def close(self) -> None:
+        self._game.close()
         if self._log is not None:
             self._log.close()
 
@@ -195,29 +205,34 @@ class AlfworldEnv:
 
     @property
     def admissible_commands(self) -> list[str]:
-        self._require_episode()
-        return list(self._state["admissible_commands"])
+        return list(self._require_episode().admissible_commands)
 
     def command_for(self, step: StepLike) -> Command:
         """The command a plan step becomes (see the module docstring)."""
-        self._require_episode()
+        state = self._require_episode()
         raw = " ".join(step.split()) if isinstance(step, str) else None
         plan_step = as_plan_step(step)
         text = raw or " ".join(plan_step.text.split())
-        if text and text.lower() in {c.lower() for c in self._state["_valid_commands"]}:
-            return Command(text.lower(), True)
+        typed = {operator.command.lower(): operator.command for operator in state.operators}
+        if text and text.lower() in typed:
+            return Command(typed[text.lower()], True)
+        if raw is not None:  # ALFWorld's own command text ("take apple 1 from countertop 1")
+            try:
+                plan_step = parse_alfworld_command(raw)
+            except SageError:
+                pass  # not ALFWorld's wording: read as a plan step above
         action = self._aliases.get(name_key(plan_step.action), key(plan_step.action))
         args = [key(a) for a in plan_step.args]
         partial: set[str] = set()
-        for operator, command in zip(self._state["_valid_actions"], self._state["_valid_commands"]):
-            if operator.name != action:
+        for operator in state.operators:
+            if operator.action != action:
                 continue
-            values = [(key(v.name), key(p.type)) for p, v in operator.mapping.items()]
+            values = [(key(value), key(kind)) for value, kind in operator.args]
             if [v for v, _ in values] == args or \
                     [v for v, t in values if t != "agent"] == args:
-                return Command(command, True)
+                return Command(operator.command, True)
             if _is_subsequence(args, [v for v, _ in values]):
-                partial.add(command)
+                partial.add(operator.command)
         if len(partial) == 1:  # e.g. `PickupObject cd desk` for PickupObject(?a ?l ?o ?r)
             return Command(partial.pop(), True)
         rendered = self._render_template(action, args)
@@ -231,32 +246,30 @@ class AlfworldEnv:
     def _render_template(self, action: str, args: list[str]) -> str | None:
         """The action's command template filled with the step's arguments (agent-typed parameters
         may be left out); None when the grammar has no such action or the arguments do not fit."""
-        logic = self._game._logic.actions.get(action)
-        if logic is None:
+        template = self._game.templates.get(action)
+        if template is None:
             return None
-        operator = self._game._pddl_state._actions.get(action)
-        parameters = operator.parameters if operator is not None else ()
-        names = [p.name.lstrip("?") for p in parameters]
+        names = [name for name, _ in template.parameters]
         if len(args) != len(names):
-            names = [p.name.lstrip("?") for p in parameters if key(p.type_name) != "agent"]
+            names = [name for name, kind in template.parameters if key(kind) != "agent"]
         if len(args) != len(names):
             return None
         values = dict(zip(names, args))
-        return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), logic.template)
+        return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template.text)
 
     # --- observation -----------------------------------------------------------------------
 
     def observe(self, text: str | None = None) -> Observation:
-        self._require_episode()
-        visible = sorted({key(v.name) for a in self._state["_valid_actions"]
-                          for p, v in a.mapping.items() if key(p.type) != "agent"})
+        state = self._require_episode()
+        visible = sorted({key(value) for operator in state.operators
+                          for value, kind in operator.args if key(kind) != "agent"})
         facts = tuple(sorted(self.true_state())) if self.observe_facts else ()
-        return Observation(text if text is not None else self._state.feedback.strip(),
+        return Observation(text if text is not None else state.feedback.strip(),
                            tuple(visible), facts)
 
     @property
     def step_count(self) -> int:
-        return self._index if self._game is not None else 0
+        return self._index if self._state is not None else 0
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -268,11 +281,7 @@ class AlfworldEnv:
         if source is None:
             name = problem.domain_name if isinstance(problem, Problem) else "alfworld"
             return load_domain(name, self._domains_dirs)
-
-        try:
-            return parse_domain(_text_of(source, "domain"))
-        except SageError:
-            return None
+        return _parsed_or_none(_text_of(source, "domain"))
 
     def _finish(self, plan_step: PlanStep, pre: frozenset[Fact], success: bool, message: str,
                 code: str | None, feedback: str) -> StepResult:
@@ -284,9 +293,37 @@ class AlfworldEnv:
             self._log.append(self.last_transition)
         return StepResult(success, message, self.observe(feedback or None), code, plan_step.index)
 
-    def _require_episode(self) -> None:
-        if self._game is None:
+    def _require_episode(self) -> GameState:
+        if self._state is None:
             raise EnvError("no episode: call reset(problem) first")
+        return self._state
+
+
+def _parsed_or_none(text: str) -> Domain | None:
+    try:
+        return parse_domain(text)
+    except SageError:
+        return None
+
+
+def grammar_for(domain: Domain | None) -> Path:
+    """The bundled TextWorld grammar of a domain: `alfworld`'s, or TextWorld's ALFWorld test
+    grammar for ALFWorld's own `alfred` domain."""
+    name = key(domain.name) if domain is not None else "alfworld"
+    return GRAMMARS.get(name, ALFWORLD_GRAMMAR_FILE)
+
+
+def read_game_file(path: str | Path) -> tuple[str, str, str]:
+    """An ALFWorld game file's (`game.tw-pddl`) domain, problem and grammar texts."""
+    data = load_json(read_text(path, "the ALFWorld game file", MAX_GAME_BYTES), str(path),
+                     "ALFWorld game")
+    texts = [data.get(name) if isinstance(data, dict) else None
+             for name in ("pddl_domain", "pddl_problem", "grammar")]
+    domain, problem, grammar = (text if isinstance(text, str) else "" for text in texts)
+    if not (domain and problem and grammar):
+        raise EnvError(f"{path}: an ALFWorld game file holds 'pddl_domain', 'pddl_problem' "
+                       "and 'grammar' as strings")
+    return domain, problem, grammar
 
 
 def _is_subsequence(words: list[str], values: list[str]) -> bool:

@@ -19,7 +19,8 @@ A folder of ALFWorld's downloaded game data is a task set too (`load_taskset(FOL
 `traj_data.json` below it becomes a task as above, and every `game.tw-pddl` a task of its
 `pddl_problem`, whose domain is the problem's `(:domain alfred)`: ALFWorld's own domain, which
 the user adds as a drop-in (`--domains-dir` or `SAGE_PDDL_DOMAINS` with its `alfred.pddl`).
-Game tasks carry no reference steps. Task ids are the trajectory's task folder
+Game tasks carry no reference steps; their `scene` is the game file, which the `alfworld`
+environment plays as it is (its own domain, grammar and problem). Task ids are the trajectory's task folder
 (`pick_heat_then_place_in_recep-Apple-None-DiningTable-26`), the trial folder appended when one
 task folder has several trials; a game's id is its folder's name the same way.
 """
@@ -137,7 +138,9 @@ def game_task(path: Path, task_id: str, source: str) -> Task:
     if not isinstance(text, str):
         raise TaskSetError(f"{path}: an ALFWorld game file holds its problem as 'pddl_problem'")
     problem = parse_problem(text, file=f"{path}#pddl_problem")
-    return _problem_task(problem, task_id, problem.domain_name, (), source)
+    task = _problem_task(problem, task_id, problem.domain_name, (), source)
+    # the game file is the task's world: `--env alfworld` plays it with its own domain and grammar
+    return dataclasses.replace(task, scene=str(path))
 
 
 def _problem_task(problem: Problem, task_id: str, domain: str,

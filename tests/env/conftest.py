@@ -3,12 +3,31 @@
 The domain is written here (not one of the bundled household domains) so these tests depend
 only on the parser and the gate. It has what the symbolic environment's partial view needs:
 containment `(in ?o ?c)`, `(openable ?c)`, `(opened ?c)` and `(holding ?o)`.
+
+Tests marked `alfworld` play ALFWorld's TextWorld games for real: they skip, with the reason,
+where ALFWorld's environment is not set up (`sage-pddl env-setup alfworld`), and fail instead
+when `SAGE_PDDL_REQUIRE_ALFWORLD=1` (CI's ALFWorld stage, which has just set it up).
 """
 from __future__ import annotations
 
+import os
+
 import pytest
 
+from sage_pddl.env.base import EnvError
+from sage_pddl.env.textworld import require_textworld
 from sage_pddl.pddl import parse_domain, parse_problem
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("alfworld") is None:
+        return
+    try:
+        require_textworld()
+    except EnvError as error:
+        if os.environ.get("SAGE_PDDL_REQUIRE_ALFWORLD") == "1":
+            pytest.fail(f"SAGE_PDDL_REQUIRE_ALFWORLD=1, but {error}")
+        pytest.skip(str(error))
 
 KITCHEN_DOMAIN = """
 (define (domain mini-kitchen)

@@ -5,28 +5,19 @@ TextWorld's own ALFWorld test game (microsoft/TextWorld @ ebae03b, MIT), read fr
 """
 from __future__ import annotations
 
-import builtins
 import json
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 
+from sage_pddl.env import textworld as textworld_module
 from sage_pddl.env.alfworld import AlfworldEnv
 from sage_pddl.env.base import EnvError
-from sage_pddl.env.textworld import require_textworld, textworld_available
+from sage_pddl.env.textworld import SETUP_COMMAND, require_textworld
 from sage_pddl.pddl import parse_problem
-
-
-def _unavailable_reason() -> str:
-    try:
-        require_textworld()
-    except EnvError as error:
-        return str(error)
-    return ""
-
-
-needs_textworld = pytest.mark.skipif(not textworld_available(), reason=_unavailable_reason()
-                                     or "TextWorld is available")
 
 KITCHEN = """
 (define (problem heat-apple)
@@ -56,27 +47,35 @@ SOLUTION = ["GoTo fridge_1", "Open fridge_1", {"action": "Pick", "object": "appl
             "Put apple_1 countertop_1"]
 
 
-def test_missing_textworld_names_the_extra(monkeypatch):
-    real_import = builtins.__import__
-
-    def no_textworld(name, *args, **kwargs):
-        if name == "textworld" or name.startswith("textworld."):
-            raise ImportError("No module named 'textworld'")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_textworld)
-    with pytest.raises(EnvError, match=r"extra 'alfworld'.*sage-pddl\[alfworld\]"):
+def test_a_missing_environment_names_the_setup_command(monkeypatch, tmp_path):
+    monkeypatch.setenv("SAGE_PDDL_ALFWORLD_ENV", str(tmp_path / "absent"))
+    monkeypatch.setattr(textworld_module, "_here_has_textworld", lambda: False)
+    with pytest.raises(EnvError, match=rf"{tmp_path / 'absent'} does not exist: run "
+                                       rf"`{re.escape(SETUP_COMMAND)}`"):
+        AlfworldEnv()
+    (tmp_path / "absent").mkdir()  # made, but setup did not finish
+    with pytest.raises(EnvError, match=r"is not ready \(setup did not finish\)"):
         require_textworld()
+
+
+def test_run_without_the_environment_exits_2_naming_the_setup_command(tmp_path):
+    if textworld_module.textworld_available():
+        pytest.skip("ALFWorld's environment is set up here")
+    done = subprocess.run(
+        [sys.executable, "-m", "sage_pddl", "run",
+         "alfworld#pick_heat_then_place_in_recep-Apple-None-DiningTable-26", "--env", "alfworld",
+         "--llm", "scripted"], capture_output=True, text=True, timeout=300,
+        env={**os.environ, "SAGE_PDDL_ALFWORLD_ENV": str(tmp_path / "none")})
+    assert done.returncode == 2
+    assert f"run `{SETUP_COMMAND}` once" in done.stderr and "Traceback" not in done.stderr
 
 
 @pytest.fixture(scope="module")
 def kitchen():
-    if not textworld_available():
-        pytest.skip("textworld with its compiled Fast Downward is not installed")
     return parse_problem(KITCHEN, file="heat-apple.pddl")
 
 
-@needs_textworld
+@pytest.mark.alfworld
 def test_solution_wins_with_real_text_and_admissible_commands(kitchen, tmp_path):
     log = tmp_path / "alfworld.jsonl"
     env = AlfworldEnv(log=log)
@@ -101,7 +100,7 @@ def test_solution_wins_with_real_text_and_admissible_commands(kitchen, tmp_path)
     assert "(inreceptacle apple_1 countertop_1)" in records[-1]["post"]
 
 
-@needs_textworld
+@pytest.mark.alfworld
 def test_inadmissible_steps_fail_with_textworlds_answer(kitchen):
     env = AlfworldEnv()
     env.reset(kitchen)
@@ -119,7 +118,19 @@ def test_inadmissible_steps_fail_with_textworlds_answer(kitchen):
     assert env.goal_reached() is False
 
 
-@needs_textworld
+@pytest.mark.alfworld
+def test_alfworlds_own_command_wording_is_read_as_the_step_it_says(kitchen):
+    env = AlfworldEnv()
+    env.reset(kitchen)
+    for text, said in (("go to fridge 1", "You arrive at fridge_1."),
+                       ("open fridge 1", "You open the fridge_1."),
+                       ("take apple 1 from fridge 1", "You pick up the apple_1 from the fridge_1.")):
+        result = env.step(text)
+        assert result.success and result.observation.text.startswith(said), result.message
+    env.close()
+
+
+@pytest.mark.alfworld
 def test_examine_describes_what_the_state_holds(kitchen):
     env = AlfworldEnv(observe_facts=True)
     env.reset(kitchen)
@@ -131,9 +142,8 @@ def test_examine_describes_what_the_state_holds(kitchen):
     assert "apple_1" in seen.visible_objects and ("opened", "fridge_1") in seen.facts
 
 
+@pytest.mark.alfworld
 def test_alfworld_corpus_game_plays_with_alfworlds_own_vocabulary(corpus_dir):
-    if not textworld_available():
-        pytest.skip("textworld with its compiled Fast Downward is not installed")
     game = corpus_dir / "household" / "textworld-alfworld-test"
     env = AlfworldEnv(game / "domain.pddl", grammar=game / "grammar.twl2")
     env.reset(game / "problem.pddl")
@@ -146,7 +156,7 @@ def test_alfworld_corpus_game_plays_with_alfworlds_own_vocabulary(corpus_dir):
     assert env.goal_reached() is True
 
 
-@needs_textworld
+@pytest.mark.alfworld
 def test_bad_game_input_is_an_env_error(kitchen):
     env = AlfworldEnv()
     with pytest.raises(EnvError, match="TextWorld could not load the game"):
@@ -160,7 +170,7 @@ def test_a_textworld_without_the_internals_read_is_refused_with_that_reason():
     the game below is a stand-in with the attributes a loaded `PddlEnv` has."""
     from types import SimpleNamespace
 
-    from sage_pddl.env.textworld import INTERNALS, check_internals
+    from sage_pddl.env.textworld_worker import INTERNALS, WorkerError, check_internals
 
     def game(missing: tuple[str, ...] = ()) -> SimpleNamespace:
         logic = SimpleNamespace(types=SimpleNamespace(_types={}), actions={})
@@ -177,5 +187,6 @@ def test_a_textworld_without_the_internals_read_is_refused_with_that_reason():
     check_internals(game())
     for path in INTERNALS:
         named = re.escape(".".join(("game", *path)))
-        with pytest.raises(EnvError, match=rf"has no {named}, .*alfworld"):
+        with pytest.raises(WorkerError, match=rf"has no {named}, ") as refused:
             check_internals(game(path))
+        assert refused.value.kind == "internals"
