@@ -22,7 +22,8 @@ Semantics
   hazards, canonical texts, the actions' templates) is compiled once per `Domain` object
   (`schema.domain_schema`). A
   table keeps the ground actions plans have named (`ground`, at most `GROUND_ACTIONS_KEPT`,
-  the oldest forgotten first).
+  the oldest forgotten first). Threads may share a table: what it keeps is filled under its
+  `lock` on a miss only (grounding also counts its budget under it), and read without it.
 
 Annotations (`; @sage alias|step|reason`, docs/annotations.md) come from the domain's
 `Vocabulary`: action names, the JSON-field map of each action's parameters, and the friendly
@@ -31,6 +32,7 @@ code and message of a precondition literal.
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Iterable, Iterator
 from functools import cached_property
 
@@ -103,6 +105,8 @@ class PreconditionTable:
     def __init__(self, domain: Domain, problem: Problem, prune_static: bool = True):
         self.domain = domain
         self.problem = problem
+        self.lock = threading.RLock()
+        """Held while the table (and its gate, `Gate`) fills what it keeps."""
         self.schema = schema = domain_schema(domain)
         self.vocabulary = vocab = schema.vocabulary
         if not prune_static:
@@ -203,7 +207,7 @@ class PreconditionTable:
             else:
                 object_types = self.object_types
                 found = tuple(o for o in self.object_names if object_types[o] & wanted)
-            self._objects_of[types] = found
+            self._objects_of[types] = found  # (the same value whichever thread writes it)
         return found
 
     def fits(self, obj: str, types: tuple[str, ...]) -> bool:
@@ -292,8 +296,9 @@ class PreconditionTable:
             words, template = lift_condition(formula, env, _no_text, anchor)
         else:
             words, template = lift_condition(formula, env, self.canonical, anchor)
-        self._ground_budget = limits.MAX_GROUND
-        return self._condition(template, words + tuple(env.values()))
+        with self.lock:
+            self._ground_budget = limits.MAX_GROUND
+            return self._condition(template, words + tuple(env.values()))
 
     def goal_holds_in(self, state: State | set[GroundAtom]) -> bool | None:
         """Whether the goal holds in `state` (None when the problem has no goal)."""
@@ -333,8 +338,9 @@ class PreconditionTable:
         cache_key = (action.name, args)
         found = self._preconditions.get(cache_key)
         if found is None:
-            found = self._ground_precondition(action.name, args)
-            keep_bounded(self._preconditions, GROUND_ACTIONS_KEPT, cache_key, found)
+            with self.lock:
+                found = self._ground_precondition(action.name, args)
+                keep_bounded(self._preconditions, GROUND_ACTIONS_KEPT, cache_key, found)
         return found.holds(state)
 
     @cached_property
@@ -348,8 +354,9 @@ class PreconditionTable:
         cache_key = (action.name, args)
         found = self._ground_actions.get(cache_key)
         if found is None:
-            found = self._ground(action.name, args)
-            keep_bounded(self._ground_actions, GROUND_ACTIONS_KEPT, cache_key, found)
+            with self.lock:
+                found = self._ground_actions.get(cache_key) or self._ground(action.name, args)
+                keep_bounded(self._ground_actions, GROUND_ACTIONS_KEPT, cache_key, found)
         return found
 
     @property
