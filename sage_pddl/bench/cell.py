@@ -121,7 +121,7 @@ def run_cell(context: RunContext, llm: LLMWatch, model: str, planner_name: str, 
             recorder.plan(result, "plan")
             checked = metrics.check_plan(gate, result.steps)
             row.update(_plan_part(result, gate, task, checked))
-            recorder.scored(row["steps"], checked.run, _prefix_state(gate, checked))
+            recorder.scored(row["steps"], checked.run, _prefix_state(checked))
             solved_steps = row["steps"]
             if task.source == "virtualhome":
                 stage = "eai-scorer"
@@ -164,12 +164,10 @@ def run_cell(context: RunContext, llm: LLMWatch, model: str, planner_name: str, 
     return row
 
 
-def _prefix_state(gate: Gate, checked: metrics.PlanCheck) -> Atoms:
+def _prefix_state(checked: metrics.PlanCheck) -> Atoms:
     """The state after the plan's accepted prefix: the end of the check when nothing was
-    refused, else where a check in mode "first" stops."""
-    if checked.run.valid:
-        return checked.run.final_state
-    return gate.check(checked.plain, mode="first").final_state
+    refused, else where a check in mode "first" stops (read from the same check)."""
+    return checked.run.stopped.final_state
 
 
 def _eai_part(task_id: str, steps: list[dict[str, Any]]) -> dict[str, Any]:

@@ -211,7 +211,9 @@ class Gate:
               mode: str = "first") -> Verdict:
         """Check `plan` (a Plan, a sequence of PlanSteps or JSON step dicts, or plan text) from
         `state` (default: the problem's initial state). Mode "first" stops at the first rejected
-        step; mode "all" goes on, skipping the rejected step's effects."""
+        step; mode "all" goes on, skipping the rejected step's effects, and its verdict also
+        holds the one mode "first" would give (`Verdict.first_refusal`), so that no caller
+        checks a plan twice."""
         if mode not in MODES:
             raise SageError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         if state is None:
@@ -229,6 +231,7 @@ class Gate:
             start_mask = found
         s = start_mask
         violations: list[Violation] = []
+        refused: tuple[int, int, int] | None = None  # (state, index, violations until then)
         index = -1
         steps = self._steps
         cache_key = self.binder.cache_key
@@ -249,10 +252,22 @@ class Gate:
                 violations += resolved.violations(s, index)
             if mode == "first":
                 break
+            if refused is None:  # where a check in mode "first" stops
+                refused = (s, index, len(violations))
+        first_refusal = None
+        if refused is not None:
+            at, stop, count = refused
+            first_refusal = self._verdict(start, start_mask, at, stop, violations[:count], None)
+        return self._verdict(start, start_mask, s, index, violations, first_refusal)
+
+    def _verdict(self, start: Atoms, start_mask: int, s: int, index: int,
+                 violations: Sequence[Violation], first_refusal: Verdict | None) -> Verdict:
+        """The verdict of a check that started in `start` (`start_mask`) and stopped in `s`
+        after step `index`."""
         goal = self._goal_test
         changed = NOTHING if s == start_mask else frozenset(self.bits.atoms_of(start_mask ^ s))
         return Verdict(not violations, index + 1, start, changed,
-                       None if goal is None else goal(s), tuple(violations))
+                       None if goal is None else goal(s), tuple(violations), first_refusal)
 
     def _goal_on_bits(self) -> Callable[[int], bool] | None:
         """The goal on bit-set states (None when the problem has no goal)."""

@@ -118,7 +118,8 @@ def test_a_verdict_is_a_plain_value(ithor_cases):
     assert pickle.loads(pickle.dumps(verdict)) == verdict
     assert copy.deepcopy(verdict) == verdict
     values = [getattr(verdict, name) for name in Verdict._fields]
-    assert [type(v) for v in values] == [bool, int, frozenset, frozenset, bool, tuple]
+    assert [type(v) for v in values] == [bool, int, frozenset, frozenset, bool, tuple,
+                                         type(None)]  # (no refusal: no verdict of it)
     assert verdict.start_state == gate.initial_state and verdict.changed
     assert verdict.final_state == gate.initial_state ^ verdict.changed == expected.final_state
     assert "changed=frozenset(" in repr(verdict)
@@ -127,6 +128,12 @@ def test_a_verdict_is_a_plain_value(ithor_cases):
     rejected = gate.check([{"action": "Pick", "object": reference[0]["object"]}])
     assert rejected.violations and pickle.loads(pickle.dumps(rejected)) == rejected
     assert rejected.final_state is gate.initial_state  # nothing changed: no copy
+    every = gate.check([*reference[:2], rejected_step := {"action": "Pick", "object":
+                        reference[0]["object"]}, *reference[2:]], mode="all")
+    first = gate.check([*reference[:2], rejected_step, *reference[2:]], mode="first")
+    assert not every.valid and every.first_refusal == first and every.stopped == first
+    assert first.first_refusal is None and first.stopped is first
+    assert pickle.loads(pickle.dumps(every)) == every
 
 
 def _corpus_cases(corpus_dir: Path) -> Iterator[tuple[Domain, Problem, Plan]]:
