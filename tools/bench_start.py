@@ -9,7 +9,8 @@ SAGE retrieves examples from the memory of the task set (every task's seed gated
 problem); Direct takes none, so the difference between the two is mostly that memory. The
 scripted backend is the reference responder, NOT a model: it answers at once, so what is timed
 is the harness. Each command runs with a private cache directory of this run
-(`SAGE_PDDL_CACHE`): first once each on an empty one (a user's very first run: Lark's tables,
+(`SAGE_PDDL_CACHE`; bytecode kept beside it, as an installed package keeps it, also where
+`PYTHONDONTWRITEBYTECODE` is set): first once each on an empty one (a user's very first run: Lark's tables,
 the parsed domain and the memory are built and kept), then `--repeat` times each, alternating,
 on the directory the first runs filled (every later run). Prints each median and the ratio of
 SAGE's to Direct's (goal: at least as fast as 1.5x Direct's).
@@ -31,11 +32,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def timed_command(planner: str, tasks: str, cache: Path, out: Path) -> float:
-    """Seconds of one whole `sage-pddl bench` command (its own process)."""
+def user_environment(cache: Path) -> dict[str, str]:
+    """The environment of a command as a user's later runs have it: this checkout first on the
+    path, the private cache directory `cache`, and bytecode kept (beside `cache`, as an
+    installed package has its `__pycache__`) even where `PYTHONDONTWRITEBYTECODE` is set."""
     env = {**os.environ, "SAGE_PDDL_CACHE": str(cache),
+           "PYTHONPYCACHEPREFIX": str(cache.parent / "pycache"),
            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
                                                         os.environ.get("PYTHONPATH")]))}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def timed_command(planner: str, tasks: str, cache: Path, out: Path) -> float:
+    """Seconds of one whole `sage-pddl bench` command (its own process)."""
+    env = user_environment(cache)
     command = [sys.executable, "-m", "sage_pddl", "bench", "--planners", planner,
                "--llm", "scripted", "--tasks", tasks, "--out", str(out), "--no-progress"]
     began = time.perf_counter()
@@ -53,9 +64,9 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-start-") as scratch:
         root = Path(scratch)
-        cold = {planner: timed_command(planner, args.tasks, root / f"cold-{planner}",
+        cold = {planner: timed_command(planner, args.tasks, root / planner / "cache",
                                        root / "out") for planner in ("SAGE", "Direct")}
-        warm_cache = root / "cold-SAGE"  # what SAGE's first run kept
+        warm_cache = root / "SAGE" / "cache"  # what SAGE's first run kept
         warm: dict[str, list[float]] = {"SAGE": [], "Direct": []}
         for _ in range(args.repeat):
             for planner in warm:
