@@ -126,10 +126,10 @@ class Gate:
     @property
     def objects(self) -> dict[str, str]:
         """Object key -> original spelling."""
-        return self.table.object_names
+        return self.table.objects.object_names
 
     def format_atom(self, atom: GroundAtom) -> str:
-        return self.table.format_atom(atom)
+        return self.table.objects.format_atom(atom)
 
     def for_state(self, state: Iterable[tuple[Any, ...]]) -> Gate:
         """The form of this gate to use from `state`: itself when `state` has the problem's
@@ -271,11 +271,11 @@ class Gate:
 
     def _goal_on_bits(self) -> Callable[[int], bool] | None:
         """The goal on bit-set states (None when the problem has no goal)."""
-        sets = self.table.goal_sets
+        sets = self.table.goal.sets
         if sets is not None:
             goal: Cond | None = Cond(sets[0], sets[1])
         else:
-            goal = self.table.goal
+            goal = self.table.goal.ground
         return None if goal is None else self.bits.cond_test(goal)
 
     def _resolve(self, step: Any, index: int, step_key: Any) -> ResolvedStep:
@@ -328,7 +328,7 @@ class Gate:
 
     def goal_holds(self, state: State) -> bool:
         """Whether the goal holds (True when the problem has no goal)."""
-        return self.table.goal_holds_in(state) is not False
+        return self.table.goal.holds_in(state) is not False
 
     def goal_conditions(self, state: State) -> tuple[int, int]:
         """(met, total) over the goal's top-level conjuncts in `state` (a goal that is not a
@@ -352,9 +352,9 @@ class Gate:
     def goal_unmet(self, state: State) -> list[str]:
         """The goal's failed literals/disjunctions as PDDL text (empty when it holds)."""
         with self._lock:  # (the table grounds its goal, and its texts, on first use)
-            if self.table.goal is None:
+            if self.table.goal.ground is None:
                 return []
-            return [failure_text(self.table, f) for f in failures(self.table.goal, state)]
+            return [failure_text(self.table, f) for f in failures(self.table.goal.ground, state)]
 
 
 def compile_gate(domain: Domain, problem: Problem) -> Gate:

@@ -49,6 +49,7 @@ def check_sets(gate: Gate, plan: Any, state: Iterable[tuple] | None = None,
 def _verdict(gate: Gate, start: frozenset, current: set, checked: int,
              violations: list[Violation], first_refusal: Verdict | None) -> Verdict:
     final = frozenset(current)
-    goal = None if gate.table.goal is None else gate.table.goal.holds(final)
+    ground = gate.table.goal.ground
+    goal = None if ground is None else ground.holds(final)
     return Verdict(not violations, checked, start, start ^ final, goal, tuple(violations),
                    first_refusal)

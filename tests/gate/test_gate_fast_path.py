@@ -188,7 +188,7 @@ def _assert_problem_tables_as_defined(domain: Domain, problem: Problem) -> None:
         name = typed.name.lower()
         types[name] = types.get(name, frozenset({"object"})).union(
             *map(table.schema.ancestors, typed.types))
-    assert table.object_types == types
+    assert table.objects.object_types == types
 
 
 def test_problem_tables_equal_their_definitions_on_the_corpus_and_ithor(corpus_dir: Path,
@@ -215,11 +215,11 @@ def test_problem_tables_with_mixed_case_names_and_every_arity():
       (:goal (and (On A b))))""")
     _assert_problem_tables_as_defined(domain, problem)
     table = compile_gate(domain, problem).table
-    assert table.declared == {"home": "place", "shared": ("block", "place"), "a": "block",
+    assert table.objects.declared == {"home": "place", "shared": ("block", "place"), "a": "block",
                               "b": "block", "c": "big", "d": "object", "e": "object"}
     assert ("between", "a", "b", "home") in table.initial_state
     assert ("on", "undeclared", "a") in table.initial_state
-    assert table.object_types["shared"] >= {"block", "place"}
+    assert table.objects.object_types["shared"] >= {"block", "place"}
 
 
 def test_domain_schema_is_cached_per_object_not_per_equality():
