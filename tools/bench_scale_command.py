@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_scale, beside this file
 
-from bench_scale import start_servers  # noqa: E402 - a tool beside this one, not a package
+from bench_scale import grid_options, start_servers  # noqa: E402 - a tool beside this one, not a package
 from bench_start import user_environment  # noqa: E402 - the same
 
 
@@ -69,12 +69,7 @@ def rows_of(run_dir: Path) -> tuple[list[str], float, float, int]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tasks", default="ithor[:16]")
-    parser.add_argument("--planners", default="SAGE,Direct,CoT")
-    parser.add_argument("--latency", type=float, default=0.2, help="seconds per call")
-    parser.add_argument("--capacity", type=int, default=16,
-                        help="requests the fake server handles at once")
+    parser = grid_options(__doc__.split("\n\n")[0], "ithor[:16]", "SAGE,Direct,CoT", 16)
     parser.add_argument("--workers", type=int, default=8, help="compared with --workers 1")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--no-report", action="store_true",
