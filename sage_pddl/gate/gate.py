@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 
 from ..pddl.built_once import keep_bounded
 from ..pddl.errors import SageError
-from ..pddl.model import And, Domain, Plan, PlanStep, Problem
+from ..pddl.model import And, Domain, Plan, Problem, StepLike
 from ..pddl.vocabulary import NOT_ARGUMENTS, Vocabulary
 from .binding import StepBinder, text_of
 from .bits import BitSets, Successor, bit_step
@@ -43,7 +43,6 @@ from .table import PreconditionTable
 from .verdict import Reading, StepRejected, Verdict, Violation
 
 MODES = ("first", "all")
-StepLike = PlanStep | dict[str, Any] | str
 
 NOTHING: Atoms = frozenset()
 
