@@ -28,10 +28,9 @@ from typing import Any
 
 from .env.base import Environment, as_plan_step
 from .env.episode import GatedEnv
-from .gate import Gate, Violation, compile_gate
+from .gate import Gate, Verdict, compile_gate
 from .gate.ground import Atoms
 from .pddl.errors import SageError
-from .pddl.model import PlanStep
 
 INJECTED_REASON = "injected failure: the step could not be executed"
 
@@ -192,10 +191,11 @@ def run_episode(task: Any, planner: Any, env: Environment, *, max_replan: int = 
             if not repair(step, INJECTED_REASON):
                 break
             continue
-        ground = None
+        gated = None
         if gate_before_execute:
-            violation, ground = _gate_step(gate, believed, step, index)
-            if violation is not None:
+            gated = _gate_step(gate, believed, step, index)
+            if gated.violations:
+                violation = gated.violations[0]
                 records.append(StepRecord(index, step, "blocked", violation.message, violation.code))
                 emit("blocked", records[-1])
                 if not repair(step, f"[gate] {violation.message}"):
@@ -205,7 +205,7 @@ def run_episode(task: Any, planner: Any, env: Environment, *, max_replan: int = 
         if outcome.success:
             records.append(StepRecord(index, step, "executed", outcome.message))
             done.append(step)
-            believed = _advance(gate, believed, step, index, ground)
+            believed = _advance(gate, believed, step, index, gated)
             emit("step", records[-1])
             continue
         records.append(StepRecord(index, step, "failed", outcome.message, outcome.code))
@@ -230,21 +230,17 @@ def run_episode(task: Any, planner: Any, env: Environment, *, max_replan: int = 
         certified=bool(getattr(planning, "certified", False)), notes=tuple(notes))
 
 
-def _gate_step(gate: Gate, state: Atoms, step: Mapping[str, Any], index: int
-               ) -> tuple[Violation | None, PlanStep | None]:
-    """(violation or None, the step as a `PlanStep` or None) for `step` in the believed
-    `state`."""
-    plan_step = as_plan_step(step, index)
-    verdict = gate.check([plan_step], state=state)
-    if verdict.violations:
-        return verdict.violations[0], None
-    return None, plan_step
+def _gate_step(gate: Gate, state: Atoms, step: Mapping[str, Any], index: int) -> Verdict:
+    """The gate's verdict on `step` alone in the believed `state`."""
+    return gate.check([as_plan_step(step, index)], state=state)
 
 
 def _advance(gate: Gate, state: Atoms, step: Mapping[str, Any], index: int,
-             checked: PlanStep | None) -> Atoms:
+             gated: Verdict | None) -> Atoms:
     """The believed state after an executed step: the gate's effects when the gate accepts the
     step from the believed state; otherwise the belief is stale and stays (the environment
-    succeeded for reasons the planner cannot see; later gating re-checks from there)."""
-    verdict = gate.check([checked or as_plan_step(step, index)], state=state)
+    succeeded for reasons the planner cannot see; later gating re-checks from there).
+    `gated`: the step's verdict in `state` when it was gated before it was dispatched (the
+    step is then not checked again)."""
+    verdict = gated if gated is not None else _gate_step(gate, state, step, index)
     return state if verdict.violations else verdict.final_state

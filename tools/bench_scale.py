@@ -83,13 +83,20 @@ def time_grid(out: Path, run_id: str, hosts: list[str], workers: int, args) -> t
     return time.perf_counter() - began, run_dir
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tasks", default="ithor[:24]")
-    parser.add_argument("--planners", default="SAGE,Direct,ReAct,CoT")
+def grid_options(description: str, tasks: str, planners: str, capacity: int
+                 ) -> argparse.ArgumentParser:
+    """The options of a timed grid against fake servers, with these defaults."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--tasks", default=tasks)
+    parser.add_argument("--planners", default=planners)
     parser.add_argument("--latency", type=float, default=0.2, help="seconds per call")
-    parser.add_argument("--capacity", type=int, default=8,
+    parser.add_argument("--capacity", type=int, default=capacity,
                         help="requests each fake server handles at once")
+    return parser
+
+
+def main() -> int:
+    parser = grid_options(__doc__.split("\n\n")[0], "ithor[:24]", "SAGE,Direct,ReAct,CoT", 8)
     parser.add_argument("--workers", default="1,2,4,8,16")
     parser.add_argument("--memory", default="loo", choices=("loo", "none"),
                         help="the memory SAGE retrieves from (bench's --memory)")

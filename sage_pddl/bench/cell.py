@@ -1,7 +1,8 @@
 """One cell of the grid: (model, planner, task, seed) -> one results row.
 
-`run_cell` turns the task into its planning task and borrows a compiled gate of its problem from
-the run's context (`context.py`), the one gate the cell's planner, runtime and world then share.
+`run_cell` turns the task into its planning task and takes the compiled gate of its problem from
+the run's context (`context.py`, one per task, shared with the task's other cells), the gate the
+cell's planner, runtime and world then share.
 Mode `plan` runs `planner.plan(task)` and scores the steps with that gate (`metrics.py`: one
 check, read by the plan metrics and the episode trace); mode `exec` runs
 `sage_pddl.runtime.run_episode` in an environment (optionally gating every step before dispatch
@@ -20,7 +21,6 @@ from __future__ import annotations
 import time
 import traceback
 from collections.abc import Iterable
-from contextlib import ExitStack
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -116,71 +116,68 @@ def run_cell(context: RunContext, llm: LLMWatch, model: str, planner_name: str, 
     recorder = llm.recorder
     planning: PlanningTask | None = None
     gate: Gate | None = None
-    with ExitStack() as lent:
-        try:
-            row["infeasible"] = context.infeasible(task) or None
-            gate = lent.enter_context(context.gate(task))
-            planning = replace(context.planning_task(task), gate=gate)
-            planner = _build_planner(context, llm, planner_name, task, seed)
-            stage = "planner"
-            if config.mode == "plan":
-                result = planner.plan(planning)
-                recorder.plan(result, "plan")
-                checked = metrics.check_plan(gate, result.steps)
-                row.update(_plan_part(result, gate, task, checked))
-                recorder.scored(row["steps"], checked.run, _prefix_state(gate, checked))
-                solved_steps = row["steps"]
-                if task.source == "virtualhome":
-                    stage = "eai-scorer"
-                    row.update(_eai_part(task.task_id, row["steps"]))
-                elif task.source == "behavior":
-                    stage = "bddl-goal"
-                    row.update(_bddl_part(task, gate, row["steps"]))
-            else:
-                stage = "exec"
-                part, solved_steps = _exec_part(context, planner, planning, gate, task, recorder)
-                row.update(part)
-                if task.source == "behavior":
-                    stage = "bddl-goal"
-                    row.update(_bddl_part(task, gate, solved_steps))
-            if config.memory == "live" and uses_memory(planner_name):
-                # a plan joins the memory when the gate certifies it (every step accepted, goal
-                # reached), an episode when its goal holds in the world
-                reached = row.get("gate_goal_success" if config.mode == "plan"
-                                  else "task_success")
-                if reached == 1.0:
-                    context.memory(task).add_episode(planning, solved_steps)
-        except KeyboardInterrupt:
-            raise
-        except SageError as error:
-            kind = ("llm" if isinstance(error, LLMError) else "env"
-                    if isinstance(error, EnvError) else stage)
-            row.update(error=f"{type(error).__name__}: {error}", error_kind=kind)
-        except (Exception, SystemExit) as error:  # a bug below (a library calling sys.exit
-            # included): keep the run going, keep the evidence
-            row.update(error=f"{type(error).__name__}: {error}", error_kind="internal",
-                       traceback=traceback.format_exc(limit=6))
-        # a scripted backend with no answer for a task its scene cannot do has answered "no
-        # plan": the planner's (empty) plan is scored, its notes say why, the row is no error
-        answered = bool(row["infeasible"]) and "steps" in row and all(
-            isinstance(e, ScriptExhausted) for e in llm.errors)
-        if llm.errors and not row["error"] and not answered:
-            first = llm.errors[0]
-            row.update(error=f"{type(first).__name__}: {first}", error_kind="llm")
-        row["llm_hosts"] = sorted(llm.hosts)
-        if planning is not None and gate is not None:
-            row[TRACE_FIELD] = recorder.trace(row, task, planning, gate)
+    try:
+        row["infeasible"] = context.infeasible(task) or None
+        gate = context.gate(task)
+        planning = replace(context.planning_task(task), gate=gate)
+        planner = _build_planner(context, llm, planner_name, task, seed)
+        stage = "planner"
+        if config.mode == "plan":
+            result = planner.plan(planning)
+            recorder.plan(result, "plan")
+            checked = metrics.check_plan(gate, result.steps)
+            row.update(_plan_part(result, gate, task, checked))
+            recorder.scored(row["steps"], checked.run, _prefix_state(checked))
+            solved_steps = row["steps"]
+            if task.source == "virtualhome":
+                stage = "eai-scorer"
+                row.update(_eai_part(task.task_id, row["steps"]))
+            elif task.source == "behavior":
+                stage = "bddl-goal"
+                row.update(_bddl_part(task, gate, row["steps"]))
+        else:
+            stage = "exec"
+            part, solved_steps = _exec_part(context, planner, planning, gate, task, recorder)
+            row.update(part)
+            if task.source == "behavior":
+                stage = "bddl-goal"
+                row.update(_bddl_part(task, gate, solved_steps))
+        if config.memory == "live" and uses_memory(planner_name):
+            # a plan joins the memory when the gate certifies it (every step accepted, goal
+            # reached), an episode when its goal holds in the world
+            reached = row.get("gate_goal_success" if config.mode == "plan"
+                              else "task_success")
+            if reached == 1.0:
+                context.memory(task).add_episode(planning, solved_steps)
+    except KeyboardInterrupt:
+        raise
+    except SageError as error:
+        kind = ("llm" if isinstance(error, LLMError) else "env"
+                if isinstance(error, EnvError) else stage)
+        row.update(error=f"{type(error).__name__}: {error}", error_kind=kind)
+    except (Exception, SystemExit) as error:  # a bug below (a library calling sys.exit
+        # included): keep the run going, keep the evidence
+        row.update(error=f"{type(error).__name__}: {error}", error_kind="internal",
+                   traceback=traceback.format_exc(limit=6))
+    # a scripted backend with no answer for a task its scene cannot do has answered "no
+    # plan": the planner's (empty) plan is scored, its notes say why, the row is no error
+    answered = bool(row["infeasible"]) and "steps" in row and all(
+        isinstance(e, ScriptExhausted) for e in llm.errors)
+    if llm.errors and not row["error"] and not answered:
+        first = llm.errors[0]
+        row.update(error=f"{type(first).__name__}: {first}", error_kind="llm")
+    row["llm_hosts"] = sorted(llm.hosts)
+    if planning is not None and gate is not None:
+        row[TRACE_FIELD] = recorder.trace(row, task, planning, gate)
     row["row_seconds"] = round(time.perf_counter() - began, 6)
     row["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     return row
 
 
-def _prefix_state(gate: Gate, checked: metrics.PlanCheck) -> Atoms:
+def _prefix_state(checked: metrics.PlanCheck) -> Atoms:
     """The state after the plan's accepted prefix: the end of the check when nothing was
-    refused, else where a check in mode "first" stops."""
-    if checked.run.valid:
-        return checked.run.final_state
-    return gate.check(checked.plain, mode="first").final_state
+    refused, else where a check in mode "first" stops (read from the same check)."""
+    return checked.run.stopped.final_state
 
 
 def _eai_part(task_id: str, steps: list[dict[str, Any]]) -> dict[str, Any]:

@@ -7,23 +7,20 @@ under a lock of its own key (`sage_pddl.pddl.built_once.BuiltOnce`):
 * the task sets, by name (`TaskSets`: the run's tasks are selected from them, and a memory is
   built from its task's whole set);
 * the domains, by name (`load_domain` keeps each file's domain for the process);
-* the planning tasks (immutable; a task's problem is built once per process);
+* the planning tasks (immutable; a task's problem is built once per process), and one compiled
+  gate per task (`gate(task)`: a gate is a value threads share, `sage_pddl.gate.gate`), which
+  every cell of the task hands to its planner, runtime and world, so none compiles its own and
+  each finds what the task's earlier cells ground;
 * why a task's scene cannot reach its goal (`task_infeasible`, "" when it can), kept for the
   process as the task's problem is, so a second run in the process does not work it out again;
 * the memories of the task sets (only read while cells run, except with `memory="live"`, which
   runs one cell at a time), built on a thread of their own while the first cells run
   (`build_memories_meanwhile`).
-
-Compiled gates are pooled by task: a gate grounds and caches lazily, so no two threads may use
-one at once. `gate(task)` lends a cell a gate no other cell holds (compiling one when every gate
-of the task is lent) and takes it back when the cell ends, for the next cell of the task to reuse
-what it grounded. The cell hands that one gate to the planner, the runtime and the world.
 """
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 
 from sage_pddl.domains import load_domain
@@ -65,17 +62,12 @@ class RunContext:
         self.live_path = live_path
         """The live memory's file (`memory="live"`), else None."""
         self.task_sets = task_sets or TaskSets()
-        # the run's own domains, tasks and memories: every value kept, a lock per key (a
+        # the run's own domains, tasks, gates and memories: every value kept, a lock per key (a
         # domain by name: `load_domain` finds its file again each time it is asked)
         self._domains: BuiltOnce[str, Domain] = BuiltOnce(kept=None)
         self._planning: BuiltOnce[str, PlanningTask] = BuiltOnce(kept=None)
+        self._gates: BuiltOnce[str, Gate] = BuiltOnce(kept=None)
         self._memories: BuiltOnce[str, HybridMemory] = BuiltOnce(kept=None)
-        # task id -> its gates not lent / made (`gate`): a task has at most as many gates as
-        # it had cells running at once
-        self._free_gates: dict[str, list[Gate]] = {}
-        self._gates_made: dict[str, int] = {}
-        self._cells_running: dict[str, int] = {}  # task id -> its cells started, not finished
-        self._gates_lock = threading.Lock()
         self._memories_built = threading.Event()
         self._memories_built.set()  # until `build_memories_meanwhile` starts building them
 
@@ -103,23 +95,14 @@ class RunContext:
 
         return self._memories.get(self._memory_key(task), build)
 
-    @contextmanager
-    def gate(self, task: Task) -> Iterator[Gate]:
-        """A compiled gate of the task's problem that no other cell holds while the block runs
-        (compiled when every one is lent)."""
-        with self._gates_lock:
-            free = self._free_gates.get(task.task_id)
-            gate = free.pop() if free else None
-            if gate is None:
-                self._gates_made[task.task_id] = self._gates_made.get(task.task_id, 0) + 1
-        if gate is None:
+    def gate(self, task: Task) -> Gate:
+        """The compiled gate of the task's problem, one for the process, shared by the task's
+        cells."""
+        def build() -> Gate:
             planning = self.planning_task(task)
-            gate = compile_gate(planning.domain, planning.problem)
-        try:
-            yield gate
-        finally:
-            with self._gates_lock:
-                self._free_gates.setdefault(task.task_id, []).append(gate)
+            return compile_gate(planning.domain, planning.problem)
+
+        return self._gates.get(task.task_id, build)
 
     def _memory_key(self, task: Task) -> str:
         return f"{task.source or ''}|{self.config.domain or task.domain}"
@@ -155,24 +138,6 @@ class RunContext:
         threading.Thread(target=build_all, daemon=True, name="bench-memories").start()
 
     def ready(self, cell: Cell) -> bool:
-        """False while the cell would only wait for a memory still being built, or would
-        compile (and ground again) a second gate of its task because every one is lent or
-        will be: each cell started and not finished holds one, or takes one when it runs."""
-        if not (self._memories_built.is_set() or self.config.memory == "none"
-                or not uses_memory(cell.planner)):
-            return False
-        with self._gates_lock:
-            task_id = cell.task.task_id
-            running = self._cells_running.get(task_id, 0)
-            return not running or running < self._gates_made.get(task_id, 0)
-
-    def started(self, cell: Cell) -> None:
-        """The runner started `cell` (see `ready`)."""
-        with self._gates_lock:
-            task_id = cell.task.task_id
-            self._cells_running[task_id] = self._cells_running.get(task_id, 0) + 1
-
-    def finished(self, cell: Cell) -> None:
-        """The runner has `cell`'s row (see `ready`)."""
-        with self._gates_lock:
-            self._cells_running[cell.task.task_id] -= 1
+        """False while the cell would only wait for a memory still being built."""
+        return (self._memories_built.is_set() or self.config.memory == "none"
+                or not uses_memory(cell.planner))

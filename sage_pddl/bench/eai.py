@@ -43,7 +43,7 @@ from sage_pddl.env.virtualhome import (
     eai_paths,
     require_eai,
     script_arity,
-    step_words,
+    script_words,
     task_resolver,
 )
 from sage_pddl.pddl.model import Plan, key
@@ -105,7 +105,7 @@ def plan_to_llm_output(task_id: str, plan: Plan | Sequence[StepLike]) -> str:
     arity = script_arity()
     entries = []
     for index, step in enumerate(plan):
-        _, action, args = step_words(step, index)
+        _, action, args = script_words(step, index)
         name = key(action.strip().strip("[]"))
         script_action = PDDL_TO_SCRIPT.get(name, name.upper())
         words = [a for a in args if a.strip()]

@@ -6,9 +6,10 @@ states each definition; `METRICS` lists them with their direction and mode for t
 
 Plan metrics score the steps a planner returned from the problem's initial state, with ONE gate
 check of the whole plan in mode "all" (a rejected step's effects are skipped and checking goes
-on, so a missing step can also reject later steps that depended on it) and, when a step is
-refused, one in mode "first". The goal is scored in two views (`sage_pddl.gate.outcome`), and
-the row names the view in each field, so that the two are never mixed up:
+on, so a missing step can also reject later steps that depended on it), whose verdict also
+holds where a check in mode "first" stops (`Verdict.first_refusal`). The goal is scored in two
+views (`sage_pddl.gate.outcome`), and the row names the view in each field, so that the two are
+never mixed up:
 
 * `gate_goal_success` (the gate's strict view): 1 when every step is accepted AND the PDDL goal
   holds in the final state; None when the problem has no goal (excluded from the mean, never a
@@ -228,8 +229,7 @@ def plan_metrics(gate: Gate, steps: Sequence[Mapping[str, Any]], *,
                  state: Iterable[tuple[Any, ...]] | None = None,
                  checked: PlanCheck | None = None) -> dict[str, Any]:
     """Every plan metric of `steps`, from one gate check in mode "all" (`checked` when the caller
-    made it, from the same state) and one in mode "first" when a step is refused (see the
-    module docstring)."""
+    made it, from the same state; see the module docstring)."""
     plain, verdict = checked if checked is not None else check_plan(gate, steps, state)
     strict, simulated = plan_outcomes(gate, plain, state, run=verdict)
     n = len(plain)

@@ -160,7 +160,6 @@ def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task], task_sets
                 elif cell.model in status["aborted_models"]:
                     status["not_run"] += 1
                 else:
-                    context.started(cell)
                     executor.submit(cell)
                     submitted += 1
 
@@ -171,8 +170,6 @@ def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task], task_sets
             if not executor.in_flight:
                 break
             cell, row = executor.next_done()
-            assert context is not None
-            context.finished(cell)
             todo.finished(cell, row.get("row_seconds"))
             model = cell.model
             streak[model] = streak.get(model, 0) + 1 if row["error_kind"] == "llm" else 0

@@ -10,10 +10,9 @@ so that every group is timed early; then the group whose finished cells took lon
 (rows of an earlier invocation of a resumed run count, by their `row_seconds`); a group started
 but not yet timed counts as the longest, since its first cell is still running while others
 have finished. Within a group cells keep grid order. A cell that would only wait for something
-the run is still building, or would build again what another cell holds (`ready(cell)` is
-False: a SAGE cell while the task set's memory is built, a cell whose task's every gate is lent
-to, or will be taken by, a cell started before it), starts after the cells that would not (of
-each group's next `READY_SCAN`), so those cells wait on their LLM server meanwhile.
+the run is still building (`ready(cell)` is False: a SAGE cell while the task set's memory is
+built) starts after the cells that would not (of each group's next `READY_SCAN`), so those
+cells wait on their LLM server meanwhile.
 
 The order changes no row: a cell's row depends on the cell alone (with `memory="live"` rows
 depend on the order cells finish in anyway). `longest_first=False` keeps grid order, which the

@@ -134,7 +134,7 @@ def gate_steps(plan: Plan | list[Mapping[str, Any]]) -> Sequence[PlanStep | Mapp
     return plan.steps if isinstance(plan, Plan) else plan
 
 
-def step_words(step: PlanStep | Mapping[str, Any]) -> str:
+def step_as_written(step: PlanStep | Mapping[str, Any]) -> str:
     """One plan step as written: a plan file's text, or a JSON step in words."""
     return step_text(step) if isinstance(step, Mapping) else (step.text or step.action)
 
@@ -154,7 +154,7 @@ def verdict_json(verdict: Verdict, steps: Sequence[PlanStep | Mapping[str, Any]]
         "steps_checked": verdict.steps_checked,
         "violations": [
             {"step": v.step, "action": action_word(steps[v.step]) if v.step < len(steps)
-             else v.action, "step_text": step_words(steps[v.step]) if v.step < len(steps)
+             else v.action, "step_text": step_as_written(steps[v.step]) if v.step < len(steps)
              else v.step_text, "code": v.code, "literal": v.literal, "message": v.message}
             for v in verdict.violations
         ],
@@ -187,7 +187,7 @@ def _print_verdict(verdict, plan, prefix: bool = False) -> None:
     bad = {v.step for v in verdict.violations}
     for i, step in enumerate(steps[: max(verdict.steps_checked, 1)]):
         mark = "[red]✗[/red]" if i in bad else "[green]✓[/green]"
-        out.print(f" {mark} {i + 1:>3}  {escape(step_words(step))}")
+        out.print(f" {mark} {i + 1:>3}  {escape(step_as_written(step))}")
     for v in verdict.violations:
         needs = f"  [dim]needs {escape(v.literal)}[/dim]" if v.literal else ""
         out.print(f"[red]step {v.step + 1}: {escape(v.code)}[/red]  {escape(v.action)}: "

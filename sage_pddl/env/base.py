@@ -23,10 +23,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.model import Atom, Constant, PlanStep, Problem, key
+from sage_pddl.pddl.model import Atom, Constant, PlanStep, Problem, StepLike, key
 
 Fact = tuple[str, ...]
-StepLike = PlanStep | Mapping[str, Any] | str
 
 
 class EnvError(SageError):

@@ -302,7 +302,7 @@ def parse_script_text(text: str) -> tuple[str, list[str]] | None:
                                     for n, i in _SCRIPT_PARAM.findall(match.group(2))]
 
 
-def step_words(step: StepLike, index: int = 0) -> tuple[PlanStep, str, list[str]]:
+def script_words(step: StepLike, index: int = 0) -> tuple[PlanStep, str, list[str]]:
     """(PlanStep, action word, argument words) of a step in any accepted form."""
     if isinstance(step, str) and parse_script_text(step):
         action, args = parse_script_text(step)  # type: ignore[misc]
@@ -400,7 +400,7 @@ class VirtualHomeEnv:
         self._index += 1
         pre = self.true_state()
         try:
-            plan_step, action, args = step_words(step, index)
+            plan_step, action, args = script_words(step, index)
         except SageError as error:
             plan_step = PlanStep(str(step), (), index, str(step))
             return self._finish(plan_step, pre, False, f"unparsable step: {error}",

@@ -134,7 +134,7 @@ class StepBinder:
         if len(args) != len(action.parameters):
             raise self._arity_error(action, len(args), step, index)
         objects = tuple(map(str.lower, args))
-        for kind, fitting in zip(map(self.table.declared.get, objects), named.fitting):
+        for kind, fitting in zip(map(self.table.objects.declared.get, objects), named.fitting):
             # `kind`: the object's type key, or the keys of an object of several types
             if kind is None or (fitting is not None and (
                     kind not in fitting if type(kind) is str else fitting.isdisjoint(kind))):
@@ -179,8 +179,8 @@ class StepBinder:
         options: list[tuple[str, ...]] = []
         for word, types in zip(args, accepted):
             found = names.candidates(word)
-            fitting = tuple(o for o in found if o in table.object_types and
-                            (types is None or not types.isdisjoint(table.object_types[o])))
+            fitting = tuple(o for o in found if o in table.objects.object_types and
+                            (types is None or not types.isdisjoint(table.objects.object_types[o])))
             if not fitting:
                 raise self._object_error(step, index, action, args, accepted)
             options.append(fitting)
@@ -195,15 +195,15 @@ class StepBinder:
                                                         start=1):
             found = names.candidates(word)
             if not found:
-                close = difflib.get_close_matches(word.lower(), list(table.object_names), n=1)
-                hint = f"; did you mean {table.object_names[close[0]]}?" if close else ""
+                close = difflib.get_close_matches(word.lower(), list(table.objects.object_names), n=1)
+                hint = f"; did you mean {table.objects.object_names[close[0]]}?" if close else ""
                 return self._reject(index, step, "unknown-object",
                                     f"unknown object {word!r} (argument {position} of "
                                     f"{action.name}){hint}", action.name)
-            if types is not None and all(types.isdisjoint(table.object_types[o]) for o in found):
+            if types is not None and all(types.isdisjoint(table.objects.object_types[o]) for o in found):
                 have = "/".join(dict.fromkeys(t for o in found
-                                              for t in table.declared_types.get(o, ("object",))))
-                named = table.object_names[found[0]] if len(found) == 1 else f"every {word}"
+                                              for t in table.objects.declared_types.get(o, ("object",))))
+                named = table.objects.object_names[found[0]] if len(found) == 1 else f"every {word}"
                 return self._reject(
                     index, step, "type-mismatch",
                     f"argument {position} of {action.name} (?{param.name}) must be "

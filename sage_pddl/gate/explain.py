@@ -66,9 +66,9 @@ def failures(cond: Cond, state: State | set[GroundAtom]) -> list[GroundLiteral |
 def failure_text(table: PreconditionTable, failure: GroundLiteral | AnyOf) -> str:
     """A failed literal or disjunction as PDDL text, objects in their original spelling."""
     if isinstance(failure, GroundLiteral):
-        return table.format_literal(failure)
+        return table.objects.format_literal(failure)
     bound = dict(failure.bindings)
-    names = table.object_names
+    names = table.objects.object_names
 
     def name(term: Any) -> str:
         if isinstance(term, Variable):
@@ -122,7 +122,7 @@ def explanation(table: PreconditionTable, failure: GroundLiteral | AnyOf,
         atoms = () if equality else ((failure.positive, failure.atom),)
         code = _code(action_key, failure.positive, "equal" if equality else failure.atom[0])
         message = _literal_message(ground.text, literal, failure.positive,
-                                   None if equality else table.format_atom(failure.atom))
+                                   None if equality else table.objects.format_atom(failure.atom))
     else:
         atoms = tuple(dict.fromkeys(
             (lit.positive, lit.atom)
@@ -218,7 +218,7 @@ def _literal_bindings(table: PreconditionTable,
     if atom is None:
         return ()
     terms = atom.group(2).split()
-    return tuple((term[1:], table.object_names.get(value, value))
+    return tuple((term[1:], table.objects.object_names.get(value, value))
                  for term, value in zip(terms, failure.atom[1:]) if term.startswith("?"))
 
 

@@ -60,9 +60,10 @@ def achievers(gate: Gate, atom: tuple[Any, ...], make_true: bool, limit: int = A
             elif key(term.name) != obj:
                 break
         else:
-            if all(table.fits(binding[key(p.name)], p.types)
+            if all(table.objects.fits(binding[key(p.name)], p.types)
                    for p in action.parameters if key(p.name) in binding):
-                words = [action.name, *(table.object_names.get(binding[key(p.name)], binding[key(p.name)])
+                names = table.objects.object_names
+                words = [action.name, *(names.get(binding[key(p.name)], binding[key(p.name)])
                                         if key(p.name) in binding else f"?{p.name}"
                                         for p in action.parameters)]
                 text = " ".join(words)
@@ -181,9 +182,9 @@ def render_feedback(gate: Gate, verdict: Verdict, plan: Any,
 
 def _goal_hints(gate: Gate, state: State) -> list[str]:
     hints: list[str] = []
-    if gate.table.goal is None:
+    if gate.table.goal.ground is None:
         return hints
-    for failure in failures(gate.table.goal, state):
+    for failure in failures(gate.table.goal.ground, state):
         literals = [failure] if isinstance(failure, GroundLiteral) else [
             lit for part in failure.parts for lit in part.literals]
         for literal in literals:

@@ -15,16 +15,25 @@ of its ground action on bit sets, derived from its sets (`bits.bit_step`). A ste
 name several instances (`Open Cabinet` with `Cabinet_1`, `Cabinet_2`) acts on the first
 candidate applicable in the current state, and is rejected with the first candidate's
 violations when none is.
+
+A gate is a value any number of threads may use at once. What it keeps (the steps it has
+resolved, the masks of start states, the bits it has given atoms, what its explainers said, the
+ground actions of its table) is filled under the gate's lock (its table's, `table.lock`) on a
+miss only; a hit is a plain dictionary look-up, and what a look-up finds (a resolved step's
+closures on ints, a mask) never changes once made. A check from a state whose static facts
+differ from the problem's uses the gate's unpruned form (`for_state`): the same problem
+compiled without the pruning by static facts, made once under that lock and kept with the gate,
+so every thread and every world asking gets the same one.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from functools import cached_property, partial
+from functools import partial
 from typing import Any, NamedTuple
 
 from ..pddl.built_once import keep_bounded
 from ..pddl.errors import SageError
-from ..pddl.model import And, Domain, Plan, PlanStep, Problem
+from ..pddl.model import And, Domain, Plan, Problem, StepLike
 from ..pddl.vocabulary import NOT_ARGUMENTS, Vocabulary
 from .binding import StepBinder, text_of
 from .bits import BitSets, Successor, bit_step
@@ -34,7 +43,6 @@ from .table import PreconditionTable
 from .verdict import Reading, StepRejected, Verdict, Violation
 
 MODES = ("first", "all")
-StepLike = PlanStep | dict[str, Any] | str
 
 NOTHING: Atoms = frozenset()
 
@@ -91,6 +99,12 @@ class Gate:
         self._start_masks: dict[Atoms, int] = {}
         """A given start state, with the problem's static facts -> its mask (`STATES_KEPT`)."""
         self._unpruned: Gate | None = None
+        self._lock = table.lock
+        """Held while anything the gate keeps is filled (see the module docstring)."""
+        with self._lock:  # the initial state's atoms get the first bits, then the goal's
+            self._initial_mask = self.bits.first_mask(table.initial_state)
+            self._goal_test = self._goal_on_bits()
+            self._goal_parts: tuple[Cond, ...] | None = None
 
     @property
     def vocabulary(self) -> Vocabulary:
@@ -111,20 +125,25 @@ class Gate:
     @property
     def objects(self) -> dict[str, str]:
         """Object key -> original spelling."""
-        return self.table.object_names
+        return self.table.objects.object_names
 
     def format_atom(self, atom: GroundAtom) -> str:
-        return self.table.format_atom(atom)
+        return self.table.objects.format_atom(atom)
 
     def for_state(self, state: Iterable[tuple[Any, ...]]) -> Gate:
-        """The gate to use from `state`: this one when `state` has the problem's static facts
-        (what grounding prunes by), else one compiled without that pruning (made once)."""
+        """The form of this gate to use from `state`: itself when `state` has the problem's
+        static facts (what grounding prunes by), else its unpruned form (see the module
+        docstring), one per gate, made on first use."""
         if not self.table.prune_static or self.table.agrees_on_static(self._state(state)):
             return self
-        if self._unpruned is None:
-            self._unpruned = Gate(PreconditionTable(self.domain, self.problem,
-                                                    prune_static=False))
-        return self._unpruned
+        unpruned = self._unpruned
+        if unpruned is None:
+            with self._lock:
+                unpruned = self._unpruned
+                if unpruned is None:
+                    unpruned = self._unpruned = Gate(PreconditionTable(
+                        self.domain, self.problem, prune_static=False))
+        return unpruned
 
     # -- steps -> ground actions ----------------------------------------------------------
 
@@ -191,7 +210,9 @@ class Gate:
               mode: str = "first") -> Verdict:
         """Check `plan` (a Plan, a sequence of PlanSteps or JSON step dicts, or plan text) from
         `state` (default: the problem's initial state). Mode "first" stops at the first rejected
-        step; mode "all" goes on, skipping the rejected step's effects."""
+        step; mode "all" goes on, skipping the rejected step's effects, and its verdict also
+        holds the one mode "first" would give (`Verdict.first_refusal`), so that no caller
+        checks a plan twice."""
         if mode not in MODES:
             raise SageError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
         if state is None:
@@ -203,11 +224,13 @@ class Gate:
                 gate = self.for_state(start)
                 if gate is not self:
                     return gate.check(plan, start, mode)
-                found = self.bits.mask(start)
-                keep_bounded(self._start_masks, STATES_KEPT, start, found)
+                with self._lock:
+                    found = self.bits.mask(start)
+                    keep_bounded(self._start_masks, STATES_KEPT, start, found)
             start_mask = found
         s = start_mask
         violations: list[Violation] = []
+        refused: tuple[int, int, int] | None = None  # (state, index, violations until then)
         index = -1
         steps = self._steps
         cache_key = self.binder.cache_key
@@ -224,32 +247,45 @@ class Gate:
             if after is not None:
                 s = after
                 continue
-            violations += resolved.violations(s, index)
+            with self._lock:  # (its explainer keeps what it says)
+                violations += resolved.violations(s, index)
             if mode == "first":
                 break
+            if refused is None:  # where a check in mode "first" stops
+                refused = (s, index, len(violations))
+        first_refusal = None
+        if refused is not None:
+            at, stop, count = refused
+            first_refusal = self._verdict(start, start_mask, at, stop, violations[:count], None)
+        return self._verdict(start, start_mask, s, index, violations, first_refusal)
+
+    def _verdict(self, start: Atoms, start_mask: int, s: int, index: int,
+                 violations: Sequence[Violation], first_refusal: Verdict | None) -> Verdict:
+        """The verdict of a check that started in `start` (`start_mask`) and stopped in `s`
+        after step `index`."""
         goal = self._goal_test
         changed = NOTHING if s == start_mask else frozenset(self.bits.atoms_of(start_mask ^ s))
         return Verdict(not violations, index + 1, start, changed,
-                       None if goal is None else goal(s), tuple(violations))
+                       None if goal is None else goal(s), tuple(violations), first_refusal)
 
-    @cached_property
-    def _initial_mask(self) -> int:
-        return self.bits.first_mask(self.table.initial_state)
-
-    @cached_property
-    def _goal_test(self) -> Callable[[int], bool] | None:
+    def _goal_on_bits(self) -> Callable[[int], bool] | None:
         """The goal on bit-set states (None when the problem has no goal)."""
-        sets = self.table.goal_sets
+        sets = self.table.goal.sets
         if sets is not None:
             goal: Cond | None = Cond(sets[0], sets[1])
         else:
-            goal = self.table.goal
+            goal = self.table.goal.ground
         return None if goal is None else self.bits.cond_test(goal)
 
     def _resolve(self, step: Any, index: int, step_key: Any) -> ResolvedStep:
         """A new step's `ResolvedStep`, kept under its hashable content `step_key`
         (`StepBinder.cache_key`; never the step object, so a step edited in place is resolved
-        afresh; None: not kept)."""
+        afresh; None: not kept), made under the gate's lock (by the first thread to ask)."""
+        with self._lock:
+            found = None if step_key is None else self._steps.get(step_key)
+            return found or self._resolved(step, index, step_key)
+
+    def _resolved(self, step: Any, index: int, step_key: Any) -> ResolvedStep:
         try:
             candidates = self._candidates(step, index)
         except StepRejected as rejected:
@@ -284,13 +320,14 @@ class Gate:
     def explain(self, state: Atoms, ground: GroundAction, index: int = 0,
                 step_text: str = "") -> list[Violation]:
         """One violation per failed literal or disjunction of `ground`'s precondition."""
-        return explain(self.table, state, ground, index, step_text)
+        with self._lock:  # (the table keeps the canonical texts it writes)
+            return explain(self.table, state, ground, index, step_text)
 
     # -- the goal -------------------------------------------------------------------------
 
     def goal_holds(self, state: State) -> bool:
         """Whether the goal holds (True when the problem has no goal)."""
-        return self.table.goal_holds_in(state) is not False
+        return self.table.goal.holds_in(state) is not False
 
     def goal_conditions(self, state: State) -> tuple[int, int]:
         """(met, total) over the goal's top-level conjuncts in `state` (a goal that is not a
@@ -302,24 +339,21 @@ class Gate:
     def goal_report(self, state: State) -> list[tuple[Any, bool]]:
         """Each top-level goal conjunct (the problem's formula, as written) with whether it
         holds in `state`: what `goal_conditions` counts, one by one (no goal: [])."""
-        formulas = self._goal_formulas
-        return [(formula, part.holds(state)) for formula, part in zip(formulas, self._goal_parts)]
-
-    @cached_property
-    def _goal_formulas(self) -> tuple[Any, ...]:
         goal = self.table.problem.goal
-        return goal.parts if isinstance(goal, And) else (goal,)
-
-    @cached_property
-    def _goal_parts(self) -> tuple[Cond, ...]:
-        return tuple(self.table.ground_condition(part, {}, anchor="")
-                     for part in self._goal_formulas)
+        formulas = goal.parts if isinstance(goal, And) else (goal,)
+        parts = self._goal_parts
+        if parts is None:
+            with self._lock:
+                parts = self._goal_parts = self._goal_parts or tuple(
+                    self.table.ground_condition(part, {}, anchor="") for part in formulas)
+        return [(formula, part.holds(state)) for formula, part in zip(formulas, parts)]
 
     def goal_unmet(self, state: State) -> list[str]:
         """The goal's failed literals/disjunctions as PDDL text (empty when it holds)."""
-        if self.table.goal is None:
-            return []
-        return [failure_text(self.table, f) for f in failures(self.table.goal, state)]
+        with self._lock:  # (the table grounds its goal, and its texts, on first use)
+            if self.table.goal.ground is None:
+                return []
+            return [failure_text(self.table, f) for f in failures(self.table.goal.ground, state)]
 
 
 def compile_gate(domain: Domain, problem: Problem) -> Gate:

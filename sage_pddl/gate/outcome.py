@@ -1,7 +1,8 @@
 """What a plan achieves, in two views: the gate's strict view and the simulator's view.
 
 Both read the goal of the gate's problem in a state the plan leads to from a start state (by
-default the problem's initial state), and both are one `Gate.check`:
+default the problem's initial state), and both come from one `Gate.check` in mode "all", whose
+verdict holds the one of mode "first" (`Verdict.first_refusal`):
 
 * **The gate's view** (`Outcomes.strict`, check mode "first"): the plan reaches its goal only when
   every step is accepted and the goal holds after the last one; its goal conditions are read
@@ -64,12 +65,12 @@ def plan_outcomes(gate: Gate, plan: Any, state: Iterable[tuple[Any, ...]] | None
                   run: Verdict | None = None) -> Outcomes:
     """`plan`'s outcome from `state` in both views (module docstring). `run` is the plan's
     check in mode "all" from the same state when the caller has it (else it is made here);
-    the gate's view needs a second check, in mode "first", only when a step is refused."""
+    the gate's view is read from the same check (`Verdict.first_refusal`)."""
     if run is None:
         run = gate.check(plan, state=state, mode="all")
     reached = run.goal_reached
     simulated = _outcome(gate, run, reached)
-    if run.valid:  # nothing refused: both views are the same run
+    if run.first_refusal is None:  # nothing refused: both views are the same run
         return Outcomes(simulated, simulated)
-    prefix = gate.check(plan, state=state, mode="first")
+    prefix = run.first_refusal
     return Outcomes(_outcome(gate, prefix, None if reached is None else False), simulated)

@@ -1,15 +1,15 @@
-"""The precondition table: a domain and problem compiled for checking plans.
+"""The precondition table: a domain and problem compiled for checking plans, and its grounding.
+
+The table holds three parts, each in a module of its own: the objects, their types and how they
+are written (`objects.ProblemObjects`, `table.objects`), the goal (`goal.ProblemGoal`,
+`table.goal`), and, here, the initial state and the grounding of actions and conditions.
 
 Semantics
 ---------
-* **Objects and types.** The objects of a task are the domain constants followed by the problem
-  objects (a name declared in both is one object whose types are merged; constants that the
-  domain's actions use without declaring them, as ALFWorld does, are simply problem objects). An
-  object belongs to its declared types, their ancestors (a type with several parents, an
-  `either` parent, belongs to all of them) and `object`. An `(either a b)` parameter or
-  quantified variable accepts an object of any of the listed types; an untyped one accepts any.
+* **Objects and types.** See `objects.py`.
 * **Initial state and goal.** `Not` facts in `:init` are documentation of absence and ignored;
-  numeric initial values are ignored. The goal is ground once, like a precondition.
+  numeric initial values are ignored. The goal is ground once, like a precondition
+  (`goal.py`).
 * **Grounding.** An action and a tuple of object names become a `GroundAction` on first use and
   are cached: nothing is ground that no plan step names (as VAL does). Grounding substitutes
   the objects into the action's template, lifted once per domain (`lifted.py`). Quantifiers
@@ -22,7 +22,8 @@ Semantics
   hazards, canonical texts, the actions' templates) is compiled once per `Domain` object
   (`schema.domain_schema`). A
   table keeps the ground actions plans have named (`ground`, at most `GROUND_ACTIONS_KEPT`,
-  the oldest forgotten first).
+  the oldest forgotten first). Threads may share a table: what it keeps is filled under its
+  `lock` on a miss only (grounding also counts its budget under it), and read without it.
 
 Annotations (`; @sage alias|step|reason`, docs/annotations.md) come from the domain's
 `Vocabulary`: action names, the JSON-field map of each action's parameters, and the friendly
@@ -31,6 +32,7 @@ code and message of a precondition literal.
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Iterable, Iterator
 from functools import cached_property
 
@@ -39,20 +41,15 @@ from ..pddl.built_once import keep_bounded
 from ..pddl.errors import GroundingTooLarge
 from ..pddl.model import (
     Action,
-    And,
     Atom,
     Domain,
     Not,
-    ObjectKeys,
     Problem,
     Unsupported,
-    key,
     literal_goal,
-    object_keys,
-    walk,
 )
-from ..pddl.vocabulary import Reason, canonical_sexpr
-from ..pddl.writer import write_formula
+from ..pddl.vocabulary import Reason
+from .goal import ProblemGoal
 from .ground import (
     TRUE,
     AnyOf,
@@ -65,7 +62,6 @@ from .ground import (
     Implies,
     State,
     conjoin,
-    spelled,
 )
 from .lifted import (
     AnyOfTemplate,
@@ -82,6 +78,7 @@ from .lifted import (
     lift_condition,
     unsupported,
 )
+from .objects import ProblemObjects
 from .schema import domain_schema
 from .scope import check_formula, check_sections, cost_fluents
 
@@ -91,8 +88,8 @@ distinct steps of the plans checked against one problem."""
 
 
 class PreconditionTable:
-    """A domain and problem compiled for checking plans: objects, types, actions, annotations,
-    the initial state, the goal, and a cache of ground actions.
+    """A domain and problem compiled for checking plans: its objects (`objects`), its goal
+    (`goal`), the initial state, and the ground actions, made and kept here.
 
     Everything that depends on the domain alone comes from its cached `DomainSchema`. Of the
     problem, compiling reads only what every check needs (the scope check, the objects'
@@ -103,35 +100,29 @@ class PreconditionTable:
     def __init__(self, domain: Domain, problem: Problem, prune_static: bool = True):
         self.domain = domain
         self.problem = problem
+        self.lock = threading.RLock()
+        """Held while the table (and its gate, `Gate`) fills what it keeps."""
         self.schema = schema = domain_schema(domain)
         self.vocabulary = vocab = schema.vocabulary
         if not prune_static:
             self.prune_static = False
         if schema.hazards or domain.unsupported or problem.unsupported:
             check_sections(domain, problem, schema.hazards)
-        self.declared, self.object_names = self._object_keys()
-        """`declared`: object key -> its declared type key, or keys (`model.object_keys`): the
-        domain constants and the problem objects (`object_types` has their ancestors).
-        `object_names`: object key -> original spelling, in declaration order (a name
-        declared twice: its first spelling)."""
+        self.objects = ProblemObjects(schema, domain, problem)
+        """The objects, their types and spellings (`objects.py`)."""
         self.initial_state: State = self._initial_state()  # raises on an unsupported fact
         """The initial state (`Problem.facts`)."""
-        goal = problem.goal
-        self.has_goal = not (type(goal) is And and not goal.parts)
-        self.goal_sets = problem.goal_literals if self.has_goal else None
-        """The goal as `(pos, neg)` atom sets when it is a conjunction of ground literals
-        (`Problem.goal_literals`: it holds when `pos <= state` and `state.isdisjoint(neg)`),
-        else None."""
+        self.goal = ProblemGoal(problem, self.ground_condition, self.lock)
+        """The goal (`goal.py`)."""
         self._ground_actions: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
         """(action name, object keys) -> its ground action (`ground`, `GROUND_ACTIONS_KEPT`)."""
-        complex_goal = self.has_goal and self.goal_sets is None
-        if complex_goal:
-            check_formula(goal, f"in the goal of {problem.name}", cost_fluents(problem))
+        if self.goal.is_complex:
+            check_formula(problem.goal, f"in the goal of {problem.name}", cost_fluents(problem))
         if vocab.error is not None:
             raise vocab.error
-        if complex_goal:
+        if self.goal.is_complex:
             # ground now: a free variable or an oversized quantifier is a compile error
-            self.goal = self._ground_goal()
+            _ = self.goal.ground
 
     # -- scope ----------------------------------------------------------------------------
 
@@ -146,107 +137,13 @@ class PreconditionTable:
         # read on first use, not at import: a worker sets its own limit (`--max-atoms`)
         return limits.MAX_GROUND
 
-    # -- types and objects ----------------------------------------------------------------
-
-    def ancestors(self, type_name: str) -> frozenset[str]:
-        """The type, its ancestors and `object`."""
-        return self.schema.ancestors(type_name)
-
-    def _object_keys(self) -> ObjectKeys:
-        """`model.object_keys` of the domain's constants and then the problem's objects: the
-        tables each holds put together (a name declared in both: made again of all)."""
-        schema, problem = self.schema, self.problem
-        if not schema.declared:
-            return problem.declared, problem.spelling
-        declared = {**schema.declared, **problem.declared}
-        if len(declared) < len(schema.declared) + len(problem.declared):
-            return object_keys([*self.domain.constants, *problem.objects])
-        return declared, {**schema.spelling, **problem.spelling}
-
-    @cached_property
-    def object_types(self) -> dict[str, frozenset[str]]:
-        """Object key -> the type keys it belongs to (declared types, their ancestors and
-        `object`; a name declared twice, as a constant and an object, belongs to both)."""
-        type_set = self.schema.type_set
-        return {name: type_set(types) for name, types in self.declared.items()}
-
-    def types_of(self, obj: str) -> frozenset[str] | None:
-        """The type keys object `obj` belongs to (as `object_types`, without making the
-        table of every object), or None when it is no object."""
-        declared = self.declared.get(obj)
-        return None if declared is None else self.schema.type_set(declared)
-
-    @cached_property
-    def declared_types(self) -> dict[str, tuple[str, ...]]:
-        """Object key -> its declared type names (`object` when untyped), for messages."""
-        declared: dict[str, list[str]] = {}
-        for typed in itertools.chain(self.domain.constants, self.problem.objects):
-            names = declared.setdefault(typed.name.lower(), [])
-            for type_name in typed.types or ("object",):
-                if type_name not in names:
-                    names.append(type_name)
-        return {n: tuple(t) for n, t in declared.items()}
-
-    @cached_property
-    def _objects_of(self) -> dict[tuple[str, ...], tuple[str, ...]]:
-        """Type names as written -> `objects_of` them: one entry per type list the domain
-        writes."""
-        return {}
-
-    def objects_of(self, types: tuple[str, ...]) -> tuple[str, ...]:
-        """Object keys that fit a parameter typed `types` (() = any), in declaration order."""
-        found = self._objects_of.get(types)
-        if found is None:
-            wanted = {key(t) for t in types}
-            if not wanted or "object" in wanted:
-                found = tuple(self.object_names)
-            else:
-                object_types = self.object_types
-                found = tuple(o for o in self.object_names if object_types[o] & wanted)
-            self._objects_of[types] = found
-        return found
-
-    def fits(self, obj: str, types: tuple[str, ...]) -> bool:
-        if not types:
-            return True
-        have = self.object_types.get(obj, frozenset({"object"}))
-        return any(key(t) in have for t in types)
-
-    @property
-    def predicate_names(self) -> dict[str, str]:
-        """Predicate key -> its spelling in the domain."""
-        return self.schema.predicate_names
-
-    def format_atom(self, atom: GroundAtom) -> str:
-        """`("found", "apple")` -> `(found Apple)` in the domain's and problem's spelling."""
-        return spelled(self.schema.predicate_names.get(atom[0], atom[0]), atom[1:],
-                       self.object_names)
-
-    def format_literal(self, literal: GroundLiteral) -> str:
-        text = self.format_atom(literal.atom)
-        return text if literal.positive else f"(not {text})"
-
     # -- annotations ----------------------------------------------------------------------
 
     def canonical(self, node: object, positive: bool = True) -> str:
-        """Canonical text of a node: a node of the goal's from this table (so they die with
-        it), any other (the domain's actions) from the domain's vocabulary."""
-        if id(node) not in self._goal_nodes:
-            return self.vocabulary.canonical(node, positive)
-        text = self._goal_texts.get(id(node))
-        if text is None:
-            text = self._goal_texts[id(node)] = canonical_sexpr(write_formula(node))
-        return text if positive else f"(not {text})"
-
-    @cached_property
-    def _goal_nodes(self) -> frozenset[int]:
-        """The ids of the nodes of the problem's goal (which the problem keeps alive)."""
-        return frozenset(map(id, walk(self.problem.goal)))
-
-    @cached_property
-    def _goal_texts(self) -> dict[int, str]:
-        """id(goal node) -> its canonical text, made when first asked for."""
-        return {}
+        """Canonical text of a node: a node of the goal's from the goal (so they die with the
+        problem), any other (the domain's actions) from the domain's vocabulary."""
+        text = self.goal.text_of(node, positive)
+        return self.vocabulary.canonical(node, positive) if text is None else text
 
     def reason(self, action: Action, literal_or_anchor: Iterable[str]) -> Reason | None:
         return self.vocabulary.reason(action.name, literal_or_anchor)
@@ -263,17 +160,6 @@ class PreconditionTable:
                     raise unsupported(fact.construct, fact.loc,
                                             f"in the :init of {problem.name}")
         return problem.facts
-
-    @cached_property
-    def goal(self) -> Cond | None:
-        """The ground goal with every literal's source (what `goal_unmet` reports); None when
-        the problem has no goal."""
-        if not self.has_goal:
-            return None
-        return self._ground_goal()
-
-    def _ground_goal(self) -> Cond:
-        return self.ground_condition(self.problem.goal, {}, anchor="")
 
     def ground_condition(self, formula: object, env: dict[str, str],
                          anchor: str | None) -> Cond:
@@ -292,15 +178,9 @@ class PreconditionTable:
             words, template = lift_condition(formula, env, _no_text, anchor)
         else:
             words, template = lift_condition(formula, env, self.canonical, anchor)
-        self._ground_budget = limits.MAX_GROUND
-        return self._condition(template, words + tuple(env.values()))
-
-    def goal_holds_in(self, state: State | set[GroundAtom]) -> bool | None:
-        """Whether the goal holds in `state` (None when the problem has no goal)."""
-        sets = self.goal_sets
-        if sets is not None:
-            return sets[0] <= state and state.isdisjoint(sets[1])
-        return None if self.goal is None else self.goal.holds(state)
+        with self.lock:
+            self._ground_budget = limits.MAX_GROUND
+            return self._condition(template, words + tuple(env.values()))
 
     @cached_property
     def dynamic(self) -> frozenset[str]:
@@ -333,8 +213,9 @@ class PreconditionTable:
         cache_key = (action.name, args)
         found = self._preconditions.get(cache_key)
         if found is None:
-            found = self._ground_precondition(action.name, args)
-            keep_bounded(self._preconditions, GROUND_ACTIONS_KEPT, cache_key, found)
+            with self.lock:
+                found = self._ground_precondition(action.name, args)
+                keep_bounded(self._preconditions, GROUND_ACTIONS_KEPT, cache_key, found)
         return found.holds(state)
 
     @cached_property
@@ -348,8 +229,9 @@ class PreconditionTable:
         cache_key = (action.name, args)
         found = self._ground_actions.get(cache_key)
         if found is None:
-            found = self._ground(action.name, args)
-            keep_bounded(self._ground_actions, GROUND_ACTIONS_KEPT, cache_key, found)
+            with self.lock:
+                found = self._ground_actions.get(cache_key) or self._ground(action.name, args)
+                keep_bounded(self._ground_actions, GROUND_ACTIONS_KEPT, cache_key, found)
         return found
 
     @property
@@ -381,7 +263,7 @@ class PreconditionTable:
             add, delete = add.union(more_add), delete.union(more_delete)
             conditional = ConditionalEffects.build(effects)
         return GroundAction(template.action, args, precondition, add, delete, conditional,
-                            tuple(map(self.object_names.get, args, args)))
+                            tuple(map(self.objects.object_names.get, args, args)))
 
     def _instances(self, quantified: Quantified, values: Values,
                    checks: tuple[tuple[AtomTemplate, ...], ...] = ()) -> Iterator[Values]:
@@ -390,7 +272,7 @@ class PreconditionTable:
         enumerate more than `limits.MAX_GROUND` instances in all is refused before any is
         built. `checks` (of a conditional effect, `ForallEffectTemplate`) prune bindings by
         the static facts."""
-        domains = [self.objects_of(types) for types in quantified.types]
+        domains = [self.objects.objects_of(types) for types in quantified.types]
         count = 1
         for objects in domains:
             count *= len(objects)

@@ -55,11 +55,21 @@ class Verdict(NamedTuple):
     changed: Atoms
     goal_reached: bool | None
     violations: tuple[Violation, ...] = ()
+    first_refusal: Verdict | None = None
+    """Of a check in mode "all" that refused a step: the verdict the same check gives in mode
+    "first" (stopped at the first refused step, whose violations it holds; the state after the
+    accepted prefix), made by the same walk; else None."""
 
     @property
     def final_state(self) -> Atoms:
         """The state after the checked steps (a rejected step's effects skipped)."""
         return self.start_state ^ self.changed if self.changed else self.start_state
+
+    @property
+    def stopped(self) -> Verdict:
+        """The verdict in mode "first": `first_refusal` when there is one, else this one (a
+        check in mode "first", or one that refused nothing)."""
+        return self.first_refusal or self
 
     @property
     def solved(self) -> bool:

@@ -123,7 +123,7 @@ class TypedObjects:
         self.gate, self._table, self.names = gate, gate.table, dict(gate.objects)
 
     def of(self, types: tuple[str, ...]) -> list[str]:
-        return [self.names.get(k, k) for k in self._table.objects_of(types)]
+        return [self.names.get(k, k) for k in self._table.objects.objects_of(types)]
 
 
 def types_allow(action: Action, args: Sequence[str]) -> bool:

@@ -1,10 +1,13 @@
 """A private directory for what sage-pddl computes once and keeps across processes.
 
-Two things are kept there: the tables Lark builds from the grammar (`parser._parser`, through
-Lark's `save` and `load` on bytes this module reads and writes), and parsed domains under the
+Three things are kept there: the tables Lark builds from the grammar (`parser._parser`, through
+Lark's `save` and `load` on bytes this module reads and writes), parsed domains under the
 hash of their text (`parser.parse_domain`), so that a process reading a domain an earlier
-process read loads its model instead of parsing the text again. A cache is only an
-optimisation: a file that is missing, unreadable or stale costs a parse, never an error.
+process read loads its model instead of parsing the text again, and the gated seeds of a task
+set's memory (`planners/memory.py`), under the hash of the domain, the tasks and
+`package_digest()` (every file of the package: a changed gate or goal file makes them stale). A
+cache is only an optimisation: a file that is missing, unreadable or stale costs the work it
+would have saved, never an error.
 
 Threat model. What is kept is loaded with `pickle`, which runs code, so it must come from a
 directory only this user can write. `SAGE_PDDL_CACHE` names the directory (`off` turns the
@@ -22,8 +25,10 @@ it loads a pickle from a predictable name in the shared temporary directory.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
+from functools import lru_cache
 from pathlib import Path
 
 MAX_FILES = 64
@@ -43,6 +48,31 @@ def location() -> Path | None:
         return None if named.strip().lower() in OFF or not named.strip() else Path(named)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "sage-pddl"
+
+
+@lru_cache(maxsize=1)
+def package_digest() -> bytes:
+    """A digest of every file of the installed package (its sources and the folders of data it
+    links: domains, task sets, goals), by path within the package and content: what a value
+    computed by the package's code from its data depends on besides its inputs."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    seen = {os.path.realpath(root)}  # (a linked folder is walked once: no loop)
+    for folder, subfolders, files in os.walk(root, followlinks=True):
+        subfolders[:] = [name for name in sorted(subfolders) if name != "__pycache__"
+                         and os.path.realpath(os.path.join(folder, name)) not in seen]
+        seen.update(os.path.realpath(os.path.join(folder, name)) for name in subfolders)
+        for name in sorted(files):
+            path = Path(folder) / name
+            if name.endswith(".pyc"):
+                continue
+            try:
+                content = path.read_bytes()
+            except OSError:  # unreadable: its name still counts
+                content = b""
+            digest.update(f"{path.relative_to(root)}\0{len(content)}\0".encode()
+                          + content)
+    return digest.digest()
 
 
 def _private(info: os.stat_result) -> bool:

@@ -18,7 +18,7 @@ re-writes and reports them by line and column.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
@@ -539,6 +539,12 @@ class PlanStep:
 
     def field(self, name: str) -> str:
         return next((v for k, v in self.fields if k == name), "")
+
+
+StepLike = PlanStep | Mapping[str, Any] | str
+"""A plan step in any form a caller may hand the program: a `PlanStep`, a JSON step (`action`
+with `args` or named fields) or one step's text; read into a `PlanStep` at the edge
+(`env.base.as_plan_step`, the gate's step binder)."""
 
 
 @dataclass(frozen=True)

@@ -40,11 +40,8 @@ def accepted_prefix(gate: Gate, steps: Sequence[Step], state: frozenset) -> tupl
     verdict = gate.check([dict(s) for s in steps], state=state, mode="first")
     if verdict.valid:
         return len(steps), verdict.final_state
-    first = min(v.step for v in verdict.violations) if verdict.violations else 0
-    if first == 0:
-        return 0, state
-    return first, gate.check([dict(s) for s in steps[:first]], state=state,
-                             mode="first").final_state
+    # checking stopped at the first refused step, which changed nothing
+    return verdict.steps_checked - 1, verdict.final_state
 
 
 def replay(gate: Gate, steps: Sequence[Step], state: frozenset | None = None

@@ -7,8 +7,12 @@ gated on the task's own problem. Only seeds the gate accepts are kept; the other
 Gating every seed means building every task's problem (`task_problem_of`, kept for the
 process), the costly part of a memory; the verdicts are kept for the process too, by domain
 object and by the tasks' content (`content_key`), so every memory built from the same task set
-and domain object (each run of a benchmark in one process, each `plan_task`) shares them. The
-memory itself is new each time.
+and domain object (each run of a benchmark in one process, each `plan_task`) shares them, and
+across processes in the private cache directory (`sage_pddl.pddl.cache`, as JSON read with the
+limits of any untrusted file), under a digest of the domain's model, the tasks' content and the
+package's files (`cache.package_digest`), so a run's first memory costs a read, not the gating
+of every seed. Seeds whose gating raised are not kept on disk. The memory itself is new each
+time.
 
 Live pool: a JSONL file, one solved episode per line (`{"task_id", "instruction", "members",
 "steps", "domain", "ts"}`), appended by `add_episode` after each successful episode and read back
@@ -29,6 +33,7 @@ item whose instruction is the query itself. Compound ids `C2_K01+K03` name their
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -40,7 +45,10 @@ from pathlib import Path
 from typing import Any
 
 from sage_pddl.gate import compile_gate
+from sage_pddl.pddl import cache
 from sage_pddl.pddl.built_once import BuiltOnce
+from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.limits import load_json
 from sage_pddl.pddl.model import Domain
 from sage_pddl.pddl.vocabulary import bare_step
 from sage_pddl.tasks import Task, normalize_steps
@@ -161,7 +169,56 @@ def _gated_seeds(tasks: list[Task], domain: Domain) -> list[GatedSeed]:
     if None in contents:
         return [_gated_seed(task, domain) for task in tasks]  # no content to key them by
     return _GATED.get((id(domain), "".join(map(str, contents))),
-                      lambda: [_gated_seed(task, domain) for task in tasks], domain)
+                      lambda: _kept_or_gated(tasks, domain, contents), domain)
+
+
+def _kept_or_gated(tasks: list[Task], domain: Domain, contents: list[str | None]
+                   ) -> list[GatedSeed]:
+    """The seeds an earlier process kept for this domain, these tasks and this package (see
+    the module docstring), else gated here and kept for the next."""
+    digest = hashlib.sha256(cache.package_digest())
+    digest.update(repr(domain).encode(errors="surrogatepass"))
+    for content in contents:
+        digest.update(f"\0{content}".encode())
+    name = f"memory-{digest.hexdigest()}.json"
+    kept = _read_kept(name)
+    if kept is not None:
+        return kept
+    gated = [_gated_seed(task, domain) for task in tasks]
+    if not any(code.startswith("gate-error") for _, _, codes in gated for code in codes):
+        cache.write(name, json.dumps([_seed_json(seed) for seed in gated]).encode())
+    return gated
+
+
+def _seed_json(seed: GatedSeed) -> list[Any]:
+    task_id, item, codes = seed
+    return [task_id, None if item is None else {
+        "task_id": item.task_id, "instruction": item.instruction,
+        "steps": [dict(step) for step in item.steps], "source": item.source,
+        "members": list(item.members), "domain": item.domain}, list(codes)]
+
+
+def _read_kept(name: str) -> list[GatedSeed] | None:
+    """The seeds kept under `name`, or None when there are none or they do not read back as
+    `_seed_json` wrote them (a stale or broken file is a miss)."""
+    data = cache.read(name)
+    if data is None:
+        return None
+    try:
+        seeds: list[GatedSeed] = []
+        for task_id, item, codes in load_json(data.decode(), name, "kept memory"):
+            if not (task_id is None or isinstance(task_id, str)) or not all(
+                    isinstance(code, str) for code in codes):
+                return None
+            seeds.append((task_id, None if item is None else MemoryItem(
+                task_id=None if item["task_id"] is None else str(item["task_id"]),
+                instruction=str(item["instruction"]),
+                steps=tuple(bare_step(step) for step in item["steps"]),
+                source=str(item["source"]), members=tuple(map(str, item["members"])),
+                domain=str(item["domain"])), tuple(codes)))
+        return seeds
+    except (SageError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
+        return None
 
 
 def _gated_seed(task: Task, domain: Domain) -> GatedSeed:

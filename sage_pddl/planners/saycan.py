@@ -78,7 +78,7 @@ class SayCanPlanner(LLMPlanner):
         blocked: list = []
         vocab = vocabulary(self.task.domain)
         for action in self.task.domain.actions:
-            pools = [table.objects_of(p.types) for p in action.parameters]
+            pools = [table.objects.objects_of(p.types) for p in action.parameters]
             for args in itertools.islice(itertools.product(*pools), 5000):
                 # the arguments are typed objects, so only whether the step applies is
                 # needed here: not why not, nor its effects

@@ -103,6 +103,25 @@ def test_plan_metrics_on_the_real_gate(k19_gate):
     assert empty["object_completeness"] == 0.0 and empty["step_ratio"] == 0.0
 
 
+def test_a_refused_plan_is_scored_from_one_check(ithor):
+    """Both views of the goal and every plan metric come from the plan's one check in mode
+    "all", which holds where a check in mode "first" stops."""
+    task = PlanningTask.from_task(load_task("ithor#K19"), ithor)
+    gate = compile_gate(task.domain, task.problem)
+    broken = [s("MoveTo", "Apple"), s("Pick", "Apple"), s("MoveTo", "Cabinet"),
+              s("PutIn", "Cabinet"), s("Open", "Cabinet"), s("PutIn", "Cabinet")]
+    checks: list[str] = []
+    check = gate.check
+    gate.check = lambda plan, **options: checks.append(options.get("mode")) or check(plan,
+                                                                                     **options)
+    result = metrics.plan_metrics(gate, broken, reference_length=7)
+    assert checks == ["all"]
+    first = check(broken, mode="first")
+    met, total = gate.goal_conditions(first.final_state)
+    assert result["gate_goal_conditions"] == met / total
+    assert result["sim_steps_refused"] == 1 and result["gate_goal_success"] == 0.0
+
+
 def test_goal_conditions_count_conjuncts_met_after_the_accepted_prefix():
     from pathlib import Path
 

@@ -300,30 +300,20 @@ def test_preflight_checks_any_backend_that_has_a_check_method(tmp_path, checked_
     assert not (tmp_path / "run" / "results.jsonl").exists()  # stopped before any row
 
 
-def test_a_cell_whose_tasks_every_gate_is_lent_is_not_ready(tmp_path, tasks):
-    """The queue starts such a cell after the others (`schedule.py`): it would compile and
-    ground a second gate of its task while the first is in use. A cell started counts as
-    holding a gate before it runs: the queue starts several cells before any takes its gate."""
+def test_a_process_keeps_one_gate_per_task_which_its_threads_share(tmp_path, tasks):
+    """Every cell of a task, whichever thread runs it, takes the same compiled gate (a gate is
+    a value threads share), and a task's gate is another task's only when it is the same."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from sage_pddl.bench.context import RunContext
-    from sage_pddl.bench.executors import Cell
 
     context = RunContext(config(tmp_path).validated(), tasks)
     first, other = tasks[0], tasks[1]
-    planning, scoring = Cell("m", "Direct", first, 0), Cell("m", "CoT", first, 0)
-    assert context.ready(planning)  # no gate yet: nothing is built twice
-    context.started(planning)
-    assert not context.ready(scoring)  # `planning` will take the task's one gate
-    assert context.ready(Cell("m", "Direct", other, 0))
-    with context.gate(first):
-        assert not context.ready(scoring)
-    context.finished(planning)
-    assert context.ready(scoring)  # its gate is back
-    context.started(planning)
-    context.started(scoring)  # started anyway (every other cell waited): a second gate
-    with context.gate(first), context.gate(first):
-        pass
-    context.finished(scoring)
-    assert context.ready(scoring)  # two gates made, one lent
+    with ThreadPoolExecutor(8) as pool:
+        gates = list(pool.map(lambda _: context.gate(first), range(16)))
+    assert all(gate is gates[0] for gate in gates)
+    assert gates[0].problem is context.planning_task(first).problem
+    assert context.gate(other) is not gates[0]
 
 
 def test_a_run_reads_each_task_set_once(tmp_path, tasks, monkeypatch):

@@ -106,9 +106,9 @@ def test_an_empty_queue_says_so():
         raise AssertionError("pop from an empty queue must raise")
 
 
-def test_a_cell_whose_task_is_held_by_a_running_cell_waits_for_the_groups_next_one():
-    """A cell that would compile a second gate of its task (`ready` False: the task's one
-    gate is lent) is passed over for the next cell of its group, which keeps grid order."""
+def test_a_cell_that_is_not_ready_waits_for_the_groups_next_one():
+    """A cell that would only wait for something the run still builds (`ready` False: a
+    memory) is passed over for the next cell of its group, which keeps grid order."""
     held = {"T0", "T1"}
 
     def ready(cell: Cell) -> bool:

@@ -27,21 +27,29 @@ def check_sets(gate: Gate, plan: Any, state: Iterable[tuple] | None = None,
     current = set(start)
     violations: list[Violation] = []
     checked = 0
+    first_refusal = None  # mode "all": the verdict where mode "first" stops
     for index, step in enumerate(gate.plan_steps(plan)):
         checked = index + 1
         try:
             ground = gate.ground(step, index, frozenset(current))
         except StepRejected as rejected:
             violations.append(rejected.violation.at(index))
-            if stop:
-                break
-            continue
-        if ground.applicable(current):
-            ground.apply_in_place(current)
         else:
+            if ground.applicable(current):
+                ground.apply_in_place(current)
+                continue
             violations.extend(gate.explain(frozenset(current), ground, index, text_of(step)))
-            if stop:
-                break
+        if stop:
+            break
+        if first_refusal is None:
+            first_refusal = _verdict(gate, start, current, checked, violations, None)
+    return _verdict(gate, start, current, checked, violations, first_refusal)
+
+
+def _verdict(gate: Gate, start: frozenset, current: set, checked: int,
+             violations: list[Violation], first_refusal: Verdict | None) -> Verdict:
     final = frozenset(current)
-    goal = None if gate.table.goal is None else gate.table.goal.holds(final)
-    return Verdict(not violations, checked, start, start ^ final, goal, tuple(violations))
+    ground = gate.table.goal.ground
+    goal = None if ground is None else ground.holds(final)
+    return Verdict(not violations, checked, start, start ^ final, goal, tuple(violations),
+                   first_refusal)

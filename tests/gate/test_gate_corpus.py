@@ -115,8 +115,8 @@ def test_the_types_a_parameter_accepts_are_those_of_its_type_sets(corpus_dir: Pa
                 if accepted is None:
                     assert fitting is None
                     continue
-                for obj, kind in table.declared.items():
+                for obj, kind in table.objects.declared.items():
                     fits = kind in fitting if type(kind) is str else not fitting.isdisjoint(kind)
-                    assert fits == (not accepted.isdisjoint(table.types_of(obj))), (obj, action)
+                    assert fits == (not accepted.isdisjoint(table.objects.types_of(obj))), (obj, action)
                     checked += 1
     assert checked > 10_000

@@ -118,7 +118,8 @@ def test_a_verdict_is_a_plain_value(ithor_cases):
     assert pickle.loads(pickle.dumps(verdict)) == verdict
     assert copy.deepcopy(verdict) == verdict
     values = [getattr(verdict, name) for name in Verdict._fields]
-    assert [type(v) for v in values] == [bool, int, frozenset, frozenset, bool, tuple]
+    assert [type(v) for v in values] == [bool, int, frozenset, frozenset, bool, tuple,
+                                         type(None)]  # (no refusal: no verdict of it)
     assert verdict.start_state == gate.initial_state and verdict.changed
     assert verdict.final_state == gate.initial_state ^ verdict.changed == expected.final_state
     assert "changed=frozenset(" in repr(verdict)
@@ -127,6 +128,12 @@ def test_a_verdict_is_a_plain_value(ithor_cases):
     rejected = gate.check([{"action": "Pick", "object": reference[0]["object"]}])
     assert rejected.violations and pickle.loads(pickle.dumps(rejected)) == rejected
     assert rejected.final_state is gate.initial_state  # nothing changed: no copy
+    every = gate.check([*reference[:2], rejected_step := {"action": "Pick", "object":
+                        reference[0]["object"]}, *reference[2:]], mode="all")
+    first = gate.check([*reference[:2], rejected_step, *reference[2:]], mode="first")
+    assert not every.valid and every.first_refusal == first and every.stopped == first
+    assert first.first_refusal is None and first.stopped is first
+    assert pickle.loads(pickle.dumps(every)) == every
 
 
 def _corpus_cases(corpus_dir: Path) -> Iterator[tuple[Domain, Problem, Plan]]:
@@ -181,7 +188,7 @@ def _assert_problem_tables_as_defined(domain: Domain, problem: Problem) -> None:
         name = typed.name.lower()
         types[name] = types.get(name, frozenset({"object"})).union(
             *map(table.schema.ancestors, typed.types))
-    assert table.object_types == types
+    assert table.objects.object_types == types
 
 
 def test_problem_tables_equal_their_definitions_on_the_corpus_and_ithor(corpus_dir: Path,
@@ -208,11 +215,11 @@ def test_problem_tables_with_mixed_case_names_and_every_arity():
       (:goal (and (On A b))))""")
     _assert_problem_tables_as_defined(domain, problem)
     table = compile_gate(domain, problem).table
-    assert table.declared == {"home": "place", "shared": ("block", "place"), "a": "block",
+    assert table.objects.declared == {"home": "place", "shared": ("block", "place"), "a": "block",
                               "b": "block", "c": "big", "d": "object", "e": "object"}
     assert ("between", "a", "b", "home") in table.initial_state
     assert ("on", "undeclared", "a") in table.initial_state
-    assert table.object_types["shared"] >= {"block", "place"}
+    assert table.objects.object_types["shared"] >= {"block", "place"}
 
 
 def test_domain_schema_is_cached_per_object_not_per_equality():

@@ -148,6 +148,45 @@ def test_seeds_are_gated_once_per_process_for_the_same_tasks_and_domain(ithor, m
     assert built == [t.task_id for t in pool if t.reference_steps]  # new content: gated again
 
 
+def test_a_later_process_reads_the_seeds_kept_on_disk_instead_of_gating_them(
+        ithor, monkeypatch, tmp_path):
+    """The seeds are kept in the private cache directory under the content that makes them; a
+    new process (a new in-process cache here) reads them back equal, and a broken or stale
+    file, or a change of content, costs the gating again, never an error."""
+    import dataclasses
+
+    from sage_pddl.pddl.built_once import BuiltOnce
+    from sage_pddl.planners import memory as memory_module
+
+    monkeypatch.setenv("SAGE_PDDL_CACHE", str(tmp_path / "cache"))
+    domain, tasks, _ = ithor
+    pool = tasks[:6]
+    built: list[str] = []
+    real = memory_module.task_problem_of
+    monkeypatch.setattr(memory_module, "task_problem_of",
+                        lambda task, d: built.append(task.task_id) or real(task, d))
+
+    def new_process() -> HybridMemory:
+        monkeypatch.setattr(memory_module, "_GATED", BuiltOnce(kept=16))
+        built.clear()
+        return HybridMemory.from_tasks(list(pool), domain)
+
+    first = new_process()
+    assert built == [t.task_id for t in pool if t.reference_steps]
+    kept = list((tmp_path / "cache").glob("memory-*.json"))
+    assert len(kept) == 1
+    again = new_process()
+    assert not built
+    assert again.seeds == first.seeds and again.rejected_seeds == first.rejected_seeds
+    for broken in (b"[[1, 2", b'[["K01", {"task_id": "K01"}, []]]', b"\xff"):
+        kept[0].write_bytes(broken)
+        rebuilt = new_process()
+        assert built and rebuilt.seeds == first.seeds
+    pool = [dataclasses.replace(pool[0], instruction="something else"), *pool[1:]]
+    assert new_process().seeds[0].instruction == "something else" and built
+    assert len(list((tmp_path / "cache").glob("memory-*.json"))) == 2
+
+
 def test_no_retrieved_example_for_a_compound_task_comes_from_its_components(ithor):
     domain, tasks, compounds = ithor
     assert compounds

@@ -145,6 +145,28 @@ def test_the_tasks_gate_is_the_one_the_planner_the_runtime_and_the_world_use(tas
     env.close()
 
 
+def test_an_executed_step_is_gated_once(task):
+    """With gating before dispatch, the check that let a step through is the one the believed
+    state moves on by: one check of the episode's gate per step, blocked or executed."""
+    from sage_pddl.gate import compile_gate
+
+    gate = compile_gate(task.domain, task.problem)
+    checked: list[list] = []
+    check = gate.check
+    gate.check = lambda plan, **options: checked.append(list(plan)) or check(plan, **options)
+    bad = [step("MoveTo", "Apple"), step("Pick", "Apple"), step("PutIn", "Cabinet")] + GOOD[4:]
+    planner = FixedPlanner(bad, repairs=[[step("MoveTo", "Cabinet"), step("Open", "Cabinet"),
+                                          step("PutIn", "Cabinet"), step("Close", "Cabinet")]])
+    env = get_env("symbolic")
+    try:
+        report = run_episode(replace(task, gate=gate), planner, env, gate_before_execute=True)
+    finally:
+        env.close()
+    assert report.success is True and report.blocked == 1
+    assert len(checked) == report.attempted == report.executed + 1  # not one more per step
+    assert all(len(plan) == 1 for plan in checked)
+
+
 def test_a_gate_of_another_problem_is_refused(task):
     from sage_pddl.env import EnvError
     from sage_pddl.gate import compile_gate
