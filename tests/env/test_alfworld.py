@@ -5,7 +5,6 @@ TextWorld's own ALFWorld test game (microsoft/TextWorld @ ebae03b, MIT), read fr
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -17,6 +16,7 @@ from sage_pddl.env import textworld as textworld_module
 from sage_pddl.env.alfworld import AlfworldEnv
 from sage_pddl.env.base import EnvError
 from sage_pddl.env.textworld import SETUP_COMMAND, require_textworld
+from sage_pddl.env.transitions import read_transitions
 from sage_pddl.pddl import parse_problem
 
 KITCHEN = """
@@ -95,9 +95,9 @@ def test_solution_wins_with_real_text_and_admissible_commands(kitchen, tmp_path)
     assert env.goal_reached() is True
     assert ("ishot", "apple_1") in env.true_state()
     env.close()
-    records = [json.loads(line) for line in log.read_text().splitlines()]
-    assert len(records) == len(SOLUTION) and all(r["success"] for r in records)
-    assert "(inreceptacle apple_1 countertop_1)" in records[-1]["post"]
+    records = list(read_transitions(log))
+    assert len(records) == len(SOLUTION) and all(r.success for r in records)
+    assert ("inreceptacle", "apple_1", "countertop_1") in records[-1].post
 
 
 @pytest.mark.alfworld
