@@ -14,6 +14,7 @@ import os
 import pytest
 
 from sage_pddl.env.base import EnvError
+from sage_pddl.env.transitions import read_transitions
 from sage_pddl.env.virtualhome import (
     VirtualHomeEnv,
     build_planner,
@@ -58,9 +59,9 @@ def test_gold_program_reaches_the_goal_and_logs(tmp_path):
     assert env.goal_reached() is True
     assert ("on", "floor_lamp") in env.true_state()
     env.close()
-    records = [json.loads(line) for line in log.read_text().splitlines()]
-    assert [r["success"] for r in records] == [True] * 5
-    assert "(off floor_lamp)" in records[-1]["pre"] and "(on floor_lamp)" in records[-1]["post"]
+    records = list(read_transitions(log))
+    assert [r.success for r in records] == [True] * 5
+    assert ("off", "floor_lamp") in records[-1].pre and ("on", "floor_lamp") in records[-1].post
 
 
 @needs_eai
