@@ -8,7 +8,8 @@ builds the backend for one model:
 * `replay`: answers only from the cassette (no model, no server);
 * `scripted`: the answers of the script file, else the reference responder of `oracle.py` over
   the given tasks (it exercises the harness, not a model), prepared now so that its classical
-  plans are not made on the clock of the first cell;
+  plans are not made on the clock of the first cell; `say` is told which plan answers which
+  task (a reference plan, or a classical one where the reference does not reach the goal);
 * several hosts, or `per_host`: a `HostPool` spreading one model's requests over the hosts
   (`llm/hosts.py`), `per_host` (default: `workers`) in flight to each at most; with
   `one_timeout`, a pool even of one host, which sets a host aside at its first timeout;
@@ -113,16 +114,18 @@ class BackendChoice:
 
 def make_backend(choice: BackendChoice, model: str | None, *, cassette: str | Path | None = None,
                  tasks: Sequence[Task] = (),
-                 domain_for: Callable[[Task], Domain] | None = None) -> LLMBackend:
+                 domain_for: Callable[[Task], Domain] | None = None,
+                 say: Callable[[str], None] | None = None) -> LLMBackend:
     """The backend `choice` names for `model` (see the module docstring). `tasks` and
-    `domain_for` are what the reference responder answers for (scripted without a script)."""
+    `domain_for` are what the reference responder answers for (scripted without a script);
+    `say` hears what it chose."""
     llm = choice.llm.lower()
     if llm == "replay":  # answers only from the cassette: no model, no server
         if cassette is None:
             raise BackendSettingError("llm", "replay answers only from a recorded cassette")
         return get_backend("replay", inner=None, cassette=str(cassette), mode="replay",
                            model=model)
-    backend = _one_backend(choice, llm, model, tasks, domain_for)
+    backend = _one_backend(choice, llm, model, tasks, domain_for, say)
     if cassette is not None:  # record what is new, replay what the cassette holds
         return get_backend("replay", inner=backend, cassette=str(cassette), mode="auto",
                            model=model)
@@ -134,7 +137,8 @@ _DEFAULT_HOST: list[str | None] = [None]
 
 
 def _one_backend(choice: BackendChoice, llm: str, model: str | None, tasks: Sequence[Task],
-                 domain_for: Callable[[Task], Domain] | None) -> LLMBackend:
+                 domain_for: Callable[[Task], Domain] | None,
+                 say: Callable[[str], None] | None = None) -> LLMBackend:
     if llm == "scripted":
         if choice.script:
             return get_backend("scripted", model=model, script=choice.script)
@@ -144,7 +148,10 @@ def _one_backend(choice: BackendChoice, llm: str, model: str | None, tasks: Sequ
                 "role, docs/llm-backends.md), or from the reference plan of a task (a task "
                 "reference such as ithor#K01, or a PDDL problem file)")
         responder = reference_responder(tasks, domain_for)
-        responder.prepare()  # classical plans now, not on the clock of the first cell
+        responder.prepare(say)  # classical plans now, not on the clock of the first cell
+        if say is not None:
+            for line in responder.summary():
+                say(f"reference responder: {line}")
         return get_backend("scripted", model=model, responder=responder)
     hosts = choice.hosts
     timeout = {} if choice.timeout is None else {"timeout": float(choice.timeout)}
@@ -173,7 +180,8 @@ def preflight(choice: BackendChoice, models: Sequence[str], tasks: Sequence[Task
     backend that has one) is made for each model and each host, as `plan` makes it, and
     checked; with several hosts one that passes is enough (the pool sets the others aside).
     For the reference responder, the `planners` extra must be there when it plans tasks
-    without a reference plan. (Not with a cassette: a cassette may hold every answer.)"""
+    without a reference plan. A live backend is checked with a cassette too (what the
+    cassette does not hold goes to its server); `replay` alone needs no server."""
     llm = choice.llm.lower()
     if llm == "scripted" and not choice.script:
         unplanned = [t.task_id for t in tasks if not t.reference_steps]

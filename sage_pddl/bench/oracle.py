@@ -8,15 +8,21 @@ control flow, nothing more.
 
 How it answers: the task is the one whose instruction follows the last `Task:` line of the
 request (retrieved examples come earlier, so the last line is the task being planned). Its plan
-is the task's reference plan (rewritten to the domain's canonical action names), cut into at
-most two parts. A task without a reference plan (a PDDL problem file, say) gets a classical
-plan instead: Fast Downward (or pyperplan) through unified-planning, computed the first time
-the task is asked about, or all at once by `prepare()` (so a planner's timing never includes
-the classical planner's), and kept; its parts end where a conjunct of the goal first holds, and
-each part's sub-goal names those conjuncts. When no classical plan can be had (the problem is
-unsolvable or too hard in `classical_timeout` seconds) every call about the task fails with the
-reason, which the planner records as a failed call; `prepare()` raises at once when the
-`planners` extra those tasks need is missing.
+is a plan that reaches the task's goal where one exists: the task's reference plan (rewritten to
+the domain's canonical action names, cut into at most two parts) when the gate accepts it and
+the goal holds after it; otherwise a classical plan: Fast Downward (or pyperplan) through
+unified-planning, whose parts end where a conjunct of the goal first holds, each part's
+sub-goal naming those conjuncts. A task without a reference plan (a PDDL problem file, say) gets
+the classical plan too. Which plan answers a task is decided the first time the task is asked
+about, or for all at once by `prepare()` (so a planner's timing never includes the classical
+planner's), and kept; `source(task_id)` says which it is and why, `summary()` says it for every
+task. A task its scene cannot do (marked infeasible, docs/goals.md) gets no classical planner:
+it keeps its reference plan, or, without one, every call about it fails saying so. When no
+classical plan can be had (the problem is unsolvable or too hard in
+`classical_timeout` seconds, or the `planners` extra is missing) a task with a reference plan
+keeps it (and `source` says its goal is not reached), and every call about a task without one
+fails with the reason, which the planner records as a failed call; `prepare()` raises at once
+when the `planners` extra the tasks without a reference need is missing.
 
 * `decompose` -> the parts as sub-goals, each naming its steps; `expand`/`refine` -> the steps of
   the sub-goal named in the request ("Current sub-goal:" / "Sub-goal:").
@@ -33,19 +39,29 @@ that fixes its plan once told what is wrong.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import threading
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from sage_pddl.export.classical import require_unified_planning, solve
+from sage_pddl.export.ipc import export_domain_text
 from sage_pddl.gate import Gate, compile_gate
 from sage_pddl.llm.scripted import ScriptExhausted
+from sage_pddl.pddl import cache
 from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.model import Domain
+from sage_pddl.pddl.model import Domain, Problem
 from sage_pddl.pddl.vocabulary import bare_step, step_text, vocabulary
-from sage_pddl.pddl.writer import write_formula
-from sage_pddl.tasks import Task, normalize_steps, task_problem
+from sage_pddl.pddl.writer import write_formula, write_problem
+from sage_pddl.tasks import Task, normalize_steps, task_infeasible, task_problem
+
+NOT_A_MODEL = ("--llm scripted without --llm-script answers with the reference responder: a "
+               "plan that reaches the task's goal (its reference plan, else a classical "
+               "planner's), split into sub-goals. It exercises the planner, gate and executor, "
+               "not a model.")
+"""What the command line says each time the reference responder answers."""
 
 NAVIGATION = frozenset({"moveto", "find"})
 _TASK_LINE = re.compile(r"^Task: (.+)$", re.MULTILINE)
@@ -72,18 +88,19 @@ class ReferenceResponder:
         self._unplanned: dict[str, Task] = {}
         self._no_plan: dict[str, str] = {}
         self._goal_parts: dict[str, list[tuple[str, list[dict]]]] = {}
+        self._unchecked: dict[str, tuple[Task, list[dict]]] = {}
+        self._sources: dict[str, str] = {}
         self._lock = threading.Lock()
-        broken = {t.lower() for t in broken_tasks}
+        self._broken = {t.lower() for t in broken_tasks}
         for task in tasks:
             key = " ".join(str(task.instruction).split())
+            if key in self._unchecked or key in self._unplanned:
+                continue
             if not task.reference_steps:
-                self._unplanned.setdefault(key, task)
+                self._unplanned[key] = task
                 continue
             steps = [bare_step(s) for s in normalize_steps(task.reference_steps, domain_for(task))]
-            self._fixed.setdefault(key, steps)
-            if task.task_id.lower() in broken:
-                steps = [s for s in steps if s["action"].lower() not in NAVIGATION]
-            self._plans.setdefault(key, (task, steps))
+            self._unchecked[key] = (task, steps)
 
     def __call__(self, messages: Sequence[Mapping[str, str]], role: str | None) -> Any:
         prompt = "\n".join(str(m.get("content", "")) for m in messages)
@@ -115,49 +132,126 @@ class ReferenceResponder:
         for line in reversed(found):
             key = " ".join(line.split())
             hit = self._plans.get(key)
-            if hit is None and key in self._unplanned:
-                hit = self._classical(key)
+            if hit is None and (key in self._unplanned or key in self._unchecked):
+                hit = self._chosen(key)
             if hit is not None:
                 return hit
 
         raise ScriptExhausted("the reference responder knows no task in this request "
                               f"(Task lines: {found[-3:]})")
 
-    def prepare(self) -> None:
-        """Plan every task without a reference now (a failure is kept and given to every call
-        about the task), so no planner's timing pays for the classical planner. Raises
-        `ClassicalPlannerError` naming the `planners` extra when such tasks exist without it."""
-        if not self._unplanned:
-            return
-        require_unified_planning()
-        for key in list(self._unplanned):
+    def prepare(self, say: Callable[[str], None] | None = None) -> None:
+        """Choose every task's plan now (a failure is kept and given to every call about the
+        task), so no planner's timing pays for the classical planner. `say` is told before each
+        classical plan is made (they take seconds). Raises `ClassicalPlannerError` naming the
+        `planners` extra when tasks without a reference exist without it."""
+        if self._unplanned:
+            require_unified_planning()
+        pending = list(self._unchecked) + list(self._unplanned)
+        for key in pending:
             try:
-                self._classical(key)
+                self._chosen(key, say)
             except ScriptExhausted:
                 pass  # kept in _no_plan
 
-    def _classical(self, key: str) -> tuple[Task, list[dict]]:
-        """The classical plan of a task without a reference, once; parts by goal conjunct."""
+    def source(self, task_id: str) -> str | None:
+        """Which plan answers the task `task_id` and why (None until it was chosen)."""
+        for key, (task, _) in self._plans.items():
+            if task.task_id == task_id:
+                return self._sources.get(key)
+        return None
+
+    def summary(self) -> list[str]:
+        """One line per kind of answer: the tasks answered with their reference plan, with a
+        classical plan and why, and those with none."""
+        by_source: dict[str, list[str]] = {}
+        for key, (task, _) in self._plans.items():
+            by_source.setdefault(self._sources[key], []).append(task.task_id)
+        lines = [f"{_some(ids)} answered with {why}" for why, ids in by_source.items()]
+        lines += [reason for reason in self._no_plan.values()]
+        return lines
+
+    def _chosen(self, key: str, say: Callable[[str], None] | None = None
+                ) -> tuple[Task, list[dict]]:
+        """The task's plan, chosen once (see the module docstring)."""
         with self._lock:
             if key in self._plans:
                 return self._plans[key]
             if key in self._no_plan:
                 raise ScriptExhausted(self._no_plan[key])
-
+            if key in self._unchecked:
+                task, steps = self._unchecked[key]
+                unmet = self._misses_goal(task, steps)
+                if unmet is None:
+                    return self._keep(key, task, steps, "the reference plan")
+                infeasible = task_infeasible(task, self._domain_for(task))
+                if infeasible:  # no plan reaches its goal: no classical planner to wait for
+                    return self._keep(key, task, steps, "the reference plan (the task is "
+                                      "infeasible in its scene, so no plan reaches its goal)")
+                why = f"a classical plan (the reference plan {unmet})"
+                try:
+                    return self._classical(key, task, why, say)
+                except ScriptExhausted as error:
+                    self._no_plan.pop(key, None)
+                    return self._keep(key, task, steps, f"the reference plan, which {unmet} "
+                                      f"(no classical plan: {error})")
             task = self._unplanned[key]
-            domain = self._domain_for(task)
-            try:
-                problem = task_problem(task, domain)
-                plan = solve(domain, problem, timeout=self._timeout)
-            except SageError as error:
+            infeasible = task_infeasible(task, self._domain_for(task))
+            if infeasible:
                 self._no_plan[key] = (f"the reference responder has no plan for task "
-                                      f"{task.task_id}: {error}")
-                raise ScriptExhausted(self._no_plan[key]) from None
-            steps = vocabulary(domain).written_plan(plan)
-            self._goal_parts[key] = _goal_parts(task.task_id, compile_gate(domain, problem), steps)
-            self._fixed[key] = steps
-            self._plans[key] = (task, steps)
-            return self._plans[key]
+                                      f"{task.task_id}: it is infeasible in its scene "
+                                      f"({infeasible})")
+                raise ScriptExhausted(self._no_plan[key])
+            return self._classical(key, task, "a classical plan (no reference plan)", say)
+
+    def _misses_goal(self, task: Task, steps: list[dict]) -> str | None:
+        """None when the gate accepts `steps` and the task's goal holds after them; else what
+        goes wrong, in words. A task whose problem cannot be made keeps its reference plan."""
+        domain = self._domain_for(task)
+        try:
+            gate = compile_gate(domain, task_problem(task, domain))
+        except SageError:
+            return None
+        verdict = gate.check(steps)
+        if not verdict.valid:
+            return "is refused by the gate"
+        if verdict.goal_reached is False:
+            return "does not reach the goal"
+        return None
+
+    def _keep(self, key: str, task: Task, steps: list[dict], source: str
+              ) -> tuple[Task, list[dict]]:
+        """Keep `steps` as the task's plan (navigation left out for a broken task)."""
+        self._fixed[key] = steps
+        self._sources[key] = source
+        if task.task_id.lower() in self._broken:
+            steps = _without_navigation(steps)
+        self._plans[key] = (task, steps)
+        return self._plans[key]
+
+    def _classical(self, key: str, task: Task, source: str,
+                   say: Callable[[str], None] | None) -> tuple[Task, list[dict]]:
+        """The task's classical plan (called under the lock); parts by goal conjunct. `say`
+        hears when the classical planner runs (it takes seconds)."""
+        domain = self._domain_for(task)
+
+        def planning() -> None:
+            if say is not None:
+                say(f"reference responder: planning {task.task_id} with a classical planner: "
+                    f"{source.removeprefix('a classical plan ').strip('()')}")
+
+        try:
+            problem = task_problem(task, domain)
+            steps = _classical_steps(domain, problem, self._timeout, planning)
+        except SageError as error:
+            self._no_plan[key] = (f"the reference responder has no plan for task "
+                                  f"{task.task_id}: {error}")
+            raise ScriptExhausted(self._no_plan[key]) from None
+        parts = _goal_parts(task.task_id, compile_gate(domain, problem), steps)
+        if task.task_id.lower() in self._broken:
+            parts = [(name, _without_navigation(part)) for name, part in parts]
+        self._goal_parts[key] = parts
+        return self._keep(key, task, steps, source)
 
     def _blocks(self, task: Task, steps: list[dict]) -> list[tuple[str, list[dict]]]:
         """The plan's parts with their sub-goal names (see the module docstring)."""
@@ -271,6 +365,38 @@ def _goal_parts(task_id: str, gate: Gate, steps: list[dict]) -> list[tuple[str, 
                                         [s for _, steps_ in tail for s in steps_])]
     return [(f"[{task_id} part {index}] make true: {'; '.join(names) or 'nothing left to do'}",
              steps_) for index, (names, steps_) in enumerate(cuts, 1)]
+
+
+def _classical_steps(domain: Domain, problem: Problem, timeout: float,
+                     planning: Callable[[], None]) -> list[dict]:
+    """A classical plan's steps for `problem`, kept across processes in sage-pddl's private
+    cache (`pddl/cache.py`) under the hash of the exported domain and problem texts, so a
+    second run of the same tasks does not wait for the classical planner again. What is kept
+    is JSON (never loaded as code); a kept file that is not a list of steps is planned again."""
+    texts = export_domain_text(domain, True) + "\0" + write_problem(problem)
+    name = "classical-plan-" + hashlib.sha256(texts.encode("utf-8")).hexdigest()[:40] + ".json"
+    kept = cache.read(name)
+    if kept is not None:
+        try:
+            steps = json.loads(kept.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            steps = None
+        if isinstance(steps, list) and all(isinstance(s, dict) for s in steps):
+            return steps
+    planning()
+    steps = vocabulary(domain).written_plan(solve(domain, problem, timeout=timeout))
+    cache.write(name, json.dumps(steps).encode("utf-8"))
+    return steps
+
+
+def _without_navigation(steps: list[dict]) -> list[dict]:
+    """`steps` without their MoveTo/Find steps: the broken tasks' first answers."""
+    return [s for s in steps if s["action"].lower() not in NAVIGATION]
+
+
+def _some(ids: list[str], shown: int = 8) -> str:
+    """The first `shown` of `ids`, and how many more."""
+    return ", ".join(ids[:shown]) + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
 
 
 def _split(steps: list[dict]) -> list[list[dict]]:

@@ -20,6 +20,8 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sage_pddl.pddl.limits import printable
+
 from . import metrics as metric_defs
 
 PALETTE = ("#3465a4", "#f57900", "#4e9a06", "#75507b", "#c4a000", "#cc0000", "#06989a",
@@ -56,6 +58,12 @@ def _label(metric: str) -> str:
     return metric.replace("_", " ")
 
 
+def _shown(names: Sequence[Any]) -> list[str]:
+    """Names from the rows (planners, models, codes) as a figure may show them: a control
+    character (an escape from a hostile row) written as its escape, which every font has."""
+    return [printable(str(name)) for name in names]
+
+
 def _finite(value: Any) -> bool:
     return isinstance(value, (int, float)) and math.isfinite(value)
 
@@ -79,9 +87,9 @@ def success_figure(summary: Sequence[Mapping[str, Any]], mode: str, level: float
             ys.append(record[metric])
             lows.append(record[metric] - record[f"{metric}_low"])
             highs.append(record[f"{metric}_high"] - record[metric])
-        axis.bar(xs, ys, width=width, yerr=[lows, highs], capsize=3, label=model,
+        axis.bar(xs, ys, width=width, yerr=[lows, highs], capsize=3, label=_shown([model])[0],
                  color=PALETTE[index % len(PALETTE)], error_kw={"elinewidth": 1})
-    axis.set_xticks(range(len(planners)), planners, rotation=30, ha="right")
+    axis.set_xticks(range(len(planners)), _shown(planners), rotation=30, ha="right")
     axis.set_ylabel(_label(metric))
     axis.set_ylim(0, 1.05)
     axis.set_title(f"{_label(metric)} by planner ({level:.0%} bootstrap CI)")
@@ -114,8 +122,8 @@ def cost_figure(summary: Sequence[Mapping[str, Any]], mode: str) -> Any:
                           fmt=MARKERS[models.index(record["model"]) % len(MARKERS)], ms=6,
                           capsize=2, elinewidth=0.8, alpha=0.85,
                           color=PALETTE[planners.index(record["planner"]) % len(PALETTE)],
-                          label=record["planner"] + (f" · {record['model']}"
-                                                     if len(models) > 1 else ""))
+                          label=_shown([record["planner"] + (f" · {record['model']}"
+                                                             if len(models) > 1 else "")])[0])
         axis.set_xlabel(title + " (mean)")
         axis.grid(alpha=0.3)
         axis.set_ylim(-0.05, 1.05)
@@ -156,8 +164,8 @@ def violations_figure(rows: Sequence[Mapping[str, Any]], planners: Sequence[str]
     figure, axis = plt.subplots(figsize=(max(5.0, 0.55 * len(codes) + 2.5),
                                          max(2.4, 0.3 * len(shown) + 1.8)))
     image = axis.imshow(grid, cmap="Reds", aspect="auto")
-    axis.set_xticks(range(len(codes)), codes, rotation=40, ha="right", fontsize=7)
-    axis.set_yticks(range(len(shown)), shown)
+    axis.set_xticks(range(len(codes)), _shown(codes), rotation=40, ha="right", fontsize=7)
+    axis.set_yticks(range(len(shown)), _shown(shown))
     peak = max(max(line) for line in grid) or 1
     for y, line in enumerate(grid):
         for x, value in enumerate(line):
@@ -201,8 +209,9 @@ def recovery_figure(rows: Sequence[Mapping[str, Any]], planners: Sequence[str]) 
     for outcome, colour in RECOVERY_OUTCOMES:
         values = [counts[p].get(outcome, 0) for p in shown]
         if any(values):
-            axis.barh(shown, values, left=left, color=colour, label=outcome)
+            axis.barh(range(len(shown)), values, left=left, color=colour, label=outcome)
             left = [a + b for a, b in zip(left, values)]
+    axis.set_yticks(range(len(shown)), _shown(shown))
     axis.invert_yaxis()
     axis.set_xlabel("episodes")
     axis.set_title("recovery after an injected failure (exec mode)")

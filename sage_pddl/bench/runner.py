@@ -71,6 +71,7 @@ from .executors import (
     Runner,
     ThreadExecutor,
 )
+from .oracle import NOT_A_MODEL
 from .results import (
     CONFIG_FILE,
     LIVE_MEMORY_FILE,
@@ -109,6 +110,8 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
     if llm_factory is None:
         preflight(config, tasks)
     config, run_dir, stored = prepare_run_dir(config)
+    if llm_factory is None and config.llm.lower() == "scripted" and not config.llm_script:
+        _say(NOT_A_MODEL)  # once the run's settings, tasks and folder are found to be usable
     with run_lock(run_dir, str(config.run_id)):
         # an earlier invocation's status must not outlast one that fails (a full disk)
         (run_dir / STATUS_FILE).unlink(missing_ok=True)
@@ -140,11 +143,14 @@ def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task], task_sets
         "executor": config.executor}
     writer = ResultsWriter(results)
     status["truncated_bytes_dropped"] = writer.dropped_bytes
-    progress = _Progress(len(cells), len(cells) - len(todo), config.progress)
+    progress: _Progress | None = None
     executor: Executor | None = None
     try:
         context = RunContext(config, tasks, live_path, task_sets) if todo else None
         executor = _executor(config, context, llm_factory) if context else None
+        # after the backends are made (the reference responder's classical plans take
+        # seconds): the bar's clock and its ETA start with the first cell
+        progress = _Progress(len(cells), len(cells) - len(todo), config.progress)
         streak: dict[str, int] = {}
         submitted = 0
 
@@ -196,7 +202,8 @@ def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task], task_sets
         if executor is not None:
             executor.close()
         writer.close()
-        progress.close()
+        if progress is not None:
+            progress.close()
         write_text_atomic(run_dir / STATUS_FILE, json.dumps(status, indent=2) + "\n")
     return run_dir
 
@@ -212,22 +219,28 @@ def _executor(config: BenchConfig, context: RunContext, llm_factory: LLMFactory 
                                address=config.ray_address)
         except RayUnavailable as error:
             raise BenchConfigError(f"bench setting 'executor': {error}") from None
-    make_runner = _runner_factory(context, llm_factory)
+    make_runner = _runner_factory(context, llm_factory, say=_say)
     if config.workers == 1:
         return InlineExecutor(make_runner)
     return ThreadExecutor(config.workers, make_runner)
 
 
-def _runner_factory(context: RunContext, llm_factory: LLMFactory | None
-                    ) -> Callable[[], Runner]:
+def _runner_factory(context: RunContext, llm_factory: LLMFactory | None,
+                    say: Callable[[str], None] | None = None) -> Callable[[], Runner]:
     """Makes the runners of this process's threads, once the memories are being built; each
-    model's backend is made once and shared by every thread of the process."""
+    model's backend is made once and shared by every thread of the process. With `say` (the
+    runner's own process), the config's backends are made now and tell it what they chose
+    (the reference responder's plans), before the first cell."""
     context.build_memories_meanwhile()
     made: BuiltOnce[str, LLMBackend] = BuiltOnce(kept=None)  # one per model, a lock per model
-    factory = llm_factory or _config_backends(context)
+    factory = llm_factory or _config_backends(context, say)
 
     def backend(model: str) -> LLMBackend:
         return made.get(model, lambda: factory(model))
+
+    if say is not None and llm_factory is None:
+        for model in context.config.models or ():
+            backend(model)
 
     def make_runner() -> Runner:
         return lambda cell: run_cell(context, LLMWatch(backend(cell.model)), *cell)
@@ -235,7 +248,8 @@ def _runner_factory(context: RunContext, llm_factory: LLMFactory | None
     return make_runner
 
 
-def _config_backends(context: RunContext) -> LLMFactory:
+def _config_backends(context: RunContext, say: Callable[[str], None] | None = None
+                     ) -> LLMFactory:
     """model name -> the backend the config names (`backend.py`): with `cassette_dir`, the
     model's cassette there; the reference responder answers for the grid's tasks."""
     config = context.config
@@ -244,7 +258,7 @@ def _config_backends(context: RunContext) -> LLMFactory:
     def make(model: str) -> LLMBackend:
         cassette = model_cassette(config.cassette_dir, model) if config.cassette_dir else None
         return make_backend(choice, model, cassette=cassette, tasks=context.tasks,
-                            domain_for=context.domain_for)
+                            domain_for=context.domain_for, say=say)
 
     return make
 
@@ -259,14 +273,17 @@ def _fresh_runner(config: BenchConfig, llm_factory: LLMFactory | None) -> Runner
 
 
 def preflight(config: BenchConfig, tasks: list[Task]) -> None:
-    """What the config's backend needs, checked once before the first cell (`backend.py`);
-    not with `cassette_dir`, whose cassettes may hold every answer."""
-    if config.cassette_dir:
-        return
+    """What the config's backend needs, checked once before the first cell (`backend.py`),
+    with `cassette_dir` too: what its cassettes do not hold goes to the server."""
     try:
         backend_preflight(config.backend_choice(), config.models or (), tasks)
     except BackendSettingError as error:
         raise setting_error(error) from None
+
+
+def _say(text: str) -> None:
+    """A note of the run's set-up on stderr (before the progress bar starts)."""
+    print(f"note: {text}", file=sys.stderr)
 
 
 def _key(cell: Cell, mode: str) -> tuple:

@@ -92,6 +92,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     _show_warnings()
     parser = build_parser()
     args = parser.parse_args(argv)
+    # the words of the command line, for a command that prints how to run it again (bench)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
+import shlex
 import signal
 import threading
 from collections.abc import Iterator
@@ -19,7 +21,6 @@ from ..env.thor.protocol import port_number
 from .common import (
     EXIT_INVALID,
     EXIT_OK,
-    REFERENCE_NOTE,
     AddCommand,
     add_llm_timeout,
     add_max_context,
@@ -86,13 +87,20 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
 def cmd_bench(args: argparse.Namespace) -> int:
     from ..bench import run_benchmark  # start-up time: imported when the command runs
     from ..bench.report import write_report  # start-up time: imported when the command runs
+    from ..bench.results import latest_rows, new_run_id, read_results  # start-up time
 
     config = config_from_args(args)
-    if (config.llm or "").lower() == "scripted" and not config.llm_script:
-        err(REFERENCE_NOTE)
-    with _terminate_as_interrupt():
-        run_dir = run_benchmark(config)
+    if not config.resume and not config.run_id:  # named now, so an interrupt can name it
+        config = dataclasses.replace(config, run_id=new_run_id())
+    try:
+        with _terminate_as_interrupt():
+            run_dir = run_benchmark(config)
+    except KeyboardInterrupt:
+        _say_how_to_resume(args, config)
+        raise
     status = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))
+    run_errors = sum(1 for row in latest_rows(read_results(run_dir / "results.jsonl")[0])
+                     if row.get("error"))
     out = console(stderr=True)
     out.print(f"run {status['run_id']}: {status['written']} row(s) written "
               f"({status['errors']} error row(s)), {status['already_done']} already present, "
@@ -115,13 +123,38 @@ def cmd_bench(args: argparse.Namespace) -> int:
         out.print(f"[red]{model}: stopped after repeated LLM errors; fix the server and run "
                   f"again with --run-id {status['run_id']} --resume --retry-errors (the "
                   f"cells not run and the error rows)[/red]")
-    if status["errors"] and not status["aborted_models"]:
-        out.print(f"[red]{status['errors']} error row(s): cells the LLM, the environment or "
-                  f"the harness could not run (their 'error' field says why); run them again "
-                  f"with --run-id {status['run_id']} --resume --retry-errors[/red]")
+    if run_errors and not status["aborted_models"]:
+        out.print(f"[red]the run holds {run_errors} error row(s): cells the LLM, the "
+                  f"environment or the harness could not run (their 'error' field says why); "
+                  f"run them again with --run-id {status['run_id']} --resume "
+                  f"--retry-errors[/red]")
     # exit 1 when any row of this invocation could not be run: a run with error rows is not a
     # result yet (rows already present from an earlier invocation are not counted again)
     return EXIT_INVALID if status["aborted_models"] or status["errors"] else EXIT_OK
+
+
+def _say_how_to_resume(args: argparse.Namespace, config: BenchConfig) -> None:
+    """After an interrupt: the run's id, what it holds, and the exact command that continues
+    it (the same command line with `--run-id ID --resume`)."""
+    from ..bench.results import latest_rows, read_results  # start-up time
+
+    run_dir = Path(config.out) / str(config.run_id)
+    held = ""
+    if (run_dir / "results.jsonl").exists():
+        rows = latest_rows(read_results(run_dir / "results.jsonl")[0])
+        errors = sum(1 for row in rows if row.get("error"))
+        held = f" ({len(rows)} row(s) written, {errors} of them error rows)"
+    words: list[str] = []
+    skip = False
+    for word in getattr(args, "argv", None) or []:
+        if skip:
+            skip = False
+        elif word == "--run-id":
+            skip = True
+        elif not word.startswith("--run-id=") and word != "--resume":
+            words.append(word)
+    command = shlex.join(["sage-pddl", *words, "--run-id", str(config.run_id), "--resume"])
+    err(f"interrupted: run {config.run_id}{held} in {run_dir}; continue it with:\n  {command}")
 
 
 @contextlib.contextmanager

@@ -16,10 +16,11 @@ PDDL-only commands must not pay for numpy, the planners or the environments (sta
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -29,6 +30,7 @@ from ..pddl.vocabulary import step_text
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from tqdm import tqdm
 
     from ..pddl.model import Domain, Plan, Problem
     from ..planners.base import PlanResult
@@ -87,6 +89,32 @@ def console(stderr: bool = False, quiet: bool = False) -> Console:
     return _PrintableConsole(stderr=stderr, highlight=False, soft_wrap=True, quiet=quiet)
 
 
+def shows_progress(args: argparse.Namespace) -> bool:
+    """Progress goes to stderr only when it is a terminal, and not with `--no-progress` (or
+    `--json`, whose reader wants one document and nothing beside it)."""
+    return (not getattr(args, "no_progress", False) and not getattr(args, "json", False)
+            and sys.stderr.isatty())
+
+
+@contextlib.contextmanager
+def status(args: argparse.Namespace, text: str) -> Iterator[None]:
+    """A spinner with `text` on stderr while the block runs (see `shows_progress`)."""
+    if not shows_progress(args):
+        yield
+        return
+    with console(stderr=True).status(printable(text)):
+        yield
+
+
+def progress_bar(args: argparse.Namespace, total: int | None, what: str, unit: str = "it"
+                 ) -> tqdm:
+    """A tqdm bar on stderr (see `shows_progress`; a disabled bar counts and prints nothing)."""
+    from tqdm import tqdm  # start-up time: imported when the command runs
+
+    return tqdm(total=total, desc=what, unit=unit, file=sys.stderr, dynamic_ncols=True,
+                disable=not shows_progress(args), leave=False)
+
+
 def err(text: str) -> None:
     """One plain line on stderr (no markup, control characters as escapes)."""
     print(printable(text), file=sys.stderr)
@@ -130,11 +158,6 @@ def print_plan_result(out: Console, result: PlanResult) -> None:
               f"goal_reached={result.goal_reached}[/dim]")
     for note in result.notes:
         out.print(f"[dim]note: {escape(note)}[/dim]")
-
-
-REFERENCE_NOTE = ("note: --llm scripted without --llm-script answers with the reference "
-                  "responder: the task's reference plan (else a classical planner's plan), split "
-                  "into sub-goals. It exercises the planner, gate and executor, not a model.")
 
 
 # --- numeric options ---------------------------------------------------------------------------

@@ -61,9 +61,10 @@ def cmd_check(args: argparse.Namespace) -> int:
                          indent=2))
     else:
         out = console()
+        said = console(stderr=True)  # diagnostics on stderr, as a syntax error's; the verdict on stdout
         for d in diagnostics:
             style = "red" if d.severity == "error" else "yellow"
-            out.print(f"[{style}]{escape(str(d))}[/{style}]")
+            said.print(f"[{style}]{escape(str(d))}[/{style}]")
         summary = (f"{domain.name}: {len(domain.actions)} actions, {len(domain.predicates)} "
                    f"predicates, {len(domain.types)} types")
         if problem is not None:

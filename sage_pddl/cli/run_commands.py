@@ -6,6 +6,7 @@ arguments and call the library.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -20,12 +21,12 @@ from ..pddl.model import Location
 from .common import (
     EXIT_INVALID,
     EXIT_OK,
-    REFERENCE_NOTE,
     AddCommand,
     add_llm_timeout,
     add_max_context,
     add_placement,
     console,
+    err,
     escape,
     format_step,
     load_problem_arg,
@@ -109,10 +110,14 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         print(json.dumps(listing, indent=2))
         return EXIT_OK
     out = console()
+    # columns as wide as their longest entry (BEHAVIOR's and ALFWorld's ids are long)
+    widths = {field: max((len(str(entry[field])) for entry in listing), default=0)
+              for field in ("task_id", "domain", "difficulty", "reference_steps")}
     for entry in listing:
-        out.print(f"{entry['task_id']:<14} {entry['domain']:<10} {entry['difficulty']:<10} "
-                  f"{entry['reference_steps']:>3} ref  {entry['instruction']}", markup=False,
-                  highlight=False)
+        out.print(f"{entry['task_id']:<{widths['task_id']}}  {entry['domain']:<{widths['domain']}}"
+                  f"  {entry['difficulty']:<{widths['difficulty']}}  "
+                  f"{entry['reference_steps']:>{widths['reference_steps']}} ref  "
+                  f"{entry['instruction']}", markup=False, highlight=False)
     return EXIT_OK
 
 
@@ -146,6 +151,7 @@ def make_llm(args: argparse.Namespace, planning: PlanningTask, dataset_task: Tas
     # start-up time: imported when the command runs
     from ..bench.backend import BackendChoice, BackendSettingError, make_backend
     from ..bench.config import default_model  # start-up time: imported when the command runs
+    from ..bench.oracle import NOT_A_MODEL  # start-up time: imported when the command runs
 
     choice = BackendChoice(llm=args.llm, host=args.llm_host, max_context=args.max_context,
                            script=args.llm_script, timeout=args.llm_timeout,
@@ -156,18 +162,29 @@ def make_llm(args: argparse.Namespace, planning: PlanningTask, dataset_task: Tas
         model = model or cassette_model(args.cassette)
     elif llm == "scripted" and not args.llm_script:
         model = model or default_model(llm, None)
+    noted: list[str] = []
+
+    def say(line: str) -> None:
+        """The reference responder's notes, after the note that it is no model (and only once
+        the settings were found to go together)."""
+        if not noted:
+            print(f"note: {NOT_A_MODEL}", file=sys.stderr)
+        noted.append(line)
+        print(f"note: {line}", file=sys.stderr)
+
     try:
         choice.check(cassette=bool(args.cassette))
         backend = make_backend(choice, model, cassette=args.cassette,
                                tasks=[dataset_task] if dataset_task is not None else [],
-                               domain_for=lambda _task: planning.domain)
+                               domain_for=lambda _task: planning.domain, say=say)
     except BackendSettingError as error:
         raise SageError(f"--{error.setting.replace('_', '-')}: {error}") from None
-    if llm == "scripted" and not args.llm_script:
-        print(REFERENCE_NOTE, file=sys.stderr)
+    if llm == "scripted" and not args.llm_script and not noted:
+        print(f"note: {NOT_A_MODEL}", file=sys.stderr)
     # A server that is down or lacks the model is a setting error: say so before planning,
-    # instead of a plan whose every call failed.
-    if llm != "replay" and not args.cassette:
+    # instead of a plan whose every call failed (with a cassette too: what it does not hold
+    # goes to the server).
+    if llm != "replay":
         check_server(backend)
     return backend
 
@@ -209,7 +226,45 @@ def planning_task(args: argparse.Namespace) -> tuple[PlanningTask, Task | None]:
                         "DATASET.json#TASK_ID); or give a task reference such as ithor#K01")
     domain = load_domain(args.domain or "ithor", domains_dirs=dirs)
     problem = load_problem_arg(args.problem, domain, args)
-    return PlanningTask(instruction=args.task, domain=domain, problem=problem), None
+    planning = PlanningTask(instruction=args.task, domain=domain, problem=problem)
+    return planning, _instructed_task(args.problem, planning)
+
+
+def _instructed_task(ref: str, planning: PlanningTask) -> Task | None:
+    """The task of the PROBLEM argument (a task reference or a PDDL problem file) with the
+    instruction given, so the reference responder answers for it; and a note on stderr that
+    the plan is scored against the problem's goal, not read from the instruction, with what
+    the instruction reads as when it differs."""
+    from ..pddl.writer import write_formula  # start-up time: imported when the command runs
+    from ..tasks import TaskSetError, load_task, read_instruction  # start-up time
+
+    goal = planning.problem.goal
+    try:
+        task = load_task(ref)
+    except (TaskSetError, SageError):
+        task = None
+    if goal is None or (task is not None and _words(task.instruction) == _words(planning.instruction)):
+        return task
+    written = write_formula(goal)
+    about = f"task {task.task_id} ({task.instruction!r})" if task is not None else ref
+    scene_types = [t for o in planning.problem.objects for t in o.types]
+    try:
+        reading = read_instruction(planning.instruction, scene_types, domain=planning.domain)
+    except SageError:  # a domain the household reader has no words for
+        reading = None
+    read = write_formula(reading.goal) if reading is not None and reading.goal is not None \
+        else None
+    err(f"note: the plan is scored against the goal of {about}: {written}; the instruction "
+        "given is not read for a goal"
+        + (f" (it reads as {read}, which differs)" if read is not None and read != written
+           else ""))
+    if task is None:
+        return None
+    return dataclasses.replace(task, instruction=planning.instruction)
+
+
+def _words(text: object) -> str:
+    return " ".join(str(text).lower().split())
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
@@ -338,6 +393,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             out.print(f"  [{colour}]{payload.status:>8}[/{colour}] {format_step(payload.step)}"
                       + (f"  [dim]{payload.message}[/dim]" if payload.status != "executed" else ""))
 
+    unmet: list[str] = []
     try:
         report = run_episode(task, planner, env, max_replan=args.max_replan,
                              reset_options=reset_options,
@@ -345,6 +401,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                              inject_failure=args.inject_failure,
                              fail_injection=getattr(dataset_task, "fail_injection", None),
                              on_event=show)
+        if report.success is False and not args.json:
+            unmet = _unmet_at_the_end(task, env)
     finally:
         env.close()
     if memory is not None and report.success:
@@ -364,7 +422,23 @@ def cmd_run(args: argparse.Namespace) -> int:
                          f"--inject-failure {args.inject_failure} names")
         for note in notes:
             out.print(f"[dim]note: {escape(note)}[/dim]")
+        if unmet:
+            err("exit 1: the goal does not hold in the environment at the end; not true there:")
+            for text in unmet:
+                err(f"  {text}")
     return EXIT_OK if report.success else EXIT_INVALID
+
+
+def _unmet_at_the_end(task: PlanningTask, env: Any) -> list[str]:
+    """The goal's literals that do not hold in the environment's true state (as `plan` names
+    them after its plan); none when the environment cannot say its state."""
+    from ..gate import compile_gate  # start-up time: imported when the command runs
+
+    try:
+        gate = task.gate if task.gate is not None else compile_gate(task.domain, task.problem)
+        return gate.goal_unmet(frozenset(env.true_state()))
+    except (SageError, NotImplementedError):
+        return []
 
 
 def cmd_thor_server(args: argparse.Namespace) -> int:

@@ -6,6 +6,7 @@ Like the rest of the CLI they only parse arguments and call the library
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Mapping
@@ -23,11 +24,15 @@ from .common import (
     load_domain_arg,
     plan_or_reference_arg,
     plural,
+    progress_bar,
     seconds,
+    status,
     whole_number,
 )
 
 if TYPE_CHECKING:
+    from tqdm import tqdm
+
     from ..gate import Gate
     from ..pddl.model import Domain, Plan, Problem
 
@@ -152,7 +157,17 @@ def cmd_rule_deletion(args: argparse.Namespace) -> int:
     domain = load_domain_arg(args.domain, args)
     induced = load_domain_arg(args.induced, args) if args.induced else None
     tasks = load_taskset(args.tasks)[:args.limit]
-    result = deletion_study(domain, tasks, induced, per_class=args.per_class)
+    with contextlib.ExitStack() as bars:
+        shown: dict[str, tqdm] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage not in shown:
+                what = {"mutants": "reference plans mutated", "rules": "rules deleted"}[stage]
+                shown[stage] = bars.enter_context(progress_bar(args, total, what))
+            shown[stage].update(done - shown[stage].n)
+
+        result = deletion_study(domain, tasks, induced, per_class=args.per_class,
+                                progress=progress)
     text = json.dumps(result.to_json(), indent=2) if args.json else result.markdown()
     if args.out:
         try:
@@ -184,8 +199,12 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 # --- solve ----------------------------------------------------------------------------------
 
-def _assess(domain: Domain, problem: Problem, gate: Gate, plan: Plan | list[Mapping[str, Any]]
-            ) -> dict[str, Any]:
+UP_NOT_ASKED = "not checked (--up-validate checks it)"
+"""What `solve` says of unified-planning's verdict when it was not asked for."""
+
+
+def _assess(domain: Domain, problem: Problem, gate: Gate, plan: Plan | list[Mapping[str, Any]],
+            up_validate: bool) -> dict[str, Any]:
     # start-up time: imported when the command runs
     from ..export.classical import ClassicalPlannerError, validate
 
@@ -195,11 +214,13 @@ def _assess(domain: Domain, problem: Problem, gate: Gate, plan: Plan | list[Mapp
                            "goal_reached": verdict.goal_reached if verdict.valid else None,
                            "violations": [f"step {v.step + 1} {v.code}: {v.message}"
                                           for v in verdict.violations]}
-    try:
-        checked = validate(domain, problem, plan)
-        row["up_valid"], row["up_message"] = checked.valid, checked.message
-    except (ClassicalPlannerError, SageError) as error:
-        row["up_valid"], row["up_message"] = None, str(error)
+    row["up_valid"], row["up_message"] = None, UP_NOT_ASKED
+    if up_validate:
+        try:
+            checked = validate(domain, problem, plan)
+            row["up_valid"], row["up_message"] = checked.valid, checked.message
+        except (ClassicalPlannerError, SageError) as error:
+            row["up_valid"], row["up_message"] = None, str(error)
     return row
 
 
@@ -209,20 +230,31 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     domain, problem = domain_and_problem(args)
     gate = compile_gate(domain, problem)
-    result = solve_result(domain, problem, args.planner, args.timeout)
-    out: dict[str, Any] = {"problem": problem.name, "classical": result.to_json()}
-    if result.plan is not None:
-        out["classical"].update(_assess(domain, problem, gate, result.plan))
-    if args.plan:
-        is_reference = "#" in args.plan and not Path(args.plan).is_file()
-        out["compared"] = _assess(domain, problem, gate, plan_or_reference_arg(args.plan))
-        out["compared"]["source"] = (f"reference plan of {args.plan}" if is_reference
-                                     else f"plan file {args.plan}")
+    compared = plan_or_reference_arg(args.plan) if args.plan else None  # bad input fails first
+    with status(args, f"solving {problem.name} with {args.planner} (limit {args.timeout:g} s "
+                      "of CPU time)"):
+        result = solve_result(domain, problem, args.planner, args.timeout)
+    out: dict[str, Any] = {"problem": problem.name, "classical": result.to_json(),
+                           "limit_seconds": args.timeout}
+    with status(args, "checking the plans" + (" with unified-planning's validator"
+                                              if args.up_validate else "")):
+        if result.plan is not None:
+            out["classical"].update(_assess(domain, problem, gate, result.plan,
+                                            args.up_validate))
+        if compared is not None:
+            is_reference = "#" in args.plan and not Path(args.plan).is_file()
+            out["compared"] = _assess(domain, problem, gate, compared, args.up_validate)
+            out["compared"]["source"] = (f"reference plan of {args.plan}" if is_reference
+                                         else f"plan file {args.plan}")
     if args.json:
         print(json.dumps(out, indent=2, default=str))
     else:
         c = out["classical"]
-        print(f"{problem.name}: {c['planner']} {c['status']} in {c['seconds']:.2f} s")
+        limit = (f" (--timeout {args.timeout:g}: CPU seconds for the whole run, of which "
+                 "Fast Downward's driver gives its translator and search what is left after "
+                 "its own start, in whole seconds)" if c["status"] == "timeout" else "")
+        print(f"{problem.name}: {c['planner']} {c['status']} after {c['seconds']:.2f} s"
+              f"{limit}")
         if result.plan is not None:
             for step in c["plan"]:
                 print(f"  ({step})")
@@ -232,12 +264,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
                 if label == "compared":
                     print(f" compared: {row['source']}")
                 up = (f"UP valid={row['up_valid']}" if row["up_valid"] is not None
-                      else "UP did not check it")
+                      else "UP did not check it" if args.up_validate else "UP not asked")
                 goal = "-" if row["goal_reached"] is None else row["goal_reached"]
                 print(f"{label:>9}: {plural(row['length'], 'step')}, gate valid="
                       f"{row['gate_valid']}, goal reached={goal}, {up}"
                       + (f" ({row['up_message']})" if row['up_valid'] is not True
-                         and row['up_message'] else ""))
+                         and row['up_message'] and args.up_validate else ""))
                 for violation in row["violations"][:5]:
                     print(f"           {violation}")
     accepted = [row for row in (out["classical"], out.get("compared")) if row is not None]
@@ -351,6 +383,7 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--limit", type=whole_number(1), default=None, help="only the first N tasks")
     p.add_argument("--out", default=None, help="also write the table (or JSON) to this file")
     p.add_argument("--json", action="store_true", help="JSON instead of a Markdown table")
+    p.add_argument("--no-progress", action="store_true", help="no progress on stderr")
 
     p = add_command("export", cmd_export,
                 "Write domain.pddl, problem.pddl and an IPC plan for VAL, unified-planning, Fast Downward.")
@@ -382,3 +415,8 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--timeout", type=seconds, default=60.0,
                    help="planner time limit in seconds (default 60; Fast Downward's CPU time)")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    p.add_argument("--up-validate", action="store_true",
+                   help="also check each plan with unified-planning's plan validator, "
+                        "independent of the gate (slow where actions have universal or "
+                        "conditional effects, as the household domains do)")
+    p.add_argument("--no-progress", action="store_true", help="no progress on stderr")

@@ -36,6 +36,7 @@ timeout) are `ClassicalPlannerError`s.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import math
 import os
@@ -239,19 +240,21 @@ written under `UP_LOCK`); empty until then, and while none is usable here."""
 
 def _fast_downward_driver() -> str | None:
     """The `fast-downward.py` driver that `up-fast-downward` ships (found once); None when that
-    engine is not usable here. ClassicalPlannerError naming the extra without unified-planning."""
+    engine is not installed here (the call then goes through unified-planning, whose errors
+    name the missing extra). The package is found, not imported: importing it imports
+    unified-planning and every engine, which took longer than many a plan."""
     with UP_LOCK:
-        up_environment()  # imports the engines safely, or names the missing extra
         if not _DRIVER:
             try:
-                import up_fast_downward  # the optional extra that ships Fast Downward
-            except (Exception, SystemExit):  # not installed, or a broken build
+                spec = importlib.util.find_spec("up_fast_downward")  # optional extra 'planners'
+            except (ImportError, ValueError):
                 return None
-            driver = os.path.join(os.path.dirname(up_fast_downward.__file__), "downward",
-                                  "fast-downward.py")
-            if not os.path.isfile(driver):
+            folders = list(spec.submodule_search_locations or ()) if spec is not None else []
+            drivers = [os.path.join(folder, "downward", "fast-downward.py") for folder in folders]
+            found = [driver for driver in drivers if os.path.isfile(driver)]
+            if not found:
                 return None
-            _DRIVER.append(driver)
+            _DRIVER.append(found[0])
         return _DRIVER[0]
 
 

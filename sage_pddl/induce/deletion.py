@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from sage_pddl.gate import Gate, compile_gate
@@ -131,13 +131,20 @@ def _without(domain: Domain, action_index: int, part_index: int) -> Domain:
 
 
 def deletion_study(domain: Domain, tasks: Sequence[Task], induced: Domain | None = None,
-                   per_class: int = 1) -> StudyResult:
-    """See the module docstring."""
+                   per_class: int = 1,
+                   progress: Callable[[str, int, int], None] | None = None) -> StudyResult:
+    """See the module docstring. `progress(stage, done, total)` is told how far the study is:
+    the stage "mutants" counts tasks, the stage "rules" the domain's precondition parts."""
+    def tell(stage: str, done: int, total: int) -> None:
+        if progress is not None:
+            progress(stage, done, total)
+
     counted = [kind for kind, code in MUTATION_CLASSES.items() if code not in EXCLUDED_CODES]
     cases = []  # (problem, counted mutants)
     plans = 0
     refused = ""  # why the first refused reference plan was refused
-    for task in tasks:
+    for done, task in enumerate(tasks):
+        tell("mutants", done, len(tasks))
         problem = task_problem(task, domain)
         gate = compile_gate(domain, problem)
         steps = normalize_steps(task.reference_steps, domain)
@@ -174,12 +181,17 @@ def deletion_study(domain: Domain, tasks: Sequence[Task], induced: Domain | None
                                 f"{error}") from error
         return induced_gates[id(problem)]
 
-    rows, not_rules = [], []
+    rows: list[RuleRow] = []
+    not_rules: list[str] = []
+    tell("mutants", len(tasks), len(tasks))
+    rules = sum(len(a.precondition.parts) for a in domain.actions
+                if isinstance(a.precondition, And))
     for a, action in enumerate(domain.actions):
         pre = action.precondition
         parts = pre.parts if isinstance(pre, And) else ()
         params = [q.name for q in action.parameters]
         for p, part in enumerate(parts):
+            tell("rules", len(rows) + len(not_rules), rules)
             literals, _ = precondition_literals(part, params)
             if not literals:
                 not_rules.append(f"{action.name}: {write_formula(part)}")
@@ -196,6 +208,7 @@ def deletion_study(domain: Domain, tasks: Sequence[Task], induced: Domain | None
                 catches = sum(1 for problem, m in missed if _caught(induced_gate(problem), m))
             rows.append(RuleRow(action.name, write_formula(part), len(missed),
                                 dict(Counter(m.kind for _, m in missed)), restored, catches))
+    tell("rules", rules, rules)
     return StudyResult(len(tasks), plans, {k: by_class[k] for k in counted if by_class[k]},
                        tuple(rows), tuple(not_rules), induced.name if induced else None)
 

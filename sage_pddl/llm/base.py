@@ -108,7 +108,12 @@ class ServerBackend(Protocol):
 def check_server(backend: object) -> None:
     """Fail early when `backend`'s server is down (`LLMUnavailable`) or lacks its model
     (`ModelNotFound`): a setting error, said before any call. A backend without a server
-    (scripted, a replay) passes."""
+    (scripted, a replay) passes. A backend that records to a cassette is checked through the
+    backend it records (its `inner`): what the cassette does not hold goes to that server, so a
+    server that does not answer is said now, not after every new call has failed."""
+    inner = getattr(backend, "inner", None)
+    if inner is not None:
+        check_server(inner)
     if isinstance(backend, ServerBackend):
         backend.check()
 

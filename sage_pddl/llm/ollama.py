@@ -108,6 +108,11 @@ def list_models(host: str | None = None, timeout: float = 5.0) -> list[str]:
         try:
             listing = client.list()
         except Exception as error:  # mapped to one clear error; the cause stays chained
+            if isinstance(error, ollama.ResponseError) and error.status_code == 404:
+                # no model was asked for: the address answers HTTP but is no Ollama server
+                raise LLMUnavailable(_unavailable_message(
+                    base, "it answers HTTP but is not an Ollama server: GET /api/tags is "
+                          "404 Not Found")) from error
             raise _translate_error(error, base, model="", timeout=timeout) from error
     return [entry.model for entry in listing.models if entry.model]
 

@@ -32,6 +32,7 @@ def oracle_factory(tasks, ithor):
 
     def make(broken=(), fail=None):
         answer = reference_responder(tasks, lambda task: ithor, broken_tasks=broken)
+        answer.prepare()  # its plans chosen now (a gate per task), not inside a counted run
         calls = {"n": 0}
 
         def responder(messages, role):

@@ -176,10 +176,11 @@ def test_the_cells_of_a_task_share_one_compiled_gate(tmp_path, oracle_factory, g
     the world, and gives it back for the next cell of the task: four exec cells of a task
     compile no more gates than one."""
     def count(name: str, planners: tuple[str, ...], seeds: tuple[int, ...]) -> int:
+        factory = oracle_factory()  # the responder's own gates (which plan answers) come first
         gates_made.clear()
         run_dir = run_benchmark(config(tmp_path / name, planners=planners, seeds=seeds,
                                        tasks=("ithor#K19",), mode="exec"),
-                                llm_factory=oracle_factory())
+                                llm_factory=factory)
         assert not any(r["error"] for r in rows_of(run_dir)[0])
         return len(gates_made)
 

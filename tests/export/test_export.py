@@ -135,7 +135,8 @@ def test_export_and_solve_commands(tmp_path, capsys):
     assert (tmp_path / "plan.ipc").read_text().startswith("(moveto mug)\n")
     assert str(tmp_path / "domain.pddl") in capsys.readouterr().out
     code = cli.main(["solve", str(FIXTURES / "Depots.pddl"), str(FIXTURES / "pfile1"),
-                     str(FIXTURES / "pfile1.plan"), "--planner", "pyperplan", "--json"])
+                     str(FIXTURES / "pfile1.plan"), "--planner", "pyperplan", "--json",
+                     "--up-validate"])
     assert code == 0
     out = json.loads(capsys.readouterr().out)
     assert out["classical"]["gate_valid"] and out["classical"]["up_valid"]
