@@ -153,8 +153,13 @@ def to_unified_planning(domain: Domain, problem: Problem):
     from unified_planning.io import PDDLReader  # optional extra 'planners'
 
     try:
-        return PDDLReader().parse_problem_string(export_domain_text(domain, True),
-                                                 write_problem(problem))
+        with warnings.catch_warnings():  # under UP_LOCK: no other thread's warnings meanwhile
+            # its reader calls pyparsing's old names, which pyparsing 3.2 warns about on
+            # every parameter list: their warning, not ours, and nothing a user can change
+            warnings.filterwarnings("ignore", message=r"'parseString' deprecated",
+                                    module=r"unified_planning\.")
+            return PDDLReader().parse_problem_string(export_domain_text(domain, True),
+                                                     write_problem(problem))
     except Exception as error:  # UP raises assorted parse errors for what it does not support
         raise ClassicalPlannerError(
             f"unified-planning cannot read domain {domain.name!r} / problem {problem.name!r}: "
@@ -240,10 +245,12 @@ written under `UP_LOCK`); empty until then, and while none is usable here."""
 
 def _fast_downward_driver() -> str | None:
     """The `fast-downward.py` driver that `up-fast-downward` ships (found once); None when that
-    engine is not installed here (the call then goes through unified-planning, whose errors
-    name the missing extra). The package is found, not imported: importing it imports
-    unified-planning and every engine, which took longer than many a plan."""
+    engine is not installed here (the call then goes through unified-planning).
+    ClassicalPlannerError naming the extra without unified-planning. The engine's package is
+    found, not imported: importing it makes unified-planning's environment, which imports
+    every engine, for a driver that needs none of them."""
     with UP_LOCK:
+        require_unified_planning()  # its package only, not its environment of engines
         if not _DRIVER:
             try:
                 spec = importlib.util.find_spec("up_fast_downward")  # optional extra 'planners'
