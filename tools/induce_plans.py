@@ -25,6 +25,7 @@ import argparse
 import json
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -148,9 +149,15 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
+def run_tool(entry: Callable[[], int]) -> None:
+    """Exit with `entry()`'s status; a SageError (bad logs, a missing extra) is printed as its
+    reason and exits 2, not a traceback. The tools that read induction logs end this way."""
     try:
-        raise SystemExit(main())
-    except SageError as error:  # bad logs, a missing extra: the reason, not a traceback
+        raise SystemExit(entry())
+    except SageError as error:
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(2) from None
+
+
+if __name__ == "__main__":
+    run_tool(main)

@@ -35,7 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from induce_plans import folds, task_id_of  # noqa: E402  (the same folds of the tasks)
+from induce_plans import folds, run_tool, task_id_of  # noqa: E402  (the same folds)
 
 from sage_pddl.domains import load_domain  # noqa: E402
 from sage_pddl.induce import induce_from, read_logs  # noqa: E402
@@ -47,7 +47,6 @@ from sage_pddl.induce.plans import (  # noqa: E402
     precision_table,
     without_preconditions,
 )
-from sage_pddl.pddl.errors import SageError  # noqa: E402
 from sage_pddl.pddl.model import key  # noqa: E402
 from sage_pddl.tasks import load_taskset, task_problem  # noqa: E402
 
@@ -154,8 +153,4 @@ def run(args: argparse.Namespace, done: set[str], out: Path) -> None:
 
 
 if __name__ == "__main__":
-    try:
-        raise SystemExit(main())
-    except SageError as error:  # bad logs, a missing extra: the reason, not a traceback
-        print(f"error: {error}", file=sys.stderr)
-        raise SystemExit(2) from None
+    run_tool(main)
