@@ -84,16 +84,6 @@ def cmd_collect(args: argparse.Namespace) -> int:
 
 # --- induce ---------------------------------------------------------------------------------
 
-def _induce_progress(args: argparse.Namespace):
-    """The count of transitions read, on stderr while `induce` reads its logs: only when stderr
-    is a terminal, and not with --no-progress or --json (the rule of every command's bar)."""
-    from tqdm import tqdm  # start-up time: imported when the command runs
-
-    return tqdm(desc="induce: transitions read", unit=" transitions", file=sys.stderr,
-                dynamic_ncols=True, leave=False, mininterval=0.5,
-                disable=args.no_progress or args.json or not sys.stderr.isatty())
-
-
 def cmd_induce(args: argparse.Namespace) -> int:
     from ..induce import induce  # start-up time: imported when the command runs
     from ..induce.review import explain, reviewed_text  # start-up time: as above
@@ -102,7 +92,7 @@ def cmd_induce(args: argparse.Namespace) -> int:
     if args.aliases:
         aliases = load_domain_arg(args.aliases, args)
     types_from = load_domain_arg(args.types_from, args) if args.types_from else None
-    with _induce_progress(args) as bar:
+    with progress_bar(args, None, "induce: transitions read", " transitions") as bar:
         result = induce(args.logs, domain_name=args.domain_name, min_support=args.min_support,
                         noise=args.noise, keep_static=args.keep_static, aliases_from=aliases,
                         types_from=types_from, safe=args.safe,
