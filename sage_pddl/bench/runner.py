@@ -126,6 +126,9 @@ def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task], task_sets
     live_path = run_dir / LIVE_MEMORY_FILE if config.memory == "live" else None
 
     results = run_dir / RESULTS_FILE
+    # the writer cuts a partial last line first, so that the rows read are the ones kept: a
+    # cut row is not counted done, and a huge unterminated line is never read forward
+    writer = ResultsWriter(results)
     existing, _ = read_results(results)
     done = {row_key(r) for r in latest_rows(existing)
             if not (config.retry_errors and r.get("error"))}
@@ -141,7 +144,6 @@ def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task], task_sets
         "written": 0, "errors": 0, "not_run": 0, "aborted_models": [],
         "truncated_bytes_dropped": 0, "finished": False, "workers": config.workers,
         "executor": config.executor}
-    writer = ResultsWriter(results)
     status["truncated_bytes_dropped"] = writer.dropped_bytes
     progress: _Progress | None = None
     executor: Executor | None = None
