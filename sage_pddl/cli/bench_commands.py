@@ -9,11 +9,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import gc
 import json
 import shlex
 import signal
 import threading
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -94,8 +96,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         config = dataclasses.replace(config, run_id=new_run_id())
     try:
         with _terminate_as_interrupt():
-            run_dir = run_benchmark(config, cells_started=None if report_libraries is None
-                                    else report_libraries.load_meanwhile)
+            run_dir = run_benchmark(config, cells_started=partial(
+                _cells_started, report_libraries, freeze=getattr(args, "whole_process", False)))
     except KeyboardInterrupt:
         _say_how_to_resume(args, config)
         raise
@@ -135,6 +137,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
     # exit 1 when any row of this invocation could not be run: a run with error rows is not a
     # result yet (rows already present from an earlier invocation are not counted again)
     return EXIT_INVALID if status["aborted_models"] or status["errors"] else EXIT_OK
+
+
+def _cells_started(report_libraries: _ReportLibraries | None, freeze: bool) -> None:
+    """Once the grid's first cells are started: with `freeze` (the command is the whole
+    process), what the run has set up (its tasks, gates, memories, modules) lives until the
+    process ends, so it is frozen out of the garbage collector's walks (`gc.freeze`: a full
+    collection would otherwise walk it again and again while the cells run); and the report's
+    libraries load while the cells wait."""
+    if freeze:
+        gc.freeze()
+    if report_libraries is not None:
+        report_libraries.load_meanwhile()
 
 
 class _ReportLibraries:
