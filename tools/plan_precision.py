@@ -48,6 +48,7 @@ from sage_pddl.induce.plans import (  # noqa: E402
     without_preconditions,
 )
 from sage_pddl.pddl.model import key  # noqa: E402
+from sage_pddl.pddl.plans import step_from_text  # noqa: E402
 from sage_pddl.tasks import load_taskset, task_problem  # noqa: E402
 
 INDUCED, SAFE = "virtualhome-induced", "virtualhome-safe"
@@ -128,7 +129,7 @@ def run(args: argparse.Namespace, done: set[str], out: Path) -> None:
             safe = induce_from(training, domain_name=SAFE, aliases_from=hand, types_from=hand,
                                safe=True).domain
             for task in todo:
-                first = score_plan(task.task_id, gold[task.task_id])
+                first = score_plan(task.task_id, [step_from_text(s) for s in gold[task.task_id]])
                 if not first.counted:
                     row = {"task": task.task_id, "counted": False, "kind": "gold",
                            "steps": gold[task.task_id], "executes": False, "accepted": {}}
@@ -142,7 +143,8 @@ def run(args: argparse.Namespace, done: set[str], out: Path) -> None:
                     gold[task.task_id], objects, rng, args.per_kind)
                 for kind, steps in plans:
                     executes = (first if kind == "gold"
-                                else score_plan(task.task_id, list(steps))).executable
+                                else score_plan(task.task_id, [step_from_text(s) for s in steps])
+                                ).executable
                     accepted = {d.name: gate_accepts(d, problem, steps)
                                 for d in (induced, hand, bare, safe)}
                     row = PlanVerdict(task.task_id, kind, steps, executes, accepted).to_json()

@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 
 from ..pddl.built_once import keep_bounded
 from ..pddl.errors import SageError
-from ..pddl.model import And, Domain, Plan, Problem, StepLike
+from ..pddl.model import And, Domain, Plan, PlanStep, Problem
 from ..pddl.vocabulary import NOT_ARGUMENTS, Vocabulary
 from .binding import StepBinder, text_of
 from .bits import BitSets, Successor, bit_step
@@ -152,7 +152,7 @@ class Gate:
         bound = self.binder.bind(step, index)
         return tuple(self.table.ground(bound.action, objects) for objects in bound.candidates)
 
-    def ground(self, step: StepLike, index: int = 0,
+    def ground(self, step: PlanStep, index: int = 0,
                state: Atoms | None = None) -> GroundAction:
         """The ground action a step names; raises `StepRejected` with a structural violation.
         A step naming several instances acts on the first whose action is applicable in

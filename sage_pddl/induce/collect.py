@@ -57,6 +57,7 @@ from sage_pddl.gate import Gate, StepRejected
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.limits import file_name
 from sage_pddl.pddl.model import Domain, PlanStep
+from sage_pddl.pddl.plans import step_from_json
 from sage_pddl.tasks import normalize_steps, task_problem
 
 from .probe import ProbeSettings, TypedObjects, probe_task, task_random, types_allow
@@ -187,7 +188,7 @@ def collect_task(task, domain: Domain, log_path: Path, settings: CollectSettings
         env.reset(problem, task=ref)
         states = [env.true_state()]
         for reference in normalize_steps(task.reference_steps, domain):
-            succeeded[reference["action"]] += env.step(reference).success
+            succeeded[reference["action"]] += env.step(step_from_json(reference)).success
             count += 1
             if env.true_state() != states[-1]:
                 states.append(env.true_state())

@@ -56,6 +56,7 @@ from sage_pddl.env.transitions import TransitionLog
 from sage_pddl.gate import Gate, compile_gate
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Action, Domain, Problem
+from sage_pddl.pddl.plans import step_from_json
 from sage_pddl.pddl.vocabulary import step_words, vocabulary
 from sage_pddl.tasks import Task, normalize_steps
 
@@ -96,7 +97,7 @@ class _Episode:
         self.states = [self.env.true_state()]
 
     def step(self, step: Step, *, record: bool = True) -> bool:
-        result = self.env.step(step)
+        result = self.env.step(step_from_json(step))
         transition = getattr(self.env, "last_transition", None)
         if record and transition is not None:
             # named by the task reference, which `load_task` reads back (for typed induction)
