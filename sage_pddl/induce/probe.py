@@ -28,7 +28,11 @@ With a generator seeded by (seed, task reference), per task:
    candidates the domain's gate believes applicable, of their actions one that has succeeded
    least often in these walks so far, then one of its steps. A task without a reference plan
    (a drop-in domain's problem) is explored this way: random tuples of a 4-parameter action
-   are almost never applicable.
+   are almost never applicable. Each proposed walk starts with a *set-up*: when an action has
+   not succeeded in this task and the domain believes none of its steps applicable, the steps
+   its own semantics say make one applicable (`means_ends`: a tool picked up before a cut, a
+   container filled before it is emptied), then that step, each sent to the environment
+   (which alone decides; the set-up stops at its first refusal).
 
 Random and swapped candidates never name one object for two parameters the domain declares
 with different types (`types_allow`): `find character character` fits `find ?char - character
