@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from ..pddl.errors import PlanSyntaxError
 from ..pddl.model import Action, PlanStep
-from ..pddl.plans import step_from_json, step_from_text
+from ..pddl.plans import step_from_value
 from ..pddl.vocabulary import ObjectNames, step_text
 from .schema import StepAction
 from .table import PreconditionTable
@@ -88,18 +88,10 @@ class StepBinder:
                ) -> tuple[str, tuple[str, ...] | None, tuple[tuple[str, str], ...]]:
         """(action word, argument words or None, named fields): a step with named fields
         gives the fields (mapped to the parameters once the action is known), any other its
-        arguments. JSON and text are read as everywhere (`pddl.plans.step_from_json`,
-        `step_from_text`)."""
+        arguments. JSON and text are read as everywhere (`pddl.plans.step_from_value`)."""
         if not isinstance(step, PlanStep):
             try:
-                if isinstance(step, dict):
-                    step = step_from_json(step, index)
-                elif isinstance(step, str):
-                    step = step_from_text(step, index)
-                else:
-                    raise self._reject(index, step, "unparsable-step",
-                                       "a step must be a PlanStep, a JSON object or text, "
-                                       f"not {type(step).__name__}")
+                step = step_from_value(step, index)
             except PlanSyntaxError as error:
                 raise self._reject(index, step, "unparsable-step", error.message) from None
         # a step with named fields fills the parameters from them (`_field_args`)

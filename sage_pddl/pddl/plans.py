@@ -39,7 +39,7 @@ from .model import Location, Plan, PlanStep
 from .vocabulary import step_text
 
 __all__ = ["parse_plan", "load_plan", "PLAN_FORMATS", "step_from_json", "step_from_text",
-           "step_json"]
+           "step_from_value", "step_json"]
 
 PLAN_FORMATS = ("auto", "ipc", "val", "json", "plain")
 
@@ -154,6 +154,17 @@ def step_from_text(text: str, index: int = 0) -> PlanStep:
     if not words:
         raise PlanSyntaxError("the step is empty")
     return PlanStep(words[0], tuple(words[1:]), index, text.strip())
+
+
+def step_from_value(value: Any, index: int = 0) -> PlanStep:
+    """A step given as a value, a JSON object (`step_from_json`) or text (`step_from_text`),
+    as a `PlanStep` numbered `index`; raises `PlanSyntaxError` for anything else."""
+    if isinstance(value, Mapping):
+        return step_from_json(value, index)
+    if isinstance(value, str):
+        return step_from_text(value, index)
+    raise PlanSyntaxError("a step must be a PlanStep, a JSON object or text, "
+                          f"not {type(value).__name__}")
 
 
 def step_json(step: PlanStep) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from sage_pddl.domains import key, list_domains, load_domain
 from sage_pddl.pddl import limits, parse_domain, parse_problem
 from sage_pddl.pddl.errors import GroundingTooLarge, PlanSyntaxError, SageError
 from sage_pddl.pddl.model import Domain, PlanStep, Problem
-from sage_pddl.pddl.plans import step_from_json, step_from_text
+from sage_pddl.pddl.plans import step_from_value
 from sage_pddl.tasks import load_taskset, task_problem
 from sage_pddl.tasks.placement import with_placement
 from sage_pddl.tasks.taskset import BUNDLED
@@ -116,7 +116,7 @@ class EpisodeHandler:
     def cmd_step(self, request: Request) -> dict:
         self._require_episode(request)
         try:
-            step = read_step(request.fields["step"])
+            step = step_from_value(request.fields["step"])  # a JSON step or its text
         except PlanSyntaxError as error:  # an unparsable step is a failed step of the episode
             if not isinstance(self.env, GatedEnv):
                 raise ProtocolError("bad-request", f"unparsable step: {error.message}",
@@ -277,13 +277,3 @@ def default_max_memory(backend: str) -> int | None:
 
 __all__: Sequence[str] = ["EpisodeHandler", "WorkerSettings", "default_max_memory",
                           "handle_request", "serve_episode"]
-
-
-def read_step(value: Any) -> PlanStep:
-    """A step as a client sends it (`protocol.md`): a JSON step or one step's text; raises
-    `PlanSyntaxError` for anything else."""
-    if isinstance(value, dict):
-        return step_from_json(value)
-    if isinstance(value, str):
-        return step_from_text(value)
-    raise PlanSyntaxError(f"a step is a JSON object or text, not {type(value).__name__}")
