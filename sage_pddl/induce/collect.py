@@ -77,8 +77,8 @@ from .probe import (
     ProbeSettings,
     TypedObjects,
     grounded,
-    means_ends,
     probe_task,
+    set_up_step,
     task_random,
     types_allow,
 )
@@ -249,13 +249,8 @@ class _SetUps:
                    ) -> list[PlanStep] | None:
         """A set-up after which a step of `action` is applicable (`means_ends`, toward a few
         of its steps), and that step."""
-        steps = self.steps[action]
-        for step, ground in rng.sample(steps, min(len(steps), 4)):
-            found = means_ends(self.gate, state, ground, self.toward[action],
-                               self.settings.setup_depth, rng)
-            if found is not None:
-                return found[0] + [step]
-        return None
+        return set_up_step(self.gate, state, self.steps[action], self.toward[action],
+                           self.settings.setup_depth, rng)
 
     def to_refusal(self, state: frozenset, action: str, rng: random.Random
                    ) -> list[PlanStep] | None:

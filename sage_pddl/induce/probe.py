@@ -215,14 +215,18 @@ def means_ends(gate: Gate, state: frozenset, goal: GroundAction, through: Ground
     then it is taken."""
     here, path = state, list[Any]()
 
+    def violations(where: frozenset) -> list:
+        return [] if goal.applicable(where) else gate.explain(where, goal)
+
     def refusals(where: frozenset) -> int:
-        return 0 if goal.applicable(where) else len(gate.explain(where, goal))
+        return len(violations(where))
 
     for _ in range(3 * depth + 3):
-        now = refusals(here)
+        refused = violations(here)  # explained once: counted, then read for its atoms
+        now = len(refused)
         if now == 0:
             return path, here
-        wanted = {atom for violation in gate.explain(here, goal) for atom in violation.atoms}
+        wanted = {atom for violation in refused for atom in violation.atoms}
         setters = []
         for step, ground in through:
             add, delete = ground.effects(here)
@@ -248,6 +252,22 @@ def means_ends(gate: Gate, state: frozenset, goal: GroundAction, through: Ground
             path, here = path + sub[0], sub[1]
         path.append(step)
         here = ground.apply(here)
+    return None
+
+
+SET_UP_TARGETS = 4
+"""Steps of an action a set-up (`set_up_step`) is searched toward, at most."""
+
+
+def set_up_step(gate: Gate, state: frozenset, steps: Grounded, through: Grounded, depth: int,
+                rng: random.Random) -> list[Any] | None:
+    """A set-up from `state` (`means_ends` through `through`) after which one of `steps`, a
+    few of them drawn in turn, is applicable, followed by that step; None when none is
+    found."""
+    for step, ground in rng.sample(steps, min(len(steps), SET_UP_TARGETS)):
+        found = means_ends(gate, state, ground, through, depth, rng)
+        if found is not None:
+            return found[0] + [step]
     return None
 
 
@@ -336,11 +356,7 @@ def _set_up(gate: Gate, state: frozenset, candidates: list[Step], missing: Seque
         return []
     action = rng.choice(sorted(waiting))
     mine = [(s, g) for s, g in steps if s["action"] == action]
-    for step, ground in rng.sample(mine, min(len(mine), 4)):
-        found = means_ends(form, here, ground, steps, depth, rng)
-        if found is not None:
-            return found[0] + [step]
-    return []
+    return set_up_step(form, here, mine, steps, depth, rng) or []
 
 
 def _proposal(gate: Gate, state: frozenset, candidates: list[Step], rng: random.Random,
