@@ -26,13 +26,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .env.base import Environment
+from .env.base import Environment, numbered
 from .env.episode import GatedEnv
 from .gate import Gate, Verdict, compile_gate
 from .gate.ground import Atoms
-from .pddl.errors import PlanSyntaxError, SageError
+from .pddl.errors import SageError
 from .pddl.model import PlanStep
-from .pddl.plans import step_from_json
 
 INJECTED_REASON = "injected failure: the step could not be executed"
 
@@ -42,7 +41,7 @@ class StepRecord:
     """One attempted step: `status` is executed | failed | blocked | injected."""
 
     index: int
-    step: dict
+    step: PlanStep
     status: str
     message: str = ""
     code: str | None = None
@@ -77,8 +76,8 @@ class EpisodeReport:
         return self.count("executed")
 
     @property
-    def executed_steps(self) -> list[dict]:
-        """The executed steps as the planner wrote them (what a live memory keeps)."""
+    def executed_steps(self) -> list[PlanStep]:
+        """The executed steps (what a live memory keeps)."""
         return [r.step for r in self.records if r.status == "executed"]
 
     @property
@@ -160,16 +159,16 @@ def run_episode(task: Any, planner: Any, env: Environment, *, max_replan: int = 
     emit("plan", result)
     planning = result
     repair_results: list[Any] = []
-    remaining: list[dict] = [dict(s) for s in result.steps]
+    remaining: list[PlanStep] = list(result.steps)
     injected_at = injection_index(inject_failure, len(remaining), fail_injection)
     injected = False
 
     believed = gate.initial_state
-    done: list[dict] = []
+    done: list[PlanStep] = []
     records: list[StepRecord] = []
     notes: list[str] = list(getattr(result, "notes", ()))
 
-    def repair(step: dict, reason: str) -> bool:
+    def repair(step: PlanStep, reason: str) -> bool:
         """Ask the planner for a new continuation; False when no repair is left."""
         nonlocal remaining
         if len(repair_results) >= max_replan:
@@ -178,33 +177,24 @@ def run_episode(task: Any, planner: Any, env: Environment, *, max_replan: int = 
         fixed = planner.repair(believed, list(done), step, reason)
         repair_results.append(fixed)
         emit("repair", fixed)
-        remaining = [dict(s) for s in fixed.steps]
+        remaining = list(fixed.steps)
         return True
 
     while remaining and len(records) < max_steps:
-        step = remaining.pop(0)
         index = len(records)
-        try:  # the planner's JSON step, read once for the gate and the environment
-            plan_step = step_from_json(step, index)
-        except PlanSyntaxError as error:
-            records.append(StepRecord(index, step, "failed", f"unparsable step: {error.message}",
-                                      "unparsable-step"))
-            emit("step", records[-1])
-            if not repair(step, records[-1].message):
-                break
-            continue
+        step = numbered(remaining.pop(0), index)
         if injected_at is not None and not injected and len(done) >= injected_at:
             injected = True
             records.append(StepRecord(index, step, "injected", INJECTED_REASON, "injected-failure"))
             if isinstance(env, GatedEnv):  # its transition log shows the attempt too
-                env.refuse(plan_step, INJECTED_REASON, "injected-failure")
+                env.refuse(step, INJECTED_REASON, "injected-failure")
             emit("step", records[-1])
             if not repair(step, INJECTED_REASON):
                 break
             continue
         gated = None
         if gate_before_execute:
-            gated = _gate_step(gate, believed, plan_step)
+            gated = _gate_step(gate, believed, step)
             if gated.violations:
                 violation = gated.violations[0]
                 records.append(StepRecord(index, step, "blocked", violation.message, violation.code))
@@ -212,11 +202,11 @@ def run_episode(task: Any, planner: Any, env: Environment, *, max_replan: int = 
                 if not repair(step, f"[gate] {violation.message}"):
                     break
                 continue
-        outcome = env.step(plan_step)
+        outcome = env.step(step)
         if outcome.success:
             records.append(StepRecord(index, step, "executed", outcome.message))
             done.append(step)
-            believed = _advance(gate, believed, plan_step, gated)
+            believed = _advance(gate, believed, step, gated)
             emit("step", records[-1])
             continue
         records.append(StepRecord(index, step, "failed", outcome.message, outcome.code))

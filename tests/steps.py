@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sage_pddl.pddl.model import PlanStep
-from sage_pddl.pddl.plans import step_from_json, step_from_text
+from sage_pddl.pddl.plans import step_from_json, step_from_text, written_json
 
 
 def as_step(value: PlanStep | Mapping[str, Any] | str) -> PlanStep:
@@ -21,3 +21,8 @@ def as_step(value: PlanStep | Mapping[str, Any] | str) -> PlanStep:
 def as_steps(values: Any) -> list[PlanStep]:
     """Each of `values` `as_step`."""
     return [as_step(value) for value in values]
+
+
+def as_json(steps: Any) -> list[dict[str, Any]]:
+    """Each of `steps` (PlanSteps) as a planner writes it (`pddl.plans.written_json`)."""
+    return [written_json(step) for step in steps]

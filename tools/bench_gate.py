@@ -62,6 +62,7 @@ sys.path.insert(0, str(REPO))
 from sage_pddl.gate import compile_gate  # noqa: E402
 from sage_pddl.pddl import load_domain, load_plan, load_problem  # noqa: E402
 from sage_pddl.pddl.errors import UnsupportedConstruct  # noqa: E402
+from sage_pddl.pddl.plans import written_json  # noqa: E402
 
 try:  # the set form's parts, as issue 26 made them (an older revision: no bound printed)
     from sage_pddl.gate.binding import StepBinder
@@ -297,7 +298,7 @@ def ithor_section(repeat: int) -> float:
     for task in tasks:
         problem = task_problem(task, domain)
         reference = [dict(s) for s in task.reference_steps]
-        mutants = [[dict(s) for s in m.steps]
+        mutants = [[written_json(s) for s in m.steps]  # JSON, as the seed's verifier reads
                    for m in plan_mutants(domain, problem, reference, task.task_id, per_class=2)]
         gate = compile_gate(domain, problem)
         gate.check(reference)  # warm: the reference's steps resolved

@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sage_pddl.env import EnvError, get_env
+from sage_pddl.env.base import numbered
 from sage_pddl.env.episode import GatedEnv
 from sage_pddl.gate import Gate
 from sage_pddl.gate.ground import Atoms
@@ -33,7 +34,8 @@ from sage_pddl.llm import Completion, InvalidOutput, LLMBackend, LLMError, Messa
 from sage_pddl.llm.output import Schema
 from sage_pddl.llm.scripted import ScriptExhausted
 from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.plans import step_from_json
+from sage_pddl.pddl.model import PlanStep
+from sage_pddl.pddl.plans import written_json
 from sage_pddl.pddl.vocabulary import step_text
 from sage_pddl.planners import get_planner, uses_memory
 from sage_pddl.planners.base import Planner, PlanningTask, PlanResult
@@ -128,14 +130,14 @@ def run_cell(context: RunContext, llm: LLMWatch, model: str, planner_name: str, 
             recorder.plan(result, "plan")
             checked = metrics.check_plan(gate, result.steps)
             row.update(_plan_part(result, gate, task, checked))
-            recorder.scored(row["steps"], checked.run, _prefix_state(checked))
-            solved_steps = row["steps"]
+            recorder.scored(result.steps, checked.run, _prefix_state(checked))
+            solved_steps = list(result.steps)
             if task.source == "virtualhome":
                 stage = "eai-scorer"
-                row.update(_eai_part(task.task_id, row["steps"]))
+                row.update(_eai_part(task.task_id, solved_steps))
             elif task.source == "behavior":
                 stage = "bddl-goal"
-                row.update(_bddl_part(task, gate, row["steps"]))
+                row.update(_bddl_part(task, gate, solved_steps))
         else:
             stage = "exec"
             part, solved_steps = _exec_part(context, planner, planning, gate, task, recorder)
@@ -181,17 +183,16 @@ def _prefix_state(checked: metrics.PlanCheck) -> Atoms:
     return checked.run.stopped.final_state
 
 
-def _eai_part(task_id: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
+def _eai_part(task_id: str, steps: list[PlanStep]) -> dict[str, Any]:
     """EAI's own verdict on a VirtualHome plan, beside our PDDL goal test: `eai_counted` is
     False when EAI skips the task (its gold program fails its own goals)."""
-    verdict = score_plan(task_id, [step_from_json(step, index)
-                                   for index, step in enumerate(steps)])
+    verdict = score_plan(task_id, [numbered(step, index) for index, step in enumerate(steps)])
     return {"eai_counted": verdict.counted, "eai_executable": verdict.executable,
             "eai_success": verdict.success if verdict.counted else None,
             "eai_error": verdict.error_type}
 
 
-def _bddl_part(task: Task, gate: Gate, steps: list[dict[str, Any]]) -> dict[str, Any]:
+def _bddl_part(task: Task, gate: Gate, steps: list[PlanStep]) -> dict[str, Any]:
     """BEHAVIOR's own goal test (BDDL, the one iGibson's `check_success` runs) on the state the
     domain gives `steps` (a plan's executable prefix, or the steps an episode executed), beside
     our PDDL goal test (`behavior_goal`); empty (None) where bddl or future is not installed."""
@@ -214,8 +215,8 @@ def _build_planner(context: RunContext, llm: LLMWatch, name: str, task: Task, se
 
 def _plan_part(result: PlanResult, gate: Gate, task: Task,
                checked: metrics.PlanCheck | None = None) -> dict[str, Any]:
-    steps = [dict(s) for s in result.steps]
-    part = {"steps": steps, "certified": bool(result.certified),
+    steps = list(result.steps)
+    part = {"steps": [written_json(step) for step in steps], "certified": bool(result.certified),
             "failed_calls": sum(1 for c in result.call_log if not c.ok),
             "notes": _notes(result.notes), "limits_hit": list(result.limits_hit)}
     part.update(metrics.plan_metrics(gate, steps, expected_objects=task.expected_objects,
@@ -227,8 +228,8 @@ def _plan_part(result: PlanResult, gate: Gate, task: Task,
 
 
 def _exec_part(context: RunContext, planner: Planner, planning: PlanningTask, gate: Gate,
-               task: Task, recorder: Recorder) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The exec-mode part of a row, and the steps the episode executed (as written)."""
+               task: Task, recorder: Recorder) -> tuple[dict[str, Any], list[PlanStep]]:
+    """The exec-mode part of a row, and the steps the episode executed."""
     config = context.config
     first_plan: list[PlanResult] = []
 

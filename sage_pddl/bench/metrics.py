@@ -53,13 +53,14 @@ plan metrics of the planner's first plan, both views included):
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from sage_pddl.gate import Gate, Verdict
 from sage_pddl.gate.outcome import plan_outcomes
-from sage_pddl.pddl.vocabulary import bare_step, name_key, step_key
+from sage_pddl.pddl.model import PlanStep
+from sage_pddl.pddl.vocabulary import name_key, step_key
 from sage_pddl.runtime import EpisodeReport
 
 STRUCTURAL_CODES = frozenset({"unknown-action", "wrong-arity", "unknown-object", "type-mismatch",
@@ -188,7 +189,7 @@ def hallucination(verdict: Verdict, n_steps: int) -> float:
     return len(steps) / n_steps
 
 
-def redundancy(steps: Sequence[Mapping[str, Any]]) -> float:
+def redundancy(steps: Sequence[PlanStep]) -> float:
     if len(steps) < 2:
         return 0.0
     repeats = sum(1 for a, b in zip(steps, steps[1:]) if step_key(a) == step_key(b))
@@ -199,13 +200,14 @@ def step_ratio(n_steps: int, n_reference: int) -> float | None:
     return n_steps / n_reference if n_reference > 0 else None
 
 
-def object_completeness(steps: Sequence[Mapping[str, Any]], expected: Iterable[str]
+def object_completeness(steps: Sequence[PlanStep], expected: Iterable[str]
                         ) -> float | None:
     wanted = {name_key(o) for o in expected if name_key(o)}
     if not wanted:
         return None
-    named = {name_key(value) for step in steps for field, value in step.items()
-             if field != "action" and isinstance(value, str)}
+    # a step's named fields: steps written with `args` name no object here (as before the
+    # one step type, when only string values of a JSON step were read)
+    named = {name_key(value) for step in steps for _, value in step.fields}
     return len(wanted & named) / len(wanted)
 
 
@@ -213,18 +215,18 @@ class PlanCheck(NamedTuple):
     """The gate's check of a plan in mode "all" (`run`), made once and read by the plan metrics
     and by the episode trace, and the plan's steps as checked (`plain`)."""
 
-    plain: list[dict[str, Any]]
+    plain: list[PlanStep]
     run: Verdict
 
 
-def check_plan(gate: Gate, steps: Sequence[Mapping[str, Any]],
+def check_plan(gate: Gate, steps: Sequence[PlanStep],
                state: Iterable[tuple[Any, ...]] | None = None) -> PlanCheck:
     """The plan's check in mode "all" from `state` (default: the initial state)."""
-    plain = [bare_step(s) for s in steps]
+    plain = list(steps)
     return PlanCheck(plain, gate.check(plain, state=state, mode="all"))
 
 
-def plan_metrics(gate: Gate, steps: Sequence[Mapping[str, Any]], *,
+def plan_metrics(gate: Gate, steps: Sequence[PlanStep], *,
                  expected_objects: Iterable[str] = (), reference_length: int = 0,
                  state: Iterable[tuple[Any, ...]] | None = None,
                  checked: PlanCheck | None = None) -> dict[str, Any]:

@@ -51,11 +51,12 @@ from sage_pddl.export.ipc import export_domain_text
 from sage_pddl.gate import Gate, compile_gate
 from sage_pddl.llm.scripted import ScriptExhausted
 from sage_pddl.pddl import cache
-from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.model import Domain, Problem
-from sage_pddl.pddl.vocabulary import bare_step, step_text, vocabulary
+from sage_pddl.pddl.errors import PlanSyntaxError, SageError
+from sage_pddl.pddl.model import Domain, PlanStep, Problem
+from sage_pddl.pddl.plans import step_from_json, written_json
+from sage_pddl.pddl.vocabulary import step_text, vocabulary
 from sage_pddl.pddl.writer import write_formula, write_problem
-from sage_pddl.tasks import Task, normalize_steps, task_infeasible, task_problem
+from sage_pddl.tasks import Task, reference_plan, task_infeasible, task_problem
 
 NOT_A_MODEL = ("--llm scripted without --llm-script answers with the reference responder: a "
                "plan that reaches the task's goal (its reference plan, else a classical "
@@ -83,12 +84,12 @@ class ReferenceResponder:
         self._domain_for = domain_for
         self._timeout = classical_timeout
         # each by task key: at most one entry per task given
-        self._plans: dict[str, tuple[Task, list[dict]]] = {}
-        self._fixed: dict[str, list[dict]] = {}
+        self._plans: dict[str, tuple[Task, list[PlanStep]]] = {}
+        self._fixed: dict[str, list[PlanStep]] = {}
         self._unplanned: dict[str, Task] = {}
         self._no_plan: dict[str, str] = {}
-        self._goal_parts: dict[str, list[tuple[str, list[dict]]]] = {}
-        self._unchecked: dict[str, tuple[Task, list[dict]]] = {}
+        self._goal_parts: dict[str, list[tuple[str, list[PlanStep]]]] = {}
+        self._unchecked: dict[str, tuple[Task, list[PlanStep]]] = {}
         self._sources: dict[str, str] = {}
         self._lock = threading.Lock()
         self._broken = {t.lower() for t in broken_tasks}
@@ -99,35 +100,40 @@ class ReferenceResponder:
             if not task.reference_steps:
                 self._unplanned[key] = task
                 continue
-            steps = [bare_step(s) for s in normalize_steps(task.reference_steps, domain_for(task))]
+            try:
+                steps = reference_plan(task.reference_steps, domain_for(task))
+            except PlanSyntaxError:  # a reference that is no plan: planned as if it had none
+                self._unplanned[key] = task
+                continue
             self._unchecked[key] = (task, steps)
 
     def __call__(self, messages: Sequence[Mapping[str, str]], role: str | None) -> Any:
         prompt = "\n".join(str(m.get("content", "")) for m in messages)
         task, steps = self._task_for(prompt)
         if role in ("refine", "repair"):
-            return {"steps": self._corrected(prompt, task, steps, role)}
+            return {"steps": _written(self._corrected(prompt, task, steps, role))}
         blocks = self._blocks(task, steps)
         if role == "decompose":
             return {"subgoals": [name for name, _ in blocks]}
         if role == "expand":
-            return {"steps": self._part_named(prompt, blocks, steps)}
+            return {"steps": _written(self._part_named(prompt, blocks, steps))}
         if role == "act":
             done = len(_HISTORY_LINE.findall(prompt.split("Steps so far:", 1)[-1]
                                              .split("Latest observation:", 1)[0]))
             if done >= len(steps):
                 return {"thought": "the task is finished", "done": True}
-            return {"thought": "next reference step", "done": False, "step": steps[done]}
+            return {"thought": "next reference step", "done": False,
+                    "step": written_json(steps[done])}
         if role == "score":
             return self._scores(prompt, steps)
         if role == "goal":
             return {"goal": self._goal(task)}
         if role == "critique":
             return "No problems found."
-        return {"reasoning": "follow the reference plan", "steps": steps}
+        return {"reasoning": "follow the reference plan", "steps": _written(steps)}
 
     # ----------------------------------------------------------------------------- helpers
-    def _task_for(self, prompt: str) -> tuple[Task, list[dict]]:
+    def _task_for(self, prompt: str) -> tuple[Task, list[PlanStep]]:
         found = _TASK_LINE.findall(prompt)
         for line in reversed(found):
             key = " ".join(line.split())
@@ -172,7 +178,7 @@ class ReferenceResponder:
         return lines
 
     def _chosen(self, key: str, say: Callable[[str], None] | None = None
-                ) -> tuple[Task, list[dict]]:
+                ) -> tuple[Task, list[PlanStep]]:
         """The task's plan, chosen once (see the module docstring)."""
         with self._lock:
             if key in self._plans:
@@ -204,7 +210,7 @@ class ReferenceResponder:
                 raise ScriptExhausted(self._no_plan[key])
             return self._classical(key, task, "a classical plan (no reference plan)", say)
 
-    def _misses_goal(self, task: Task, steps: list[dict]) -> str | None:
+    def _misses_goal(self, task: Task, steps: list[PlanStep]) -> str | None:
         """None when the gate accepts `steps` and the task's goal holds after them; else what
         goes wrong, in words. A task whose problem cannot be made keeps its reference plan."""
         domain = self._domain_for(task)
@@ -219,8 +225,8 @@ class ReferenceResponder:
             return "does not reach the goal"
         return None
 
-    def _keep(self, key: str, task: Task, steps: list[dict], source: str
-              ) -> tuple[Task, list[dict]]:
+    def _keep(self, key: str, task: Task, steps: list[PlanStep], source: str
+              ) -> tuple[Task, list[PlanStep]]:
         """Keep `steps` as the task's plan (navigation left out for a broken task)."""
         self._fixed[key] = steps
         self._sources[key] = source
@@ -230,7 +236,7 @@ class ReferenceResponder:
         return self._plans[key]
 
     def _classical(self, key: str, task: Task, source: str,
-                   say: Callable[[str], None] | None) -> tuple[Task, list[dict]]:
+                   say: Callable[[str], None] | None) -> tuple[Task, list[PlanStep]]:
         """The task's classical plan (called under the lock); parts by goal conjunct. `say`
         hears when the classical planner runs (it takes seconds)."""
         domain = self._domain_for(task)
@@ -253,7 +259,7 @@ class ReferenceResponder:
         self._goal_parts[key] = parts
         return self._keep(key, task, steps, source)
 
-    def _blocks(self, task: Task, steps: list[dict]) -> list[tuple[str, list[dict]]]:
+    def _blocks(self, task: Task, steps: list[PlanStep]) -> list[tuple[str, list[PlanStep]]]:
         """The plan's parts with their sub-goal names (see the module docstring)."""
         found = self._goal_parts.get(" ".join(str(task.instruction).split()))
         if found is not None:
@@ -265,20 +271,20 @@ class ReferenceResponder:
         return write_formula(goal) if goal is not None else "(and)"
 
     @staticmethod
-    def _subgoal(task: Task, index: int, part: Sequence[dict]) -> str:
+    def _subgoal(task: Task, index: int, part: Sequence[PlanStep]) -> str:
         words = ", ".join(step_text(s) for s in part) or "nothing left to do"
         return f"[{task.task_id} part {index + 1}] {words}"
 
     @staticmethod
-    def _part_named(prompt: str, blocks: list[tuple[str, list[dict]]],
-                    steps: list[dict]) -> list[dict]:
+    def _part_named(prompt: str, blocks: list[tuple[str, list[PlanStep]]],
+                    steps: list[PlanStep]) -> list[PlanStep]:
         named = _SUBGOAL_LINE.findall(prompt)
         for name, part in blocks:
             if named and _same(named[-1], name):
                 return part
         return steps  # a sub-goal it did not write (e.g. the instruction as fallback)
 
-    def _corrected(self, prompt: str, task: Task, steps: list[dict], role: str) -> list[dict]:
+    def _corrected(self, prompt: str, task: Task, steps: list[PlanStep], role: str) -> list[PlanStep]:
         """The correct steps of the named sub-goal (refine), or from the failed step on
         (repair). Sub-goals were named after the plan as first answered, so the correct steps
         of a sub-goal are looked up through the first answer's parts."""
@@ -300,7 +306,7 @@ class ReferenceResponder:
         return scope
 
     @staticmethod
-    def _scores(prompt: str, steps: list[dict]) -> dict:
+    def _scores(prompt: str, steps: list[PlanStep]) -> dict:
         history = prompt.split("Steps so far:", 1)[-1].split("State:", 1)[0]
         done = len([line for line in history.splitlines() if re.match(r"^\s+\d+\. ", line)])
         candidates = _CANDIDATE_LINE.findall(prompt.split("Candidates:", 1)[-1])
@@ -311,8 +317,8 @@ class ReferenceResponder:
                            for index, text in candidates}, "done": False}
 
 
-def _correct_part(part: list[dict], fixed: list[dict], index: int,
-                  parts: list[list[dict]]) -> list[dict]:
+def _correct_part(part: list[PlanStep], fixed: list[PlanStep], index: int,
+                  parts: list[list[PlanStep]]) -> list[PlanStep]:
     """The correct steps covering `part`: from just after the previous part's last step up to
     and including this part's last step, located in the correct plan (navigation included)."""
     if not part:
@@ -338,15 +344,15 @@ MAX_PARTS = 5
 """The most sub-goals the responder gives: the decompose prompt's default upper bound."""
 
 
-def _goal_parts(task_id: str, gate: Gate, steps: list[dict]) -> list[tuple[str, list[dict]]]:
+def _goal_parts(task_id: str, gate: Gate, steps: list[PlanStep]) -> list[tuple[str, list[PlanStep]]]:
     """`steps` cut after each step that makes more goal conjuncts hold than any step before
     it (at most `MAX_PARTS` parts: later ones join the last); each part is named after the
     conjuncts it achieved."""
     state = gate.initial_state
     unmet = set(gate.goal_unmet(state))
     fewest = len(unmet)
-    cuts: list[tuple[list[str], list[dict]]] = []
-    part: list[dict] = []
+    cuts: list[tuple[list[str], list[PlanStep]]] = []
+    part: list[PlanStep] = []
     for step in steps:
         part.append(step)
         verdict = gate.check([step], state=state)
@@ -368,7 +374,7 @@ def _goal_parts(task_id: str, gate: Gate, steps: list[dict]) -> list[tuple[str, 
 
 
 def _classical_steps(domain: Domain, problem: Problem, timeout: float,
-                     planning: Callable[[], None]) -> list[dict]:
+                     planning: Callable[[], None]) -> list[PlanStep]:
     """A classical plan's steps for `problem`, kept across processes in sage-pddl's private
     cache (`pddl/cache.py`) under the hash of the exported domain and problem texts, so a
     second run of the same tasks does not wait for the classical planner again. What is kept
@@ -378,20 +384,25 @@ def _classical_steps(domain: Domain, problem: Problem, timeout: float,
     kept = cache.read(name)
     if kept is not None:
         try:
-            steps = json.loads(kept.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            steps = None
-        if isinstance(steps, list) and all(isinstance(s, dict) for s in steps):
-            return steps
+            read = json.loads(kept.decode("utf-8"))
+            return [step_from_json(step, index) for index, step in enumerate(read)]
+        except (UnicodeDecodeError, ValueError, RecursionError, TypeError, AttributeError,
+                PlanSyntaxError):
+            pass
     planning()
-    steps = vocabulary(domain).written_plan(solve(domain, problem, timeout=timeout))
-    cache.write(name, json.dumps(steps).encode("utf-8"))
-    return steps
+    written = vocabulary(domain).written_plan(solve(domain, problem, timeout=timeout))
+    cache.write(name, json.dumps(written).encode("utf-8"))
+    return [step_from_json(step, index) for index, step in enumerate(written)]
 
 
-def _without_navigation(steps: list[dict]) -> list[dict]:
+def _written(steps: Sequence[PlanStep]) -> list[dict[str, Any]]:
+    """Steps as the reference responder answers them: as a model writes JSON steps."""
+    return [written_json(step) for step in steps]
+
+
+def _without_navigation(steps: list[PlanStep]) -> list[PlanStep]:
     """`steps` without their MoveTo/Find steps: the broken tasks' first answers."""
-    return [s for s in steps if s["action"].lower() not in NAVIGATION]
+    return [s for s in steps if s.action.lower() not in NAVIGATION]
 
 
 def _some(ids: list[str], shown: int = 8) -> str:
@@ -399,7 +410,7 @@ def _some(ids: list[str], shown: int = 8) -> str:
     return ", ".join(ids[:shown]) + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
 
 
-def _split(steps: list[dict]) -> list[list[dict]]:
+def _split(steps: list[PlanStep]) -> list[list[PlanStep]]:
     """At most two parts (SAGE asks for at least two sub-goals); one when the plan has one step."""
     if len(steps) < 2:
         return [list(steps)]

@@ -39,6 +39,7 @@ from typing import Any
 from sage_pddl.gate import Gate, Verdict, Violation
 from sage_pddl.gate.ground import Atoms
 from sage_pddl.pddl.files import write_text_atomic
+from sage_pddl.pddl.model import PlanStep
 from sage_pddl.pddl.plain import words
 from sage_pddl.pddl.vocabulary import step_text
 from sage_pddl.pddl.writer import write_formula
@@ -89,7 +90,7 @@ def _violations(items: Sequence[Violation]) -> list[dict[str, Any]]:
     return [_violation(v) for v in list(items)[:MAX_VIOLATIONS]]
 
 
-def _steps(steps: Sequence[Mapping[str, Any]]) -> list[str]:
+def _steps(steps: Sequence[PlanStep]) -> list[str]:
     return [step_text(s) for s in steps]
 
 
@@ -140,7 +141,7 @@ class Recorder:
             "notes": [_cut(n, 600) for n in list(result.notes)[:30]],
             "limits_hit": list(result.limits_hit)})
 
-    def scored(self, steps: Sequence[Mapping[str, Any]], verdict: Verdict, final_state: Atoms
+    def scored(self, steps: Sequence[PlanStep], verdict: Verdict, final_state: Atoms
                ) -> None:
         """Plan mode: record the gate's check of the planned steps from the initial state in
         mode "all" (`verdict`, the check the plan metrics read) as a verdict event, and the state

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..pddl.errors import SageError
 from ..pddl.limits import printable
+from ..pddl.model import PlanStep
 from ..pddl.vocabulary import step_text
 
 if TYPE_CHECKING:
@@ -125,8 +126,8 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def format_step(step: Mapping[str, Any]) -> str:
-    """A JSON plan step as one line of words: `Place CounterTop`, `put_inside apple fridge`."""
+def format_step(step: PlanStep) -> str:
+    """A plan step as one line of words: `Place CounterTop`, `put_inside apple fridge`."""
     return step_text(step)
 
 

@@ -22,15 +22,16 @@ import math
 from typing import Any
 
 from ..llm.base import DEFAULT_MODEL, check_server
+from ..pddl.plans import step_from_json
 from .common import EXIT_INVALID, EXIT_OK, format_step, print_plan_result
 
 TASK_REF = "ithor#K19"
-BROKEN_PLAN = [
+BROKEN_PLAN = [step_from_json(step, index) for index, step in enumerate([
     {"action": "Pick", "object": "Apple"},
     {"action": "MoveTo", "object": "Cabinet"},
     {"action": "PutIn", "object": "Cabinet"},
     {"action": "Close", "object": "Cabinet"},
-]
+])]
 INJECT_AT = 4  # 0-based: the 5th step, PutIn, of the scripted plan: MoveTo, Pick, MoveTo, Open,
 # PutIn, Close. Shown to the user counted from 1, as `gate` and `run` count steps.
 SCRIPT_LABEL = "a fixed script of answers (not a model; it does not read the prompts)"

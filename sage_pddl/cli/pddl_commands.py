@@ -15,7 +15,7 @@ from ..pddl.errors import SageError
 from ..pddl.files import write_text_atomic
 from ..pddl.limits import read_text
 from ..pddl.model import Plan, PlanStep
-from ..pddl.vocabulary import step_text
+from ..pddl.plans import json_step_text
 from .common import (
     EXIT_INVALID,
     EXIT_OK,
@@ -137,7 +137,7 @@ def gate_steps(plan: Plan | list[Mapping[str, Any]]) -> Sequence[PlanStep | Mapp
 
 def step_as_written(step: PlanStep | Mapping[str, Any]) -> str:
     """One plan step as written: a plan file's text, or a JSON step in words."""
-    return step_text(step) if isinstance(step, Mapping) else (step.text or step.action)
+    return json_step_text(step) if isinstance(step, Mapping) else (step.text or step.action)
 
 
 def action_word(step: PlanStep | Mapping[str, Any]) -> str:

@@ -10,14 +10,14 @@ import dataclasses
 import json
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..env.thor.protocol import port_number
 from ..env.thor.server import add_arguments as add_server_arguments
 from ..llm.base import check_server
 from ..pddl.errors import PDDLSyntaxError, SageError
-from ..pddl.model import Location
+from ..pddl.model import Location, PlanStep
 from .common import (
     EXIT_INVALID,
     EXIT_OK,
@@ -289,13 +289,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return EXIT_OK if plan_accepted(result.steps, verdict) else EXIT_INVALID
 
 
-def plan_accepted(steps: Sequence[Mapping[str, Any]], verdict: Verdict) -> bool:
+def plan_accepted(steps: Sequence[PlanStep], verdict: Verdict) -> bool:
     """The exit contract of `plan`: the gate accepts every step and the goal holds after them
     (a problem without a goal needs only the steps)."""
     return bool(steps) and verdict.valid and verdict.goal_reached is not False
 
 
-def why_not_accepted(gate: Gate, steps: Sequence[Mapping[str, Any]], verdict: Verdict
+def why_not_accepted(gate: Gate, steps: Sequence[PlanStep], verdict: Verdict
                      ) -> list[str]:
     """Why `plan` exits 1, in words: no steps, the first rejected step, or the goal's literals
     that do not hold after the plan."""

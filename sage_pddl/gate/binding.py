@@ -18,8 +18,8 @@ from typing import Any, NamedTuple
 
 from ..pddl.errors import PlanSyntaxError
 from ..pddl.model import Action, PlanStep
-from ..pddl.plans import step_from_value
-from ..pddl.vocabulary import ObjectNames, step_text
+from ..pddl.plans import json_step_text, step_from_value
+from ..pddl.vocabulary import ObjectNames
 from .schema import StepAction
 from .table import PreconditionTable
 from .verdict import StepRejected, Violation
@@ -30,7 +30,7 @@ def text_of(step: Any) -> str:
     if isinstance(step, PlanStep):
         return step.text or " ".join([step.action, *step.args])
     if isinstance(step, dict):
-        return step_text(step)
+        return json_step_text(step)
     return str(step)
 
 

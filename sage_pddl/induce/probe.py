@@ -174,7 +174,7 @@ def _swapped(step: Step, domain: Domain, objects: TypedObjects, rng: random.Rand
     action = vocab.action(str(step.get("action") or ""))
     if action is None or not action.parameters:
         return None
-    words = list(step_words(step, action, vocab))
+    words = list(step_words(step_from_json(step), action, vocab))
     if len(words) != len(action.parameters) or not all(words):
         return None
     position = rng.randrange(len(words))

@@ -14,18 +14,23 @@ Blank lines and `;` comments are skipped in the line formats. A JSON dict step i
 step.
 
 One step given as a value, where steps enter the program (an LLM's answer, a wire message, a
-caller's text), is read here into a `PlanStep`, and written back by `step_json`:
+caller's text), is read here into a `PlanStep`, and written back by `step_json` (with its
+text, for a wire) or `written_json` (as planners write steps: prompts, results rows, memory and
+trace files; `step_from_json` reads either back to the same step):
 - `step_from_json`: an object with a non-empty "action" and either an "args" list of names (the
   arguments in order; its `fields` stay empty) or named fields (`object`, `target`, ...: every
-  string field but "action" and "text" is kept in `fields`, which the gate maps to parameters
-  through the domain's `@sage step` annotations; `args` holds the non-empty `object` then
-  `target`, their reading without annotations). Its text is its "text" field, else the step in
-  one line (`vocabulary.step_text`).
+  string field but the action and commentary ("text", "reason", "thought", "id") is kept in
+  `fields`, which the gate maps to parameters through the domain's `@sage step` annotations;
+  `args` holds the non-empty `object` then `target`, their reading without annotations). Its
+  text is its "text" field, else the step in one line (`vocabulary.step_text`).
+- `json_step_text`: a JSON value given as a step, in one line, for a message about it even when
+  it is no step.
 - `step_from_text`: `Pick Apple` or `(pick apple)`: the words of the text without its outer
   parentheses, the text kept as written.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Mapping
@@ -36,10 +41,11 @@ from . import limits
 from .errors import PDDLSyntaxError, PlanSyntaxError, SageError
 from .limits import load_json, read_text
 from .model import Location, Plan, PlanStep
-from .vocabulary import step_text
+from .vocabulary import NOT_ARGUMENTS, step_text
 
 __all__ = ["parse_plan", "load_plan", "PLAN_FORMATS", "step_from_json", "step_from_text",
-           "step_from_value", "step_json"]
+           "step_from_value", "step_json", "written_json",
+           "json_step_text"]
 
 PLAN_FORMATS = ("auto", "ipc", "val", "json", "plain")
 
@@ -133,18 +139,31 @@ def step_from_json(value: Mapping[str, Any], index: int = 0) -> PlanStep:
     if not isinstance(action, str) or not action.strip():
         raise PlanSyntaxError(NO_ACTION)
     text = value.get("text")
-    if not isinstance(text, str) or not text.strip():
-        text = step_text(value)
     args = value.get("args")
     if isinstance(args, (list, tuple)):
         if not all(isinstance(a, str) for a in args):
             raise PlanSyntaxError("every entry of the step's args must be a string")
-        return PlanStep(action.strip(), tuple(a.strip() for a in args), index, text.strip())
-    fields = tuple((name, field.strip()) for name, field in value.items()
-                   if name not in ("action", "text") and isinstance(field, str))
-    named = dict(fields)
-    words = tuple(word for word in (named.get(name, "") for name in _ARG_FIELDS) if word)
-    return PlanStep(action.strip(), words, index, text.strip(), fields)
+        step = PlanStep(action.strip(), tuple(a.strip() for a in args), index)
+    else:
+        fields = tuple((name, field.strip()) for name, field in value.items()
+                       if name not in NOT_ARGUMENTS and isinstance(field, str))
+        named = dict(fields)
+        words = tuple(word for word in (named.get(name, "") for name in _ARG_FIELDS) if word)
+        step = PlanStep(action.strip(), words, index, "", fields)
+    if not isinstance(text, str) or not text.strip():
+        text = step_text(step)
+    return dataclasses.replace(step, text=text.strip())
+
+
+def json_step_text(value: Mapping[str, Any]) -> str:
+    """A JSON value given as a step in one line, for messages, even when it is no step: its
+    action, then its "args" or its other text fields (`vocabulary.step_text` of what
+    `step_from_json` reads)."""
+    args = value.get("args")
+    words = ([str(a).strip() for a in args] if isinstance(args, (list, tuple)) else
+             [str(v).strip() for k, v in value.items()
+              if k not in NOT_ARGUMENTS and isinstance(v, str)])
+    return " ".join(w for w in (str(value.get("action", "") or "").strip(), *words) if w)
 
 
 def step_from_text(text: str, index: int = 0) -> PlanStep:
@@ -168,15 +187,16 @@ def step_from_value(value: Any, index: int = 0) -> PlanStep:
 
 
 def step_json(step: PlanStep) -> dict[str, Any]:
-    """A step as `step_from_json` reads it back: its named fields when it has them, else its
-    `args`; and its text."""
-    out: dict[str, Any] = {"action": step.action}
+    """A step as `step_from_json` reads it back: `written_json` and its text."""
+    return {**written_json(step), "text": step.text or " ".join([step.action, *step.args])}
+
+
+def written_json(step: PlanStep) -> dict[str, Any]:
+    """A step as planners write it (prompts, results rows, memory and trace files): its action
+    and its named fields when it has them, else its `args`; `step_from_json` reads it back."""
     if step.fields:
-        out.update(step.fields)
-    else:
-        out["args"] = list(step.args)
-    out["text"] = step.text or " ".join([step.action, *step.args])
-    return out
+        return {"action": step.action, **dict(step.fields)}
+    return {"action": step.action, "args": list(step.args)}
 
 
 # --- JSON ------------------------------------------------------------------------------------------

@@ -43,12 +43,12 @@ from __future__ import annotations
 import re
 import shlex
 import weakref
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from .errors import PDDLSemanticError
-from .model import Action, Annotation, Domain, Plan, Problem, effect_literals, key, walk
+from .model import Action, Annotation, Domain, Plan, PlanStep, Problem, effect_literals, key, walk
 from .writer import write_formula
 
 V = TypeVar("V")
@@ -426,57 +426,37 @@ class ObjectNames:
         return self.spelling[found[0]] if len(found) == 1 else word.strip()
 
 
-def step_words(step: Mapping[str, Any], action: Action | None,
-               vocab: Vocabulary) -> tuple[str, ...]:
-    """The argument words of a JSON step: its `args` list, else its fields as the action's
-    `step` annotation maps them (a parameter whose fields are all empty gives ""), else the
-    non-empty values of `object` and `target` in that order."""
-    args = step.get("args")
-    if isinstance(args, (list, tuple)):
-        return tuple(str(a).strip() for a in args)
+def step_words(step: PlanStep, action: Action | None, vocab: Vocabulary) -> tuple[str, ...]:
+    """The argument words of a step: its `args` when it has no named fields, else its fields
+    as the action's `step` annotation maps them (a parameter whose fields are all empty gives
+    ""), else the non-empty values of `object` and `target` in that order."""
+    if not step.fields:
+        return step.args
     mapped = vocab.fields(action) if action is not None else None
     if mapped is None:
-        return tuple(v for v in (str(step.get(f) or "").strip() for f in DEFAULT_FIELDS) if v)
-    return tuple(next((str(step[n]).strip() for n in names if str(step.get(n) or "").strip()), "")
-                 for names in mapped)
+        return tuple(v for v in (step.field(f) for f in DEFAULT_FIELDS) if v)
+    return tuple(next((step.field(n) for n in names if step.field(n)), "") for names in mapped)
 
 
-def loose_step_words(step: Mapping[str, Any]) -> tuple[str, ...]:
-    """A JSON step's argument words without a domain: its `args` list, else the non-empty
-    values of its other fields (`object`, `target`, ... in the order written; `reason` and
-    other commentary excluded)."""
-    args = step.get("args")
-    if isinstance(args, (list, tuple)):
-        return tuple(str(a).strip() for a in args)
-    return tuple(str(value).strip() for name, value in step.items()
-                 if name not in NOT_ARGUMENTS and isinstance(value, str) and value.strip())
+def loose_step_words(step: PlanStep) -> tuple[str, ...]:
+    """A step's argument words without a domain: its `args` when it has no named fields, else
+    the non-empty values of its fields (`object`, `target`, ... in the order written;
+    commentary such as `reason` excluded)."""
+    if not step.fields:
+        return step.args
+    return tuple(value for name, value in step.fields if name not in NOT_ARGUMENTS and value)
 
 
 NOT_ARGUMENTS = frozenset({"action", "args", "reason", "thought", "text", "id"})
 """The fields of a JSON step that are not its words: its action and commentary."""
 
 
-def step_text(step: Mapping[str, Any]) -> str:
-    """`action word word ...`: a JSON step in one line, for prompts, notes and reports."""
-    return " ".join(w for w in (str(step.get("action", "") or "").strip(),
-                                *loose_step_words(step)) if w)
+def step_text(step: PlanStep) -> str:
+    """`action word word ...`: a step in one line, for prompts, notes and reports."""
+    return " ".join(w for w in (step.action, *loose_step_words(step)) if w)
 
 
-def bare_step(step: Mapping[str, Any]) -> dict[str, Any]:
-    """A JSON step with only what names the step: its action and its `args` list or its text
-    fields (commentary such as `reason` dropped, values as text)."""
-    out: dict[str, Any] = {"action": str(step.get("action", "") or "")}
-    args = step.get("args")
-    if isinstance(args, (list, tuple)):
-        out["args"] = [str(a) for a in args]
-        return out
-    for name, value in step.items():
-        if name not in NOT_ARGUMENTS and isinstance(value, str):
-            out[name] = value
-    return out
-
-
-def step_key(step: Mapping[str, Any]) -> tuple[str, ...]:
-    """What two JSON steps share when they are the same step, whichever form each is written
-    in: the action and argument words, lower case."""
+def step_key(step: PlanStep) -> tuple[str, ...]:
+    """What two steps share when they are the same step, whichever form each is written in:
+    the action and argument words, lower case."""
     return tuple(step_text(step).lower().split())

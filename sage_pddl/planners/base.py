@@ -10,10 +10,11 @@ costliest step of setting a task up, repeated by every run of a benchmark in one
 A planner implements `plan(task) -> PlanResult` and `repair(state, done, failed_step, reason) ->
 PlanResult`; `repair` continues the episode of the last `plan` call.
 
-Steps are JSON-style dicts, `{"action", "args": [...]}` with any number of arguments, or
-`{"action", "object", "target"}` in domains annotated `@sage fields` (the household form of the
-paper's references); the gate, the environments and the export read both. `PlanResult.steps`
-holds the steps still to execute.
+Steps are `PlanStep`s (the one step type): an answer's JSON or text is read into them where it
+enters (`parsing.py`), and they are written as JSON (`pddl.plans.written_json`: `{"action",
+"args": [...]}`, or `{"action", "object", "target"}` in domains annotated `@sage fields`) only
+where they leave (prompts, results rows, memory files). `PlanResult.steps` holds the steps still
+to execute.
 
 Accounting: every LLM call a planner makes goes through one `CallLog`, which records the role,
 tokens and seconds of each call, successful or not. A failed call (an `LLMError`) is counted with
@@ -41,11 +42,10 @@ from sage_pddl.llm.output import Schema
 from sage_pddl.pddl import limits
 from sage_pddl.pddl.built_once import BuiltOnce
 from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.model import Domain, Problem
+from sage_pddl.pddl.model import Domain, PlanStep, Problem
+from sage_pddl.pddl.plans import written_json
 from sage_pddl.pddl.vocabulary import step_key
 from sage_pddl.tasks import Task, task_problem
-
-Step = dict[str, Any]
 
 MAX_CALLS = 64
 """LLM calls one `plan` or `repair` run may make (SAGE with 5 sub-goals and 3 refines needs 21)."""
@@ -150,14 +150,14 @@ class SubgoalBlock:
     """
 
     subgoal: str
-    steps: tuple[Step, ...]
+    steps: tuple[PlanStep, ...]
     certified: bool
     refines: int = 0
     verdict: Verdict | None = None
     origin: str = "expand"
     done: int = 0
     """How many of `steps` were executed before the last repair (bookkeeping only)."""
-    rejected: tuple[tuple[tuple[Step, ...], tuple[Violation, ...]], ...] = ()
+    rejected: tuple[tuple[tuple[PlanStep, ...], tuple[Violation, ...]], ...] = ()
     """The attempts the gate rejected before `steps`, oldest first: (steps, violations) pairs,
     so a report can show what the gate caught and what the refine changed."""
 
@@ -178,7 +178,7 @@ class PlanResult:
     state of the returned steps (None when no gate ran).
     """
 
-    steps: tuple[Step, ...]
+    steps: tuple[PlanStep, ...]
     blocks: tuple[SubgoalBlock, ...] = ()
     calls: int = 0
     prompt_tokens: int = 0
@@ -201,8 +201,8 @@ class PlanResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "planner": self.planner, "steps": [dict(s) for s in self.steps],
-            "blocks": [{"subgoal": b.subgoal, "steps": [dict(s) for s in b.steps],
+            "planner": self.planner, "steps": [written_json(s) for s in self.steps],
+            "blocks": [{"subgoal": b.subgoal, "steps": [written_json(s) for s in b.steps],
                         "certified": b.certified, "refines": b.refines, "origin": b.origin,
                         "violations": [getattr(v, "code", str(v)) for v in b.violations]}
                        for b in self.blocks],
@@ -223,8 +223,8 @@ class Planner(Protocol):
 
     def plan(self, task: PlanningTask) -> PlanResult: ...
 
-    def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
-               failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult: ...
+    def repair(self, state: frozenset | None, done: Sequence[PlanStep],
+               failed_step: PlanStep | None, reason: str) -> PlanResult: ...
 
 
 class CallLog:
@@ -285,11 +285,11 @@ class CallLog:
     def note(self, text: str) -> None:
         self.notes.append(text)
 
-    def result(self, steps: Sequence[Step], *, planner: str, blocks: Sequence[SubgoalBlock] = (),
+    def result(self, steps: Sequence[PlanStep], *, planner: str, blocks: Sequence[SubgoalBlock] = (),
                certified: bool = False, goal_reached: bool | None = None,
                notes: Sequence[str] = ()) -> PlanResult:
         return PlanResult(
-            steps=tuple(dict(s) for s in steps), blocks=tuple(blocks),
+            steps=tuple(steps), blocks=tuple(blocks),
             calls=len(self.records),
             prompt_tokens=sum(r.prompt_tokens for r in self.records),
             output_tokens=sum(r.output_tokens for r in self.records),
@@ -313,6 +313,6 @@ def unusable_answer(text: Any) -> str | None:
     return None
 
 
-def same_step(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+def same_step(a: PlanStep, b: PlanStep) -> bool:
     """Two steps name the same action and words (case-insensitive), in either step form."""
     return step_key(a) == step_key(b)

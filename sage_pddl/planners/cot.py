@@ -7,17 +7,18 @@ the executed steps, the failure and the state now, asking to think about the fai
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from .base import CallLog, PlanningTask, PlanResult, Step
+from sage_pddl.pddl.model import PlanStep
+
+from .base import CallLog, PlanningTask, PlanResult
 from .parsing import extract_tag, parse_json_value, parse_steps, steps_in
 from .prompts import COT_REPAIR_ROLE, cot_messages
 from .schema import reasoned_steps_schema
 from .session import LLMPlanner
 
 
-def read_reasoned(text: str | None) -> tuple[str, list[Step]]:
+def read_reasoned(text: str | None) -> tuple[str, list[PlanStep]]:
     """(reasoning, raw steps) from a JSON answer or from <reasoning>/<plan> tags."""
     if not text:
         return "", []
@@ -38,14 +39,14 @@ class CoTPlanner(LLMPlanner):
                         schema=reasoned_steps_schema(task.domain, task.problem), temperature=0.3)
         return self.finish(log, self._read(log, text), start)
 
-    def _read(self, log: CallLog, text: str | None) -> list[Step]:
+    def _read(self, log: CallLog, text: str | None) -> list[PlanStep]:
         reasoning, steps = read_reasoned(text)
         if reasoning:
             log.note("reasoning: " + " ".join(reasoning.split())[:500])
         return self.canonical(steps)
 
-    def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
-               failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
+    def repair(self, state: frozenset | None, done: Sequence[PlanStep],
+               failed_step: PlanStep | None, reason: str) -> PlanResult:
         point = self.begin_repair(state, done, failed_step, reason)
         text = self.replan(point, role_text=COT_REPAIR_ROLE, temperature=0.3,
                            schema=reasoned_steps_schema(self.task.domain, self.task.problem))

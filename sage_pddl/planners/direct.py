@@ -7,8 +7,9 @@ step, its reason and the state now (replayed by the gate); it returns only the r
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+
+from sage_pddl.pddl.model import PlanStep
 
 from .base import PlanningTask, PlanResult
 from .session import LLMPlanner
@@ -21,7 +22,7 @@ class DirectPlanner(LLMPlanner):
         log, start = self.begin_plan(task)
         return self.finish(log, self.direct_plan(log, start), start)
 
-    def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
-               failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
+    def repair(self, state: frozenset | None, done: Sequence[PlanStep],
+               failed_step: PlanStep | None, reason: str) -> PlanResult:
         point = self.begin_repair(state, done, failed_step, reason)
         return self.finish(point.log, self.parse(self.replan(point)), point.state)

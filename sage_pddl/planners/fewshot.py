@@ -7,8 +7,9 @@ the prompt has no examples (noted). Calls: 1. Repair: one call like CoT's, with 
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+
+from sage_pddl.pddl.model import PlanStep
 
 from .base import PlanningTask, PlanResult
 from .cot import CoTPlanner
@@ -28,8 +29,8 @@ class FewShotCoTPlanner(CoTPlanner):
                         role="fewshot", schema=reasoned_steps_schema(task.domain, task.problem))
         return self.finish(log, self._read(log, text), start)
 
-    def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
-               failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
+    def repair(self, state: frozenset | None, done: Sequence[PlanStep],
+               failed_step: PlanStep | None, reason: str) -> PlanResult:
         point = self.begin_repair(state, done, failed_step, reason)
         task = self.task
         text = self.replan(point, role_text=COT_REPAIR_ROLE,

@@ -17,41 +17,40 @@ preconditions themselves; they ask the gate and keep its verdicts. Semantics use
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from sage_pddl.gate import Gate, GroundAction, StepRejected, Verdict, Violation
-from sage_pddl.pddl.errors import PlanSyntaxError, SageError
-from sage_pddl.pddl.model import Domain
-from sage_pddl.pddl.plans import step_from_json
-from sage_pddl.pddl.vocabulary import step_text, vocabulary
+from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.model import Domain, PlanStep
+from sage_pddl.pddl.vocabulary import vocabulary
 
-from .base import Step, same_step
+from .base import same_step
 
 
-def check_block(gate: Gate, steps: Sequence[Step], state: frozenset) -> Verdict:
+def check_block(gate: Gate, steps: Sequence[PlanStep], state: frozenset) -> Verdict:
     """The gate's verdict on `steps` executed from `state`, listing every violation."""
-    return gate.check([dict(s) for s in steps], state=state, mode="all")
+    return gate.check(list(steps), state=state, mode="all")
 
 
-def accepted_prefix(gate: Gate, steps: Sequence[Step], state: frozenset) -> tuple[int, frozenset]:
+def accepted_prefix(gate: Gate, steps: Sequence[PlanStep], state: frozenset) -> tuple[int, frozenset]:
     """(n, state after steps[:n]) for the longest prefix the gate accepts from `state`."""
     if not steps:
         return 0, state
-    verdict = gate.check([dict(s) for s in steps], state=state, mode="first")
+    verdict = gate.check(list(steps), state=state, mode="first")
     if verdict.valid:
         return len(steps), verdict.final_state
     # checking stopped at the first refused step, which changed nothing
     return verdict.steps_checked - 1, verdict.final_state
 
 
-def replay(gate: Gate, steps: Sequence[Step], state: frozenset | None = None
+def replay(gate: Gate, steps: Sequence[PlanStep], state: frozenset | None = None
            ) -> tuple[frozenset, list[str]]:
     """The state after executed `steps`, and a note for each step the gate would reject."""
     start = gate.initial_state if state is None else state
     if not steps:
         return start, []
-    verdict = gate.check([dict(s) for s in steps], state=start, mode="all")
+    verdict = gate.check(list(steps), state=start, mode="all")
     notes = [f"executed step {v.step} ({v.step_text}) is rejected by the gate: {v.code}"
              for v in verdict.violations]
     return verdict.final_state, notes
@@ -70,14 +69,11 @@ class Feasibility(NamedTuple):
         return self.violation is None
 
 
-def feasible(gate: Gate, state: frozenset, step: Mapping[str, Any]) -> Feasibility:
+def feasible(gate: Gate, state: frozenset, step: PlanStep) -> Feasibility:
     """Whether `step` applies in `state` (`Feasibility`); a step the gate cannot read is
     refused, never raised."""
     try:
-        ground = gate.ground(step_from_json(step))
-    except PlanSyntaxError as error:  # no step: refused as the gate refuses what it cannot read
-        text = step_text(step)
-        return Feasibility(None, Violation(0, text, text, "unparsable-step", "", error.message))
+        ground = gate.ground(step)
     except StepRejected as rejected:
         return Feasibility(None, rejected.violation)
     except SageError as error:  # a quantifier too large to ground, say
@@ -85,18 +81,18 @@ def feasible(gate: Gate, state: frozenset, step: Mapping[str, Any]) -> Feasibili
     return Feasibility(ground, gate.applicable(state, ground))
 
 
-def is_noop(gate: Gate, state: frozenset, step: Mapping[str, Any]) -> bool:
+def is_noop(gate: Gate, state: frozenset, step: PlanStep) -> bool:
     judged = feasible(gate, state, step)
     return (judged.applicable and judged.ground is not None
             and gate.apply(state, judged.ground) == state)
 
 
-def drop_noop_repeats(gate: Gate, steps: Sequence[Step], state: frozenset,
-                      previous: Step | None = None) -> tuple[list[Step], list[Step]]:
+def drop_noop_repeats(gate: Gate, steps: Sequence[PlanStep], state: frozenset,
+                      previous: PlanStep | None = None) -> tuple[list[PlanStep], list[PlanStep]]:
     """(kept, dropped): `steps` without the exact repeats of the step before them (`previous`
     before the first) that change nothing in the state reached from `state`."""
-    kept: list[Step] = []
-    dropped: list[Step] = []
+    kept: list[PlanStep] = []
+    dropped: list[PlanStep] = []
     current = state
     for step in steps:
         before = kept[-1] if kept else previous

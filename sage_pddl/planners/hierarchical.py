@@ -13,10 +13,11 @@ used a separate hand-written pool that leave-one-out never touched).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from .base import MAX_SUBGOALS, CallLog, PlanningTask, PlanResult, Step, SubgoalBlock
+from sage_pddl.pddl.model import PlanStep
+
+from .base import MAX_SUBGOALS, CallLog, PlanningTask, PlanResult, SubgoalBlock
 from .gating import drop_noop_repeats
 from .parsing import parse_subgoals
 from .prompts import decompose_messages, examples_block, expand_messages
@@ -61,14 +62,14 @@ class HierarchicalPlanner(LLMPlanner):
         steps = self._concatenate(log, [s for b in blocks for s in b.steps], start)
         return self.finish(log, steps, start, blocks=blocks)
 
-    def _concatenate(self, log: CallLog, steps: list[Step], start: frozenset) -> list[Step]:
+    def _concatenate(self, log: CallLog, steps: list[PlanStep], start: frozenset) -> list[PlanStep]:
         kept, dropped = drop_noop_repeats(self.gate, steps, start)
         for step in dropped:
-            log.note(f"dropped a repeated no-op step: {step['action']} {step['object']}")
+            log.note(f"dropped a repeated no-op step: {step.action} {step.field('object')}")
         return kept
 
-    def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
-               failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
+    def repair(self, state: frozenset | None, done: Sequence[PlanStep],
+               failed_step: PlanStep | None, reason: str) -> PlanResult:
         point = self.begin_repair(state, done, failed_step, reason)
         return self._plan_from(point.log, point.state, self.replan_context(point))
 

@@ -7,7 +7,8 @@ on an error the model is asked once more with the error (`goal_retries`, default
 with that goal (and, for a repair, the current state as :init) is solved by a classical planner
 through `sage_pddl.export.classical` (unified-planning; `engine` "fast-downward", "pyperplan", or
 by default the first usable one that supports the problem). The solver's plan is mapped back to
-JSON steps through the domain's vocabulary and gated; a gate-valid plan is certified.
+steps in the form the domain's prompts show (its vocabulary) and gated; a gate-valid plan is
+certified.
 
 Fallback (noted with its reason): when no usable goal is written, unified-planning is missing, or
 the solver finds no plan, one Direct-style call writes the plan instead.
@@ -25,10 +26,11 @@ from sage_pddl.export.classical import solve
 from sage_pddl.llm import LLMBackend
 from sage_pddl.pddl import check_problem, parse_problem, write_problem
 from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.model import And, Atom, Constant, Formula, Problem
+from sage_pddl.pddl.model import And, Atom, Constant, Formula, PlanStep, Problem
+from sage_pddl.pddl.plans import step_from_json
 from sage_pddl.pddl.vocabulary import vocabulary
 
-from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step
+from .base import CallLog, PlannerError, PlanningTask, PlanResult
 from .parsing import parse_json_value
 from .prompts import llmp_messages
 from .schema import goal_schema
@@ -99,7 +101,7 @@ class LLMPPlanner(LLMPlanner):
         return self.finish(log, steps, start)
 
     def _translate_and_solve(self, log: CallLog, state: frozenset, context: str
-                             ) -> list[Step] | None:
+                             ) -> list[PlanStep] | None:
         task = self.task
         problem = self._problem_at(state)
         problem_text = write_problem(dataclasses.replace(problem, goal=_empty_goal()))
@@ -135,15 +137,15 @@ class LLMPPlanner(LLMPlanner):
                        and type(i).__name__ != "Not")
         return dataclasses.replace(self.task.problem, init=atoms + others)
 
-    def solve(self, problem: Problem) -> list[Step]:
+    def solve(self, problem: Problem) -> list[PlanStep]:
         """A plan for `problem` from a classical planner (`export.classical`, the same
-        unified-planning setup as `sage-pddl solve`), as JSON steps; SageError otherwise."""
+        unified-planning setup as `sage-pddl solve`), as steps; SageError otherwise."""
         plan = solve(self.task.domain, problem, planner=self.engine or "auto",
                      timeout=self.solve_timeout)
-        return vocabulary(self.task.domain).written_plan(plan)
+        return [step_from_json(step) for step in vocabulary(self.task.domain).written_plan(plan)]
 
-    def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
-               failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
+    def repair(self, state: frozenset | None, done: Sequence[PlanStep],
+               failed_step: PlanStep | None, reason: str) -> PlanResult:
         point = self.begin_repair(state, done, failed_step, reason)
         steps = self._translate_and_solve(point.log, point.state, self.replan_context(point))
         if steps is None:

@@ -38,8 +38,8 @@ import json
 import math
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -47,13 +47,13 @@ from typing import Any
 from sage_pddl.gate import compile_gate
 from sage_pddl.pddl import cache
 from sage_pddl.pddl.built_once import BuiltOnce
-from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.errors import PlanSyntaxError, SageError
 from sage_pddl.pddl.limits import load_json
-from sage_pddl.pddl.model import Domain
-from sage_pddl.pddl.vocabulary import bare_step
-from sage_pddl.tasks import Task, normalize_steps
+from sage_pddl.pddl.model import Domain, PlanStep
+from sage_pddl.pddl.plans import step_from_json, written_json
+from sage_pddl.tasks import Task, reference_plan
 
-from .base import PlanningTask, Step, content_key, task_problem_of
+from .base import PlanningTask, content_key, task_problem_of
 
 _WORD = re.compile(r"[a-z0-9]+")
 _COMPOUND = re.compile(r"^C\d+_(.+)$")
@@ -66,7 +66,7 @@ class MemoryItem:
 
     task_id: str | None
     instruction: str
-    steps: tuple[Step, ...]
+    steps: tuple[PlanStep, ...]
     source: str = "seed"  # "seed" | "episode"
     members: tuple[str, ...] = ()
     domain: str = ""
@@ -194,7 +194,7 @@ def _seed_json(seed: GatedSeed) -> list[Any]:
     task_id, item, codes = seed
     return [task_id, None if item is None else {
         "task_id": item.task_id, "instruction": item.instruction,
-        "steps": [dict(step) for step in item.steps], "source": item.source,
+        "steps": [written_json(step) for step in item.steps], "source": item.source,
         "members": list(item.members), "domain": item.domain}, list(codes)]
 
 
@@ -213,7 +213,7 @@ def _read_kept(name: str) -> list[GatedSeed] | None:
             seeds.append((task_id, None if item is None else MemoryItem(
                 task_id=None if item["task_id"] is None else str(item["task_id"]),
                 instruction=str(item["instruction"]),
-                steps=tuple(bare_step(step) for step in item["steps"]),
+                steps=tuple(step_from_json(step, index) for index, step in enumerate(item["steps"])),
                 source=str(item["source"]), members=tuple(map(str, item["members"])),
                 domain=str(item["domain"])), tuple(codes)))
         return seeds
@@ -225,10 +225,13 @@ def _gated_seed(task: Task, domain: Domain) -> GatedSeed:
     reference = list(getattr(task, "reference_steps", ()) or ())
     if not reference:
         return task.task_id, None, ("empty-reference",)
-    steps = tuple(bare_step(s) for s in normalize_steps(reference, domain))
+    try:
+        steps = tuple(reference_plan(reference, domain))
+    except PlanSyntaxError:  # a reference the gate cannot read is no seed
+        return task.task_id, None, ("unparsable-step",)
     try:
         gate = compile_gate(domain, task_problem_of(task, domain))
-        verdict = gate.check([dict(s) for s in steps], mode="all")
+        verdict = gate.check(list(steps), mode="all")
         codes = tuple(sorted({v.code for v in verdict.violations}))
     except Exception as error:  # a task the gate cannot compile is not a usable seed
         codes = (f"gate-error: {type(error).__name__}: {error}",)
@@ -299,10 +302,11 @@ class HybridMemory:
                 data = json.loads(line)
                 items.append(MemoryItem(
                     task_id=data.get("task_id"), instruction=str(data["instruction"]).strip(),
-                    steps=tuple(bare_step(s) for s in data.get("steps", [])),
+                    steps=tuple(step_from_json(step, index)
+                                for index, step in enumerate(data.get("steps", []))),
                     source="episode", members=tuple(data.get("members", ()) or ()),
                     domain=str(data.get("domain", ""))))
-            except (ValueError, KeyError, TypeError, AttributeError):
+            except (ValueError, KeyError, TypeError, AttributeError, PlanSyntaxError):
                 bad += 1
         if bad:
             self.notes.append(f"{bad} malformed line(s) skipped in {self.live_path}")
@@ -314,7 +318,7 @@ class HybridMemory:
     def items(self) -> list[MemoryItem]:
         return list(self.seeds) + list(self._live)
 
-    def add_episode(self, task: PlanningTask | str, steps: Sequence[Mapping[str, Any]],
+    def add_episode(self, task: PlanningTask | str, steps: Sequence[PlanStep],
                     success: bool = True, *, task_id: str | None = None,
                     members: Sequence[str] = ()) -> MemoryItem | None:
         """Record a successful episode (in memory, and appended to the live JSONL file)."""
@@ -327,13 +331,14 @@ class HybridMemory:
         else:
             instruction, domain = str(task), ""
         item = MemoryItem(task_id=task_id, instruction=instruction.strip(),
-                          steps=tuple(bare_step(s) for s in steps), source="episode",
+                          steps=tuple(replace(step, index=index) for index, step in enumerate(steps)),
+                          source="episode",
                           members=tuple(members), domain=domain)
         self._live.append(item)
         if self.live_path:
             self.live_path.parent.mkdir(parents=True, exist_ok=True)
             record = {"task_id": item.task_id, "instruction": item.instruction,
-                      "members": list(item.members), "steps": [dict(s) for s in item.steps],
+                      "members": list(item.members), "steps": [written_json(s) for s in item.steps],
                       "domain": item.domain, "ts": time.time()}
             with self.live_path.open("a", encoding="utf-8") as handle:
                 handle.write(json.dumps(record) + "\n")

@@ -3,12 +3,16 @@
 Models wrap JSON in prose or code fences, write `{"plan": [...]}` instead of `{"steps": [...]}`,
 or write plain lines (`1. Pick Apple`). `parse_steps` tries, in order: the whole text as JSON,
 the first decodable JSON value found anywhere in the text (scanning with a real JSON decoder, so
-it never grabs an unbalanced bracket span), then step-like lines. A step with an `args` list
-becomes `{"action", "args": [...]}` (any number of arguments); one with named fields becomes
-`{"action", "object", "target"}` (plus any `argN` fields); a step given as a string or a list of
-words has the field form for up to two arguments and the `args` form beyond.
+it never grabs an unbalanced bracket span), then step-like lines. This is where an answer's
+steps enter the program: each is read into a `PlanStep` by `pddl.plans.step_from_json`. A step
+with an `args` list is read as `{"action", "args": [...]}` (any number of arguments); one with
+named fields as `{"action", "object", "target"}` (plus any `argN` fields); a step given as a
+string or a list of words has the field form for up to two arguments and the `args` form
+beyond. What the model adds beside a step (a "reason", a "thought") is not part of it, and an
+item that names no action is no step (dropped): an unusable answer gives no steps, a failed
+plan, never an exception.
 
-`Canonicalizer(domain, problem)` rewrites a step to the form the domain's prompts show (the
+`Canonicalizer(domain, problem)` rewrites a `PlanStep` to the form the domain's prompts show (the
 vocabulary's `written_step`: `args`, or named fields for domains annotated `@sage fields`), its
 action to the domain's spelling (case, spaces, `_` and `-` ignored; `@sage alias` names
 accepted) and its object words to the problem's spelling (`dining_table` -> `DiningTable`).
@@ -23,10 +27,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from sage_pddl.pddl.limits import MAX_DEPTH
-from sage_pddl.pddl.model import Domain, Problem
+from sage_pddl.pddl.model import Domain, PlanStep, Problem
+from sage_pddl.pddl.plans import step_from_json
 from sage_pddl.pddl.vocabulary import ObjectNames, loose_step_words, step_words, vocabulary
-
-from .base import Step
 
 _NO_JSON = object()
 _EXTRA_FIELD = re.compile(r"arg\d+")
@@ -152,7 +155,9 @@ def is_json(value: Any) -> bool:
 
 
 # ---------------------------------------------------------------------------------------- steps
-def _as_step(item: Any) -> Step | None:
+def _as_step(item: Any) -> PlanStep | None:
+    """One item of an answer's step list as a step, None when it names no action (commentary
+    the model adds, such as a "reason", is not part of the step)."""
     if isinstance(item, Mapping):
         action = item.get("action") or item.get("name") or item.get("act")
         if not isinstance(action, str) or not action.strip():
@@ -160,22 +165,22 @@ def _as_step(item: Any) -> Step | None:
         args = item.get("args", item.get("arguments"))
         obj = item.get("object", item.get("obj", ""))
         target = item.get("target", item.get("receptacle", ""))
-        step: Step
         if isinstance(args, (list, tuple)) and not obj and not target:
-            step = {"action": action.strip(), "args": [_word(a) for a in args]}
-        else:
-            step = {"action": action.strip(), "object": _word(obj), "target": _word(target)}
-            step.update({name: _word(value) for name, value in item.items()
-                         if _EXTRA_FIELD.fullmatch(str(name)) and _word(value)})
-        reason = item.get("reason")
-        if isinstance(reason, str) and reason.strip():
-            step["reason"] = reason.strip()
-        return step
+            return _read({"action": action.strip(), "args": [_word(a) for a in args]})
+        step = {"action": action.strip(), "object": _word(obj), "target": _word(target)}
+        step.update({name: _word(value) for name, value in item.items()
+                     if _EXTRA_FIELD.fullmatch(str(name)) and _word(value)})
+        return _read(step)
     if isinstance(item, str):
         return _line_step(item)
     if isinstance(item, (list, tuple)) and item and all(isinstance(w, str) for w in item):
         return words_step(item[0], list(item[1:]))
     return None
+
+
+def _read(step: Mapping[str, Any]) -> PlanStep:
+    """A step this module wrote as JSON (a non-empty action, text words), as a `PlanStep`."""
+    return step_from_json(step)
 
 
 def _word(value: Any) -> str:
@@ -185,22 +190,22 @@ def _word(value: Any) -> str:
     return str(value).strip()
 
 
-def words_step(action: str, words: list[str]) -> Step:
+def words_step(action: str, words: list[str]) -> PlanStep:
     """The step of an action word and argument words (field form up to two arguments)."""
     if len(words) > 2:
-        return {"action": action, "args": words}
-    return {"action": action, "object": words[0] if words else "",
-            "target": words[1] if len(words) > 1 else ""}
+        return _read({"action": action, "args": words})
+    return _read({"action": action, "object": words[0] if words else "",
+                  "target": words[1] if len(words) > 1 else ""})
 
 
-def _line_step(line: str) -> Step | None:
+def _line_step(line: str) -> PlanStep | None:
     match = _LINE.match(line.strip())
     if not match:
         return None
     return words_step(match.group(1), [w for w in re.split(r"[\s,]+", match.group(2) or "") if w])
 
 
-def steps_from_value(value: Any) -> list[Step] | None:
+def steps_from_value(value: Any) -> list[PlanStep] | None:
     """Steps from a decoded JSON value, or None when it holds no step list."""
     if isinstance(value, Mapping):
         for name in _STEP_KEYS:
@@ -214,12 +219,12 @@ def steps_from_value(value: Any) -> list[Step] | None:
     return None
 
 
-def parse_steps(text: str | None) -> list[Step]:
+def parse_steps(text: str | None) -> list[PlanStep]:
     """The steps an LLM wrote, or [] when nothing step-like is found."""
     return steps_in(text, parse_json_value(text))
 
 
-def steps_in(text: str | None, value: Any) -> list[Step]:
+def steps_in(text: str | None, value: Any) -> list[PlanStep]:
     """`parse_steps` of `text` whose JSON value (`parse_json_value`) a caller has already
     read: an answer is parsed once."""
     if is_json(value):
@@ -286,24 +291,20 @@ class Canonicalizer:
         found = self.objects.exact(word) if word else None
         return self.objects.spelling[found] if found is not None else word
 
-    def step(self, step: Mapping[str, Any]) -> Step:
-        action = self.vocabulary.action(str(step.get("action", "") or ""))
-        has_args = isinstance(step.get("args"), (list, tuple))
-        if has_args or (action is not None and not self.vocabulary.uses_fields(action)):
+    def step(self, step: PlanStep) -> PlanStep:
+        action = self.vocabulary.action(step.action)
+        if not step.fields or (action is not None and not self.vocabulary.uses_fields(action)):
             words = (step_words(step, action, self.vocabulary) if action is not None
                      else loose_step_words(step))
-            name = action.name if action is not None else str(step.get("action", "")).strip()
-            out = self.vocabulary.written_step(name, [self._object(w) for w in words])
-            if isinstance(step.get("reason"), str):
-                out["reason"] = step["reason"]
-            return out
-        fields = {k: str(v) if v is not None else "" for k, v in step.items()}
+            name = action.name if action is not None else step.action
+            return step_from_json(self.vocabulary.written_step(
+                name, [self._object(w) for w in words]))
+        fields = dict(step.fields)
         fields.setdefault("object", "")
         fields.setdefault("target", "")
-        fields["action"] = self.vocabulary.action_name(fields.get("action", ""))
         for name in ("object", "target"):
             fields[name] = self._object(fields[name])
-        return fields
+        return step_from_json({"action": self.vocabulary.action_name(step.action), **fields})
 
-    def steps(self, steps: Iterable[Mapping[str, Any]]) -> list[Step]:
+    def steps(self, steps: Iterable[PlanStep]) -> list[PlanStep]:
         return [self.step(s) for s in steps]

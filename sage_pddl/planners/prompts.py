@@ -15,12 +15,13 @@ server with prefix caching reuses the evaluated domain across calls.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from sage_pddl.pddl.model import Action, Domain, Problem
+from sage_pddl.pddl.model import Action, Domain, PlanStep, Problem
 from sage_pddl.pddl.plain import words
-from sage_pddl.pddl.vocabulary import PerDomain, bare_step, step_text, vocabulary
+from sage_pddl.pddl.plans import written_json
+from sage_pddl.pddl.vocabulary import PerDomain, step_text, vocabulary
 
 from .base import PlanningTask
 
@@ -111,11 +112,11 @@ def task_text(task: PlanningTask) -> str:
     return "\n\n".join(parts)
 
 
-def steps_json(steps: Sequence[Mapping[str, Any]]) -> str:
-    return json.dumps({"steps": [bare_step(s) for s in steps]})
+def steps_json(steps: Sequence[PlanStep]) -> str:
+    return json.dumps({"steps": [written_json(s) for s in steps]})
 
 
-def numbered(steps: Sequence[Mapping[str, Any]]) -> str:
+def numbered(steps: Sequence[PlanStep]) -> str:
     return "\n".join(f"  {i + 1}. {step_text(s)}" for i, s in enumerate(steps)) or "  (none yet)"
 
 
@@ -136,7 +137,7 @@ def direct_messages(task: PlanningTask, state_text: str) -> Messages:
                      "Write the complete plan.")
 
 
-def replan_text(done: Sequence[Mapping[str, Any]], failed: Mapping[str, Any] | None,
+def replan_text(done: Sequence[PlanStep], failed: PlanStep | None,
                 reason: str, state_text: str) -> str:
     failed_text = step_text(failed) if failed else "(no step)"
     return (f"Steps already executed:\n{numbered(done)}\n\nThe step {failed_text!r} failed: "
@@ -284,7 +285,7 @@ REACT_ROLE = ("You act one step at a time. Each turn, think briefly, "
               "<one step, written as below>}.")
 
 
-def react_messages(task: PlanningTask, history: Sequence[tuple[Mapping[str, Any], str]],
+def react_messages(task: PlanningTask, history: Sequence[tuple[PlanStep, str]],
                    observation: str) -> Messages:
     lines = [f"  {i + 1}. {step_text(s)} -> {result}" for i, (s, result) in enumerate(history)]
     return _messages(system_text(task.domain, REACT_ROLE),

@@ -25,10 +25,10 @@ from typing import Any
 
 from sage_pddl.gate import Violation
 from sage_pddl.llm import LLMBackend
-from sage_pddl.pddl.plans import step_from_json
+from sage_pddl.pddl.model import PlanStep
 from sage_pddl.pddl.vocabulary import step_text
 
-from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step
+from .base import CallLog, PlannerError, PlanningTask, PlanResult
 from .gating import feasible
 from .parsing import parse_json_value, parse_steps, steps_in, words_step
 from .prompts import react_messages
@@ -39,7 +39,7 @@ _DONE = re.compile(r"\bdone\b", re.IGNORECASE)
 _ACTION = re.compile(r"Action:\s*([A-Za-z][\w\-]*)((?:\s*\|\s*[\w\-]*)*)")
 
 
-def read_turn(text: str | None) -> tuple[bool, Step | None]:
+def read_turn(text: str | None) -> tuple[bool, PlanStep | None]:
     """(done, step) from one ReAct answer."""
     if not text:
         return False, None
@@ -49,7 +49,7 @@ def read_turn(text: str | None) -> tuple[bool, Step | None]:
         steps = parse_steps(json.dumps(step)) if isinstance(step, Mapping) else []
         if not steps and "action" in value:
             steps = steps_in(text, value)
-        if steps and steps[0]["action"]:
+        if steps:
             return False, steps[0]
         return bool(value.get("done")), None
     match = _ACTION.search(text)
@@ -79,10 +79,10 @@ class ReActPlanner(LLMPlanner):
         steps = self._loop(log, start, [], first, self.max_steps)
         return self.finish(log, steps, start)
 
-    def _execute(self, state: frozenset, step: Step) -> tuple[bool, str, frozenset, str]:
+    def _execute(self, state: frozenset, step: PlanStep) -> tuple[bool, str, frozenset, str]:
         """(success, message, new symbolic state, observation text)."""
         if self.env is not None:
-            result = self.env.step(step_from_json(step))
+            result = self.env.step(step)
             observation = getattr(result.observation, "text", str(result.observation))
             judged = feasible(self.gate, state, step)
             if result.success and judged.ground is not None and judged.applicable:
@@ -98,9 +98,9 @@ class ReActPlanner(LLMPlanner):
         return False, f"failed [{code}] {message}" if code else f"failed: {message}", state, \
             self.state_text(state)
 
-    def _loop(self, log: CallLog, state: frozenset, history: list[tuple[Step, str]],
-              observation: str, budget: int) -> list[Step]:
-        new_steps: list[Step] = []
+    def _loop(self, log: CallLog, state: frozenset, history: list[tuple[PlanStep, str]],
+              observation: str, budget: int) -> list[PlanStep]:
+        new_steps: list[PlanStep] = []
         for _ in range(budget):
             text = self.ask(log, react_messages(self.task, history, observation), role="act",
                             schema=react_schema(self.task.domain, self.task.problem))
@@ -124,8 +124,8 @@ class ReActPlanner(LLMPlanner):
             log.note("executed in env")
         return new_steps
 
-    def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
-               failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
+    def repair(self, state: frozenset | None, done: Sequence[PlanStep],
+               failed_step: PlanStep | None, reason: str) -> PlanResult:
         point = self.begin_repair(state, done, failed_step, reason)
         history = [(s, "ok") for s in point.done]
         if point.failed is not None:

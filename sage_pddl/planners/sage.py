@@ -37,6 +37,7 @@ from typing import Any
 
 from sage_pddl.gate.feedback import render_feedback
 from sage_pddl.llm import LLMBackend
+from sage_pddl.pddl.model import PlanStep
 
 from .base import (
     MAX_SUBGOALS,
@@ -44,7 +45,6 @@ from .base import (
     PlannerError,
     PlanningTask,
     PlanResult,
-    Step,
     SubgoalBlock,
     same_step,
 )
@@ -97,7 +97,7 @@ class SagePlanner(LLMPlanner):
         return self._finish(log, blocks, start)
 
     def _plan_blocks(self, log: CallLog, state: frozenset, context: str = "",
-                     previous: Step | None = None) -> tuple[list[SubgoalBlock], frozenset]:
+                     previous: PlanStep | None = None) -> tuple[list[SubgoalBlock], frozenset]:
         task = self.task
         examples = examples_block(self.examples(task.instruction))
         subgoals = self._decompose(log, examples, context)
@@ -144,7 +144,7 @@ class SagePlanner(LLMPlanner):
                      f"{self.min_subgoals}; kept as given")
         return subgoals
 
-    def _read_steps(self, text: str | None) -> tuple[list[Step], bool]:
+    def _read_steps(self, text: str | None) -> tuple[list[PlanStep], bool]:
         """(steps, readable): an explicit empty list is readable; unreadable text is not."""
         if text is None:
             return [], False
@@ -157,17 +157,17 @@ class SagePlanner(LLMPlanner):
         return [], explicit_empty
 
     # ------------------------------------------------------------------------------- gating
-    def _drop_noop_repeats(self, log: CallLog, steps: list[Step], state: frozenset,
-                           previous: Step | None) -> list[Step]:
+    def _drop_noop_repeats(self, log: CallLog, steps: list[PlanStep], state: frozenset,
+                           previous: PlanStep | None) -> list[PlanStep]:
         """Remove a step that exactly repeats the step before it and changes nothing."""
         kept, dropped = drop_noop_repeats(self.gate, steps, state, previous)
         for step in dropped:
-            log.note(f"dropped a repeated no-op step: {step.get('action')} "
-                     f"{step.get('object', '')}".rstrip())
+            log.note(f"dropped a repeated no-op step: {step.action} "
+                     f"{step.field('object')}".rstrip())
         return kept
 
-    def _gate_block(self, log: CallLog, subgoal: str, steps: list[Step], state: frozenset, *,
-                    origin: str, previous: Step | None = None, readable: bool = True
+    def _gate_block(self, log: CallLog, subgoal: str, steps: list[PlanStep], state: frozenset, *,
+                    origin: str, previous: PlanStep | None = None, readable: bool = True
                     ) -> tuple[SubgoalBlock, frozenset]:
         """Gate a block from `state`, refining while rejected; (block, state after it)."""
         if not self.verifier:
@@ -188,7 +188,7 @@ class SagePlanner(LLMPlanner):
                             "that achieve it from the current state.")
             elif readable:
                 rejected.append((tuple(steps), tuple(verdict.violations)))
-                feedback = render_feedback(self.gate, verdict, [dict(s) for s in steps], state)
+                feedback = render_feedback(self.gate, verdict, list(steps), state)
             else:
                 feedback = ("No steps could be read from the previous answer. Answer with JSON "
                             '{"steps": [...]}. ' + step_format(self.task.domain))
@@ -236,8 +236,8 @@ class SagePlanner(LLMPlanner):
         return self.finish(log, steps, start, blocks=blocks, certified=certified)
 
     # ---------------------------------------------------------------------------------- repair
-    def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
-               failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
+    def repair(self, state: frozenset | None, done: Sequence[PlanStep],
+               failed_step: PlanStep | None, reason: str) -> PlanResult:
         point = self.begin_repair(state, done, failed_step, reason)
         task, log, here = self.task, point.log, point.state
         done_steps, failed = point.done, point.failed
@@ -287,7 +287,7 @@ class SagePlanner(LLMPlanner):
         last = len(self.blocks) - 1
         return last, len(self.blocks[last].steps)
 
-    def _check_alignment(self, log: CallLog, done: Sequence[Step]) -> None:
+    def _check_alignment(self, log: CallLog, done: Sequence[PlanStep]) -> None:
         planned = [s for b in self.blocks for s in b.steps]
         for position, step in enumerate(done):
             if position >= len(planned) or not same_step(step, planned[position]):

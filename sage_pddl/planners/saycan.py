@@ -22,9 +22,11 @@ from typing import Any
 
 from sage_pddl.llm import LLMBackend
 from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.model import PlanStep
+from sage_pddl.pddl.plans import step_from_json
 from sage_pddl.pddl.vocabulary import vocabulary
 
-from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step
+from .base import CallLog, PlannerError, PlanningTask, PlanResult
 from .gating import feasible
 from .parsing import parse_json_value
 from .prompts import saycan_messages
@@ -71,7 +73,7 @@ class SayCanPlanner(LLMPlanner):
         self.max_steps = max_steps
         self.max_candidates = max_candidates
 
-    def candidates(self, state: frozenset) -> list[tuple[Step, bool]]:
+    def candidates(self, state: frozenset) -> list[tuple[PlanStep, bool]]:
         table = self.gate.table
         names = self.gate.objects
         feasible_steps: list = []
@@ -86,7 +88,8 @@ class SayCanPlanner(LLMPlanner):
                     ok = table.precondition_holds(action, args, state)
                 except SageError:  # a quantifier too large to ground: not a candidate to take
                     ok = False
-                step = vocab.written_step(action.name, [names.get(a, a) for a in args])
+                step = step_from_json(vocab.written_step(action.name,
+                                                         [names.get(a, a) for a in args]))
                 (feasible_steps if ok else blocked).append((step, ok))
         return feasible_steps + blocked[:max(0, self.max_candidates - len(feasible_steps))]
 
@@ -94,8 +97,8 @@ class SayCanPlanner(LLMPlanner):
         log, start = self.begin_plan(task)
         return self.finish(log, self._decode(log, start, []), start)
 
-    def _decode(self, log: CallLog, state: frozenset, history: list[Step]) -> list[Step]:
-        chosen: list[Step] = []
+    def _decode(self, log: CallLog, state: frozenset, history: list[PlanStep]) -> list[PlanStep]:
+        chosen: list[PlanStep] = []
         for _ in range(self.max_steps):
             options = self.candidates(state)
             if not options:
@@ -127,8 +130,8 @@ class SayCanPlanner(LLMPlanner):
             log.note(f"stopped after {self.max_steps} steps")
         return chosen
 
-    def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
-               failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
+    def repair(self, state: frozenset | None, done: Sequence[PlanStep],
+               failed_step: PlanStep | None, reason: str) -> PlanResult:
         # decoding does not use the failed step, so it is not read (None)
         point = self.begin_repair(state, done, None, reason)
         point.log.note(f"repair after failure: {reason}")

@@ -10,12 +10,13 @@ the remaining steps.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sage_pddl.llm import LLMBackend
+from sage_pddl.pddl.model import PlanStep
 
-from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step, same_step
+from .base import CallLog, PlannerError, PlanningTask, PlanResult, same_step
 from .prompts import critique_messages, self_refine_messages
 from .session import LLMPlanner
 
@@ -33,7 +34,7 @@ class SelfRefinePlanner(LLMPlanner):
         log, start = self.begin_plan(task)
         return self.finish(log, self._refine_loop(log, self.direct_plan(log, start), start), start)
 
-    def _refine_loop(self, log: CallLog, steps: list[Step], start: frozenset) -> list[Step]:
+    def _refine_loop(self, log: CallLog, steps: list[PlanStep], start: frozenset) -> list[PlanStep]:
         task = self.task
         state_text = self.state_text(start)
         for round_ in range(1, self.max_iterations + 1):
@@ -57,8 +58,8 @@ class SelfRefinePlanner(LLMPlanner):
                 break
         return steps
 
-    def repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
-               failed_step: Mapping[str, Any] | None, reason: str) -> PlanResult:
+    def repair(self, state: frozenset | None, done: Sequence[PlanStep],
+               failed_step: PlanStep | None, reason: str) -> PlanResult:
         point = self.begin_repair(state, done, failed_step, reason)
         steps = self._refine_loop(point.log, self.parse(self.replan(point)), point.state)
         return self.finish(point.log, steps, point.state)

@@ -14,15 +14,16 @@ the LLM).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sage_pddl.gate import Gate, compile_gate
 from sage_pddl.llm import LLMBackend
 from sage_pddl.llm.output import Schema
+from sage_pddl.pddl.model import PlanStep
 
-from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step, SubgoalBlock
+from .base import CallLog, PlannerError, PlanningTask, PlanResult, SubgoalBlock
 from .gating import describe_state, replay
 from .memory import HybridMemory
 from .parsing import Canonicalizer, parse_steps
@@ -36,8 +37,8 @@ class RepairPoint:
     None when no step is given), the failure's reason and the state at the failure."""
 
     log: CallLog
-    done: list[Step]
-    failed: Step | None
+    done: list[PlanStep]
+    failed: PlanStep | None
     reason: str
     state: frozenset
 
@@ -84,8 +85,8 @@ class LLMPlanner:
         self.start(task)
         return self.log(), self.gate.initial_state
 
-    def begin_repair(self, state: frozenset | None, done: Sequence[Mapping[str, Any]],
-                     failed_step: Mapping[str, Any] | None, reason: str) -> RepairPoint:
+    def begin_repair(self, state: frozenset | None, done: Sequence[PlanStep],
+                     failed_step: PlanStep | None, reason: str) -> RepairPoint:
         """The start every `repair` shares (see `RepairPoint`); the state is the given one or
         `done` replayed from the initial state."""
         self.require_task()
@@ -130,7 +131,7 @@ class LLMPlanner:
         return log.complete(messages, role=role, schema=schema,
                             temperature=self.temperature(temperature), seed=self.seed)
 
-    def direct_plan(self, log: CallLog, start: frozenset) -> list[Step]:
+    def direct_plan(self, log: CallLog, start: frozenset) -> list[PlanStep]:
         """One Direct call: the whole plan from `start`, parsed (Direct, Self-Refine and LLM+P's
         fallback)."""
         text = self.ask(log, direct_messages(self.task, self.state_text(start)), role="direct",
@@ -161,13 +162,13 @@ class LLMPlanner:
     def state_text(self, state: frozenset) -> str:
         return describe_state(self.gate, self.task.domain, state)
 
-    def parse(self, text: str | None) -> list[Step]:
+    def parse(self, text: str | None) -> list[PlanStep]:
         return self.canon.steps(parse_steps(text)) if text else []
 
-    def canonical(self, steps: Sequence[Mapping[str, Any]] | None) -> list[Step]:
+    def canonical(self, steps: Sequence[PlanStep] | None) -> list[PlanStep]:
         return self.canon.steps(steps or [])
 
-    def state_at(self, state: frozenset | None, done: Sequence[Step], log: CallLog) -> frozenset:
+    def state_at(self, state: frozenset | None, done: Sequence[PlanStep], log: CallLog) -> frozenset:
         """The state at a failure: the given one, or `done` replayed from the initial state."""
         if state is not None:
             return frozenset(state)
@@ -182,10 +183,10 @@ class LLMPlanner:
             return []
         return self.memory.retrieve(query, self.top_k if k is None else k, exclude=self.current)
 
-    def finish(self, log: CallLog, steps: Sequence[Step], start: frozenset, *,
+    def finish(self, log: CallLog, steps: Sequence[PlanStep], start: frozenset, *,
                blocks: Sequence[SubgoalBlock] = (), certified: bool | None = None
                ) -> PlanResult:
-        verdict = self.gate.check([dict(s) for s in steps], state=start, mode="all")
+        verdict = self.gate.check(list(steps), state=start, mode="all")
         goal = self.gate.goal_holds(verdict.final_state)
         if certified is None:
             certified = self.gated

@@ -1,6 +1,7 @@
 """Task sets and their PDDL problems: the paper's task sets, compound tasks, other benchmarks.
 
-* `taskset`: `Task`, the JSON task files, `normalize_steps` (aliases -> canonical).
+* `taskset`: `Task`, the JSON task files, `normalize_steps` (aliases -> canonical),
+  `reference_plan` (a task's reference steps read into `PlanStep`s).
 * `sets`: `load_taskset`, `load_task`: every task set by name or path, each read by its reader.
 * `catalogue`: AI2-THOR object types and their affordances.
 * `observation`: the observation text read into facts.
@@ -31,9 +32,17 @@ from .problem import (
     task_scene,
 )
 from .sets import load_task, load_taskset
-from .taskset import BUNDLED, Task, TaskSetError, normalize_steps, task_from_record
+from .taskset import (
+    BUNDLED,
+    Task,
+    TaskSetError,
+    normalize_steps,
+    reference_plan,
+    task_from_record,
+)
 
 __all__ = ["BUNDLED", "GoalSpec", "SceneFact", "Task", "TaskScene", "TaskSetError",
            "bundled_goals", "compound_tasks", "load_goals", "load_task", "load_taskset",
-           "normalize_steps", "problem_header", "problem_text", "read_instruction", "scene_problem",
+           "normalize_steps", "problem_header", "problem_text", "read_instruction",
+           "reference_plan", "scene_problem",
            "task_from_record", "task_infeasible", "task_problem", "task_scene"]

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..pddl.errors import SageError
-from ..pddl.model import And, Atom, Constant, Domain, Formula, Not, Problem
+from ..pddl.errors import PlanSyntaxError, SageError
+from ..pddl.model import And, Atom, Constant, Domain, Formula, Not, PlanStep, Problem
 from ..pddl.vocabulary import name_key
 from .scene_facts import SceneFact, render_problem
-from .taskset import Task, normalize_steps
+from .taskset import Task, reference_plan
 
 REFERENCE_GOAL_PREDICATES = ("holding", "turned-on", "opened", "closed", "on", "inside", "sat-on",
                              "lying-on", "heated", "cooled", "cleaned", "sliced", "cooked",
@@ -51,7 +51,7 @@ def explain_reference(task: Task, domain: Domain, things: list[str], rooms: list
     Returns the facts to keep (defaults the reference disproves removed) and the facts added.
     `observed_state` holds the (lower-case) objects whose open/on state the observation shows.
     """
-    steps = normalize_steps(task.reference_steps, domain)
+    steps = _reference(task, domain)
     if not steps:
         return facts, []
     by_lower = {t.lower(): t for t in [*things, *rooms]}
@@ -99,7 +99,16 @@ def _explainable(violation, observed_state: set[str]) -> bool:
     return any(positive and atom and atom[0] == "reachable" for positive, atom in violation.atoms)
 
 
-def _last_located(gate, steps: Sequence[Mapping], by_lower: Mapping[str, str]) -> str | None:
+def _reference(task: Task, domain: Domain) -> list[PlanStep]:
+    """The task's reference plan (`reference_plan`); none when a step of it is no step: such a
+    reference proves nothing about the scene."""
+    try:
+        return reference_plan(task.reference_steps, domain)
+    except PlanSyntaxError:
+        return []
+
+
+def _last_located(gate, steps: Sequence[PlanStep], by_lower: Mapping[str, str]) -> str | None:
     """What the last locating step of a reference prefix reached: its first argument, the
     instance the gate chose when the step ran (rejected steps change nothing, as in `check`)."""
     state = gate.initial_state
@@ -111,14 +120,14 @@ def _last_located(gate, steps: Sequence[Mapping], by_lower: Mapping[str, str]) -
             continue
         if gate.applicable(state, ground, index) is not None:
             continue
-        if name_key(step.get("action", "")) in _LOCATING and ground.args:
+        if name_key(step.action) in _LOCATING and ground.args:
             located = by_lower.get(ground.args[0], ground.args[0])
         state = gate.apply(state, ground)
     return located
 
 
 def reference_goal(task: Task, domain: Domain, problem: Problem) -> Formula:
-    steps = normalize_steps(task.reference_steps, domain)
+    steps = _reference(task, domain)
     if not steps:
         return And(())
     gate = _gate(domain, problem)

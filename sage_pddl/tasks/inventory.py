@@ -31,8 +31,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from ..pddl.model import Domain
+from ..pddl.errors import PlanSyntaxError
+from ..pddl.model import Domain, PlanStep
+from ..pddl.plans import step_from_json
 from ..pddl.vocabulary import loose_step_words, name_key, vocabulary
 from . import catalogue
 from .catalogue import canonical_type
@@ -117,6 +120,18 @@ class Inventory:
                 for t, instances in self.types.items()}
 
 
+def _readable(steps: Iterable[Mapping[str, Any]]) -> list[PlanStep]:
+    """The reference steps that read as steps: only their words are wanted here, and a step
+    that names no action names no object either."""
+    readable = []
+    for index, step in enumerate(steps):
+        try:
+            readable.append(step_from_json(step, index))
+        except PlanSyntaxError:
+            continue
+    return readable
+
+
 def build_inventory(task: Task, observed: ObservedState, domain: Domain,
                goal_types: Iterable[str]) -> tuple[Inventory, tuple[str, ...]]:
     """The scene's objects, and the types the task names that the scene does not have.
@@ -128,8 +143,8 @@ def build_inventory(task: Task, observed: ObservedState, domain: Domain,
     Only a scene nothing is known of (no floor-plan data, no object observed or visible) takes
     its types from what the task names."""
     inventory = Inventory(vocabulary(domain).synonyms)
-    step_words = [w for step in normalize_steps(task.reference_steps, domain)
-                  if step["action"].lower() != "wait" for w in loose_step_words(step) if w]
+    step_words = [w for step in _readable(normalize_steps(task.reference_steps, domain))
+                  if step.action.lower() != "wait" for w in loose_step_words(step) if w]
     room_keys: dict[str, str] = {}
     if task.domain == "procthor":
         for room, _ in observed.rooms:

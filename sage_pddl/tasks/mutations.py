@@ -35,13 +35,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from sage_pddl.pddl.plans import step_from_json
-
 from ..gate.gate import Gate, compile_gate
-from ..pddl.model import Domain, Problem
+from ..pddl.errors import PlanSyntaxError
+from ..pddl.model import Domain, PlanStep, Problem
+from ..pddl.plans import step_from_json, written_json
 from ..pddl.vocabulary import name_key
 from . import catalogue
-from .taskset import normalize_steps
+from .taskset import reference_plan
 
 MUTATION_CLASSES: dict[str, str] = {
     "pick-while-holding": "hand-full",
@@ -66,7 +66,7 @@ _LOCATE = {"moveto", "find"}
 class Mutant:
     task_id: str
     kind: str
-    steps: tuple[Mapping[str, str], ...]
+    steps: tuple[PlanStep, ...]
     step: int
     """0-based index of the step that must be rejected."""
     description: str
@@ -76,8 +76,13 @@ class Mutant:
         return MUTATION_CLASSES[self.kind]
 
 
-def _step(action: str, obj: str = "") -> dict:
-    return {"action": action, "object": obj, "target": ""}
+def _step(action: str, obj: str = "") -> PlanStep:
+    return step_from_json({"action": action, "object": obj, "target": ""})
+
+
+def _changed(step: PlanStep, **fields: str) -> PlanStep:
+    """`step` with some of its JSON fields replaced, read again (its text follows)."""
+    return step_from_json({**written_json(step), **fields})
 
 
 def plan_mutants(domain: Domain, problem: Problem, steps: Sequence[Mapping[str, str]],
@@ -86,11 +91,14 @@ def plan_mutants(domain: Domain, problem: Problem, steps: Sequence[Mapping[str, 
     """Mutants of a valid reference plan (see the module docstring); `gate` may be given."""
     if gate is None:
         gate = compile_gate(domain, problem)
-    plan = [dict(s) for s in normalize_steps(steps, domain)]
+    try:
+        plan = reference_plan(steps, domain)
+    except PlanSyntaxError:  # a reference that is no plan has no mutants
+        return []
     if not plan or not gate.check(plan).valid:
         return []
     names = {o.name.lower(): o.name for o in problem.objects}
-    grounds = [gate.ground(step_from_json(s, index)) for index, s in enumerate(plan)]
+    grounds = [gate.ground(step) for step in plan]
     states = [gate.initial_state]
     for ground in grounds:
         states.append(gate.apply(states[-1], ground))
@@ -101,15 +109,15 @@ def plan_mutants(domain: Domain, problem: Problem, steps: Sequence[Mapping[str, 
 
     things = [o.name for o in problem.objects if "thing" in o.types or not o.types]
     rooms = any(atom[0] == "here" for atom in init)  # ProcTHOR: targets must be in the room
-    actions = [name_key(s["action"]) for s in plan]
+    actions = [name_key(s.action) for s in plan]
     targets = [names.get(g.args[0], g.args[0]) if g.args else "" for g in grounds]
     found: dict[str, list[Mutant]] = {k: [] for k in MUTATION_CLASSES}
 
-    def add(kind: str, mutated: list[dict], at: int, description: str) -> None:
+    def add(kind: str, mutated: list[PlanStep], at: int, description: str) -> None:
         if len(found[kind]) < per_class:
             found[kind].append(Mutant(task_id, kind, tuple(mutated), at, description))
 
-    def prefix_state(mutated: list[dict], upto: int):
+    def prefix_state(mutated: list[PlanStep], upto: int):
         """State before step `upto` of a mutant whose prefix must be valid, else None."""
         verdict = gate.check(mutated[:upto])
         return verdict.final_state if verdict.valid else None
@@ -142,13 +150,13 @@ def plan_mutants(domain: Domain, problem: Problem, steps: Sequence[Mapping[str, 
             non = [t for t in things if not has("pickupable", t)]
             if non:
                 choice = next((t for t in targets if t in non), non[0])
-                mutated = [dict(s) for s in plan]
+                mutated = list(plan)
                 mutated[i] = _step("Pick", choice)
                 add("pick-non-pickupable", mutated, i, f"Pick {choice} (not pickupable)")
         # place-empty-hand: remove the Pick before a Place/PutIn
         if act in ("place", "putin", "serve"):
             without_last("place-empty-hand", i, [j for j in range(i) if actions[j] == "pick"],
-                         f"{plan[i]['action']} {x} without the Pick")
+                         f"{plan[i].action} {x} without the Pick")
         if act == "putin":
             without_last("putin-closed-container", i,
                          [j for j in range(i) if actions[j] == "open" and targets[j] == x],
@@ -199,7 +207,7 @@ def plan_mutants(domain: Domain, problem: Problem, steps: Sequence[Mapping[str, 
                 state = prefix_state(mutated, at)
                 if state is not None and ("reachable", x.lower()) not in state:
                     add("no-locate", mutated, at,
-                        f"{plan[i]['action']} {x} without locating it first")
+                        f"{plan[i].action} {x} without locating it first")
 
     # place-empty-hand at the start: nothing is held yet
     if ("hand-empty",) in init:
@@ -209,15 +217,15 @@ def plan_mutants(domain: Domain, problem: Problem, steps: Sequence[Mapping[str, 
             r = used[0] if used else receptacles[0]
             add("place-empty-hand", [_step("Place", r)] + plan, 0, f"Place {r} with an empty hand")
     # unknown action / absent object on the first step
-    first = dict(plan[0])
-    add("unknown-action", [dict(first, action="Teleport")] + plan[1:], 0,
-        f"Teleport instead of {first['action']}")
+    first = plan[0]
+    add("unknown-action", [_changed(first, action="Teleport")] + plan[1:], 0,
+        f"Teleport instead of {first.action}")
     if grounds[0].args:
         present = {t.lower() for t in names}
         absent = next(t.name for t in sorted(catalogue.CATALOGUE.values(), key=lambda t: t.name)
                       if t.name.lower() not in present)
-        add("absent-object", [dict(first, object=absent, target="")] + plan[1:], 0,
-            f"{first['action']} {absent} (not in the scene)")
+        add("absent-object", [_changed(first, object=absent, target="")] + plan[1:], 0,
+            f"{first.action} {absent} (not in the scene)")
     return [m for kind in MUTATION_CLASSES for m in found[kind]]
 
 

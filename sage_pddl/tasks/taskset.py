@@ -20,7 +20,8 @@ task sets (EAI's, ALFWorld's, folders of PDDL problems) build `Task` values of t
 `normalize_steps(steps, domain)` rewrites each step's action to the domain's canonical action
 name through the domain's `; @sage alias` annotations (case, spaces, `_` and `-` ignored), so
 the paper's legacy `Navigate`/`Grab` steps read as `MoveTo`/`Pick`. Unknown actions are kept
-as written (the gate reports them as `unknown-action`).
+as written (the gate reports them as `unknown-action`). `reference_plan(steps, domain)` reads
+them, so normalised, into the program's one step type, `PlanStep`.
 """
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ from typing import Any
 
 from ..pddl.errors import SageError
 from ..pddl.limits import load_json, read_text
-from ..pddl.model import Domain, Problem
+from ..pddl.model import Domain, PlanStep, Problem
+from ..pddl.plans import step_from_json
 from ..pddl.vocabulary import vocabulary
 
 BUNDLED: dict[str, str] = {
@@ -213,3 +215,11 @@ def normalize_steps(steps: Iterable[Mapping[str, Any]], domain: Domain) -> list[
         copy["action"] = vocab.action_name(str(copy.get("action") or ""))
         normalized.append(copy)
     return normalized
+
+
+def reference_plan(steps: Iterable[Mapping[str, Any]], domain: Domain) -> list[PlanStep]:
+    """A task's reference steps (JSON, as task files write them) read into `PlanStep`s
+    numbered in order, each action in the domain's spelling (`normalize_steps`); raises
+    `PlanSyntaxError` for a step that names no action or whose args are not names."""
+    return [step_from_json(step, index)
+            for index, step in enumerate(normalize_steps(steps, domain))]

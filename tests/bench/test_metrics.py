@@ -5,9 +5,10 @@ import pytest
 
 from sage_pddl.bench import metrics
 from sage_pddl.gate import Verdict, Violation, compile_gate
+from sage_pddl.pddl.model import PlanStep
 from sage_pddl.planners.base import PlanningTask
 from sage_pddl.tasks import load_task
-from tests.steps import as_step
+from tests.steps import as_step, as_steps
 
 
 def violation(step: int, code: str) -> Violation:
@@ -20,8 +21,8 @@ def verdict(*violations: Violation, goal: bool | None = True) -> Verdict:
                    changed=frozenset(), goal_reached=goal, violations=tuple(violations))
 
 
-def s(action: str, obj: str = "", target: str = "") -> dict:
-    return {"action": action, "object": obj, "target": target}
+def s(action: str, obj: str = "", target: str = "") -> PlanStep:
+    return as_step({"action": action, "object": obj, "target": target})
 
 
 def test_executability_counts_rejected_steps_once():
@@ -135,15 +136,15 @@ def test_goal_conditions_count_conjuncts_met_after_the_accepted_prefix():
     gate = compile_gate(domain, load_problem(relay / "problems" / "p03.pddl"))
     assert gate.goal_conditions(gate.initial_state) == (0, 2)
     # p03: c1 and p1 start at h1, p1 goes to h3 by h4 (r4, r3 open); p2 (h3 -> h4) stays put
-    one = [{"action": "pickup", "args": ["c1", "p1", "h1"]},
-           {"action": "travel", "args": ["c1", "h1", "h4", "r4"]},
-           {"action": "travel", "args": ["c1", "h4", "h3", "r3"]},
-           {"action": "dropoff", "args": ["c1", "p1", "h3"]}]
+    one = as_steps([{"action": "pickup", "args": ["c1", "p1", "h1"]},
+                    {"action": "travel", "args": ["c1", "h1", "h4", "r4"]},
+                    {"action": "travel", "args": ["c1", "h4", "h3", "r3"]},
+                    {"action": "dropoff", "args": ["c1", "p1", "h3"]}])
     assert gate.check(one).valid, gate.check(one).violations
     row = metrics.plan_metrics(gate, one)
     assert row["gate_goal_success"] == 0.0 and row["gate_goal_conditions"] == 0.5
     assert row["sim_goal_success"] == 0.0 and row["sim_goal_conditions"] == 0.5
-    rejected_first = [{"action": "dropoff", "args": ["c1", "p1", "h3"]}, *one]
+    rejected_first = [as_step({"action": "dropoff", "args": ["c1", "p1", "h3"]}), *one]
     row = metrics.plan_metrics(gate, rejected_first)
     assert row["gate_goal_conditions"] == 0.0  # the gate's view stops at step 1
     assert row["sim_goal_conditions"] == 0.5  # the simulator skips it and goes on

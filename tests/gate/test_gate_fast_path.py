@@ -28,6 +28,7 @@ from sage_pddl.gate.schema import domain_schema
 from sage_pddl.pddl import limits, load_domain, load_plan, load_problem, parse_domain, parse_problem
 from sage_pddl.pddl.errors import GroundingTooLarge, UnsupportedConstruct
 from sage_pddl.pddl.model import Annotation, Atom, Domain, Plan, PlanStep, Problem
+from sage_pddl.pddl.plans import written_json
 from sage_pddl.tasks import load_taskset, task_problem
 from sage_pddl.tasks.mutations import plan_mutants
 
@@ -46,7 +47,7 @@ def ithor_cases():
         problem = task_problem(task, domain)
         steps = [dict(s) for s in task.reference_steps]
         mutants = plan_mutants(domain, problem, steps, task.task_id, per_class=2)
-        cases.append((domain, problem, steps, [[dict(s) for s in m.steps] for m in mutants]))
+        cases.append((domain, problem, steps, [[written_json(s) for s in m.steps] for m in mutants]))
     return cases
 
 

@@ -18,6 +18,7 @@ import pytest
 
 from sage_pddl.domains import load_domain
 from sage_pddl.gate import compile_gate
+from sage_pddl.pddl.plans import written_json
 from sage_pddl.tasks import load_taskset, task_problem
 from sage_pddl.tasks.mutations import plan_mutants
 
@@ -41,7 +42,7 @@ def _cases(count: int):
     for task in tasks:
         problem = task_problem(task, domain)
         steps = [dict(s) for s in task.reference_steps]
-        mutants = [[dict(s) for s in m.steps]
+        mutants = [[written_json(s) for s in m.steps]
                    for m in plan_mutants(domain, problem, steps, task.task_id, per_class=2)]
         yield domain, problem, [steps, *mutants]
 

@@ -6,6 +6,8 @@ import pytest
 
 from sage_pddl.llm import CallCounter, get_backend
 from sage_pddl.pddl import parse_domain, parse_problem
+from sage_pddl.pddl.model import PlanStep
+from sage_pddl.pddl.plans import step_from_json
 from sage_pddl.planners import PlanningTask
 
 KITCHEN_DOMAIN = """
@@ -65,7 +67,13 @@ KITCHEN_PROBLEM = """
 
 
 def s(action: str, obj: str = "", target: str = "") -> dict:
+    """A JSON step, as a model writes it in an answer."""
     return {"action": action, "object": obj, "target": target}
+
+
+def ps(action: str, obj: str = "", target: str = "") -> PlanStep:
+    """The same step as the program holds it (what `plan` returns and `repair` is given)."""
+    return step_from_json(s(action, obj, target))
 
 
 def steps(*items) -> dict:

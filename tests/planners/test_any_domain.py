@@ -19,6 +19,7 @@ from sage_pddl.bench.oracle import reference_responder
 from sage_pddl.cli import main
 from sage_pddl.domains import load_domain
 from sage_pddl.llm import get_backend
+from sage_pddl.pddl.plans import written_json
 from sage_pddl.pddl.vocabulary import step_text, vocabulary
 from sage_pddl.planners import plan_task
 from sage_pddl.planners.base import PlanningTask
@@ -26,6 +27,7 @@ from sage_pddl.planners.parsing import Canonicalizer, parse_steps
 from sage_pddl.planners.prompts import step_format, system_text
 from sage_pddl.planners.schema import steps_schema
 from sage_pddl.tasks import load_task, load_taskset, task_problem
+from tests.steps import as_json, as_step
 
 RELAY = Path(__file__).resolve().parents[2] / "examples" / "relay"
 PROBLEMS = str(RELAY / "problems" / "*.pddl")
@@ -72,11 +74,12 @@ def test_four_argument_steps_survive_parsing_and_spelling(domain, tasks):
     answer = json.dumps({"steps": [{"action": "Travel", "args": ["C1", "h4", "H3", "r3"]},
                                    {"action": "handover", "args": ["c1", "c2", "p1", "h3"]}]})
     steps = canon.steps(parse_steps(answer))
-    assert steps == [{"action": "travel", "args": ["c1", "h4", "h3", "r3"]},
+    assert as_json(steps) == [{"action": "travel", "args": ["c1", "h4", "h3", "r3"]},
                      {"action": "handover", "args": ["c1", "c2", "p1", "h3"]}]
     # a plain line with four words and a fields-form step both become the args form
     assert canon.steps(parse_steps("1. travel c1 h4 h3 r3")) == steps[:1]
-    assert canon.step({"action": "pickup", "object": "c1", "target": "p1"}) == {
+    assert written_json(canon.step(as_step({"action": "pickup", "object": "c1",
+                                            "target": "p1"}))) == {
         "action": "pickup", "args": ["c1", "p1"]}
 
 
@@ -118,7 +121,7 @@ def test_planners_solve_relay_with_no_household_word_in_any_prompt(planner, doma
     raw = get_backend("scripted", responder=reference_responder(tasks, lambda _t: domain))
     result = plan_task(task, planner=planner, llm=raw, domain=domain)
     gate_text = [step_text(s) for s in result.steps]
-    assert gate_text and all(len(s["args"]) >= 3 for s in result.steps)
+    assert gate_text and all(len(s.args) >= 3 for s in result.steps)
     assert result.goal_reached in (True, None)
     assert raw.calls and not any(HOUSEHOLD_WORDS.search(call.prompt) for call in raw.calls)
 

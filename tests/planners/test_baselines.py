@@ -8,7 +8,7 @@ from sage_pddl.env.base import Observation, StepResult
 from sage_pddl.planners import PlannerError, available_planners, get_planner
 from sage_pddl.planners.memory import HybridMemory, MemoryItem
 
-from .conftest import GOOD_PLAN, assert_accounting, s, steps
+from .conftest import GOOD_PLAN, assert_accounting, ps, s, steps
 
 GOOD = steps(*GOOD_PLAN)
 
@@ -31,7 +31,7 @@ def test_direct_one_call_and_repair_with_executed_steps(task, scripted):
     result = planner.plan(task)
     assert_accounting(result, llm, calls=1)
     assert result.goal_reached and not result.certified  # Direct never consults the gate
-    repaired = planner.repair(None, [s(*x) for x in GOOD_PLAN[:3]], s("Open", "Fridge"), "stuck")
+    repaired = planner.repair(None, [ps(*x) for x in GOOD_PLAN[:3]], ps("Open", "Fridge"), "stuck")
     assert_accounting(repaired, llm, calls=1)
     assert "Pick Apple" in raw.calls[-1].prompt and "stuck" in raw.calls[-1].prompt
     assert repaired.goal_reached
@@ -59,8 +59,8 @@ def test_cot_reads_json_and_tags(task, scripted):
 
 def test_fewshot_uses_memory_with_leave_one_out(task, scripted):
     memory = HybridMemory(seeds=[
-        MemoryItem("T01", "Put the apple in the fridge and close it", (s("Wait"),)),
-        MemoryItem("K05", "Put the mug in the fridge", (s("MoveTo", "Mug"),))])
+        MemoryItem("T01", "Put the apple in the fridge and close it", (ps("Wait"),)),
+        MemoryItem("K05", "Put the mug in the fridge", (ps("MoveTo", "Mug"),))])
     llm, raw = scripted({"fewshot": [GOOD]})
     result = get_planner("Few-Shot CoT", llm=llm, memory=memory).plan(task)
     assert_accounting(result, llm, calls=1)
@@ -79,7 +79,7 @@ def test_self_refine_one_plus_two_n(task, scripted):
     # repair gives the executed steps to the model (the reference dropped them)
     llm2, raw2 = scripted({"repair": [steps(*GOOD_PLAN[2:])], "critique": ["NO_ISSUES"]})
     planner.llm = llm2
-    repaired = planner.repair(None, [s(*x) for x in GOOD_PLAN[:2]], s("MoveTo", "Fridge"), "x")
+    repaired = planner.repair(None, [ps(*x) for x in GOOD_PLAN[:2]], ps("MoveTo", "Fridge"), "x")
     assert_accounting(repaired, llm2, calls=2)
     assert "Pick Apple" in raw2.calls[0].prompt
 
@@ -99,7 +99,7 @@ def test_react_symbolic_observations_change_and_rejections_are_reported(task, sc
     llm, raw = scripted({"act": turns})
     result = get_planner("ReAct", llm=llm).plan(task)
     assert_accounting(result, llm, calls=4)
-    assert [x["action"] for x in result.steps] == ["MoveTo", "Pick"]
+    assert [x.action for x in result.steps] == ["MoveTo", "Pick"]
     assert "pick/requires/reachable" in raw.calls[1].prompt
     assert "(holding Apple)" in raw.calls[3].prompt  # a fresh observation after each step
     assert any("failed" in n for n in result.notes)
@@ -134,9 +134,9 @@ def test_react_repair_continues_with_history(task, scripted):
     planner = get_planner("ReAct", llm=llm)
     planner.current = None
     planner.start(task)
-    result = planner.repair(None, [s("MoveTo", "Apple")], s("Pick", "Apple"), "slipped")
+    result = planner.repair(None, [ps("MoveTo", "Apple")], ps("Pick", "Apple"), "slipped")
     assert_accounting(result, llm, calls=2)
-    assert [x["action"] for x in result.steps] == ["Pick"]
+    assert [x.action for x in result.steps] == ["Pick"]
     assert "slipped" in raw.calls[0].prompt
 
 
@@ -149,14 +149,14 @@ def test_hierarchical_one_plus_k_and_global_repair(task, scripted):
     result = planner.plan(task)
     assert_accounting(result, llm, calls=1 + 2)
     assert result.goal_reached and not result.certified
-    repaired = planner.repair(None, [s(*x) for x in GOOD_PLAN[:4]], s("Place", "Fridge"), "x")
+    repaired = planner.repair(None, [ps(*x) for x in GOOD_PLAN[:4]], ps("Place", "Fridge"), "x")
     assert_accounting(repaired, llm, calls=1 + 1)
     assert "Put the apple in the fridge" in raw.calls[-2].prompt
 
 
 def test_hierarchical_fewshot_prepends_examples(task, scripted):
     memory = HybridMemory(seeds=[MemoryItem("K05", "Put the mug in the fridge",
-                                            (s("MoveTo", "Mug"),))])
+                                            (ps("MoveTo", "Mug"),))])
     llm, raw = scripted({"decompose": [{"subgoals": ["all"]}], "expand": [GOOD]})
     result = get_planner("Hierarchical Few-Shot", llm=llm, memory=memory).plan(task)
     assert_accounting(result, llm, calls=2)
@@ -187,11 +187,11 @@ def test_llmp_repair_solves_from_the_failure_state(task, scripted):
     planner = get_planner("LLM+P", llm=llm, solve_timeout=None)
     planner.plan(task)
     llm.reset()
-    done = [s(*x) for x in GOOD_PLAN[:4]]
-    result = planner.repair(None, done, s("Place", "Fridge"), "slipped")
+    done = [ps(*x) for x in GOOD_PLAN[:4]]
+    result = planner.repair(None, done, ps("Place", "Fridge"), "slipped")
     assert_accounting(result, llm, calls=1)
     assert result.certified and result.goal_reached
-    assert [x["action"] for x in result.steps] == ["Place", "Close"]
+    assert [x.action for x in result.steps] == ["Place", "Close"]
 
 
 def test_saycan_scores_times_feasibility(task, scripted):
@@ -215,7 +215,7 @@ def test_saycan_scores_times_feasibility(task, scripted):
 
     llm, raw = scripted({}, responder=answer)
     result = get_planner("SayCan", llm=llm).plan(task)
-    assert [(x["action"], x["object"]) for x in result.steps] == [("MoveTo", "Apple"),
+    assert [(x.action, x.field("object")) for x in result.steps] == [("MoveTo", "Apple"),
                                                                   ("Pick", "Apple")]
     assert_accounting(result, llm, calls=3)
     assert result.certified

@@ -7,11 +7,11 @@ import pytest
 from sage_pddl.planners import PlanningTask, get_planner
 from sage_pddl.planners.memory import HybridMemory, MemoryItem, compound_members, leaks
 
-from .conftest import GOOD_PLAN, s, steps
+from .conftest import GOOD_PLAN, ps, steps
 
 
 def item(task_id, text, members=()):
-    return MemoryItem(task_id, text, (s("Wait"),), members=tuple(members))
+    return MemoryItem(task_id, text, (ps("Wait"),), members=tuple(members))
 
 
 POOL = [item("K01", "Make coffee with the coffee machine"),
@@ -62,9 +62,9 @@ def test_jaccard_ranks_and_ties_keep_pool_order():
 def test_live_pool_appends_and_reloads(tmp_path, task):
     path = tmp_path / "live" / "memory.jsonl"
     memory = HybridMemory(live_path=path)
-    assert memory.add_episode(task, [s(*x) for x in GOOD_PLAN]) is not None
+    assert memory.add_episode(task, [ps(*x) for x in GOOD_PLAN]) is not None
     assert memory.add_episode(task, [], success=True) is None
-    assert memory.add_episode(task, [s("Wait")], success=False) is None
+    assert memory.add_episode(task, [ps("Wait")], success=False) is None
     path.open("a").write("not json\n")
     again = HybridMemory(live_path=path)
     assert len(again.items) == 1 and again.items[0].source == "episode"
@@ -76,7 +76,7 @@ def test_live_pool_appends_and_reloads(tmp_path, task):
 
 def test_a_memory_for_a_domain_reads_only_that_domains_episodes(tmp_path, task):
     path = tmp_path / "memory.jsonl"
-    HybridMemory(live_path=path).add_episode(task, [s(*x) for x in GOOD_PLAN])
+    HybridMemory(live_path=path).add_episode(task, [ps(*x) for x in GOOD_PLAN])
     written = task.domain.name
     assert len(HybridMemory(live_path=path, domain=written).items) == 1
     assert HybridMemory(live_path=path, domain="another-domain").items == []
@@ -119,9 +119,9 @@ def test_seeds_are_normalised_and_gated(ithor, every):
     assert memory.seeds
     names = {a.name for a in domain.actions}
     for seed in memory.seeds:
-        assert all(step["action"] in names for step in seed.steps)  # Navigate/Grab rewritten
+        assert all(step.action in names for step in seed.steps)  # Navigate/Grab rewritten
         gate = compile_gate(domain, task_problem(by_id[seed.task_id], domain))
-        assert gate.check([dict(x) for x in seed.steps], mode="all").valid
+        assert gate.check(list(seed.steps), mode="all").valid
     rejected = {task_id for task_id, _ in memory.rejected_seeds}
     assert len(memory.seeds) + len(rejected) == len(tasks)
     kept_all = HybridMemory.from_tasks(tasks, domain, require_valid=False)
@@ -191,7 +191,7 @@ def test_no_retrieved_example_for_a_compound_task_comes_from_its_components(itho
     domain, tasks, compounds = ithor
     assert compounds
     memory = HybridMemory(
-        seeds=[MemoryItem(t.task_id, t.instruction, (s("Wait"),), members=tuple(t.members))
+        seeds=[MemoryItem(t.task_id, t.instruction, (ps("Wait"),), members=tuple(t.members))
                for t in list(tasks) + list(compounds)], top_k=5)
     leaked_without_loo = 0
     for compound in compounds:

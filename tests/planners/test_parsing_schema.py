@@ -4,10 +4,12 @@ from __future__ import annotations
 import jsonschema
 import pytest
 
+from sage_pddl.pddl.plans import written_json
 from sage_pddl.pddl.vocabulary import step_text, vocabulary
 from sage_pddl.planners.parsing import Canonicalizer, parse_steps, parse_subgoals
 from sage_pddl.planners.prompts import describe_domain
 from sage_pddl.planners.schema import steps_schema, subgoals_schema
+from tests.steps import as_step
 
 
 @pytest.mark.parametrize("text", [
@@ -34,10 +36,10 @@ def test_parse_subgoals_variants():
 
 def test_canonicalizer_uses_aliases_and_object_spelling(domain, problem):
     canon = Canonicalizer(domain, problem)
-    step = canon.step({"action": "navigate", "object": "counter_top"})
-    assert step == {"action": "MoveTo", "object": "CounterTop", "target": ""}
-    assert canon.step({"action": "grab", "object": "Banana"})["object"] == "Banana"
-    assert canon.step({"action": "teleport", "object": "apple"})["action"] == "teleport"
+    step = canon.step(as_step({"action": "navigate", "object": "counter_top"}))
+    assert written_json(step) == {"action": "MoveTo", "object": "CounterTop", "target": ""}
+    assert canon.step(as_step({"action": "grab", "object": "Banana"})).field("object") == "Banana"
+    assert canon.step(as_step({"action": "teleport", "object": "apple"})).action == "teleport"
 
 
 def test_step_from_args_follows_step_annotation(domain):

@@ -7,6 +7,7 @@ import pytest
 from sage_pddl.gate import compile_gate
 from sage_pddl.llm import InvalidOutput
 from sage_pddl.planners import PlannerError, get_planner
+from tests.steps import as_json
 
 from .conftest import GOOD_PLAN, assert_accounting, steps
 
@@ -28,7 +29,7 @@ def test_plan_counts_one_plus_k_plus_r_and_certified_plan_passes_gate(task, scri
     assert [c.role for c in result.call_log] == ["decompose", "expand", "expand", "refine",
                                                  "expand"]
     assert result.certified and result.goal_reached
-    assert [(x["action"], x["object"]) for x in result.steps] == GOOD_PLAN
+    assert [(x.action, x.field("object")) for x in result.steps] == GOOD_PLAN
     gate = compile_gate(task.domain, task.problem)
     assert gate.check(list(result.steps), mode="all").valid
     refined = result.blocks[1]
@@ -73,7 +74,7 @@ def test_block_that_never_passes_is_uncertified_and_state_rolls_through_prefix(t
     state_part = second_expand.split("State at the start of this sub-goal:")[1]
     assert "(reachable Fridge)" not in state_part
     # nothing silently dropped: the uncertified block's steps are reported
-    assert result.blocks[0].steps == tuple(bad["steps"])
+    assert as_json(result.blocks[0].steps) == bad["steps"]
 
 
 def test_prefix_mode_returns_only_the_accepted_prefix(task, scripted):
@@ -81,7 +82,7 @@ def test_prefix_mode_returns_only_the_accepted_prefix(task, scripted):
     llm, _ = scripted({"decompose": [sub("a", "b")], "expand": [bad, steps()],
                        "refine": [bad]})
     result = get_planner("SAGE", llm=llm, max_refines=1, uncertified_steps="prefix").plan(task)
-    assert [x["action"] for x in result.steps] == ["MoveTo"]
+    assert [x.action for x in result.steps] == ["MoveTo"]
     assert not result.certified
 
 
@@ -110,7 +111,7 @@ def test_exact_no_op_repeat_is_dropped_before_gating(task, scripted):
                        "expand": [steps(("MoveTo", "Apple")),
                                   steps(("MoveTo", "Apple"), ("Pick", "Apple"))]})
     result = get_planner("SAGE", llm=llm).plan(task)
-    assert [x["action"] for x in result.steps] == ["MoveTo", "Pick"]
+    assert [x.action for x in result.steps] == ["MoveTo", "Pick"]
     assert any("no-op" in n for n in result.notes)
 
 
@@ -134,24 +135,24 @@ def test_repair_keeps_future_blocks_including_close_and_relocates_after_two_fail
     planner = get_planner("SAGE", llm=llm)
     plan = planner.plan(task)
     assert_accounting(plan, llm, calls=1 + 4)
-    executed = [dict(x) for x in plan.steps]
+    executed = [x for x in plan.steps]
 
     # failure 1: "Pick Apple" (position 3) fails in the executor
     done = executed[:3]
     first = planner.repair(None, done, executed[3], "the apple slipped")
     assert_accounting(first, llm, calls=1)
     assert "Current sub-goal: get the apple" in raw.calls[-1].prompt
-    assert [(x["action"], x["object"]) for x in first.steps] == [
+    assert [(x.action, x.field("object")) for x in first.steps] == [
         ("Pick", "Apple"), ("MoveTo", "Fridge"), ("Place", "Fridge"), ("Close", "Fridge")]
     assert first.certified and first.goal_reached
     assert [b.origin for b in first.blocks] == ["repair", "kept", "kept"]
 
     # failure 2: after executing Pick Apple and MoveTo Fridge, "Place Fridge" fails
-    done = done + [dict(x) for x in first.steps[:2]]
+    done = done + [x for x in first.steps[:2]]
     second = planner.repair(None, done, first.steps[2], "the shelf is full")
     assert_accounting(second, llm, calls=1)
     assert "Current sub-goal: put the apple in the fridge" in raw.calls[-1].prompt
-    assert [(x["action"], x["object"]) for x in second.steps] == [("Place", "Fridge"),
+    assert [(x.action, x.field("object")) for x in second.steps] == [("Place", "Fridge"),
                                                                   ("Close", "Fridge")]
     assert second.certified
     gate = compile_gate(task.domain, task.problem)
@@ -166,7 +167,7 @@ def test_repair_refines_and_regates_the_suffix(task, scripted):
     planner = get_planner("SAGE", llm=llm)
     plan = planner.plan(task)
     llm.reset()
-    done = [dict(x) for x in plan.steps[:2]]
+    done = [x for x in plan.steps[:2]]
     result = planner.repair(None, done, plan.steps[2], "path blocked")
     assert_accounting(result, llm, calls=1 + 1)
     assert result.blocks[0].refines == 1 and result.blocks[0].verdict.valid
@@ -182,7 +183,7 @@ def test_repair_flags_kept_blocks_that_no_longer_pass(task, scripted):
     planner = get_planner("SAGE", llm=llm, max_refines=0)
     plan = planner.plan(task)
     llm.reset()
-    result = planner.repair(None, [dict(x) for x in plan.steps[:2]], plan.steps[2], "dropped")
+    result = planner.repair(None, [x for x in plan.steps[:2]], plan.steps[2], "dropped")
     assert_accounting(result, llm, calls=1)
     kept = result.blocks[1]
     assert kept.origin == "kept" and not kept.certified
@@ -199,7 +200,7 @@ def test_repair_uses_the_given_state(task, scripted):
     gate = compile_gate(task.domain, task.problem)
     state = gate.check(list(plan.steps[:3]), mode="all").final_state
     result = planner.repair(state, [], plan.steps[3], "slipped")
-    assert result.blocks[0].certified and result.blocks[0].steps[0]["action"] == "Pick"
+    assert result.blocks[0].certified and result.blocks[0].steps[0].action == "Pick"
 
 
 def test_repair_before_plan_is_an_error(scripted):
@@ -218,7 +219,7 @@ def test_no_repair_ablation_replans_globally(task, scripted):
     planner = get_planner("SAGE-NoRepair", llm=llm)
     plan = planner.plan(task)
     llm.reset()
-    result = planner.repair(None, [dict(x) for x in plan.steps[:2]], plan.steps[2], "blocked")
+    result = planner.repair(None, [x for x in plan.steps[:2]], plan.steps[2], "blocked")
     assert_accounting(result, llm, calls=1 + 2)
     assert result.certified and result.goal_reached
     assert "Put the apple in the fridge" in raw.calls[-3].prompt  # original task kept

@@ -9,13 +9,16 @@ import pytest
 from sage_pddl.domains import load_domain
 from sage_pddl.env import get_env
 from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.model import PlanStep
+from sage_pddl.pddl.vocabulary import step_key
 from sage_pddl.planners.base import PlanningTask, PlanResult
 from sage_pddl.runtime import injection_index, run_episode
 from sage_pddl.tasks import load_task
+from tests.steps import as_step
 
 
-def step(action: str, obj: str = "") -> dict:
-    return {"action": action, "object": obj}
+def step(action: str, obj: str = "") -> PlanStep:
+    return as_step({"action": action, "object": obj})
 
 
 GOOD = [step("MoveTo", "Cabinet"), step("Open", "Cabinet"), step("MoveTo", "Apple"),
@@ -37,7 +40,7 @@ class FixedPlanner:
                           output_tokens=5, planner=self.name)
 
     def repair(self, state, done, failed_step, reason):
-        self.repair_calls.append((list(done), dict(failed_step), reason))
+        self.repair_calls.append((list(done), failed_step, reason))
         steps = self.repairs.pop(0) if self.repairs else []
         return PlanResult(steps=tuple(steps), calls=1, prompt_tokens=3, output_tokens=2,
                           planner=self.name)
@@ -73,7 +76,7 @@ def test_recovery_fails_when_the_goal_is_not_reached(task):
     assert report.success is False and report.recovered is False
     # the planner saw the failure only through the reason, and got the executed steps
     done, failed, reason = planner.repair_calls[0]
-    assert failed == step("PutIn", "Cabinet") and len(done) == 5 and "injected" in reason
+    assert step_key(failed) == step_key(step("PutIn", "Cabinet")) and len(done) == 5 and "injected" in reason
 
 
 def test_recovery_counts_when_the_goal_holds(task):
@@ -91,7 +94,7 @@ def test_blocked_steps_stay_in_the_step_success_denominator(task):
     report = run(task, planner, gate_before_execute=True)
     assert report.blocked == 1 and report.repairs == 1
     blocked = next(r for r in report.records if r.status == "blocked")
-    assert blocked.step == step("PutIn", "Cabinet") and blocked.code == "container-closed"
+    assert step_key(blocked.step) == step_key(step("PutIn", "Cabinet")) and blocked.code == "container-closed"
     assert report.success is True
     assert report.attempted == report.executed + 1
     assert report.step_success == pytest.approx(report.executed / (report.executed + 1))
