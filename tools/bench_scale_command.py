@@ -16,8 +16,8 @@ as a user's earlier runs would have; then `--workers 1` and `--workers N` are ti
 the command spent outside its cells with one worker (start-up, scheduling, writing, the
 report), the speed-up, the longest cell (whose calls are sequential: no number of workers
 finishes before it), the bound those set with the time outside the cells (paid whatever the
-workers; the cells at best spread perfectly over the workers), and whether the rows of every run are identical (sorted, timing fields
-dropped, `results.comparable_rows`).
+workers; the cells at best spread perfectly over the workers), and whether the rows of every
+run are identical (sorted, timing fields dropped, `results.comparable_rows`).
 
     python tools/bench_scale_command.py                 # 48 cells, 200 ms, 16 at once
     python tools/bench_scale_command.py --repeat 3 --workers 8
