@@ -1,7 +1,7 @@
 """The gate's one check loop (bit sets, `bits.py`) against the set form of its ground actions.
 
 * `Gate.check` must return exactly the verdict of `reference.check_sets` (frozenset states,
-  `GroundAction.applicable`/`apply_in_place`) on every corpus triple, on every iTHOR reference
+  `applicable`/`apply`) on every corpus triple, on every iTHOR reference
   plan of the bundled task set and on every mutant of it (`sage_pddl.tasks.mutations`), in both
   modes, on a fresh gate and on a warm one (every step resolved before), from the initial
   state and from a given state.
@@ -31,7 +31,7 @@ from sage_pddl.pddl.model import Annotation, Atom, Domain, Plan, PlanStep, Probl
 from sage_pddl.tasks import load_taskset, task_problem
 from sage_pddl.tasks.mutations import plan_mutants
 
-from .reference import check_sets
+from .reference import apply, check_sets
 from .test_gate_corpus import load_triples
 
 REPO = Path(__file__).resolve().parents[2]
@@ -422,6 +422,8 @@ def test_static_literals_decided_on_bit_sets_equal_the_set_form():
     codes = [v.code for v in compile_gate(d, p).check(plans[0]).violations]
     assert codes == ["enter/requires/lockable", "enter/forbids/inside"]
     lit_cellar = frozenset({("lit", "cellar"), ("has-lamp",)})  # another static fact
-    ground = compile_gate(d, p).ground("Look Cellar", state=lit_cellar)
-    assert ("seen", "cellar") in ground.apply(lit_cellar)
+    gate = compile_gate(d, p)
+    ground = gate.ground("Look Cellar", state=lit_cellar)
+    assert ("seen", "cellar") in gate.apply(lit_cellar, ground)
+    assert gate.apply(lit_cellar, ground) == apply(ground, lit_cellar)
     _assert_same_on_every_path(d, p, plans, [("lockable", "hall"), ("lit", "cellar")])

@@ -158,7 +158,7 @@ class AI2ThorEnv(GatedEnv):
                                 "unsupported-action")
         success, message = skill(*(self._names.get(a, a) for a in ground.args))
         if success:
-            self._state = frozenset(ground.apply(pre))  # domain effects (reachable, on, ...)
+            self._state = self.gate.apply(pre, ground)  # domain effects (reachable, on, ...)
             self._succeeded += 1
         self._sense()
         return self._finish(plan_step, pre, success, "ok" if success else message,
