@@ -1,6 +1,6 @@
 """`python -m sage_pddl` runs the `sage-pddl` command line."""
 import sys
 
-from .cli import main
+from .cli import run
 
-sys.exit(main())
+sys.exit(run())

@@ -26,11 +26,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .env.base import Environment, as_plan_step
+from .env.base import Environment
 from .env.episode import GatedEnv
 from .gate import Gate, Verdict, compile_gate
 from .gate.ground import Atoms
-from .pddl.errors import SageError
+from .pddl.errors import PlanSyntaxError, SageError
+from .pddl.model import PlanStep
+from .pddl.plans import step_from_json
 
 INJECTED_REASON = "injected failure: the step could not be executed"
 
@@ -182,18 +184,27 @@ def run_episode(task: Any, planner: Any, env: Environment, *, max_replan: int = 
     while remaining and len(records) < max_steps:
         step = remaining.pop(0)
         index = len(records)
+        try:  # the planner's JSON step, read once for the gate and the environment
+            plan_step = step_from_json(step, index)
+        except PlanSyntaxError as error:
+            records.append(StepRecord(index, step, "failed", f"unparsable step: {error.message}",
+                                      "unparsable-step"))
+            emit("step", records[-1])
+            if not repair(step, records[-1].message):
+                break
+            continue
         if injected_at is not None and not injected and len(done) >= injected_at:
             injected = True
             records.append(StepRecord(index, step, "injected", INJECTED_REASON, "injected-failure"))
             if isinstance(env, GatedEnv):  # its transition log shows the attempt too
-                env.refuse(step, INJECTED_REASON, "injected-failure")
+                env.refuse(plan_step, INJECTED_REASON, "injected-failure")
             emit("step", records[-1])
             if not repair(step, INJECTED_REASON):
                 break
             continue
         gated = None
         if gate_before_execute:
-            gated = _gate_step(gate, believed, step, index)
+            gated = _gate_step(gate, believed, plan_step)
             if gated.violations:
                 violation = gated.violations[0]
                 records.append(StepRecord(index, step, "blocked", violation.message, violation.code))
@@ -201,11 +212,11 @@ def run_episode(task: Any, planner: Any, env: Environment, *, max_replan: int = 
                 if not repair(step, f"[gate] {violation.message}"):
                     break
                 continue
-        outcome = env.step(step)
+        outcome = env.step(plan_step)
         if outcome.success:
             records.append(StepRecord(index, step, "executed", outcome.message))
             done.append(step)
-            believed = _advance(gate, believed, step, index, gated)
+            believed = _advance(gate, believed, plan_step, gated)
             emit("step", records[-1])
             continue
         records.append(StepRecord(index, step, "failed", outcome.message, outcome.code))
@@ -230,17 +241,16 @@ def run_episode(task: Any, planner: Any, env: Environment, *, max_replan: int = 
         certified=bool(getattr(planning, "certified", False)), notes=tuple(notes))
 
 
-def _gate_step(gate: Gate, state: Atoms, step: Mapping[str, Any], index: int) -> Verdict:
+def _gate_step(gate: Gate, state: Atoms, step: PlanStep) -> Verdict:
     """The gate's verdict on `step` alone in the believed `state`."""
-    return gate.check([as_plan_step(step, index)], state=state)
+    return gate.check([step], state=state)
 
 
-def _advance(gate: Gate, state: Atoms, step: Mapping[str, Any], index: int,
-             gated: Verdict | None) -> Atoms:
+def _advance(gate: Gate, state: Atoms, step: PlanStep, gated: Verdict | None) -> Atoms:
     """The believed state after an executed step: the gate's effects when the gate accepts the
     step from the believed state; otherwise the belief is stale and stays (the environment
     succeeded for reasons the planner cannot see; later gating re-checks from there).
     `gated`: the step's verdict in `state` when it was gated before it was dispatched (the
     step is then not checked again)."""
-    verdict = gated if gated is not None else _gate_step(gate, state, step, index)
+    verdict = gated if gated is not None else _gate_step(gate, state, step)
     return state if verdict.violations else verdict.final_state

@@ -34,6 +34,7 @@ from sage_pddl.domains import load_domain  # noqa: E402
 from sage_pddl.induce import induce_from, read_logs  # noqa: E402
 from sage_pddl.induce.plans import PlanOutcome, plan_outcome, plan_summary, plan_table  # noqa: E402
 from sage_pddl.pddl.errors import SageError  # noqa: E402
+from sage_pddl.pddl.plans import step_from_text  # noqa: E402
 from sage_pddl.tasks import load_taskset, task_problem  # noqa: E402
 
 INDUCED = "virtualhome-induced"
@@ -111,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
                 def verdict(steps, task_id=task.task_id, verdicts=verdicts):
                     steps = tuple(steps)
                     if steps not in verdicts:
-                        verdicts[steps] = score_plan(task_id, list(steps))
+                        verdicts[steps] = score_plan(task_id, [step_from_text(s) for s in steps])
                     return verdicts[steps]
 
                 gold_verdict = verdict(gold[task.task_id])

@@ -12,8 +12,9 @@ seeded by (seed, task). EAI's executor labels each plan (`sage_pddl.bench.eai.sc
 executable or refused); a task EAI does not count (its gold final graph fails its goals) is left
 out. Then each domain gates each plan on the task's problem:
 
-* *induced*: `induce --noise 0.05 --types-from virtualhome` on the logs of the other folds'
-  tasks only (`--folds` seeded folds of the tasks, as tools/induce_plans.py), so no plan is
+* *induced*: `induce --types-from virtualhome` (the default learner; `--noise` and
+  `--exceptions` pass through, and the table's label names them) on the logs of the other
+  folds' tasks only (`--folds` seeded folds of the tasks, as tools/induce_plans.py), so no plan is
   gated by a domain trained on its own task;
 * *hand-written*: the bundled copy of EAI's domain;
 * *no preconditions*: the hand-written domain with every precondition removed;
@@ -21,8 +22,10 @@ out. Then each domain gates each plan on the task's problem:
   successes, `learn(safe=True)`), on the same training logs.
 
 The table: gold plans the simulator executes and the share accepted; mutants the simulator
-refuses and the share refused; their mean. Rows are appended to `--out` as they are made and
-a rerun skips the tasks already there.
+refuses and the share refused; their mean. Rows are appended to `--out` as they are made. The
+simulator's labels are kept: a rerun asks the simulator only about plans not yet in `--out`,
+and gates every plan again with the domains of this run's settings (then rewrites `--out`), so
+a rerun with other learner settings never reports the rows of the last one.
 """
 from __future__ import annotations
 
@@ -47,14 +50,29 @@ from sage_pddl.induce.plans import (  # noqa: E402
     precision_table,
     without_preconditions,
 )
+from sage_pddl.pddl.errors import SageError  # noqa: E402
 from sage_pddl.pddl.model import key  # noqa: E402
+from sage_pddl.pddl.plans import step_from_text  # noqa: E402
 from sage_pddl.tasks import load_taskset, task_problem  # noqa: E402
 
 INDUCED, SAFE = "virtualhome-induced", "virtualhome-safe"
-LABELS = {INDUCED: "induced (--noise 0.05, held-out logs)",
-          "virtualhome": "EAI's hand-written domain (bundled virtualhome)",
+LABELS = {"virtualhome": "EAI's hand-written domain (bundled virtualhome)",
           "virtualhome-no-preconditions": "no preconditions",
           SAFE: "safe learner (SAM: every literal true in all successes)"}
+
+
+def labels(rows: list[dict]) -> dict[str, str]:
+    """The table's names of the domains; the induced one names the learner settings its rows
+    were gated with (recorded in each row)."""
+    settings = {json.dumps(r.get("learner", {}), sort_keys=True) for r in rows
+                if r.get("counted", True)}
+    if len(settings) > 1:
+        named = ", ".join(sorted(settings))
+        raise SageError(f"the rows were gated with different learner settings ({named}): "
+                        "rerun plan_precision.py to gate them again")
+    learner = json.loads(settings.pop()) if settings else {}
+    flags = " ".join(f"--{name} {value}" for name, value in sorted(learner.items()))
+    return {INDUCED: f"induced ({flags or 'default learner'}, held-out logs)", **LABELS}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,7 +83,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--per-kind", type=int, default=2, help="mutants per kind and task")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--noise", type=float, default=0.05)
+    parser.add_argument("--noise", type=float, default=None,
+                        help="the learner's --noise (default: the learner's default)")
+    parser.add_argument("--exceptions", type=float, default=None,
+                        help="the learner's --exceptions (default: the learner's default)")
     parser.add_argument("--report", action="store_true",
                         help="only print the table of the rows already in --out")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -76,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
 
     out = Path(args.out)
     if not args.report:
-        run(args, {r["task"] for r in read_rows(out)}, out)
+        run(args, read_rows(out), out)
     if args.json:
         print(json.dumps(precision_summary(verdicts(out)), indent=2))
     elif not args.quiet:
@@ -100,13 +121,20 @@ def table(out: Path) -> str:
     rows = verdicts(out)
     kinds = sorted({v.kind for v in rows if v.kind != "gold"})
     tasks = len({v.task for v in rows})
-    return (precision_table(precision_summary(rows), LABELS) + f"\n\n{tasks} tasks counted; "
+    named = labels(read_rows(out))
+    return (precision_table(precision_summary(rows), named) + f"\n\n{tasks} tasks counted; "
             "mutants the simulator refuses, by kind: " + ", ".join(
                 f"{k} {sum(1 for v in rows if v.kind == k and not v.executes)} of "
                 f"{sum(1 for v in rows if v.kind == k)}" for k in kinds) + ".")
 
 
-def run(args: argparse.Namespace, done: set[str], out: Path) -> None:
+def learner_settings(args: argparse.Namespace) -> dict[str, float]:
+    """The learner options given (the others are the learner's defaults)."""
+    return {name: value for name, value in (("noise", args.noise), ("exceptions", args.exceptions))
+            if value is not None}
+
+
+def run(args: argparse.Namespace, before: list[dict], out: Path) -> None:
     # optional extra 'virtualhome' (EAI's evaluator)
     from sage_pddl.bench.eai import score_plan
     from sage_pddl.env.virtualhome import eai_gold_pddl_plans, require_eai
@@ -117,19 +145,31 @@ def run(args: argparse.Namespace, done: set[str], out: Path) -> None:
     gold = eai_gold_pddl_plans()
     tasks = [t for t in load_taskset("virtualhome") if t.task_id in gold][:args.limit]
     transitions = list(read_logs([args.logs]))
-    with out.open("a") as sink:
+    learner = learner_settings(args)
+    regated = out.with_name(out.name + ".regated")  # this run's rows; replaces `out` at the end
+    # the simulator's verdicts so far (an interrupted run's too), by plan: only new plans run
+    before = before + read_rows(regated)
+    labelled = {(r["task"], tuple(r["steps"])): r["executes"] for r in before}
+    uncounted = {r["task"] for r in before if not r.get("counted", True)}
+    regated.unlink(missing_ok=True)
+    with regated.open("a") as sink:
         for fold in folds(sorted({t.task_id for t in tasks}), args.folds, args.seed):
-            todo = [t for t in tasks if t.task_id in fold and t.task_id not in done]
-            if not todo:
-                continue
+            todo = [t for t in tasks if t.task_id in fold]
             training = [t for t in transitions if task_id_of(t.task) not in set(fold)]
-            induced = induce_from(training, domain_name=INDUCED, noise=args.noise,
-                                  aliases_from=hand, types_from=hand).domain
+            induced = induce_from(training, domain_name=INDUCED, aliases_from=hand,
+                                  types_from=hand, **learner).domain
             safe = induce_from(training, domain_name=SAFE, aliases_from=hand, types_from=hand,
                                safe=True).domain
             for task in todo:
-                first = score_plan(task.task_id, gold[task.task_id])
-                if not first.counted:
+                first = (task.task_id, tuple(gold[task.task_id]))
+                if first not in labelled and task.task_id not in uncounted:
+                    verdict = score_plan(task.task_id,
+                                         [step_from_text(s) for s in gold[task.task_id]])
+                    if verdict.counted:
+                        labelled[first] = verdict.executable
+                    else:
+                        uncounted.add(task.task_id)
+                if task.task_id in uncounted:
                     row = {"task": task.task_id, "counted": False, "kind": "gold",
                            "steps": gold[task.task_id], "executes": False, "accepted": {}}
                     sink.write(json.dumps(row) + "\n")
@@ -141,15 +181,18 @@ def run(args: argparse.Namespace, done: set[str], out: Path) -> None:
                 plans = [("gold", tuple(gold[task.task_id]))] + edited_plans(
                     gold[task.task_id], objects, rng, args.per_kind)
                 for kind, steps in plans:
-                    executes = (first if kind == "gold"
-                                else score_plan(task.task_id, list(steps))).executable
+                    executes = labelled.get((task.task_id, steps))
+                    if executes is None:
+                        executes = score_plan(task.task_id,
+                                              [step_from_text(s) for s in steps]).executable
                     accepted = {d.name: gate_accepts(d, problem, steps)
                                 for d in (induced, hand, bare, safe)}
                     row = PlanVerdict(task.task_id, kind, steps, executes, accepted).to_json()
-                    sink.write(json.dumps(row) + "\n")
+                    sink.write(json.dumps({**row, "learner": learner}) + "\n")
                 sink.flush()
                 if not args.quiet:
                     print(f"{task.task_id}: {len(plans)} plans", file=sys.stderr, flush=True)
+    regated.replace(out)
 
 
 if __name__ == "__main__":

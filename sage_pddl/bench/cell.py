@@ -33,6 +33,7 @@ from sage_pddl.llm import Completion, InvalidOutput, LLMBackend, LLMError, Messa
 from sage_pddl.llm.output import Schema
 from sage_pddl.llm.scripted import ScriptExhausted
 from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.plans import step_from_json
 from sage_pddl.pddl.vocabulary import step_text
 from sage_pddl.planners import get_planner, uses_memory
 from sage_pddl.planners.base import Planner, PlanningTask, PlanResult
@@ -183,7 +184,8 @@ def _prefix_state(checked: metrics.PlanCheck) -> Atoms:
 def _eai_part(task_id: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
     """EAI's own verdict on a VirtualHome plan, beside our PDDL goal test: `eai_counted` is
     False when EAI skips the task (its gold program fails its own goals)."""
-    verdict = score_plan(task_id, steps)
+    verdict = score_plan(task_id, [step_from_json(step, index)
+                                   for index, step in enumerate(steps)])
     return {"eai_counted": verdict.counted, "eai_executable": verdict.executable,
             "eai_success": verdict.success if verdict.counted else None,
             "eai_error": verdict.error_type}

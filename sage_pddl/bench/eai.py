@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sage_pddl.env.base import EnvError, StepLike
+from sage_pddl.env.base import EnvError
 from sage_pddl.env.virtualhome import (
     ADDITIONAL_STEP,
     CHARACTER_NAMES,
@@ -46,7 +46,7 @@ from sage_pddl.env.virtualhome import (
     script_words,
     task_resolver,
 )
-from sage_pddl.pddl.model import Plan, key
+from sage_pddl.pddl.model import Plan, PlanStep, key
 
 _EVAL_LOGGER = "virtualhome_eval.evaluation.action_sequencing.scripts.evaluate_results"
 RUNTIME_ERRORS = {0: "wrong_temporal_order", 1: "missing_step", 2: "affordance_error",
@@ -94,7 +94,7 @@ class EaiVerdict:
 
 # --- plan -> EAI's LLM output ----------------------------------------------------------------
 
-def plan_to_llm_output(task_id: str, plan: Plan | Sequence[StepLike]) -> str:
+def plan_to_llm_output(task_id: str, plan: Plan | Sequence[PlanStep]) -> str:
     """Our plan as the JSON-like text EAI expects from an LLM: `{"WALK": ["laptop", "1000"],
     "GRAB": [...], ...}`, keys repeated in plan order (EAI parses it with a regex that keeps
     duplicates). Steps that cannot be translated are written as best we can, so EAI's own checks
@@ -104,8 +104,8 @@ def plan_to_llm_output(task_id: str, plan: Plan | Sequence[StepLike]) -> str:
     resolver = task_resolver(task_id)
     arity = script_arity()
     entries = []
-    for index, step in enumerate(plan):
-        _, action, args = script_words(step, index)
+    for step in plan:
+        action, args = script_words(step)
         name = key(action.strip().strip("[]"))
         script_action = PDDL_TO_SCRIPT.get(name, name.upper())
         words = [a for a in args if a.strip()]
@@ -126,7 +126,7 @@ def plan_to_llm_output(task_id: str, plan: Plan | Sequence[StepLike]) -> str:
 
 # --- one task ----------------------------------------------------------------------------------
 
-def score_plan(task_id: str, plan: Plan | Sequence[StepLike], *,
+def score_plan(task_id: str, plan: Plan | Sequence[PlanStep], *,
                eai_compat: bool = False) -> EaiVerdict:
     """EAI's verdict on our plan (steps in EAI's PDDL vocabulary, script names or script lines)."""
     return score_llm_output(task_id, plan_to_llm_output(task_id, plan), eai_compat=eai_compat)
@@ -252,7 +252,7 @@ def score_outputs(outputs: Iterable[Mapping[str, str]], *, eai_compat: bool = Fa
     return EaiReport(summarize(verdicts), error_info(verdicts), verdicts)
 
 
-def score_plans(plans: Mapping[str, Plan | Sequence[StepLike]], *,
+def score_plans(plans: Mapping[str, Plan | Sequence[PlanStep]], *,
                 eai_compat: bool = False) -> EaiReport:
     """Score our plans, {task_id: steps}, with EAI's scorer."""
     return score_outputs(({"identifier": task_id, "llm_output": plan_to_llm_output(task_id, plan)}

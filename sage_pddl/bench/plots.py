@@ -10,7 +10,9 @@ run's rows) and returns a matplotlib `Figure`, or None when the run has nothing 
 * `recovery_figure`: what happened after an injected failure, per planner (exec mode).
 
 `missing()` says why plots cannot be drawn (matplotlib absent), else None. `svg(figure)` is the
-figure as SVG text with its words kept as text, for a page to inline.
+figure as SVG text with its words kept as text, for a page to inline. `load()` imports
+matplotlib with the figures' settings ahead of drawing: a command that draws after a long wait
+(a benchmark's cells waiting on LLM calls) runs it on a thread during that wait.
 """
 from __future__ import annotations
 
@@ -39,6 +41,15 @@ def missing() -> str | None:
         return "plots skipped: matplotlib is not installed (pip install 'sage-pddl[bench]')"
     matplotlib.use("Agg")
     return None
+
+
+def load() -> None:
+    """Import matplotlib's pyplot with the figures' settings now, so that drawing later does
+    not pay for it; nothing when matplotlib is absent (`missing` says so when drawing)."""
+    try:
+        _pyplot()
+    except ImportError:
+        pass
 
 
 def _pyplot() -> Any:

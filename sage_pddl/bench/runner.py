@@ -92,12 +92,16 @@ LLMFactory = Callable[[str], LLMBackend]
 
 
 def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
-                  llm_factory: LLMFactory | None = None) -> Path:
+                  llm_factory: LLMFactory | None = None,
+                  cells_started: Callable[[], None] | None = None) -> Path:
     """Run (or resume) the grid of `config` and return the run folder (see module docstring).
 
     `config` is a `BenchConfig`, a mapping of its fields, or a TOML/JSON file. `llm_factory`
     (model name -> backend) replaces the backend the config names, for library use and tests;
-    with `workers` > 1 its backends are called from several threads at once.
+    with `workers` > 1 its backends are called from several threads at once. `cells_started`
+    is called once, when the first cells have been started (not at all when none is run): a
+    caller starts there the work it does while the cells wait on their LLM calls (the
+    command's report loads its libraries).
     """
     if isinstance(config, (str, Path)):
         config = load_config(config)
@@ -117,11 +121,12 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
         (run_dir / STATUS_FILE).unlink(missing_ok=True)
         write_text_atomic(run_dir / CONFIG_FILE,
                           json.dumps(stored, indent=2, default=str) + "\n")
-        return _run_locked(config, run_dir, tasks, task_sets, llm_factory)
+        return _run_locked(config, run_dir, tasks, task_sets, llm_factory, cells_started)
 
 
 def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task], task_sets: TaskSets,
-                llm_factory: LLMFactory | None) -> Path:
+                llm_factory: LLMFactory | None,
+                cells_started: Callable[[], None] | None = None) -> Path:
     """`run_benchmark` once the run folder is prepared and locked."""
     live_path = run_dir / LIVE_MEMORY_FILE if config.memory == "live" else None
 
@@ -174,6 +179,9 @@ def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task], task_sets
         while todo or (executor is not None and executor.in_flight):
             start_cells()
             assert executor is not None  # made when there are cells to run
+            if cells_started is not None and executor.in_flight:
+                cells_started()
+                cells_started = None
             progress.show(status, executor.in_flight)
             if not executor.in_flight:
                 break

@@ -15,6 +15,7 @@ command exits 2. `--json` prints a machine-readable result on stdout (documented
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import sys
 from collections.abc import Sequence
@@ -88,10 +89,13 @@ def diagnostic(error: SageError) -> str:
     return text if first.startswith("error:") or ": error: " in first else f"error: {text}"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, whole_process: bool = False) -> int:
+    """Run one command; `whole_process`: the command is all this process does (`run`), so it
+    may tune what only the process's own (the garbage collector: `bench`)."""
     _show_warnings()
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.whole_process = whole_process
     # the words of the command line, for a command that prints how to run it again (bench)
     args.argv = list(sys.argv[1:] if argv is None else argv)
     handler = getattr(args, "handler", None)
@@ -125,4 +129,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
-__all__ = ["build_parser", "main"]
+def run() -> int:
+    """The process's entry (`sage-pddl`, `python -m sage_pddl`): `main`, after which what the
+    command made is left to the process's exit. The interpreter's last full collection would
+    walk every object still alive (a benchmark's tasks, gates and memories) only to free memory
+    that the exit frees anyway; frozen (`gc.freeze`), they are not walked. In-process callers
+    (tests, a library) call `main`, which leaves the collector alone."""
+    code = main(whole_process=True)
+    gc.freeze()
+    return code
+
+
+__all__ = ["build_parser", "main", "run"]

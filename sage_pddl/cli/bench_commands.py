@@ -9,11 +9,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import gc
 import json
 import shlex
 import signal
 import threading
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -86,15 +88,16 @@ def config_from_args(args: argparse.Namespace) -> BenchConfig:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from ..bench import run_benchmark  # start-up time: imported when the command runs
-    from ..bench.report import write_report  # start-up time: imported when the command runs
     from ..bench.results import latest_rows, new_run_id, read_results  # start-up time
 
     config = config_from_args(args)
+    report_libraries = None if args.no_report else _ReportLibraries()
     if not config.resume and not config.run_id:  # named now, so an interrupt can name it
         config = dataclasses.replace(config, run_id=new_run_id())
     try:
         with _terminate_as_interrupt():
-            run_dir = run_benchmark(config)
+            run_dir = run_benchmark(config, cells_started=partial(
+                _cells_started, report_libraries, freeze=getattr(args, "whole_process", False)))
     except KeyboardInterrupt:
         _say_how_to_resume(args, config)
         raise
@@ -109,7 +112,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         out.print(f"note: a truncated last line ({status['truncated_bytes_dropped']} bytes) was "
                   "removed before appending", markup=False)
     report = page = None
-    if not args.no_report and (run_dir / "results.jsonl").stat().st_size > 0:
+    if report_libraries is not None and (run_dir / "results.jsonl").stat().st_size > 0:
+        report_libraries.wait()
+        from ..bench.report import write_report  # start-up time: imported when used
+
         report = write_report(run_dir, resamples=args.resamples)
         page = _html(args, report)
     if args.json:
@@ -131,6 +137,44 @@ def cmd_bench(args: argparse.Namespace) -> int:
     # exit 1 when any row of this invocation could not be run: a run with error rows is not a
     # result yet (rows already present from an earlier invocation are not counted again)
     return EXIT_INVALID if status["aborted_models"] or status["errors"] else EXIT_OK
+
+
+def _cells_started(report_libraries: _ReportLibraries | None, freeze: bool) -> None:
+    """Once the grid's first cells are started: with `freeze` (the command is the whole
+    process), what the run has set up (its tasks, gates, memories, modules) lives until the
+    process ends, so it is frozen out of the garbage collector's walks (`gc.freeze`: a full
+    collection would otherwise walk it again and again while the cells run); and the report's
+    libraries load while the cells wait."""
+    if freeze:
+        gc.freeze()
+    if report_libraries is not None:
+        report_libraries.load_meanwhile()
+
+
+class _ReportLibraries:
+    """The report's libraries (its module with numpy, matplotlib with the figures' settings),
+    imported on a thread of their own once the grid's first cells are started: the cells wait
+    on their LLM calls most of the time, so the report is written after the last cell without
+    importing first. Started after the run's set-up, which has no wait to fill."""
+
+    def __init__(self) -> None:
+        self._thread: threading.Thread | None = None
+
+    def load_meanwhile(self) -> None:
+        self._thread = threading.Thread(target=self._load, name="report-libraries",
+                                        daemon=True)
+        self._thread.start()
+
+    @staticmethod
+    def _load() -> None:
+        from ..bench import plots, report  # noqa: F401 - what the report imports, loaded now
+
+        plots.load()
+
+    def wait(self) -> None:
+        """Until the libraries are loaded (at once when they never started loading)."""
+        if self._thread is not None:
+            self._thread.join()
 
 
 def _say_how_to_resume(args: argparse.Namespace, config: BenchConfig) -> None:

@@ -30,8 +30,8 @@ from .base import (
     Fact,
     Observation,
     StepResult,
-    as_plan_step,
     format_fact,
+    numbered,
     parse_fact,
 )
 
@@ -63,4 +63,4 @@ def get_env(name: str, **options: Any) -> Environment:
 
 
 __all__ = ["ENVIRONMENTS", "EnvError", "Environment", "Fact", "Observation", "StepResult",
-           "as_plan_step", "format_fact", "get_env", "list_envs", "parse_fact", "register_env"]
+           "format_fact", "numbered", "get_env", "list_envs", "parse_fact", "register_env"]

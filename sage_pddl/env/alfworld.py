@@ -62,7 +62,7 @@ from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 from sage_pddl.pddl.vocabulary import name_key, vocabulary
 from sage_pddl.tasks.alfworld_commands import parse_alfworld_command
 
-from .base import EnvError, Fact, Observation, StepLike, StepResult, as_plan_step
+from .base import EnvError, Fact, Observation, StepResult, numbered
 from .textworld import (
     LOAD_TIMEOUT,
     STEP_TIMEOUT,
@@ -167,18 +167,13 @@ class AlfworldEnv:
         self.last_transition = None
         return self.observe(self._state.feedback.strip())
 
-    def step(self, step: StepLike) -> StepResult:
+    def step(self, step: PlanStep) -> StepResult:
         self._require_episode()
         index = self._index
         self._index += 1
         pre = self.true_state()
-        try:
-            plan_step = as_plan_step(step, index)
-        except SageError as error:
-            plan_step = PlanStep(str(step), (), index, str(step))
-            return self._finish(plan_step, pre, False, f"unparsable step: {error}",
-                                "unparsable-step", "")
-        command = self.command_for(step)
+        plan_step = numbered(step, index)
+        command = self.command_for(plan_step)
         self._state = self._game.step(command.text)
         feedback = self._state.feedback.strip()
         # TextWorld answers every command it cannot run with exactly this text
@@ -207,12 +202,13 @@ class AlfworldEnv:
     def admissible_commands(self) -> list[str]:
         return list(self._require_episode().admissible_commands)
 
-    def command_for(self, step: StepLike) -> Command:
+    def command_for(self, plan_step: PlanStep) -> Command:
         """The command a plan step becomes (see the module docstring)."""
         state = self._require_episode()
-        raw = " ".join(step.split()) if isinstance(step, str) else None
-        plan_step = as_plan_step(step)
-        text = raw or " ".join(plan_step.text.split())
+        text = " ".join(plan_step.text.split())
+        # a step of words may be ALFWorld's own command text; one that does not read as one is
+        # read as a plan step below
+        raw = None if plan_step.fields else text
         typed = {operator.command.lower(): operator.command for operator in state.operators}
         if text and text.lower() in typed:
             return Command(typed[text.lower()], True)

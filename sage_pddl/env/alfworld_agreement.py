@@ -20,6 +20,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sage_pddl.pddl.plans import step_from_json
+
 from ..domains import load_domain
 from ..gate import compile_gate
 from ..pddl.model import Domain, Problem, key
@@ -102,7 +104,7 @@ def play(env: Any, task: Task, domain: Domain, steps: Sequence[Mapping[str, Any]
     assert isinstance(task.problem, Problem)
     env.reset(task.problem, domain=domain, task=task.task_id, scene=task.scene)
     for index, step in enumerate(steps):
-        result = env.step(dict(step))
+        result = env.step(step_from_json(step, index))
         if not result.success:
             return Ending(index, env.goal_reached(), result.message)
     return Ending(None, env.goal_reached())

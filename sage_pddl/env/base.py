@@ -12,18 +12,19 @@ PDDL text form `(holding apple)` used in observations, logs and the wire protoco
 The dynamic predicates (those some action changes, `Vocabulary.effect_predicates`) are what
 observations (and planners' state descriptions) show; the others are static properties.
 
-`step` accepts a `PlanStep`, a JSON-style step dict (`{"action", "object", "target"}` or
-`{"action", "args"}`) or a one-step text (`Pick Apple`, `(pick apple)`); `as_plan_step` does the
-conversion with the parser's rules so every environment reads steps the same way.
+`step` takes a `PlanStep`, the program's one step type: a caller holding JSON or text reads it
+first (`pddl.plans.step_from_json`, `step_from_text`), as the runtime does with a planner's steps
+and the thor-server with the steps it is sent.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.model import Atom, Constant, PlanStep, Problem, StepLike, key
+from sage_pddl.pddl.model import Atom, Constant, PlanStep, Problem, key
 
 Fact = tuple[str, ...]
 
@@ -95,7 +96,7 @@ class Environment(Protocol):
 
     def reset(self, problem: Problem, **options: Any) -> Observation: ...
 
-    def step(self, step: StepLike) -> StepResult: ...
+    def step(self, step: PlanStep) -> StepResult: ...
 
     def true_state(self) -> frozenset[Fact]: ...
 
@@ -137,43 +138,6 @@ def parse_facts(values: Iterable[Any] | None) -> frozenset[Fact]:
 
 # --- steps -------------------------------------------------------------------------------------
 
-def as_plan_step(step: StepLike, index: int = 0) -> PlanStep:
-    """Convert a step in any accepted form into a PlanStep with the given index.
-
-    The rules are the gate's (`Gate.ground`): a dict's string fields other than `action` are kept
-    as `fields` and its non-empty `object` then `target` are the args (a dict with `args` and no
-    object/target is positional); text is `Action Arg ...` or `(action arg ...)`.
-    Raises EnvError for anything that is not a step.
-    """
-    if isinstance(step, PlanStep):
-        if step.index == index:
-            return step
-        return PlanStep(step.action, step.args, index, step.text, step.fields, step.loc)
-    if isinstance(step, Mapping):
-        action = step.get("action")
-        if not isinstance(action, str) or not action.strip():
-            raise EnvError(f"step {dict(step)!r} has no action name")
-        if "args" in step and "object" not in step and "target" not in step:
-            args = step.get("args") or []
-            if not isinstance(args, (list, tuple)) or not all(isinstance(a, str) for a in args):
-                raise EnvError(f"step {dict(step)!r}: 'args' must be a list of names")
-            args = tuple(a.strip() for a in args)
-            text = str(step.get("text") or " ".join([action.strip(), *args]))
-            return PlanStep(action.strip(), args, index, text)
-        fields = tuple((k, v.strip()) for k, v in step.items()
-                       if k not in ("action", "text") and isinstance(v, str))
-        args = tuple(v for k, v in fields if k in ("object", "target") and v)
-        text = str(step.get("text") or " ".join([action.strip(), *args]))
-        return PlanStep(action.strip(), args, index, text, fields)
-    if isinstance(step, str):
-        words = step.strip().strip("()").split()
-        if not words:
-            raise EnvError("the step is empty")
-        return PlanStep(words[0], tuple(words[1:]), index, step.strip())
-    raise EnvError(f"cannot read a plan step from {step!r}")
-
-
-def step_json(step: PlanStep) -> dict:
-    """The `action` record of a transition / wire message: {action, args, text}."""
-    return {"action": step.action, "args": list(step.args),
-            "text": step.text or " ".join([step.action, *step.args])}
+def numbered(step: PlanStep, index: int) -> PlanStep:
+    """`step` as the episode's attempt number `index`."""
+    return step if step.index == index else dataclasses.replace(step, index=index)

@@ -16,10 +16,9 @@ from typing import Any
 
 from sage_pddl.domains import load_domain
 from sage_pddl.gate import Gate, GroundAction, StepRejected
-from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 
-from .base import EnvError, Fact, Observation, StepLike, StepResult, as_plan_step
+from .base import EnvError, Fact, Observation, StepResult, numbered
 from .faults import GONE, Faults, StepContext
 from .transitions import Transition, TransitionLog, make_transition
 
@@ -66,24 +65,18 @@ class GatedEnv(ABC):
         self._fault_run = fault_set.start(task)
         self.last_transition = None
 
-    def _attempt(self, step: StepLike, call: str) -> tuple[PlanStep, str | None]:
-        """The next attempt of the episode: the step numbered, and why it cannot be read (None
-        when it can)."""
+    def _attempt(self, step: PlanStep, call: str) -> PlanStep:
+        """The next attempt of the episode: the step numbered."""
         if self.gate is None:
             raise EnvError(f"{call}() called before reset(): start an episode with "
                            "reset(problem)")
         index = self._index
         self._index += 1
-        try:
-            return as_plan_step(step, index), None
-        except SageError as error:
-            return PlanStep(str(step), (), index, str(step)), f"unparsable step: {error}"
+        return numbered(step, index)
 
-    def step(self, step: StepLike) -> StepResult:
-        plan_step, unreadable = self._attempt(step, "step")
-        index = self._index - 1  # the attempt's number (a PlanStep given keeps its own index)
-        if unreadable is not None:
-            return self._finish(plan_step, self._state, False, unreadable, "unparsable-step")
+    def step(self, step: PlanStep) -> StepResult:
+        plan_step = self._attempt(step, "step")
+        index = plan_step.index
         injection = self._fault_run.before_step(
             StepContext(self._task, index, self._succeeded, plan_step))
         if injection and injection.vanish:
@@ -107,11 +100,11 @@ class GatedEnv(ABC):
             plan_step = dataclasses.replace(plan_step, args=spelled)
         return self._execute(plan_step, pre, ground)
 
-    def refuse(self, step: StepLike, reason: str, code: str) -> StepResult:
+    def refuse(self, step: PlanStep, reason: str, code: str) -> StepResult:
         """Record a step the harness fails without running it (an injected failure): an attempt
         of the episode like any other, logged with its `code` (`induce` leaves such records
         out), the state unchanged."""
-        plan_step, _ = self._attempt(step, "refuse")
+        plan_step = self._attempt(step, "refuse")
         return self._finish(plan_step, self._state, False, reason, code)
 
     @abstractmethod

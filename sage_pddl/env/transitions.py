@@ -52,7 +52,7 @@ from sage_pddl.pddl.errors import PDDLSyntaxError, SageError
 from sage_pddl.pddl.limits import bounded_lines, decode, load_json
 from sage_pddl.pddl.model import PlanStep
 
-from .base import Fact, format_fact, parse_fact, step_json
+from .base import Fact, format_fact, parse_fact
 
 FORMAT_VERSION = 1
 """The self-contained record: both states in full."""
@@ -224,9 +224,9 @@ class StateChain:
 def make_transition(*, task: str, env: str, domain: str, step: int, plan_step: PlanStep,
                     pre: Iterable[Fact], success: bool, message: str, post: Iterable[Fact],
                     code: str | None = None, episode: int = 0, ts: float | None = None) -> Transition:
-    action = step_json(plan_step)
+    text = plan_step.text or " ".join([plan_step.action, *plan_step.args])
     return Transition(task=task, env=env, domain=domain, step=step,
-                      action=StepAction(action["action"], tuple(action["args"]), action["text"]),
+                      action=StepAction(plan_step.action, plan_step.args, text),
                       pre=frozenset(pre), success=success, message=message, post=frozenset(post),
                       ts=time.time() if ts is None else ts, code=code, episode=episode)
 

@@ -56,7 +56,7 @@ from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 from sage_pddl.pddl.vocabulary import name_key
 
-from .base import EnvError, Fact, Observation, StepLike, StepResult, as_plan_step
+from .base import EnvError, Fact, Observation, StepResult, numbered
 from .transitions import Transition, TransitionLog, make_transition
 
 EXTRA = "virtualhome"
@@ -302,16 +302,13 @@ def parse_script_text(text: str) -> tuple[str, list[str]] | None:
                                     for n, i in _SCRIPT_PARAM.findall(match.group(2))]
 
 
-def script_words(step: StepLike, index: int = 0) -> tuple[PlanStep, str, list[str]]:
-    """(PlanStep, action word, argument words) of a step in any accepted form."""
-    if isinstance(step, str) and parse_script_text(step):
-        action, args = parse_script_text(step)  # type: ignore[misc]
-        return PlanStep(action, tuple(args), index, step.strip()), action, args
-    plan_step = as_plan_step(step, index)
-    script = parse_script_text(plan_step.text) if plan_step.text.lstrip().startswith("[") else None
+def script_words(step: PlanStep) -> tuple[str, list[str]]:
+    """(action word, argument words) of a step: of the script line its text is
+    (`[WALK] <sofa> (1)`), else its own words."""
+    script = parse_script_text(step.text) if step.text.lstrip().startswith("[") else None
     if script:
-        return plan_step, script[0], script[1]
-    return plan_step, plan_step.action, list(plan_step.args)
+        return script[0], script[1]
+    return step.action, list(step.args)
 
 
 def to_script_line(action: str, args: Iterable[str], resolver: ObjectResolver) -> ScriptLine:
@@ -394,17 +391,13 @@ class VirtualHomeEnv:
         self.last_transition = None
         return self.observe()
 
-    def step(self, step: StepLike) -> StepResult:
+    def step(self, step: PlanStep) -> StepResult:
         self._require_episode()
         index = self._index
         self._index += 1
         pre = self.true_state()
-        try:
-            plan_step, action, args = script_words(step, index)
-        except SageError as error:
-            plan_step = PlanStep(str(step), (), index, str(step))
-            return self._finish(plan_step, pre, False, f"unparsable step: {error}",
-                                "unparsable-step")
+        plan_step = numbered(step, index)
+        action, args = script_words(plan_step)
         try:
             line = to_script_line(action, args, self.resolver)
         except StepTranslationError as error:

@@ -1,7 +1,8 @@
 """Reading a plan step: which action and objects its words name.
 
-A step is a `PlanStep`, a JSON object (`{"action": "Pick", "object": "Apple"}`, the fields of
-each parameter given by the domain's `@sage step` map, or `args`) or text (`"Pick Apple"`). Its
+A step is a `PlanStep`, or a JSON object or text that the gate's public entry points were given
+(read as `pddl.plans` reads them: `{"action": "Pick", "object": "Apple"}`, the fields of each
+parameter given by the domain's `@sage step` map, or `args`; `"Pick Apple"`). Its
 action word is looked up exactly (case-insensitive), then through the domain's aliases; each
 argument word is an object key when it names an object of its parameter's type, else the
 words may name instances (`Cabinet` -> `Cabinet_1`, `Cabinet_2`: `pddl/vocabulary.py`), and the
@@ -15,7 +16,9 @@ import itertools
 from functools import cached_property
 from typing import Any, NamedTuple
 
+from ..pddl.errors import PlanSyntaxError
 from ..pddl.model import Action, PlanStep
+from ..pddl.plans import step_from_value
 from ..pddl.vocabulary import ObjectNames, step_text
 from .schema import StepAction
 from .table import PreconditionTable
@@ -83,31 +86,16 @@ class StepBinder:
 
     def words(self, step: Any, index: int
                ) -> tuple[str, tuple[str, ...] | None, tuple[tuple[str, str], ...]]:
-        """(action word, argument words or None, named fields): a JSON step with `args` or a
-        text step gives its arguments; one with named fields gives the fields (mapped to the
-        parameters once the action is known)."""
-        if isinstance(step, PlanStep):
-            return step.action, step.args, step.fields
-        if isinstance(step, dict):
-            action = step.get("action")
-            if not isinstance(action, str) or not action.strip():
-                raise self._reject(index, step, "unparsable-step", "the step has no action name")
-            args = step.get("args")
-            if isinstance(args, (list, tuple)):
-                if not all(isinstance(a, str) for a in args):
-                    raise self._reject(index, step, "unparsable-step",
-                                       "every entry of the step's args must be a string")
-                return action.strip(), tuple(a.strip() for a in args), ()
-            fields = tuple((k, v.strip()) for k, v in step.items()
-                           if k != "action" and isinstance(v, str))
-            return action.strip(), None, fields
-        if isinstance(step, str):
-            words = step.strip().strip("()").split()
-            if not words:
-                raise self._reject(index, step, "unparsable-step", "the step is empty")
-            return words[0], tuple(words[1:]), ()
-        raise self._reject(index, step, "unparsable-step",
-                           f"a step must be a PlanStep, a JSON object or text, not {type(step).__name__}")
+        """(action word, argument words or None, named fields): a step with named fields
+        gives the fields (mapped to the parameters once the action is known), any other its
+        arguments. JSON and text are read as everywhere (`pddl.plans.step_from_value`)."""
+        if not isinstance(step, PlanStep):
+            try:
+                step = step_from_value(step, index)
+            except PlanSyntaxError as error:
+                raise self._reject(index, step, "unparsable-step", error.message) from None
+        # a step with named fields fills the parameters from them (`_field_args`)
+        return step.action, None if step.fields else step.args, step.fields
 
     def _action_of(self, name: str, step: Any, index: int) -> StepAction:
         found = self.table.schema.word(name)

@@ -25,13 +25,14 @@ Semantics, on a bit-set state `s` (`bits.py`: an int, one bit per fluent atom):
   whole). `explain.py` words them; nothing evaluates a condition a second way.
 
 The conditional effects are indexed here, once: an effect whose condition has a positive
-literal is filed under it and looked at only when that atom is present; effects whose
-condition is one negative literal, each effect atom owned by one of them, fire together less
-those whose atom is present; the rest are tested one by one.
+literal is filed under it and looked at (and compiled, the first time) only when that atom is
+present; effects whose condition is one negative literal, each effect atom owned by one of
+them, fire together less those whose atom is present; the rest are tested one by one.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import NamedTuple
 
 from .bits import FALSE, BitSets
@@ -107,6 +108,9 @@ class CompiledStep(NamedTuple):
     apply: Callable[[int], int]
     """The state after the step's effects from `s`, whether or not its precondition holds."""
     precondition: CompiledCond
+    effects: Callable[[int], tuple[int, int]]
+    """`(add, delete)`: the masks of what the step adds and deletes from `s`, its conditional
+    effects whose conditions hold in `s` included (what `apply` does: delete, then add)."""
 
 
 def _literal_sources(bits: BitSets, literals: tuple[GroundLiteral, ...]
@@ -314,27 +318,41 @@ def _effect_index(effects: tuple[ConditionalEffect, ...]
     return triggered, absent, general
 
 
-def _conditional(bits: BitSets, effects: tuple[ConditionalEffect, ...]
+def _conditional(bits: BitSets, effects: tuple[ConditionalEffect, ...],
+                 lock: AbstractContextManager[object]
                  ) -> tuple[Callable[[int], tuple[int, int]], int | None]:
     """A step's conditional effects on ints, `(delta, triggers)`: `delta(s)` is the
     `(add, delete)` masks of the effects whose conditions hold in `s` (the pre-state);
     `triggers` the bits one of which must be present in `s` for any effect to fire (None: an
     effect may fire with none of them). An effect filed under a static atom fires always or
-    never, as that atom holds or not: it is decided here."""
+    never, as that atom holds or not: it is decided here. The effects filed under a fluent
+    atom are compiled the first time a state holds it, under `lock` (the one held while `bits`
+    gives new bits): a step may have thousands of them, and a state few of their atoms."""
     by_atom, by_absent, by_rest = _effect_index(effects)
     general = [(compile_cond(bits, e.condition).test, bits.mask(e.add), bits.mask(e.delete))
                for e in by_rest]
-    triggered: dict[int, tuple[tuple[Test | None, int, int], ...]] = {}
+
+    def compiled(entries: list[EffectEntry]) -> tuple[tuple[Test | None, int, int], ...]:
+        return tuple((None if c is None else compile_cond(bits, c).test, bits.mask(a),
+                      bits.mask(d)) for c, a, d in entries)
+    waiting: dict[int, list[EffectEntry]] = {}
     for atom, entries in by_atom.items():
-        tests = tuple((None if c is None else compile_cond(bits, c).test, bits.mask(a),
-                       bits.mask(d)) for c, a, d in entries)
         bit = bits.bit(atom)
         if bit:
-            triggered[bit] = tests
+            waiting[bit] = entries
         elif atom in bits.facts:
-            general += [(test or _always, add, delete) for test, add, delete in tests]
+            general += [(test or _always, add, delete) for test, add, delete in compiled(entries)]
+    triggered: dict[int, tuple[tuple[Test | None, int, int], ...]] = {}
+
+    def triggered_by(bit: int) -> tuple[tuple[Test | None, int, int], ...]:
+        """The effects filed under `bit`, compiled on first use."""
+        with lock:
+            found = triggered.get(bit)
+            if found is None:
+                found = triggered[bit] = compiled(waiting[bit])
+        return found
     trigger_keys = 0
-    for k in triggered:
+    for k in waiting:
         trigger_keys |= k
     absent: dict[int, tuple[int, int]] = {}
     absent_add = absent_delete = 0
@@ -356,7 +374,7 @@ def _conditional(bits: BitSets, effects: tuple[ConditionalEffect, ...]
         hit = s & trigger_keys
         while hit:
             low = hit & -hit
-            for test, effect_add, effect_delete in triggered[low]:
+            for test, effect_add, effect_delete in triggered.get(low) or triggered_by(low):
                 if test is None or test(s):
                     add |= effect_add
                     delete |= effect_delete
@@ -382,13 +400,14 @@ def _conditional(bits: BitSets, effects: tuple[ConditionalEffect, ...]
 
 # --- steps ---------------------------------------------------------------------------------
 
-def compile_step(bits: BitSets, ground: GroundAction) -> CompiledStep:
+def compile_step(bits: BitSets, ground: GroundAction, lock: AbstractContextManager[object]
+                 ) -> CompiledStep:
     """`ground` on bit sets (see the module docstring). A static literal that fails makes the
     masks require `FALSE` (it is explained like any other failed literal). A false equality,
     or an atom both required and forbidden (which the masks' test would pass when the atom
-    holds), makes the guard refuse every state."""
+    holds), makes the guard refuse every state. `lock` is the one held while `bits` gives new bits (`_conditional` compiles on first
+    use)."""
     pre = ground.precondition
-    conditional = _conditional(bits, ground.conditional) if ground.conditional else None
     pos, neg = bits.literal_masks(pre.pos, pre.neg)
     literal_sources = _literal_sources(bits, pre.literals)
     literals = pos | neg
@@ -405,7 +424,10 @@ def compile_step(bits: BitSets, ground: GroundAction) -> CompiledStep:
             return s & literals == pos and guard(s)
     precondition = CompiledCond(holds, literal_sources, pre.unsat,
                                 tuple((test, source) for test, source, _ in subs))
-    if conditional is None:
+    if not ground.conditional:
+        def fixed(s: int) -> tuple[int, int]:
+            return add, delete
+
         def apply(s: int) -> int:
             return s & keep | add
         if guard is None:
@@ -414,8 +436,14 @@ def compile_step(bits: BitSets, ground: GroundAction) -> CompiledStep:
         else:
             def successor(s: int) -> int | None:
                 return s & keep | add if s & literals == pos and guard(s) else None
-        return CompiledStep(ground, successor, apply, precondition)
-    effects, triggers = conditional
+        return CompiledStep(ground, successor, apply, precondition, fixed)
+    effects, triggers = _conditional(bits, ground.conditional, lock)
+
+    def all_effects(s: int) -> tuple[int, int]:
+        if triggers is not None and not s & triggers:
+            return add, delete
+        more_add, more_delete = effects(s)
+        return add | more_add, delete | more_delete
 
     def apply_with_effects(s: int) -> int:
         if triggers is not None and not s & triggers:  # no conditional effect fires in `s`
@@ -427,4 +455,5 @@ def compile_step(bits: BitSets, ground: GroundAction) -> CompiledStep:
         if s & literals != pos or (guard is not None and not guard(s)):
             return None
         return apply_with_effects(s)
-    return CompiledStep(ground, successor_with_effects, apply_with_effects, precondition)
+    return CompiledStep(ground, successor_with_effects, apply_with_effects, precondition,
+                        all_effects)

@@ -12,12 +12,11 @@ the step's precondition tells apart). The result is a `Verdict` (`verdict.py`).
 Every check runs the same loop, on the one engine (`engine.py`): a state is an int (`bits.py`),
 a step a `ResolvedStep` made once per step content, whose successor is that of its ground
 action compiled once per gate (`engine.compile_step`). The methods that take and give sets
-(`ground`, `applicable`, `apply`, `explain`, `precondition_holds`, the goal's) run the same
-compiled steps and conditions on the state's mask: nothing else in the program executes a
-step. A step whose words
-name several instances (`Open Cabinet` with `Cabinet_1`, `Cabinet_2`) acts on the first
-candidate applicable in the current state, and is rejected with the first candidate's
-violations when none is.
+(`ground`, `applies`, `applicable`, `effects`, `apply`, `explain`, `precondition_holds`, the
+goal's) run the same compiled steps and conditions on the state's mask: nothing else in the
+program executes a step. A step whose words name several instances (`Open Cabinet` with
+`Cabinet_1`, `Cabinet_2`) acts on the first candidate applicable in the current state, and is
+rejected with the first candidate's violations when none is.
 
 A gate is a value any number of threads may use at once. What it keeps (the steps it has
 resolved, its compiled steps and conditions, the masks of states it was given, the bits it has
@@ -37,7 +36,7 @@ from typing import Any, NamedTuple
 
 from ..pddl.built_once import keep_bounded
 from ..pddl.errors import SageError
-from ..pddl.model import And, Domain, Plan, Problem, StepLike
+from ..pddl.model import And, Domain, Plan, PlanStep, Problem
 from ..pddl.vocabulary import NOT_ARGUMENTS, Vocabulary
 from .binding import StepBinder, text_of
 from .bits import BitSets
@@ -162,7 +161,7 @@ class Gate:
         bound = self.binder.bind(step, index)
         return tuple(self.table.ground(bound.action, objects) for objects in bound.candidates)
 
-    def ground(self, step: StepLike, index: int = 0,
+    def ground(self, step: PlanStep, index: int = 0,
                state: Atoms | None = None) -> GroundAction:
         """The ground action a step names; raises `StepRejected` with a structural violation.
         A step naming several instances acts on the first whose action is applicable in
@@ -171,7 +170,7 @@ class Gate:
         gate, s = (self, self._initial_mask) if state is None else self._masked(state)
         return gate._ground_in(step, index, s)
 
-    def _ground_in(self, step: StepLike, index: int, s: int) -> GroundAction:
+    def _ground_in(self, step: PlanStep, index: int, s: int) -> GroundAction:
         """`ground` from the bit-set state `s` of this gate."""
         try:
             candidates = self._candidates(step, index)
@@ -321,7 +320,7 @@ class Gate:
         if found is not None and (found.ground is ground or found.ground == ground):
             return found
         with self._lock:
-            found = compile_step(self.bits, ground)
+            found = compile_step(self.bits, ground, self._lock)
             keep_bounded(self._compiled, STEPS_KEPT, cache_key, found)
         return found
 
@@ -365,6 +364,19 @@ class Gate:
         if step.successor(s) is not None:
             return None
         return gate._violations(s, step, index, step_text)[0]
+
+    def applies(self, state: Atoms, ground: GroundAction) -> bool:
+        """Whether `ground` can run in `state` (`applicable` without explaining why not)."""
+        gate, s = self._masked(state)
+        return gate.compiled(ground).successor(s) is not None
+
+    def effects(self, state: Atoms, ground: GroundAction) -> tuple[Atoms, Atoms]:
+        """`(add, delete)`: the atoms `ground` adds and deletes in `state`, its conditional
+        effects whose conditions hold there included (delete, then add: `apply`)."""
+        gate, s = self._masked(state)
+        add, delete = gate.compiled(ground).effects(s)
+        atoms_of = gate.bits.atoms_of
+        return frozenset(atoms_of(add)), frozenset(atoms_of(delete))
 
     def apply(self, state: Atoms, ground: GroundAction) -> Atoms:
         """The state after `ground`'s effects in `state` (its precondition not checked: a

@@ -18,8 +18,19 @@ For every task of a task set, with a random generator seeded by (seed, task refe
    a state seen so far when it is stuck) until every action of the domain has succeeded in
    this task or `walk_budget` walk steps are spent in all: an action that needs a set-up of
    several steps, such as two couriers meeting for a handover, is reached by walking on
-   towards what has not happened yet;
-3. **probes**: from up to `states` of the reachable states seen so far (the initial and final
+   towards what has not happened yet. Past the first walks, when no step of an action that has
+   not succeeded yet is applicable, the walk first takes the shortest *set-up* the domain
+   shows (`set_up`: a breadth-first search over the domain's gate from the current state,
+   at most `setup_depth` steps and `setup_states` states, through the actions the causal graph
+   says can contribute to that action's precondition) to a state where one is, so an action
+   whose precondition needs several others first (a tool in the hand, a filled container) is
+   reached whatever the other actions' counts;
+3. **set-up refusals**: for each action no step of which has been refused in this task, the
+   same search from the reached states to a state where one of its steps is refused (through
+   the actions that can make its precondition false), then that step: an action refused only
+   in states a few steps away (an object shut in a closed container) is seen failing too. An
+   action whose precondition nothing can make false (no precondition) is never refused;
+4. **probes**: from up to `states` of the reachable states seen so far (the initial and final
    ones always among them), single steps each from a fresh reset to that state:
    `successes` applicable steps (actions drawn uniformly), and for every distinct reason the
    environment would refuse a step there, `per_reason` step(s) refused for that reason (the
@@ -42,7 +53,7 @@ from __future__ import annotations
 import itertools
 import random
 import sys
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,12 +65,23 @@ from sage_pddl.env import get_env
 from sage_pddl.env.symbolic import SymbolicEnv
 from sage_pddl.env.transitions import TransitionLog
 from sage_pddl.gate import Gate, StepRejected
+from sage_pddl.gate.causal import CausalGraph, condition_literals
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.limits import file_name
 from sage_pddl.pddl.model import Domain, PlanStep
+from sage_pddl.pddl.plans import step_from_json
 from sage_pddl.tasks import normalize_steps, task_problem
 
-from .probe import ProbeSettings, TypedObjects, probe_task, task_random, types_allow
+from .probe import (
+    Grounded,
+    ProbeSettings,
+    TypedObjects,
+    grounded,
+    probe_task,
+    set_up_step,
+    task_random,
+    types_allow,
+)
 
 
 @dataclass(frozen=True)
@@ -76,6 +98,11 @@ class CollectSettings:
     random: int = 2
     max_tuples: int = 400
     """Argument tuples per action: all of them up to this many, else this many sampled."""
+    setup_depth: int = 3
+    """Levels of sub-goals a set-up (`means_ends`), or steps a refusal search (`set_up`),
+    may take, at most."""
+    setup_states: int = 300
+    """States a set-up search may visit, at most (it gives up beyond)."""
 
 
 @dataclass(frozen=True)
@@ -171,6 +198,79 @@ def _classify(gate: Gate, state: frozenset, steps: Sequence[PlanStep]) -> _Probe
     return probe
 
 
+def set_up(gate: Gate, state: frozenset, through: Grounded, reached: Callable[[frozenset], bool],
+           depth: int, limit: int) -> tuple[list[PlanStep], frozenset] | None:
+    """The shortest sequence of `through` steps, each applicable in turn from `state` by the
+    domain's own semantics (`gate`'s engine), after which `reached(state)` holds, and the
+    state it ends in; None when none is found within `depth` steps and `limit` visited
+    states."""
+    if reached(state):
+        return [], state
+    frontier: deque[tuple[frozenset, list[PlanStep]]] = deque([(state, [])])
+    seen = {state}
+    while frontier:
+        here, path = frontier.popleft()
+        if len(path) >= depth:
+            continue
+        for step, ground in through:
+            if not gate.applies(here, ground):
+                continue
+            after = gate.apply(here, ground)
+            if after in seen:
+                continue
+            if reached(after):
+                return path + [step], after
+            if len(seen) >= limit:
+                return None
+            seen.add(after)
+            frontier.append((after, path + [step]))
+    return None
+
+
+class _SetUps:
+    """The set-up searches of one task: per action, its steps and the steps of the actions
+    that can make its precondition hold or fail, by the domain's causal graph."""
+
+    def __init__(self, gate: Gate, domain: Domain, grounded: Grounded,
+                 settings: CollectSettings):
+        graph = CausalGraph.of(domain)
+        self.gate, self.settings = gate, settings
+        self.steps: dict[str, Grounded] = {}
+        self.toward: dict[str, Grounded] = {}
+        self.against: dict[str, Grounded] = {}
+        for action in domain.actions:
+            needs = set(condition_literals(action.precondition))
+            helps = graph.relevant_actions(needs)
+            hurts = graph.relevant_actions((n.predicate, not n.holds) for n in needs)
+            self.steps[action.name] = [g for g in grounded if g[0].action == action.name]
+            self.toward[action.name] = [g for g in grounded if g[0].action in helps]
+            self.against[action.name] = [g for g in grounded if g[0].action in hurts]
+
+    def to_success(self, state: frozenset, action: str, rng: random.Random
+                   ) -> list[PlanStep] | None:
+        """A set-up after which a step of `action` is applicable (`means_ends`, toward a few
+        of its steps), and that step."""
+        return set_up_step(self.gate, state, self.steps[action], self.toward[action],
+                           self.settings.setup_depth, rng)
+
+    def to_refusal(self, state: frozenset, action: str, rng: random.Random
+                   ) -> list[PlanStep] | None:
+        """A set-up after which a step of `action` is refused (`set_up`), and that step."""
+        steps = self.steps[action]
+        if not self.against[action] or not steps:
+            return None
+
+        def refused(here: frozenset) -> bool:
+            return any(not self.gate.applies(here, g) for _, g in steps)
+
+        found = set_up(self.gate, state, self.against[action], refused, self.settings.setup_depth,
+                       self.settings.setup_states)
+        if found is None:
+            return None
+        path, after = found
+        return path + [rng.choice([s for s, g in steps if not self.gate.applies(after, g)])]
+
+
 def _sample(rng: random.Random, items: Sequence, count: int) -> list:
     return rng.sample(list(items), min(count, len(items)))
 
@@ -183,16 +283,25 @@ def collect_task(task, domain: Domain, log_path: Path, settings: CollectSettings
     env = SymbolicEnv(domain, log=log_path, task=ref)
     count = 0
     succeeded: Counter[str] = Counter()
+    refused: Counter[str] = Counter()
+
+    def run(step: PlanStep, action: str) -> bool:
+        nonlocal count
+        ok = bool(env.step(step).success)
+        (succeeded if ok else refused)[action] += 1
+        count += 1
+        if env.true_state() not in states:
+            states.append(env.true_state())
+        return ok
+
     try:
         env.reset(problem, task=ref)
         states = [env.true_state()]
         for reference in normalize_steps(task.reference_steps, domain):
-            succeeded[reference["action"]] += env.step(reference).success
-            count += 1
-            if env.true_state() != states[-1]:
-                states.append(env.true_state())
+            run(step_from_json(reference), reference["action"])
         gate = env.gate
         candidates = _candidates(domain, TypedObjects(gate), rng, settings.max_tuples)
+        setups = _SetUps(gate, domain, grounded(gate, candidates), settings)
         actions = {a.name for a in domain.actions}
         walk = spent = taken = 0
         while walk < settings.walks or (spent < settings.walk_budget
@@ -205,15 +314,29 @@ def collect_task(task, domain: Domain, log_path: Path, settings: CollectSettings
             taken = 0
             for _ in range(settings.walk_steps):
                 options = _classify(gate, env.true_state(), candidates).applicable
+                missing = sorted(actions - (+succeeded).keys())
+                if walk > settings.walks and missing and not {o.action for o in options} & set(
+                        missing):
+                    path = setups.to_success(env.true_state(), rng.choice(missing), rng)
+                    if path:
+                        for prepared in path:
+                            run(prepared, prepared.action)
+                        taken += len(path)
+                        continue
                 if not options:
                     break
-                step = _least_succeeded(rng, options, succeeded)
-                succeeded[step.action] += env.step(step).success
-                count += 1
+                picked = _least_succeeded(rng, options, succeeded)
+                run(picked, picked.action)
                 taken += 1
-                if env.true_state() not in states:
-                    states.append(env.true_state())
             spent += max(taken, 1)  # a walk stuck at once still costs, so the loop ends
+        for action in sorted(actions - (+refused).keys()):
+            for start in _sample(rng, states, settings.states):
+                path = setups.to_refusal(start, action, rng)
+                if path:
+                    env.reset(problem, true_state=start, task=ref)
+                    for prepared in path:
+                        run(prepared, prepared.action)
+                    break
         middle = states[1:-1]
         chosen = [states[0]] + _sample(rng, middle, max(settings.states - 2, 0))
         if len(states) > 1:

@@ -28,7 +28,11 @@ With a generator seeded by (seed, task reference), per task:
    candidates the domain's gate believes applicable, of their actions one that has succeeded
    least often in these walks so far, then one of its steps. A task without a reference plan
    (a drop-in domain's problem) is explored this way: random tuples of a 4-parameter action
-   are almost never applicable.
+   are almost never applicable. Each proposed walk starts with a *set-up*: when an action has
+   not succeeded in this task and the domain believes none of its steps applicable, the steps
+   its own semantics say make one applicable (`means_ends`: a tool picked up before a cut, a
+   container filled before it is emptied), then that step, each sent to the environment
+   (which alone decides; the set-up stops at its first refusal).
 
 Random and swapped candidates never name one object for two parameters the domain declares
 with different types (`types_allow`): `find character character` fits `find ?char - character
@@ -53,9 +57,10 @@ from typing import Any
 
 from sage_pddl.env.base import Environment
 from sage_pddl.env.transitions import TransitionLog
-from sage_pddl.gate import Gate, compile_gate
+from sage_pddl.gate import Gate, GroundAction, StepRejected, compile_gate
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Action, Domain, Problem
+from sage_pddl.pddl.plans import step_from_json
 from sage_pddl.pddl.vocabulary import step_words, vocabulary
 from sage_pddl.tasks import Task, normalize_steps
 
@@ -78,6 +83,8 @@ class ProbeSettings:
     proposed_walks: int = 3
     proposed_steps: int = 8
     """Walks of steps the domain proposes (see the module docstring)."""
+    setup_depth: int = 3
+    """Levels of sub-goals a set-up (`means_ends`) may go down, at most."""
 
 
 class _Episode:
@@ -90,18 +97,20 @@ class _Episode:
         self.done: list[Step] = []  # the reference steps executed so far
         self.states: list[frozenset] = []
         self.logged = 0
+        self.succeeded: Counter[str] = Counter()  # logged successes per action word
 
     def start(self) -> None:
         self.env.reset(self.problem, **self.options)
         self.states = [self.env.true_state()]
 
     def step(self, step: Step, *, record: bool = True) -> bool:
-        result = self.env.step(step)
+        result = self.env.step(step_from_json(step))
         transition = getattr(self.env, "last_transition", None)
         if record and transition is not None:
             # named by the task reference, which `load_task` reads back (for typed induction)
             self.log.append(dataclasses.replace(transition, task=self.ref))
             self.logged += 1
+            self.succeeded[str(step.get("action", "")).lower()] += bool(result.success)
         return bool(result.success)
 
     def back_to(self, index: int) -> bool:
@@ -178,6 +187,90 @@ def _swapped(step: Step, domain: Domain, objects: TypedObjects, rng: random.Rand
     return {"action": action.name, "args": words}
 
 
+ACHIEVERS_TRIED = 24
+"""Steps setting an atom a refused step needs that `means_ends` weighs, at most, per step."""
+
+Grounded = list[tuple[Any, GroundAction]]
+"""Steps (a `PlanStep` or a JSON step) with the ground action each names."""
+
+
+def grounded(gate: Gate, steps: Sequence[Any]) -> Grounded:
+    """The steps the gate can ground (a structurally refused one is never applicable)."""
+    out = []
+    for step in steps:
+        try:
+            out.append((step, gate.ground(step)))
+        except StepRejected:
+            continue
+    return out
+
+
+def means_ends(gate: Gate, state: frozenset, goal: GroundAction, through: Grounded,
+               depth: int, rng: random.Random) -> tuple[list[Any], frozenset] | None:
+    """Steps of `through` after which the ground action `goal` is applicable from `state`, by
+    the domain's own semantics, and the state they end in (None when none is found): while it
+    is refused, an *achiever* (a step whose effect sets an atom of one of its violations,
+    `Gate.explain`, and leaves it refused for fewer reasons) is taken when applicable; else, up
+    to `depth` levels down, the same is done for the achiever refused for the fewest reasons,
+    then it is taken."""
+    here, path = state, list[Any]()
+
+    def violations(where: frozenset) -> list:
+        return [] if gate.applies(where, goal) else gate.explain(where, goal)
+
+    def refusals(where: frozenset) -> int:
+        return len(violations(where))
+
+    for _ in range(3 * depth + 3):
+        refused = violations(here)  # explained once: counted, then read for its atoms
+        now = len(refused)
+        if now == 0:
+            return path, here
+        wanted = {atom for violation in refused for atom in violation.atoms}
+        setters = []
+        for step, ground in through:
+            add, delete = gate.effects(here, ground)
+            if any((atom in add) if positive else (atom in delete) for positive, atom in wanted):
+                setters.append((step, ground))
+        # an achiever is one whose effects leave the goal refused for fewer reasons (of a
+        # disjunction's atoms, only those that complete an alternative)
+        achievers = [a for a in rng.sample(setters, min(len(setters), ACHIEVERS_TRIED))
+                     if refusals(gate.apply(here, a[1])) < now]
+        if not achievers:
+            return None
+        ready = [a for a in achievers if gate.applies(here, a[1])]
+        if ready:
+            step, ground = rng.choice(ready)
+        elif depth <= 0:
+            return None
+        else:
+            sample = rng.sample(achievers, min(len(achievers), 12))
+            step, ground = min(sample, key=lambda a: len(gate.explain(here, a[1])))
+            sub = means_ends(gate, here, ground, through, depth - 1, rng)
+            if sub is None:
+                return None
+            path, here = path + sub[0], sub[1]
+        path.append(step)
+        here = gate.apply(here, ground)
+    return None
+
+
+SET_UP_TARGETS = 4
+"""Steps of an action a set-up (`set_up_step`) is searched toward, at most."""
+
+
+def set_up_step(gate: Gate, state: frozenset, steps: Grounded, through: Grounded, depth: int,
+                rng: random.Random) -> list[Any] | None:
+    """A set-up from `state` (`means_ends` through `through`) after which one of `steps`, a
+    few of them drawn in turn, is applicable, followed by that step; None when none is
+    found."""
+    for step, ground in rng.sample(steps, min(len(steps), SET_UP_TARGETS)):
+        found = means_ends(gate, state, ground, through, depth, rng)
+        if found is not None:
+            return found[0] + [step]
+    return None
+
+
 def task_random(seed: int, ref: str) -> random.Random:
     """The generator of one task's probes, seeded by (seed, task reference) with the folders of
     a task set given as a path left out (`examples/relay/problems#p01` seeds as
@@ -232,6 +325,11 @@ def probe_task(task: Task, domain: Domain, problem: Problem, env: Environment, l
     for _ in range(settings.proposed_walks if candidates else 0):
         if not episode.back_to(rng.randrange(len(episode.states))):
             break
+        missing = [a.name for a in domain.actions if not episode.succeeded[a.name.lower()]]
+        for prepared in _set_up(gate, env.true_state(), candidates, missing, rng,
+                                settings.setup_depth):
+            if not episode.step(dict(prepared)):
+                break
         for _ in range(settings.proposed_steps):
             step = _proposal(gate, env.true_state(), candidates, rng, succeeded)
             if step is None:
@@ -239,6 +337,26 @@ def probe_task(task: Task, domain: Domain, problem: Problem, env: Environment, l
             if episode.step(dict(step)):
                 succeeded[step["action"]] += 1
     return episode.logged
+
+
+def _set_up(gate: Gate, state: frozenset, candidates: list[Step], missing: Sequence[str],
+            rng: random.Random, depth: int) -> list[Step]:
+    """The steps the domain believes set up, from the environment's `state`, a step of an
+    action in `missing` (one drawn at random among those the domain believes refused there,
+    toward a few of its steps: `means_ends`), and that step; none when it finds no set-up."""
+    try:
+        form = gate.for_state(state)
+        here = form.check([], state=state).final_state
+    except SageError:  # a state fact the domain cannot read: no belief about the steps
+        return []
+    steps = grounded(form, candidates)
+    waiting = [name for name in missing if not any(
+        form.applies(here, g) for s, g in steps if s["action"] == name)]
+    if not waiting:
+        return []
+    action = rng.choice(sorted(waiting))
+    mine = [(s, g) for s, g in steps if s["action"] == action]
+    return set_up_step(form, here, mine, steps, depth, rng) or []
 
 
 def _proposal(gate: Gate, state: frozenset, candidates: list[Step], rng: random.Random,

@@ -18,7 +18,7 @@ re-writes and reports them by line and column.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, TypeVar
 
@@ -524,10 +524,13 @@ def literal_goal(goal: Formula) -> tuple[frozenset[tuple[str, ...]],
 class PlanStep:
     """One step of a plan as written.
 
+    The one step type inside the program: planners, the gate, the runtime and the environments
+    pass steps as `PlanStep`s; JSON and text are read into it where they enter and written from
+    it where they leave (`pddl.plans`: `step_from_json`, `step_from_text`, `step_json`).
     `action` and `args` are the words of the step (`(pick apple)`, `Pick Apple`). Steps read from
-    JSON also keep their named fields (`object`, `target`, ...) in `fields`, because a domain maps
-    those to parameters through its `@sage step` annotations. `index` is 0-based; `text` is the
-    step as it appeared, for messages.
+    JSON with named fields (`object`, `target`, ...) keep them in `fields`, because a domain maps
+    those to parameters through its `@sage step` annotations; a step with fields is bound from
+    them. `index` is 0-based; `text` is the step as it appeared, for messages.
     """
 
     action: str
@@ -539,12 +542,6 @@ class PlanStep:
 
     def field(self, name: str) -> str:
         return next((v for k, v in self.fields if k == name), "")
-
-
-StepLike = PlanStep | Mapping[str, Any] | str
-"""A plan step in any form a caller may hand the program: a `PlanStep`, a JSON step (`action`
-with `args` or named fields) or one step's text; read into a `PlanStep` at the edge
-(`env.base.as_plan_step`, the gate's step binder)."""
 
 
 @dataclass(frozen=True)

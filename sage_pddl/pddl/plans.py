@@ -9,22 +9,37 @@ Formats (`format=` name, "auto" detects them in this order):
   the optional `[duration]` is ignored).
 - "ipc":   one or more `(action arg ...)` per line, `;` comments (`; cost = 10 (unit cost)`).
 - "plain": one step per line, words separated by spaces or commas: `Pick Apple`.
-Blank lines and `;` comments are skipped in the line formats. A JSON dict step becomes
-`PlanStep(action, args=(non-empty object, target, ...), fields=(("object", ...), ...))`. Anything
-that cannot be read raises `PlanSyntaxError` naming the line or the step.
+Blank lines and `;` comments are skipped in the line formats. A JSON dict step is read by
+`step_from_json`. Anything that cannot be read raises `PlanSyntaxError` naming the line or the
+step.
+
+One step given as a value, where steps enter the program (an LLM's answer, a wire message, a
+caller's text), is read here into a `PlanStep`, and written back by `step_json`:
+- `step_from_json`: an object with a non-empty "action" and either an "args" list of names (the
+  arguments in order; its `fields` stay empty) or named fields (`object`, `target`, ...: every
+  string field but "action" and "text" is kept in `fields`, which the gate maps to parameters
+  through the domain's `@sage step` annotations; `args` holds the non-empty `object` then
+  `target`, their reading without annotations). Its text is its "text" field, else the step in
+  one line (`vocabulary.step_text`).
+- `step_from_text`: `Pick Apple` or `(pick apple)`: the words of the text without its outer
+  parentheses, the text kept as written.
 """
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from . import limits
 from .errors import PDDLSyntaxError, PlanSyntaxError, SageError
 from .limits import load_json, read_text
 from .model import Location, Plan, PlanStep
+from .vocabulary import step_text
 
-__all__ = ["parse_plan", "load_plan", "PLAN_FORMATS"]
+__all__ = ["parse_plan", "load_plan", "PLAN_FORMATS", "step_from_json", "step_from_text",
+           "step_from_value", "step_json"]
 
 PLAN_FORMATS = ("auto", "ipc", "val", "json", "plain")
 
@@ -32,6 +47,7 @@ _TIMESTAMP = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*:\s*")
 _DURATION = re.compile(r"\s*\[\s*[\d.eE+-]+\s*\]\s*$")
 _WORD = re.compile(r"[^\s(),;]+")
 _ARG_FIELDS = ("object", "target")
+NO_ACTION = "the step has no action name"
 
 
 def _strip_comment(line: str) -> str:
@@ -108,6 +124,61 @@ def _parse_lines(text: str, file: str | None, kind: str) -> Plan:
     return Plan(tuple(steps), source=text)
 
 
+# --- one step ------------------------------------------------------------------------------------
+
+def step_from_json(value: Mapping[str, Any], index: int = 0) -> PlanStep:
+    """A JSON step as a `PlanStep` numbered `index` (see the module docstring); raises
+    `PlanSyntaxError` when it names no action or its args are not names."""
+    action = value.get("action")
+    if not isinstance(action, str) or not action.strip():
+        raise PlanSyntaxError(NO_ACTION)
+    text = value.get("text")
+    if not isinstance(text, str) or not text.strip():
+        text = step_text(value)
+    args = value.get("args")
+    if isinstance(args, (list, tuple)):
+        if not all(isinstance(a, str) for a in args):
+            raise PlanSyntaxError("every entry of the step's args must be a string")
+        return PlanStep(action.strip(), tuple(a.strip() for a in args), index, text.strip())
+    fields = tuple((name, field.strip()) for name, field in value.items()
+                   if name not in ("action", "text") and isinstance(field, str))
+    named = dict(fields)
+    words = tuple(word for word in (named.get(name, "") for name in _ARG_FIELDS) if word)
+    return PlanStep(action.strip(), words, index, text.strip(), fields)
+
+
+def step_from_text(text: str, index: int = 0) -> PlanStep:
+    """One step's text as a `PlanStep` numbered `index` (see the module docstring); raises
+    `PlanSyntaxError` when it holds no word."""
+    words = text.strip().strip("()").split()
+    if not words:
+        raise PlanSyntaxError("the step is empty")
+    return PlanStep(words[0], tuple(words[1:]), index, text.strip())
+
+
+def step_from_value(value: Any, index: int = 0) -> PlanStep:
+    """A step given as a value, a JSON object (`step_from_json`) or text (`step_from_text`),
+    as a `PlanStep` numbered `index`; raises `PlanSyntaxError` for anything else."""
+    if isinstance(value, Mapping):
+        return step_from_json(value, index)
+    if isinstance(value, str):
+        return step_from_text(value, index)
+    raise PlanSyntaxError("a step must be a PlanStep, a JSON object or text, "
+                          f"not {type(value).__name__}")
+
+
+def step_json(step: PlanStep) -> dict[str, Any]:
+    """A step as `step_from_json` reads it back: its named fields when it has them, else its
+    `args`; and its text."""
+    out: dict[str, Any] = {"action": step.action}
+    if step.fields:
+        out.update(step.fields)
+    else:
+        out["args"] = list(step.args)
+    out["text"] = step.text or " ".join([step.action, *step.args])
+    return out
+
+
 # --- JSON ------------------------------------------------------------------------------------------
 
 def _json_step(raw: object, index: int, file: str | None) -> PlanStep:
@@ -124,19 +195,13 @@ def _json_step(raw: object, index: int, file: str | None) -> PlanStep:
     if not isinstance(raw, dict):
         raise PlanSyntaxError(f"{where} is {type(raw).__name__}, expected an object with "
                               f"\"action\" or a string", text=json.dumps(raw)[:80])
-    action = raw.get("action")
-    if not isinstance(action, str) or not action.strip():
-        raise PlanSyntaxError(f"{where} has no \"action\" name: {json.dumps(raw)[:120]}",
-                              text=json.dumps(raw)[:120])
-    fields = tuple((name, value if isinstance(value, str) else json.dumps(value))
-                   for name, value in raw.items()
-                   if name != "action" and value is not None and not isinstance(value, list))
-    if isinstance(raw.get("args"), list):
-        args = tuple(str(a) for a in raw["args"])
-    else:
-        args = tuple(str(raw[name]).strip() for name in _ARG_FIELDS
-                     if isinstance(raw.get(name), str) and raw[name].strip())
-    return PlanStep(action.strip(), args, index, json.dumps(raw, ensure_ascii=False), fields)
+    try:
+        return step_from_json(raw, index)
+    except PlanSyntaxError as error:
+        what = ("has no \"action\" name" if error.message == NO_ACTION
+                else f"is not a step: {error.message}")
+        raise PlanSyntaxError(f"{where} {what}: {json.dumps(raw)[:120]}",
+                              text=json.dumps(raw)[:120]) from None
 
 
 def _parse_json(text: str, file: str | None, plan_id: str | None) -> Plan:

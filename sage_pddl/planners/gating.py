@@ -21,9 +21,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from sage_pddl.gate import Gate, GroundAction, StepRejected, Verdict, Violation
-from sage_pddl.pddl.errors import SageError
+from sage_pddl.pddl.errors import PlanSyntaxError, SageError
 from sage_pddl.pddl.model import Domain
-from sage_pddl.pddl.vocabulary import vocabulary
+from sage_pddl.pddl.plans import step_from_json
+from sage_pddl.pddl.vocabulary import step_text, vocabulary
 
 from .base import Step, same_step
 
@@ -73,7 +74,10 @@ def feasible(gate: Gate, state: frozenset, step: Mapping[str, Any]) -> Feasibili
     """Whether `step` applies in `state` (`Feasibility`); a step the gate cannot read is
     refused, never raised."""
     try:
-        ground = gate.ground(dict(step))
+        ground = gate.ground(step_from_json(step))
+    except PlanSyntaxError as error:  # no step: refused as the gate refuses what it cannot read
+        text = step_text(step)
+        return Feasibility(None, Violation(0, text, text, "unparsable-step", "", error.message))
     except StepRejected as rejected:
         return Feasibility(None, rejected.violation)
     except SageError as error:  # a quantifier too large to ground, say

@@ -25,6 +25,7 @@ from typing import Any
 
 from sage_pddl.gate import Violation
 from sage_pddl.llm import LLMBackend
+from sage_pddl.pddl.plans import step_from_json
 from sage_pddl.pddl.vocabulary import step_text
 
 from .base import CallLog, PlannerError, PlanningTask, PlanResult, Step
@@ -81,7 +82,7 @@ class ReActPlanner(LLMPlanner):
     def _execute(self, state: frozenset, step: Step) -> tuple[bool, str, frozenset, str]:
         """(success, message, new symbolic state, observation text)."""
         if self.env is not None:
-            result = self.env.step(dict(step))
+            result = self.env.step(step_from_json(step))
             observation = getattr(result.observation, "text", str(result.observation))
             judged = feasible(self.gate, state, step)
             if result.success and judged.ground is not None and judged.applicable:

@@ -35,6 +35,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from sage_pddl.pddl.plans import step_from_json
+
 from ..gate.gate import Gate, compile_gate
 from ..pddl.model import Domain, Problem
 from ..pddl.vocabulary import name_key
@@ -88,7 +90,7 @@ def plan_mutants(domain: Domain, problem: Problem, steps: Sequence[Mapping[str, 
     if not plan or not gate.check(plan).valid:
         return []
     names = {o.name.lower(): o.name for o in problem.objects}
-    grounds = [gate.ground(s) for s in plan]
+    grounds = [gate.ground(step_from_json(s, index)) for index, s in enumerate(plan)]
     states = [gate.initial_state]
     for ground in grounds:
         states.append(gate.apply(states[-1], ground))

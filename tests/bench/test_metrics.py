@@ -7,6 +7,7 @@ from sage_pddl.bench import metrics
 from sage_pddl.gate import Verdict, Violation, compile_gate
 from sage_pddl.planners.base import PlanningTask
 from sage_pddl.tasks import load_task
+from tests.steps import as_step
 
 
 def violation(step: int, code: str) -> Violation:
@@ -151,7 +152,7 @@ def test_goal_conditions_count_conjuncts_met_after_the_accepted_prefix():
 
     env = SymbolicEnv(domain)
     env.reset(load_problem(relay / "problems" / "p03.pddl"))
-    assert all(env.step(step).success for step in one)
+    assert all(env.step(as_step(step)).success for step in one)
     assert env.goal_conditions() == (1, 2) and env.goal_reached() is False
 
 

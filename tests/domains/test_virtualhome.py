@@ -3,6 +3,7 @@ and the gate on EAI's BEHAVIOR domain, compared with VAL and unified-planning ve
 from __future__ import annotations
 
 import json
+import warnings
 from collections import Counter
 from pathlib import Path
 
@@ -155,10 +156,13 @@ def test_unified_planning_reads_our_domain():
     previous = env.error_used_name
     env.error_used_name = False
     try:
-        problem = up_io.PDDLReader().parse_problem(
-            str(Path(__file__).resolve().parents[2] / "domains" / "virtualhome.pddl"),
-            str(VH / "problems" / "Drink" / "528_1.pddl"))
+        with warnings.catch_warnings(record=True) as caught:  # the clash it warns about
+            warnings.simplefilter("always")
+            problem = up_io.PDDLReader().parse_problem(
+                str(Path(__file__).resolve().parents[2] / "domains" / "virtualhome.pddl"),
+                str(VH / "problems" / "Drink" / "528_1.pddl"))
     finally:
         env.error_used_name = previous
+    assert any("Name character already defined" in str(w.message) for w in caught)
     assert "open_object" in {a.name for a in problem.actions}
     assert len(problem.actions) == 33

@@ -10,6 +10,7 @@ from sage_pddl.env.faults import Disappear
 from sage_pddl.env.symbolic import SymbolicEnv
 from sage_pddl.env.thor.ai2thor_backend import AI2ThorEnv, ThorMissing
 from sage_pddl.pddl import parse_problem
+from tests.steps import as_step
 
 from .fake_thor import FakeController
 
@@ -53,7 +54,7 @@ def test_reference_plan_executes_and_matches_the_symbolic_environment(thor, itho
     symbolic = SymbolicEnv(ithor)
     symbolic.reset(parse_problem(PROBLEM))
     for step in PLAN:
-        real, model = thor.step(step), symbolic.step(step)
+        real, model = thor.step(as_step(step)), symbolic.step(as_step(step))
         assert real.success and model.success, (step, real.message, model.message)
     assert thor.goal_reached() is True and symbolic.goal_reached() is True
     apple = next(o for o in thor.describe_objects() if o["objectType"] == "Apple")
@@ -63,7 +64,7 @@ def test_reference_plan_executes_and_matches_the_symbolic_environment(thor, itho
 
 
 def test_moveto_teleports_to_the_nearest_interactable_pose(thor):
-    assert thor.step("MoveTo Fridge").success
+    assert thor.step(as_step("MoveTo Fridge")).success
     assert actions(thor) == ["GetInteractablePoses", "TeleportFull"]
     _, teleport = thor.controller.calls[-1]
     assert (teleport["x"], teleport["z"]) == (-2.75, 1.0)  # the nearer of the two poses
@@ -71,8 +72,8 @@ def test_moveto_teleports_to_the_nearest_interactable_pose(thor):
 
 
 def test_simulator_failures_carry_the_controller_error(thor):
-    thor.step("MoveTo Fridge")
-    result = thor.step("Pick Apple")  # the fridge is still closed
+    thor.step(as_step("MoveTo Fridge"))
+    result = thor.step(as_step("Pick Apple"))  # the fridge is still closed
     assert (result.success, result.code) == (False, "simulator-failure")
     assert "inside a closed receptacle" in result.message
     assert "PickupObject" in actions(thor)
@@ -82,47 +83,47 @@ def test_simulator_failures_carry_the_controller_error(thor):
 
 def test_planner_memory_preconditions_are_refused_before_the_simulator(thor):
     calls = len(thor.controller.calls)
-    result = thor.step("Pick Mug")  # never located: the reference server says "use Find first"
+    result = thor.step(as_step("Pick Mug"))  # never located: the reference server says "use Find first"
     assert (result.success, result.code) == (False, "not-reachable")
     assert len(thor.controller.calls) == calls
-    assert thor.step("Fly Mug").code == "unknown-action"
-    assert thor.step("Pick Banana").code == "unknown-object"
+    assert thor.step(as_step("Fly Mug")).code == "unknown-action"
+    assert thor.step(as_step("Pick Banana")).code == "unknown-object"
     assert len(thor.controller.calls) == calls
 
 
 def test_open_toggle_and_sensed_state(thor):
-    thor.step("MoveTo Microwave")
-    assert thor.step("Open Microwave").success and ("opened", "microwave") in thor.true_state()
+    thor.step(as_step("MoveTo Microwave"))
+    assert thor.step(as_step("Open Microwave")).success and ("opened", "microwave") in thor.true_state()
     assert actions(thor)[-1] == "OpenObject"
-    again = thor.step("Open Microwave")  # the gate's already-open is not memory: THOR refuses
+    again = thor.step(as_step("Open Microwave"))  # the gate's already-open is not memory: THOR refuses
     assert not again.success and "already open" in again.message
-    assert thor.step("TurnOn Microwave").success and ("turned-on", "microwave") in thor.true_state()
-    assert thor.step("TurnOff Microwave").success
+    assert thor.step(as_step("TurnOn Microwave")).success and ("turned-on", "microwave") in thor.true_state()
+    assert thor.step(as_step("TurnOff Microwave")).success
     assert ("turned-on", "microwave") not in thor.true_state()
-    assert thor.step("Close Microwave").success and ("closed", "microwave") in thor.true_state()
+    assert thor.step(as_step("Close Microwave")).success and ("closed", "microwave") in thor.true_state()
 
 
 def test_find_turns_towards_a_visible_object_and_refuses_enclosed_ones(thor):
-    assert thor.step("Find Mug").success
+    assert thor.step(as_step("Find Mug")).success
     assert actions(thor)[-1] == "Teleport"
     assert thor.controller.calls[-1][1]["rotation"]["y"] == 90  # the mug is along +x
     assert "Found: Mug" in thor.observe().text
-    hidden = thor.step("Find Apple")
+    hidden = thor.step(as_step("Find Apple"))
     assert not hidden.success
 
 
 def test_heat_and_wash_follow_alfred_sequences(thor):
     for step in ("MoveTo CounterTop", "Pick Mug", "MoveTo Microwave"):
-        assert thor.step(step).success, step
+        assert thor.step(as_step(step)).success, step
     start = len(thor.controller.calls)
-    assert thor.step("Heat Mug").success
+    assert thor.step(as_step("Heat Mug")).success
     assert [a for a in actions(thor, start) if a not in ("GetInteractablePoses", "TeleportFull")] \
         == ["OpenObject", "PutObject", "CloseObject", "ToggleObjectOn", "ToggleObjectOff",
             "OpenObject", "PickupObject", "CloseObject"]
     assert ("heated", "mug") in thor.true_state() and ("holding", "mug") in thor.true_state()
-    assert thor.step("MoveTo Sink").success
+    assert thor.step(as_step("MoveTo Sink")).success
     start = len(thor.controller.calls)
-    assert thor.step("Wash Mug").success
+    assert thor.step(as_step("Wash Mug")).success
     assert [a for a in actions(thor, start) if a not in ("GetInteractablePoses", "TeleportFull")] \
         == ["PutObject", "ToggleObjectOn", "ToggleObjectOff", "PickupObject"]
     mug = next(o for o in thor.describe_objects() if o["objectType"] == "Mug")
@@ -133,8 +134,8 @@ def test_heat_and_wash_follow_alfred_sequences(thor):
 def test_wait_is_pass_and_a_vanished_object_is_disabled(ithor):
     env = AI2ThorEnv(FakeController(), faults=Disappear("Mug", 1))
     env.reset(parse_problem(PROBLEM), domain=ithor, scene="FloorPlan1")
-    assert env.step("Wait").success and actions(env)[-1] == "Pass"
-    result = env.step("MoveTo Mug")
+    assert env.step(as_step("Wait")).success and actions(env)[-1] == "Pass"
+    result = env.step(as_step("MoveTo Mug"))
     assert (result.success, result.code) == (False, "object-gone")
     assert "DisableObject" in actions(env)
     assert all(o["objectType"] != "Mug" for o in env.describe_objects())
@@ -257,7 +258,7 @@ def test_instances_knobs_slicing_and_filling_agree_with_the_symbolic_world(ithor
             "TurnOn StoveBurner", "MoveTo Knife", "Pick Knife", "MoveTo Tomato", "Slice Tomato",
             "Place CounterTop", "MoveTo Cup", "Pick Cup", "MoveTo Sink", "Fill Cup"]
     for step in plan:
-        real, model = thor.step(step), symbolic.step(step)
+        real, model = thor.step(as_step(step)), symbolic.step(as_step(step))
         assert real.success and model.success, (step, real.message, model.message)
         assert thor.true_state() == symbolic.true_state(), step
     scene = {o["objectId"]: o for o in thor.controller.objects.values()}
@@ -268,9 +269,9 @@ def test_instances_knobs_slicing_and_filling_agree_with_the_symbolic_world(ithor
     assert scene["Tomato|-01.40|+00.95|-02.00"]["isSliced"]
     assert scene["Cup|-01.60|+00.95|-02.00"]["fillLiquid"] == "water"
     assert thor.goal_reached() and symbolic.goal_reached()
-    assert thor.step("Empty Cup").success and symbolic.step("Empty Cup").success
+    assert thor.step(as_step("Empty Cup")).success and symbolic.step(as_step("Empty Cup")).success
     assert thor.true_state() == symbolic.true_state()
-    assert not thor.step("Open Cabinet").success  # both are open now: the gate refuses
+    assert not thor.step(as_step("Open Cabinet")).success  # both are open now: the gate refuses
 
 
 @pytest.mark.parametrize("forced", [True, False])
@@ -282,7 +283,7 @@ def test_place_sends_force_action_as_the_problems_placement_setting_says(ithor, 
     env = AI2ThorEnv(FakeController())
     env.reset(parse_problem(problem), domain=ithor, scene="FloorPlan1")
     for step in PLAN:
-        assert env.step(step).success
+        assert env.step(as_step(step)).success
     puts = [args for name, args in env.controller.calls if name == "PutObject"]
     assert puts and puts[0]["forceAction"] is forced
     env.close()

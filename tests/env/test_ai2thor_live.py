@@ -12,6 +12,8 @@ import os
 
 import pytest
 
+from tests.steps import as_step
+
 pytestmark = [
     pytest.mark.thor,
     pytest.mark.skipif(importlib.util.find_spec("ai2thor") is None,
@@ -33,7 +35,7 @@ def test_reference_plan_reaches_the_goal_in_ai2thor():
     try:
         env.reset(task_problem(task, domain), domain=domain, scene=task.scene)
         for step in normalize_steps(task.reference_steps, domain):
-            result = env.step(step)
+            result = env.step(as_step(step))
             assert result.success, f"{step}: {result.message}"
         assert env.goal_reached() is True
     finally:

@@ -18,6 +18,7 @@ from sage_pddl.env.base import EnvError
 from sage_pddl.env.textworld import SETUP_COMMAND, require_textworld
 from sage_pddl.env.transitions import read_transitions
 from sage_pddl.pddl import parse_problem
+from tests.steps import as_step
 
 KITCHEN = """
 (define (problem heat-apple)
@@ -86,7 +87,7 @@ def test_solution_wins_with_real_text_and_admissible_commands(kitchen, tmp_path)
     assert first.facts == ()  # TextWorld knows everything; the agent is not told
     texts = []
     for step in SOLUTION:
-        result = env.step(step)
+        result = env.step(as_step(step))
         assert result.success, (step, result.message)
         texts.append(result.observation.text)
     assert texts[1] == "You open the fridge_1. The fridge_1 is open. In it, you see a apple_1."
@@ -104,16 +105,16 @@ def test_solution_wins_with_real_text_and_admissible_commands(kitchen, tmp_path)
 def test_inadmissible_steps_fail_with_textworlds_answer(kitchen):
     env = AlfworldEnv()
     env.reset(kitchen)
-    closed = env.step("Take apple_1 fridge_1")  # not at the fridge, and it is closed
+    closed = env.step(as_step("Take apple_1 fridge_1"))  # not at the fridge, and it is closed
     assert not closed.success and closed.code == "not-admissible"
     assert "Nothing happens." in closed.message and "take apple_1 from fridge_1" in closed.message
-    env.step("go to fridge_1")
-    still_closed = env.step({"action": "Take", "object": "apple_1", "target": "fridge_1"})
+    env.step(as_step("go to fridge_1"))
+    still_closed = env.step(as_step({"action": "Take", "object": "apple_1", "target": "fridge_1"}))
     assert not still_closed.success
-    unknown = env.step({"action": "Fly", "object": "fridge_1"})
+    unknown = env.step(as_step({"action": "Fly", "object": "fridge_1"}))
     assert unknown.code == "unknown-action"
-    assert env.step("Fly fridge_1").code == "not-admissible"  # typed text: TextWorld's call
-    typed = env.step("take apple_1 from the fridge")
+    assert env.step(as_step("Fly fridge_1")).code == "not-admissible"  # typed text: TextWorld's call
+    typed = env.step(as_step("take apple_1 from the fridge"))
     assert typed.code == "not-admissible"
     assert env.goal_reached() is False
 
@@ -125,7 +126,7 @@ def test_alfworlds_own_command_wording_is_read_as_the_step_it_says(kitchen):
     for text, said in (("go to fridge 1", "You arrive at fridge_1."),
                        ("open fridge 1", "You open the fridge_1."),
                        ("take apple 1 from fridge 1", "You pick up the apple_1 from the fridge_1.")):
-        result = env.step(text)
+        result = env.step(as_step(text))
         assert result.success and result.observation.text.startswith(said), result.message
     env.close()
 
@@ -134,10 +135,10 @@ def test_alfworlds_own_command_wording_is_read_as_the_step_it_says(kitchen):
 def test_examine_describes_what_the_state_holds(kitchen):
     env = AlfworldEnv(observe_facts=True)
     env.reset(kitchen)
-    env.step("go to fridge_1")
-    assert env.step("examine fridge_1").observation.text == "The fridge_1 is closed."
-    env.step("open fridge_1")
-    seen = env.step("Examine fridge_1").observation
+    env.step(as_step("go to fridge_1"))
+    assert env.step(as_step("examine fridge_1")).observation.text == "The fridge_1 is closed."
+    env.step(as_step("open fridge_1"))
+    seen = env.step(as_step("Examine fridge_1")).observation
     assert seen.text == "The fridge_1 is open. In it, you see a apple_1."
     assert "apple_1" in seen.visible_objects and ("opened", "fridge_1") in seen.facts
 
@@ -148,11 +149,11 @@ def test_alfworld_corpus_game_plays_with_alfworlds_own_vocabulary(corpus_dir):
     env = AlfworldEnv(game / "domain.pddl", grammar=game / "grammar.twl2")
     env.reset(game / "problem.pddl")
     assert "go to desk" in env.admissible_commands
-    assert env.step("go to desk").observation.text.startswith("You arrive at locdesk.")
+    assert env.step(as_step("go to desk")).observation.text.startswith("You arrive at locdesk.")
     # ALFWorld's operators carry the agent and locations; the plan names only what it means
-    assert env.step("ToggleObject desklamp").observation.text == "You turn on the desklamp."
+    assert env.step(as_step("ToggleObject desklamp")).observation.text == "You turn on the desklamp."
     assert env.goal_reached() is False
-    assert env.step("PickupObject cd desk").success
+    assert env.step(as_step("PickupObject cd desk")).success
     assert env.goal_reached() is True
 
 

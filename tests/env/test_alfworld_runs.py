@@ -19,6 +19,7 @@ from sage_pddl.env.alfworld_agreement import agreement, agreement_table, disagre
 from sage_pddl.env.alfworld_setup import setup_alfworld_env
 from sage_pddl.env.textworld import env_dir
 from sage_pddl.tasks import load_taskset
+from tests.steps import as_step
 
 pytestmark = pytest.mark.alfworld
 
@@ -64,10 +65,10 @@ def test_an_alfworld_game_file_is_played_with_its_own_domain_and_grammar(corpus_
         first = env.reset(task.problem, scene=task.scene)
         assert first.text.startswith("-= Welcome to TextWorld, ALFRED! =-")
         assert "Your task is to: UNKNOWN GOAL." in first.text  # ALFWorld's grammar, not ours
-        assert env.step("go to desk").observation.text.startswith("You arrive at desk.")
-        assert env.step("ToggleObject desklamp").success
+        assert env.step(as_step("go to desk")).observation.text.startswith("You arrive at desk.")
+        assert env.step(as_step("ToggleObject desklamp")).success
         assert env.goal_reached() is False
-        taken = env.step("PickupObject cd desk")
+        taken = env.step(as_step("PickupObject cd desk"))
         assert taken.success and taken.message == "You pick up the cd from the desk."
         assert env.goal_reached() is True  # the game's own goal, in TextWorld's `won`
     finally:

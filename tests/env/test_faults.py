@@ -15,6 +15,7 @@ from sage_pddl.env.faults import (
     parse_fault,
 )
 from sage_pddl.env.symbolic import SymbolicEnv
+from tests.steps import as_step
 
 from .conftest import HIDDEN, SOLUTION
 
@@ -22,20 +23,20 @@ from .conftest import HIDDEN, SOLUTION
 def run(domain, problem, faults, steps=SOLUTION, task=None):
     env = SymbolicEnv(domain, hidden=HIDDEN, faults=faults, task=task)
     env.reset(problem)
-    results = [env.step(step) for step in steps]
+    results = [env.step(as_step(step)) for step in steps]
     return env, results
 
 
 def test_fail_at_step_k_fails_once_without_changing_state(kitchen_domain, kitchen_problem):
     env = SymbolicEnv(kitchen_domain, hidden=HIDDEN, faults=FailAt(2, "gripper slipped"))
     env.reset(kitchen_problem)
-    assert env.step(SOLUTION[0]).success and env.step(SOLUTION[1]).success
+    assert env.step(as_step(SOLUTION[0])).success and env.step(as_step(SOLUTION[1])).success
     before = env.true_state()
-    failed = env.step(SOLUTION[2])
+    failed = env.step(as_step(SOLUTION[2]))
     assert (failed.success, failed.message, failed.code) == (False, "gripper slipped",
                                                              "injected-failure")
     assert env.true_state() == before
-    assert env.step(SOLUTION[2]).success  # fires once: the retry works
+    assert env.step(as_step(SOLUTION[2])).success  # fires once: the retry works
 
 
 def test_fail_after_counts_succeeded_steps_like_the_reference_harness(kitchen_domain,
@@ -85,15 +86,15 @@ def test_disappearing_object_leaves_the_state_and_later_steps_fail(kitchen_domai
                                                                    kitchen_problem):
     env = SymbolicEnv(kitchen_domain, hidden=HIDDEN, faults=Disappear("Apple", 2))
     env.reset(kitchen_problem)
-    env.step("moveto Fridge")
-    env.step("open Fridge")
-    result = env.step("pick Apple Fridge")
+    env.step(as_step("moveto Fridge"))
+    env.step(as_step("open Fridge"))
+    result = env.step(as_step("pick Apple Fridge"))
     assert (result.success, result.code) == (False, "object-gone")
     assert "Apple is no longer there" == result.message
     assert all("apple" not in fact for fact in env.true_state())
     assert "Apple" not in result.observation.visible_objects
-    assert env.step("pick Apple Fridge").code == "object-gone"
-    assert env.step("close Fridge").success  # other objects are unaffected
+    assert env.step(as_step("pick Apple Fridge")).code == "object-gone"
+    assert env.step(as_step("close Fridge")).success  # other objects are unaffected
 
 
 def test_a_vanish_fault_of_no_object_of_the_problem_is_refused_at_reset(kitchen_domain,
@@ -103,7 +104,7 @@ def test_a_vanish_fault_of_no_object_of_the_problem_is_refused_at_reset(kitchen_
     with pytest.raises(EnvError, match="does not declare: Banana$"):
         env.reset(kitchen_problem, faults=["vanish:Banana@1", Disappear("apple", 2)])
     env.reset(kitchen_problem, faults=["vanish:APPLE@0"])  # names are case-insensitive
-    assert env.step("moveto Fridge").success
+    assert env.step(as_step("moveto Fridge")).success
     assert all("apple" not in fact for fact in env.true_state())
 
 
@@ -111,9 +112,9 @@ def test_faults_restart_with_each_episode(kitchen_domain, kitchen_problem):
     env = SymbolicEnv(kitchen_domain, hidden=HIDDEN, faults=FailAt(0, "boom"))
     for _ in range(2):
         env.reset(kitchen_problem)
-        assert env.step("moveto Fridge").message == "boom"
+        assert env.step(as_step("moveto Fridge")).message == "boom"
     env.reset(kitchen_problem, faults=[])  # overridden at reset
-    assert env.step("moveto Fridge").success
+    assert env.step(as_step("moveto Fridge")).success
 
 
 def test_parse_fault_specs():

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from sage_pddl.env.symbolic import SymbolicEnv
 from sage_pddl.gate import StepRejected, compile_gate
+from tests.steps import as_step
 
 from .conftest import HIDDEN
 
@@ -21,7 +22,7 @@ def agree(env, gate, steps) -> int:
     state = env.true_state()
     accepted = 0
     for index, step in enumerate(steps):
-        result = env.step(step)
+        result = env.step(as_step(step))
         try:
             ground = gate.ground(step, index, state)  # the instance the step acts on now
             violation = gate.applicable(state, ground)

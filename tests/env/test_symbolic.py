@@ -7,7 +7,9 @@ import sage_pddl.env as env_module
 from sage_pddl.env import EnvError, get_env, list_envs, register_env
 from sage_pddl.env.base import Environment, parse_fact
 from sage_pddl.env.symbolic import SymbolicEnv
+from sage_pddl.pddl.errors import PlanSyntaxError
 from sage_pddl.pddl.registry import Registry
+from tests.steps import as_step
 
 from .conftest import HIDDEN, SOLUTION
 
@@ -43,7 +45,7 @@ def test_the_reference_plan_executes_and_reaches_the_goal(env, kitchen_problem):
     env.reset(kitchen_problem)
     assert env.goal_reached() is False
     for index, step in enumerate(SOLUTION):
-        result = env.step(step)
+        result = env.step(as_step(step))
         assert result.success, (step, result.message)
         assert result.message == "ok" and result.code is None and result.step_index == index
     assert env.goal_reached() is True
@@ -51,8 +53,8 @@ def test_the_reference_plan_executes_and_reaches_the_goal(env, kitchen_problem):
 
 def test_opening_the_fridge_reveals_its_content(env, kitchen_problem):
     env.reset(kitchen_problem)
-    env.step("moveto Fridge")
-    opened = env.step("open Fridge").observation
+    env.step(as_step("moveto Fridge"))
+    opened = env.step(as_step("open Fridge")).observation
     assert "Apple" in opened.visible_objects
     assert ("in", "apple", "fridge") in opened.facts
     assert "Apple: in Fridge" in opened.text
@@ -61,28 +63,31 @@ def test_opening_the_fridge_reveals_its_content(env, kitchen_problem):
 def test_a_rejected_step_fails_with_the_gate_reason_and_changes_nothing(env, kitchen_problem):
     env.reset(kitchen_problem)
     before = env.true_state()
-    result = env.step({"action": "pick", "args": ["Apple", "Fridge"]})
+    result = env.step(as_step({"action": "pick", "args": ["Apple", "Fridge"]}))
     assert not result.success
     assert result.code == "pick/requires/at"
     assert "(at Fridge)" in result.message
     assert env.true_state() == before
-    env.step("moveto Fridge")
-    closed = env.step("(pick apple fridge)")  # in the fridge, but the fridge is closed
+    env.step(as_step("moveto Fridge"))
+    closed = env.step(as_step("(pick apple fridge)"))  # in the fridge, but the fridge is closed
     assert not closed.success and closed.code == "pick/requires/any-of"
 
 
 def test_annotated_reason_and_structural_codes(env, kitchen_problem):
     env.reset(kitchen_problem)
     for step in ("moveto Counter", "pick Mug Counter"):
-        assert env.step(step).success
-    hand_full = env.step("pick Mug Counter")
+        assert env.step(as_step(step)).success
+    hand_full = env.step(as_step("pick Mug Counter"))
     assert (hand_full.code, hand_full.message) == ("hand-full", "the hand already holds an object")
-    assert env.step("pick Banana Counter").code == "unknown-object"
-    assert env.step("fly Counter").code == "unknown-action"
-    assert env.step("pick Mug").code == "wrong-arity"
-    assert env.step("moveto Mug").code == "type-mismatch"
-    assert env.step({"object": "Mug"}).code == "unparsable-step"
-    assert env.step("   ").code == "unparsable-step"
+    assert env.step(as_step("pick Banana Counter")).code == "unknown-object"
+    assert env.step(as_step("fly Counter")).code == "unknown-action"
+    assert env.step(as_step("pick Mug")).code == "wrong-arity"
+    assert env.step(as_step("moveto Mug")).code == "type-mismatch"
+    # what is no step is refused where it is read, before any environment sees it
+    with pytest.raises(PlanSyntaxError, match="no action name"):
+        as_step({"object": "Mug"})
+    with pytest.raises(PlanSyntaxError, match="empty"):
+        as_step("   ")
 
 
 def test_json_steps_and_deterministic_replay(kitchen_domain, kitchen_problem):
@@ -92,7 +97,7 @@ def test_json_steps_and_deterministic_replay(kitchen_domain, kitchen_problem):
         steps = [{"action": "moveto", "object": "Counter"}, "pick Apple Counter",
                  {"action": "pick", "object": "Mug", "target": "Counter"}, *SOLUTION]
         return [(r.success, r.code, r.message, r.observation)
-                for r in map(environment.step, steps)] + [environment.true_state()]
+                for r in map(environment.step, map(as_step, steps))] + [environment.true_state()]
 
     assert run() == run()
 

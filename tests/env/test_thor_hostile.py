@@ -17,6 +17,7 @@ import zmq
 
 from sage_pddl.env import get_env
 from sage_pddl.env.thor.client import ThorServerError
+from tests.steps import as_step
 
 from .conftest import HIDDEN, KITCHEN_DOMAIN, KITCHEN_PROBLEM, SOLUTION
 from .server_process import ServerProcess, exchange
@@ -133,9 +134,9 @@ def test_s4_each_client_has_its_own_episode(server, kitchen_domain, kitchen_prob
     second = get_env("thor", port=server.port, timeout=60.0)
     try:
         first.reset(kitchen_problem, domain=kitchen_domain, hidden=HIDDEN)
-        assert first.step(SOLUTION[0]).success  # at the fridge
+        assert first.step(as_step(SOLUTION[0])).success  # at the fridge
         with pytest.raises(ThorServerError, match="no-episode"):
-            second.step(SOLUTION[0])  # the first client's episode is not the second's
+            second.step(as_step(SOLUTION[0]))  # the first client's episode is not the second's
         second.reset(kitchen_problem, domain=kitchen_domain, hidden=HIDDEN)
         assert first.episode and second.episode and first.episode != second.episode
         assert ("at", "fridge") in first.true_state()  # untouched by the second reset
@@ -275,7 +276,7 @@ def test_when_every_slot_is_taken_the_longest_idle_episode_makes_room():
         time.sleep(0.5)  # idle longer than --reclaim-after
         second.reset(None, task="ithor#K01")  # was `busy` for the 900 s idle timeout
         with pytest.raises(ThorServerError, match="no-episode"):
-            first.step("moveto Fridge")
+            first.step(as_step("moveto Fridge"))
     finally:
         first.close()
         second.close()

@@ -11,6 +11,7 @@ from sage_pddl.env import get_env
 from sage_pddl.env.thor.client import ThorServerError, ThorTimeout, ThorUnavailable
 from sage_pddl.env.thor.protocol import encode
 from sage_pddl.env.transitions import read_transitions
+from tests.steps import as_step
 
 from .conftest import HIDDEN, KITCHEN_DOMAIN, KITCHEN_PROBLEM, SOLUTION
 from .server_process import ServerProcess, exchange, free_port
@@ -50,11 +51,11 @@ def test_ping_reset_step_round_trip_with_client_log(server, tmp_path, kitchen_do
         observation = env.reset(kitchen_problem, domain=kitchen_domain, hidden=HIDDEN,
                                 faults=["fail@1:slipped"])
         assert "Apple" not in observation.visible_objects and "Mug" in observation.visible_objects
-        results = [env.step(step) for step in SOLUTION[:2]]
+        results = [env.step(as_step(step)) for step in SOLUTION[:2]]
         assert results[0].success and (results[1].success, results[1].message,
                                        results[1].code) == (False, "slipped", "injected-failure")
         for step in SOLUTION[1:]:
-            assert env.step(step).success
+            assert env.step(as_step(step)).success
         assert env.goal_reached() is True
         assert ("on", "apple", "table") in env.true_state()
         apple = next(o for o in env.objects() if o["name"] == "Apple")
@@ -69,9 +70,9 @@ def test_ping_reset_step_round_trip_with_client_log(server, tmp_path, kitchen_do
 def test_reset_by_domain_text_and_json_steps(client):
     answer = client.request("reset", domain=KITCHEN_DOMAIN, problem=KITCHEN_PROBLEM)
     assert answer["task"] == "fetch-apple" and answer["domain"] == "mini-kitchen"
-    result = client.step({"action": "moveto", "object": "Fridge", "target": ""})
+    result = client.step(as_step({"action": "moveto", "object": "Fridge", "target": ""}))
     assert result.success
-    bad = client.step({"action": "pick", "object": "Apple", "target": "Fridge"})
+    bad = client.step(as_step({"action": "pick", "object": "Apple", "target": "Fridge"}))
     assert not bad.success and bad.code == "pick/requires/any-of"  # no hidden facts this time
 
 
@@ -136,7 +137,7 @@ def test_timeouts_rebuild_the_socket_and_idempotent_commands_retry(kitchen_domai
         server.signal(signal.SIGSTOP)  # a server that hangs: any timeout runs out
         wait_at_most(env, 0.5)
         with pytest.raises(ThorTimeout, match="did not answer 'step'.*not retried"):
-            env.step(SOLUTION[0])
+            env.step(as_step(SOLUTION[0]))
         with pytest.raises(ThorUnavailable):
             env.ping()
         # the server resumes once the first attempt has timed out: the retry, on a fresh
@@ -151,7 +152,7 @@ def test_timeouts_rebuild_the_socket_and_idempotent_commands_retry(kitchen_domai
         monkeypatch.setattr(env, "_connect", resume_then_rebuild)
         assert env.ping()["ok"]
         monkeypatch.undo()
-        assert env.step(SOLUTION[0]).success  # moveto always applies: the socket works again
+        assert env.step(as_step(SOLUTION[0])).success  # moveto always applies: the socket works again
         assert env.state()["ok"]
     finally:
         env.close()
@@ -163,19 +164,19 @@ def test_client_reconnects_to_a_restarted_server(kitchen_domain, kitchen_problem
     env = get_env("thor", port=server.port, timeout=ANSWERS)
     try:
         env.reset(kitchen_problem, domain=kitchen_domain, hidden=HIDDEN)
-        assert env.step(SOLUTION[0]).success
+        assert env.step(as_step(SOLUTION[0])).success
         first_id = env.ping()["server_id"]
         server.kill()  # dies mid-episode
         wait_at_most(env, 0.5)
         with pytest.raises(ThorTimeout):
-            env.step(SOLUTION[1])
+            env.step(as_step(SOLUTION[1]))
         server = ServerProcess(server.port).start()  # same port
         wait_at_most(env, ANSWERS)
         assert env.ping()["server_id"] != first_id
         with pytest.raises(ThorServerError, match=r"\[no-episode\]"):
-            env.step(SOLUTION[1])  # the new server has no episode: the planner must reset
+            env.step(as_step(SOLUTION[1]))  # the new server has no episode: the planner must reset
         env.reset(kitchen_problem, domain=kitchen_domain, hidden=HIDDEN)
-        assert all(env.step(step).success for step in SOLUTION)
+        assert all(env.step(as_step(step)).success for step in SOLUTION)
         assert env.goal_reached() is True
     finally:
         env.close()

@@ -14,6 +14,7 @@ from sage_pddl.env.transitions import (
     TransitionLogError,
     read_transitions,
 )
+from tests.steps import as_step
 
 from .conftest import HIDDEN, SOLUTION
 
@@ -25,12 +26,12 @@ def test_every_step_is_logged_and_round_trips(tmp_path, kitchen_domain, kitchen_
     env.reset(kitchen_problem)
     results = []
     for step in ["pick Apple Fridge", *SOLUTION[:3]]:
-        results.append(env.step(step))
+        results.append(env.step(as_step(step)))
         # flushed per line: the file already holds every finished step
         assert len(log.read_text().splitlines()) == len(results)
-    results.append(env.step(SOLUTION[3]))
+    results.append(env.step(as_step(SOLUTION[3])))
     env.reset(kitchen_problem)
-    results.append(env.step(SOLUTION[0]))
+    results.append(env.step(as_step(SOLUTION[0])))
     env.close()
 
     records = list(read_transitions(log))
@@ -130,7 +131,7 @@ def test_a_step_naming_a_type_logs_the_instance_it_acted_on(tmp_path):
     env = SymbolicEnv(ithor, log=tmp_path / "log.jsonl")
     env.reset(task_problem(load_task("ithor#K13"), ithor))  # FloorPlan1: nine cabinets
     for step in ("MoveTo Cabinet", "Open Cabinet", "Open Cabinet"):
-        assert env.step(step).success
+        assert env.step(as_step(step)).success
     env.close()
     logged = list(read_transitions(tmp_path / "log.jsonl"))
     assert [(t.action.args, t.action.text) for t in logged[1:]] == [

@@ -23,6 +23,7 @@ from sage_pddl.env.virtualhome import (
     list_eai_tasks,
     require_eai,
 )
+from tests.steps import as_step, as_steps
 
 needs_eai = pytest.mark.skipif(
     not eai_available(), reason="eai-eval is not installed (pip install 'sage-pddl[virtualhome]')")
@@ -55,7 +56,7 @@ def test_gold_program_reaches_the_goal_and_logs(tmp_path):
     assert first.text.startswith("You are in the dining_room.")
     assert env.goal_reached() is False
     for line in env.gold_script:
-        assert env.step(line).success
+        assert env.step(as_step(line)).success
     assert env.goal_reached() is True
     assert ("on", "floor_lamp") in env.true_state()
     env.close()
@@ -68,8 +69,8 @@ def test_gold_program_reaches_the_goal_and_logs(tmp_path):
 def test_eai_pddl_vocabulary_and_script_names_are_translated():
     env = VirtualHomeEnv(task=LAMP)
     env.reset("any problem")
-    assert env.step("walk_towards character floor_lamp").success
-    assert env.step({"action": "SwitchOn", "object": "floor_lamp"}).success
+    assert env.step(as_step("walk_towards character floor_lamp")).success
+    assert env.step(as_step({"action": "SwitchOn", "object": "floor_lamp"})).success
     assert env.goal_reached() is True
     assert env.executed == ["[WALK] <floor_lamp> (1000)", "[SWITCHON] <floor_lamp> (1000)"]
 
@@ -78,20 +79,20 @@ def test_eai_pddl_vocabulary_and_script_names_are_translated():
 def test_failures_carry_eai_error_types():
     env = VirtualHomeEnv()
     env.reset(LAMP)
-    far = env.step("switch_on character floor_lamp")  # not next to the lamp yet
+    far = env.step(as_step("switch_on character floor_lamp"))  # not next to the lamp yet
     assert not far.success and far.code == "eai/missing_step"
     assert "not close to <floor_lamp> (1000)" in far.message
-    env.step("WALK floor_lamp")
+    env.step(as_step("WALK floor_lamp"))
     # EAI's PDDL problems say (plugged_out floor_lamp), its simulator says the lamp has no plug
-    plug = env.step("plug_in character floor_lamp")
+    plug = env.step(as_step("plug_in character floor_lamp"))
     assert not plug.success and plug.code == "eai/affordance_error"
-    assert env.step("SWITCHON floor_lamp").success
-    again = env.step("SWITCHON floor_lamp")  # EAI: an additional step, the plan stays executable
+    assert env.step(as_step("SWITCHON floor_lamp")).success
+    again = env.step(as_step("SWITCHON floor_lamp"))  # EAI: an additional step, the plan stays executable
     assert again.success and again.message.startswith("no effect (EAI: additional step)")
-    assert env.step("grab character unicorn").code == "unknown-object"
-    assert env.step("put_on character floor_lamp").code == "wrong-arity"
-    assert env.step("teleport character floor_lamp").code == "unknown-action"
-    assert env.step("[SWITCHOFF] <floor_lamp> (999)").code == "unknown-object"
+    assert env.step(as_step("grab character unicorn")).code == "unknown-object"
+    assert env.step(as_step("put_on character floor_lamp")).code == "wrong-arity"
+    assert env.step(as_step("teleport character floor_lamp")).code == "unknown-action"
+    assert env.step(as_step("[SWITCHOFF] <floor_lamp> (999)")).code == "unknown-object"
 
 
 @needs_eai
@@ -114,10 +115,10 @@ def test_problem_name_gives_the_task_and_unknown_tasks_are_errors():
 def test_gold_identical_plans_are_not_goal_checked_by_eai():
     from sage_pddl.bench.eai import score_plan
 
-    compat = score_plan(LAMP, LAMP_GOLD, eai_compat=True)
+    compat = score_plan(LAMP, as_steps(LAMP_GOLD), eai_compat=True)
     assert compat.gold_identical and compat.executable
     assert not compat.goal_checked and not compat.success and compat.error_info is None
-    ours = score_plan(LAMP, LAMP_GOLD)
+    ours = score_plan(LAMP, as_steps(LAMP_GOLD))
     assert ours.gold_identical and ours.goal_checked and ours.success
     assert ours.node_goals == (1, 1)
 
@@ -127,16 +128,16 @@ def test_scorer_reports_eai_error_classes():
     from sage_pddl.bench.eai import score_llm_output, score_plan
 
     assert score_llm_output(LAMP, "no json here").error_type == "parsing error"
-    assert score_plan(LAMP, ["teleport character floor_lamp"]).error_type == "hallucination error"
+    assert score_plan(LAMP, as_steps(["teleport character floor_lamp"])).error_type == "hallucination error"
     # EAI's action list lacks PLUGIN although its prompt offers it: a hallucination for EAI
-    assert score_plan(LAMP, ["plug_in character floor_lamp"]).hallucination
+    assert score_plan(LAMP, as_steps(["plug_in character floor_lamp"])).hallucination
     wrong = score_llm_output(LAMP, '{"SWITCHON": ["floor_lamp", "1000", "bedroom", "67"]}')
     assert wrong.error_type == "parameter error"
-    early = score_plan(LAMP, ["switch_on character floor_lamp",
-                             "walk_towards character floor_lamp"])
+    early = score_plan(LAMP, as_steps(["switch_on character floor_lamp",
+                             "walk_towards character floor_lamp"]))
     assert early.error_type == "missing_step" and not early.success
     assert early.error_action == "[SWITCHON] <floor_lamp> (1000)"
-    good = score_plan(LAMP, ["walk_towards character floor_lamp", "switch_on character floor_lamp"])
+    good = score_plan(LAMP, as_steps(["walk_towards character floor_lamp", "switch_on character floor_lamp"]))
     assert good.executable and good.success and good.error_type is None
 
 
@@ -154,12 +155,12 @@ def test_scorer_agrees_with_eais_entry_point():
     batches: dict[str, list[dict]] = {"gold": [], "pddl": [], "broken": []}
     for number, task in enumerate(tasks):
         _, gold = build_planner(task)
-        batches["gold"].append({"identifier": task, "llm_output": plan_to_llm_output(task, gold)})
+        batches["gold"].append({"identifier": task, "llm_output": plan_to_llm_output(task, as_steps(gold))})
         batches["pddl"].append({"identifier": task,
-                                "llm_output": plan_to_llm_output(task, gold_pddl[task])})
+                                "llm_output": plan_to_llm_output(task, as_steps(gold_pddl[task]))})
         broken = list(reversed(gold)) if number % 2 else gold[1:] + ["[FLY] <sky> (1)"]
         batches["broken"].append({"identifier": task,
-                                  "llm_output": plan_to_llm_output(task, broken)})
+                                  "llm_output": plan_to_llm_output(task, as_steps(broken))})
     for name, outputs in batches.items():
         ours = score_outputs(outputs, eai_compat=True)
         theirs = eai_entry_point(outputs)

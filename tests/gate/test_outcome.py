@@ -10,6 +10,7 @@ from sage_pddl.gate import compile_gate
 from sage_pddl.gate.outcome import Outcome, plan_outcomes
 from sage_pddl.planners.base import PlanningTask
 from sage_pddl.tasks import load_task
+from tests.steps import as_step
 
 
 def s(action: str, obj: str = "", target: str = "") -> dict:
@@ -73,7 +74,7 @@ def test_the_simulated_outcome_is_what_the_symbolic_world_does(k04, plan):
     simulated = plan_outcomes(gate, plan).simulated
     env = SymbolicEnv(domain)
     env.reset(problem)
-    refused = sum(1 for step in plan if not env.step(step).success)
+    refused = sum(1 for step in plan if not env.step(as_step(step)).success)
     met, total = env.goal_conditions()
     assert simulated == Outcome(env.goal_reached(), met, total, refused)
     assert gate.check(plan, mode="all").final_state == env.true_state()

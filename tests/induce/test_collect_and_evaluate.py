@@ -115,8 +115,10 @@ def test_held_out_prediction_and_reference_preconditions(logs, tasks, ithor):
     # and three static literals of Place's target: the hand-written Place needs the held object
     # to fit the target (`(forall (?o) (imply (and (holding ?o) (selective ?r)) (fits ?o ?r)))`,
     # AI2-THOR's receptacle types), a quantified rule the learner cannot state, so it narrows
-    # the targets by what the refused ones have (openable, pickupable, toggleable)
-    assert recovered >= 20 and extra <= 10
+    # the targets by what the refused ones have (openable, pickupable, toggleable). Slice, Fill
+    # and Empty succeed since walks take set-ups (`probe.means_ends`) and are learned now, with
+    # a few incidental literals each from their handful of successes in these 16 tasks
+    assert recovered >= 28 and extra <= 16
     # the induced domain gates a reference plan like the hand-written one
     task = tasks[0]
     problem = task_problem(task, ithor)

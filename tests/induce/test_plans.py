@@ -14,6 +14,7 @@ from sage_pddl.env.symbolic import SymbolicEnv
 from sage_pddl.induce.plans import plan_outcome, plan_summary, plan_table
 from sage_pddl.pddl import load_domain, load_problem
 from sage_pddl.pddl.model import Atom
+from tests.steps import as_step
 
 pytest.importorskip("up_fast_downward", reason="the 'planners' extra is part of the test extra")
 
@@ -26,7 +27,7 @@ def simulator(domain, problem):
     def execute(steps) -> bool:
         env = SymbolicEnv(domain)
         env.reset(problem)
-        return all(env.step(step).success for step in steps) and bool(env.goal_reached())
+        return all(env.step(as_step(step)).success for step in steps) and bool(env.goal_reached())
     return execute
 
 
@@ -86,7 +87,7 @@ def test_the_virtualhome_tool_on_a_few_held_out_tasks(tmp_path, capsys):
         env.reset(task)
         records = []
         for step in gold[task]:
-            env.step(step)
+            env.step(as_step(step))
             # named by the task set, as collection names them, so the problem can be read
             records.append(dataclasses.replace(env.last_transition, task=f"virtualhome#{task}"))
         (logs / f"{task}.jsonl").write_text(

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from sage_pddl.env.base import Observation, StepResult, as_plan_step, parse_fact
+from sage_pddl.env.base import Observation, StepResult, numbered, parse_fact
 from sage_pddl.env.transitions import TransitionLog, make_transition
 from sage_pddl.env.virtualhome import eai_available
 from sage_pddl.gate import compile_gate
@@ -21,6 +21,7 @@ from sage_pddl.induce.learner import learn
 from sage_pddl.induce.probe import ProbeSettings, probe_task
 from sage_pddl.pddl import parse_domain, parse_problem
 from sage_pddl.pddl.model import PlanStep, key
+from tests.steps import as_step
 
 LAMPS = """
 (define (domain lamps)
@@ -57,7 +58,7 @@ class Lamps:
         return Observation("")
 
     def step(self, step):
-        plan_step = as_plan_step(step, self.index)
+        plan_step = numbered(step, self.index)
         self.index += 1
         pre, lamp = self.state, key(plan_step.args[0])
         if key(plan_step.action) == "switch_on":
@@ -183,9 +184,9 @@ def test_virtualhome_collection_is_eai_simulator_evidence(tmp_path):
     # the same step played as EAI's scorer counts it: forgiven, a success that does nothing
     env = VirtualHomeEnv()
     env.reset(task.problem, task="virtualhome#11_1")
-    env.step("walk_towards character floor_lamp")
-    assert env.step("switch_on character floor_lamp").success
-    forgiven = env.step("switch_on character floor_lamp")
+    env.step(as_step("walk_towards character floor_lamp"))
+    assert env.step(as_step("switch_on character floor_lamp")).success
+    forgiven = env.step(as_step("switch_on character floor_lamp"))
     assert forgiven.success and "additional step" in forgiven.message
 
 

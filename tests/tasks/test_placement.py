@@ -22,6 +22,7 @@ from sage_pddl.tasks.placement import (
 )
 from sage_pddl.tasks.problem import problem_text, task_scene
 from sage_pddl.tasks.taskset import TaskSetError
+from tests.steps import as_step
 
 
 def _step(action: str, obj: str = "") -> dict[str, str]:
@@ -117,7 +118,7 @@ def test_the_symbolic_world_refuses_what_the_gate_refuses():
         _, domain, problem = _under("ithor#B01", placement)
         env = SymbolicEnv(domain)
         env.reset(problem)
-        results = [env.step(step) for step in PENCIL_ON_BED]
+        results = [env.step(as_step(step)) for step in PENCIL_ON_BED]
         assert [r.success for r in results] == [True, True, True, succeeds]
 
 

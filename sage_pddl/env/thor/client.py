@@ -2,7 +2,7 @@
 
     env = get_env("thor", host="127.0.0.1", port=5555, timeout=60.0)
     observation = env.reset(problem, domain=domain)      # or env.reset(None, task="ithor#K01")
-    result = env.step({"action": "Pick", "object": "Apple"})
+    result = env.step(step_from_json({"action": "Pick", "object": "Apple"}))  # pddl.plans
 
 Timeouts and restarts. Every request has a send and a receive timeout (`timeout` seconds) and
 LINGER 0. A REQ socket that timed out is stuck waiting for its reply (ZMQ's strict send/recv
@@ -37,9 +37,10 @@ from pathlib import Path
 from typing import Any
 
 from sage_pddl.pddl.limits import MAX_BYTES
-from sage_pddl.pddl.model import Domain, Problem
+from sage_pddl.pddl.model import Domain, PlanStep, Problem
+from sage_pddl.pddl.plans import step_json
 
-from ..base import EnvError, Fact, Observation, StepLike, StepResult, as_plan_step, parse_fact
+from ..base import EnvError, Fact, Observation, StepResult, parse_fact
 from ..transitions import Transition, TransitionLog
 from . import protocol
 from .protocol import ProtocolError
@@ -218,8 +219,8 @@ class ThorClientEnv:
         answer = self.request("reset", **fields)
         return Observation.from_json(answer.get("observation") or {})
 
-    def step(self, step: StepLike) -> StepResult:
-        answer = self.request("step", step=_wire_step(step))
+    def step(self, step: PlanStep) -> StepResult:
+        answer = self.request("step", step=step_json(step))
         result = StepResult.from_json(answer["result"])
         record = answer.get("transition")
         self.last_transition = Transition.from_json(record) if record else None
@@ -251,23 +252,6 @@ class ThorClientEnv:
             self._socket = None
         if self._log is not None:
             self._log.close()
-
-
-def _wire_step(step: StepLike) -> str | dict[str, Any]:
-    if isinstance(step, str):
-        return step
-    if isinstance(step, dict):
-        return {k: v for k, v in step.items() if k in ("action", "args", "object", "target",
-                                                       "text", "reason")}
-    plan_step = as_plan_step(step)
-    out: dict[str, Any] = {"action": plan_step.action}
-    if plan_step.fields:  # keep the JSON field names so `@sage step` rules still apply
-        out.update({k: v for k, v in plan_step.fields if k in ("object", "target")})
-    else:
-        out["args"] = list(plan_step.args)
-    if plan_step.text:
-        out["text"] = plan_step.text
-    return out
 
 
 def _problem_text(problem: Problem) -> str:

@@ -34,14 +34,16 @@ from typing import Any, TypeVar
 
 from sage_pddl.domains import key, list_domains, load_domain
 from sage_pddl.pddl import limits, parse_domain, parse_problem
-from sage_pddl.pddl.errors import GroundingTooLarge, SageError
-from sage_pddl.pddl.model import Domain, Problem
+from sage_pddl.pddl.errors import GroundingTooLarge, PlanSyntaxError, SageError
+from sage_pddl.pddl.model import Domain, PlanStep, Problem
+from sage_pddl.pddl.plans import step_from_value
 from sage_pddl.tasks import load_taskset, task_problem
 from sage_pddl.tasks.placement import with_placement
 from sage_pddl.tasks.taskset import BUNDLED
 
 from .. import get_env
 from ..base import Environment, Observation, format_fact
+from ..episode import GatedEnv
 from . import protocol
 from .protocol import ProtocolError, Request
 
@@ -113,7 +115,17 @@ class EpisodeHandler:
 
     def cmd_step(self, request: Request) -> dict:
         self._require_episode(request)
-        result = self.env.step(request.fields["step"])  # unparsable steps are failed steps
+        try:
+            step = step_from_value(request.fields["step"])  # a JSON step or its text
+        except PlanSyntaxError as error:  # an unparsable step is a failed step of the episode
+            if not isinstance(self.env, GatedEnv):
+                raise ProtocolError("bad-request", f"unparsable step: {error.message}",
+                                    request.id) from None
+            text = str(request.fields["step"])
+            result = self.env.refuse(PlanStep(text, (), 0, text), f"unparsable step: "
+                                     f"{error.message}", "unparsable-step")
+        else:
+            result = self.env.step(step)
         transition = getattr(self.env, "last_transition", None)
         return protocol.reply(request.id, result=result.to_json(),
                               transition=transition.to_json() if transition else None)
