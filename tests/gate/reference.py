@@ -8,7 +8,8 @@ engine to (`test_gate_fast_path.py`, on the whole corpus, the iTHOR plans and th
   false (`unsat`) and each disjunction (one alternative holds) and implication (its condition
   fails or its consequent holds) holds (`holds`);
 * a step applies when its precondition holds, and gives `(state - delete) | add`, the
-  conditional effects whose condition holds in the state before it included (`apply`);
+  conditional effects whose condition holds in the state before it included (`effects`,
+  `apply`);
 * a refused step fails in the literals and disjunctions `failures` lists, in source order,
   each literal once (false equalities first; an implication whose condition holds reports its
   consequent's failed literals);
@@ -46,13 +47,20 @@ def applicable(ground: GroundAction, state: State) -> bool:
     return holds(ground.precondition, state)
 
 
-def apply(ground: GroundAction, state: State) -> frozenset:
-    """The state after `ground`'s effects in `state` (its precondition not checked)."""
+def effects(ground: GroundAction, state: State) -> tuple[frozenset, frozenset]:
+    """`(add, delete)`: what `ground` adds and deletes in `state`, the conditional effects
+    whose condition holds there included."""
     add, delete = set(ground.add), set(ground.delete)
     for effect in ground.conditional:
         if holds(effect.condition, state):
             add |= effect.add
             delete |= effect.delete
+    return frozenset(add), frozenset(delete)
+
+
+def apply(ground: GroundAction, state: State) -> frozenset:
+    """The state after `ground`'s effects in `state` (its precondition not checked)."""
+    add, delete = effects(ground, state)
     return frozenset((set(state) - delete) | add)
 
 
