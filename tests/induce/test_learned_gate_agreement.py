@@ -30,6 +30,7 @@ from sage_pddl.tasks import load_task, load_taskset, task_problem
 
 from .test_learner import toy_transitions, tr
 from .test_noise_and_observability import many_picks
+from .test_protocols import openings
 
 SETTINGS = ({}, {"exceptions": 0}, {"safe": True}, {"min_successes": 3}, {"keep_static": True},
             {"noise": 0.05})
@@ -96,16 +97,10 @@ def _assert_agree(learn_with: Callable[..., InductionResult], transitions: Seque
 
 
 def _opening() -> list[Transition]:
-    """Open un-encloses what is in the opened box: a universal effect (test_protocols)."""
-    ts = []
-    for box, other in (("b1", "b2"), ("b2", "b1")):
-        pre = [f"(closed {box})", f"(in apple {box})", "(enclosed apple)", f"(in cup {other})",
-               "(enclosed cup)", f"(closed {other})"]
-        post = [f for f in pre if f not in (f"(closed {box})", "(enclosed apple)")]
-        ts.append(tr("Open", [box], pre, True, post + [f"(opened {box})"]))
-        ts.append(tr("Open", [box], [f"(opened {box})", f"(in apple {box})"], False,
-                     code="already-open"))
-    return ts
+    """Open un-encloses what is in the opened box (a universal effect: `test_protocols`),
+    refused when the box is open."""
+    return openings() + [tr("Open", [box], [f"(opened {box})", f"(in apple {box})"], False,
+                            code="already-open") for box in ("b1", "b2")]
 
 
 def _walking() -> list[Transition]:
