@@ -405,8 +405,8 @@ def compile_step(bits: BitSets, ground: GroundAction, lock: AbstractContextManag
     """`ground` on bit sets (see the module docstring). A static literal that fails makes the
     masks require `FALSE` (it is explained like any other failed literal). A false equality,
     or an atom both required and forbidden (which the masks' test would pass when the atom
-    holds), makes the guard refuse every state. `lock` is the one held while `bits` gives new bits (`_conditional` compiles on first
-    use)."""
+    holds), makes the guard refuse every state. `lock` is the one held while `bits` gives
+    new bits (`_conditional` compiles on first use)."""
     pre = ground.precondition
     pos, neg = bits.literal_masks(pre.pos, pre.neg)
     literal_sources = _literal_sources(bits, pre.literals)
