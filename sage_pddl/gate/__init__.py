@@ -9,15 +9,17 @@ conditions and actions as immutable data), `schema` (what is compiled once per d
 violations, plain values), `bits` (atoms as the bits of an int), `engine` (the one engine: a
 ground action compiled to bit sets, the only thing that executes a step), `explain` (why a step
 is rejected, in words), `binding` (which action and objects a step's words name), `gate` (the
-check loop and the gate's small interface), `outcome` (what a plan achieves: the gate's strict
+check loop), `interface` (`PlanChecker`: what the environments, runtime, planners and induction
+use of a gate), `outcome` (what a plan achieves: the gate's strict
 view and the simulator's), `causal`, `feedback`.
 """
 from .gate import Gate, compile_gate
 from .ground import GroundAction
+from .interface import PlanChecker
 from .table import PreconditionTable
 from .verdict import Reading, StepRejected, Verdict, Violation
 
 __all__ = [
-    "Gate", "GroundAction", "PreconditionTable", "Reading", "StepRejected", "Verdict", "Violation",
-    "compile_gate",
+    "Gate", "GroundAction", "PlanChecker", "PreconditionTable", "Reading", "StepRejected", "Verdict",
+    "Violation", "compile_gate",
 ]

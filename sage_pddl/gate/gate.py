@@ -136,6 +136,11 @@ class Gate:
         """Object key -> original spelling."""
         return self.table.objects.object_names
 
+    def objects_of(self, types: tuple[str, ...]) -> tuple[str, ...]:
+        """The keys of the objects that fit a parameter typed `types` (() = any), in
+        declaration order."""
+        return self.table.objects.objects_of(types)
+
     def format_atom(self, atom: GroundAtom) -> str:
         return self.table.objects.format_atom(atom)
 

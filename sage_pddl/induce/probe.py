@@ -57,7 +57,7 @@ from typing import Any
 
 from sage_pddl.env.base import Environment
 from sage_pddl.env.transitions import TransitionLog
-from sage_pddl.gate import Gate, GroundAction, StepRejected, compile_gate
+from sage_pddl.gate import GroundAction, PlanChecker, StepRejected, compile_gate
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Action, Domain, Problem
 from sage_pddl.pddl.plans import step_from_json
@@ -128,11 +128,11 @@ class TypedObjects:
     """A problem's objects by parameter type, spelled as declared. Read from a compiled gate,
     of which only the typing is used: compiling evaluates no precondition."""
 
-    def __init__(self, gate: Gate):
-        self.gate, self._table, self.names = gate, gate.table, dict(gate.objects)
+    def __init__(self, gate: PlanChecker):
+        self.gate, self.names = gate, dict(gate.objects)
 
     def of(self, types: tuple[str, ...]) -> list[str]:
-        return [self.names.get(k, k) for k in self._table.objects.objects_of(types)]
+        return [self.names.get(k, k) for k in self.gate.objects_of(types)]
 
 
 def types_allow(action: Action, args: Sequence[str]) -> bool:
@@ -194,7 +194,7 @@ Grounded = list[tuple[Any, GroundAction]]
 """Steps (a `PlanStep` or a JSON step) with the ground action each names."""
 
 
-def grounded(gate: Gate, steps: Sequence[Any]) -> Grounded:
+def grounded(gate: PlanChecker, steps: Sequence[Any]) -> Grounded:
     """The steps the gate can ground (a structurally refused one is never applicable)."""
     out = []
     for step in steps:
@@ -205,12 +205,12 @@ def grounded(gate: Gate, steps: Sequence[Any]) -> Grounded:
     return out
 
 
-def means_ends(gate: Gate, state: frozenset, goal: GroundAction, through: Grounded,
+def means_ends(gate: PlanChecker, state: frozenset, goal: GroundAction, through: Grounded,
                depth: int, rng: random.Random) -> tuple[list[Any], frozenset] | None:
     """Steps of `through` after which the ground action `goal` is applicable from `state`, by
     the domain's own semantics, and the state they end in (None when none is found): while it
     is refused, an *achiever* (a step whose effect sets an atom of one of its violations,
-    `Gate.explain`, and leaves it refused for fewer reasons) is taken when applicable; else, up
+    `PlanChecker.explain`, and leaves it refused for fewer reasons) is taken when applicable; else, up
     to `depth` levels down, the same is done for the achiever refused for the fewest reasons,
     then it is taken."""
     here, path = state, list[Any]()
@@ -259,7 +259,7 @@ SET_UP_TARGETS = 4
 """Steps of an action a set-up (`set_up_step`) is searched toward, at most."""
 
 
-def set_up_step(gate: Gate, state: frozenset, steps: Grounded, through: Grounded, depth: int,
+def set_up_step(gate: PlanChecker, state: frozenset, steps: Grounded, through: Grounded, depth: int,
                 rng: random.Random) -> list[Any] | None:
     """A set-up from `state` (`means_ends` through `through`) after which one of `steps`, a
     few of them drawn in turn, is applicable, followed by that step; None when none is
@@ -339,7 +339,7 @@ def probe_task(task: Task, domain: Domain, problem: Problem, env: Environment, l
     return episode.logged
 
 
-def _set_up(gate: Gate, state: frozenset, candidates: list[Step], missing: Sequence[str],
+def _set_up(gate: PlanChecker, state: frozenset, candidates: list[Step], missing: Sequence[str],
             rng: random.Random, depth: int) -> list[Step]:
     """The steps the domain believes set up, from the environment's `state`, a step of an
     action in `missing` (one drawn at random among those the domain believes refused there,
@@ -359,7 +359,7 @@ def _set_up(gate: Gate, state: frozenset, candidates: list[Step], missing: Seque
     return set_up_step(form, here, mine, steps, depth, rng) or []
 
 
-def _proposal(gate: Gate, state: frozenset, candidates: list[Step], rng: random.Random,
+def _proposal(gate: PlanChecker, state: frozenset, candidates: list[Step], rng: random.Random,
               succeeded: Counter[str]) -> Step | None:
     """A candidate the domain's gate believes applicable in `state` (the environment's own
     state): of the actions believed applicable, one with the fewest successes in these walks
