@@ -38,6 +38,7 @@ from typing import NamedTuple
 from sage_pddl.pddl.plans import step_from_json
 
 from ..gate.gate import Gate, compile_gate
+from ..gate.interface import PlanChecker
 from ..pddl.model import Domain, Problem
 from ..pddl.vocabulary import name_key
 from . import catalogue
@@ -233,7 +234,7 @@ class Detection(NamedTuple):
     """The first violation's code, or "accepted" when the gate finds none."""
 
 
-def detect(gate: Gate, mutant: Mutant) -> Detection:
+def detect(gate: PlanChecker, mutant: Mutant) -> Detection:
     """Check a mutant with a compiled gate of its problem (see `Detection`)."""
     verdict = gate.check(list(mutant.steps), mode="first")
     if not verdict.violations:
