@@ -28,7 +28,7 @@ from typing import Any
 
 from .env.base import Environment, numbered
 from .env.episode import GatedEnv
-from .gate import Gate, Verdict, compile_gate
+from .gate import PlanChecker, Verdict, compile_gate
 from .gate.ground import Atoms
 from .pddl.errors import SageError
 from .pddl.model import PlanStep
@@ -145,7 +145,7 @@ def run_episode(task: Any, planner: Any, env: Environment, *, max_replan: int = 
     """
     emit = on_event or (lambda kind, payload: None)
     began = time.perf_counter()
-    gate: Gate | None = getattr(task, "gate", None)
+    gate: PlanChecker | None = getattr(task, "gate", None)
     if gate is None:
         gate = compile_gate(task.domain, task.problem)
     options = dict(reset_options or {})
@@ -231,12 +231,12 @@ def run_episode(task: Any, planner: Any, env: Environment, *, max_replan: int = 
         certified=bool(getattr(planning, "certified", False)), notes=tuple(notes))
 
 
-def _gate_step(gate: Gate, state: Atoms, step: PlanStep) -> Verdict:
+def _gate_step(gate: PlanChecker, state: Atoms, step: PlanStep) -> Verdict:
     """The gate's verdict on `step` alone in the believed `state`."""
     return gate.check([step], state=state)
 
 
-def _advance(gate: Gate, state: Atoms, step: PlanStep, gated: Verdict | None) -> Atoms:
+def _advance(gate: PlanChecker, state: Atoms, step: PlanStep, gated: Verdict | None) -> Atoms:
     """The believed state after an executed step: the gate's effects when the gate accepts the
     step from the believed state; otherwise the belief is stale and stays (the environment
     succeeded for reasons the planner cannot see; later gating re-checks from there).

@@ -9,10 +9,6 @@
   timed in turn with one of ours (`--up-repeat` must not exceed `--repeat`). Household
   domains are normalised for it as the corpus README says (`()` bodies -> `(and)`,
   `error_used_name=False`).
-  Beside it, the set form alone (`ground.py`, what item 1 of issue 26 makes the one statement
-  of an action's meaning): each step bound, ground, tested and applied on frozensets until one
-  is refused, with no bit form, no explanation and no verdict. Every engine that grounds a new
-  step to the set form pays at least this, so its ratio bounds the first check's.
 * **iTHOR, warm check** (floor: within 2x of the seed's re-stated verifier,
   `../shared/tools/baseline_verifier.py`, at the median): for each of the 75 tasks of
   `data/sage/eval_dataset_expanded.json`, a gate compiled for the task's problem and warmed on
@@ -64,13 +60,6 @@ from sage_pddl.pddl import load_domain, load_plan, load_problem  # noqa: E402
 from sage_pddl.pddl.errors import UnsupportedConstruct  # noqa: E402
 from sage_pddl.pddl.plans import written_json  # noqa: E402
 
-try:  # the set form's parts, as issue 26 made them (an older revision: no bound printed)
-    from sage_pddl.gate.binding import StepBinder
-    from sage_pddl.gate.table import PreconditionTable
-    from sage_pddl.gate.verdict import StepRejected
-except ImportError:
-    StepBinder = None  # type: ignore[assignment,misc]
-
 med = statistics.median
 
 
@@ -102,7 +91,6 @@ def _import_fast_downward_translate_options() -> None:
 class Row:
     plan: str
     first_ns: int
-    set_form_ns: int = 0
     up: str | None = None  # "valid" | "invalid" | None (could not run)
     up_compile_ns: int | None = None
     up_check_ns: int | None = None
@@ -173,26 +161,6 @@ class UnifiedPlanning:
 
 # --- the corpus --------------------------------------------------------------------------------
 
-def set_form_only(domain, problem, plan) -> None:
-    """Run `plan` on the set form alone: each step bound and ground on a new table, tested and
-    applied on frozensets (its first applicable candidate), until a step is refused."""
-    table = PreconditionTable(domain, problem)
-    binder = StepBinder(table)
-    state = table.initial_state
-    for index, step in enumerate(plan.steps):
-        try:
-            bound = binder.bind(step, index)
-        except StepRejected:
-            return
-        for objects in bound.candidates:
-            ground = table.ground(bound.action, objects)
-            if ground.applicable(state):
-                state = ground.apply(state)
-                break
-        else:
-            return
-
-
 def corpus_section(corpus: Path, repeat: int, limit: int | None, skip_up: bool,
                    up_repeat: int) -> float | None:
     """Compile + first check per corpus triple against unified-planning's validator; prints
@@ -217,11 +185,8 @@ def corpus_section(corpus: Path, repeat: int, limit: int | None, skip_up: bool,
                 continue
             row = Row(triple["plan"], 0)
             validate = None if up is None else up.load(corpus, triple, row)
-            first, sets, checks = [], [], []
+            first, checks = [], []
             ours = [(first, lambda d=domain, p=problem, plan=plan: compile_gate(d, p).check(plan))]
-            if StepBinder is not None:
-                ours.append((sets, lambda d=domain, p=problem, plan=plan:
-                             set_form_only(d, p, plan)))
             for round_ in range(repeat):  # alternately: all see the same machine load
                 gc.disable()
                 try:  # in turn first: each as often right after unified-planning's run
@@ -232,7 +197,6 @@ def corpus_section(corpus: Path, repeat: int, limit: int | None, skip_up: bool,
                 if validate is not None and round_ < up_repeat:
                     checks.append(timed(validate))  # its garbage collected, as in a run
             row.first_ns = int(med(first))
-            row.set_form_ns = int(med(sets)) if sets else 0
             row.up_check_ns = int(med(checks)) if checks else None
             rows.append(row)
     print(f"Corpus: {len(rows)} triples checked, {skipped} outside the gate's scope")
@@ -248,12 +212,6 @@ def corpus_section(corpus: Path, repeat: int, limit: int | None, skip_up: bool,
           f"{med(r.first_ns for r in ran) / 1e3:,.1f} µs")
     print(f"  ratio UP validate / ours (compile + first check): median {med(ratios):,.0f}x, "
           f"worst plan {min(ratios):,.0f}x   [floor: median >= 300x]")
-    if StepBinder is None:
-        return med(ratios)
-    bound = [r.up_check_ns / r.set_form_ns for r in ran]  # type: ignore[operator]
-    print(f"  the set form alone (bind, ground, test, apply on frozensets; no bits, explanation "
-          f"or verdict): median {med(r.set_form_ns for r in ran) / 1e3:,.1f} µs, ratio UP / it "
-          f"median {med(bound):,.0f}x: a bound on the first check's")
     return med(ratios)
 
 

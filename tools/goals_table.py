@@ -82,10 +82,8 @@ def references() -> list[str]:
                 continue
             written = goals[task.task_id.lower()].goal
             written_parts = written.parts if isinstance(written, And) else (written,)
-            compiled = scene.goal.parts if isinstance(scene.goal, And) else (scene.goal,)
-            state = verdict.final_state
-            missing = [_one_line(write_formula(w)) for w, c in zip(written_parts, compiled)
-                       if not gate.table.ground_condition(c, {}, anchor="").holds(state)]
+            held = [holds for _, holds in gate.goal_report(verdict.final_state)]  # the scene's
+            missing = [_one_line(write_formula(w)) for w, h in zip(written_parts, held) if not h]
             undone.append(f"| {task.task_id} | {_one_line(task.instruction)} | "
                           f"{len(task.reference_steps)} | "
                           + "; ".join(f"`{m}`" for m in missing) + " |")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sage_pddl.domains import load_domain
-from sage_pddl.gate import Gate, GroundAction, StepRejected
+from sage_pddl.gate import GroundAction, PlanChecker, StepRejected
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 
 from .base import EnvError, Fact, Observation, StepResult, numbered
@@ -39,12 +39,21 @@ class GatedEnv(ABC):
         self._default_faults = faults
         self._log = TransitionLog(log) if log else None
         self._episode = -1
-        self.gate: Any = None
+        self._gate: PlanChecker | None = None
         self._state: frozenset = frozenset()
         self.last_transition: Transition | None = None
 
+    @property
+    def gate(self) -> PlanChecker:
+        """The episode's gate (`reset` sets it)."""
+        return self._require_episode()
+
+    @gate.setter
+    def gate(self, gate: PlanChecker) -> None:
+        self._gate = gate
+
     @staticmethod
-    def _given_gate(gate: Gate | None, domain: Domain, problem: Problem) -> Gate | None:
+    def _given_gate(gate: PlanChecker | None, domain: Domain, problem: Problem) -> PlanChecker | None:
         """A gate given to `reset` to share (the planner's): it must be compiled from the
         episode's domain and problem."""
         if gate is not None and (gate.domain is not domain or gate.problem is not problem):
@@ -67,7 +76,7 @@ class GatedEnv(ABC):
 
     def _attempt(self, step: PlanStep, call: str) -> PlanStep:
         """The next attempt of the episode: the step numbered."""
-        if self.gate is None:
+        if self._gate is None:
             raise EnvError(f"{call}() called before reset(): start an episode with "
                            "reset(problem)")
         index = self._index
@@ -161,6 +170,8 @@ class GatedEnv(ABC):
     def _build_spelling(domain: Domain, problem: Problem) -> dict[str, str]:
         return {key(t.name): t.name for t in (*domain.constants, *problem.objects)}
 
-    def _require_episode(self) -> None:
-        if self.gate is None:
+    def _require_episode(self) -> PlanChecker:
+        """The episode's gate; raises `EnvError` before the first `reset`."""
+        if self._gate is None:
             raise EnvError(f"no episode: call {self._reset_call} first")
+        return self._gate

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sage_pddl.gate import Gate, GroundAction, compile_gate
+from sage_pddl.gate import GroundAction, PlanChecker, compile_gate
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
 from sage_pddl.pddl.vocabulary import vocabulary
 
@@ -83,7 +83,7 @@ class SymbolicEnv(GatedEnv):
     def reset(self, problem: Problem, *, domain: Domain | str | None = None,
               hidden: Iterable[Any] | None = None, true_state: Iterable[Any] | None = None,
               faults: Any = None, task: str | None = None,
-              scene: str | None = None, gate: Gate | None = None) -> Observation:
+              scene: str | None = None, gate: PlanChecker | None = None) -> Observation:
         """Start an episode of `problem`. `task` and `scene` are accepted for the common reset
         signature and not used: the problem is the whole world here. `gate`: a gate compiled
         from the domain and `problem` to share (the planner's), else one is compiled."""
@@ -91,7 +91,7 @@ class SymbolicEnv(GatedEnv):
         gate = self._given_gate(gate, domain, problem)
         if gate is None:
             # the same episode again (seeds, retries): reuse the compiled gate
-            same = self.gate is not None and problem is self.problem and domain is self.domain
+            same = self._gate is not None and problem is self.problem and domain is self.domain
             gate = self.gate if same else compile_gate(domain, problem)
         spelling = self._build_spelling(domain, problem)
         override = true_state if true_state is not None else self._default_true_state

@@ -21,13 +21,15 @@ Violation codes
   message of that literal; it matches the literal as written in the action, or the whole
   top-level precondition conjunct that contains a failed part.
 
-`explain` states these rules on set states, and is the one statement of them: the gate's check
-loop explains a refused step with an `Explainer` per step, which keeps what `explain` said in
-each state the precondition can tell apart.
+Which literals and disjunctions failed is the engine's to say (`engine.CompiledCond.failures`:
+the sources of the bits and guards that fail, recorded when the step was compiled); this module
+words them (`explanation`, `violations`). The gate's check loop explains a refused step with an
+`Explainer` per step, which keeps what it said in each state the precondition can tell apart.
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,31 +38,10 @@ from ..pddl.errors import SageError
 from ..pddl.model import Variable, key
 from ..pddl.writer import write_formula
 from .bits import BitSets
-from .ground import EQUALS, AnyOf, Cond, GroundAction, GroundAtom, GroundLiteral, Implies, State
+from .engine import CompiledStep
+from .ground import EQUALS, AnyOf, GroundAction, GroundAtom, GroundLiteral
 from .table import PreconditionTable
 from .verdict import Violation
-
-
-def failures(cond: Cond, state: State | set[GroundAtom]) -> list[GroundLiteral | AnyOf]:
-    """The failed literals and disjunctions of `cond` in `state`, in source order, each once."""
-    out: list[GroundLiteral | AnyOf] = list(cond.unsat)
-    seen: set[tuple[bool, tuple[Any, ...]]] = {(lit.positive, lit.atom) for lit in cond.unsat}
-    for lit in cond.literals:
-        if (lit.atom in state) != lit.positive and (lit.positive, lit.atom) not in seen:
-            seen.add((lit.positive, lit.atom))
-            out.append(lit)
-    for sub in cond.subs:
-        if sub.holds(state):
-            continue
-        if isinstance(sub, Implies):
-            for failure in failures(sub.then, state):
-                if isinstance(failure, AnyOf) or (failure.positive, failure.atom) not in seen:
-                    if isinstance(failure, GroundLiteral):
-                        seen.add((failure.positive, failure.atom))
-                    out.append(failure)
-        else:
-            out.append(sub)
-    return out
 
 
 def failure_text(table: PreconditionTable, failure: GroundLiteral | AnyOf) -> str:
@@ -81,13 +62,13 @@ def failure_text(table: PreconditionTable, failure: GroundLiteral | AnyOf) -> st
     return text if failure.positive else f"(not {text})"
 
 
-def explain(table: PreconditionTable, state: State | set[GroundAtom], ground: GroundAction,
-            index: int, step_text: str = "") -> list[Violation]:
-    """One violation per failed literal or disjunction of `ground`'s precondition in `state`
-    (`ground` must not be applicable there)."""
+def violations(table: PreconditionTable, failed: Sequence[GroundLiteral | AnyOf],
+               ground: GroundAction, index: int, step_text: str = "") -> list[Violation]:
+    """One violation of step `index` (written `step_text`) per failed literal or disjunction
+    of `ground`'s precondition (`failed`, in source order; `ground` must not apply)."""
     step_text = _shown(step_text, ground.text)
     out = [explanation(table, failure, ground).violation(index, step_text, ground.text)
-           for failure in failures(ground.precondition, state)]
+           for failure in failed]
     if not out:
         raise SageError(f"{ground.text} is applicable; nothing to explain")
     return out
@@ -143,21 +124,22 @@ reads); the oldest is forgotten first."""
 
 
 class Explainer:
-    """`explain` for one ground action (its first candidate's, for a step that names several),
-    for the step written `step_text`, in the gate's bit-set states (`bits.py`).
+    """The violations of one compiled step (its first candidate's, for a step that names
+    several), written `step_text`, in the gate's bit-set states.
 
     The violations depend only on the atoms the precondition reads (`BitSets.reads`), but for
-    the step's index: they are explained on sets the first time the step is refused with those
-    atoms so, then kept (`EXPLAINED_KEPT`) and reported at the index of each refusal.
+    the step's index: they are made from the failing parts' sources
+    (`engine.CompiledCond.failures`) the first time the step is refused with those atoms so,
+    then kept (`EXPLAINED_KEPT`) and reported at the index of each refusal.
     """
 
-    __slots__ = ("table", "bits", "ground", "step_text", "_reads", "_kept")
+    __slots__ = ("table", "bits", "step", "step_text", "_reads", "_kept")
 
-    def __init__(self, table: PreconditionTable, bits: BitSets, ground: GroundAction,
+    def __init__(self, table: PreconditionTable, bits: BitSets, step: CompiledStep,
                  step_text: str) -> None:
         self.table = table
         self.bits = bits
-        self.ground = ground
+        self.step = step
         self.step_text = step_text
         self._reads: int | None = None
         """The bits of the atoms the precondition reads (None: not yet made; most steps are
@@ -167,16 +149,16 @@ class Explainer:
         for the step index of the first refusal (`EXPLAINED_KEPT`)."""
 
     def violations(self, s: int, index: int) -> tuple[Violation, ...]:
-        """`explain` in the bit-set state `s`, where the ground action is not applicable, for
-        step `index`."""
+        """The violations in the bit-set state `s`, where the step does not apply, for step
+        `index`."""
         reads = self._reads
         if reads is None:
-            reads = self._reads = self.bits.reads(self.ground.precondition)
+            reads = self._reads = self.bits.reads(self.step.ground.precondition)
         read = s & reads
         found = self._kept.get(read)
         if found is None:
-            found = tuple(explain(self.table, self.bits.state(s), self.ground, index,
-                                  self.step_text))
+            found = tuple(violations(self.table, self.step.precondition.failures(s),
+                                     self.step.ground, index, self.step_text))
             keep_bounded(self._kept, EXPLAINED_KEPT, read, found)
         if found[0].step == index:  # (a refinement loop meets a refusal at the same index)
             return found

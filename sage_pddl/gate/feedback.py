@@ -16,7 +16,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..pddl.model import Atom, Variable, effect_literals, key
-from .explain import failures
 from .gate import Gate
 from .ground import Atoms, GroundAtom, GroundLiteral, State
 from .verdict import Verdict, Violation
@@ -182,9 +181,7 @@ def render_feedback(gate: Gate, verdict: Verdict, plan: Any,
 
 def _goal_hints(gate: Gate, state: State) -> list[str]:
     hints: list[str] = []
-    if gate.table.goal.ground is None:
-        return hints
-    for failure in failures(gate.table.goal.ground, state):
+    for failure in gate.goal_failures(state):
         literals = [failure] if isinstance(failure, GroundLiteral) else [
             lit for part in failure.parts for lit in part.literals]
         for literal in literals:

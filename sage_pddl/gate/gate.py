@@ -3,27 +3,30 @@
 `compile_gate(domain, problem)` builds a `Gate`. `Gate.check(plan, state=None, mode="first")`
 walks the plan from `state` (default: the problem's initial state): each step is bound to its
 action and objects (`binding.py`) and ground (`table.py`); it is accepted when its ground
-action is applicable in the current state, and then applied (`ground.py`). In mode "first"
+action applies in the current state, and then applied. In mode "first"
 checking stops at the first rejected step; in mode "all" it continues, skipping the rejected
 step's effects. A rejected step is explained by one `Violation` per failed literal or
 disjunction (`explain.py`; an `Explainer`, kept with the step, keeps what it said in each state
 the step's precondition tells apart). The result is a `Verdict` (`verdict.py`).
 
-Every check runs the same loop, on the bit-set form of the ground actions (`bits.py`): a
-state is an int, a step a `ResolvedStep` made once per step content, whose successor is that
-of its ground action on bit sets, derived from its sets (`bits.bit_step`). A step whose words
-name several instances (`Open Cabinet` with `Cabinet_1`, `Cabinet_2`) acts on the first
-candidate applicable in the current state, and is rejected with the first candidate's
-violations when none is.
+Every check runs the same loop, on the one engine (`engine.py`): a state is an int (`bits.py`),
+a step a `ResolvedStep` made once per step content, whose successor is that of its ground
+action compiled once per gate (`engine.compile_step`). The methods that take and give sets
+(`ground`, `applies`, `applicable`, `effects`, `apply`, `explain`, `precondition_holds`, the
+goal's) run the same compiled steps and conditions on the state's mask: nothing else in the
+program executes a step. A step whose words name several instances (`Open Cabinet` with
+`Cabinet_1`, `Cabinet_2`) acts on the first candidate applicable in the current state, and is
+rejected with the first candidate's violations when none is.
 
 A gate is a value any number of threads may use at once. What it keeps (the steps it has
-resolved, the masks of start states, the bits it has given atoms, what its explainers said, the
-ground actions of its table) is filled under the gate's lock (its table's, `table.lock`) on a
-miss only; a hit is a plain dictionary look-up, and what a look-up finds (a resolved step's
-closures on ints, a mask) never changes once made. A check from a state whose static facts
-differ from the problem's uses the gate's unpruned form (`for_state`): the same problem
-compiled without the pruning by static facts, made once under that lock and kept with the gate,
-so every thread and every world asking gets the same one.
+resolved, its compiled steps and conditions, the masks of states it was given, the bits it has
+given atoms, what its explainers said, the ground actions of its table) is filled under the
+gate's lock (its table's, `table.lock`) on a miss only; a hit is a plain dictionary look-up,
+and what a look-up finds (a resolved step's closures on ints, a mask) never changes once made.
+A check from a state whose static facts differ from the problem's uses the gate's unpruned
+form (`for_state`): the same problem compiled without the pruning by static facts, made once
+under that lock and kept with the gate, so every thread and every world asking gets the same
+one.
 """
 from __future__ import annotations
 
@@ -36,9 +39,10 @@ from ..pddl.errors import SageError
 from ..pddl.model import And, Domain, Plan, PlanStep, Problem
 from ..pddl.vocabulary import NOT_ARGUMENTS, Vocabulary
 from .binding import StepBinder, text_of
-from .bits import BitSets, Successor, bit_step
-from .explain import Explainer, explain, failure_text, failures
-from .ground import Atoms, Cond, GroundAction, GroundAtom, State
+from .bits import BitSets
+from .engine import CompiledCond, CompiledStep, Successor, compile_cond, compile_step
+from .explain import Explainer, failure_text, violations
+from .ground import AnyOf, Atoms, Cond, GroundAction, GroundAtom, GroundLiteral, State
 from .table import PreconditionTable
 from .verdict import Reading, StepRejected, Verdict, Violation
 
@@ -51,7 +55,7 @@ STEPS_KEPT = 4096
 oldest is forgotten first."""
 
 STATES_KEPT = 64
-"""Given start states one gate keeps the bit-set mask of (`Gate._start_masks`), at most; the
+"""Given states one gate keeps the bit-set mask of (`Gate._start_masks`), at most; the
 oldest is forgotten first."""
 
 
@@ -97,14 +101,19 @@ class Gate:
         self._steps: dict[Any, ResolvedStep] = {}
         """A step's content (`StepBinder.cache_key`) -> its `ResolvedStep` (`STEPS_KEPT`)."""
         self._start_masks: dict[Atoms, int] = {}
-        """A given start state, with the problem's static facts -> its mask (`STATES_KEPT`)."""
+        """A given state, with the problem's static facts -> its mask (`STATES_KEPT`)."""
+        self._compiled: dict[tuple[str, tuple[str, ...]], CompiledStep] = {}
+        """(action name, object keys) -> its ground action compiled (`STEPS_KEPT`)."""
+        self._conditions: dict[Any, CompiledCond] = {}
+        """(action name, object keys) -> its precondition compiled alone
+        (`precondition_holds`); "goal" -> the ground goal; ("goal", i) -> its i-th conjunct
+        (`STEPS_KEPT`)."""
         self._unpruned: Gate | None = None
         self._lock = table.lock
         """Held while anything the gate keeps is filled (see the module docstring)."""
         with self._lock:  # the initial state's atoms get the first bits, then the goal's
             self._initial_mask = self.bits.first_mask(table.initial_state)
             self._goal_test = self._goal_on_bits()
-            self._goal_parts: tuple[Cond, ...] | None = None
 
     @property
     def vocabulary(self) -> Vocabulary:
@@ -126,6 +135,11 @@ class Gate:
     def objects(self) -> dict[str, str]:
         """Object key -> original spelling."""
         return self.table.objects.object_names
+
+    def objects_of(self, types: tuple[str, ...]) -> tuple[str, ...]:
+        """The keys of the objects that fit a parameter typed `types` (() = any), in
+        declaration order."""
+        return self.table.objects.objects_of(types)
 
     def format_atom(self, atom: GroundAtom) -> str:
         return self.table.objects.format_atom(atom)
@@ -158,13 +172,17 @@ class Gate:
         A step naming several instances acts on the first whose action is applicable in
         `state` (default: the initial state), as in `check`; from a state with other static
         facts, its ground actions are those of `for_state`."""
-        current = self.initial_state if state is None else self._state(state)
-        gate = self if state is None else self.for_state(current)
+        gate, s = (self, self._initial_mask) if state is None else self._masked(state)
+        return gate._ground_in(step, index, s)
+
+    def _ground_in(self, step: PlanStep, index: int, s: int) -> GroundAction:
+        """`ground` from the bit-set state `s` of this gate."""
         try:
-            candidates = gate._candidates(step, index)
+            candidates = self._candidates(step, index)
         except StepRejected as rejected:
             raise StepRejected(rejected.violation.at(index)) from None
-        return next((g for g in candidates if g.applicable(current)), candidates[0])
+        return next((g for g in candidates if self.compiled(g).successor(s) is not None),
+                    candidates[0])
 
     def readings(self, plan: Any, state: Iterable[tuple[Any, ...]] | None = None
                  ) -> tuple[Reading, ...]:
@@ -173,12 +191,12 @@ class Gate:
         `check` runs it (a rejected step changes nothing): what a verdict's steps acted on
         where the plan said a synonym."""
         names = self.binder.names
-        current = self.initial_state if state is None else self._state(state)
+        gate, s = (self, self._initial_mask) if state is None else self._masked(state)
         out = []
         for index, step in enumerate(self.plan_steps(plan)):
             try:
                 _, args, fields = self.binder.words(step, index)
-                ground = self.ground(step, index, current)
+                ground = gate._ground_in(step, index, s)
             except StepRejected:
                 continue
             words = args if args is not None else tuple(
@@ -188,8 +206,7 @@ class Gate:
                 if read is not None:
                     taken = next((a for a in ground.args if a in read.objects), read.objects[0])
                     out.append(Reading(index, word, read.name, names.spelling[taken]))
-            if ground.applicable(current):
-                current = ground.apply(current)
+            s = gate.compiled(ground).successor(s) or s
         return tuple(out)
 
     # -- checking -------------------------------------------------------------------------
@@ -219,15 +236,9 @@ class Gate:
             start, start_mask = self.table.initial_state, self._initial_mask
         else:
             start = self._state(state)
-            found = self._start_masks.get(start)
-            if found is None:
-                gate = self.for_state(start)
-                if gate is not self:
-                    return gate.check(plan, start, mode)
-                with self._lock:
-                    found = self.bits.mask(start)
-                    keep_bounded(self._start_masks, STATES_KEPT, start, found)
-            start_mask = found
+            gate, start_mask = self._masked(start)
+            if gate is not self:
+                return gate.check(plan, start, mode)
         s = start_mask
         violations: list[Violation] = []
         refused: tuple[int, int, int] | None = None  # (state, index, violations until then)
@@ -275,7 +286,7 @@ class Gate:
             goal: Cond | None = Cond(sets[0], sets[1])
         else:
             goal = self.table.goal.ground
-        return None if goal is None else self.bits.cond_test(goal)
+        return None if goal is None else compile_cond(self.bits, goal).test
 
     def _resolve(self, step: Any, index: int, step_key: Any) -> ResolvedStep:
         """A new step's `ResolvedStep`, kept under its hashable content `step_key`
@@ -291,10 +302,10 @@ class Gate:
         except StepRejected as rejected:
             found = ResolvedStep(_refused, partial(_structural, rejected.violation))
         else:
-            successors = tuple(bit_step(self.bits, g) for g in candidates)
-            successor = (successors[0] if len(successors) == 1
-                         else partial(_first_successor, successors))
-            explainer = Explainer(self.table, self.bits, candidates[0], text_of(step))
+            compiled = tuple(map(self.compiled, candidates))
+            successor = (compiled[0].successor if len(compiled) == 1
+                         else partial(_first_successor, tuple(c.successor for c in compiled)))
+            explainer = Explainer(self.table, self.bits, compiled[0], text_of(step))
             found = ResolvedStep(successor, explainer.violations)
         if step_key is not None:
             keep_bounded(self._steps, STEPS_KEPT, step_key, found)
@@ -305,29 +316,105 @@ class Gate:
             return state
         return frozenset(tuple(str(p).lower() for p in atom) for atom in state)
 
-    # -- one step, on sets ----------------------------------------------------------------
+    # -- the engine on sets ---------------------------------------------------------------
+
+    def compiled(self, ground: GroundAction) -> CompiledStep:
+        """`ground` compiled on this gate's bit sets (`engine.compile_step`), once."""
+        cache_key = (ground.schema.name, ground.args)
+        found = self._compiled.get(cache_key)
+        if found is not None and (found.ground is ground or found.ground == ground):
+            return found
+        with self._lock:
+            found = compile_step(self.bits, ground, self._lock)
+            keep_bounded(self._compiled, STEPS_KEPT, cache_key, found)
+        return found
+
+    def _condition(self, cache_key: Any, make: Callable[[], Cond]) -> CompiledCond:
+        """The condition `make()` compiled on this gate's bit sets, kept under `cache_key`."""
+        found = self._conditions.get(cache_key)
+        if found is None:
+            with self._lock:
+                found = compile_cond(self.bits, make())
+                keep_bounded(self._conditions, STEPS_KEPT, cache_key, found)
+        return found
+
+    def _masked(self, state: Iterable[tuple[Any, ...]]) -> tuple[Gate, int]:
+        """The form of this gate to use from `state` (`for_state`) and the state's mask there."""
+        start = self._state(state)
+        if start is self.table.initial_state:
+            return self, self._initial_mask
+        found = self._start_masks.get(start)
+        if found is not None:
+            return self, found
+        gate = self.for_state(start)
+        if gate is not self:
+            return gate._masked(start)
+        with self._lock:
+            found = self.bits.mask(start)
+            keep_bounded(self._start_masks, STATES_KEPT, start, found)
+        return self, found
+
+    def _unmasked(self, s: int) -> Atoms:
+        """The state of the mask `s`, kept with its mask (a world steps from it next)."""
+        state = self.bits.state(s)
+        with self._lock:
+            keep_bounded(self._start_masks, STATES_KEPT, state, s)
+        return state
 
     def applicable(self, state: Atoms, ground: GroundAction, index: int = 0,
                    step_text: str = "") -> Violation | None:
         """None when `ground` can run in `state`, else its first violation."""
-        if ground.applicable(state):
+        gate, s = self._masked(state)
+        step = gate.compiled(ground)
+        if step.successor(s) is not None:
             return None
-        return self.explain(state, ground, index, step_text)[0]
+        return gate._violations(s, step, index, step_text)[0]
+
+    def applies(self, state: Atoms, ground: GroundAction) -> bool:
+        """Whether `ground` can run in `state` (`applicable` without explaining why not)."""
+        gate, s = self._masked(state)
+        return gate.compiled(ground).successor(s) is not None
+
+    def effects(self, state: Atoms, ground: GroundAction) -> tuple[Atoms, Atoms]:
+        """`(add, delete)`: the atoms `ground` adds and deletes in `state`, its conditional
+        effects whose conditions hold there included (delete, then add: `apply`)."""
+        gate, s = self._masked(state)
+        add, delete = gate.compiled(ground).effects(s)
+        atoms_of = gate.bits.atoms_of
+        return frozenset(atoms_of(add)), frozenset(atoms_of(delete))
 
     def apply(self, state: Atoms, ground: GroundAction) -> Atoms:
-        return ground.apply(state)
+        """The state after `ground`'s effects in `state` (its precondition not checked: a
+        world that has acted)."""
+        gate, s = self._masked(state)
+        return gate._unmasked(gate.compiled(ground).apply(s))
 
     def explain(self, state: Atoms, ground: GroundAction, index: int = 0,
                 step_text: str = "") -> list[Violation]:
         """One violation per failed literal or disjunction of `ground`'s precondition."""
+        gate, s = self._masked(state)
+        return gate._violations(s, gate.compiled(ground), index, step_text)
+
+    def _violations(self, s: int, step: CompiledStep, index: int,
+                    step_text: str) -> list[Violation]:
         with self._lock:  # (the table keeps the canonical texts it writes)
-            return explain(self.table, state, ground, index, step_text)
+            return violations(self.table, step.precondition.failures(s), step.ground, index,
+                              step_text)
+
+    def precondition_holds(self, action: Any, args: tuple[str, ...], state: Atoms) -> bool:
+        """Whether `action` with object keys `args` (already checked) applies in `state`; its
+        precondition alone is ground and compiled (`PreconditionTable.precondition`)."""
+        gate, s = self._masked(state)
+        table = gate.table
+        return gate._condition((action.name, args),
+                               lambda: table.precondition(action, args)).test(s)
 
     # -- the goal -------------------------------------------------------------------------
 
     def goal_holds(self, state: State) -> bool:
         """Whether the goal holds (True when the problem has no goal)."""
-        return self.table.goal.holds_in(state) is not False
+        gate, s = self._masked(state)
+        return gate._goal_test is None or gate._goal_test(s)
 
     def goal_conditions(self, state: State) -> tuple[int, int]:
         """(met, total) over the goal's top-level conjuncts in `state` (a goal that is not a
@@ -341,19 +428,25 @@ class Gate:
         holds in `state`: what `goal_conditions` counts, one by one (no goal: [])."""
         goal = self.table.problem.goal
         formulas = goal.parts if isinstance(goal, And) else (goal,)
-        parts = self._goal_parts
-        if parts is None:
-            with self._lock:
-                parts = self._goal_parts = self._goal_parts or tuple(
-                    self.table.ground_condition(part, {}, anchor="") for part in formulas)
-        return [(formula, part.holds(state)) for formula, part in zip(formulas, parts)]
+        gate, s = self._masked(state)
+        ground = gate.table.ground_condition
+        return [(formula, gate._condition(("goal", i), partial(ground, formula, {}, "")).test(s))
+                for i, formula in enumerate(formulas)]
+
+    def goal_failures(self, state: State) -> list[GroundLiteral | AnyOf]:
+        """The goal's literals and disjunctions that fail in `state`, in source order (the
+        engine's `CompiledCond.failures`; empty when it holds or there is none)."""
+        gate, s = self._masked(state)
+        goal = gate.table.goal
+        if not goal.present:
+            return []
+        return gate._condition("goal", lambda: goal.ground).failures(s)  # type: ignore[arg-type,return-value]
 
     def goal_unmet(self, state: State) -> list[str]:
         """The goal's failed literals/disjunctions as PDDL text (empty when it holds)."""
-        with self._lock:  # (the table grounds its goal, and its texts, on first use)
-            if self.table.goal.ground is None:
-                return []
-            return [failure_text(self.table, f) for f in failures(self.table.goal.ground, state)]
+        failed = self.goal_failures(state)
+        with self._lock:  # (the table writes the goal's texts on first use)
+            return [failure_text(self.table, f) for f in failed]
 
 
 def compile_gate(domain: Domain, problem: Problem) -> Gate:

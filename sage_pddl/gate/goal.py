@@ -1,10 +1,11 @@
 """A problem's goal as the gate reads it: `ProblemGoal`.
 
-An empty conjunction is no goal (`present` False: every state is fine, `holds_in` says None).
-A goal that is a conjunction of ground literals is two atom sets (`sets`, `Problem.goal_literals`:
-it holds when `pos <= state` and `state.isdisjoint(neg)`); any other goal is ground once, like a
+An empty conjunction is no goal (`present` False: every state is fine). A goal that is a
+conjunction of ground literals is two atom sets (`sets`, `Problem.goal_literals`: the atoms that
+must hold and those that must not); any other goal is ground once, like a
 precondition, with every literal's source (`ground`, what a report of the unmet goal reads),
-at compile time for a complex goal (its errors are compile errors), else when first read. The
+at compile time for a complex goal (its errors are compile errors), else when first read.
+Whether it holds in a state is the engine's to say (`Gate.goal_holds`). The
 canonical texts of the goal's own nodes are written here, so they die with the problem (the
 domain's are its vocabulary's).
 """
@@ -17,7 +18,7 @@ from functools import cached_property
 from ..pddl.model import And, Problem, walk
 from ..pddl.vocabulary import canonical_sexpr
 from ..pddl.writer import write_formula
-from .ground import Cond, GroundAtom, State
+from .ground import Cond
 
 GroundCondition = Callable[[object, dict[str, str], str | None], Cond]
 """`PreconditionTable.ground_condition`: a formula, its variables' objects and an anchor ->
@@ -54,14 +55,6 @@ class ProblemGoal:
                 if self._ground is None:
                     self._ground = self._ground_condition(self.problem.goal, {}, "")
         return self._ground
-
-    def holds_in(self, state: State | set[GroundAtom]) -> bool | None:
-        """Whether the goal holds in `state` (None when there is no goal)."""
-        sets = self.sets
-        if sets is not None:
-            return sets[0] <= state and state.isdisjoint(sets[1])
-        ground = self.ground
-        return None if ground is None else ground.holds(state)
 
     def text_of(self, node: object, positive: bool = True) -> str | None:
         """The canonical text of a node of the goal (None: the node is not the goal's)."""

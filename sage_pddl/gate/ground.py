@@ -1,4 +1,4 @@
-"""Ground conditions and ground actions on sets: what an action means.
+"""Ground conditions and ground actions: what an action is, as immutable data.
 
 Semantics (pyperplan's `task.py`, with ADL's conditions and conditional effects on top)
 -----------------------------------------------------------------------------------------
@@ -8,24 +8,22 @@ Semantics (pyperplan's `task.py`, with ADL's conditions and conditional effects 
   (`pos` must be present, `neg` absent) plus, only where the formula has a disjunction or an
   implication, `AnyOf`/`Implies` parts. Equalities are decided when grounding: a false one is
   kept in `unsat`, which makes the condition false in every state.
-* **Actions.** A `GroundAction` is applicable in `state` when `pre_pos <= state`,
-  `state.isdisjoint(pre_neg)` and its disjunctions and implications hold; applying it gives
-  `(state - delete) | add`, where `add` and `delete` include the conditional effects whose
-  condition holds in the state *before* the step (delete, then add: an atom both deleted and
-  added holds afterwards).
+* **Actions.** A `GroundAction` holds its precondition (a `Cond`), its unconditional effect
+  (`add`, `delete`) and its conditional effects (`ConditionalEffect`: a `Cond` with what it
+  adds and deletes when that holds in the state *before* the step).
+
+What these mean on a state (when a condition holds, what a step changes, which literal of a
+refused step failed) is executed in one place, `engine.py`, on the compiled form of these
+values; this module only states them as data. The tests keep a set interpreter of the same
+meaning (`tests/gate/reference.py`) that the engine is held to on the whole corpus.
 
 Ground literals, conditions and actions are NamedTuples: immutable values, compared by
 value, cheap to make (a plan's first check makes one per step and literal).
-
-This is the one statement of an action's meaning; the gate's check loop runs the same ground
-actions on bit sets (`bits.py`, derived from these sets), and tests hold the two to identical
-verdicts on the corpus, the iTHOR plans and their mutants.
 """
 from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ..pddl.model import Action
@@ -97,19 +95,12 @@ class AnyOf(NamedTuple):
         """Only single-literal alternatives, at least one of them negative."""
         return not self.complex_parts and bool(self.any_neg)
 
-    def holds(self, state: State | set[GroundAtom]) -> bool:
-        return (not self.any_pos.isdisjoint(state) or not self.any_neg <= state
-                or any(part.holds(state) for part in self.complex_parts))
-
 
 class Implies(NamedTuple):
     """A ground implication: when `condition` holds, `then` must hold."""
 
     condition: Cond
     then: Cond
-
-    def holds(self, state: State | set[GroundAtom]) -> bool:
-        return not self.condition.holds(state) or self.then.holds(state)
 
 
 class Cond(NamedTuple):
@@ -124,14 +115,6 @@ class Cond(NamedTuple):
     literals: tuple[GroundLiteral, ...] = ()
     subs: tuple[AnyOf | Implies, ...] = ()
     unsat: tuple[GroundLiteral, ...] = ()
-
-    def holds(self, state: State | set[GroundAtom]) -> bool:
-        if self.unsat or not self.pos <= state or not state.isdisjoint(self.neg):
-            return False
-        for sub in self.subs:
-            if not sub.holds(state):
-                return False
-        return True
 
     @property
     def is_literal(self) -> bool:
@@ -169,92 +152,12 @@ def conjoin(conds: Iterable[Cond]) -> Cond:
 # --- ground actions ------------------------------------------------------------------------
 
 class ConditionalEffect(NamedTuple):
+    """`add` and `delete` happen when `condition` holds in the state before the step."""
+
     condition: Cond
     add: Atoms
     delete: Atoms
 
-
-@dataclass(frozen=True, slots=True, eq=False)
-class ConditionalEffects:
-    """The conditional effects of a ground action, indexed so that applying them costs about
-    the number of effects that fire rather than the number of `forall` instances.
-
-    * `triggered`: effects whose condition has a positive literal, filed under the first one as
-      (rest of the condition or None, add, delete); only those whose trigger atom is in the state
-      are evaluated.
-    * `absent`: effects whose condition is one negative literal and whose effect atoms no other
-      such effect touches: they all fire (`absent_add`/`absent_delete`) except those whose atom
-      is present, which are subtracted.
-    * `general`: the rest, evaluated one by one.
-    """
-
-    triggered: dict[Any, Any]
-    trigger_keys: Atoms
-    absent: dict[Any, Any]
-    absent_keys: Atoms
-    absent_add: Atoms
-    absent_delete: Atoms
-    general: tuple[ConditionalEffect, ...]
-
-    @classmethod
-    def build(cls, effects: list[ConditionalEffect]) -> ConditionalEffects | None:
-        if not effects:
-            return None
-        triggered: dict[Any, Any] = {}
-        absent: dict[Any, Any] = {}
-        general: list[ConditionalEffect] = []
-        for effect in effects:
-            cond = effect.condition
-            if cond.pos:
-                trigger = next((lit.atom for lit in cond.literals if lit.positive),
-                               None) or min(cond.pos)
-                # the trigger alone decides a one-literal condition: no need to evaluate it
-                rest = None if cond.is_literal else cond
-                triggered.setdefault(trigger, []).append((rest, effect.add, effect.delete))
-            elif len(cond.neg) == 1 and not cond.subs and not cond.unsat:
-                (atom,) = cond.neg
-                add, delete = absent.get(atom, (frozenset(), frozenset()))
-                absent[atom] = (add | effect.add, delete | effect.delete)
-            else:
-                general.append(effect)
-        absent_add = frozenset().union(*(a for a, _ in absent.values()))
-        absent_delete = frozenset().union(*(d for _, d in absent.values()))
-        disjoint = (sum(len(a) for a, _ in absent.values()) == len(absent_add)
-                    and sum(len(d) for _, d in absent.values()) == len(absent_delete))
-        if not disjoint:  # the subtraction trick needs each effect atom owned by one condition
-            general += [ConditionalEffect(Cond(frozenset(), frozenset((atom,))), a, d)
-                        for atom, (a, d) in absent.items()]
-            absent, absent_add, absent_delete = {}, frozenset(), frozenset()
-        return cls({k: tuple(v) for k, v in triggered.items()}, frozenset(triggered),
-                   absent, frozenset(absent), absent_add, absent_delete, tuple(general))
-
-    def fire(self, state: State | set[GroundAtom]) -> tuple[set[GroundAtom], set[GroundAtom]]:
-        """(add, delete) of the effects whose conditions hold in `state` (the pre-state)."""
-        add: set[GroundAtom] = set()
-        delete: set[GroundAtom] = set()
-        for atom in self.trigger_keys & state:
-            for condition, effect_add, effect_delete in self.triggered[atom]:
-                if condition is None or condition.holds(state):
-                    add |= effect_add
-                    delete |= effect_delete
-        if self.absent_keys:
-            present = self.absent_keys & state
-            if present:
-                fired_add, fired_delete = set(self.absent_add), set(self.absent_delete)
-                for atom in present:
-                    not_add, not_delete = self.absent[atom]
-                    fired_add -= not_add
-                    fired_delete -= not_delete
-                add |= fired_add
-                delete |= fired_delete
-            else:
-                add |= self.absent_add
-                delete |= self.absent_delete
-        for effect in self.general:
-            if effect.condition.holds(state):
-                add |= effect.add
-                delete |= effect.delete
-        return add, delete
 
 class GroundAction(NamedTuple):
     """An action with its parameters bound to objects: pyperplan's operator on sets.
@@ -262,7 +165,7 @@ class GroundAction(NamedTuple):
     `precondition` is the ground precondition (its literals as the sets `pre_pos` and
     `pre_neg`, plus disjunctions and implications, each literal with its source for
     explanations); `add` and `delete` the unconditional effect; `conditional` the conditional
-    effects (None when there are none). `spelling` holds the objects in their original
+    effects (`()` when there are none). `spelling` holds the objects in their original
     spelling, for `text` (`(Pick Apple)`) and `bindings` (the (parameter, object) pairs). A
     value: it refers to nothing but the action schema it instantiates.
     """
@@ -272,7 +175,7 @@ class GroundAction(NamedTuple):
     precondition: Cond
     add: Atoms
     delete: Atoms
-    conditional: ConditionalEffects | None
+    conditional: tuple[ConditionalEffect, ...]
     spelling: tuple[str, ...]
 
     @property
@@ -301,31 +204,6 @@ class GroundAction(NamedTuple):
 
     def __repr__(self) -> str:
         return f"GroundAction{self.text}"
-
-    def applicable(self, state: State | set[GroundAtom]) -> bool:
-        """`pre_pos <= state and not (pre_neg & state)`, and every disjunction and
-        implication of the precondition holds (`Cond.holds`)."""
-        return self.precondition.holds(state)
-
-    def effects(self, state: State | set[GroundAtom]) -> tuple[Atoms | set[GroundAtom],
-                                                               Atoms | set[GroundAtom]]:
-        """(add, delete) of the step in `state` (the state before it): the unconditional
-        effect and every conditional effect whose condition holds in `state`."""
-        if self.conditional is None:
-            return self.add, self.delete
-        add, delete = self.conditional.fire(state)
-        return add | self.add, delete | self.delete
-
-    def apply(self, state: State) -> State:
-        """The successor: `(state - delete) | add` (an atom both deleted and added holds)."""
-        add, delete = self.effects(state)
-        return (state - delete) | add
-
-    def apply_in_place(self, state: set[GroundAtom]) -> None:
-        """`apply` on a mutable set, without copying it."""
-        add, delete = self.effects(state)
-        state -= delete
-        state |= add
 
 
 def spelled(head: str, keys: tuple[str, ...], names: dict[str, str]) -> str:

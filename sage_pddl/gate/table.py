@@ -55,7 +55,6 @@ from .ground import (
     AnyOf,
     Cond,
     ConditionalEffect,
-    ConditionalEffects,
     GroundAction,
     GroundAtom,
     GroundLiteral,
@@ -202,25 +201,24 @@ class PreconditionTable:
 
     # -- grounding ------------------------------------------------------------------------
 
-    def precondition_holds(self, action: Action, args: tuple[str, ...],
-                           state: State | set[GroundAtom]) -> bool:
-        """Whether `action` with object keys `args` (already checked) applies in `state`.
+    def precondition(self, action: Action, args: tuple[str, ...]) -> Cond:
+        """The ground precondition of `action` with object keys `args` (already checked), kept.
 
-        Grounds the precondition only, once per `(action, args)`: a caller that asks this of
-        every candidate step (SayCan) pays nothing for effects it never applies, which in
-        the household domains (a MoveTo reaches what is in, on and near its target) cost far
-        more than the precondition."""
+        Grounds the precondition only, once per `(action, args)`: a caller that asks whether
+        every candidate step applies (SayCan, through `Gate.precondition_holds`) pays nothing
+        for effects it never applies, which in the household domains (a MoveTo reaches what is
+        in, on and near its target) cost far more than the precondition."""
         cache_key = (action.name, args)
         found = self._preconditions.get(cache_key)
         if found is None:
             with self.lock:
                 found = self._ground_precondition(action.name, args)
                 keep_bounded(self._preconditions, GROUND_ACTIONS_KEPT, cache_key, found)
-        return found.holds(state)
+        return found
 
     @cached_property
     def _preconditions(self) -> dict[tuple[str, tuple[str, ...]], Cond]:
-        """(action name, object keys) -> its ground precondition (`precondition_holds`,
+        """(action name, object keys) -> its ground precondition (`precondition`,
         `GROUND_ACTIONS_KEPT`); made on first use (most tables never ask)."""
         return {}
 
@@ -254,14 +252,14 @@ class PreconditionTable:
         precondition = self._condition(template.precondition, values)
         add = frozenset([atom(values) for atom in template.add])
         delete = frozenset([atom(values) for atom in template.delete])
-        conditional = None
+        conditional: tuple[ConditionalEffect, ...] = ()
         if template.conditional:
             more_add: list[GroundAtom] = []
             more_delete: list[GroundAtom] = []
             effects: list[ConditionalEffect] = []
             self._effects(template.conditional, values, TRUE, more_add, more_delete, effects)
             add, delete = add.union(more_add), delete.union(more_delete)
-            conditional = ConditionalEffects.build(effects)
+            conditional = tuple(effects)
         return GroundAction(template.action, args, precondition, add, delete, conditional,
                             tuple(map(self.objects.object_names.get, args, args)))
 

@@ -64,7 +64,7 @@ from tqdm import tqdm
 from sage_pddl.env import get_env
 from sage_pddl.env.symbolic import SymbolicEnv
 from sage_pddl.env.transitions import TransitionLog
-from sage_pddl.gate import Gate, StepRejected
+from sage_pddl.gate import PlanChecker, StepRejected
 from sage_pddl.gate.causal import CausalGraph, condition_literals
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.limits import file_name
@@ -182,7 +182,7 @@ def _least_succeeded(rng: random.Random, steps: Sequence[PlanStep],
     return rng.choice([step for step in steps if step.action == name])
 
 
-def _classify(gate: Gate, state: frozenset, steps: Sequence[PlanStep]) -> _Probe:
+def _classify(gate: PlanChecker, state: frozenset, steps: Sequence[PlanStep]) -> _Probe:
     probe = _Probe()
     for step in steps:
         try:
@@ -198,11 +198,12 @@ def _classify(gate: Gate, state: frozenset, steps: Sequence[PlanStep]) -> _Probe
     return probe
 
 
-def set_up(state: frozenset, through: Grounded, reached: Callable[[frozenset], bool],
+def set_up(gate: PlanChecker, state: frozenset, through: Grounded, reached: Callable[[frozenset], bool],
            depth: int, limit: int) -> tuple[list[PlanStep], frozenset] | None:
     """The shortest sequence of `through` steps, each applicable in turn from `state` by the
-    domain's own semantics, after which `reached(state)` holds, and the state it ends in; None
-    when none is found within `depth` steps and `limit` visited states."""
+    domain's own semantics (`gate`'s engine), after which `reached(state)` holds, and the
+    state it ends in; None when none is found within `depth` steps and `limit` visited
+    states."""
     if reached(state):
         return [], state
     frontier: deque[tuple[frozenset, list[PlanStep]]] = deque([(state, [])])
@@ -212,9 +213,9 @@ def set_up(state: frozenset, through: Grounded, reached: Callable[[frozenset], b
         if len(path) >= depth:
             continue
         for step, ground in through:
-            if not ground.applicable(here):
+            if not gate.applies(here, ground):
                 continue
-            after = ground.apply(here)
+            after = gate.apply(here, ground)
             if after in seen:
                 continue
             if reached(after):
@@ -230,7 +231,7 @@ class _SetUps:
     """The set-up searches of one task: per action, its steps and the steps of the actions
     that can make its precondition hold or fail, by the domain's causal graph."""
 
-    def __init__(self, gate: Gate, domain: Domain, grounded: Grounded,
+    def __init__(self, gate: PlanChecker, domain: Domain, grounded: Grounded,
                  settings: CollectSettings):
         graph = CausalGraph.of(domain)
         self.gate, self.settings = gate, settings
@@ -260,14 +261,14 @@ class _SetUps:
             return None
 
         def refused(here: frozenset) -> bool:
-            return any(not g.applicable(here) for _, g in steps)
+            return any(not self.gate.applies(here, g) for _, g in steps)
 
-        found = set_up(state, self.against[action], refused, self.settings.setup_depth,
+        found = set_up(self.gate, state, self.against[action], refused, self.settings.setup_depth,
                        self.settings.setup_states)
         if found is None:
             return None
         path, after = found
-        return path + [rng.choice([s for s, g in steps if not g.applicable(after)])]
+        return path + [rng.choice([s for s, g in steps if not self.gate.applies(after, g)])]
 
 
 def _sample(rng: random.Random, items: Sequence, count: int) -> list:

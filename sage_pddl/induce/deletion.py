@@ -30,7 +30,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from sage_pddl.gate import Gate, compile_gate
+from sage_pddl.gate import PlanChecker, compile_gate
 from sage_pddl.pddl import write_formula
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import And, Domain, Problem
@@ -113,7 +113,7 @@ class StudyResult:
         return "\n".join(lines)
 
 
-def _caught(gate: Gate, mutant: Mutant) -> bool:
+def _caught(gate: PlanChecker, mutant: Mutant) -> bool:
     return detect(gate, mutant).at_step
 
 
@@ -167,9 +167,9 @@ def deletion_study(domain: Domain, tasks: Sequence[Task], induced: Domain | None
     by_class = Counter(m.kind for _, mutants in cases for m in mutants)
     matches = ({m.action.lower(): m for m in compare_preconditions(induced, domain)}
                if induced is not None else {})
-    induced_gates: dict[int, Gate] = {}
+    induced_gates: dict[int, PlanChecker] = {}
 
-    def induced_gate(problem: Problem) -> Gate:
+    def induced_gate(problem: Problem) -> PlanChecker:
         assert induced is not None
         if id(problem) not in induced_gates:
             try:

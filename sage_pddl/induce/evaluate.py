@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 from sage_pddl.env.base import Fact
 from sage_pddl.env.transitions import Transition
-from sage_pddl.gate import Gate, compile_gate
+from sage_pddl.gate import PlanChecker, compile_gate
 from sage_pddl.pddl import check_problem, write_formula
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import And, Atom, Domain, Not, Or, PlanStep, Problem, Variable, key
@@ -465,9 +465,9 @@ class DomainPredictor:
 
     def __init__(self, domain: Domain, problem_of: Callable[[str], Problem]):
         self.domain, self._problem_of = domain, problem_of
-        self._gates: dict[str, Gate] = {}  # task -> its gate: one per task of the logs
+        self._gates: dict[str, PlanChecker] = {}  # task -> its gate: one per task of the logs
 
-    def _gate(self, task: str) -> Gate:
+    def _gate(self, task: str) -> PlanChecker:
         gate = self._gates.get(task)
         if gate is None:
             gate = self._gates[task] = compile_gate(self.domain, self._problem_of(task))

@@ -1,5 +1,8 @@
 """What is learned: immutable learned effects and action schemas, and what they predict
-(whether a step is applicable in a state, which facts it adds and deletes there)."""
+(whether a step is applicable in a state, which facts it adds and deletes there). What they
+predict is what the gate does on the PDDL `to_pddl.py` writes for them (closed world): the
+tests hold the two to it on every kind of domain induce writes
+(`tests/induce/test_learned_gate_agreement.py`)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence

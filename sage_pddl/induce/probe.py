@@ -57,7 +57,7 @@ from typing import Any
 
 from sage_pddl.env.base import Environment
 from sage_pddl.env.transitions import TransitionLog
-from sage_pddl.gate import Gate, GroundAction, StepRejected, compile_gate
+from sage_pddl.gate import GroundAction, PlanChecker, StepRejected, compile_gate
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Action, Domain, Problem
 from sage_pddl.pddl.plans import step_from_json
@@ -128,11 +128,11 @@ class TypedObjects:
     """A problem's objects by parameter type, spelled as declared. Read from a compiled gate,
     of which only the typing is used: compiling evaluates no precondition."""
 
-    def __init__(self, gate: Gate):
-        self.gate, self._table, self.names = gate, gate.table, dict(gate.objects)
+    def __init__(self, gate: PlanChecker):
+        self.gate, self.names = gate, dict(gate.objects)
 
     def of(self, types: tuple[str, ...]) -> list[str]:
-        return [self.names.get(k, k) for k in self._table.objects.objects_of(types)]
+        return [self.names.get(k, k) for k in self.gate.objects_of(types)]
 
 
 def types_allow(action: Action, args: Sequence[str]) -> bool:
@@ -194,7 +194,7 @@ Grounded = list[tuple[Any, GroundAction]]
 """Steps (a `PlanStep` or a JSON step) with the ground action each names."""
 
 
-def grounded(gate: Gate, steps: Sequence[Any]) -> Grounded:
+def grounded(gate: PlanChecker, steps: Sequence[Any]) -> Grounded:
     """The steps the gate can ground (a structurally refused one is never applicable)."""
     out = []
     for step in steps:
@@ -205,18 +205,18 @@ def grounded(gate: Gate, steps: Sequence[Any]) -> Grounded:
     return out
 
 
-def means_ends(gate: Gate, state: frozenset, goal: GroundAction, through: Grounded,
+def means_ends(gate: PlanChecker, state: frozenset, goal: GroundAction, through: Grounded,
                depth: int, rng: random.Random) -> tuple[list[Any], frozenset] | None:
     """Steps of `through` after which the ground action `goal` is applicable from `state`, by
     the domain's own semantics, and the state they end in (None when none is found): while it
     is refused, an *achiever* (a step whose effect sets an atom of one of its violations,
-    `Gate.explain`, and leaves it refused for fewer reasons) is taken when applicable; else, up
+    `PlanChecker.explain`, and leaves it refused for fewer reasons) is taken when applicable; else, up
     to `depth` levels down, the same is done for the achiever refused for the fewest reasons,
     then it is taken."""
     here, path = state, list[Any]()
 
     def violations(where: frozenset) -> list:
-        return [] if goal.applicable(where) else gate.explain(where, goal)
+        return [] if gate.applies(where, goal) else gate.explain(where, goal)
 
     def refusals(where: frozenset) -> int:
         return len(violations(where))
@@ -229,16 +229,16 @@ def means_ends(gate: Gate, state: frozenset, goal: GroundAction, through: Ground
         wanted = {atom for violation in refused for atom in violation.atoms}
         setters = []
         for step, ground in through:
-            add, delete = ground.effects(here)
+            add, delete = gate.effects(here, ground)
             if any((atom in add) if positive else (atom in delete) for positive, atom in wanted):
                 setters.append((step, ground))
         # an achiever is one whose effects leave the goal refused for fewer reasons (of a
         # disjunction's atoms, only those that complete an alternative)
         achievers = [a for a in rng.sample(setters, min(len(setters), ACHIEVERS_TRIED))
-                     if refusals(a[1].apply(here)) < now]
+                     if refusals(gate.apply(here, a[1])) < now]
         if not achievers:
             return None
-        ready = [a for a in achievers if a[1].applicable(here)]
+        ready = [a for a in achievers if gate.applies(here, a[1])]
         if ready:
             step, ground = rng.choice(ready)
         elif depth <= 0:
@@ -251,7 +251,7 @@ def means_ends(gate: Gate, state: frozenset, goal: GroundAction, through: Ground
                 return None
             path, here = path + sub[0], sub[1]
         path.append(step)
-        here = ground.apply(here)
+        here = gate.apply(here, ground)
     return None
 
 
@@ -259,7 +259,7 @@ SET_UP_TARGETS = 4
 """Steps of an action a set-up (`set_up_step`) is searched toward, at most."""
 
 
-def set_up_step(gate: Gate, state: frozenset, steps: Grounded, through: Grounded, depth: int,
+def set_up_step(gate: PlanChecker, state: frozenset, steps: Grounded, through: Grounded, depth: int,
                 rng: random.Random) -> list[Any] | None:
     """A set-up from `state` (`means_ends` through `through`) after which one of `steps`, a
     few of them drawn in turn, is applicable, followed by that step; None when none is
@@ -339,7 +339,7 @@ def probe_task(task: Task, domain: Domain, problem: Problem, env: Environment, l
     return episode.logged
 
 
-def _set_up(gate: Gate, state: frozenset, candidates: list[Step], missing: Sequence[str],
+def _set_up(gate: PlanChecker, state: frozenset, candidates: list[Step], missing: Sequence[str],
             rng: random.Random, depth: int) -> list[Step]:
     """The steps the domain believes set up, from the environment's `state`, a step of an
     action in `missing` (one drawn at random among those the domain believes refused there,
@@ -351,7 +351,7 @@ def _set_up(gate: Gate, state: frozenset, candidates: list[Step], missing: Seque
         return []
     steps = grounded(form, candidates)
     waiting = [name for name in missing if not any(
-        g.applicable(here) for s, g in steps if s["action"] == name)]
+        form.applies(here, g) for s, g in steps if s["action"] == name)]
     if not waiting:
         return []
     action = rng.choice(sorted(waiting))
@@ -359,7 +359,7 @@ def _set_up(gate: Gate, state: frozenset, candidates: list[Step], missing: Seque
     return set_up_step(form, here, mine, steps, depth, rng) or []
 
 
-def _proposal(gate: Gate, state: frozenset, candidates: list[Step], rng: random.Random,
+def _proposal(gate: PlanChecker, state: frozenset, candidates: list[Step], rng: random.Random,
               succeeded: Counter[str]) -> Step | None:
     """A candidate the domain's gate believes applicable in `state` (the environment's own
     state): of the actions believed applicable, one with the fewest successes in these walks

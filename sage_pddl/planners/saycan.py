@@ -85,7 +85,7 @@ class SayCanPlanner(LLMPlanner):
                 # the arguments are typed objects, so only whether the step applies is
                 # needed here: not why not, nor its effects
                 try:
-                    ok = table.precondition_holds(action, args, state)
+                    ok = self.gate.precondition_holds(action, args, state)
                 except SageError:  # a quantifier too large to ground: not a candidate to take
                     ok = False
                 step = step_from_json(vocab.written_step(action.name,

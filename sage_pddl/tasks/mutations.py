@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..gate.gate import Gate, compile_gate
+from ..gate.interface import PlanChecker
 from ..pddl.errors import PlanSyntaxError
 from ..pddl.model import Domain, PlanStep, Problem
 from ..pddl.plans import step_from_json, written_json
@@ -241,7 +242,7 @@ class Detection(NamedTuple):
     """The first violation's code, or "accepted" when the gate finds none."""
 
 
-def detect(gate: Gate, mutant: Mutant) -> Detection:
+def detect(gate: PlanChecker, mutant: Mutant) -> Detection:
     """Check a mutant with a compiled gate of its problem (see `Detection`)."""
     verdict = gate.check(list(mutant.steps), mode="first")
     if not verdict.violations:

@@ -1,10 +1,12 @@
 """The gate's one check loop (bit sets, `bits.py`) against the set form of its ground actions.
 
 * `Gate.check` must return exactly the verdict of `reference.check_sets` (frozenset states,
-  `GroundAction.applicable`/`apply_in_place`) on every corpus triple, on every iTHOR reference
+  `applicable`/`apply`) on every corpus triple, on every iTHOR reference
   plan of the bundled task set and on every mutant of it (`sage_pddl.tasks.mutations`), in both
   modes, on a fresh gate and on a warm one (every step resolved before), from the initial
   state and from a given state.
+* The gate's methods on sets (`applies`, `applicable`, `effects`, `apply`, `explain`), which
+  run the same engine, give the reference's answers at every step of every corpus plan.
 * A verdict is a plain value: a frozen dataclass whose fields are values (none a gate); equal
   verdicts are equal, it pickles and copies, its final state is a frozenset, the start state
   with the changed atoms toggled.
@@ -23,7 +25,8 @@ from pathlib import Path
 import pytest
 
 from sage_pddl.domains import load_domain as load_bundled_domain
-from sage_pddl.gate import Verdict, compile_gate
+from sage_pddl.gate import StepRejected, Verdict, compile_gate
+from sage_pddl.gate.explain import violations
 from sage_pddl.gate.schema import domain_schema
 from sage_pddl.pddl import limits, load_domain, load_plan, load_problem, parse_domain, parse_problem
 from sage_pddl.pddl.errors import GroundingTooLarge, UnsupportedConstruct
@@ -32,7 +35,8 @@ from sage_pddl.pddl.plans import written_json
 from sage_pddl.tasks import load_taskset, task_problem
 from sage_pddl.tasks.mutations import plan_mutants
 
-from .reference import check_sets
+from . import reference as ref
+from .reference import apply, check_sets
 from .test_gate_corpus import load_triples
 
 REPO = Path(__file__).resolve().parents[2]
@@ -162,6 +166,40 @@ def test_check_equals_the_set_form_on_the_corpus(corpus_dir: Path):
             _assert_same(warm, plan, mode=mode)  # every step resolved before
             checked += 1
     assert checked > 700, checked
+
+
+def _assert_set_methods_same(gate, plan) -> tuple[int, int]:
+    """Walk `plan` with the reference; at each step the gate's methods on sets answer as the
+    reference does; (the steps compared, those refused)."""
+    state = gate.initial_state
+    compared = 0
+    for index, step in enumerate(gate.plan_steps(plan)):
+        try:
+            ground = ref.ground_in(gate, step, index, state)
+        except StepRejected:
+            continue
+        applies = ref.applicable(ground, state)
+        assert gate.applies(state, ground) is applies, (index, step)
+        assert gate.effects(state, ground) == ref.effects(ground, state), (index, step)
+        assert gate.apply(state, ground) == apply(ground, state), (index, step)
+        compared += 1
+        if not applies:
+            expected = violations(gate.table, ref.failures(ground.precondition, state),
+                                  ground, index, "")
+            assert gate.explain(state, ground, index) == expected, (index, step)
+            assert gate.applicable(state, ground, index) == expected[0], (index, step)
+            return compared, 1
+        assert gate.applicable(state, ground, index) is None, (index, step)
+        state = apply(ground, state)
+    return compared, 0
+
+
+def test_set_methods_equal_the_reference_on_the_corpus(corpus_dir: Path):
+    compared = refused = 0
+    for domain, problem, plan in _corpus_cases(corpus_dir):
+        steps, stopped = _assert_set_methods_same(compile_gate(domain, problem), plan)
+        compared, refused = compared + steps, refused + stopped
+    assert compared > 4000 and refused > 100, (compared, refused)
 
 
 def test_check_equals_the_set_form_on_ithor_mutants(ithor_cases):
@@ -423,6 +461,8 @@ def test_static_literals_decided_on_bit_sets_equal_the_set_form():
     codes = [v.code for v in compile_gate(d, p).check(plans[0]).violations]
     assert codes == ["enter/requires/lockable", "enter/forbids/inside"]
     lit_cellar = frozenset({("lit", "cellar"), ("has-lamp",)})  # another static fact
-    ground = compile_gate(d, p).ground("Look Cellar", state=lit_cellar)
-    assert ("seen", "cellar") in ground.apply(lit_cellar)
+    gate = compile_gate(d, p)
+    ground = gate.ground("Look Cellar", state=lit_cellar)
+    assert ("seen", "cellar") in gate.apply(lit_cellar, ground)
+    assert gate.apply(lit_cellar, ground) == apply(ground, lit_cellar)
     _assert_same_on_every_path(d, p, plans, [("lockable", "hall"), ("lit", "cellar")])

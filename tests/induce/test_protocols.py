@@ -74,15 +74,19 @@ def test_the_lookup_by_arguments_answers_from_the_same_step_else_from_the_action
     assert [p.predicted[MAJORITY] for p in result.predictions] == [True] * 3
 
 
-def test_the_next_state_of_a_learned_action_follows_its_effects():
-    # Open ?x makes (opened ?x) and un-encloses what is inside ?x, and only that
+def openings() -> list:
+    """Open ?x makes (opened ?x) and un-encloses what is inside ?x, and only that."""
     ts = []
     for box, other in (("b1", "b2"), ("b2", "b1")):
         pre = [f"(closed {box})", f"(in apple {box})", "(enclosed apple)", f"(in cup {other})",
                "(enclosed cup)", f"(closed {other})"]
         post = [f for f in pre if f not in (f"(closed {box})", "(enclosed apple)")]
         ts.append(tr("Open", [box], pre, True, post + [f"(opened {box})"]))
-    result = learn(ts)
+    return ts
+
+
+def test_the_next_state_of_a_learned_action_follows_its_effects():
+    result = learn(openings())
     added, deleted = result.actions[("open", 1)].changes(
         {fact("(closed b3)"), fact("(in pear b3)"), fact("(enclosed pear)"),
          fact("(in fig b4)"), fact("(enclosed fig)")}, ["b3"])

@@ -58,7 +58,7 @@ def test_means_ends_finds_the_steps_a_refused_step_needs_first():
     # Find knife, Pick knife and Find apple in some order: a plan the domain accepts
     assert sorted(s.text for s in path) == ["Find apple", "Find knife", "Pick knife"]
     assert gate.check(path + [PlanStep("Slice", ("apple",), 0, "Slice apple")]).valid
-    assert slice_apple.applicable(after)
+    assert gate.applies(after, slice_apple)
     # a step nothing can set up (no fruit but the apple) is not found
     slice_cup = dict((s.text, g) for s, g in steps)["Slice cup"]
     assert means_ends(gate, gate.initial_state, slice_cup, steps, 3, random.Random(0)) is None

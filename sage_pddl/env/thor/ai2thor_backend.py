@@ -61,7 +61,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from sage_pddl.gate import Gate, GroundAction, Violation, compile_gate
+from sage_pddl.gate import GroundAction, PlanChecker, Violation, compile_gate
 from sage_pddl.pddl.model import Atom, Domain, PlanStep, Problem, key
 from sage_pddl.pddl.vocabulary import instance_stem, name_key
 
@@ -117,7 +117,7 @@ class AI2ThorEnv(GatedEnv):
 
     def reset(self, problem: Problem, *, domain: Domain | str | None = None,
               scene: str | None = None, task: str | None = None, faults: Any = None,
-              hidden: Iterable[Any] | None = None, gate: Gate | None = None) -> Observation:
+              hidden: Iterable[Any] | None = None, gate: PlanChecker | None = None) -> Observation:
         if not scene:
             raise EnvError("the ai2thor backend needs a scene (e.g. FloorPlan1): pass scene= "
                            "or reset from a task")
@@ -158,7 +158,7 @@ class AI2ThorEnv(GatedEnv):
                                 "unsupported-action")
         success, message = skill(*(self._names.get(a, a) for a in ground.args))
         if success:
-            self._state = frozenset(ground.apply(pre))  # domain effects (reachable, on, ...)
+            self._state = self.gate.apply(pre, ground)  # domain effects (reachable, on, ...)
             self._succeeded += 1
         self._sense()
         return self._finish(plan_step, pre, success, "ok" if success else message,
