@@ -67,6 +67,7 @@ learned precondition predicts.
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -153,6 +154,7 @@ class _Schema:
     effect_rows: list[EffectRow] = field(default_factory=list)
     success_args: list[set[str]] = field(default_factory=list)
     excluded: int = 0
+    excluded_codes: Counter[str] = field(default_factory=Counter)
 
 
 _Seen = tuple[frozenset[LiftedAtom], frozenset[LiftedAtom]]
@@ -204,6 +206,7 @@ def _group(transitions: Iterable[Transition], aliases: Mapping[str, str],
         schema = schemas.setdefault(slot, _Schema(name, len(t.action.args)))
         if not t.success and t.code in EXCLUDED_CODES:
             schema.excluded += 1
+            schema.excluded_codes[str(t.code)] += 1
             continue
         binding = arg_binding([key(a) for a in t.action.args])
         seen = (interned(lift_state(t.pre, binding)), interned(lift_state(t.unknown, binding)))
@@ -218,6 +221,21 @@ def _group(transitions: Iterable[Transition], aliases: Mapping[str, str],
             schema.failures.append(seen)
             schema.failure_examples.append(_example(t))
     return _Grouped(schemas, arities, changing, tasks, count)
+
+
+def _never_succeeded(schema: _Schema) -> str:
+    """Why an action with no success is not learned: no success, or, when every logged step
+    of it was refused before the environment judged it (an excluded code such as
+    `wrong-arity`), that the environment cannot execute it as the domain writes it."""
+    if schema.failures or not schema.excluded:
+        refusals = Counter(str(e.code) for e in schema.failure_examples)
+        codes = ", ".join(f"{code} {n}" for code, n in sorted(refusals.items()))
+        return ("no successful transition" + (f" (failures: {codes})" if codes else "")
+                + ": effects unknown")
+    codes = ", ".join(f"{code} {n}" for code, n in sorted(schema.excluded_codes.items()))
+    return (f"never executed: each of its {schema.excluded} logged steps was refused before "
+            f"the environment judged it ({codes}); the environment cannot execute the action "
+            "as the domain writes it")
 
 
 def mislabelled_successes(noise: float, successes: int, failures: int) -> float:
@@ -334,7 +352,7 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
                 schema.name, schema.arity, 0, len(schema.failures), schema.excluded,
                 accuracy=None, preconditions=(), effects=(),
                 unexplained_failures=0, in_domain=False,
-                effect_issues=("no successful transition: effects unknown",)))
+                effect_issues=(_never_succeeded(schema),)))
             continue
         evidence_total = len(schema.successes) + len(schema.failures)
         if len(schema.successes) <= NOISE_SWAMPED * noise * evidence_total:

@@ -70,3 +70,23 @@ def test_an_effect_exception_is_described_by_all_its_exceptions_share():
                                               ("obj_inside", "couch", "kitchen")}),
                                    ("c", "couch"))
     assert ("next_to", "c", "couch") in added
+
+
+def test_an_action_the_environment_never_executed_is_left_out_and_the_domain_says_why():
+    from sage_pddl.induce.review import reviewed_text
+    from sage_pddl.pddl import parse_domain
+
+    # EAI's `drop ?char ?obj ?room`: VirtualHome's DROP takes one object, so the environment
+    # refuses every step as written (wrong-arity) before the simulator judges it
+    ts = grab_transitions() + [
+        tr("drop", ["c", f"o{i}", "kitchen"], [f"(holds c o{i})"], False, code="wrong-arity")
+        for i in range(3)] + [
+        tr("drink", ["c", "o1"], ["(grabbable o1)"], False, code="eai/affordance_error")]
+    result = learn(ts)
+    assert ("drop", 3) not in result.actions and ("drink", 2) not in result.actions
+    text = reviewed_text(result)
+    assert ("; not learned: drop/3: never executed: each of its 3 logged steps was refused "
+            "before the environment judged it (wrong-arity 3)") in text
+    assert ("; not learned: drink/2: no successful transition (failures: "
+            "eai/affordance_error 1): effects unknown") in text
+    assert parse_domain(text).actions == result.domain.actions  # comments only
