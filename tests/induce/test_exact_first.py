@@ -6,7 +6,10 @@ logs. Both are modelled on EAI VirtualHome's grab and walk_towards (docs/inducti
 from __future__ import annotations
 
 from sage_pddl.induce.learner import learn
-from tests.induce.test_learner import tr
+from sage_pddl.induce.review import reviewed_text
+from sage_pddl.pddl import parse_domain
+
+from .test_learner import tr
 
 
 def grab_transitions():
@@ -73,9 +76,6 @@ def test_an_effect_exception_is_described_by_all_its_exceptions_share():
 
 
 def test_an_action_the_environment_never_executed_is_left_out_and_the_domain_says_why():
-    from sage_pddl.induce.review import reviewed_text
-    from sage_pddl.pddl import parse_domain
-
     # EAI's `drop ?char ?obj ?room`: VirtualHome's DROP takes one object, so the environment
     # refuses every step as written (wrong-arity) before the simulator judges it
     ts = grab_transitions() + [
