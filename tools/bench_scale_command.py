@@ -15,7 +15,8 @@ as a user's earlier runs would have; then `--workers 1` and `--workers N` are ti
 `--repeat` times each. Prints each wall time (median), the cells' own seconds added up and what
 the command spent outside its cells with one worker (start-up, scheduling, writing, the
 report), the speed-up, the longest cell (whose calls are sequential: no number of workers
-finishes before it), and whether the rows of every run are identical (sorted, timing fields
+finishes before it), the bound those set with the time outside the cells (paid whatever the
+workers; the cells at best spread perfectly over the workers), and whether the rows of every run are identical (sorted, timing fields
 dropped, `results.comparable_rows`).
 
     python tools/bench_scale_command.py                 # 48 cells, 200 ms, 16 at once
@@ -116,6 +117,12 @@ def main() -> int:
     print(f"with one worker, outside its cells (start-up, scheduling, rows, report): "
           f"{outside:.2f} s")
     print(f"longest cell {longest:.2f} s: no speed-up can exceed {one / longest:.1f}x")
+    # what the command spends outside its cells is paid whatever the workers; with the cells
+    # perfectly spread over the workers and no slower than alone, the wall time is at least:
+    cells_one = statistics.median(c for _, c in timed[1])
+    best = outside + max(longest, cells_one / args.workers)
+    print(f"with {outside:.2f} s outside the cells, --workers {args.workers} takes at least "
+          f"{best:.2f} s: no speed-up can exceed {one / best:.2f}x on this command")
     print(f"--workers {args.workers} vs --workers 1: {one / many:.2f}x (goal: at least 6.4x); "
           f"rows identical in every run: {same}; error rows: {errors}")
     return 0 if same else 1

@@ -60,33 +60,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fold", type=int, action="append",
                         help="only this fold (0-based, repeatable; to split a run)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--noise", type=float, default=0.05)
+    parser.add_argument("--noise", type=float, default=0.0,
+                        help="the learner's --noise (default: the learner's default, 0)")
     parser.add_argument("--timeout", type=float, default=60.0, help="Fast Downward, per problem")
     parser.add_argument("--report", action="store_true",
                         help="only print the table of the rows already in --out")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--quiet", action="store_true",
+                        help="print nothing (the rows are in --out; --report prints them)")
     args = parser.parse_args(argv)
     if not args.logs and not args.report:
         parser.error("--logs is required (unless --report)")
 
-    # optional extra 'virtualhome' (EAI's evaluator)
-    from sage_pddl.bench.eai import score_plan
-    from sage_pddl.env.virtualhome import eai_gold_pddl_plans, require_eai
+    from sage_pddl.bench.eai import score_plan  # optional extra 'virtualhome' (EAI's evaluator)
 
-    require_eai()
     hand = load_domain("virtualhome")
-    gold = eai_gold_pddl_plans()
+    gold = gold_plans()
     tasks = [t for t in load_taskset("virtualhome") if t.task_id in gold]
     if args.task:
         tasks = [t for t in tasks if t.task_id in set(args.task)]
     if args.limit:
         tasks = tasks[:args.limit]
     out = Path(args.out)
-    done = {}
-    if out.exists():
-        for line in out.read_text().splitlines():
-            row = json.loads(line)
-            done.setdefault(row["task"], []).append(row)
+    done = rows_by_task(out)
     transitions = [] if args.report else list(read_logs([args.logs]))
     wanted = {t.task_id for t in tasks}
 
@@ -131,23 +127,56 @@ def main(argv: list[str] | None = None) -> int:
                     sink.write(json.dumps(row) + "\n")
                     done.setdefault(task.task_id, []).append(row)
                 sink.flush()
-                print(f"{task.task_id}: " + "; ".join(
+                if not args.quiet:
+                    print(f"{task.task_id}: " + "; ".join(
                     f"{r['domain']} accepted={r['accepted']} solved={r['solved']} "
-                    f"goal={r['reaches_goal']} {r['note']}" for r in done[task.task_id]),
-                    file=sys.stderr, flush=True)
+                        f"goal={r['reaches_goal']} {r['note']}" for r in done[task.task_id]),
+                        file=sys.stderr, flush=True)
 
+    if args.quiet:
+        return 0
+    if args.json:
+        summary, skipped = summarized(tasks, done)
+        print(json.dumps({"summary": summary, "not_counted": skipped}, indent=2))
+        return 0
+    print(table(tasks, done))
+    return 0
+
+
+def gold_plans() -> dict[str, list[str]]:
+    """EAI's gold plans by task id (its evaluator: the 'virtualhome' extra)."""
+    from sage_pddl.env.virtualhome import eai_gold_pddl_plans, require_eai  # optional extra
+
+    require_eai()
+    return eai_gold_pddl_plans()
+
+
+def rows_by_task(out: Path) -> dict[str, list[dict]]:
+    """The rows already in `out` (JSONL), by task id."""
+    done: dict[str, list[dict]] = {}
+    if out.exists():
+        for line in out.read_text().splitlines():
+            row = json.loads(line)
+            done.setdefault(row["task"], []).append(row)
+    return done
+
+
+def summarized(tasks: list, done: dict[str, list[dict]]) -> tuple[dict, int]:
+    """(`plan_summary` of the counted rows of `tasks`, how many of them EAI does not count)."""
     rows = [r for task in tasks for r in done.get(task.task_id, []) if r.get("counted")]
     outcomes = [PlanOutcome(**{k: (tuple(v) if k == "plan" else v) for k, v in r.items()
                                if k != "counted"}) for r in rows]
-    summary = plan_summary(outcomes)
     skipped = sum(1 for t in tasks if done.get(t.task_id, [{}])[0].get("counted") is False)
-    if args.json:
-        print(json.dumps({"summary": summary, "not_counted": skipped}, indent=2))
-        return 0
-    print(plan_table(summary, {hand.name: "EAI's hand-written domain (bundled virtualhome)",
-                               INDUCED: "induced from held-out VirtualHome logs"}))
-    print(f"\n{len(tasks)} tasks; {skipped} not counted (EAI's gold final graph fails its goals)")
-    return 0
+    return plan_summary(outcomes), skipped
+
+
+def table(tasks: list, done: dict[str, list[dict]]) -> str:
+    """The markdown table of the rows of `tasks`, and how many tasks were counted."""
+    summary, skipped = summarized(tasks, done)
+    return (plan_table(summary, {"virtualhome": "EAI's hand-written domain (bundled virtualhome)",
+                                 INDUCED: "induced from held-out VirtualHome logs"})
+            + f"\n\n{len(tasks)} tasks; {skipped} not counted (EAI's gold final graph fails "
+            "its goals)")
 
 
 def run_tool(entry: Callable[[], int]) -> None:

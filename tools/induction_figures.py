@@ -13,6 +13,9 @@ Each block sits between `<!-- induction-figures:NAME:begin -->` and `...:end -->
   against `domains/ithor.pddl` (literals recovered of the 48, extra ones);
 * `rule-deletion`: `rule-deletion ithor --induced` with the domain induced from those logs
   with `--types-from ithor`;
+* `ithor-typed`: that typed domain in place of `domains/ithor.pddl`: `sage-pddl check` with
+  ithor#K19, the problems it reads and the reference plans each domain's gate accepts
+  (`induce.evaluate.gate_agreement`);
 * `vh-heldout` and `vh-recovery` (EAI's evaluator installed): `collect --env virtualhome
   --limit 30 --proposed-walks 0` (into `--vh-logs`, resumable), then the evaluation of
   tools/bench_induce_env.py: held out by task (5 folds) and by category (the paper's
@@ -20,7 +23,12 @@ Each block sits between `<!-- induction-figures:NAME:begin -->` and `...:end -->
   the safe learner, both lookups and EAI's hand-written domain; and EAI precondition
   recovery (of its 70 literals);
 * `vh-precision`: tools/plan_precision.py on the same 30 tasks (rows kept in
-  `--vh-precision`, resumable).
+  `--vh-precision`, resumable);
+* `vh-domain`: the domain the default learner induces from all those logs, as `sage-pddl
+  induce logs/vh --types-from virtualhome` writes it: what was learned and two of its actions;
+* `vh-planning`: tools/induce_plans.py on the same 30 tasks (held out by task, 5 folds): gold
+  plans accepted, problems Fast Downward solves in each domain, and whether EAI's simulator
+  reaches the goal with those plans (rows kept in `--vh-planning`).
 
 `--only NAME` computes some blocks (repeatable); `--check` then compares only those. Memory
 and time are not figures here: they depend on the machine (docs/induction.md gives the
@@ -42,13 +50,19 @@ from sage_pddl.domains import load_domain  # noqa: E402
 from sage_pddl.induce import induce  # noqa: E402
 from sage_pddl.induce.collect import collect  # noqa: E402
 from sage_pddl.induce.deletion import deletion_study  # noqa: E402
-from sage_pddl.induce.evaluate import compare_preconditions  # noqa: E402
+from sage_pddl.induce.evaluate import compare_preconditions, gate_agreement  # noqa: E402
 from sage_pddl.induce.learner import MIN_SUCCESSES  # noqa: E402
 from sage_pddl.induce.probe import ProbeSettings  # noqa: E402
-from sage_pddl.tasks import load_taskset  # noqa: E402
+from sage_pddl.induce.review import reviewed_text  # noqa: E402
+from sage_pddl.pddl import check_domain, check_problem  # noqa: E402
+from sage_pddl.pddl.model import Domain  # noqa: E402
+from sage_pddl.tasks import Task, load_task, load_taskset, task_problem  # noqa: E402
 
 DOC = REPO / "docs" / "induction.md"
-BLOCKS = ("ithor", "rule-deletion", "vh-heldout", "vh-recovery", "vh-precision")
+BLOCKS = ("ithor", "rule-deletion", "ithor-typed", "vh-heldout", "vh-recovery", "vh-precision",
+          "vh-domain", "vh-planning")
+VH_EXCERPT = ("open_object", "switch_on")
+"""The actions of the induced VirtualHome domain the doc shows."""
 VH_TASKS = 30
 ROWS = ("clean, default learner", "clean, --noise 0.05", "5% flipped", "10% flipped", "20% flipped")
 
@@ -57,7 +71,7 @@ def marks(name: str) -> tuple[str, str]:
     return f"<!-- induction-figures:{name}:begin -->", f"<!-- induction-figures:{name}:end -->"
 
 
-def ithor_blocks(logs: Path) -> dict[str, str]:
+def ithor_blocks(logs: Path, wanted: set[str]) -> dict[str, str]:
     ithor = load_domain("ithor")
     tasks = load_taskset("ithor")
     collect(tasks, ithor, logs, taskset="ithor", env="symbolic", progress=False,
@@ -73,8 +87,29 @@ def ithor_blocks(logs: Path) -> dict[str, str]:
             f"| `--env symbolic`, seed 0 | {plain.report.transitions:,} | {missing} | "
             f"{recovered} / {total} | {extra} |"]
     typed = induce([logs], domain_name="ithor-induced", types_from=ithor)
-    study = deletion_study(ithor, tasks, typed.domain)
-    return {"ithor": "\n".join(rows), "rule-deletion": study.markdown().rstrip()}
+    blocks = {"ithor": "\n".join(rows), "ithor-typed": typed_block(typed.domain, ithor, tasks)}
+    if "rule-deletion" in wanted:  # the study gates every mutant of every task: minutes
+        blocks["rule-deletion"] = deletion_study(ithor, tasks, typed.domain).markdown().rstrip()
+    return blocks
+
+
+def typed_block(induced: Domain, ithor: Domain, tasks: list[Task]) -> str:
+    """The typed induced domain in place of the hand-written one: `check` with K19, the
+    problems it reads, the reference plans each gate accepts."""
+    diagnostics = [*check_domain(induced),
+                   *check_problem(task_problem(load_task("ithor#K19"), induced), induced)]
+    errors = [str(d) for d in diagnostics if d.severity == "error"]
+    a = gate_agreement(induced, ithor, tasks)
+    lines = [f"`sage-pddl check induced.pddl ithor#K19`: {'passes' if not errors else 'fails'}"
+             + "".join(f"; {e}" for e in errors) + f". The induced domain reads "
+             f"{a.problems_read} of the {a.tasks} problems.", "",
+             f"| reference plans ({a.plans}) | accepted |", "|---|---|",
+             f"| by the hand-written `domains/ithor.pddl` | {a.reference_accepts} |",
+             f"| by the induced domain | {a.induced_accepts} |",
+             f"| by both | {a.both_accept} |"]
+    lines += [f"* {task}: the induced gate says {said}" for task, said in a.disagreements]
+    lines += [f"* {task}: not read: {error}" for task, error in a.problem_errors]
+    return "\n".join(lines)
 
 
 def vh_logs(logs: Path) -> list[Path]:
@@ -94,6 +129,33 @@ def vh_precision_block(logs: Path, precision: Path) -> str:
     plan_precision.main(["--logs", str(logs), "--limit", str(VH_TASKS), "--out", str(precision),
                          "--quiet"])
     return plan_precision.table(precision)
+
+
+def vh_domain_block(logs: Path) -> str:
+    """What the default learner induces from the VirtualHome logs (as `sage-pddl induce
+    --types-from virtualhome --allow-missing` writes it), and two of its actions."""
+    result = induce(vh_logs(logs), types_from=load_domain("virtualhome"))
+    text = reviewed_text(result)
+    blocks = text.split("\n\n")  # the writer leaves a blank line after each action
+    shown = [next(b.strip("\n") for b in blocks if f"(:action {name}\n" in b)
+             for name in VH_EXCERPT]
+    report = result.report
+    return (f"`sage-pddl induce logs/vh --types-from virtualhome --allow-missing` on the "
+            f"{report.transitions:,} transitions of the first {VH_TASKS} EAI tasks: "
+            f"{len(result.domain.actions)} actions learned; not learned (no logged success): "
+            f"{', '.join(report.not_learned) or 'none'}; {len(text.splitlines())} lines of "
+            "PDDL. Two of its actions:\n\n```pddl\n" + "\n\n".join(shown) + "\n```")
+
+
+def vh_planning_block(logs: Path, rows: Path) -> str:
+    # needs EAI's evaluator (the 'virtualhome' extra): imported when asked for
+    import induce_plans
+
+    vh_logs(logs)
+    induce_plans.main(["--logs", str(logs), "--limit", str(VH_TASKS), "--out", str(rows),
+                       "--quiet"])
+    tasks = [t for t in load_taskset("virtualhome") if t.task_id in induce_plans.gold_plans()]
+    return induce_plans.table(tasks[:VH_TASKS], induce_plans.rows_by_task(rows))
 
 
 def vh_blocks(logs: Path) -> dict[str, str]:
@@ -152,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ithor-logs", default=None, help="iTHOR symbolic logs (collected into)")
     parser.add_argument("--vh-logs", default=None, help="VirtualHome logs (collected into)")
     parser.add_argument("--vh-precision", default=None, help="plan_precision rows (JSONL)")
+    parser.add_argument("--vh-planning", default=None,
+                        help="induce_plans rows (JSONL; rows already there are kept)")
     parser.add_argument("--only", action="append", choices=BLOCKS, default=None)
     parser.add_argument("--check", action="store_true", help="compare with docs/induction.md")
     parser.add_argument("--write", action="store_true", help="write into docs/induction.md")
@@ -159,11 +223,16 @@ def main(argv: list[str] | None = None) -> int:
     wanted = args.only or list(BLOCKS)
     work = Path(tempfile.mkdtemp(prefix="sage-induction-figures-"))
     blocks: dict[str, str] = {}
-    if {"ithor", "rule-deletion"} & set(wanted):
-        blocks.update(ithor_blocks(Path(args.ithor_logs or work / "ithor")))
+    if {"ithor", "rule-deletion", "ithor-typed"} & set(wanted):
+        blocks.update(ithor_blocks(Path(args.ithor_logs or work / "ithor"), set(wanted)))
     vh = Path(args.vh_logs or work / "vh")
     if {"vh-heldout", "vh-recovery"} & set(wanted):
         blocks.update(vh_blocks(vh))
+    if "vh-domain" in wanted:
+        blocks["vh-domain"] = vh_domain_block(vh)
+    if "vh-planning" in wanted:
+        blocks["vh-planning"] = vh_planning_block(
+            vh, Path(args.vh_planning or work / "plans.jsonl"))
     if "vh-precision" in wanted:
         blocks["vh-precision"] = vh_precision_block(
             vh, Path(args.vh_precision or work / "precision.jsonl"))

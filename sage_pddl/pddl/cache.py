@@ -1,11 +1,13 @@
 """A private directory for what sage-pddl computes once and keeps across processes.
 
-Three things are kept there: the tables Lark builds from the grammar (`parser._parser`, through
+Four things are kept there: the tables Lark builds from the grammar (`parser._parser`, through
 Lark's `save` and `load` on bytes this module reads and writes), parsed domains under the
 hash of their text (`parser.parse_domain`), so that a process reading a domain an earlier
-process read loads its model instead of parsing the text again, and the gated seeds of a task
+process read loads its model instead of parsing the text again, the gated seeds of a task
 set's memory (`planners/memory.py`), under the hash of the domain, the tasks and
-`package_digest()` (every file of the package: a changed gate or goal file makes them stale). A
+`package_digest()` (every file of the package: a changed gate or goal file makes them stale),
+and what tasks' reference plans prove about their scenes (`tasks/evidence.py`), one file per
+domain and package (`content_name`). A
 cache is only an optimisation: a file that is missing, unreadable or stale costs the work it
 would have saved, never an error.
 
@@ -73,6 +75,17 @@ def package_digest() -> bytes:
             digest.update(f"{path.relative_to(root)}\0{len(content)}\0".encode()
                           + content)
     return digest.digest()
+
+
+def content_name(kind: str, *parts: str) -> str:
+    """The name of a file of `kind` that holds what the package computes from `parts` (texts
+    that say everything the value depends on besides the package): the hash of the package's
+    files (`package_digest`) and of each part, so that a changed input or a changed package
+    names another file and a stale one is never read."""
+    digest = hashlib.sha256(package_digest())
+    for part in parts:
+        digest.update(f"\0{part}".encode(errors="surrogatepass"))
+    return f"{kind}-{digest.hexdigest()}.json"
 
 
 def _private(info: os.stat_result) -> bool:

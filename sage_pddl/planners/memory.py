@@ -33,7 +33,6 @@ item whose instruction is the query itself. Compound ids `C2_K01+K03` name their
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import re
@@ -176,11 +175,7 @@ def _kept_or_gated(tasks: list[Task], domain: Domain, contents: list[str | None]
                    ) -> list[GatedSeed]:
     """The seeds an earlier process kept for this domain, these tasks and this package (see
     the module docstring), else gated here and kept for the next."""
-    digest = hashlib.sha256(cache.package_digest())
-    digest.update(repr(domain).encode(errors="surrogatepass"))
-    for content in contents:
-        digest.update(f"\0{content}".encode())
-    name = f"memory-{digest.hexdigest()}.json"
+    name = cache.content_name("memory", repr(domain), *map(str, contents))
     kept = _read_kept(name)
     if kept is not None:
         return kept

@@ -7,16 +7,25 @@ reaching that reaches it, and nothing else, such as the water of a Faucet `near`
 either is picked up), or was within reach from the start; a state the observation does not
 show is set by what the reference proves (TurnOff of an unobserved lamp succeeded: it was on).
 Affordances are never changed and observed states never overridden. What is left (a Pick with
-the hand full) is the reference's own error.
+the hand full) is the reference's own error. The answer depends only on the task, the scene's
+other facts, the domain and the package, and it takes a gate check per explained step, so it is
+kept across processes (`pddl/cache.py`: one file per domain and package, a few hundred bytes a
+task) and a run's later processes read it instead of checking the reference again.
 
 `reference_goal` is the goal only asked for (`goal_from_reference=True`): what the reference
 plan changes, among `REFERENCE_GOAL_PREDICATES`. Its own reference reaches it by construction.
 """
 from __future__ import annotations
 
+import hashlib
+import json
+import threading
 from collections.abc import Mapping, Sequence
+from typing import Any
 
+from ..pddl import cache
 from ..pddl.errors import SageError
+from ..pddl.limits import load_json
 from ..pddl.model import And, Atom, Constant, Domain, Formula, Not, Problem
 from ..pddl.vocabulary import name_key
 from .scene_facts import SceneFact, render_problem
@@ -38,6 +47,14 @@ _STATE_FIXES = {  # violation code -> (atoms the reference proves, atoms it disp
 }
 
 
+MAX_KEPT = 4096
+"""The most tasks' explanations one kept file holds (the earliest go first)."""
+
+_KEPT: dict[str, dict[str, Any]] = {}
+"""Kept file name -> its explanations by content, as read or written in this process."""
+_KEPT_LOCK = threading.Lock()
+
+
 def _gate(domain: Domain, problem: Problem):
     from ..gate.gate import compile_gate  # the gate checks the reference against the domain
     return compile_gate(domain, problem)
@@ -50,7 +67,60 @@ def explain_reference(task: Task, domain: Domain, things: list[str], rooms: list
 
     Returns the facts to keep (defaults the reference disproves removed) and the facts added.
     `observed_state` holds the (lower-case) objects whose open/on state the observation shows.
+    Read from what an earlier call with the same content kept, if any (module docstring).
     """
+    name = cache.content_name("evidence", repr(domain))
+    content = hashlib.sha256(repr((task, things, rooms, facts, sorted(observed_state))).encode(
+        errors="surrogatepass")).hexdigest()
+    with _KEPT_LOCK:
+        if name not in _KEPT:
+            _KEPT[name] = _read_kept(name)
+        kept = _KEPT[name].get(content)
+    found = _decoded(kept, facts) if kept is not None else None
+    if found is not None:
+        return found
+    kept_facts, added = _explain(task, domain, things, rooms, facts, observed_state)
+    removed = {f.atom for f in facts} - {f.atom for f in kept_facts}
+    with _KEPT_LOCK:  # one writer at a time: the file is rewritten whole
+        explained = _KEPT[name]
+        explained[content] = {"removed": sorted(removed),
+                              "added": [[list(f.atom), f.source, f.note] for f in added]}
+        while len(explained) > MAX_KEPT:
+            del explained[next(iter(explained))]
+        cache.write(name, json.dumps(explained).encode())
+    return kept_facts, added
+
+
+def _read_kept(name: str) -> dict[str, Any]:
+    """The explanations kept under `name` (empty when there are none or the file is no JSON
+    object: a miss, never an error)."""
+    data = cache.read(name)
+    if data is None:
+        return {}
+    try:
+        explained = load_json(data.decode(), name, "kept evidence")
+    except (SageError, UnicodeDecodeError):
+        return {}
+    return explained if isinstance(explained, dict) else {}
+
+
+def _decoded(kept: Any, facts: list[SceneFact]
+             ) -> tuple[list[SceneFact], list[SceneFact]] | None:
+    """`explain_reference`'s answer from what it kept for these facts, or None when the entry
+    does not read back as it writes them (a broken file is a miss)."""
+    try:
+        removed = {tuple(map(str, atom)) for atom in kept["removed"]}
+        added = [SceneFact(tuple(map(str, atom)), str(source), str(note))
+                 for atom, source, note in kept["added"]]
+    except (KeyError, TypeError, ValueError):
+        return None
+    return [f for f in facts if f.atom not in removed], added
+
+
+def _explain(task: Task, domain: Domain, things: list[str], rooms: list[str],
+             facts: list[SceneFact], observed_state: set[str]
+             ) -> tuple[list[SceneFact], list[SceneFact]]:
+    """`explain_reference` worked out: a gate check of the reference per fact it adds."""
     steps = normalize_steps(task.reference_steps, domain)
     if not steps:
         return facts, []

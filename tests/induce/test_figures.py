@@ -38,7 +38,7 @@ def test_every_block_has_its_marks_in_the_doc():
 @pytest.mark.slow
 def test_docs_induction_md_holds_the_ithor_figures(tmp_path):
     assert _tool().main(["--check", "--only", "ithor", "--only", "rule-deletion",
-                         "--ithor-logs", str(tmp_path / "ithor")]) == 0, (
+                         "--only", "ithor-typed", "--ithor-logs", str(tmp_path / "ithor")]) == 0, (
         "regenerate with `python tools/induction_figures.py --write`")
 
 
@@ -46,6 +46,8 @@ def test_docs_induction_md_holds_the_ithor_figures(tmp_path):
 def test_docs_induction_md_holds_the_virtualhome_figures(tmp_path):
     pytest.importorskip("virtualhome_eval", reason="EAI's evaluator (the 'virtualhome' extra)")
     assert _tool().main(["--check", "--only", "vh-heldout", "--only", "vh-recovery",
-                         "--only", "vh-precision", "--vh-logs", str(tmp_path / "vh"),
-                         "--vh-precision", str(tmp_path / "precision.jsonl")]) == 0, (
+                         "--only", "vh-precision", "--only", "vh-domain",
+                         "--only", "vh-planning", "--vh-logs", str(tmp_path / "vh"),
+                         "--vh-precision", str(tmp_path / "precision.jsonl"),
+                         "--vh-planning", str(tmp_path / "plans.jsonl")]) == 0, (
         "regenerate with `python tools/induction_figures.py --write`")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -402,3 +403,37 @@ def test_a_tasks_objects_and_its_scenes_list_never_disagree_silently():
     warned = task_scene(odd, load_domain("ithor"), use_reference=False).warnings
     assert any("observation shows Fridge, which data/ai2thor/scenes.toml does not list for "
                "FloorPlan401" in w for w in warned)
+
+
+def test_what_a_reference_proves_is_kept_across_processes_and_read_back_equal(
+        monkeypatch, tmp_path):
+    """Each task's explanation of its reference is kept in the private cache directory, one file
+    per domain and package; a new process (an empty in-process table here) reads it back and
+    builds every bundled scene equal to the one worked out, without checking a reference; a
+    broken file or entry costs the work again, never an error."""
+    from sage_pddl.tasks import evidence
+
+    monkeypatch.setenv("SAGE_PDDL_CACHE", str(tmp_path / "cache"))
+    tasks = [*load_taskset("ithor"), *load_taskset("procthor")]
+    domains = {name: load_domain(name) for name in {t.domain for t in tasks}}
+    worked: list[str] = []
+    real = evidence._explain
+    monkeypatch.setattr(evidence, "_explain",
+                        lambda task, *rest: worked.append(task.task_id) or real(task, *rest))
+
+    def new_process() -> list:
+        monkeypatch.setattr(evidence, "_KEPT", {})
+        worked.clear()
+        return [task_scene(t, domains[t.domain]) for t in tasks]
+
+    first = new_process()
+    assert len(worked) == len(tasks)
+    assert any(f.source == "reference" for scene in first for f in scene.facts)
+    kept = sorted((tmp_path / "cache").glob("evidence-*.json"))
+    assert len(kept) == len(domains)
+    assert new_process() == first and not worked
+    kept[0].write_bytes(b'{"x": [1')
+    assert new_process() == first and worked
+    entries = json.loads(kept[1].read_text())
+    kept[1].write_text(json.dumps({key: {"removed": 3} for key in entries}))
+    assert new_process() == first and worked
