@@ -16,6 +16,7 @@ from .lifting import (
     Literal,
     any_satisfies,
     description,
+    holds,
     literal_order,
     split_clause,
 )
@@ -40,7 +41,11 @@ def greedy_cover(candidates: Iterable[Literal], to_explain: Sequence[frozenset[L
     An instance violates a literal only where its atom was observed (`hidden`: the atoms each
     instance did not observe). With `costs` (per candidate, the instances of another set, such
     as the successes, that it contradicts), a pick's gain is the instances it newly explains
-    less those it newly contradicts; each pick must gain at least `min_support`."""
+    less those it newly contradicts; each pick must gain at least `min_support`. A candidate
+    that contradicts nothing new is picked before any that does: an exception is a cost paid
+    only for instances that no exact literal explains (a literal false in 9 of 22 successes
+    that explains many failures must not displace one false in 7 that explains the failures
+    the exact literals leave)."""
     weights = list(weights) if weights is not None else [1] * len(to_explain)
     candidates = sorted(set(candidates), key=literal_order)
     unseen = list(hidden) if hidden is not None else [frozenset()] * len(to_explain)
@@ -55,12 +60,13 @@ def greedy_cover(candidates: Iterable[Literal], to_explain: Sequence[frozenset[L
         for c in candidates:
             gain = sum(weights[i] for i in violates[c] & uncovered)
             gain -= len(costs.get(c, frozenset()) - contradicted)
-            if gain <= 0:
+            if gain <= 0 or gain < min_support:
                 continue
-            rank = (gain, preference.get(c, 0.0), c.positive)
+            exact = not costs.get(c, frozenset()) - contradicted
+            rank = (exact, gain, preference.get(c, 0.0), c.positive)
             if best_key is None or rank > best_key:
                 best, best_key = c, rank
-        if best is None or best_key is None or best_key[0] < min_support:
+        if best is None:
             break
         chosen.append(best)
         uncovered -= violates[best]
@@ -76,12 +82,16 @@ def greedy_cover(candidates: Iterable[Literal], to_explain: Sequence[frozenset[L
 
 def learn_conditions(positives: Sequence[frozenset[LiftedAtom]],
                      negatives: Sequence[frozenset[LiftedAtom]], atoms: frozenset[LiftedAtom],
-                     min_support: int = 1) -> tuple[list[tuple[Literal, ...]], int]:
+                     min_support: int = 1, specific: bool = False
+                     ) -> tuple[list[tuple[Literal, ...]], int]:
     """Clauses (conjunctions) covering the positives and excluding every negative.
 
     Returns (clauses, number of positives left unexplained). Identical descriptions are merged
-    first: the instance counts become weights.
-    """
+    first: the instance counts become weights. Each clause is pruned to the fewest literals
+    that exclude the negatives (the most general clause), or, when `specific`, keeps every
+    literal its positives share that some negative violates (the most specific clause that
+    still says what separates them: what holds in the positives and in none of the
+    negatives' states alike)."""
     pos_counts = Counter(positives)
     neg_counts = Counter(negatives)
     negs = list(neg_counts)
@@ -106,9 +116,11 @@ def learn_conditions(positives: Sequence[frozenset[LiftedAtom]],
         if support < min_support:
             unexplained += support
             continue
-        # the fewest literals that still exclude every negative
-        chosen, left = greedy_cover(clause, negs, [neg_counts[n] for n in negs])
-        assert not left  # the clause excludes every negative, so its literals can
+        if specific:
+            chosen = [c for c in clause if not all(holds(c, n) for n in negs)]
+        else:  # the fewest literals that still exclude every negative
+            chosen, left = greedy_cover(clause, negs, [neg_counts[n] for n in negs])
+            assert not left  # the clause excludes every negative, so its literals can
         clauses.append(tuple(sorted(chosen, key=literal_order)))
     return clauses, unexplained
 

@@ -8,12 +8,18 @@ specific description of a positive, generalised by intersecting with further pos
 negative satisfies it, then pruned to the literals needed to exclude the negatives. The effect is
 written `(when C e)` only when one such clause C covers every change: a condition needed to
 explain the data. Conditions range over the arguments and over "some object other than the
-arguments" (`(exists (?o) (inside_room ?y ?o))`). When the changes take several clauses but
-one clause describes the successes where the change did *not* happen, the effect is written
-as happening unless that clause holds, `(when (not (and X)) e)` (a walk puts the walker next
-to its target unless the target is a room). When neither works (the changes share no
-condition over the arguments, as a grab that fills whichever hand is free), the effect is
-reported as not learned rather than written as a union of incidental conditions.
+arguments" (`(exists (?o) (inside_room ?y ?o))`). When one clause X describes the successes
+where the change did *not* happen, the effect may instead be written as happening unless X
+holds, `(when (not (and X)) e)` (a walk puts the walker next to its target unless the target
+is a room); it is, when the change happened in more successes than it did not (the change is
+the rule, the exceptions are described), or when no one clause describes the changes. X is
+the *most specific* clause of the exceptions: every literal they all share that some change
+lacks, not the fewest that separate them in the logs, so the effect is kept in any state
+unlike every exception seen (EAI's problem files spell a couch's room `(obj_inside couch
+home_office)` where the simulator's states say `inside_room`; a couch is still sittable and
+movable, as no logged room was). When neither works (the changes share no condition over
+the arguments, as a grab that fills whichever hand is free), the effect is reported as not
+learned rather than written as a union of incidental conditions.
 
 Facts naming one object that is not an argument are lifted with an extra variable `?o` and
 become universal effects `(forall (?o) (when C(?o) e(?o)))`, learned the same way over all
@@ -206,15 +212,20 @@ def _conditional(literal: Literal, pos, neg, atoms, min_support: int, universal:
     anchor = _anchor(literal, pos) if universal else ()
     if not neg:
         return [LearnedEffect(literal, anchor, universal, len(pos))], 0
+    # the exceptions (a walk puts the walker next to its target unless the target is a
+    # room), described by every literal they share that some change lacks: the effect is
+    # kept wherever a state is unlike every exception seen, not only where it shares the one
+    # fact that happened to separate them in the logs
+    exceptions, left = learn_conditions(neg, pos, atoms, specific=True)
+    unless = exceptions[0] if len(exceptions) == 1 and not left else None
+    if unless is not None and len(pos) > len(neg):  # the change is the rule: say when not
+        return [LearnedEffect(literal, anchor, universal, len(pos), unless)], 0
     clauses, unexplained = learn_conditions(pos, neg, atoms, min_support)
-    if len(clauses) != 1 or unexplained:
-        # no one condition describes the changes; one may describe the exceptions (a walk
-        # puts the walker next to its target unless the target is a room)
-        exceptions, left = learn_conditions(neg, pos, atoms)
-        if len(exceptions) == 1 and not left:
-            return [LearnedEffect(literal, anchor, universal, len(pos), exceptions[0])], 0
-        # a union of clauses each covering a few changes by incidental facts
-        # (`(when (cuttable ?y) ...)`) would be a guess, so the effect is reported, not written
-        return [], len(pos)
-    clause = tuple(sorted(set(clauses[0]) | set(anchor), key=literal_order))
-    return [LearnedEffect(literal, clause, universal, len(pos))], 0
+    if len(clauses) == 1 and not unexplained:
+        clause = tuple(sorted(set(clauses[0]) | set(anchor), key=literal_order))
+        return [LearnedEffect(literal, clause, universal, len(pos))], 0
+    if unless is not None:
+        return [LearnedEffect(literal, anchor, universal, len(pos), unless)], 0
+    # a union of clauses each covering a few changes by incidental facts
+    # (`(when (cuttable ?y) ...)`) would be a guess, so the effect is reported, not written
+    return [], len(pos)

@@ -6,7 +6,11 @@ lines giving its support (successes, failures, failures its preconditions explai
 they contradict) and naming the actions learned identical to it (same parameters,
 preconditions and effects: they cannot be told apart from the logs, so a reviewer merges them
 or collects the evidence that separates them). Comments are plain `;` lines, so the text parses
-to the same domain. An action learned from too few successes says so (`conservative`).
+to the same domain. An action learned from too few successes says so (`conservative`). The
+actions left out (no logged success) are listed first, each with the reason the report gives
+(`never executed` when the environment refused every step of it before judging it, as EAI's
+VirtualHome refuses EAI's own `drop ?char ?obj ?room`: its script action takes one object);
+the gate refuses a step of such an action as unknown, so leaving it out is the safe choice.
 
 `explain(result, name)` lists, for one action, each precondition literal with the successes it
 held in and the failures it explains, and each effect with the successes that show it.
@@ -73,7 +77,9 @@ _ACTION_LINE = re.compile(r"^(\s*)\(:action\s+(\S+)")
 def reviewed_text(result: InductionResult) -> str:
     """The domain's PDDL with a comment before each action (see the module docstring)."""
     comments = action_comments(result)
-    out = []
+    # an action left out is refused by the gate as unknown (safe); the text says why
+    out = [f"; not learned: {r.name}/{r.arity}: {'; '.join(r.effect_issues)}"
+           for r in result.report.actions if not r.in_domain]
     for line in write_domain(result.domain).splitlines():
         match = _ACTION_LINE.match(line)
         if match:
