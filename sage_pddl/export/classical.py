@@ -54,7 +54,8 @@ from typing import Any
 
 from sage_pddl.gate import compile_gate
 from sage_pddl.pddl.errors import SageError, UnsupportedConstruct
-from sage_pddl.pddl.model import Domain, Plan, PlanStep, Problem, key
+from sage_pddl.pddl.model import Domain, Plan, Problem, key
+from sage_pddl.pddl.plans import step_of
 from sage_pddl.pddl.writer import write_problem
 
 from .ipc import export_domain_text, ground_plan, ipc_plan_text
@@ -218,7 +219,7 @@ def _plan_of_words(steps: Iterable[tuple[str, Sequence[str]]], domain: Domain, p
         action = domain.action(name)
         action_name = action.name if action is not None else name
         args = tuple(names.get(key(a), a) for a in arguments)
-        out.append(PlanStep(action_name, args, index, " ".join([action_name, *args])))
+        out.append(step_of(action_name, args, index))
     return Plan(tuple(out))
 
 

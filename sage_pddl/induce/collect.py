@@ -69,8 +69,8 @@ from sage_pddl.gate.causal import CausalGraph, condition_literals
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.limits import file_name
 from sage_pddl.pddl.model import Domain, PlanStep
-from sage_pddl.pddl.plans import step_from_json
-from sage_pddl.tasks import normalize_steps, task_problem
+from sage_pddl.pddl.plans import step_of
+from sage_pddl.tasks import reference_plan, task_problem
 
 from .probe import (
     Grounded,
@@ -146,7 +146,7 @@ def _candidates(domain: Domain, objects: TypedObjects, rng: random.Random,
                              for _ in range(max_tuples * 3)})[:max_tuples]
         for args in tuples:
             if types_allow(action, args):
-                steps.append(PlanStep(action.name, tuple(args), 0, " ".join([action.name, *args])))
+                steps.append(step_of(action.name, args))
     return steps
 
 
@@ -297,8 +297,8 @@ def collect_task(task, domain: Domain, log_path: Path, settings: CollectSettings
     try:
         env.reset(problem, task=ref)
         states = [env.true_state()]
-        for reference in normalize_steps(task.reference_steps, domain):
-            run(step_from_json(reference), reference["action"])
+        for reference in reference_plan(task.reference_steps, domain):
+            run(reference, reference.action)
         gate = env.gate
         candidates = _candidates(domain, TypedObjects(gate), rng, settings.max_tuples)
         setups = _SetUps(gate, domain, grounded(gate, candidates), settings)

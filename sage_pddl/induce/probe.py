@@ -59,12 +59,10 @@ from sage_pddl.env.base import Environment
 from sage_pddl.env.transitions import TransitionLog
 from sage_pddl.gate import GroundAction, PlanChecker, StepRejected, compile_gate
 from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.model import Action, Domain, Problem
-from sage_pddl.pddl.plans import step_from_json
+from sage_pddl.pddl.model import Action, Domain, PlanStep, Problem
+from sage_pddl.pddl.plans import step_of
 from sage_pddl.pddl.vocabulary import step_words, vocabulary
-from sage_pddl.tasks import Task, normalize_steps
-
-Step = dict[str, Any]
+from sage_pddl.tasks import Task, reference_plan
 
 
 @dataclass(frozen=True)
@@ -94,7 +92,7 @@ class _Episode:
                  log: TransitionLog, ref: str):
         self.env, self.problem, self.options, self.log = env, problem, dict(reset_options), log
         self.ref = ref
-        self.done: list[Step] = []  # the reference steps executed so far
+        self.done: list[PlanStep] = []  # the reference steps executed so far
         self.states: list[frozenset] = []
         self.logged = 0
         self.succeeded: Counter[str] = Counter()  # logged successes per action word
@@ -103,14 +101,14 @@ class _Episode:
         self.env.reset(self.problem, **self.options)
         self.states = [self.env.true_state()]
 
-    def step(self, step: Step, *, record: bool = True) -> bool:
-        result = self.env.step(step_from_json(step))
+    def step(self, step: PlanStep, *, record: bool = True) -> bool:
+        result = self.env.step(step)
         transition = getattr(self.env, "last_transition", None)
         if record and transition is not None:
             # named by the task reference, which `load_task` reads back (for typed induction)
             self.log.append(dataclasses.replace(transition, task=self.ref))
             self.logged += 1
-            self.succeeded[str(step.get("action", "")).lower()] += bool(result.success)
+            self.succeeded[step.action.lower()] += bool(result.success)
         return bool(result.success)
 
     def back_to(self, index: int) -> bool:
@@ -147,9 +145,9 @@ def types_allow(action: Action, args: Sequence[str]) -> bool:
 
 
 def _candidates(domain: Domain, objects: TypedObjects, rng: random.Random,
-                limit: int) -> list[Step]:
+                limit: int) -> list[PlanStep]:
     """Every action of `domain` with at most `limit` argument tuples of fitting objects."""
-    steps: list[Step] = []
+    steps: list[PlanStep] = []
     for action in domain.actions:
         pools = [objects.of(p.types) for p in action.parameters]
         size = 1
@@ -164,17 +162,18 @@ def _candidates(domain: Domain, objects: TypedObjects, rng: random.Random,
             if args not in seen:
                 seen.add(args)
                 if types_allow(action, args):
-                    steps.append({"action": action.name, "args": list(args)})
+                    steps.append(step_of(action.name, args))
     return steps
 
 
-def _swapped(step: Step, domain: Domain, objects: TypedObjects, rng: random.Random) -> Step | None:
+def _swapped(step: PlanStep, domain: Domain, objects: TypedObjects, rng: random.Random
+             ) -> PlanStep | None:
     """The step with one argument replaced by another object of the parameter's type."""
     vocab = vocabulary(domain)
-    action = vocab.action(str(step.get("action") or ""))
+    action = vocab.action(step.action)
     if action is None or not action.parameters:
         return None
-    words = list(step_words(step_from_json(step), action, vocab))
+    words = list(step_words(step, action, vocab))
     if len(words) != len(action.parameters) or not all(words):
         return None
     position = rng.randrange(len(words))
@@ -184,17 +183,17 @@ def _swapped(step: Step, domain: Domain, objects: TypedObjects, rng: random.Rand
     if not others:
         return None
     words[position] = rng.choice(others)
-    return {"action": action.name, "args": words}
+    return step_of(action.name, words)
 
 
 ACHIEVERS_TRIED = 24
 """Steps setting an atom a refused step needs that `means_ends` weighs, at most, per step."""
 
-Grounded = list[tuple[Any, GroundAction]]
-"""Steps (a `PlanStep` or a JSON step) with the ground action each names."""
+Grounded = list[tuple[PlanStep, GroundAction]]
+"""Steps with the ground action each names."""
 
 
-def grounded(gate: PlanChecker, steps: Sequence[Any]) -> Grounded:
+def grounded(gate: PlanChecker, steps: Sequence[PlanStep]) -> Grounded:
     """The steps the gate can ground (a structurally refused one is never applicable)."""
     out = []
     for step in steps:
@@ -285,7 +284,7 @@ def probe_task(task: Task, domain: Domain, problem: Problem, env: Environment, l
     rng = task_random(settings.seed, ref)
     objects = TypedObjects(compile_gate(domain, problem))
     candidates = _candidates(domain, objects, rng, settings.max_tuples)
-    reference = normalize_steps(task.reference_steps, domain)
+    reference = reference_plan(task.reference_steps, domain)
     options: dict[str, Any] = {"domain": domain}
     if getattr(task, "scene", ""):  # AI2-THOR loads it; the other worlds ignore it
         options["scene"] = task.scene
@@ -293,7 +292,7 @@ def probe_task(task: Task, domain: Domain, problem: Problem, env: Environment, l
     episode = _Episode(env, problem, options, log, ref)
     episode.start()
     for index in range(len(reference) + 1):
-        probes: list[Step | None] = []
+        probes: list[PlanStep | None] = []
         if index + 1 < len(reference):
             probes.append(reference[index + 1])
         if index >= 1:
@@ -306,7 +305,7 @@ def probe_task(task: Task, domain: Domain, problem: Problem, env: Environment, l
         for probe in probes:
             if probe is None:
                 continue
-            episode.step(dict(probe))
+            episode.step(probe)
             if not episode.back_to(index):
                 return episode.logged
         if index < len(reference):
@@ -318,7 +317,7 @@ def probe_task(task: Task, domain: Domain, problem: Problem, env: Environment, l
             break
         for _ in range(settings.walk_steps):
             for _ in range(settings.walk_tries):
-                if episode.step(dict(rng.choice(candidates))):
+                if episode.step(rng.choice(candidates)):
                     break
     gate = objects.gate
     succeeded: Counter[str] = Counter()
@@ -328,19 +327,19 @@ def probe_task(task: Task, domain: Domain, problem: Problem, env: Environment, l
         missing = [a.name for a in domain.actions if not episode.succeeded[a.name.lower()]]
         for prepared in _set_up(gate, env.true_state(), candidates, missing, rng,
                                 settings.setup_depth):
-            if not episode.step(dict(prepared)):
+            if not episode.step(prepared):
                 break
         for _ in range(settings.proposed_steps):
             step = _proposal(gate, env.true_state(), candidates, rng, succeeded)
             if step is None:
                 break
-            if episode.step(dict(step)):
-                succeeded[step["action"]] += 1
+            if episode.step(step):
+                succeeded[step.action] += 1
     return episode.logged
 
 
-def _set_up(gate: PlanChecker, state: frozenset, candidates: list[Step], missing: Sequence[str],
-            rng: random.Random, depth: int) -> list[Step]:
+def _set_up(gate: PlanChecker, state: frozenset, candidates: list[PlanStep],
+            missing: Sequence[str], rng: random.Random, depth: int) -> list[PlanStep]:
     """The steps the domain believes set up, from the environment's `state`, a step of an
     action in `missing` (one drawn at random among those the domain believes refused there,
     toward a few of its steps: `means_ends`), and that step; none when it finds no set-up."""
@@ -351,24 +350,24 @@ def _set_up(gate: PlanChecker, state: frozenset, candidates: list[Step], missing
         return []
     steps = grounded(form, candidates)
     waiting = [name for name in missing if not any(
-        form.applies(here, g) for s, g in steps if s["action"] == name)]
+        form.applies(here, g) for s, g in steps if s.action == name)]
     if not waiting:
         return []
     action = rng.choice(sorted(waiting))
-    mine = [(s, g) for s, g in steps if s["action"] == action]
+    mine = [(s, g) for s, g in steps if s.action == action]
     return set_up_step(form, here, mine, steps, depth, rng) or []
 
 
-def _proposal(gate: PlanChecker, state: frozenset, candidates: list[Step], rng: random.Random,
-              succeeded: Counter[str]) -> Step | None:
+def _proposal(gate: PlanChecker, state: frozenset, candidates: list[PlanStep],
+              rng: random.Random, succeeded: Counter[str]) -> PlanStep | None:
     """A candidate the domain's gate believes applicable in `state` (the environment's own
     state): of the actions believed applicable, one with the fewest successes in these walks
     so far (ties drawn uniformly), then one of its steps; None when it believes none is."""
-    believed: dict[str, list[Step]] = {}
+    believed: dict[str, list[PlanStep]] = {}
     for step in candidates:
         try:
             if gate.check([step], state=state).valid:
-                believed.setdefault(step["action"], []).append(step)
+                believed.setdefault(step.action, []).append(step)
         except SageError:  # a state fact the domain cannot read: no belief about the step
             continue
     if not believed:

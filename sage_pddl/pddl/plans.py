@@ -33,7 +33,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +43,7 @@ from .limits import load_json, read_text
 from .model import Location, Plan, PlanStep
 from .vocabulary import NOT_ARGUMENTS, step_text
 
-__all__ = ["parse_plan", "load_plan", "PLAN_FORMATS", "step_from_json", "step_from_text",
+__all__ = ["parse_plan", "load_plan", "PLAN_FORMATS", "step_from_json", "step_from_text", "step_of",
            "step_from_value", "step_json", "written_json",
            "json_step_text"]
 
@@ -164,6 +164,12 @@ def json_step_text(value: Mapping[str, Any]) -> str:
              [str(v).strip() for k, v in value.items()
               if k not in NOT_ARGUMENTS and isinstance(v, str)])
     return " ".join(w for w in (str(value.get("action", "") or "").strip(), *words) if w)
+
+
+def step_of(action: str, args: Sequence[str], index: int = 0) -> PlanStep:
+    """The step of `action` on the argument words `args`, numbered `index`, written
+    `action arg ...`: a step the program makes itself (a probe, a planner's answer)."""
+    return PlanStep(action, tuple(args), index, " ".join([action, *args]))
 
 
 def step_from_text(text: str, index: int = 0) -> PlanStep:
