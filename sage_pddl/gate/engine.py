@@ -440,16 +440,14 @@ def compile_step(bits: BitSets, ground: GroundAction, lock: AbstractContextManag
     effects, triggers = _conditional(bits, ground.conditional, lock)
 
     def all_effects(s: int) -> tuple[int, int]:
-        if triggers is not None and not s & triggers:
+        if triggers is not None and not s & triggers:  # no conditional effect fires in `s`
             return add, delete
         more_add, more_delete = effects(s)
         return add | more_add, delete | more_delete
 
     def apply_with_effects(s: int) -> int:
-        if triggers is not None and not s & triggers:  # no conditional effect fires in `s`
-            return s & keep | add
-        more_add, more_delete = effects(s)  # read in the state before the step
-        return s & ~(delete | more_delete) | add | more_add
+        added, deleted = all_effects(s)  # read in the state before the step
+        return s & ~deleted | added
 
     def successor_with_effects(s: int) -> int | None:
         if s & literals != pos or (guard is not None and not guard(s)):
