@@ -152,12 +152,18 @@ def gold_plans() -> dict[str, list[str]]:
 
 
 def rows_by_task(out: Path) -> dict[str, list[dict]]:
-    """The rows already in `out` (JSONL), by task id."""
+    """The rows already in `out` (JSONL), by task id; a SageError names a line that is no
+    row (a file this tool did not write, or one cut short)."""
     done: dict[str, list[dict]] = {}
     if out.exists():
-        for line in out.read_text().splitlines():
-            row = json.loads(line)
-            done.setdefault(row["task"], []).append(row)
+        for number, line in enumerate(out.read_text().splitlines(), 1):
+            try:
+                row = json.loads(line)
+                task = row["task"]
+            except (ValueError, TypeError, KeyError):
+                raise SageError(f"{out}:{number}: not a row of this tool (JSON with a "
+                                "\"task\"); remove the line or pass another --out") from None
+            done.setdefault(task, []).append(row)
     return done
 
 
