@@ -62,7 +62,7 @@ import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from ..pddl.vocabulary import name_key
@@ -251,9 +251,13 @@ annotations, the one table the gate, the executor and the readers share; a word 
 and there offers the domain's names first (a nightstand is a SideTable, else a Dresser)."""
 
 
+_WORD_BREAK = re.compile(r"[\s_\-]+")
+
+
+@lru_cache(maxsize=4096)  # a scene asks for the same few dozen names thousands of times
 def camel_case(name: str) -> str:
     """`dining_table` / `dining table` / `diningTable` -> `DiningTable`; CamelCase is kept."""
-    words = [w for w in re.split(r"[\s_\-]+", name.strip()) if w]
+    words = [w for w in _WORD_BREAK.split(name.strip()) if w]
     return "".join(w[:1].upper() + w[1:] for w in words)
 
 
