@@ -93,15 +93,17 @@ LLMFactory = Callable[[str], LLMBackend]
 
 def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
                   llm_factory: LLMFactory | None = None,
-                  cells_started: Callable[[], None] | None = None) -> Path:
+                  first_cell_done: Callable[[], None] | None = None) -> Path:
     """Run (or resume) the grid of `config` and return the run folder (see module docstring).
 
     `config` is a `BenchConfig`, a mapping of its fields, or a TOML/JSON file. `llm_factory`
     (model name -> backend) replaces the backend the config names, for library use and tests;
-    with `workers` > 1 its backends are called from several threads at once. `cells_started`
-    is called once, when the first cells have been started (not at all when none is run): a
-    caller starts there the work it does while the cells wait on their LLM calls (the
-    command's report loads its libraries).
+    with `workers` > 1 its backends are called from several threads at once. `first_cell_done`
+    is called once, when the first cell has finished (not at all when none is run): a caller
+    starts there the work it does while the cells wait on their LLM calls (the command's
+    report loads its libraries). Not earlier: the first cells are still building their
+    tasks' scenes and gates, each of them on the one interpreter, and every such step
+    delays a call.
     """
     if isinstance(config, (str, Path)):
         config = load_config(config)
@@ -121,12 +123,12 @@ def run_benchmark(config: BenchConfig | Mapping[str, Any] | str | Path, *,
         (run_dir / STATUS_FILE).unlink(missing_ok=True)
         write_text_atomic(run_dir / CONFIG_FILE,
                           json.dumps(stored, indent=2, default=str) + "\n")
-        return _run_locked(config, run_dir, tasks, task_sets, llm_factory, cells_started)
+        return _run_locked(config, run_dir, tasks, task_sets, llm_factory, first_cell_done)
 
 
 def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task], task_sets: TaskSets,
                 llm_factory: LLMFactory | None,
-                cells_started: Callable[[], None] | None = None) -> Path:
+                first_cell_done: Callable[[], None] | None = None) -> Path:
     """`run_benchmark` once the run folder is prepared and locked."""
     live_path = run_dir / LIVE_MEMORY_FILE if config.memory == "live" else None
 
@@ -179,13 +181,13 @@ def _run_locked(config: BenchConfig, run_dir: Path, tasks: list[Task], task_sets
         while todo or (executor is not None and executor.in_flight):
             start_cells()
             assert executor is not None  # made when there are cells to run
-            if cells_started is not None and executor.in_flight:
-                cells_started()
-                cells_started = None
             progress.show(status, executor.in_flight)
             if not executor.in_flight:
                 break
             cell, row = executor.next_done()
+            if first_cell_done is not None:
+                first_cell_done()
+                first_cell_done = None
             todo.finished(cell, row.get("row_seconds"))
             model = cell.model
             streak[model] = streak.get(model, 0) + 1 if row["error_kind"] == "llm" else 0

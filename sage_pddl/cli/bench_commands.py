@@ -96,8 +96,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         config = dataclasses.replace(config, run_id=new_run_id())
     try:
         with _terminate_as_interrupt():
-            run_dir = run_benchmark(config, cells_started=partial(
-                _cells_started, report_libraries, freeze=getattr(args, "whole_process", False)))
+            run_dir = run_benchmark(config, first_cell_done=partial(
+                _first_cell_done, report_libraries, freeze=getattr(args, "whole_process", False)))
     except KeyboardInterrupt:
         _say_how_to_resume(args, config)
         raise
@@ -139,8 +139,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return EXIT_INVALID if status["aborted_models"] or status["errors"] else EXIT_OK
 
 
-def _cells_started(report_libraries: _ReportLibraries | None, freeze: bool) -> None:
-    """Once the grid's first cells are started: with `freeze` (the command is the whole
+def _first_cell_done(report_libraries: _ReportLibraries | None, freeze: bool) -> None:
+    """Once the grid's first cell is done: with `freeze` (the command is the whole
     process), what the run has set up (its tasks, gates, memories, modules) lives until the
     process ends, so it is frozen out of the garbage collector's walks (`gc.freeze`: a full
     collection would otherwise walk it again and again while the cells run); and the report's
@@ -153,9 +153,10 @@ def _cells_started(report_libraries: _ReportLibraries | None, freeze: bool) -> N
 
 class _ReportLibraries:
     """The report's libraries (its module with numpy, matplotlib with the figures' settings),
-    imported on a thread of their own once the grid's first cells are started: the cells wait
-    on their LLM calls most of the time, so the report is written after the last cell without
-    importing first. Started after the run's set-up, which has no wait to fill."""
+    imported on a thread of their own once the grid's first cell is done: the cells wait on
+    their LLM calls most of the time, so the report is written after the last cell without
+    importing first. Started neither during the run's set-up, which has no wait to fill, nor
+    while the first cells build their tasks (`run_benchmark`'s `first_cell_done`)."""
 
     def __init__(self) -> None:
         self._thread: threading.Thread | None = None
