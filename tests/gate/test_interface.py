@@ -71,6 +71,14 @@ def test_the_interface_runs_a_step_a_plan_and_the_goal():
     after = checker.apply(start, flip_a)
     assert after == {("on", "a"), ("on", "b"), ("lit",)}
     assert checker.goal_conditions(start) == (0, 1) and checker.goal_holds(after)
+    flip = checker.domain.actions[0]
+    assert checker.precondition_holds(flip, ("a",), start)
+    assert not checker.precondition_holds(flip, ("b",), start)
+    assert checker.format_atom(("on", "a")) == "(on a)"
+    (_, holds), = checker.goal_report(start)
+    assert not holds and checker.goal_report(after)[0][1]
+    assert [f.atom for f in checker.goal_failures(start)] == [("lit",)]
+    assert checker.goal_unmet(start) == ["(lit)"] and checker.goal_unmet(after) == []
     assert checker.check("(flip a)").valid and not checker.check("(flip b)").valid
     assert checker.for_state(after) is checker
 
