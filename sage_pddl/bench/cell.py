@@ -28,7 +28,7 @@ from typing import Any
 from sage_pddl.env import EnvError, get_env
 from sage_pddl.env.base import numbered
 from sage_pddl.env.episode import GatedEnv
-from sage_pddl.gate import Gate
+from sage_pddl.gate import PlanChecker
 from sage_pddl.gate.ground import Atoms
 from sage_pddl.llm import Completion, InvalidOutput, LLMBackend, LLMError, Messages, PromptTooLong
 from sage_pddl.llm.output import Schema
@@ -118,7 +118,7 @@ def run_cell(context: RunContext, llm: LLMWatch, model: str, planner_name: str, 
     stage = "setup"
     recorder = llm.recorder
     planning: PlanningTask | None = None
-    gate: Gate | None = None
+    gate: PlanChecker | None = None
     try:
         row["infeasible"] = context.infeasible(task) or None
         gate = context.gate(task)
@@ -192,7 +192,7 @@ def _eai_part(task_id: str, steps: list[PlanStep]) -> dict[str, Any]:
             "eai_error": verdict.error_type}
 
 
-def _bddl_part(task: Task, gate: Gate, steps: list[PlanStep]) -> dict[str, Any]:
+def _bddl_part(task: Task, gate: PlanChecker, steps: list[PlanStep]) -> dict[str, Any]:
     """BEHAVIOR's own goal test (BDDL, the one iGibson's `check_success` runs) on the state the
     domain gives `steps` (a plan's executable prefix, or the steps an episode executed), beside
     our PDDL goal test (`behavior_goal`); empty (None) where bddl or future is not installed."""
@@ -213,7 +213,7 @@ def _build_planner(context: RunContext, llm: LLMWatch, name: str, task: Task, se
     return get_planner(name, llm=llm, **options)
 
 
-def _plan_part(result: PlanResult, gate: Gate, task: Task,
+def _plan_part(result: PlanResult, gate: PlanChecker, task: Task,
                checked: metrics.PlanCheck | None = None) -> dict[str, Any]:
     steps = list(result.steps)
     part = {"steps": [written_json(step) for step in steps], "certified": bool(result.certified),
@@ -227,7 +227,7 @@ def _plan_part(result: PlanResult, gate: Gate, task: Task,
     return part
 
 
-def _exec_part(context: RunContext, planner: Planner, planning: PlanningTask, gate: Gate,
+def _exec_part(context: RunContext, planner: Planner, planning: PlanningTask, gate: PlanChecker,
                task: Task, recorder: Recorder) -> tuple[dict[str, Any], list[PlanStep]]:
     """The exec-mode part of a row, and the steps the episode executed."""
     config = context.config

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sage_pddl.domains import load_domain
-from sage_pddl.gate import Gate, compile_gate
+from sage_pddl.gate import PlanChecker, compile_gate
 from sage_pddl.pddl.built_once import BuiltOnce
 from sage_pddl.pddl.model import Domain
 from sage_pddl.planners import uses_memory
@@ -66,7 +66,7 @@ class RunContext:
         # domain by name: `load_domain` finds its file again each time it is asked)
         self._domains: BuiltOnce[str, Domain] = BuiltOnce(kept=None)
         self._planning: BuiltOnce[str, PlanningTask] = BuiltOnce(kept=None)
-        self._gates: BuiltOnce[str, Gate] = BuiltOnce(kept=None)
+        self._gates: BuiltOnce[str, PlanChecker] = BuiltOnce(kept=None)
         self._memories: BuiltOnce[str, HybridMemory] = BuiltOnce(kept=None)
         self._memories_built = threading.Event()
         self._memories_built.set()  # until `build_memories_meanwhile` starts building them
@@ -95,10 +95,10 @@ class RunContext:
 
         return self._memories.get(self._memory_key(task), build)
 
-    def gate(self, task: Task) -> Gate:
+    def gate(self, task: Task) -> PlanChecker:
         """The compiled gate of the task's problem, one for the process, shared by the task's
         cells."""
-        def build() -> Gate:
+        def build() -> PlanChecker:
             planning = self.planning_task(task)
             return compile_gate(planning.domain, planning.problem)
 

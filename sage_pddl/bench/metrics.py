@@ -57,7 +57,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from sage_pddl.gate import Gate, Verdict
+from sage_pddl.gate import PlanChecker, Verdict
 from sage_pddl.gate.outcome import plan_outcomes
 from sage_pddl.pddl.model import PlanStep
 from sage_pddl.pddl.vocabulary import name_key, step_key
@@ -219,14 +219,14 @@ class PlanCheck(NamedTuple):
     run: Verdict
 
 
-def check_plan(gate: Gate, steps: Sequence[PlanStep],
+def check_plan(gate: PlanChecker, steps: Sequence[PlanStep],
                state: Iterable[tuple[Any, ...]] | None = None) -> PlanCheck:
     """The plan's check in mode "all" from `state` (default: the initial state)."""
     plain = list(steps)
     return PlanCheck(plain, gate.check(plain, state=state, mode="all"))
 
 
-def plan_metrics(gate: Gate, steps: Sequence[PlanStep], *,
+def plan_metrics(gate: PlanChecker, steps: Sequence[PlanStep], *,
                  expected_objects: Iterable[str] = (), reference_length: int = 0,
                  state: Iterable[tuple[Any, ...]] | None = None,
                  checked: PlanCheck | None = None) -> dict[str, Any]:

@@ -48,7 +48,7 @@ from typing import Any
 
 from sage_pddl.export.classical import require_unified_planning, solve
 from sage_pddl.export.ipc import export_domain_text
-from sage_pddl.gate import Gate, compile_gate
+from sage_pddl.gate import PlanChecker, compile_gate
 from sage_pddl.llm.scripted import ScriptExhausted
 from sage_pddl.pddl import cache
 from sage_pddl.pddl.errors import PlanSyntaxError, SageError
@@ -344,7 +344,7 @@ MAX_PARTS = 5
 """The most sub-goals the responder gives: the decompose prompt's default upper bound."""
 
 
-def _goal_parts(task_id: str, gate: Gate, steps: list[PlanStep]) -> list[tuple[str, list[PlanStep]]]:
+def _goal_parts(task_id: str, gate: PlanChecker, steps: list[PlanStep]) -> list[tuple[str, list[PlanStep]]]:
     """`steps` cut after each step that makes more goal conjuncts hold than any step before
     it (at most `MAX_PARTS` parts: later ones join the last); each part is named after the
     conjuncts it achieved."""

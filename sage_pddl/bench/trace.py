@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sage_pddl.gate import Gate, Verdict, Violation
+from sage_pddl.gate import PlanChecker, Verdict, Violation
 from sage_pddl.gate.ground import Atoms
 from sage_pddl.pddl.files import write_text_atomic
 from sage_pddl.pddl.model import PlanStep
@@ -168,7 +168,7 @@ class Recorder:
         elif kind in ("step", "blocked"):
             self.step(payload)
 
-    def trace(self, row: Mapping[str, Any], task: Task, planning: PlanningTask, gate: Gate
+    def trace(self, row: Mapping[str, Any], task: Task, planning: PlanningTask, gate: PlanChecker
               ) -> dict[str, Any]:
         """The whole trace (see the module docstring)."""
         final_state = self.final_state

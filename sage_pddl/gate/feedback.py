@@ -8,27 +8,30 @@ actions of the domain whose add effects unify with a missing literal, or whose d
 unify with a literal that must become false, with the literal's objects filled in and the other
 parameters left as `?name`. When the plan is executable but the goal does not hold, it lists the
 unmet goal literals the same way. Output is deterministic (facts sorted, actions in domain order).
+
+It reads the gate through its interface alone (`interface.PlanChecker`), as the planners that
+call it hold one.
 """
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..pddl.model import Atom, Variable, effect_literals, key
-from .gate import Gate
 from .ground import Atoms, GroundAtom, GroundLiteral, State
+from .interface import PlanChecker
 from .verdict import Verdict, Violation
 
 STATE_CAP = 25
 """Facts shown when the state is bigger than this: the relevant ones only, at most this many."""
 ACHIEVER_CAP = 3
 
-_effect_index: weakref.WeakKeyDictionary[Gate, dict[Any, Any]] = weakref.WeakKeyDictionary()
-"""Gate -> which actions add or delete each predicate (`_index`): one entry per live gate."""
+_effect_index: weakref.WeakKeyDictionary[PlanChecker, dict[Any, Any]] = weakref.WeakKeyDictionary()
+"""Checker -> which actions add or delete each predicate (`_index`): one entry per live gate."""
 
 
-def _index(gate: Gate) -> dict[tuple[str, bool], list[tuple[Any, Atom]]]:
+def _index(gate: PlanChecker) -> dict[tuple[str, bool], list[tuple[Any, Atom]]]:
     """(predicate, adds?) -> [(action, effect atom)] in domain order, built once per gate."""
     found = _effect_index.get(gate)
     if found is None:
@@ -40,9 +43,9 @@ def _index(gate: Gate) -> dict[tuple[str, bool], list[tuple[Any, Atom]]]:
     return found
 
 
-def achievers(gate: Gate, atom: tuple[Any, ...], make_true: bool, limit: int = ACHIEVER_CAP) -> list[str]:
+def achievers(gate: PlanChecker, atom: tuple[Any, ...], make_true: bool,
+              limit: int = ACHIEVER_CAP) -> list[str]:
     """Steps (`Action Obj ?param`) whose effects make `atom` true (or false)."""
-    table = gate.table
     out: list[str] = []
     for action, effect_atom in _index(gate).get((atom[0], make_true), []):
         if len(effect_atom.args) != len(atom) - 1:
@@ -59,9 +62,9 @@ def achievers(gate: Gate, atom: tuple[Any, ...], make_true: bool, limit: int = A
             elif key(term.name) != obj:
                 break
         else:
-            if all(table.objects.fits(binding[key(p.name)], p.types)
+            if all(not p.types or binding[key(p.name)] in gate.objects_of(p.types)
                    for p in action.parameters if key(p.name) in binding):
-                names = table.objects.object_names
+                names = gate.objects
                 words = [action.name, *(names.get(binding[key(p.name)], binding[key(p.name)])
                                         if key(p.name) in binding else f"?{p.name}"
                                         for p in action.parameters)]
@@ -73,7 +76,7 @@ def achievers(gate: Gate, atom: tuple[Any, ...], make_true: bool, limit: int = A
     return out
 
 
-def _hint(gate: Gate, positive: bool, atom: GroundAtom) -> str:
+def _hint(gate: PlanChecker, positive: bool, atom: GroundAtom) -> str:
     literal = gate.format_atom(atom)
     if not positive:
         literal = f"(not {literal})"
@@ -85,11 +88,7 @@ def _hint(gate: Gate, positive: bool, atom: GroundAtom) -> str:
     return f"needs {literal}: no action makes it false"
 
 
-def _plan_steps(gate: Gate, plan: Any) -> list[Any]:
-    return list(gate.plan_steps(plan))
-
-
-def _state_before(gate: Gate, verdict: Verdict, steps: list[Any],
+def _state_before(gate: PlanChecker, verdict: Verdict, steps: Sequence[Any],
                   state: Iterable[tuple[Any, ...]] | None) -> Atoms:
     first = verdict.violations[0].step
     failing_steps = {v.step for v in verdict.violations}
@@ -99,7 +98,7 @@ def _state_before(gate: Gate, verdict: Verdict, steps: list[Any],
     return replay.final_state
 
 
-def _relevant(gate: Gate, state: Atoms, objects: list[str]) -> tuple[list[str], str]:
+def _relevant(gate: PlanChecker, state: Atoms, objects: list[str]) -> tuple[list[str], str]:
     facts = sorted(state, key=gate.format_atom)
     if len(facts) <= STATE_CAP:
         return [gate.format_atom(f) for f in facts], f"{len(facts)} facts"
@@ -116,7 +115,7 @@ def _relevant(gate: Gate, state: Atoms, objects: list[str]) -> tuple[list[str], 
     return [gate.format_atom(f) for f in shown], note
 
 
-def _objects(gate: Gate, violations: list[Violation], steps: list[Any]) -> list[str]:
+def _objects(gate: PlanChecker, violations: list[Violation], steps: Sequence[Any]) -> list[str]:
     objects: list[str] = []
     for violation in violations:
         words = violation.action.strip("()").split()[1:] or violation.step_text.split()[1:]
@@ -127,10 +126,11 @@ def _objects(gate: Gate, violations: list[Violation], steps: list[Any]) -> list[
     return list(dict.fromkeys(objects))
 
 
-def render_feedback(gate: Gate, verdict: Verdict, plan: Any,
+def render_feedback(gate: PlanChecker, verdict: Verdict, steps: Sequence[Any],
                     state: Iterable[tuple[Any, ...]] | None = None) -> str:
-    """Feedback text for `verdict` of `plan` (checked from `state`, default the initial state)."""
-    steps = _plan_steps(gate, plan)
+    """Feedback text for `verdict` of the plan `steps` (PlanSteps, JSON step dicts or step
+    texts, as `PlanChecker.check` takes them; checked from `state`, default the initial
+    state)."""
     lines: list[str] = []
     if verdict.valid:
         lines.append(f"The plan is executable: all {verdict.steps_checked} step(s) satisfy their "
@@ -179,7 +179,7 @@ def render_feedback(gate: Gate, verdict: Verdict, plan: Any,
     return "\n".join(lines)
 
 
-def _goal_hints(gate: Gate, state: State) -> list[str]:
+def _goal_hints(gate: PlanChecker, state: State) -> list[str]:
     hints: list[str] = []
     for failure in gate.goal_failures(state):
         literals = [failure] if isinstance(failure, GroundLiteral) else [

@@ -142,6 +142,7 @@ class Gate:
         return self.table.objects.objects_of(types)
 
     def format_atom(self, atom: GroundAtom) -> str:
+        """`atom` in the domain's and problem's spelling (`ProblemObjects.format_atom`)."""
         return self.table.objects.format_atom(atom)
 
     def for_state(self, state: Iterable[tuple[Any, ...]]) -> Gate:

@@ -1,8 +1,8 @@
 """What a plan achieves, in two views: the gate's strict view and the simulator's view.
 
 Both read the goal of the gate's problem in a state the plan leads to from a start state (by
-default the problem's initial state), and both come from one `Gate.check` in mode "all", whose
-verdict holds the one of mode "first" (`Verdict.first_refusal`):
+default the problem's initial state), and both come from one `PlanChecker.check` in mode "all",
+whose verdict holds the one of mode "first" (`Verdict.first_refusal`):
 
 * **The gate's view** (`Outcomes.strict`, check mode "first"): the plan reaches its goal only when
   every step is accepted and the goal holds after the last one; its goal conditions are read
@@ -16,7 +16,7 @@ verdict holds the one of mode "first" (`Verdict.first_refusal`):
   in the simulator, judge.
 
 `plan_outcomes` gives both. A plan the gate accepts whole has the same outcome in both views.
-Goal conditions are the goal's top-level conjuncts (`Gate.goal_conditions`; goal-condition
+Goal conditions are the goal's top-level conjuncts (`PlanChecker.goal_conditions`; goal-condition
 success, as ALFRED and the Embodied Agent Interface score it, is `goal_conditions_met /
 goal_conditions_total`).
 """
@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from .gate import Gate
+from .interface import PlanChecker
 from .verdict import Verdict
 
 
@@ -56,12 +56,12 @@ class Outcomes(NamedTuple):
     """The simulator's view: refused steps are no-ops, read at the end."""
 
 
-def _outcome(gate: Gate, verdict: Verdict, reached: bool | None) -> Outcome:
+def _outcome(gate: PlanChecker, verdict: Verdict, reached: bool | None) -> Outcome:
     met, total = gate.goal_conditions(verdict.final_state)
     return Outcome(reached, met, total, len({v.step for v in verdict.violations}))
 
 
-def plan_outcomes(gate: Gate, plan: Any, state: Iterable[tuple[Any, ...]] | None = None, *,
+def plan_outcomes(gate: PlanChecker, plan: Any, state: Iterable[tuple[Any, ...]] | None = None, *,
                   run: Verdict | None = None) -> Outcomes:
     """`plan`'s outcome from `state` in both views (module docstring). `run` is the plan's
     check in mode "all" from the same state when the caller has it (else it is made here);

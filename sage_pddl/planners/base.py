@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from sage_pddl.gate import Gate, Verdict, Violation
+from sage_pddl.gate import PlanChecker, Verdict, Violation
 from sage_pddl.llm import LLMBackend
 from sage_pddl.llm.output import Schema
 from sage_pddl.pddl import limits
@@ -106,7 +106,7 @@ class PlanningTask:
     observation: str = ""
     scene: str = ""
     """The simulator scene the task is set in (`FloorPlan1`), for environments that load one."""
-    gate: Gate | None = field(default=None, compare=False, repr=False)
+    gate: PlanChecker | None = field(default=None, compare=False, repr=False)
     """A gate compiled from `domain` and `problem`, for the planner, the runtime and the world
     to share (one compile per benchmark cell); None: each compiles its own."""
 

@@ -1,7 +1,8 @@
 """How planners use the gate: check a block from a state, find its accepted prefix, replay.
 
-The gate (`sage_pddl.gate`) is the domain compiled against the problem. Planners never evaluate
-preconditions themselves; they ask the gate and keep its verdicts. Semantics used here:
+The gate (`sage_pddl.gate`) is the domain compiled against the problem; planners hold it as a
+`PlanChecker` (`gate/interface.py`) and use nothing of it beyond that interface. Planners never
+evaluate preconditions themselves; they ask the gate and keep its verdicts. Semantics used here:
 
 - `check_block(gate, steps, state)` gates a block from `state` in mode "all", so the verdict
   lists every violation (the feedback for a Refine call shows all of them).
@@ -20,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from sage_pddl.gate import Gate, GroundAction, StepRejected, Verdict, Violation
+from sage_pddl.gate import GroundAction, PlanChecker, StepRejected, Verdict, Violation
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, PlanStep
 from sage_pddl.pddl.vocabulary import vocabulary
@@ -28,12 +29,12 @@ from sage_pddl.pddl.vocabulary import vocabulary
 from .base import same_step
 
 
-def check_block(gate: Gate, steps: Sequence[PlanStep], state: frozenset) -> Verdict:
+def check_block(gate: PlanChecker, steps: Sequence[PlanStep], state: frozenset) -> Verdict:
     """The gate's verdict on `steps` executed from `state`, listing every violation."""
     return gate.check(list(steps), state=state, mode="all")
 
 
-def accepted_prefix(gate: Gate, steps: Sequence[PlanStep], state: frozenset) -> tuple[int, frozenset]:
+def accepted_prefix(gate: PlanChecker, steps: Sequence[PlanStep], state: frozenset) -> tuple[int, frozenset]:
     """(n, state after steps[:n]) for the longest prefix the gate accepts from `state`."""
     if not steps:
         return 0, state
@@ -44,7 +45,7 @@ def accepted_prefix(gate: Gate, steps: Sequence[PlanStep], state: frozenset) -> 
     return verdict.steps_checked - 1, verdict.final_state
 
 
-def replay(gate: Gate, steps: Sequence[PlanStep], state: frozenset | None = None
+def replay(gate: PlanChecker, steps: Sequence[PlanStep], state: frozenset | None = None
            ) -> tuple[frozenset, list[str]]:
     """The state after executed `steps`, and a note for each step the gate would reject."""
     start = gate.initial_state if state is None else state
@@ -69,7 +70,7 @@ class Feasibility(NamedTuple):
         return self.violation is None
 
 
-def feasible(gate: Gate, state: frozenset, step: PlanStep) -> Feasibility:
+def feasible(gate: PlanChecker, state: frozenset, step: PlanStep) -> Feasibility:
     """Whether `step` applies in `state` (`Feasibility`); a step the gate cannot read is
     refused, never raised."""
     try:
@@ -81,13 +82,13 @@ def feasible(gate: Gate, state: frozenset, step: PlanStep) -> Feasibility:
     return Feasibility(ground, gate.applicable(state, ground))
 
 
-def is_noop(gate: Gate, state: frozenset, step: PlanStep) -> bool:
+def is_noop(gate: PlanChecker, state: frozenset, step: PlanStep) -> bool:
     judged = feasible(gate, state, step)
     return (judged.applicable and judged.ground is not None
             and gate.apply(state, judged.ground) == state)
 
 
-def drop_noop_repeats(gate: Gate, steps: Sequence[PlanStep], state: frozenset,
+def drop_noop_repeats(gate: PlanChecker, steps: Sequence[PlanStep], state: frozenset,
                       previous: PlanStep | None = None) -> tuple[list[PlanStep], list[PlanStep]]:
     """(kept, dropped): `steps` without the exact repeats of the step before them (`previous`
     before the first) that change nothing in the state reached from `state`."""
@@ -106,7 +107,7 @@ def drop_noop_repeats(gate: Gate, steps: Sequence[PlanStep], state: frozenset,
     return kept, dropped
 
 
-def describe_state(gate: Gate, domain: Domain, state: frozenset, *, static: bool = False,
+def describe_state(gate: PlanChecker, domain: Domain, state: frozenset, *, static: bool = False,
                    limit: int = 120) -> str:
     """The state as PDDL facts, one per line: changing facts, then (optionally) static ones."""
     fluents = vocabulary(domain).effect_predicates

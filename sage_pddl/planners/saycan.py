@@ -74,18 +74,18 @@ class SayCanPlanner(LLMPlanner):
         self.max_candidates = max_candidates
 
     def candidates(self, state: frozenset) -> list[tuple[PlanStep, bool]]:
-        table = self.gate.table
-        names = self.gate.objects
+        gate = self.gate
+        names = gate.objects
         feasible_steps: list = []
         blocked: list = []
         vocab = vocabulary(self.task.domain)
         for action in self.task.domain.actions:
-            pools = [table.objects.objects_of(p.types) for p in action.parameters]
+            pools = [gate.objects_of(p.types) for p in action.parameters]
             for args in itertools.islice(itertools.product(*pools), 5000):
                 # the arguments are typed objects, so only whether the step applies is
-                # needed here: not why not, nor its effects
+                # needed here: not why not, nor its effects (`precondition_holds`)
                 try:
-                    ok = self.gate.precondition_holds(action, args, state)
+                    ok = gate.precondition_holds(action, args, state)
                 except SageError:  # a quantifier too large to ground: not a candidate to take
                     ok = False
                 step = step_from_json(vocab.written_step(action.name,

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sage_pddl.gate import Gate, compile_gate
+from sage_pddl.gate import PlanChecker, compile_gate
 from sage_pddl.llm import LLMBackend
 from sage_pddl.llm.output import Schema
 from sage_pddl.pddl.model import PlanStep
@@ -63,7 +63,7 @@ class LLMPlanner:
         if name:
             self.name = name
         self.current: PlanningTask | None = None
-        self._gate: Gate | None = None
+        self._gate: PlanChecker | None = None
         self._canon: Canonicalizer | None = None
         self._gate_key: tuple | None = None
 
@@ -108,7 +108,7 @@ class LLMPlanner:
         return self.current
 
     @property
-    def gate(self) -> Gate:
+    def gate(self) -> PlanChecker:
         """The current episode's gate; PlannerError before `plan` started one."""
         self.require_task()
         assert self._gate is not None  # set with the task
