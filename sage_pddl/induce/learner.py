@@ -70,9 +70,9 @@ learned precondition predicts.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-import dataclasses
 from dataclasses import dataclass, field
 
 from sage_pddl.env.transitions import Transition

@@ -16,9 +16,10 @@ Each distinct description is a candidate type, named by its properties (`grabbab
 + `_thing`). Types are admitted one at a time, those describing more positions first (then
 fewer properties, then by name), while every object seen succeeding somewhere, in each
 pre-state of its successes, still has a *chain* of admitted types (for any two admitted types
-whose properties it has, one's properties include the other's). A type's parent is the admitted type with the most
-properties among those whose properties are a strict subset of its own (else `object`); the
-chain rule makes that a tree, so the PDDL is plain `(:types a b - object c - a)`. A
+whose properties it has, one's properties include the other's). A type's parent is the
+admitted type with the most properties among those whose properties are a strict subset of its
+own (else `object`); the chain rule makes that a tree, so the PDDL is plain
+`(:types a b - object c - a)`. A
 position's type is the admitted type with the most properties among those its description
 includes (a chain too: some object has them all), or none.
 
@@ -150,11 +151,11 @@ def role_typed_domain(domain: Domain, roles: RoleTypes,
         return domain
     actions = []
     for action in domain.actions:
-        kinds = typed.get(key(action.name), [])
+        kinds = list(typed.get(key(action.name), []))
+        kinds += [None] * (len(action.parameters) - len(kinds))
         actions.append(dataclasses.replace(action, parameters=tuple(
-            Typed(p.name, (kinds[i].name,))
-            if i < len(kinds) and kinds[i] is not None and _untyped(p.types) else p
-            for i, p in enumerate(action.parameters))))
+            Typed(p.name, (kind.name,)) if kind is not None and _untyped(p.types) else p
+            for p, kind in zip(action.parameters, kinds))))
     requirements = tuple(dict.fromkeys((*domain.requirements, ":typing")))
     predicates = tuple(dataclasses.replace(p, parameters=tuple(Typed(a.name) for a in p.parameters))
                        for p in domain.predicates)
