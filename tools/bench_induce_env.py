@@ -145,13 +145,14 @@ def hidden(transitions, share: float, seed: int):
 
 
 def evaluate(transitions, ours, reference, args, unit, written: DomainPredictor,
-             noise: float = 0.0, change=None, keep_static: bool = False) -> dict:
+             noise: float = 0.0, change=None, keep_static: bool = False,
+             role_types: bool = False) -> dict:
     """Held out (`--folds` folds of `unit`): preconditions and effects of the learner, the
     baselines and the hand-written domain (`written`) on the same clean held-out transitions;
     with `--paper-groups`, the paper's protocol too (leave-one-group-out, unweighted mean
     over action x group); and the preconditions of the domain induced on everything."""
     settings = {"noise": noise, "min_support": args.min_support, "keep_static": keep_static,
-                "min_successes": args.min_successes}
+                "min_successes": args.min_successes, "role_types": role_types}
 
     def train(ts):
         return learn(ts, **settings)
@@ -245,6 +246,9 @@ def main(argv=None) -> int:
     parser.add_argument("--rows", nargs="+", default=["clean", "noise"],
                         choices=["clean", "static", "noise", "hidden"],
                         help="which figures to compute (default: clean noise)")
+    parser.add_argument("--role-types", action="store_true",
+                        help="the learner (and the safe learner) types parameters by the "
+                             "objects' roles (induce --role-types)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--json-out", default=None, help="also write the figures as JSON here")
     args = parser.parse_args(argv)
@@ -272,7 +276,7 @@ def main(argv=None) -> int:
 
     def row(noise: float = 0.0, change=None, keep_static: bool = False):
         return lambda: evaluate(transitions, ours, reference, args, unit, written, noise,
-                                change, keep_static)
+                                change, keep_static, args.role_types)
 
     rows = {
         "clean, strict": row(),

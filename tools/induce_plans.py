@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sage_pddl.domains import load_domain  # noqa: E402
 from sage_pddl.induce import induce_from, read_logs  # noqa: E402
 from sage_pddl.induce.plans import PlanOutcome, plan_outcome, plan_summary, plan_table  # noqa: E402
+from sage_pddl.induce.roles import role_typed_problem  # noqa: E402
 from sage_pddl.pddl.errors import SageError  # noqa: E402
 from sage_pddl.pddl.plans import step_from_text  # noqa: E402
 from sage_pddl.tasks import load_taskset, task_problem  # noqa: E402
@@ -62,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--noise", type=float, default=0.0,
                         help="the learner's --noise (default: the learner's default, 0)")
+    parser.add_argument("--role-types", action="store_true",
+                        help="the learner's --role-types (parameters typed by the objects' roles; "
+                             "each problem's objects read as them)")
     parser.add_argument("--timeout", type=float, default=60.0, help="Fast Downward, per problem")
     parser.add_argument("--report", action="store_true",
                         help="only print the table of the rows already in --out")
@@ -100,8 +104,9 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             held_out = set(fold)
             training = [t for t in transitions if task_id_of(t.task) not in held_out]
-            induced = induce_from(training, domain_name=INDUCED, noise=args.noise,
-                                  aliases_from=hand, types_from=hand).domain
+            result = induce_from(training, domain_name=INDUCED, noise=args.noise,
+                                 aliases_from=hand, types_from=hand, role_types=args.role_types)
+            induced = result.domain
             for task in todo:
                 verdicts: dict[tuple[str, ...], object] = {}
 
@@ -118,9 +123,11 @@ def main(argv: list[str] | None = None) -> int:
                     done[task.task_id] = [row]
                     continue
                 problem = task_problem(task, hand)
+                problems = {hand.name: problem,  # the induced domain's role types, if any
+                            induced.name: role_typed_problem(problem, result.roles)}
                 for domain in (hand, induced):
                     outcome = plan_outcome(
-                        task.task_id, domain, problem, gold[task.task_id],
+                        task.task_id, domain, problems[domain.name], gold[task.task_id],
                         lambda steps: verdict(steps).success, gold_verdict.executable,
                         timeout=args.timeout)
                     row = {"counted": True, **outcome.to_json()}

@@ -50,6 +50,7 @@ from sage_pddl.induce.plans import (  # noqa: E402
     precision_table,
     without_preconditions,
 )
+from sage_pddl.induce.roles import role_typed_problem  # noqa: E402
 from sage_pddl.pddl.errors import SageError  # noqa: E402
 from sage_pddl.pddl.model import key  # noqa: E402
 from sage_pddl.pddl.plans import step_from_text  # noqa: E402
@@ -71,7 +72,8 @@ def labels(rows: list[dict]) -> dict[str, str]:
         raise SageError(f"the rows were gated with different learner settings ({named}): "
                         "rerun plan_precision.py to gate them again")
     learner = json.loads(settings.pop()) if settings else {}
-    flags = " ".join(f"--{name} {value}" for name, value in sorted(learner.items()))
+    flags = " ".join(f"--{name.replace('_', '-')}" + ("" if value is True else f" {value}")
+                     for name, value in sorted(learner.items()))
     return {INDUCED: f"induced ({flags or 'default learner'}, held-out logs)", **LABELS}
 
 
@@ -87,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="the learner's --noise (default: the learner's default)")
     parser.add_argument("--exceptions", type=float, default=None,
                         help="the learner's --exceptions (default: the learner's default)")
+    parser.add_argument("--role-types", action="store_true",
+                        help="the learner's --role-types (parameters typed by the objects' roles)")
     parser.add_argument("--report", action="store_true",
                         help="only print the table of the rows already in --out")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -128,10 +132,11 @@ def table(out: Path) -> str:
                 f"{sum(1 for v in rows if v.kind == k)}" for k in kinds) + ".")
 
 
-def learner_settings(args: argparse.Namespace) -> dict[str, float]:
+def learner_settings(args: argparse.Namespace) -> dict[str, float | bool]:
     """The learner options given (the others are the learner's defaults)."""
-    return {name: value for name, value in (("noise", args.noise), ("exceptions", args.exceptions))
-            if value is not None}
+    given = (("noise", args.noise), ("exceptions", args.exceptions),
+             ("role_types", args.role_types or None))
+    return {name: value for name, value in given if value is not None}
 
 
 def run(args: argparse.Namespace, before: list[dict], out: Path) -> None:
@@ -156,8 +161,9 @@ def run(args: argparse.Namespace, before: list[dict], out: Path) -> None:
         for fold in folds(sorted({t.task_id for t in tasks}), args.folds, args.seed):
             todo = [t for t in tasks if t.task_id in fold]
             training = [t for t in transitions if task_id_of(t.task) not in set(fold)]
-            induced = induce_from(training, domain_name=INDUCED, aliases_from=hand,
-                                  types_from=hand, **learner).domain
+            result = induce_from(training, domain_name=INDUCED, aliases_from=hand,
+                                 types_from=hand, **learner)
+            induced = result.domain
             safe = induce_from(training, domain_name=SAFE, aliases_from=hand, types_from=hand,
                                safe=True).domain
             for task in todo:
@@ -186,7 +192,10 @@ def run(args: argparse.Namespace, before: list[dict], out: Path) -> None:
                         executes = score_plan(task.task_id,
                                               [step_from_text(s) for s in steps]).executable
                     accepted = {d.name: gate_accepts(d, problem, steps)
-                                for d in (induced, hand, bare, safe)}
+                                for d in (hand, bare, safe)}
+                    # the induced domain's role types name the problem's objects by their roles
+                    accepted[induced.name] = gate_accepts(
+                        induced, role_typed_problem(problem, result.roles), steps)
                     row = PlanVerdict(task.task_id, kind, steps, executes, accepted).to_json()
                     sink.write(json.dumps({**row, "learner": learner}) + "\n")
                 sink.flush()

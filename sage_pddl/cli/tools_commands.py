@@ -95,7 +95,7 @@ def cmd_induce(args: argparse.Namespace) -> int:
     with progress_bar(args, None, "induce: transitions read", " transitions") as bar:
         result = induce(args.logs, domain_name=args.domain_name, min_support=args.min_support,
                         noise=args.noise, keep_static=args.keep_static, aliases_from=aliases,
-                        types_from=types_from, safe=args.safe,
+                        types_from=types_from, safe=args.safe, role_types=args.role_types,
                         **{name: getattr(args, name) for name in ("min_successes", "exceptions")
                            if getattr(args, name) is not None},
                         progress=None if bar.disable else lambda count: bar.update(1))
@@ -349,6 +349,11 @@ def register(add_command: AddCommand) -> None:
                    help="write the domain with this domain's types and predicate declarations, "
                         "typing parameters from the logged tasks' problems (so `check` accepts "
                         "the induced domain with that domain's problems)")
+    p.add_argument("--role-types", action="store_true",
+                   help="type the parameters left untyped (all of them without --types-from) by "
+                        "the objects' roles: a type per set of static unary properties (such "
+                        "as grabbable) that every object seen succeeding there has; each type's "
+                        "comment says which")
     p.add_argument("--out", default=None, help="write the domain to this file instead of stdout")
     p.add_argument("--explain", default=None, metavar="ACTION",
                    help="print the evidence for each literal of this action instead of the domain")

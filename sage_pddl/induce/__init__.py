@@ -56,8 +56,8 @@ def induce(paths: Iterable[str | Path] | str | Path, *, domain_name: str = "indu
            min_support: int = 1, noise: float = 0.0, keep_static: bool = False,
            aliases_from: Domain | None = None, types_from: Domain | None = None,
            progress: Callable[[int], None] | None = None, safe: bool = False,
-           min_successes: int = MIN_SUCCESSES, exceptions: float = EXCEPTIONS
-           ) -> InductionResult:
+           min_successes: int = MIN_SUCCESSES, exceptions: float = EXCEPTIONS,
+           role_types: bool = False) -> InductionResult:
     """Learn a domain from the transition logs under `paths` (see `learner.py`). The logs
     stream through the learner: a record is read, reduced to what is learned from it, and
     dropped, so memory grows with the distinct lifted states, not with the logs' size.
@@ -69,6 +69,9 @@ def induce(paths: Iterable[str | Path] | str | Path, *, domain_name: str = "indu
     task that logged it (the record's `task`, a task reference such as `ithor#K01`).
     Every action of `types_from` (else of `aliases_from`) the logs never show is reported as
     not learned (`InductionReport.not_learned`), beside those that never succeeded.
+    `role_types`: type the parameters left untyped by the objects' roles, the static unary
+    properties every object seen succeeding there has (`roles.py`; `result.roles` holds the
+    types, `roles.role_typed_problem` types a problem's objects by them).
     `progress(count)` is called after each transition read. `safe`, `min_successes` and
     `exceptions`: see `learner.learn`.
     """
@@ -79,7 +82,8 @@ def induce(paths: Iterable[str | Path] | str | Path, *, domain_name: str = "indu
                        domain_name=domain_name, min_support=min_support,
                        noise=noise, keep_static=keep_static, aliases_from=aliases_from,
                        types_from=types_from, files=[str(f) for f in files], progress=progress,
-                       safe=safe, min_successes=min_successes, exceptions=exceptions)
+                       safe=safe, min_successes=min_successes, exceptions=exceptions,
+                       role_types=role_types)
 
 
 def induce_from(transitions: Iterable[Transition], *, domain_name: str = "induced",
@@ -87,8 +91,8 @@ def induce_from(transitions: Iterable[Transition], *, domain_name: str = "induce
                 aliases_from: Domain | None = None, types_from: Domain | None = None,
                 files: Iterable[str] = (),
                 progress: Callable[[int], None] | None = None, safe: bool = False,
-                min_successes: int = MIN_SUCCESSES, exceptions: float = EXCEPTIONS
-           ) -> InductionResult:
+                min_successes: int = MIN_SUCCESSES, exceptions: float = EXCEPTIONS,
+                role_types: bool = False) -> InductionResult:
     """`induce` on transitions read by the caller (a training fold, say), read once."""
     aliases = vocabulary(aliases_from).action_keys if aliases_from is not None else {}
     object_types = None
@@ -102,7 +106,7 @@ def induce_from(transitions: Iterable[Transition], *, domain_name: str = "induce
                  keep_static=keep_static, aliases=aliases, files=list(files),
                  types_from=types_from, object_types=object_types, expected=expected,
                  progress=progress, safe=safe, min_successes=min_successes,
-                 exceptions=exceptions)
+                 exceptions=exceptions, role_types=role_types)
 
 
 def object_types_of(task_refs: Iterable[str], domain: Domain) -> dict[str, str]:

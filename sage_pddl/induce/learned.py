@@ -51,6 +51,9 @@ class LearnedAction:
     arity: int
     preconditions: tuple[Literal, ...]
     effects: tuple[LearnedEffect, ...]
+    typing: tuple[Literal, ...] = ()
+    """The parameters' role types as the properties they require (`roles.py`): written as
+    the parameters' types, not in the precondition, and checked like preconditions."""
 
     def applicable(self, state: Iterable[Fact], args: Sequence[str],
                    unknown: Iterable[Fact] = ()) -> bool:
@@ -63,7 +66,7 @@ class LearnedAction:
         """`applicable` on a state already lifted over the step's arguments (`true_atoms`),
         with the lifted atoms it did not observe (`unseen`)."""
         return all(holds(literal, true_atoms) or literal.atom in unseen
-                   for literal in self.preconditions)
+                   for literal in self.preconditions + self.typing)
 
     def changes(self, state: Iterable[Fact], args: Sequence[str]
                 ) -> tuple[frozenset[Fact], frozenset[Fact]]:

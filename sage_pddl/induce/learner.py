@@ -52,7 +52,10 @@ A unary predicate that never changes in any transition (a type or static afforda
 `(pickupable ?x)`) is treated like any other literal: it becomes a precondition when the
 failures require it; `keep_static=True` also keeps every static unary literal that holds in all
 successes (types the data never contradicts). With `types_from`, the domain is written in that
-domain's types, predicate declarations and still-valid annotations (`typed_domain`).
+domain's types, predicate declarations and still-valid annotations (`typed_domain`). With
+`role_types`, the parameters left untyped are typed by the objects' roles, the static unary
+properties every object seen succeeding there has (`roles.py`; with `types_from`, a predicate
+that domain's actions change is no property).
 Effects are learned from the successes (`effects.py`); the result is written as PDDL by
 `to_pddl.py`.
 
@@ -67,6 +70,7 @@ learned precondition predicts.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -74,7 +78,7 @@ from dataclasses import dataclass, field
 from sage_pddl.env.transitions import Transition
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, key
-from sage_pddl.pddl.vocabulary import name_key
+from sage_pddl.pddl.vocabulary import name_key, vocabulary
 
 from .cover import greedy_cover
 from .effects import EffectRow, effect_row, learn_effects
@@ -92,6 +96,7 @@ from .lifting import (
     variable_names,
 )
 from .report import ActionReport, Evidence, Example, InductionReport
+from .roles import MIN_OBJECTS, RoleTypes, learn_role_types, role_typed_domain
 from .to_pddl import effect_text, learned_domain, typed_domain
 
 EXCEPTIONS = 0.5
@@ -115,6 +120,8 @@ class InductionResult:
     report: InductionReport
     actions: Mapping[tuple[str, int], LearnedAction] = field(default_factory=dict)
     aliases: Mapping[str, str] = field(default_factory=dict)
+    roles: RoleTypes = field(default_factory=RoleTypes)
+    """The types learned from the objects' roles (none unless `role_types`)."""
 
     def schema_key(self, action: str, arity: int) -> tuple[str, int]:
         name = self.aliases.get(name_key(action), action)
@@ -169,6 +176,9 @@ class _Grouped:
     changing: set[str]
     tasks: set[str]
     count: int
+    object_roles: dict[str, set[frozenset[str]]]
+    """object -> each distinct set of unary predicates it had in the pre-state of a success it
+    took part in (the raw material of its role, `roles.py`)."""
 
 
 def _example(t: Transition) -> Example:
@@ -185,6 +195,7 @@ def _group(transitions: Iterable[Transition], aliases: Mapping[str, str],
     arities: dict[str, int] = {}
     changing: set[str] = set()
     tasks: set[str] = set()
+    object_roles: dict[str, set[frozenset[str]]] = {}
     shared: dict = {}
 
     def interned(value):
@@ -217,10 +228,12 @@ def _group(transitions: Iterable[Transition], aliases: Mapping[str, str],
                 schema.success_args = [set() for _ in t.action.args]
             for position, arg in enumerate(t.action.args):
                 schema.success_args[position].add(key(arg))
+                unary = frozenset(a.predicate for a in seen[0] if a.slots == (position,))
+                object_roles.setdefault(key(arg), set()).add(interned(unary))
         else:
             schema.failures.append(seen)
             schema.failure_examples.append(_example(t))
-    return _Grouped(schemas, arities, changing, tasks, count)
+    return _Grouped(schemas, arities, changing, tasks, count, object_roles)
 
 
 def _never_succeeded(schema: _Schema) -> str:
@@ -316,7 +329,8 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
                          | None) = None,
           expected: Iterable[tuple[str, int]] = (),
           progress: Callable[[int], None] | None = None, safe: bool = False,
-          min_successes: int = MIN_SUCCESSES, exceptions: float = EXCEPTIONS
+          min_successes: int = MIN_SUCCESSES, exceptions: float = EXCEPTIONS,
+          role_types: bool = False, role_min_objects: int = MIN_OBJECTS
           ) -> InductionResult:
     """Learn a domain from transitions (see the module docstring), reading them once (they
     may stream from the logs). With `types_from`, the domain is written in that domain's types
@@ -326,7 +340,9 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
     `progress(count)` is called after each transition read. `safe`: every action's
     preconditions are `safe_literals` (the safe learner); `min_successes`: an action with
     fewer successes is learned so, and marked `conservative` in the report; `exceptions`: the
-    share of an action's successes a precondition may be false in (0: every one)."""
+    share of an action's successes a precondition may be false in (0: every one);
+    `role_types`: type the parameters left untyped by the objects' roles (`roles.py`, a
+    position with fewer than `role_min_objects` distinct objects seen stays untyped)."""
     if min_support < 1:
         raise SageError(f"--min-support must be at least 1, not {min_support}")
     if not 0.0 <= exceptions <= 0.5:
@@ -395,9 +411,41 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
         types = (object_types(grouped.tasks) if callable(object_types)
                  else dict(object_types or {}))
         domain = typed_domain(domain, types_from, types, seen)
+    roles = RoleTypes()
+    if role_types:
+        # a predicate the logs never change but the named domain's actions do (VirtualHome's
+        # `clean`, which `wash` makes true) is a state, not a role
+        fluents = vocabulary(types_from).effect_predicates if types_from is not None else ()
+        domain, roles, learned = _role_typed(domain, grouped, learned, static - set(fluents),
+                                             role_min_objects)
     report = InductionReport(grouped.count, tuple(files), tuple(reports), tuple(sorted(static)),
                              {"min_support": min_support, "noise": noise,
                               "keep_static": keep_static, "domain_name": domain_name,
                               "safe": safe, "min_successes": min_successes,
-                              "exceptions": exceptions})
-    return InductionResult(domain, report, learned, aliases)
+                              "exceptions": exceptions, "role_types": role_types})
+    return InductionResult(domain, report, learned, aliases, roles)
+
+
+def _role_typed(domain: Domain, grouped: _Grouped,
+                learned: dict[tuple[str, int], LearnedAction], static: set[str],
+                min_objects: int):
+    """(`domain` typed by the objects' roles, the role types, `learned` with each typed
+    parameter's properties as its `typing`): the positions `domain` leaves untyped only."""
+    untyped = {key(a.name): [not p.types or p.types == ("object",) for p in a.parameters]
+               for a in domain.actions}
+    positions = {}
+    for slot, schema in grouped.schemas.items():
+        if slot in learned:
+            free = untyped.get(slot[0], [])
+            positions[slot[0]] = [objects if i < len(free) and free[i] else set()
+                                  for i, objects in enumerate(schema.success_args)]
+    declared = [t.name for t in domain.types]
+    roles, typed = learn_role_types(positions, grouped.object_roles, static,
+                                    min_objects=min_objects, taken=declared)
+    retyped = {}
+    for slot, action in learned.items():
+        kinds = typed.get(slot[0], [])
+        typing = tuple(Literal(True, p, (i,)) for i, kind in enumerate(kinds)
+                       if kind is not None for p in sorted(kind.properties))
+        retyped[slot] = dataclasses.replace(action, typing=typing)
+    return role_typed_domain(domain, roles, typed), roles, retyped

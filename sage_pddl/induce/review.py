@@ -81,6 +81,9 @@ def reviewed_text(result: InductionResult) -> str:
     out = [f"; not learned: {r.name}/{r.arity}: {'; '.join(r.effect_issues)}"
            for r in result.report.actions if not r.in_domain]
     for line in write_domain(result.domain).splitlines():
+        if line.lstrip().startswith("(:types"):
+            indent = line[:len(line) - len(line.lstrip())]
+            out += [f"{indent}; {t.comment()}" for t in result.roles.types]
         match = _ACTION_LINE.match(line)
         if match:
             out += [f"{match.group(1)}; {text}" for text in comments.get(key(match.group(2)), [])]
