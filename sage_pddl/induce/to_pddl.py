@@ -70,6 +70,11 @@ def _effect_formula(effect: LearnedEffect, names: Sequence[str]):
     return node
 
 
+def precondition_text(literal: Literal, names: Sequence[str]) -> str:
+    """A precondition literal as the domain writes it (?o read existentially)."""
+    return write_formula(_formula(literal, names, some=True))
+
+
 def effect_text(effect: LearnedEffect, names: Sequence[str]) -> str:
 
     return write_formula(_effect_formula(effect, names))
@@ -78,7 +83,8 @@ def effect_text(effect: LearnedEffect, names: Sequence[str]) -> str:
 def learned_domain(name: str, learned: Sequence[LearnedAction], arities: Mapping[str, int]) -> Domain:
     requirements = [":strips"]
     some_other = any(not e.universal and EXTRA in lit.slots for a in learned for e in a.effects
-                     for lit in e.condition + e.exception)
+                     for lit in e.condition + e.exception) or any(
+        EXTRA in lit.slots for a in learned for lit in a.preconditions)
     # ?o is told apart from the arguments with (not (= ?o ?x))
     distinct = some_other or any(e.universal and a.arity for a in learned for e in a.effects)
     if distinct or any(not lit.positive for a in learned for lit in a.preconditions) or any(
@@ -98,7 +104,8 @@ def learned_domain(name: str, learned: Sequence[LearnedAction], arities: Mapping
     actions = []
     for action in learned:
         names = variable_names(action.arity)
-        precondition = And(tuple(_formula(lit, names) for lit in action.preconditions))
+        precondition = And(tuple(_formula(lit, names, some=True)
+                                 for lit in action.preconditions))
         effect = And(tuple(_effect_formula(e, names) for e in action.effects))
         actions.append(Action(action.name, tuple(Typed(n) for n in names), precondition, effect))
     return Domain(name=name, requirements=tuple(requirements), predicates=predicates,
@@ -208,6 +215,7 @@ def typed_domain(learned: Domain, types_from: Domain, object_types: Mapping[str,
             Typed(p.name, common_type(positions[i]) if i < len(positions) else ())
             for i, p in enumerate(action.parameters))
         actions.append(dataclasses.replace(action, parameters=parameters,
+                                           precondition=typed_condition(action.precondition),
                                            effect=typed_effect(action.effect)))
     declared = {key(p.name) for p in types_from.predicates}
     predicates = types_from.predicates + tuple(p for p in learned.predicates
