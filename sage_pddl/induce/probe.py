@@ -33,14 +33,17 @@ With a generator seeded by (seed, task reference), per task:
    its own semantics say make one applicable (`means_ends`: a tool picked up before a cut, a
    container filled before it is emptied), then that step, each sent to the environment
    (which alone decides; the set-up stops at its first refusal);
-5. **refusal set-ups**: for each action of which no step has failed in this task yet, from up
-   to `refusal_states` states of the reference trajectory, the steps the domain's own
-   semantics say lead to a state where one of its steps is refused (`refusal_set_up`: a
-   precondition literal that holds is made false, set up backward from the step whose effect
-   falsifies it: an object shut in a closed container before it is looked for), then that
-   step, each sent to the environment, which alone labels them (the domain only proposes;
-   the set-up stops at its first refusal). An action whose precondition no step can make
-   false (no precondition, static facts only) is refused only by the other probes.
+5. **refusal set-ups**: for each action, from up to `refusal_states` states of the reference
+   trajectory, the steps the domain's own semantics say lead to a state where one of its
+   steps is refused for a reason not yet seen in this task (`refusal_set_up`: a precondition
+   literal that holds is made false, set up backward from the step whose effect falsifies it:
+   an object shut in a closed container before it is looked for, or picked while located),
+   then that step, each sent to the environment, which alone labels them (the domain only
+   proposes; the set-up stops at its first refusal). The reasons already seen are the
+   domain's reading of the logged refusals (the predicates it finds false there); the
+   search stops for an action once the environment refuses a step set up so. An action
+   whose precondition no step can make false (no precondition, static facts only) is
+   refused only by the other probes.
 
 Random and swapped candidates never name one object for two parameters the domain declares
 with different types (`types_allow`): `find character character` fits `find ?char - character
@@ -58,7 +61,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -93,8 +96,8 @@ class ProbeSettings:
     setup_depth: int = 3
     """Levels of sub-goals a set-up (`means_ends`) may go down, at most."""
     refusal_states: int = 3
-    """States of the reference trajectory a refusal set-up is searched from, per action not
-    refused yet in the task (0: no refusal set-ups)."""
+    """States of the reference trajectory a refusal set-up is searched from, per action, at
+    most (0: no refusal set-ups)."""
 
 
 class _Episode:
@@ -108,7 +111,8 @@ class _Episode:
         self.states: list[frozenset] = []
         self.logged = 0
         self.succeeded: Counter[str] = Counter()  # logged successes per action word
-        self.refused: Counter[str] = Counter()  # logged failures per action word
+        # logged failures per action word: each step with the state it was refused in
+        self.failures: dict[str, list[tuple[PlanStep, frozenset]]] = {}
 
     def start(self) -> None:
         self.env.reset(self.problem, **self.options)
@@ -121,7 +125,10 @@ class _Episode:
             # named by the task reference, which `load_task` reads back (for typed induction)
             self.log.append(dataclasses.replace(transition, task=self.ref))
             self.logged += 1
-            (self.succeeded if result.success else self.refused)[step.action.lower()] += 1
+            if result.success:
+                self.succeeded[step.action.lower()] += 1
+            else:
+                self.failures.setdefault(step.action.lower(), []).append((step, transition.pre))
         return bool(result.success)
 
     def back_to(self, index: int) -> bool:
@@ -370,17 +377,21 @@ up, at most, per step."""
 
 
 def refusal_set_up(gate: PlanChecker, state: frozenset, steps: Grounded, through: Setters,
-                   depth: int, rng: random.Random
+                   depth: int, rng: random.Random, known: Collection[tuple[bool, str]] = ()
                    ) -> list[Any] | None:
     """A set-up from `state` after which one of `steps` (a few drawn in turn) is refused by the
     domain's own semantics, followed by that step; None when none is found. Backward from the
     refusal: a literal of the step's precondition that holds in `state` is to be made false
     (an atom it needs deleted, an atom it forbids added), by a step of `through` whose effect
-    or conditional effect does it (`Setters`); `means_ends` sets that step up."""
+    or conditional effect does it (`Setters`); `means_ends` sets that step up. A literal of a
+    reason in `known` (its sign in the precondition and its predicate: `(True, "hand-empty")`)
+    is not made false: the step is already seen refused so."""
     for step, ground in rng.sample(steps, min(len(steps), SET_UP_TARGETS)):
         needs = ground.precondition
-        against = {(False, atom) for atom in needs.pos if atom in state} | {
-            (True, atom) for atom in needs.neg if atom not in state}
+        against = {(False, atom) for atom in needs.pos
+                   if atom in state and (True, atom[0]) not in known} | {
+            (True, atom) for atom in needs.neg
+            if atom not in state and (False, atom[0]) not in known}
         falsifiers = [(s, g) for s, g in through.candidates(against) if any(
             (atom in g.add) if positive else (atom in g.delete) for positive, atom in against)]
         falsifiers += through.of(against, rng, REFUSAL_ACHIEVERS)
@@ -461,17 +472,20 @@ def probe_task(task: Task, domain: Domain, problem: Problem, env: Environment, l
                 succeeded[step.action] += 1
     refusals = _Refusals(candidates)
     for action in domain.actions if settings.refusal_states and candidates else ():
+        word = action.name.lower()
         states = rng.sample(range(len(episode.states)),
                             min(settings.refusal_states, len(episode.states)))
         for index in states:
-            if episode.refused[action.name.lower()]:
-                break
             if not episode.back_to(index):
                 return episode.logged
-            for prepared in refusals.set_up(gate, env.true_state(), action.name, rng,
-                                            settings.setup_depth):
-                if not episode.step(prepared):
+            known = refusals.reasons(gate, episode.failures.get(word, ()))
+            path = refusals.set_up(gate, env.true_state(), action.name, rng,
+                                   settings.setup_depth, known)
+            for sent in path:
+                if not episode.step(sent):
                     break
+            if path and episode.failures.get(word) and episode.failures[word][-1][0] is path[-1]:
+                break  # the environment refused the step set up to be refused
     return episode.logged
 
 
@@ -493,10 +507,27 @@ class _Refusals:
         self.candidates = candidates
         self.made: dict[int, Setters] = {}
 
+    def reasons(self, gate: PlanChecker, failures: Sequence[tuple[PlanStep, frozenset]]
+                ) -> set[tuple[bool, str]]:
+        """Why the domain believes the logged `failures` were refused: the sign and predicate
+        of each precondition literal it finds false in each one's state."""
+        found: set[tuple[bool, str]] = set()
+        for step, state in failures:
+            believed = _believed(gate, state)
+            if believed is None:
+                continue
+            form, here = believed
+            for _, ground in grounded(form, [step]):
+                if not form.applies(here, ground):
+                    found |= {(positive, atom[0]) for violation in form.explain(here, ground)
+                              for positive, atom in violation.atoms}
+        return found
+
     def set_up(self, gate: PlanChecker, state: frozenset, action: str, rng: random.Random,
-               depth: int) -> list[PlanStep]:
+               depth: int, known: Collection[tuple[bool, str]] = ()) -> list[PlanStep]:
         """The steps the domain believes lead, from the environment's `state`, to a refusal
-        of a step of `action` (`refusal_set_up`), and that step; none when it finds none."""
+        of a step of `action` for a reason not in `known` (`refusal_set_up`), and that step;
+        none when it finds none."""
         believed = _believed(gate, state)
         if believed is None:
             return []
@@ -505,7 +536,7 @@ class _Refusals:
             self.made[id(form)] = Setters(grounded(form, self.candidates))
         setters = self.made[id(form)]
         mine = [(s, g) for s, g in setters.through if s.action == action]
-        return refusal_set_up(form, here, mine, setters, depth, rng) or []
+        return refusal_set_up(form, here, mine, setters, depth, rng, known) or []
 
 
 def _set_up(gate: PlanChecker, state: frozenset, candidates: list[PlanStep],
