@@ -27,10 +27,10 @@ failure that no candidate explains is reported as *unexplained* (it failed for a
 logged state does not show, or the data is noisy). Failures that are not about preconditions at
 all (unknown objects or actions, wrong arity, injected failures, vanished objects) are excluded
 and counted. With `exceptions=0` a candidate holds in every success (the strict learner).
-Failures that no literal over the parameters explains are then covered the same way by
-negated literals about *some other object* (`(not (exists (?o) (shut-in ?x ?o)))`: nothing
-shuts the object in; ?o is an object other than the arguments), an atom binding a parameter
-and ?o: exact literals over the parameters first, a quantified one only where they cannot.
+Negated literals about *some other object* are candidates too (`(not (exists (?o) (shut-in
+?x ?o)))`: nothing shuts the object in; ?o is an object other than the arguments; an atom
+binding a parameter and ?o), picked after the literals over the parameters that are as
+exact (`_cover`).
 
 Too little evidence. An action with fewer than `min_successes` successes is *conservative*:
 its preconditions are every literal that held in all of them (`safe_literals`), not the few
@@ -269,27 +269,20 @@ def _cover(candidates: Sequence[Literal], others: frozenset[LiftedAtom],
            fail: Sequence[frozenset[LiftedAtom]], fail_hidden: Sequence[frozenset[LiftedAtom]],
            support: Mapping[Literal, int], costs: Mapping[Literal, frozenset[int]] | None,
            min_support: int) -> tuple[list[Literal], list[int]]:
-    """The greedy cover of the failures (`greedy_cover`): by the literals over the parameters
-    first, then, for the failures none of them explains, by the negated literals about some
-    other object (`others`: no object shuts it in, `(not (exists (?o) (shut-in ?x ?o)))`),
-    so a quantified literal is learned only where no literal over the parameters will do.
+    """The greedy cover of the failures (`greedy_cover`) by the literals over the parameters
+    and the negated literals about some other object (`others`: no object shuts it in,
+    `(not (exists (?o) (shut-in ?x ?o)))`), exact literals first, and of two equally exact
+    (both contradicting no success, or both some), one over the parameters first: a
+    quantified literal is learned only where no literal over the parameters will do as well.
+    In the iTHOR logs, `(not (reachable ?x))` (false in some Find successes) would otherwise
+    explain Find's refusals of an object shut in, which was located before it was put away.
     Only negated ones (a blocker): that an object lies on *something* holds of nearly every
     object, and a failure without it explained by it is a coincidence of the logged states
     more often than a rule (a toy Pick failure with the fruit not logged on the table)."""
-    plain = [c for c in candidates if c.atom not in others]
-    chosen, uncovered = greedy_cover(plain, fail, min_support=min_support,
-                                     preference={c: support[c] for c in plain},
-                                     hidden=fail_hidden, costs=costs)
-    quantified = [c for c in candidates if c.atom in others and not c.positive]
-    if not uncovered or not quantified:
-        return chosen, uncovered
-    contradicted = frozenset().union(*((costs or {}).get(c, frozenset()) for c in chosen))
-    more, left = greedy_cover(quantified, [fail[i] for i in uncovered], min_support=min_support,
-                              preference={c: support[c] for c in quantified},
-                              hidden=[fail_hidden[i] for i in uncovered],
-                              costs=None if costs is None else {
-                                  c: costs[c] - contradicted for c in quantified})
-    return chosen + more, [uncovered[i] for i in left]
+    usable = [c for c in candidates if c.atom not in others or not c.positive]
+    return greedy_cover(usable, fail, min_support=min_support,
+                        preference={c: support[c] for c in usable}, hidden=fail_hidden,
+                        costs=costs, later=frozenset(c for c in usable if c.atom in others))
 
 
 def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: set[str],
