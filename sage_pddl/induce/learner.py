@@ -30,7 +30,7 @@ and counted. With `exceptions=0` a candidate holds in every success (the strict 
 Negated literals about *some other object* are candidates too (`(not (exists (?o) (shut-in
 ?x ?o)))`: nothing shuts the object in; ?o is an object other than the arguments; an atom
 binding a parameter and ?o), picked after the literals over the parameters that are as
-exact (`_cover`).
+exact, or, under label noise, after all of them (`_cover`).
 
 Too little evidence. An action with fewer than `min_successes` successes is *conservative*:
 its preconditions are every literal that held in all of them (`safe_literals`), not the few
@@ -268,21 +268,39 @@ def safe_literals(support: Mapping[Literal, int], observed: Mapping[LiftedAtom, 
 def _cover(candidates: Sequence[Literal], others: frozenset[LiftedAtom],
            fail: Sequence[frozenset[LiftedAtom]], fail_hidden: Sequence[frozenset[LiftedAtom]],
            support: Mapping[Literal, int], costs: Mapping[Literal, frozenset[int]] | None,
-           min_support: int) -> tuple[list[Literal], list[int]]:
+           min_support: int, noise: float) -> tuple[list[Literal], list[int]]:
     """The greedy cover of the failures (`greedy_cover`) by the literals over the parameters
     and the negated literals about some other object (`others`: no object shuts it in,
-    `(not (exists (?o) (shut-in ?x ?o)))`), exact literals first, and of two equally exact
-    (both contradicting no success, or both some), one over the parameters first: a
-    quantified literal is learned only where no literal over the parameters will do as well.
-    In the iTHOR logs, `(not (reachable ?x))` (false in some Find successes) would otherwise
-    explain Find's refusals of an object shut in, which was located before it was put away.
-    Only negated ones (a blocker): that an object lies on *something* holds of nearly every
-    object, and a failure without it explained by it is a coincidence of the logged states
-    more often than a rule (a toy Pick failure with the fruit not logged on the table)."""
+    `(not (exists (?o) (shut-in ?x ?o)))`). Clean labels: exact literals first, and of two
+    equally exact (both contradicting no success, or both some), one over the parameters
+    first; in the iTHOR logs, `(not (reachable ?x))` (false in some Find successes) would
+    otherwise explain Find's refusals of an object shut in, which was located before it was
+    put away. Under label noise (`noise` > 0) a contradicted success may be a flipped label,
+    so exactness tells a rule from noise less well: the quantified literals then only cover
+    the failures that the literals over the parameters leave. Only negated ones (a blocker):
+    that an object lies on *something* holds of nearly every object, and a failure without
+    it explained by it is a coincidence of the logged states more often than a rule (a toy
+    Pick failure with the fruit not logged on the table)."""
     usable = [c for c in candidates if c.atom not in others or not c.positive]
-    return greedy_cover(usable, fail, min_support=min_support,
-                        preference={c: support[c] for c in usable}, hidden=fail_hidden,
-                        costs=costs, later=frozenset(c for c in usable if c.atom in others))
+    quantified = frozenset(c for c in usable if c.atom in others)
+    if noise <= 0:
+        return greedy_cover(usable, fail, min_support=min_support,
+                            preference={c: support[c] for c in usable}, hidden=fail_hidden,
+                            costs=costs, later=quantified)
+    plain = [c for c in usable if c not in quantified]
+    chosen, uncovered = greedy_cover(plain, fail, min_support=min_support,
+                                     preference={c: support[c] for c in plain},
+                                     hidden=fail_hidden, costs=costs)
+    if not uncovered or not quantified:
+        return chosen, uncovered
+    contradicted = frozenset().union(*((costs or {}).get(c, frozenset()) for c in chosen))
+    more, left = greedy_cover(sorted(quantified, key=literal_order),
+                              [fail[i] for i in uncovered], min_support=min_support,
+                              preference={c: support[c] for c in quantified},
+                              hidden=[fail_hidden[i] for i in uncovered],
+                              costs=None if costs is None else {
+                                  c: costs[c] - contradicted for c in quantified})
+    return chosen + more, [uncovered[i] for i in left]
 
 
 def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: set[str],
@@ -320,7 +338,7 @@ def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: se
                      if all(c.atom in hidden or holds(c, f) for c in chosen)]
     else:
         chosen, uncovered = _cover(candidates, others, fail, fail_hidden, support, costs,
-                                   min_support)
+                                   min_support, noise)
     static_candidates = sorted(
         (c for c in candidates if c.atom not in others and c.positive and c.predicate in static
          and len(c.slots) == 1 and support[c] == len(succ) and c not in chosen),
