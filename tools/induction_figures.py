@@ -17,8 +17,8 @@ Each block sits between `<!-- induction-figures:NAME:begin -->` and `...:end -->
   ithor#K19, the problems it reads and the reference plans each domain's gate accepts
   (`induce.evaluate.gate_agreement`);
 * `vh-heldout` and `vh-recovery` (EAI's evaluator installed): `collect --env virtualhome
-  --limit 30 --proposed-walks 0` (into `--vh-logs`, resumable), then the evaluation of
-  tools/bench_induce_env.py: held out by task (5 folds) and by category (the paper's
+  --limit 30 --proposed-walks 0 --refusal-states 0` (into `--vh-logs`, resumable), then the
+  evaluation of tools/bench_induce_env.py: held out by task (5 folds) and by category (the paper's
   protocol), clean and with 5, 10 and 20% of the training labels flipped, for the learner,
   the safe learner, both lookups and EAI's hand-written domain; and EAI precondition
   recovery (of its 70 literals);
@@ -116,7 +116,8 @@ def vh_logs(logs: Path) -> list[Path]:
     """The VirtualHome logs of the first VH_TASKS tasks (collected into `logs`, resumable)."""
     tasks = load_taskset("virtualhome")[:VH_TASKS]
     summary = collect(tasks, load_domain("virtualhome"), logs, taskset="virtualhome",
-                      env="virtualhome", probe=ProbeSettings(seed=0, proposed_walks=0),
+                      env="virtualhome",
+                      probe=ProbeSettings(seed=0, proposed_walks=0, refusal_states=0),
                       progress=False)
     return list(summary.files)
 

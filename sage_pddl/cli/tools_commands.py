@@ -66,7 +66,8 @@ def cmd_collect(args: argparse.Namespace) -> int:
             raise SageError(f"--env {args.env!r}: unknown environment; known: "
                             f"{', '.join(list_envs())}")
         probe = ProbeSettings(seed=args.seed, random=args.random, walks=args.walks,
-                              proposed_walks=args.proposed_walks)
+                              proposed_walks=args.proposed_walks,
+                              refusal_states=args.refusal_states)
         env_options = {k: v for k, v in (("host", args.sim_host), ("port", args.sim_port)) if v}
     summary = collect(tasks, domain, args.out, settings=settings, taskset=taskset,
                       progress=not args.no_progress and not args.json,
@@ -312,6 +313,10 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--proposed-walks", type=whole_number(0), default=3,
                    help="walks of steps the domain believes applicable in the environment's "
                         "state (default 3; with --env only)")
+    p.add_argument("--refusal-states", type=whole_number(0), default=3,
+                   help="states a refusal set-up is searched from, per action: steps the "
+                        "domain proposes to see a step refused for a reason not seen yet "
+                        "(default 3; 0: none; with --env only)")
     p.add_argument("--task", action="append", default=[], metavar="ID", help="only this task (repeatable)")
     p.add_argument("--limit", type=whole_number(1), default=None, help="only the first N tasks")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

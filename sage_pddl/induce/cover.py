@@ -35,7 +35,8 @@ def greedy_cover(candidates: Iterable[Literal], to_explain: Sequence[frozenset[L
                  weights: Sequence[int] | None = None, min_support: int = 1,
                  preference: Mapping[Literal, float] | None = None,
                  hidden: Sequence[frozenset[LiftedAtom]] | None = None,
-                 costs: Mapping[Literal, frozenset[int]] | None = None
+                 costs: Mapping[Literal, frozenset[int]] | None = None,
+                 later: frozenset[Literal] = frozenset()
                  ) -> tuple[list[Literal], list[int]]:
     """Choose literals until each described instance violates one; return (chosen, uncovered).
     An instance violates a literal only where its atom was observed (`hidden`: the atoms each
@@ -45,7 +46,8 @@ def greedy_cover(candidates: Iterable[Literal], to_explain: Sequence[frozenset[L
     that contradicts nothing new is picked before any that does: an exception is a cost paid
     only for instances that no exact literal explains (a literal false in 9 of 22 successes
     that explains many failures must not displace one false in 7 that explains the failures
-    the exact literals leave)."""
+    the exact literals leave). Among the exact ones, and among the others, a candidate in
+    `later` is picked only when no other will do."""
     weights = list(weights) if weights is not None else [1] * len(to_explain)
     candidates = sorted(set(candidates), key=literal_order)
     unseen = list(hidden) if hidden is not None else [frozenset()] * len(to_explain)
@@ -63,7 +65,7 @@ def greedy_cover(candidates: Iterable[Literal], to_explain: Sequence[frozenset[L
             if gain <= 0 or gain < min_support:
                 continue
             exact = not costs.get(c, frozenset()) - contradicted
-            rank = (exact, gain, preference.get(c, 0.0), c.positive)
+            rank = (exact, c not in later, gain, preference.get(c, 0.0), c.positive)
             if best_key is None or rank > best_key:
                 best, best_key = c, rank
         if best is None:

@@ -45,7 +45,9 @@ class LearnedEffect:
 
 @dataclass(frozen=True)
 class LearnedAction:
-    """A learned action schema: enough to predict success and to write PDDL."""
+    """A learned action schema: enough to predict success and to write PDDL. A precondition
+    literal naming ?o (`EXTRA`) is existential: `(not (shut-in ?x ?o))` says no object other
+    than the arguments is so related (`(not (exists (?o) ...))`)."""
 
     name: str
     arity: int
@@ -58,9 +60,11 @@ class LearnedAction:
     def applicable(self, state: Iterable[Fact], args: Sequence[str],
                    unknown: Iterable[Fact] = ()) -> bool:
         """Whether every precondition literal holds in `state`, or is about a fact in
-        `unknown` (not observed, so it contradicts nothing)."""
+        `unknown` (not observed, so it contradicts nothing); a literal naming ?o is about
+        some object other than the arguments (`lift_with_some_object`)."""
         binding = arg_binding([key(a) for a in args])
-        return self.accepts(lift_state(state, binding), lift_state(unknown, binding))
+        return self.accepts(lift_with_some_object(state, binding),
+                            lift_with_some_object(unknown, binding))
 
     def accepts(self, true_atoms: frozenset[LiftedAtom], unseen: frozenset[LiftedAtom]) -> bool:
         """`applicable` on a state already lifted over the step's arguments (`true_atoms`),

@@ -27,6 +27,10 @@ failure that no candidate explains is reported as *unexplained* (it failed for a
 logged state does not show, or the data is noisy). Failures that are not about preconditions at
 all (unknown objects or actions, wrong arity, injected failures, vanished objects) are excluded
 and counted. With `exceptions=0` a candidate holds in every success (the strict learner).
+Negated literals about *some other object* are candidates too (`(not (exists (?o) (shut-in
+?x ?o)))`: nothing shuts the object in; ?o is an object other than the arguments; an atom
+binding a parameter and ?o), picked after the literals over the parameters that are as
+exact, or, under label noise, after all of them (`_cover`).
 
 Too little evidence. An action with fewer than `min_successes` successes is *conservative*:
 its preconditions are every literal that held in all of them (`safe_literals`), not the few
@@ -84,12 +88,13 @@ from .cover import greedy_cover
 from .effects import EffectRow, effect_row, learn_effects
 from .learned import LearnedAction
 from .lifting import (
+    EXTRA,
     Fact,
     LiftedAtom,
     Literal,
     arg_binding,
     holds,
-    lift_state,
+    lift_with_some_object,
     literal_order,
     literal_text,
     universe,
@@ -97,7 +102,7 @@ from .lifting import (
 )
 from .report import ActionReport, Evidence, Example, InductionReport
 from .roles import MIN_OBJECTS, RoleTypes, learn_role_types, role_typed_domain
-from .to_pddl import effect_text, learned_domain, typed_domain
+from .to_pddl import effect_text, learned_domain, precondition_text, typed_domain
 
 EXCEPTIONS = 0.5
 """The share of an action's successes a precondition may be false in, by default (`learn`)."""
@@ -220,7 +225,8 @@ def _group(transitions: Iterable[Transition], aliases: Mapping[str, str],
             schema.excluded_codes[str(t.code)] += 1
             continue
         binding = arg_binding([key(a) for a in t.action.args])
-        seen = (interned(lift_state(t.pre, binding)), interned(lift_state(t.unknown, binding)))
+        seen = (interned(lift_with_some_object(t.pre, binding)),
+                interned(lift_with_some_object(t.unknown, binding)))
         if t.success:
             schema.successes.append(seen)
             schema.effect_rows.append(effect_row(t, interned))
@@ -272,18 +278,59 @@ def safe_literals(support: Mapping[Literal, int], observed: Mapping[LiftedAtom, 
                   key=literal_order)
 
 
+def _cover(candidates: Sequence[Literal], others: frozenset[LiftedAtom],
+           fail: Sequence[frozenset[LiftedAtom]], fail_hidden: Sequence[frozenset[LiftedAtom]],
+           support: Mapping[Literal, int], costs: Mapping[Literal, frozenset[int]] | None,
+           min_support: int, noise: float) -> tuple[list[Literal], list[int]]:
+    """The greedy cover of the failures (`greedy_cover`) by the literals over the parameters
+    and the negated literals about some other object (`others`: no object shuts it in,
+    `(not (exists (?o) (shut-in ?x ?o)))`). Clean labels: exact literals first, and of two
+    equally exact (both contradicting no success, or both some), one over the parameters
+    first; in the iTHOR logs, `(not (reachable ?x))` (false in some Find successes) would
+    otherwise explain Find's refusals of an object shut in, which was located before it was
+    put away. Under label noise (`noise` > 0) a contradicted success may be a flipped label,
+    so exactness tells a rule from noise less well: the quantified literals then only cover
+    the failures that the literals over the parameters leave. Only negated ones (a blocker):
+    that an object lies on *something* holds of nearly every object, and a failure without
+    it explained by it is a coincidence of the logged states more often than a rule (a toy
+    Pick failure with the fruit not logged on the table)."""
+    usable = [c for c in candidates if c.atom not in others or not c.positive]
+    quantified = frozenset(c for c in usable if c.atom in others)
+    if noise <= 0:
+        return greedy_cover(usable, fail, min_support=min_support,
+                            preference={c: support[c] for c in usable}, hidden=fail_hidden,
+                            costs=costs, later=quantified)
+    plain = [c for c in usable if c not in quantified]
+    chosen, uncovered = greedy_cover(plain, fail, min_support=min_support,
+                                     preference={c: support[c] for c in plain},
+                                     hidden=fail_hidden, costs=costs)
+    if not uncovered or not quantified:
+        return chosen, uncovered
+    contradicted = frozenset().union(*((costs or {}).get(c, frozenset()) for c in chosen))
+    more, left = greedy_cover(sorted(quantified, key=literal_order),
+                              [fail[i] for i in uncovered], min_support=min_support,
+                              preference={c: support[c] for c in quantified},
+                              hidden=[fail_hidden[i] for i in uncovered],
+                              costs=None if costs is None else {
+                                  c: costs[c] - contradicted for c in quantified})
+    return chosen + more, [uncovered[i] for i in left]
+
+
 def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: set[str],
                          noise: float, min_support: int, keep_static: bool, safe: bool,
                          exceptions: float):
     variables = list(range(schema.arity))
     atoms = universe(arities, variables)
+    # "some other object": atoms binding a parameter and ?o, read existentially
+    others = frozenset(a for a in universe(arities, variables + [EXTRA], max_extra=1)
+                       if EXTRA in a.slots and len(set(a.slots)) > 1)
     succ = [pre for pre, _hidden in schema.successes]
     fail = [pre for pre, _hidden in schema.failures]
     succ_hidden = [hidden for _pre, hidden in schema.successes]
     fail_hidden = [hidden for _pre, hidden in schema.failures]
     support: dict[Literal, int] = {}
     observed: dict[LiftedAtom, int] = {}
-    for atom in atoms:
+    for atom in atoms | others:
         seen = [s for s, hidden in zip(succ, succ_hidden) if atom not in hidden]
         true_count = sum(atom in s for s in seen)
         observed[atom] = len(seen)
@@ -298,22 +345,23 @@ def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: se
                               if c.atom not in hidden and not holds(c, s))
                  for c in candidates}
     if safe:
-        chosen = safe_literals(support, observed)
+        chosen = safe_literals({c: n for c, n in support.items() if c.atom not in others},
+                               observed)
         uncovered = [i for i, (f, hidden) in enumerate(zip(fail, fail_hidden))
                      if all(c.atom in hidden or holds(c, f) for c in chosen)]
     else:
-        chosen, uncovered = greedy_cover(candidates, fail, min_support=min_support,
-                                         preference={c: support[c] for c in candidates},
-                                         hidden=fail_hidden, costs=costs)
+        chosen, uncovered = _cover(candidates, others, fail, fail_hidden, support, costs,
+                                   min_support, noise)
     static_candidates = sorted(
-        (c for c in candidates if c.positive and c.predicate in static and len(c.slots) == 1
-         and support[c] == len(succ) and c not in chosen), key=literal_order)
+        (c for c in candidates if c.atom not in others and c.positive and c.predicate in static
+         and len(c.slots) == 1 and support[c] == len(succ) and c not in chosen),
+        key=literal_order)
     if keep_static:
         chosen = chosen + static_candidates
     chosen = sorted(chosen, key=literal_order)
     names = variable_names(schema.arity)
     evidence = tuple(
-        Evidence(literal_text(c, names), support[c], observed[c.atom],
+        Evidence(precondition_text(c, names), support[c], observed[c.atom],
                  len(succ) - observed[c.atom],
                  sum(1 for f, hidden in zip(fail, fail_hidden)
                      if c.atom not in hidden and not holds(c, f)))
@@ -391,7 +439,7 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
         reports.append(ActionReport(
             schema.name, schema.arity, len(succ), len(fail), schema.excluded,
             accuracy=(ok_succ + ok_fail) / used if used else None,
-            preconditions=tuple(literal_text(lit, names) for lit in pre),
+            preconditions=tuple(precondition_text(lit, names) for lit in pre),
             effects=tuple(effect_text(e, names) for e in effects),
             unexplained_failures=len(uncovered), unexplained_examples=examples,
             contradicting_successes=len(succ) - ok_succ, effect_issues=issues,

@@ -32,7 +32,18 @@ With a generator seeded by (seed, task reference), per task:
    not succeeded in this task and the domain believes none of its steps applicable, the steps
    its own semantics say make one applicable (`means_ends`: a tool picked up before a cut, a
    container filled before it is emptied), then that step, each sent to the environment
-   (which alone decides; the set-up stops at its first refusal).
+   (which alone decides; the set-up stops at its first refusal);
+5. **refusal set-ups**: for each action, from up to `refusal_states` states of the reference
+   trajectory, the steps the domain's own semantics say lead to a state where one of its
+   steps is refused for a reason not yet seen in this task (`refusal_set_up`: a precondition
+   literal that holds is made false, set up backward from the step whose effect falsifies it:
+   an object shut in a closed container before it is looked for, or picked while located),
+   then that step, each sent to the environment, which alone labels them (the domain only
+   proposes; the set-up stops at its first refusal). The reasons already seen are the
+   domain's reading of the logged refusals (the predicates it finds false there); the
+   search stops for an action once the environment refuses a step set up so. An action
+   whose precondition no step can make false (no precondition, static facts only) is
+   refused only by the other probes.
 
 Random and swapped candidates never name one object for two parameters the domain declares
 with different types (`types_allow`): `find character character` fits `find ?char - character
@@ -50,7 +61,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,6 +69,7 @@ from typing import Any
 from sage_pddl.env.base import Environment
 from sage_pddl.env.transitions import TransitionLog
 from sage_pddl.gate import GroundAction, PlanChecker, StepRejected, compile_gate
+from sage_pddl.gate.ground import Cond, GroundLiteral, conjoin
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Action, Domain, PlanStep, Problem
 from sage_pddl.pddl.plans import step_of
@@ -83,6 +95,9 @@ class ProbeSettings:
     """Walks of steps the domain proposes (see the module docstring)."""
     setup_depth: int = 3
     """Levels of sub-goals a set-up (`means_ends`) may go down, at most."""
+    refusal_states: int = 3
+    """States of the reference trajectory a refusal set-up is searched from, per action, at
+    most (0: no refusal set-ups)."""
 
 
 class _Episode:
@@ -96,6 +111,8 @@ class _Episode:
         self.states: list[frozenset] = []
         self.logged = 0
         self.succeeded: Counter[str] = Counter()  # logged successes per action word
+        # logged failures per action word: each step with the state it was refused in
+        self.failures: dict[str, list[tuple[PlanStep, frozenset]]] = {}
 
     def start(self) -> None:
         self.env.reset(self.problem, **self.options)
@@ -108,7 +125,10 @@ class _Episode:
             # named by the task reference, which `load_task` reads back (for typed induction)
             self.log.append(dataclasses.replace(transition, task=self.ref))
             self.logged += 1
-            self.succeeded[step.action.lower()] += bool(result.success)
+            if result.success:
+                self.succeeded[step.action.lower()] += 1
+            else:
+                self.failures.setdefault(step.action.lower(), []).append((step, transition.pre))
         return bool(result.success)
 
     def back_to(self, index: int) -> bool:
@@ -204,14 +224,93 @@ def grounded(gate: PlanChecker, steps: Sequence[PlanStep]) -> Grounded:
     return out
 
 
+def _listed(condition: Cond) -> Cond:
+    """`condition` with each of its literals listed (a ground effect condition keeps them only
+    as sets), so that a precondition it is part of explains its failures."""
+    listed = [GroundLiteral(atom, positive, "", "")
+              for positive, atoms in ((True, condition.pos), (False, condition.neg))
+              for atom in sorted(atoms)]
+    return condition._replace(literals=tuple(listed))
+
+
+Literal = tuple[bool, tuple[str, ...]]
+"""A ground literal to make hold: `(True, atom)` added, `(False, atom)` deleted."""
+
+
+class Setters:
+    """Which steps of `through` can make a literal hold (`Literal`), by an effect or a
+    conditional effect, so `means_ends` weighs only those; and the regression of a literal
+    through conditional effects: each step whose conditional effect makes it hold, as a goal
+    that requires the effect's condition beside the step's precondition. `Close C` shuts the
+    apple in only when the apple is inside C, so to shut it in is to set up `Close C` with
+    `(inside apple C)`. A goal has no effects of its own and a name no action has (the gate
+    keeps one compiled form per action name and arguments); `real` is the step it stands
+    for."""
+
+    def __init__(self, through: Grounded):
+        self.through = through
+        self.possible: dict[Literal, set[int]] = {}
+        self.later: dict[Literal, list[tuple[int, int]]] = {}  # (step, conditional effect)
+        self.goals: dict[tuple[int, int], GroundAction] = {}
+        self.stands_for: dict[int, GroundAction] = {}
+        for index, (_, ground) in enumerate(through):
+            for atom in ground.add:
+                self.possible.setdefault((True, atom), set()).add(index)
+            for atom in ground.delete:
+                self.possible.setdefault((False, atom), set()).add(index)
+            for number, effect in enumerate(ground.conditional):
+                if effect.condition.is_false:
+                    continue
+                for positive, atoms in ((True, effect.add), (False, effect.delete)):
+                    for atom in atoms:
+                        self.possible.setdefault((positive, atom), set()).add(index)
+                        self.later.setdefault((positive, atom), []).append((index, number))
+
+    def _goal(self, index: int, number: int) -> GroundAction:
+        """The goal of step `index`'s conditional effect `number`, made once."""
+        goal = self.goals.get((index, number))
+        if goal is None:
+            ground = self.through[index][1]
+            effect = ground.conditional[number]
+            schema = dataclasses.replace(ground.schema,
+                                         name=f"{ground.schema.name} when {number}")
+            goal = self.goals[index, number] = ground._replace(
+                schema=schema, add=frozenset(), delete=frozenset(), conditional=(),
+                precondition=conjoin([ground.precondition, _listed(effect.condition)]))
+            self.stands_for[id(goal)] = ground
+        return goal
+
+    def real(self, ground: GroundAction) -> GroundAction:
+        """The ground action a goal stands for (itself when it is no goal)."""
+        return self.stands_for.get(id(ground), ground)
+
+    def candidates(self, wanted: Iterable[Literal]) -> Grounded:
+        """The steps of `through` that can make a literal of `wanted` hold, in their order."""
+        found: set[int] = set()
+        for literal in wanted:
+            found |= self.possible.get(literal, set())
+        return [self.through[i] for i in sorted(found)]
+
+    def of(self, wanted: Iterable[Literal], rng: random.Random, count: int) -> Grounded:
+        """At most `count` goals, drawn at random, that, met, make a literal of `wanted` hold
+        by a conditional effect."""
+        pairs = list(dict.fromkeys(pair for literal in sorted(wanted)
+                                   for pair in self.later.get(literal, ())))
+        return [(self.through[index][0], self._goal(index, number))
+                for index, number in rng.sample(pairs, min(len(pairs), count))]
+
+
 def means_ends(gate: PlanChecker, state: frozenset, goal: GroundAction, through: Grounded,
-               depth: int, rng: random.Random) -> tuple[list[Any], frozenset] | None:
+               depth: int, rng: random.Random, conditional: Setters | None = None
+               ) -> tuple[list[Any], frozenset] | None:
     """Steps of `through` after which the ground action `goal` is applicable from `state`, by
     the domain's own semantics, and the state they end in (None when none is found): while it
     is refused, an *achiever* (a step whose effect sets an atom of one of its violations,
     `PlanChecker.explain`, and leaves it refused for fewer reasons) is taken when applicable; else, up
     to `depth` levels down, the same is done for the achiever refused for the fewest reasons,
-    then it is taken."""
+    then it is taken. With `conditional` (the setters of `through`), a step whose conditional
+    effect would set such an atom is an achiever too, its condition then set up with its
+    precondition."""
     here, path = state, list[Any]()
 
     def violations(where: frozenset) -> list:
@@ -227,7 +326,7 @@ def means_ends(gate: PlanChecker, state: frozenset, goal: GroundAction, through:
             return path, here
         wanted = {atom for violation in refused for atom in violation.atoms}
         setters = []
-        for step, ground in through:
+        for step, ground in through if conditional is None else conditional.candidates(wanted):
             add, delete = gate.effects(here, ground)
             if any((atom in add) if positive else (atom in delete) for positive, atom in wanted):
                 setters.append((step, ground))
@@ -235,6 +334,8 @@ def means_ends(gate: PlanChecker, state: frozenset, goal: GroundAction, through:
         # disjunction's atoms, only those that complete an alternative)
         achievers = [a for a in rng.sample(setters, min(len(setters), ACHIEVERS_TRIED))
                      if refusals(gate.apply(here, a[1])) < now]
+        if conditional is not None:  # their effect happens only once their condition holds
+            achievers += conditional.of(wanted, rng, ACHIEVERS_TRIED)
         if not achievers:
             return None
         ready = [a for a in achievers if gate.applies(here, a[1])]
@@ -245,12 +346,12 @@ def means_ends(gate: PlanChecker, state: frozenset, goal: GroundAction, through:
         else:
             sample = rng.sample(achievers, min(len(achievers), 12))
             step, ground = min(sample, key=lambda a: len(gate.explain(here, a[1])))
-            sub = means_ends(gate, here, ground, through, depth - 1, rng)
+            sub = means_ends(gate, here, ground, through, depth - 1, rng, conditional)
             if sub is None:
                 return None
             path, here = path + sub[0], sub[1]
         path.append(step)
-        here = gate.apply(here, ground)
+        here = gate.apply(here, ground if conditional is None else conditional.real(ground))
     return None
 
 
@@ -267,6 +368,40 @@ def set_up_step(gate: PlanChecker, state: frozenset, steps: Grounded, through: G
         found = means_ends(gate, state, ground, through, depth, rng)
         if found is not None:
             return found[0] + [step]
+    return None
+
+
+REFUSAL_ACHIEVERS = 6
+"""Steps that would make a precondition literal of a step false that `refusal_set_up` sets
+up, at most, per step."""
+
+
+def refusal_set_up(gate: PlanChecker, state: frozenset, steps: Grounded, through: Setters,
+                   depth: int, rng: random.Random, known: Collection[tuple[bool, str]] = ()
+                   ) -> list[Any] | None:
+    """A set-up from `state` after which one of `steps` (a few drawn in turn) is refused by the
+    domain's own semantics, followed by that step; None when none is found. Backward from the
+    refusal: a literal of the step's precondition that holds in `state` is to be made false
+    (an atom it needs deleted, an atom it forbids added), by a step of `through` whose effect
+    or conditional effect does it (`Setters`); `means_ends` sets that step up. A literal of a
+    reason in `known` (its sign in the precondition and its predicate: `(True, "hand-empty")`)
+    is not made false: the step is already seen refused so."""
+    for step, ground in rng.sample(steps, min(len(steps), SET_UP_TARGETS)):
+        needs = ground.precondition
+        against = {(False, atom) for atom in needs.pos
+                   if atom in state and (True, atom[0]) not in known} | {
+            (True, atom) for atom in needs.neg
+            if atom not in state and (False, atom[0]) not in known}
+        falsifiers = [(s, g) for s, g in through.candidates(against) if any(
+            (atom in g.add) if positive else (atom in g.delete) for positive, atom in against)]
+        falsifiers += through.of(against, rng, REFUSAL_ACHIEVERS)
+        for setter, goal in rng.sample(falsifiers, min(len(falsifiers), REFUSAL_ACHIEVERS)):
+            found = means_ends(gate, state, goal, through.through, depth, rng, through)
+            if found is None:
+                continue
+            path, here = found
+            if not gate.applies(gate.apply(here, through.real(goal)), ground):
+                return path + [setter, step]
     return None
 
 
@@ -335,7 +470,73 @@ def probe_task(task: Task, domain: Domain, problem: Problem, env: Environment, l
                 break
             if episode.step(step):
                 succeeded[step.action] += 1
+    refusals = _Refusals(candidates)
+    for action in domain.actions if settings.refusal_states and candidates else ():
+        word = action.name.lower()
+        states = rng.sample(range(len(episode.states)),
+                            min(settings.refusal_states, len(episode.states)))
+        for index in states:
+            if not episode.back_to(index):
+                return episode.logged
+            known = refusals.reasons(gate, episode.failures.get(word, ()))
+            path = refusals.set_up(gate, env.true_state(), action.name, rng,
+                                   settings.setup_depth, known)
+            for sent in path:
+                if not episode.step(sent):
+                    break
+            if path and episode.failures.get(word) and episode.failures[word][-1][0] is path[-1]:
+                break  # the environment refused the step set up to be refused
     return episode.logged
+
+
+def _believed(gate: PlanChecker, state: frozenset) -> tuple[PlanChecker, frozenset] | None:
+    """The form of `gate` for the environment's `state` and that state in the gate's terms;
+    None when the domain cannot read a fact of it (then it has no belief about the steps)."""
+    try:
+        form = gate.for_state(state)
+        return form, form.check([], state=state).final_state
+    except SageError:
+        return None
+
+
+class _Refusals:
+    """The refusal set-ups of one task (step 5 of the module docstring): the candidates
+    grounded, and their conditional setters, per form of the gate, made on first use."""
+
+    def __init__(self, candidates: list[PlanStep]):
+        self.candidates = candidates
+        self.made: dict[int, Setters] = {}
+
+    def reasons(self, gate: PlanChecker, failures: Sequence[tuple[PlanStep, frozenset]]
+                ) -> set[tuple[bool, str]]:
+        """Why the domain believes the logged `failures` were refused: the sign and predicate
+        of each precondition literal it finds false in each one's state."""
+        found: set[tuple[bool, str]] = set()
+        for step, state in failures:
+            believed = _believed(gate, state)
+            if believed is None:
+                continue
+            form, here = believed
+            for _, ground in grounded(form, [step]):
+                if not form.applies(here, ground):
+                    found |= {(positive, atom[0]) for violation in form.explain(here, ground)
+                              for positive, atom in violation.atoms}
+        return found
+
+    def set_up(self, gate: PlanChecker, state: frozenset, action: str, rng: random.Random,
+               depth: int, known: Collection[tuple[bool, str]] = ()) -> list[PlanStep]:
+        """The steps the domain believes lead, from the environment's `state`, to a refusal
+        of a step of `action` for a reason not in `known` (`refusal_set_up`), and that step;
+        none when it finds none."""
+        believed = _believed(gate, state)
+        if believed is None:
+            return []
+        form, here = believed
+        if id(form) not in self.made:
+            self.made[id(form)] = Setters(grounded(form, self.candidates))
+        setters = self.made[id(form)]
+        mine = [(s, g) for s, g in setters.through if s.action == action]
+        return refusal_set_up(form, here, mine, setters, depth, rng, known) or []
 
 
 def _set_up(gate: PlanChecker, state: frozenset, candidates: list[PlanStep],
@@ -343,11 +544,10 @@ def _set_up(gate: PlanChecker, state: frozenset, candidates: list[PlanStep],
     """The steps the domain believes set up, from the environment's `state`, a step of an
     action in `missing` (one drawn at random among those the domain believes refused there,
     toward a few of its steps: `means_ends`), and that step; none when it finds no set-up."""
-    try:
-        form = gate.for_state(state)
-        here = form.check([], state=state).final_state
-    except SageError:  # a state fact the domain cannot read: no belief about the steps
+    believed = _believed(gate, state)
+    if believed is None:
         return []
+    form, here = believed
     steps = grounded(form, candidates)
     waiting = [name for name in missing if not any(
         form.applies(here, g) for s, g in steps if s.action == name)]

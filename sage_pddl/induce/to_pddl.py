@@ -13,6 +13,7 @@ from sage_pddl.pddl.model import (
     And,
     Atom,
     Domain,
+    Equals,
     Exists,
     ForallEffect,
     Not,
@@ -32,11 +33,19 @@ def _term(index: int, names: Sequence[str]) -> Variable:
     return Variable("o" if index == EXTRA else names[index])
 
 
+def _other_than_arguments(names: Sequence[str]) -> tuple[Not, ...]:
+    """`(not (= ?o ?x))` for each parameter: the learner's ?o is an object that is not one of
+    the step's arguments (`lifting.py`), where a PDDL variable ranges over them too."""
+    return tuple(Not(Equals(Variable("o"), Variable(n))) for n in names)
+
+
 def _formula(literal: Literal, names: Sequence[str], some: bool = False):
-    """A literal as a formula; with `some`, ?o is read existentially (`(exists (?o) ...)`)."""
+    """A literal as a formula; with `some`, ?o is read existentially, over the objects other
+    than the arguments (`(exists (?o) (and (not (= ?o ?x)) ...))`)."""
     atom: Atom | Exists = Atom(literal.predicate, tuple(_term(i, names) for i in literal.slots))
     if some and EXTRA in literal.slots:
-        atom = Exists((Typed("o"),), atom)
+        distinct = _other_than_arguments(names)
+        atom = Exists((Typed("o"),), And((*distinct, atom)) if distinct else atom)
     return atom if literal.positive else Not(atom)
 
 
@@ -46,9 +55,12 @@ def _conjunction(literals: Sequence[Literal], names: Sequence[str], some: bool =
 
 
 def _effect_formula(effect: LearnedEffect, names: Sequence[str]):
+    """The effect's PDDL; a universal one ranges over the objects other than the arguments
+    (`(forall (?o) (when (and (not (= ?o ?x)) ...) e))`), as `LearnedAction.changes` does."""
     node = _formula(effect.literal, names)
     some = not effect.universal
-    condition = [_conjunction(effect.condition, names, some)] if effect.condition else []
+    condition = list(_other_than_arguments(names)) if effect.universal else []
+    condition += [_formula(lit, names, some) for lit in effect.condition]
     if effect.exception:
         condition.append(Not(_conjunction(effect.exception, names, some)))
     if condition:
@@ -58,6 +70,11 @@ def _effect_formula(effect: LearnedEffect, names: Sequence[str]):
     return node
 
 
+def precondition_text(literal: Literal, names: Sequence[str]) -> str:
+    """A precondition literal as the domain writes it (?o read existentially)."""
+    return write_formula(_formula(literal, names, some=True))
+
+
 def effect_text(effect: LearnedEffect, names: Sequence[str]) -> str:
 
     return write_formula(_effect_formula(effect, names))
@@ -65,14 +82,20 @@ def effect_text(effect: LearnedEffect, names: Sequence[str]) -> str:
 
 def learned_domain(name: str, learned: Sequence[LearnedAction], arities: Mapping[str, int]) -> Domain:
     requirements = [":strips"]
-    if any(not lit.positive for a in learned for lit in a.preconditions) or any(
+    some_other = any(not e.universal and EXTRA in lit.slots for a in learned for e in a.effects
+                     for lit in e.condition + e.exception) or any(
+        EXTRA in lit.slots for a in learned for lit in a.preconditions)
+    # ?o is told apart from the arguments with (not (= ?o ?x))
+    distinct = some_other or any(e.universal and a.arity for a in learned for e in a.effects)
+    if distinct or any(not lit.positive for a in learned for lit in a.preconditions) or any(
             not lit.positive for a in learned for e in a.effects for lit in e.condition) or any(
             e.exception for a in learned for e in a.effects):
         requirements.append(":negative-preconditions")
+    if distinct:
+        requirements.append(":equality")
     if any(e.condition or e.exception or e.universal for a in learned for e in a.effects):
         requirements.append(":conditional-effects")
-    if any(not e.universal and EXTRA in lit.slots for a in learned for e in a.effects
-           for lit in e.condition + e.exception):
+    if some_other:
         requirements.append(":existential-preconditions")
     predicates = tuple(
         PredicateDef(p, tuple(Typed(n) for n in ("a", "b", "c", "d", "e", "f")[:n]) if n <= 6
@@ -81,7 +104,8 @@ def learned_domain(name: str, learned: Sequence[LearnedAction], arities: Mapping
     actions = []
     for action in learned:
         names = variable_names(action.arity)
-        precondition = And(tuple(_formula(lit, names) for lit in action.preconditions))
+        precondition = And(tuple(_formula(lit, names, some=True)
+                                 for lit in action.preconditions))
         effect = And(tuple(_effect_formula(e, names) for e in action.effects))
         actions.append(Action(action.name, tuple(Typed(n) for n in names), precondition, effect))
     return Domain(name=name, requirements=tuple(requirements), predicates=predicates,
@@ -191,6 +215,7 @@ def typed_domain(learned: Domain, types_from: Domain, object_types: Mapping[str,
             Typed(p.name, common_type(positions[i]) if i < len(positions) else ())
             for i, p in enumerate(action.parameters))
         actions.append(dataclasses.replace(action, parameters=parameters,
+                                           precondition=typed_condition(action.precondition),
                                            effect=typed_effect(action.effect)))
     declared = {key(p.name) for p in types_from.predicates}
     predicates = types_from.predicates + tuple(p for p in learned.predicates

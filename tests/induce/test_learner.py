@@ -71,9 +71,11 @@ def test_effects_lifted_with_conditional_and_universal_parts():
     report = {r.name: r for r in result.report.actions}
     pick_effects = set(report["Pick"].effects)
     assert "(holding ?x)" in pick_effects and "(not (hand-empty))" in pick_effects
-    assert "(forall (?o) (not (on ?x ?o)))" in pick_effects
+    # ?o is an object other than the step's arguments (the PDDL says so)
+    assert "(forall (?o) (when (not (= ?o ?x)) (not (on ?x ?o))))" in pick_effects
     place = " ".join(report["Place"].effects)
-    assert "(forall (?o) (when (and (container ?x) (holding ?o)) (in ?o ?x)))" in place
+    assert ("(forall (?o) (when (and (not (= ?o ?x)) (container ?x) (holding ?o)) "
+            "(in ?o ?x)))") in place
     assert "(on ?o ?x)" in place and "(not (holding ?o))" in place
     assert not report["Place"].effect_issues
 
@@ -181,3 +183,26 @@ def test_induce_command_prints_a_domain_and_a_report(tmp_path, capsys):
     assert "Pick/1: support 2" in out.err
     code, out = _run_cli(["induce", str(tmp_path / "nothing")], capsys)
     assert code == 2 and "does not exist" in out.err
+
+
+def _finds(reachable_in_failures: bool) -> list[Transition]:
+    """Find succeeds on what is reachable and shut in nothing; fails on what is shut in a box
+    (and, with `reachable_in_failures` False, also not reachable)."""
+    ts = []
+    for obj, box in (("apple", "b1"), ("cup", "b2"), ("pen", "b1")):
+        ts.append(tr("Find", [obj], [f"(reachable {obj})"], True))
+        shut = [f"(shut-in {obj} {box})"] + ([f"(reachable {obj})"] if reachable_in_failures
+                                             else [])
+        ts.append(tr("Find", [obj], shut, False, code="refused"))
+    return ts
+
+
+def test_a_precondition_about_some_other_object_only_where_no_parameter_literal_explains():
+    # the failures are shut in a box and reachable: only "no object shuts ?x in" explains them
+    enclosed = {r.name: r for r in learn(_finds(True)).report.actions}["Find"]
+    assert enclosed.preconditions == (
+        "(not (exists (?o) (and (not (= ?o ?x)) (shut-in ?x ?o))))",)
+    assert enclosed.accuracy == 1.0
+    # (reachable ?x), over the parameter, explains them too: it is learned instead
+    reachable = {r.name: r for r in learn(_finds(False)).report.actions}["Find"]
+    assert reachable.preconditions == ("(reachable ?x)",)

@@ -1,6 +1,8 @@
 """Set-ups: collection reaches an action whose precondition needs several other steps first
 (a tool in the hand, a located object), by the domain's own semantics (`probe.means_ends`),
-in the symbolic world through the environment interface and in the gate-guided mode."""
+in the symbolic world through the environment interface and in the gate-guided mode; and a
+refusal that needs several steps first (an object shut in a closed box before it is looked
+for: `probe.refusal_set_up`), proposed by the domain and labelled by the environment."""
 from __future__ import annotations
 
 import random
@@ -12,7 +14,14 @@ from sage_pddl.env.transitions import TransitionLog
 from sage_pddl.gate import compile_gate
 from sage_pddl.induce import read_logs
 from sage_pddl.induce.collect import CollectSettings, collect_task
-from sage_pddl.induce.probe import ProbeSettings, grounded, means_ends, probe_task
+from sage_pddl.induce.probe import (
+    ProbeSettings,
+    Setters,
+    grounded,
+    means_ends,
+    probe_task,
+    refusal_set_up,
+)
 from sage_pddl.pddl import parse_domain, parse_problem
 from sage_pddl.pddl.model import PlanStep
 
@@ -96,3 +105,98 @@ def test_gate_guided_collection_reaches_every_action_and_sees_refusals(tmp_path)
     for action in ("Pick", "Drop", "Slice"):
         assert outcomes[(action, False)] >= 1, action
     assert not outcomes[("Find", False)] and not outcomes[("Look", False)]
+
+
+BOXES = """
+(define (domain boxes)
+  (:requirements :strips :typing :negative-preconditions :conditional-effects
+                 :universal-preconditions)
+  (:types thing)
+  (:predicates (reachable ?x - thing) (holding ?x - thing) (hand-empty) (box ?x - thing)
+               (closed ?x - thing) (inside ?x ?c - thing) (shut-in ?x ?c - thing))
+  (:action Find :parameters (?x - thing)
+    :precondition (forall (?c - thing) (not (shut-in ?x ?c)))
+    :effect (reachable ?x))
+  (:action Pick :parameters (?x - thing)
+    :precondition (and (reachable ?x) (hand-empty) (not (box ?x))
+                       (forall (?c - thing) (not (shut-in ?x ?c))))
+    :effect (and (holding ?x) (not (hand-empty)) (forall (?c - thing) (not (inside ?x ?c)))))
+  (:action PutIn :parameters (?c - thing)
+    :precondition (and (box ?c) (reachable ?c) (not (closed ?c)) (not (hand-empty)))
+    :effect (and (hand-empty)
+                 (forall (?o - thing) (when (holding ?o) (and (inside ?o ?c) (not (holding ?o)))))))
+  (:action Close :parameters (?c - thing)
+    :precondition (and (box ?c) (reachable ?c) (not (closed ?c)))
+    :effect (and (closed ?c) (forall (?o - thing) (when (inside ?o ?c) (shut-in ?o ?c)))))
+  (:action Open :parameters (?c - thing)
+    :precondition (and (box ?c) (reachable ?c) (closed ?c))
+    :effect (and (not (closed ?c)) (forall (?o - thing) (not (shut-in ?o ?c))))))
+"""
+BOX_PROBLEM = """
+(define (problem ring) (:domain boxes)
+  (:objects ring coin chest cup - thing)
+  (:init (hand-empty) (box chest))
+  (:goal (reachable ring)))
+"""
+"""Find X is refused only when X is shut in a closed box: five steps away (Find X, Pick X,
+Find the chest, PutIn, Close), and only by a conditional effect (Close shuts in what is
+inside), beyond a breadth-first search of a few steps."""
+
+
+def _box_steps(domain):
+    return [PlanStep(a.name, (o,), 0, f"{a.name} {o}") for a in domain.actions
+            for o in ("ring", "coin", "chest", "cup")]
+
+
+def test_a_refusal_is_set_up_backward_through_a_conditional_effect():
+    domain, problem = parse_domain(BOXES), parse_problem(BOX_PROBLEM)
+    gate = compile_gate(domain, problem)
+    setters = Setters(grounded(gate, _box_steps(domain)))
+    finds = [(s, g) for s, g in setters.through if s.action == "Find" and s.args != ("chest",)]
+    found = refusal_set_up(gate, gate.initial_state, finds, setters, 3, random.Random(0))
+    assert found is not None
+    *path, refused = found
+    assert refused.action == "Find" and path[-1].text == "Close chest"
+    # the set-up is a plan the domain accepts, after which the domain refuses that Find
+    assert gate.check(path).valid
+    verdict = gate.check(found)
+    assert not verdict.valid and verdict.violations[0].step == len(path)
+    assert "shut-in" in verdict.violations[0].literal
+    # without the levels of sub-goals it needs, none is found
+    assert refusal_set_up(gate, gate.initial_state, finds, setters, 0, random.Random(0)) is None
+
+
+class _OwnRules(SymbolicEnv):
+    """The symbolic world of its own domain, whatever domain the probe names at reset."""
+
+    def reset(self, problem, **options):
+        options.pop("domain", None)
+        return super().reset(problem, **options)
+
+
+def test_the_environment_labels_the_steps_a_refusal_set_up_proposes(tmp_path):
+    """The domain proposes the set-up and the step it believes refused; the environment
+    decides: in a world where a shut-in object can still be found, that Find is logged as a
+    success."""
+    domain, problem = parse_domain(BOXES), parse_problem(BOX_PROBLEM)
+    lenient = parse_domain(BOXES.replace(
+        "    :precondition (forall (?c - thing) (not (shut-in ?x ?c)))\n", ""))
+    task = SimpleNamespace(task_id="ring", scene="", reference_steps=(
+        {"action": "Find", "args": ["cup"]},))
+
+    def finds(world_domain, refusal_states: int) -> Counter:
+        path = tmp_path / f"{world_domain is domain}{refusal_states}.jsonl"
+        settings = ProbeSettings(seed=0, random=0, displaced=0, walks=0, proposed_walks=0,
+                                 refusal_states=refusal_states)
+        with TransitionLog(path) as log:
+            probe_task(task, domain, problem, _OwnRules(world_domain), log, settings, "b#ring")
+        transitions = list(read_logs([path]))
+        shut = Counter(t.success for t in transitions if t.action.action == "Find"
+                       and any(f[0] == "shut-in" and f[1] == t.action.args[0].lower()
+                               for f in t.pre))
+        return shut
+
+    assert finds(domain, 0) == Counter()  # no refusal set-ups: no Find of a shut-in object
+    assert finds(domain, 1)[False] >= 1  # the world refuses it, as the domain believed
+    lenient_world = finds(lenient, 1)
+    assert lenient_world[True] >= 1 and not lenient_world[False]  # this world accepts it
