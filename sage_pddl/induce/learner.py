@@ -192,10 +192,12 @@ def _example(t: Transition) -> Example:
 
 
 def _group(transitions: Iterable[Transition], aliases: Mapping[str, str],
-           progress: Callable[[int], None] | None = None) -> _Grouped:
+           progress: Callable[[int], None] | None = None, roles: bool = False) -> _Grouped:
     """One pass over the transitions: each is reduced to what the learner reads of it and
     dropped, and equal lifted states are shared (`interned`), so memory grows with the
-    distinct descriptions rather than with the logged states."""
+    distinct descriptions rather than with the logged states. The objects' roles are read
+    only with `roles` (`role_types`): each success would otherwise walk its state once per
+    argument for nothing."""
     schemas: dict[tuple[str, int], _Schema] = {}
     arities: dict[str, int] = {}
     changing: set[str] = set()
@@ -234,8 +236,9 @@ def _group(transitions: Iterable[Transition], aliases: Mapping[str, str],
                 schema.success_args = [set() for _ in t.action.args]
             for position, arg in enumerate(t.action.args):
                 schema.success_args[position].add(key(arg))
-                unary = frozenset(a.predicate for a in seen[0] if a.slots == (position,))
-                object_roles.setdefault(key(arg), set()).add(interned(unary))
+                if roles:
+                    unary = frozenset(a.predicate for a in seen[0] if a.slots == (position,))
+                    object_roles.setdefault(key(arg), set()).add(interned(unary))
         else:
             schema.failures.append(seen)
             schema.failure_examples.append(_example(t))
@@ -401,7 +404,7 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
     if not 0.0 <= noise < 0.5:
         raise SageError(f"--noise must be in [0, 0.5) (a rate of mislabelled outcomes), not {noise}")
     aliases = dict(aliases or {})
-    grouped = _group(transitions, aliases, progress)
+    grouped = _group(transitions, aliases, progress, roles=role_types)
     schemas, arities = grouped.schemas, grouped.arities
     if grouped.count == 0:
         raise SageError("no transitions to learn from (empty logs)")
