@@ -368,6 +368,9 @@ class VirtualHomeEnv:
         self.planner: Any = None
         self.task_id: str | None = None
         self.last_transition: Transition | None = None
+        # (EAI state, its graph as a dict, its facts): the task's initial state's, then the
+        # latest one's (see `_view`)
+        self._views: list[tuple[Any, dict, frozenset[Fact]]] = []
 
     # --- episode ---------------------------------------------------------------------------
 
@@ -377,14 +380,19 @@ class VirtualHomeEnv:
         accepted for the common reset signature and not used: EAI's simulator defines what
         actions do, and the task names its own scene graph."""
         task_id = task_id_of(problem, task or self._default_task)
-        goals = eai_goals(task_id)
-        planner, gold = build_planner(task_id)
-        self.resolver = task_resolver(task_id, planner)
-        self.task_id, self.goals, self.gold_script = task_id, goals, tuple(gold)
-        self.planner = planner
+        if self.planner is None or task_id != self.task_id:
+            # loading a task (its graphs, EAI's data files, the resolver) costs far more than
+            # a step; EAI's states are never changed in place (a step makes a new one), so
+            # `MotionPlanner.reset` returns the same task to its untouched initial state
+            goals = eai_goals(task_id)
+            planner, gold = build_planner(task_id)
+            self.resolver = task_resolver(task_id, planner)
+            self.task_id, self.goals, self.gold_script = task_id, goals, tuple(gold)
+            self.planner = planner
+            self._views = []
         self.planner.reset()
-        # `to_dict` builds new lists and dicts: the history needs no copy of its own
-        self._history_states = [planner.env_state.to_dict()]
+        # the graph is read, never changed: the history shares it with `_view`
+        self._history_states = [self._view()[0]]
         self.executed: list[str] = []
         self._episode += 1
         self._index = 0
@@ -405,7 +413,7 @@ class VirtualHomeEnv:
         success, info = self.planner.my_execute_primitive_action_eval(line.text)
         if success:
             self.executed.append(line.text)
-            self._history_states.append(self.planner.env_state.to_dict())
+            self._history_states.append(self._view()[0])
             return self._finish(plan_step, pre, True, "ok", None, line)
         error_type = classify_failure(info, self._history_states)
         message = info.get_error_string() or f"{line.text} is not executable"
@@ -417,7 +425,7 @@ class VirtualHomeEnv:
 
     def true_state(self) -> frozenset[Fact]:
         self._require_episode()
-        return frozenset(graph_facts(self.planner.env_state.to_dict(), self.resolver.relevant))
+        return self._view()[1]
 
     def goal_reached(self) -> bool | None:
         self._require_episode()
@@ -438,9 +446,9 @@ class VirtualHomeEnv:
 
     def observe(self) -> Observation:
         self._require_episode()
-        graph = self.planner.env_state.to_dict()
+        graph, known = self._view()
         relevant = self.resolver.relevant
-        facts = tuple(sorted(graph_facts(graph, relevant)))
+        facts = tuple(sorted(known))
         names = tuple(sorted({self.resolver.spell(i) for i in relevant}, key=str.lower))
         return Observation(describe(graph, relevant, self.planner.acting_char_id), names, facts)
 
@@ -461,6 +469,19 @@ class VirtualHomeEnv:
         if self._log is not None:
             self._log.append(self.last_transition)
         return StepResult(success, message, self.observe(), code, plan_step.index)
+
+    def _view(self) -> tuple[dict, frozenset[Fact]]:
+        """The current scene graph as a dict and its facts, built once per EAI state: a state
+        is never changed in place, so the object identifies its graph. Kept: the task's
+        initial state's (every reset returns to it) and the latest one's."""
+        state = self.planner.env_state
+        for held, graph, facts in self._views:
+            if held is state:
+                return graph, facts
+        graph = state.to_dict()
+        view = (state, graph, frozenset(graph_facts(graph, self.resolver.relevant)))
+        self._views = [self._views[0], view] if self._views else [view]
+        return graph, view[2]
 
     def _require_episode(self) -> None:
         if self.planner is None:

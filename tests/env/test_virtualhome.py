@@ -66,6 +66,28 @@ def test_gold_program_reaches_the_goal_and_logs(tmp_path):
 
 
 @needs_eai
+def test_a_reset_to_the_same_task_starts_from_its_untouched_initial_state():
+    """A reset keeps the loaded task (loading costs far more than a step) and returns to its
+    initial state: the same state, observation and outcomes as a fresh environment's, also
+    after another task's episode."""
+    fresh = VirtualHomeEnv()
+    start = fresh.reset(LAMP)
+    outcomes = [fresh.step(as_step(line)) for line in LAMP_GOLD]
+    reused = VirtualHomeEnv()
+    for task in (LAMP, LAMP, "3_1", LAMP):
+        first = reused.reset(task)
+        if task != LAMP:
+            assert first != start
+            continue
+        assert first == start and reused.true_state() == frozenset(start.facts)
+        again = [reused.step(as_step(line)) for line in LAMP_GOLD]
+        assert [(r.success, r.message, r.observation) for r in again] == [
+            (r.success, r.message, r.observation) for r in outcomes]
+        assert ("on", "floor_lamp") in reused.true_state()  # each step's state, not a kept one
+        assert reused.goal_reached() is True
+
+
+@needs_eai
 def test_eai_pddl_vocabulary_and_script_names_are_translated():
     env = VirtualHomeEnv(task=LAMP)
     env.reset("any problem")
