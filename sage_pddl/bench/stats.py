@@ -64,7 +64,9 @@ def bootstrap_ci(values: Sequence[float], *, resamples: int = DEFAULT_RESAMPLES,
     if data.size == 0:
         return Interval(math.nan, math.nan, math.nan, 0)
     mean = float(data.mean())
-    if data.size == 1 or resamples <= 0:
+    if resamples <= 0 or np.all(data == data[0]):
+        # every value the same (one task included): every resample is the data itself, so
+        # each resampled mean is `mean`, bit for bit, and so are both percentiles
         return Interval(mean, mean, mean, int(data.size))
     rng = np.random.default_rng(derived_seed(seed) if isinstance(seed, str) else seed)
     means = np.empty(resamples)
@@ -96,9 +98,12 @@ def paired_permutation_test(a: Sequence[float], b: Sequence[float], *,
     tolerance = 1e-12 * max(1.0, observed)  # equal means must count as "as extreme"
     if method not in ("auto", "exact", "monte-carlo"):
         raise ValueError(f"method must be auto, exact or monte-carlo, got {method!r}")
-    if method == "exact" or (method == "auto" and 2 ** diffs.size <= resamples):
-        if diffs.size > 20:
-            raise ValueError(f"exact enumeration of 2**{diffs.size} sign patterns is too large")
+    exact = method == "exact" or (method == "auto" and 2 ** diffs.size <= resamples)
+    if exact and diffs.size > 20:
+        raise ValueError(f"exact enumeration of 2**{diffs.size} sign patterns is too large")
+    if not np.any(diffs):  # no difference: every sign pattern is as extreme as the data
+        return 1.0
+    if exact:
         signs = np.array(list(itertools.product((1.0, -1.0), repeat=diffs.size)))
         extreme = np.abs(signs @ diffs / diffs.size) >= observed - tolerance
         return float(extreme.mean())

@@ -91,13 +91,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from ..bench.results import latest_rows, new_run_id, read_results  # start-up time
 
     config = config_from_args(args)
-    report_libraries = None if args.no_report else _ReportLibraries()
+    late_libraries = _LateLibraries(report=not args.no_report)
     if not config.resume and not config.run_id:  # named now, so an interrupt can name it
         config = dataclasses.replace(config, run_id=new_run_id())
     try:
         with _terminate_as_interrupt():
             run_dir = run_benchmark(config, first_cell_done=partial(
-                _first_cell_done, report_libraries, freeze=getattr(args, "whole_process", False)))
+                _first_cell_done, late_libraries, freeze=getattr(args, "whole_process", False)))
     except KeyboardInterrupt:
         _say_how_to_resume(args, config)
         raise
@@ -112,8 +112,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         out.print(f"note: a truncated last line ({status['truncated_bytes_dropped']} bytes) was "
                   "removed before appending", markup=False)
     report = page = None
-    if report_libraries is not None and (run_dir / "results.jsonl").stat().st_size > 0:
-        report_libraries.wait()
+    if not args.no_report and (run_dir / "results.jsonl").stat().st_size > 0:
+        late_libraries.wait()
         from ..bench.report import write_report  # start-up time: imported when used
 
         report = write_report(run_dir, resamples=args.resamples)
@@ -139,38 +139,40 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return EXIT_INVALID if status["aborted_models"] or status["errors"] else EXIT_OK
 
 
-def _first_cell_done(report_libraries: _ReportLibraries | None, freeze: bool) -> None:
+def _first_cell_done(late_libraries: _LateLibraries, freeze: bool) -> None:
     """Once the grid's first cell is done: with `freeze` (the command is the whole
     process), what the run has set up (its tasks, gates, memories, modules) lives until the
     process ends, so it is frozen out of the garbage collector's walks (`gc.freeze`: a full
-    collection would otherwise walk it again and again while the cells run); and the report's
-    libraries load while the cells wait."""
+    collection would otherwise walk it again and again while the cells run); and what the
+    command imports after its last cell loads while the cells wait."""
     if freeze:
         gc.freeze()
-    if report_libraries is not None:
-        report_libraries.load_meanwhile()
+    late_libraries.load_meanwhile()
 
 
-class _ReportLibraries:
-    """The report's libraries (its module with numpy, matplotlib with the figures' settings),
+class _LateLibraries:
+    """What the command imports after its last cell (rich's console for its closing lines;
+    with a report, the report's module with numpy and matplotlib with the figures' settings),
     imported on a thread of their own once the grid's first cell is done: the cells wait on
-    their LLM calls most of the time, so the report is written after the last cell without
-    importing first. Started neither during the run's set-up, which has no wait to fill, nor
-    while the first cells build their tasks (`run_benchmark`'s `first_cell_done`)."""
+    their LLM calls most of the time, so the command ends without importing first. Started
+    neither during the run's set-up, which has no wait to fill, nor while the first cells
+    build their tasks (`run_benchmark`'s `first_cell_done`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, report: bool) -> None:
+        self._report = report
         self._thread: threading.Thread | None = None
 
     def load_meanwhile(self) -> None:
-        self._thread = threading.Thread(target=self._load, name="report-libraries",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._load, name="late-libraries", daemon=True)
         self._thread.start()
 
-    @staticmethod
-    def _load() -> None:
-        from ..bench import plots, report  # noqa: F401 - what the report imports, loaded now
+    def _load(self) -> None:
+        import rich.console  # noqa: F401 - the closing lines' console, loaded now
 
-        plots.load()
+        if self._report:
+            from ..bench import plots, report  # noqa: F401 - what the report imports, now
+
+            plots.load()
 
     def wait(self) -> None:
         """Until the libraries are loaded (at once when they never started loading)."""

@@ -15,6 +15,18 @@ def test_bootstrap_of_a_constant_is_the_constant():
     assert interval.half_width == 0.0
 
 
+@pytest.mark.parametrize("n", [1, 3, 7, 16, 45])
+@pytest.mark.parametrize("value", [0.0, 1.0, 0.1, 1 / 3, 0.7, 123.456])
+def test_a_constant_is_not_resampled_and_gives_what_resampling_gives(n, value):
+    """Equal values skip the resampling; the interval is bit for bit the one resampling gives
+    (a mean of n copies of 0.1 is not 0.1, and resampled means round the same way)."""
+    data = np.full(n, value)
+    picks = np.random.default_rng(0).integers(0, n, size=(500, n))
+    low, high = np.percentile(data[picks].mean(axis=1), [2.5, 97.5])
+    interval = stats.bootstrap_ci([value] * n, resamples=500, seed="c")
+    assert (interval.mean, interval.low, interval.high) == (float(data.mean()), low, high)
+
+
 def test_bootstrap_interval_covers_the_mean_and_is_reproducible_by_name():
     values = [0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0]
     a = stats.bootstrap_ci(values, resamples=3000, seed="SAGE/goal")
