@@ -4,7 +4,9 @@ A ground fact whose objects are all step arguments becomes a lifted atom over ar
 positions (`("inside", (0, 1))` for `(inside ?x ?y)`); a fact naming the same object twice
 gives every lifting. Position `EXTRA` stands for one object that is not an argument: the
 quantified `?o` of a universal effect, or, in the conditions of any other effect, "some
-object other than the arguments" (`lift_with_some_object`). A literal is an atom with a sign;
+object other than the arguments" (`lift_with_some_object`). Position `SECOND` stands for a
+further object `?m` in the condition of a universal effect, other than the arguments and ?o and
+related to both (`bridges`): "?o is inside some ?m that is inside ?x". A literal is an atom with a sign;
 a clause is a conjunction of literals, and a state satisfies it when every literal holds.
 """
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 EXTRA = -1  # the index of the universally quantified variable ?o in lifted atoms
+SECOND = -2  # the index of ?m, the further object of a universal effect's condition
 
 Fact = tuple[str, ...]
 
@@ -48,8 +51,8 @@ def variable_names(arity: int) -> tuple[str, ...]:
 
 
 def literal_text(literal: Literal, names: Sequence[str]) -> str:
-    words = " ".join([literal.predicate, *(("?o" if i == EXTRA else "?" + names[i])
-                                           for i in literal.slots)])
+    words = " ".join([literal.predicate, *(("?o" if i == EXTRA else "?m" if i == SECOND
+                                            else "?" + names[i]) for i in literal.slots)])
     return f"({words})" if literal.positive else f"(not ({words}))"
 
 
@@ -84,6 +87,41 @@ def lift_with_some_object(state: Iterable[Fact], binding: Mapping[str, tuple[int
         for combo in itertools.product(*choices):
             lifted.add(LiftedAtom(fact[0], combo))
     return frozenset(lifted)
+
+
+def facts_by_object(state: Iterable[Fact]) -> dict[str, list[Fact]]:
+    """object -> the facts of `state` naming it."""
+    grouped: dict[str, list[Fact]] = defaultdict(list)
+    for fact in state:
+        for obj in set(fact[1:]):
+            grouped[obj].append(fact)
+    return grouped
+
+
+def bridges(grouped: Mapping[str, Sequence[Fact]], binding: Mapping[str, tuple[int, ...]],
+            obj: str, linked_to_arguments: Iterable[str]) -> tuple[frozenset[LiftedAtom], ...]:
+    """Per object ?m that bridges `obj` (?o) to the arguments, in name order, the atoms of
+    the state naming ?m over the arguments, ?o and ?m (`grouped`: `facts_by_object` of the
+    state). A bridge is an object outside `binding`, not `obj`, that some fact names with
+    `obj` and that is in `linked_to_arguments` (the objects some fact names with an
+    argument): only such an object can satisfy a condition on ?m that relates ?m to ?o and to
+    an argument, as every learned one does (`LearnedEffect.bridge`)."""
+    near = {other for fact in grouped.get(obj, ()) for other in fact[1:]}
+    extended = {**binding, obj: (EXTRA,)}
+    found = []
+    for m in sorted(near & set(linked_to_arguments) - {obj} - set(binding)):
+        scope = {**extended, m: (SECOND,)}
+        found.append(frozenset(atom for atom in lift_state(
+            [fact for fact in grouped[m] if all(o in scope for o in fact[1:])], scope)
+            if SECOND in atom.slots))
+    return tuple(found)
+
+
+def linked_to_arguments(grouped: Mapping[str, Sequence[Fact]],
+                        binding: Mapping[str, tuple[int, ...]]) -> frozenset[str]:
+    """The objects outside `binding` that some fact names with an argument."""
+    return frozenset(obj for arg in binding for fact in grouped.get(arg, ())
+                     for obj in fact[1:] if obj not in binding)
 
 
 def arg_binding(args: Sequence[str]) -> dict[str, tuple[int, ...]]:
@@ -135,6 +173,20 @@ def satisfies(true_atoms: frozenset[LiftedAtom], clause: Iterable[Literal]) -> b
 def any_satisfies(instances: Sequence[frozenset[LiftedAtom]], clause: Iterable[Literal]) -> bool:
     must, must_not = split_clause(clause)
     return any(must <= n and must_not.isdisjoint(n) for n in instances)
+
+
+def bridge_links(literals: Iterable[Literal]) -> tuple[Literal, ...]:
+    """The true literals relating ?m (`SECOND`) to ?o or to an argument."""
+    return tuple(lit for lit in literals if lit.positive and SECOND in lit.slots
+                 and any(i != SECOND for i in lit.slots))
+
+
+def bridge_is_linked(literals: Iterable[Literal]) -> bool:
+    """Whether some true literal relates ?m to ?o, and some relates ?m to an argument (what
+    every condition on ?m has: only a bridge can satisfy it, `bridges`)."""
+    links = [lit.slots for lit in bridge_links(literals)]
+    return any(EXTRA in slots for slots in links) and any(
+        any(i >= 0 for i in slots) for slots in links)
 
 
 def literal_order(literal: Literal) -> tuple:
