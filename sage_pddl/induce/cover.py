@@ -203,26 +203,28 @@ def learn_bridged_conditions(positives: Sequence[Bridged], negatives: Sequence[B
 def _pruned(clause: tuple[frozenset[Literal], frozenset[Literal]], negs: Sequence[Bridged],
             weights: Sequence[int]) -> tuple[tuple[Literal, ...], tuple[Literal, ...]]:
     """The links of a consistent bridged clause, then, one at a time, the literal of it that
-    keeps out the most negatives still satisfying the choice (the whole clause when no one
-    literal keeps out another: a negative whose every ?m is kept out by a different one)."""
+    keeps out the most (negative, ?m) pairs that still satisfy the choice, until none does (a
+    negative is kept out when each of its ?m is; `weights`: per negative). Some literal of
+    the clause keeps out each pair, since the whole clause keeps out every negative."""
     plain: set[Literal] = set()
     bridge = set(bridge_links(clause[1]))
-    inside = _matching(negs, plain, bridge)
+    must, must_not = split_clause(bridge)
+    pairs = [(i, atoms) for i, (_state, bridged) in enumerate(negs) for atoms in bridged
+             if must <= atoms and must_not.isdisjoint(atoms)]
     rest = sorted([(lit, False) for lit in clause[0]] + [(lit, True) for lit in clause[1] - bridge],
                   key=lambda item: literal_order(item[0]))
-    while inside:
+
+    def kept_out(lit: Literal, on_m: bool, i: int, atoms: frozenset[LiftedAtom]) -> bool:
+        return not holds(lit, atoms if on_m else negs[i][0])
+
+    while pairs:
         best, best_key = None, None
         for lit, on_m in rest:
-            trial = _matching([negs[i] for i in inside], plain | ({lit} if not on_m else set()),
-                              bridge | ({lit} if on_m else set()))
-            gain = sum(weights[inside[j]] for j in range(len(inside))) - sum(
-                weights[inside[j]] for j in trial)
+            gain = sum(weights[i] for i, atoms in pairs if kept_out(lit, on_m, i, atoms))
             if gain > 0 and (best_key is None or (gain, lit.positive) > best_key):
                 best, best_key = (lit, on_m), (gain, lit.positive)
-        if best is None:
-            plain, bridge = set(clause[0]), set(clause[1])
-            break
+        assert best is not None  # the whole clause keeps every pair out
         rest.remove(best)
         (bridge if best[1] else plain).add(best[0])
-        inside = [inside[j] for j in _matching([negs[i] for i in inside], plain, bridge)]
+        pairs = [(i, atoms) for i, atoms in pairs if not kept_out(*best, i, atoms)]
     return (tuple(sorted(plain, key=literal_order)), tuple(sorted(bridge, key=literal_order)))

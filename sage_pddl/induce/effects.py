@@ -56,16 +56,20 @@ from .lifting import (
     Literal,
     arg_binding,
     bridges,
-    facts_by_object,
     lift_state,
     lift_with_some_object,
-    linked_to_arguments,
     literal_order,
     literal_text,
     satisfies,
     universe,
     variable_names,
 )
+
+SEVERAL_MIN_SUPPORT = 2
+"""The changes each clause of an effect written as several clauses (`_several`) must cover at
+least: a clause drawn from one change describes that change, not a rule (on EAI's VirtualHome
+logs such clauses, `(not (dirty ?m)) (not (has_switch ?m))` for one object a find put next to
+the character, lowered the held-out precision of the predicted changes)."""
 
 
 def _split_by_change(atom, positive: bool, transitions) -> tuple[list, list]:
@@ -144,15 +148,13 @@ def effect_row(t: Transition, intern: Callable[[Any], Any] = lambda value: value
     objects = {obj for fact in t.pre | t.post for obj in fact[1:]} - set(binding)
     if objects:
         groups = [_by_other_object(state, binding) for state in (t.pre, t.post, t.unknown)]
-        by_object = facts_by_object(t.pre)
-        linked = linked_to_arguments(by_object, binding)
+        bridges_of = bridges(t.pre, binding)
         for obj in sorted(objects):
             extended = {**binding, obj: (EXTRA,)}
             per_object.append(intern(tuple(
                 intern(base | lift_state(group.get(obj, ()), extended)) if obj in group else base
                 for base, group in zip((pre, post, unobserved), groups))))
-            bridged.append(intern(tuple(intern(atoms) for atoms in
-                                        bridges(by_object, binding, obj, linked))))
+            bridged.append(intern(tuple(intern(atoms) for atoms in bridges_of(obj))))
     return EffectRow(pre, post, unobserved, intern(lift_with_some_object(t.pre, binding)),
                      tuple(sorted(extra_changes)), tuple(two_extra), tuple(per_object),
                      tuple(bridged))
@@ -277,7 +279,9 @@ def _several(literal: Literal, pos, neg, atoms, bridge_atoms, min_support: int
     changes they leave, clauses through a further object ?m related to ?o and to an argument
     (`(exists (?m) (and (inside ?o ?m) (inside ?m ?x)))`: what is inside something inside ?x).
     Each clause excludes every object whose literal did not change, so none predicts a change
-    that did not happen; none at all unless together they explain every change."""
+    that did not happen, and covers at least `SEVERAL_MIN_SUPPORT` changes; none is written
+    unless together they explain every change."""
+    min_support = max(min_support, SEVERAL_MIN_SUPPORT)
     clauses, _ = learn_conditions([p for p, _ in pos], [n for n, _ in neg], atoms, min_support)
     effects: list[LearnedEffect] = []
     left = list(range(len(pos)))

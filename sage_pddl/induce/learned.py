@@ -18,12 +18,10 @@ from .lifting import (
     arg_binding,
     bridge_is_linked,
     bridges,
-    facts_by_object,
     ground_literal,
     holds,
     lift_state,
     lift_with_some_object,
-    linked_to_arguments,
     satisfies,
 )
 
@@ -110,12 +108,11 @@ class LearnedAction:
                         ground_literal(effect.literal, names, ""))
         if any(e.universal for e in self.effects):
             others = sorted({obj for fact in state for obj in fact[1:]} - set(binding))
-            grouped = facts_by_object(state) if any(e.bridge for e in self.effects) else {}
-            linked = linked_to_arguments(grouped, binding)
+            bridges_of = bridges(state, binding) if any(e.bridge for e in self.effects) else None
             for obj in others:
                 extended = {**binding, obj: (EXTRA,)}
                 true_atoms = lift_state(state, extended)
-                bridged = bridges(grouped, binding, obj, linked) if grouped else ()
+                bridged = bridges_of(obj) if bridges_of is not None else ()
                 for effect in self.effects:
                     if effect.universal and effect.fires(true_atoms, bridged):
                         (added if effect.literal.positive else deleted).add(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 EXTRA = -1  # the index of the universally quantified variable ?o in lifted atoms
@@ -89,39 +89,43 @@ def lift_with_some_object(state: Iterable[Fact], binding: Mapping[str, tuple[int
     return frozenset(lifted)
 
 
-def facts_by_object(state: Iterable[Fact]) -> dict[str, list[Fact]]:
-    """object -> the facts of `state` naming it."""
-    grouped: dict[str, list[Fact]] = defaultdict(list)
+def bridges(state: Iterable[Fact], binding: Mapping[str, tuple[int, ...]]
+            ) -> Callable[[str], tuple[frozenset[LiftedAtom], ...]]:
+    """obj -> per object ?m that bridges `obj` (?o) to the arguments, in name order, the atoms
+    of `state` naming ?m over the arguments, ?o and ?m. A bridge is an object outside
+    `binding`, not `obj`, that a fact over the arguments, `obj` and it names with `obj`, and
+    that some fact names with an argument: only such an object can satisfy a condition on ?m
+    that relates ?m to ?o and to an argument by true atoms, as every learned one does
+    (`LearnedEffect.bridge`). The state is read once; each object's bridges are cheap."""
+    own: dict[str, list[Fact]] = defaultdict(list)  # facts over the arguments and m
+    pairs: dict[tuple[str, str], list[Fact]] = defaultdict(list)  # over the arguments, m, o
+    neighbours: dict[str, set[str]] = defaultdict(set)
+    linked: set[str] = set()
     for fact in state:
-        for obj in set(fact[1:]):
-            grouped[obj].append(fact)
-    return grouped
+        outside = sorted({obj for obj in fact[1:] if obj not in binding})
+        if len(outside) < len(fact) - 1:  # the fact names an argument
+            linked.update(outside)
+        if len(outside) == 1:
+            own[outside[0]].append(fact)
+        elif len(outside) == 2:
+            a, b = outside
+            pairs[(a, b)].append(fact)
+            pairs[(b, a)].append(fact)
+            neighbours[a].add(b)
+            neighbours[b].add(a)
+    lifted_own: dict[str, frozenset[LiftedAtom]] = {}
 
+    def of(obj: str) -> tuple[frozenset[LiftedAtom], ...]:
+        found = []
+        for m in sorted(neighbours.get(obj, set()) & linked):
+            if m not in lifted_own:
+                lifted_own[m] = lift_state(own.get(m, ()), {**binding, m: (SECOND,)})
+            scope = {**binding, obj: (EXTRA,), m: (SECOND,)}
+            found.append(lifted_own[m] | frozenset(
+                atom for atom in lift_state(pairs[(m, obj)], scope) if SECOND in atom.slots))
+        return tuple(found)
 
-def bridges(grouped: Mapping[str, Sequence[Fact]], binding: Mapping[str, tuple[int, ...]],
-            obj: str, linked_to_arguments: Iterable[str]) -> tuple[frozenset[LiftedAtom], ...]:
-    """Per object ?m that bridges `obj` (?o) to the arguments, in name order, the atoms of
-    the state naming ?m over the arguments, ?o and ?m (`grouped`: `facts_by_object` of the
-    state). A bridge is an object outside `binding`, not `obj`, that some fact names with
-    `obj` and that is in `linked_to_arguments` (the objects some fact names with an
-    argument): only such an object can satisfy a condition on ?m that relates ?m to ?o and to
-    an argument, as every learned one does (`LearnedEffect.bridge`)."""
-    near = {other for fact in grouped.get(obj, ()) for other in fact[1:]}
-    extended = {**binding, obj: (EXTRA,)}
-    found = []
-    for m in sorted(near & set(linked_to_arguments) - {obj} - set(binding)):
-        scope = {**extended, m: (SECOND,)}
-        found.append(frozenset(atom for atom in lift_state(
-            [fact for fact in grouped[m] if all(o in scope for o in fact[1:])], scope)
-            if SECOND in atom.slots))
-    return tuple(found)
-
-
-def linked_to_arguments(grouped: Mapping[str, Sequence[Fact]],
-                        binding: Mapping[str, tuple[int, ...]]) -> frozenset[str]:
-    """The objects outside `binding` that some fact names with an argument."""
-    return frozenset(obj for arg in binding for fact in grouped.get(arg, ())
-                     for obj in fact[1:] if obj not in binding)
+    return of
 
 
 def arg_binding(args: Sequence[str]) -> dict[str, tuple[int, ...]]:

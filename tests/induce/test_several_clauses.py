@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from sage_pddl.induce.effects import SEVERAL_MIN_SUPPORT
 from sage_pddl.induce.learned import LearnedEffect
 from sage_pddl.induce.learner import learn
 from sage_pddl.induce.lifting import EXTRA, SECOND, Literal
@@ -99,3 +100,38 @@ def test_a_condition_on_a_further_object_must_relate_it_to_the_step():
         LearnedEffect(Literal(True, "shut", (0,)),
                       bridge=(Literal(True, "inside", (EXTRA, SECOND)),
                               Literal(True, "inside", (SECOND, 0))))
+
+
+def test_a_change_that_needs_two_further_objects_leaves_the_effect_reported():
+    # a kiwi in the cup in bowl1 in b1 (and a date in a mug in bowl2 in b2): Close b1 shuts in
+    # the kiwi, but no one further object relates the kiwi to b1, and over ?o and ?x alone
+    # the kiwi is like the date, so the whole effect is reported, not written without it
+    ts = []
+    for box in ("b1", "b2"):
+        scene = _scene() + ["(inside kiwi cup)", "(inside date mug)", "(inside mug bowl2)"]
+        shut = ["apple", "bowl1", "cup", "kiwi"] if box == "b1" else ["pen", "bowl2", "fig",
+                                                                    "mug", "date"]
+        post = [f for f in scene if f != f"(opened {box})"] + [f"(closed {box})"] + [
+            f"(shut-in {o} {box})" for o in shut]
+        ts.append(tr("Close", [box], scene, True, post))
+        ts.append(tr("Close", [box], post, False, code="already-closed"))
+    effects, issues = _close_effects(ts)
+    assert not any("shut-in" in e for e in effects)
+    assert any(i.startswith("(shut-in ?o ?x) for other objects ?o") for i in issues)
+
+
+def test_a_clause_drawn_from_one_change_is_not_written():
+    # only Close b1 shuts in something inside a bowl (the cup; Close b2 is logged with the fig
+    # out of its bowl): the clause through ?m would rest on that one change, so the effect is
+    # reported
+    assert SEVERAL_MIN_SUPPORT == 2
+    ts = []
+    for box, shut in (("b1", ["apple", "bowl1", "cup"]), ("b2", ["pen", "bowl2"])):
+        scene = [f for f in _scene() if f != "(inside fig bowl2)"] if box == "b2" else _scene()
+        post = [f for f in scene if f != f"(opened {box})"] + [f"(closed {box})"] + [
+            f"(shut-in {o} {box})" for o in shut]
+        ts += [tr("Close", [box], scene, True, post),
+               tr("Close", [box], post, False, code="already-closed")]
+    effects, issues = _close_effects(ts)
+    assert not any("shut-in" in e for e in effects)
+    assert any(i.startswith("(shut-in ?o ?x) for other objects ?o") for i in issues)
