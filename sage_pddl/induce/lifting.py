@@ -102,11 +102,15 @@ def bridges(state: Iterable[Fact], binding: Mapping[str, tuple[int, ...]]
     neighbours: dict[str, set[str]] = defaultdict(set)
     linked: set[str] = set()
     for fact in state:
-        outside = sorted({obj for obj in fact[1:] if obj not in binding})
-        if len(outside) < len(fact) - 1:  # the fact names an argument
+        if len(fact) == 2:  # most facts are unary
+            if fact[1] not in binding:
+                own[fact[1]].append(fact)
+            continue
+        outside = {obj for obj in fact[1:] if obj not in binding}
+        if any(obj in binding for obj in fact[1:]):
             linked.update(outside)
         if len(outside) == 1:
-            own[outside[0]].append(fact)
+            own[next(iter(outside))].append(fact)
         elif len(outside) == 2:
             a, b = outside
             pairs[(a, b)].append(fact)
