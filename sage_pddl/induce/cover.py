@@ -132,7 +132,6 @@ def learn_conditions(positives: Sequence[frozenset[LiftedAtom]],
     return clauses, unexplained
 
 
-
 Bridged = tuple[frozenset[LiftedAtom], tuple[frozenset[LiftedAtom], ...]]
 """An instance for `learn_bridged_conditions`: its atoms, and the atoms naming ?m of each
 object that could be ?m."""
@@ -158,8 +157,8 @@ def learn_bridged_conditions(positives: Sequence[Bridged], negatives: Sequence[B
     (its links); returns (clauses, number of positives left unexplained). As
     `learn_conditions`: a positive's most specific description (with one of its ?m), widened
     by intersecting with further positives (each with the first of its ?m that keeps every
-    negative out and the links), then pruned: the links, and then the literals that keep out
-    the most negatives still in, until none is."""
+    negative out and the links), then pruned (`_pruned`): the links, then the literals that
+    keep out the most (negative, ?m) pairs still in, until none is."""
     pos_counts = Counter(positives)
     neg_counts = Counter(n for n in negatives if n[1])  # no ?m: no clause holds
     negs = list(neg_counts)

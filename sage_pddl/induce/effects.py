@@ -112,7 +112,7 @@ class EffectRow:
     extra_changes: tuple[tuple[LiftedAtom, bool], ...]
     two_extra: tuple[str, ...]
     per_object: tuple[tuple[frozenset[LiftedAtom], ...], ...]
-    bridges: tuple[tuple[frozenset[LiftedAtom], ...], ...] = ()
+    bridges: tuple[tuple[frozenset[LiftedAtom], ...], ...]
 
 
 def _by_other_object(state: Iterable[Fact], binding: Mapping[str, tuple[int, ...]]
