@@ -5,6 +5,9 @@ explaining failures; the fewest literals of a clause excluding negatives). `lear
 finds clauses covering positive instances and excluding every negative (conditions of
 effects): the most specific description of a positive, generalised by intersecting with
 further positives while no negative satisfies it, then pruned by `greedy_cover`.
+`learn_bridged_conditions` does the same where a clause also says something of a further
+object ?m (an instance is its atoms and, per object that could be ?m, the atoms naming it;
+it satisfies the clause when its atoms do and the atoms of one ?m do).
 """
 from __future__ import annotations
 
@@ -15,6 +18,8 @@ from .lifting import (
     LiftedAtom,
     Literal,
     any_satisfies,
+    bridge_is_linked,
+    bridge_links,
     description,
     holds,
     literal_order,
@@ -126,3 +131,99 @@ def learn_conditions(positives: Sequence[frozenset[LiftedAtom]],
         clauses.append(tuple(sorted(chosen, key=literal_order)))
     return clauses, unexplained
 
+
+Bridged = tuple[frozenset[LiftedAtom], tuple[frozenset[LiftedAtom], ...]]
+"""An instance for `learn_bridged_conditions`: its atoms, and the atoms naming ?m of each
+object that could be ?m."""
+
+
+def _matching(instances: Sequence[Bridged], plain: Iterable[Literal],
+              bridge: Iterable[Literal]) -> list[int]:
+    """The indices of the instances satisfying (plain, bridge)."""
+    must, must_not = split_clause(plain)
+    m_must, m_must_not = split_clause(bridge)
+    return [i for i, (atoms, bridged) in enumerate(instances)
+            if must <= atoms and must_not.isdisjoint(atoms)
+            and any(m_must <= b and m_must_not.isdisjoint(b) for b in bridged)]
+
+
+def learn_bridged_conditions(positives: Sequence[Bridged], negatives: Sequence[Bridged],
+                             atoms: frozenset[LiftedAtom], bridge_atoms: frozenset[LiftedAtom],
+                             min_support: int = 1
+                             ) -> tuple[list[tuple[tuple[Literal, ...], tuple[Literal, ...]]],
+                                        int]:
+    """Clauses (literals over the arguments and ?o, literals naming ?m) covering the positives
+    and excluding every negative, each relating ?m to ?o and to an argument by true literals
+    (its links); returns (clauses, number of positives left unexplained). As
+    `learn_conditions`: a positive's most specific description (with one of its ?m), widened
+    by intersecting with further positives (each with the first of its ?m that keeps every
+    negative out and the links), then pruned (`_pruned`): the links, then the literals that
+    keep out the most (negative, ?m) pairs still in, until none is."""
+    pos_counts = Counter(positives)
+    neg_counts = Counter(n for n in negatives if n[1])  # no ?m: no clause holds
+    negs = list(neg_counts)
+
+    def order(instance: Bridged) -> tuple:
+        return (-pos_counts[instance], sorted(instance[0]), [sorted(b) for b in instance[1]])
+
+    def consistent(plain: frozenset[Literal], bridge: frozenset[Literal]) -> bool:
+        return bridge_is_linked(bridge) and not _matching(negs, plain, bridge)
+
+    remaining = sorted(pos_counts, key=order)
+    clauses: list[tuple[tuple[Literal, ...], tuple[Literal, ...]]] = []
+    unexplained = 0
+    while remaining:
+        seed = remaining[0]
+        clause = next(((description(seed[0], atoms), description(b, bridge_atoms))
+                       for b in seed[1]
+                       if consistent(description(seed[0], atoms), description(b, bridge_atoms))),
+                      None)
+        if clause is None:
+            unexplained += pos_counts[seed]
+            remaining = remaining[1:]
+            continue
+        for other in remaining[1:]:
+            plain = clause[0] & description(other[0], atoms)
+            for b in other[1]:
+                bridge = clause[1] & description(b, bridge_atoms)
+                if consistent(plain, bridge):
+                    clause = (plain, bridge)
+                    break
+        covered = set(_matching(remaining, *clause))
+        support = sum(pos_counts[remaining[i]] for i in covered)
+        remaining = [p for i, p in enumerate(remaining) if i not in covered]
+        if support < min_support:
+            unexplained += support
+            continue
+        clauses.append(_pruned(clause, negs, [neg_counts[n] for n in negs]))
+    return clauses, unexplained
+
+
+def _pruned(clause: tuple[frozenset[Literal], frozenset[Literal]], negs: Sequence[Bridged],
+            weights: Sequence[int]) -> tuple[tuple[Literal, ...], tuple[Literal, ...]]:
+    """The links of a consistent bridged clause, then, one at a time, the literal of it that
+    keeps out the most (negative, ?m) pairs that still satisfy the choice, until none does (a
+    negative is kept out when each of its ?m is; `weights`: per negative). Some literal of
+    the clause keeps out each pair, since the whole clause keeps out every negative."""
+    plain: set[Literal] = set()
+    bridge = set(bridge_links(clause[1]))
+    must, must_not = split_clause(bridge)
+    pairs = [(i, atoms) for i, (_state, bridged) in enumerate(negs) for atoms in bridged
+             if must <= atoms and must_not.isdisjoint(atoms)]
+    rest = sorted([(lit, False) for lit in clause[0]] + [(lit, True) for lit in clause[1] - bridge],
+                  key=lambda item: literal_order(item[0]))
+
+    def kept_out(lit: Literal, on_m: bool, i: int, atoms: frozenset[LiftedAtom]) -> bool:
+        return not holds(lit, atoms if on_m else negs[i][0])
+
+    while pairs:
+        best, best_key = None, None
+        for lit, on_m in rest:
+            gain = sum(weights[i] for i, atoms in pairs if kept_out(lit, on_m, i, atoms))
+            if gain > 0 and (best_key is None or (gain, lit.positive) > best_key):
+                best, best_key = (lit, on_m), (gain, lit.positive)
+        assert best is not None  # the whole clause keeps every pair out
+        rest.remove(best)
+        (bridge if best[1] else plain).add(best[0])
+        pairs = [(i, atoms) for i, atoms in pairs if not kept_out(*best, i, atoms)]
+    return (tuple(sorted(plain, key=literal_order)), tuple(sorted(bridge, key=literal_order)))

@@ -25,9 +25,16 @@ Facts naming one object that is not an argument are lifted with an extra variabl
 become universal effects `(forall (?o) (when C(?o) e(?o)))`, learned the same way over all
 (transition, object) pairs and bounded by their anchor: the relations between ?o and the
 arguments that held before every such change (`(inside ?o ?x)` for what an Open
-un-encloses), since the data says nothing of objects not so related. A change that no
-consistent condition explains (the same description both with and without the change), or
-that names two non-argument objects, is reported, never guessed.
+un-encloses), since the data says nothing of objects not so related. Where no one clause
+explains a universal effect, several may (`_several`): each written as its own `(forall (?o)
+(when C_i e))`, which together say the disjunction; each relates ?o to the arguments
+(an anchor: a clause that does not is an incidental description and is not kept), directly
+or through a further object ?m related to ?o and to an argument (`(exists (?m) (and (inside
+?o ?m) (inside ?m ?x)))`: what is inside something inside ?x; `lifting.bridges`); each keeps
+out every object whose literal did not change; and they are written only when together
+they explain every change. A change that no consistent condition explains (the same
+description both with and without the change), or that names two non-argument objects, is
+reported, never guessed.
 """
 from __future__ import annotations
 
@@ -39,21 +46,30 @@ from typing import Any
 from sage_pddl.env.transitions import Transition
 from sage_pddl.pddl.model import key
 
-from .cover import learn_conditions
+from .cover import learn_bridged_conditions, learn_conditions
 from .learned import LearnedEffect
 from .lifting import (
     EXTRA,
+    SECOND,
     Fact,
     LiftedAtom,
     Literal,
     arg_binding,
+    bridges,
     lift_state,
     lift_with_some_object,
     literal_order,
     literal_text,
+    satisfies,
     universe,
     variable_names,
 )
+
+SEVERAL_MIN_SUPPORT = 2
+"""The changes each clause of an effect written as several clauses (`_several`) must cover at
+least: a clause drawn from one change describes that change, not a rule (on EAI's VirtualHome
+logs such clauses, `(not (dirty ?m)) (not (has_switch ?m))` for one object a find put next to
+the character, lowered the held-out precision of the predicted changes)."""
 
 
 def _split_by_change(atom, positive: bool, transitions) -> tuple[list, list]:
@@ -62,19 +78,20 @@ def _split_by_change(atom, positive: bool, transitions) -> tuple[list, list]:
     hold afterwards (so it cannot be an unconditional effect there). A triple where the atom was
     not observed before the step says neither."""
     happened, missed = [], []
-    for pre, post, unobserved in transitions:
+    for pre, post, unobserved, *more in transitions:
         if atom in unobserved:
             continue
+        instance = (pre, *more) if more else pre
         before, after = atom in pre, atom in post
         if positive:
             if after and not before:
-                happened.append(pre)
+                happened.append(instance)
             elif not after:
-                missed.append(pre)
+                missed.append(instance)
         elif before and not after:
-            happened.append(pre)
+            happened.append(instance)
         elif after:
-            missed.append(pre)
+            missed.append(instance)
     return happened, missed
 
 @dataclass(frozen=True)
@@ -83,8 +100,10 @@ class EffectRow:
     log's successes fit in memory): the states lifted over the arguments (`pre`, `post`,
     `unobserved`), the pre-state lifted with "some other object" (`some`), the changes of one
     object that is not an argument (`extra_changes`: (atom over ?o, added)), the predicates of
-    changes naming two such objects, and, per other object of the states in name order, the
-    (pre, post, unobserved) triple lifted with that object as ?o (`per_object`)."""
+    changes naming two such objects, per other object of the states in name order, the
+    (pre, post, unobserved) triple lifted with that object as ?o (`per_object`), and, in the
+    same order, the atoms naming ?m of each of that object's bridges (`bridges`: the objects
+    through which it relates to the arguments, `lifting.bridges`)."""
 
     pre: frozenset[LiftedAtom]
     post: frozenset[LiftedAtom]
@@ -93,6 +112,7 @@ class EffectRow:
     extra_changes: tuple[tuple[LiftedAtom, bool], ...]
     two_extra: tuple[str, ...]
     per_object: tuple[tuple[frozenset[LiftedAtom], ...], ...]
+    bridges: tuple[tuple[frozenset[LiftedAtom], ...], ...]
 
 
 def _by_other_object(state: Iterable[Fact], binding: Mapping[str, tuple[int, ...]]
@@ -124,16 +144,20 @@ def effect_row(t: Transition, intern: Callable[[Any], Any] = lambda value: value
         elif len(others) > 1:
             two_extra.append(fact[0])
     per_object = []
+    bridged = []
     objects = {obj for fact in t.pre | t.post for obj in fact[1:]} - set(binding)
     if objects:
         groups = [_by_other_object(state, binding) for state in (t.pre, t.post, t.unknown)]
+        bridges_of = bridges(t.pre, binding)
         for obj in sorted(objects):
             extended = {**binding, obj: (EXTRA,)}
             per_object.append(intern(tuple(
                 intern(base | lift_state(group.get(obj, ()), extended)) if obj in group else base
                 for base, group in zip((pre, post, unobserved), groups))))
+            bridged.append(intern(tuple(intern(atoms) for atoms in bridges_of(obj))))
     return EffectRow(pre, post, unobserved, intern(lift_with_some_object(t.pre, binding)),
-                     tuple(sorted(extra_changes)), tuple(two_extra), tuple(per_object))
+                     tuple(sorted(extra_changes)), tuple(two_extra), tuple(per_object),
+                     tuple(bridged))
 
 
 def learn_effects(rows: Sequence[EffectRow], arity: int, arities: Mapping[str, int],
@@ -175,13 +199,16 @@ def learn_effects(rows: Sequence[EffectRow], arity: int, arities: Mapping[str, i
     # effects on one object that is not an argument: universal
     if extra_adds or extra_dels:
         extra_atoms = universe(arities, variables + [EXTRA])
+        bridge_atoms = frozenset(a for a in universe(arities, variables + [EXTRA, SECOND])
+                                 if SECOND in a.slots)
         for positive, candidates in ((True, extra_adds), (False, extra_dels)):
             for atom in sorted(candidates):
-                pos, neg = _split_by_change(atom, positive,
-                                            (triple for row in rows for triple in row.per_object))
+                pos, neg = _split_by_change(atom, positive, (
+                    (*triple, bridged) for row in rows
+                    for triple, bridged in zip(row.per_object, row.bridges)))
                 literal = Literal(positive, atom.predicate, atom.slots)
-                effects_here, unexplained = _conditional(literal, pos, neg, extra_atoms,
-                                                         min_support, universal=True)
+                effects_here, unexplained = _universal(literal, pos, neg, extra_atoms,
+                                                       bridge_atoms, min_support)
                 effects += effects_here
                 if unexplained:
                     issues.append(f"{literal_text(literal, names)} for other objects ?o: "
@@ -229,3 +256,53 @@ def _conditional(literal: Literal, pos, neg, atoms, min_support: int, universal:
     # a union of clauses each covering a few changes by incidental facts
     # (`(when (cuttable ?y) ...)`) would be a guess, so the effect is reported, not written
     return [], len(pos)
+
+
+def _universal(literal: Literal, pos, neg, atoms, bridge_atoms, min_support: int):
+    """The universal effect on `literal` (`pos`, `neg`: (pre-state, bridges) pairs): as
+    `_conditional` when one clause, or the exceptions, explain it; else as several clauses
+    (`_several`), and reported when they do not explain every change either."""
+    effects, unexplained = _conditional(literal, [p for p, _ in pos], [n for n, _ in neg],
+                                        atoms, min_support, universal=True)
+    if effects or not unexplained:
+        return effects, unexplained
+    several = _several(literal, pos, neg, atoms, bridge_atoms, min_support)
+    return (several, 0) if several else ([], unexplained)
+
+
+def _several(literal: Literal, pos, neg, atoms, bridge_atoms, min_support: int
+             ) -> list[LearnedEffect]:
+    """A universal effect that no one clause explains, as one `(forall (?o) (when C_i e))` per
+    clause (together, the disjunction of the clauses): the clauses of sequential covering that
+    relate ?o to the arguments (an anchor, `_anchor`: a clause with none is an incidental
+    description of a few changes, `(when (heater ?x) ...)`, and is not kept), then, for the
+    changes they leave, clauses through a further object ?m related to ?o and to an argument
+    (`(exists (?m) (and (inside ?o ?m) (inside ?m ?x)))`: what is inside something inside ?x).
+    Each clause excludes every object whose literal did not change, so none predicts a change
+    that did not happen, and covers at least `SEVERAL_MIN_SUPPORT` changes; none is written
+    unless together they explain every change."""
+    min_support = max(min_support, SEVERAL_MIN_SUPPORT)
+    clauses, _ = learn_conditions([p for p, _ in pos], [n for n, _ in neg], atoms, min_support)
+    effects: list[LearnedEffect] = []
+    left = list(range(len(pos)))
+    for clause in clauses:
+        covered = [i for i in left if satisfies(pos[i][0], clause)]
+        anchor = _anchor(literal, [pos[i][0] for i in covered]) if covered else ()
+        if anchor:
+            effects.append(LearnedEffect(
+                literal, tuple(sorted(set(clause) | set(anchor), key=literal_order)), True,
+                len(covered)))
+            left = [i for i in left if i not in set(covered)]
+    if left:
+        rest = [pos[i] for i in left]
+        bridged, unexplained = learn_bridged_conditions(rest, neg, atoms, bridge_atoms,
+                                                        min_support)
+        if unexplained:
+            return []
+        for plain, bridge in bridged:
+            states = [p for p, ms in rest
+                      if satisfies(p, plain) and any(satisfies(m, bridge) for m in ms)]
+            condition = set(plain) | set(_anchor(literal, states))
+            effects.append(LearnedEffect(literal, tuple(sorted(condition, key=literal_order)),
+                                         True, len(states), bridge=bridge))
+    return effects

@@ -16,6 +16,8 @@ from .lifting import (
     LiftedAtom,
     Literal,
     arg_binding,
+    bridge_is_linked,
+    bridges,
     ground_literal,
     holds,
     lift_state,
@@ -29,17 +31,31 @@ class LearnedEffect:
     """One learned effect: `literal` (over parameters and maybe ?o), which happens when every
     literal of `condition` holds and, if there is an `exception`, not all of its literals do
     (`(when (and C (not (and X))) e)`). In a universal effect ?o is the quantified object; in
-    the conditions of any other effect, "some object other than the arguments"."""
+    the conditions of any other effect, "some object other than the arguments". A universal
+    effect's `bridge` (literals naming ?m, `SECOND`) asks that some object ?m other than the
+    arguments and ?o satisfy all of them (`(exists (?m) (and ...))` in its condition); it
+    relates ?m to ?o and to an argument by true atoms, so only a bridge (`lifting.bridges`)
+    can satisfy it."""
 
     literal: Literal
     condition: tuple[Literal, ...] = ()
     universal: bool = False
     support: int = 0
     exception: tuple[Literal, ...] = ()
+    bridge: tuple[Literal, ...] = ()
 
-    def fires(self, true_atoms: frozenset[LiftedAtom]) -> bool:
+    def __post_init__(self) -> None:
+        if self.bridge and not (self.universal and bridge_is_linked(self.bridge)):
+            raise ValueError("a bridge condition belongs to a universal effect and relates ?m "
+                             "to ?o and to an argument by true atoms")
+
+    def fires(self, true_atoms: frozenset[LiftedAtom],
+              bridged: tuple[frozenset[LiftedAtom], ...] = ()) -> bool:
+        """Whether the effect happens where `true_atoms` hold (`bridged`: the atoms naming ?m
+        of each bridge, read by a `bridge` condition)."""
         return satisfies(true_atoms, self.condition) and not (
-            self.exception and satisfies(true_atoms, self.exception))
+            self.exception and satisfies(true_atoms, self.exception)) and (
+            not self.bridge or any(satisfies(atoms, self.bridge) for atoms in bridged))
 
 
 
@@ -77,7 +93,8 @@ class LearnedAction:
         """(added, deleted): the facts the step makes true that `state` lacks, and the facts
         of `state` it makes false, when the learned effects run there: each effect's condition
         read in `state`, a universal effect ranging over the objects that `state` mentions and
-        the arguments do not, the next state `(state - deletes) | adds` as in PDDL."""
+        the arguments do not (its ?m over their bridges), the next state
+        `(state - deletes) | adds` as in PDDL."""
         state = frozenset(state)
         names = [key(a) for a in args]
         binding = arg_binding(names)
@@ -91,11 +108,13 @@ class LearnedAction:
                         ground_literal(effect.literal, names, ""))
         if any(e.universal for e in self.effects):
             others = sorted({obj for fact in state for obj in fact[1:]} - set(binding))
+            bridges_of = bridges(state, binding) if any(e.bridge for e in self.effects) else None
             for obj in others:
                 extended = {**binding, obj: (EXTRA,)}
                 true_atoms = lift_state(state, extended)
+                bridged = bridges_of(obj) if bridges_of is not None else ()
                 for effect in self.effects:
-                    if effect.universal and effect.fires(true_atoms):
+                    if effect.universal and effect.fires(true_atoms, bridged):
                         (added if effect.literal.positive else deleted).add(
                             ground_literal(effect.literal, names, obj))
         after = (state - deleted) | added

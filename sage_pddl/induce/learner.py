@@ -64,9 +64,10 @@ Effects are learned from the successes (`effects.py`); the result is written as 
 `to_pddl.py`.
 
 Memory. Transitions are read once and each is reduced, as it is read, to what the learner uses
-of it: its states lifted over the step's arguments (and, for a success, over each other object,
-for universal effects), equal lifted states shared. The ground states are dropped, so the
-logs stream through and memory grows with their distinct descriptions, not their size.
+of it: its states lifted over the step's arguments (and, for a success, over each other object
+and that object's bridges, for universal effects), equal lifted states shared. The ground
+states are dropped, so the logs stream through and memory grows with their distinct
+descriptions, not their size.
 
 Actions that never succeeded have no learnable effects and are left out of the domain (and
 reported). In-sample accuracy is the fraction of a schema's used transitions whose success the

@@ -4,17 +4,20 @@ A ground fact whose objects are all step arguments becomes a lifted atom over ar
 positions (`("inside", (0, 1))` for `(inside ?x ?y)`); a fact naming the same object twice
 gives every lifting. Position `EXTRA` stands for one object that is not an argument: the
 quantified `?o` of a universal effect, or, in the conditions of any other effect, "some
-object other than the arguments" (`lift_with_some_object`). A literal is an atom with a sign;
+object other than the arguments" (`lift_with_some_object`). Position `SECOND` stands for a
+further object `?m` in the condition of a universal effect, other than the arguments and ?o and
+related to both (`bridges`): "?o is inside some ?m that is inside ?x". A literal is an atom with a sign;
 a clause is a conjunction of literals, and a state satisfies it when every literal holds.
 """
 from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 EXTRA = -1  # the index of the universally quantified variable ?o in lifted atoms
+SECOND = -2  # the index of ?m, the further object of a universal effect's condition
 
 Fact = tuple[str, ...]
 
@@ -48,8 +51,8 @@ def variable_names(arity: int) -> tuple[str, ...]:
 
 
 def literal_text(literal: Literal, names: Sequence[str]) -> str:
-    words = " ".join([literal.predicate, *(("?o" if i == EXTRA else "?" + names[i])
-                                           for i in literal.slots)])
+    words = " ".join([literal.predicate, *(("?o" if i == EXTRA else "?m" if i == SECOND
+                                            else "?" + names[i]) for i in literal.slots)])
     return f"({words})" if literal.positive else f"(not ({words}))"
 
 
@@ -84,6 +87,49 @@ def lift_with_some_object(state: Iterable[Fact], binding: Mapping[str, tuple[int
         for combo in itertools.product(*choices):
             lifted.add(LiftedAtom(fact[0], combo))
     return frozenset(lifted)
+
+
+def bridges(state: Iterable[Fact], binding: Mapping[str, tuple[int, ...]]
+            ) -> Callable[[str], tuple[frozenset[LiftedAtom], ...]]:
+    """obj -> per object ?m that bridges `obj` (?o) to the arguments, in name order, the atoms
+    of `state` naming ?m over the arguments, ?o and ?m. A bridge is an object outside
+    `binding`, not `obj`, that a fact over the arguments, `obj` and it names with `obj`, and
+    that some fact names with an argument: only such an object can satisfy a condition on ?m
+    that relates ?m to ?o and to an argument by true atoms, as every learned one does
+    (`LearnedEffect.bridge`). The state is read once; each object's bridges are cheap."""
+    own: dict[str, list[Fact]] = defaultdict(list)  # facts over the arguments and m
+    pairs: dict[tuple[str, str], list[Fact]] = defaultdict(list)  # over the arguments, m, o
+    neighbours: dict[str, set[str]] = defaultdict(set)
+    linked: set[str] = set()
+    for fact in state:
+        if len(fact) == 2:  # most facts are unary
+            if fact[1] not in binding:
+                own[fact[1]].append(fact)
+            continue
+        outside = {obj for obj in fact[1:] if obj not in binding}
+        if any(obj in binding for obj in fact[1:]):
+            linked.update(outside)
+        if len(outside) == 1:
+            own[next(iter(outside))].append(fact)
+        elif len(outside) == 2:
+            a, b = outside
+            pairs[(a, b)].append(fact)
+            pairs[(b, a)].append(fact)
+            neighbours[a].add(b)
+            neighbours[b].add(a)
+    lifted_own: dict[str, frozenset[LiftedAtom]] = {}
+
+    def of(obj: str) -> tuple[frozenset[LiftedAtom], ...]:
+        found = []
+        for m in sorted(neighbours.get(obj, set()) & linked):
+            if m not in lifted_own:
+                lifted_own[m] = lift_state(own.get(m, ()), {**binding, m: (SECOND,)})
+            scope = {**binding, obj: (EXTRA,), m: (SECOND,)}
+            found.append(lifted_own[m] | frozenset(
+                atom for atom in lift_state(pairs[(m, obj)], scope) if SECOND in atom.slots))
+        return tuple(found)
+
+    return of
 
 
 def arg_binding(args: Sequence[str]) -> dict[str, tuple[int, ...]]:
@@ -135,6 +181,20 @@ def satisfies(true_atoms: frozenset[LiftedAtom], clause: Iterable[Literal]) -> b
 def any_satisfies(instances: Sequence[frozenset[LiftedAtom]], clause: Iterable[Literal]) -> bool:
     must, must_not = split_clause(clause)
     return any(must <= n and must_not.isdisjoint(n) for n in instances)
+
+
+def bridge_links(literals: Iterable[Literal]) -> tuple[Literal, ...]:
+    """The true literals relating ?m (`SECOND`) to ?o or to an argument."""
+    return tuple(lit for lit in literals if lit.positive and SECOND in lit.slots
+                 and any(i != SECOND for i in lit.slots))
+
+
+def bridge_is_linked(literals: Iterable[Literal]) -> bool:
+    """Whether some true literal relates ?m to ?o, and some relates ?m to an argument (what
+    every condition on ?m has: only a bridge can satisfy it, `bridges`)."""
+    links = [lit.slots for lit in bridge_links(literals)]
+    return any(EXTRA in slots for slots in links) and any(
+        any(i >= 0 for i in slots) for slots in links)
 
 
 def literal_order(literal: Literal) -> tuple:

@@ -16,6 +16,7 @@ from sage_pddl.pddl.model import (
     Equals,
     Exists,
     ForallEffect,
+    Formula,
     Not,
     PredicateDef,
     Typed,
@@ -26,11 +27,11 @@ from sage_pddl.pddl.model import (
 from sage_pddl.pddl.vocabulary import canonical_sexpr, split_reason
 
 from .learned import LearnedAction, LearnedEffect
-from .lifting import EXTRA, Literal, variable_names
+from .lifting import EXTRA, SECOND, Literal, variable_names
 
 
 def _term(index: int, names: Sequence[str]) -> Variable:
-    return Variable("o" if index == EXTRA else names[index])
+    return Variable("o" if index == EXTRA else "m" if index == SECOND else names[index])
 
 
 def _other_than_arguments(names: Sequence[str]) -> tuple[Not, ...]:
@@ -56,13 +57,19 @@ def _conjunction(literals: Sequence[Literal], names: Sequence[str], some: bool =
 
 def _effect_formula(effect: LearnedEffect, names: Sequence[str]):
     """The effect's PDDL; a universal one ranges over the objects other than the arguments
-    (`(forall (?o) (when (and (not (= ?o ?x)) ...) e))`), as `LearnedAction.changes` does."""
+    (`(forall (?o) (when (and (not (= ?o ?x)) ...) e))`), as `LearnedAction.changes` does, and
+    its condition on a further object reads `(exists (?m) (and (not (= ?m ?x)) (not (= ?m
+    ?o)) ...))`."""
     node = _formula(effect.literal, names)
     some = not effect.universal
-    condition = list(_other_than_arguments(names)) if effect.universal else []
+    condition: list[Formula] = list(_other_than_arguments(names)) if effect.universal else []
     condition += [_formula(lit, names, some) for lit in effect.condition]
     if effect.exception:
         condition.append(Not(_conjunction(effect.exception, names, some)))
+    if effect.bridge:  # some ?m other than the arguments and ?o
+        distinct = tuple(Not(Equals(Variable("m"), Variable(n))) for n in (*names, "o"))
+        condition.append(Exists((Typed("m"),), And(
+            (*distinct, *(_formula(lit, names) for lit in effect.bridge)))))
     if condition:
         node = When(condition[0] if len(condition) == 1 else And(tuple(condition)), node)
     if effect.universal:
@@ -84,7 +91,8 @@ def learned_domain(name: str, learned: Sequence[LearnedAction], arities: Mapping
     requirements = [":strips"]
     some_other = any(not e.universal and EXTRA in lit.slots for a in learned for e in a.effects
                      for lit in e.condition + e.exception) or any(
-        EXTRA in lit.slots for a in learned for lit in a.preconditions)
+        EXTRA in lit.slots for a in learned for lit in a.preconditions) or any(
+        e.bridge for a in learned for e in a.effects)
     # ?o is told apart from the arguments with (not (= ?o ?x))
     distinct = some_other or any(e.universal and a.arity for a in learned for e in a.effects)
     if distinct or any(not lit.positive for a in learned for lit in a.preconditions) or any(
@@ -193,7 +201,7 @@ def typed_domain(learned: Domain, types_from: Domain, object_types: Mapping[str,
             return And(tuple(typed_effect(part) for part in effect.parts))
         if isinstance(effect, ForallEffect):
             return ForallEffect(tuple(Typed(v.name, v.types or quantified)
-                                      for v in effect.variables), effect.effect)
+                                      for v in effect.variables), typed_effect(effect.effect))
         if isinstance(effect, When):
             return When(typed_condition(effect.condition), effect.effect)
         return effect

@@ -1,6 +1,8 @@
 """The induced iTHOR domain keeps what is in a closed container enclosed: a plan that puts the
 apple in cabinet 1, closes it, opens cabinet 2 and picks the apple is refused, as the
-hand-written domain refuses it."""
+hand-written domain refuses it: Find, Pick and Open require `(not (exists (?o) (and (not (= ?o
+?x)) (shut-in ?x ?o))))`, and Close shuts in what is inside ?x, directly or inside something
+inside ?x (a universal effect of two clauses, one through a further object ?m)."""
 from __future__ import annotations
 
 import dataclasses
@@ -22,13 +24,6 @@ PLAN = [{"action": "Find", "object": "Apple"}, {"action": "Pick", "object": "App
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 44: the learner now learns the precondition (Find, Pick and Open require "
-    "(not (exists (?o) (and (not (= ?o ?x)) (shut-in ?x ?o))))), but not Close's effect "
-    "(forall (?o) (when (inside ?o ?x) (shut-in ?o ?x))): the hand-written Close also shuts in "
-    "what is inside a container inside ?x, a condition over two objects that are not "
-    "arguments, so no one clause explains every (shut-in ?o ?x) change and the effect is "
-    "reported, not written; strict, so it fails once the learner does"))
 def test_the_enclosed_apple_plan_is_refused_by_the_induced_ithor_domain(tmp_path):
     ithor = load_domain("ithor")
     # probed through the environment interface (the symbolic world), as `collect --env symbolic`

@@ -31,6 +31,7 @@ from sage_pddl.tasks import load_task, load_taskset, task_problem
 from .test_learner import toy_transitions, tr
 from .test_noise_and_observability import many_picks
 from .test_protocols import openings
+from .test_several_clauses import closings
 
 SETTINGS = ({}, {"exceptions": 0}, {"safe": True}, {"min_successes": 3}, {"keep_static": True},
             {"noise": 0.05})
@@ -154,20 +155,29 @@ def _enclosing() -> list[Transition]:
     return ts
 
 
+def _nested_closings() -> list[Transition]:
+    """Close shuts in what is inside the box, directly or in an open bowl inside it (a
+    universal effect of two clauses, one through a further object ?m: `test_several_clauses`),
+    not what a closed bowl inside it holds."""
+    return closings(closed_bowl=True)
+
+
 def test_the_hand_made_sets_write_every_kind_of_effect():
     """What the sets below make induce write: conditional, universal, existential and
-    excepted effects, negative preconditions, a precondition about some other object."""
+    excepted effects, negative preconditions, a precondition about some other object, a
+    universal effect's condition through a further object."""
     written = "\n".join(write_domain(learn(make()).domain)
                         for make in (toy_transitions, many_picks, _opening, _walking, _serving,
-                                      _enclosing))
+                                      _enclosing, _nested_closings))
     for construct in ("(forall (?o) (when", "(exists (?o) (and (not (= ?o ?x))",
+                      "(exists (?m)", "(not (= ?m ?o))",
                       "(not (and (not", "(not (tired))", "(not (container ?x))",
                       "(not (exists (?o) (and (not (= ?o ?x)) (shut-in ?x ?o))))"):
         assert construct in written, construct
 
 
-@pytest.mark.parametrize("transitions",
-                         [toy_transitions, many_picks, _opening, _walking, _serving, _enclosing])
+@pytest.mark.parametrize("transitions", [toy_transitions, many_picks, _opening, _walking,
+                                         _serving, _enclosing, _nested_closings])
 def test_hand_made_transitions(transitions):
     ts = transitions()
     _assert_agree(lambda **settings: learn(ts, **settings), ts)
