@@ -34,10 +34,11 @@ def _term(index: int, names: Sequence[str]) -> Variable:
     return Variable("o" if index == EXTRA else "m" if index == SECOND else names[index])
 
 
-def _other_than_arguments(names: Sequence[str]) -> tuple[Not, ...]:
-    """`(not (= ?o ?x))` for each parameter: the learner's ?o is an object that is not one of
-    the step's arguments (`lifting.py`), where a PDDL variable ranges over them too."""
-    return tuple(Not(Equals(Variable("o"), Variable(n))) for n in names)
+def _other_than(variable: str, names: Sequence[str]) -> tuple[Not, ...]:
+    """`(not (= ?o ?x))` for each of `names`: the learner's ?o (and ?m) is an object that is
+    not one of the step's arguments (nor ?o) (`lifting.py`), where a PDDL variable ranges over
+    them too."""
+    return tuple(Not(Equals(Variable(variable), Variable(n))) for n in names)
 
 
 def _formula(literal: Literal, names: Sequence[str], some: bool = False):
@@ -45,7 +46,7 @@ def _formula(literal: Literal, names: Sequence[str], some: bool = False):
     than the arguments (`(exists (?o) (and (not (= ?o ?x)) ...))`)."""
     atom: Atom | Exists = Atom(literal.predicate, tuple(_term(i, names) for i in literal.slots))
     if some and EXTRA in literal.slots:
-        distinct = _other_than_arguments(names)
+        distinct = _other_than("o", names)
         atom = Exists((Typed("o"),), And((*distinct, atom)) if distinct else atom)
     return atom if literal.positive else Not(atom)
 
@@ -62,14 +63,13 @@ def _effect_formula(effect: LearnedEffect, names: Sequence[str]):
     ?o)) ...))`."""
     node = _formula(effect.literal, names)
     some = not effect.universal
-    condition: list[Formula] = list(_other_than_arguments(names)) if effect.universal else []
+    condition: list[Formula] = list(_other_than("o", names)) if effect.universal else []
     condition += [_formula(lit, names, some) for lit in effect.condition]
     if effect.exception:
         condition.append(Not(_conjunction(effect.exception, names, some)))
     if effect.bridge:  # some ?m other than the arguments and ?o
-        distinct = tuple(Not(Equals(Variable("m"), Variable(n))) for n in (*names, "o"))
         condition.append(Exists((Typed("m"),), And(
-            (*distinct, *(_formula(lit, names) for lit in effect.bridge)))))
+            (*_other_than("m", (*names, "o")), *(_formula(lit, names) for lit in effect.bridge)))))
     if condition:
         node = When(condition[0] if len(condition) == 1 else And(tuple(condition)), node)
     if effect.universal:
