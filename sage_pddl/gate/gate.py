@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
+from itertools import repeat
 from typing import Any, NamedTuple
 
 from ..pddl.built_once import keep_bounded
@@ -164,8 +165,8 @@ class Gate:
 
     def _candidates(self, step: Any, index: int) -> tuple[GroundAction, ...]:
         """The ground actions a step may act on, in order; raises `StepRejected`."""
-        bound = self.binder.bind(step, index)
-        return tuple(self.table.ground(bound.action, objects) for objects in bound.candidates)
+        action, candidates = self.binder.bind(step, index)
+        return tuple(map(self.table.ground, repeat(action), candidates))
 
     def ground(self, step: PlanStep, index: int = 0,
                state: Atoms | None = None) -> GroundAction:
