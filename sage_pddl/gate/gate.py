@@ -296,22 +296,21 @@ class Gate:
         afresh; None: not kept), made under the gate's lock (by the first thread to ask)."""
         with self._lock:
             found = None if step_key is None else self._steps.get(step_key)
-            return found or self._resolved(step, index, step_key)
-
-    def _resolved(self, step: Any, index: int, step_key: Any) -> ResolvedStep:
-        try:
-            candidates = self._candidates(step, index)
-        except StepRejected as rejected:
-            found = ResolvedStep(_refused, partial(_structural, rejected.violation))
-        else:
-            compiled = tuple(map(self.compiled, candidates))
-            successor = (compiled[0].successor if len(compiled) == 1
-                         else partial(_first_successor, tuple(c.successor for c in compiled)))
-            explainer = Explainer(self.table, self.bits, compiled[0], text_of(step))
-            found = ResolvedStep(successor, explainer.violations)
-        if step_key is not None:
-            keep_bounded(self._steps, STEPS_KEPT, step_key, found)
-        return found
+            if found is not None:
+                return found
+            try:
+                candidates = self._candidates(step, index)
+            except StepRejected as rejected:
+                found = ResolvedStep(_refused, partial(_structural, rejected.violation))
+            else:
+                compiled = tuple(map(self.compiled, candidates))
+                successor = (compiled[0].successor if len(compiled) == 1 else
+                             partial(_first_successor, tuple(c.successor for c in compiled)))
+                explainer = Explainer(self.table, self.bits, compiled[0], text_of(step))
+                found = ResolvedStep(successor, explainer.violations)
+            if step_key is not None:
+                keep_bounded(self._steps, STEPS_KEPT, step_key, found)
+            return found
 
     def _state(self, state: Iterable[tuple[Any, ...]]) -> Atoms:
         if isinstance(state, frozenset):
