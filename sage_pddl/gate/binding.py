@@ -122,11 +122,12 @@ class StepBinder:
         if len(args) != len(action.parameters):
             raise self._arity_error(action, len(args), step, index)
         objects = tuple(map(str.lower, args))
-        for kind, fitting in zip(map(self.table.objects.declared.get, objects), named.fitting):
-            # `kind`: the object's type key, or the keys of an object of several types
-            if kind is None or (fitting is not None and (
-                    kind not in fitting if type(kind) is str else fitting.isdisjoint(kind))):
-                return Bound(action, self._instances(step, index, action, args, named.accepted))
+        # each object's type key, or the keys of an object of several types (None: no object)
+        kinds = tuple(map(self.table.objects.declared.get, objects))
+        schema = self.table.schema
+        fits = schema.fitting_kinds.get((name, kinds))
+        if not (schema.fits(name, named, kinds) if fits is None else fits):
+            return Bound(action, self._instances(step, index, action, args, named.accepted))
         return Bound(action, (objects,))
 
     def _field_args(self, named: StepAction, values: dict[str, str], step: Any,

@@ -13,6 +13,8 @@ on them is compiled in `engine.py`, the one engine.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import compress, repeat
+from operator import itemgetter, lshift
 
 from .ground import AnyOf, Atoms, Cond, GroundAtom, State
 
@@ -45,12 +47,16 @@ class BitSets:
     def bit(self, atom: GroundAtom) -> int:
         """The atom's bit, given the next free one if it has none yet; 0 for a static atom."""
         found = self.bit_of.get(atom)
-        if found is None:
-            if self.is_static(atom):
-                found = self.bit_of[atom] = 0
-            else:
-                found = self.bit_of[atom] = 1 << len(self.atoms)
-                self.atoms.append(atom)
+        return self._new_bit(atom) if found is None else found
+
+    def _new_bit(self, atom: GroundAtom) -> int:
+        """The bit of an atom that has none yet: the next free one, or 0 for a static atom."""
+        dynamic = self.dynamic
+        if dynamic is not None and atom[0] not in dynamic:
+            found = self.bit_of[atom] = 0
+        else:
+            found = self.bit_of[atom] = 1 << len(self.atoms)
+            self.atoms.append(atom)
         return found
 
     def mask(self, atoms: Iterable[GroundAtom]) -> int:
@@ -59,7 +65,7 @@ class BitSets:
         total = 0
         for atom in atoms:  # most sets here hold zero to two atoms: a plain loop is cheapest
             found = bit_of.get(atom)
-            total |= self.bit(atom) if found is None else found
+            total |= self._new_bit(atom) if found is None else found
         return total
 
     def first_mask(self, atoms: Atoms) -> int:
@@ -68,8 +74,10 @@ class BitSets:
         if self.bit_of:
             return self.mask(atoms)
         dynamic = self.dynamic
-        fluent = list(atoms) if dynamic is None else [a for a in atoms if a[0] in dynamic]
-        self.bit_of = {atom: 2 << position for position, atom in enumerate(fluent)}
+        # (in C, as `map` runs them: a problem may have thousands of facts)
+        fluent = list(atoms) if dynamic is None else list(
+            compress(atoms, map(dynamic.__contains__, map(itemgetter(0), atoms))))
+        self.bit_of = dict(zip(fluent, map(lshift, repeat(2), range(len(fluent)))))
         self.atoms += fluent
         return (1 << len(self.atoms)) - 2
 
@@ -83,12 +91,12 @@ class BitSets:
         for atom in pos:
             bit = bit_of.get(atom)
             if bit is None:
-                bit = self.bit(atom)
+                bit = self._new_bit(atom)
             required |= bit or (0 if atom in facts else FALSE)
         for atom in neg:
             bit = bit_of.get(atom)
             if bit is None:
-                bit = self.bit(atom)
+                bit = self._new_bit(atom)
             if bit:
                 forbidden |= bit
             elif atom in facts:

@@ -17,10 +17,12 @@ Semantics, on a bit-set state `s` (`bits.py`: an int, one bit per fluent atom):
   effects whose conditions hold in `s`, the state *before* the step (delete, then add: an atom
   both deleted and added holds afterwards). `CompiledStep.apply` makes that change whether or
   not the precondition holds (a world that has already acted); `successor` only where it does.
-* **Explanations** (`CompiledCond.failures`). Each literal compiled keeps its bit with its
-  source `GroundLiteral`, each disjunction its `AnyOf`, each implication its compiled
-  consequent: a refused step is explained by the sources of the bits and guards that fail in
-  `s`, in source order, each literal once (false equalities first; an implication whose
+* **Explanations** (`CompiledCond.failures`). A compiled condition keeps its ground source
+  (each literal a `GroundLiteral`, whose atom has its bit in the bit sets from the moment the
+  condition is compiled: it is read only when a step is refused, not built for every step),
+  each disjunction its `AnyOf`, each implication its compiled consequent: a refused step is
+  explained by the sources of the bits and guards that fail in `s`, in source order, each
+  literal once (false equalities first; an implication whose
   condition holds reports the failed literals of its consequent; a disjunction is reported
   whole). `explain.py` words them; nothing evaluates a condition a second way.
 
@@ -66,22 +68,27 @@ class CompiledCond(NamedTuple):
     part that can fail (see the module docstring)."""
 
     test: Test
-    literals: tuple[tuple[int, bool, GroundLiteral], ...]
-    """(bit, holds when the bit is set, source) per literal that can fail, in source order: a
-    static literal that fails has `FALSE` and True (it fails in every state); one that holds
-    is left out."""
-    unsat: tuple[GroundLiteral, ...]
+    source: Cond
+    """The ground condition: its literals, each failing where its atom's bit in `bits` says
+    so (a static literal, of bit 0, is decided by the static facts), read only to explain."""
+    bits: BitSets
     subs: tuple[tuple[Test, AnyOf | CompiledCond], ...]
     """Per disjunction or implication: its test, and what its failure reports (the `AnyOf`;
     an implication's compiled consequent)."""
 
     def failures(self, s: int) -> list[GroundLiteral | AnyOf]:
         """The sources of the literals and disjunctions that fail in `s`, in source order, each
-        literal once."""
-        out: list[GroundLiteral | AnyOf] = list(self.unsat)
-        seen = {(lit.positive, lit.atom) for lit in self.unsat}
-        for bit, positive, lit in self.literals:
-            if bool(s & bit) != positive and (lit.positive, lit.atom) not in seen:
+        literal once (false equalities first)."""
+        unsat = self.source.unsat
+        out: list[GroundLiteral | AnyOf] = list(unsat)
+        seen = {(lit.positive, lit.atom) for lit in unsat}
+        bit_of, facts = self.bits.bit_of, self.bits.facts
+        for lit in self.source.literals:
+            bit = bit_of.get(lit.atom)  # given when the condition was compiled
+            if bit is None:  # an equality: none holds in `literals`, each false one in `unsat`
+                continue
+            holds = bool(s & bit) if bit else lit.atom in facts
+            if holds != lit.positive and (lit.positive, lit.atom) not in seen:
                 seen.add((lit.positive, lit.atom))
                 out.append(lit)
         for test, source in self.subs:
@@ -113,34 +120,19 @@ class CompiledStep(NamedTuple):
     effects whose conditions hold in `s` included (what `apply` does: delete, then add)."""
 
 
-def _literal_sources(bits: BitSets, literals: tuple[GroundLiteral, ...]
-                     ) -> tuple[tuple[int, bool, GroundLiteral], ...]:
-    """Each literal's bit with its source; a static one decided (see `CompiledCond`)."""
-    out = []
-    facts = bits.facts
-    for lit in literals:
-        bit = bits.bit(lit.atom)
-        if bit:
-            out.append((bit, lit.positive, lit))
-        elif (lit.atom in facts) != lit.positive:
-            out.append((FALSE, True, lit))
-    return tuple(out)
-
-
 def compile_cond(bits: BitSets, cond: Cond) -> CompiledCond:
     """`cond` on bit sets; its test is `_never` or `_always` when static literals decide it."""
     pos, neg = bits.literal_masks(cond.pos, cond.neg)
-    literals = _literal_sources(bits, cond.literals)
     subs = _subs(bits, cond.subs)
     sources = tuple((test, source) for test, source, _ in subs)
     if cond.unsat or pos & FALSE:
-        return CompiledCond(_never, literals, cond.unsat, sources)
+        return CompiledCond(_never, cond, bits, sources)
     tests = [test for test, _ in sources]
     if neg:
         tests.insert(0, lambda s: s & pos == pos and not s & neg)
     elif pos:
         tests.insert(0, lambda s: s & pos == pos)
-    return CompiledCond(_joined(tests, conjunction=True), literals, (), sources)
+    return CompiledCond(_joined(tests, conjunction=True), cond, bits, sources)
 
 
 SubPart = tuple[Test, "AnyOf | CompiledCond", "AnyOf | Implies"]
@@ -409,21 +401,23 @@ def compile_step(bits: BitSets, ground: GroundAction, lock: AbstractContextManag
     new bits (`_conditional` compiles on first use)."""
     pre = ground.precondition
     pos, neg = bits.literal_masks(pre.pos, pre.neg)
-    literal_sources = _literal_sources(bits, pre.literals)
     literals = pos | neg
     add, delete = bits.mask(ground.add), bits.mask(ground.delete)
     keep = ~delete
-    subs = _subs(bits, pre.subs)
-    never = bool(pre.unsat) or not pre.pos.isdisjoint(pre.neg)
-    guard = _never if never else _guard(bits, subs)
+    guard: Test | None = None
+    sources: tuple[tuple[Test, AnyOf | CompiledCond], ...] = ()
+    if pre.subs or pre.unsat or (pre.neg and not pre.pos.isdisjoint(pre.neg)):
+        subs = _subs(bits, pre.subs)
+        never = bool(pre.unsat) or not pre.pos.isdisjoint(pre.neg)
+        guard = _never if never else _guard(bits, subs)
+        sources = tuple((test, source) for test, source, _ in subs)
     if guard is None:
         def holds(s: int) -> bool:
             return s & literals == pos
     else:
         def holds(s: int) -> bool:
             return s & literals == pos and guard(s)
-    precondition = CompiledCond(holds, literal_sources, pre.unsat,
-                                tuple((test, source) for test, source, _ in subs))
+    precondition = CompiledCond(holds, pre, bits, sources)
     if not ground.conditional:
         def fixed(s: int) -> tuple[int, int]:
             return add, delete

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
+from itertools import repeat
 from typing import Any, NamedTuple
 
 from ..pddl.built_once import keep_bounded
@@ -164,8 +165,8 @@ class Gate:
 
     def _candidates(self, step: Any, index: int) -> tuple[GroundAction, ...]:
         """The ground actions a step may act on, in order; raises `StepRejected`."""
-        bound = self.binder.bind(step, index)
-        return tuple(self.table.ground(bound.action, objects) for objects in bound.candidates)
+        action, candidates = self.binder.bind(step, index)
+        return tuple(map(self.table.ground, repeat(action), candidates))
 
     def ground(self, step: PlanStep, index: int = 0,
                state: Atoms | None = None) -> GroundAction:
@@ -295,22 +296,21 @@ class Gate:
         afresh; None: not kept), made under the gate's lock (by the first thread to ask)."""
         with self._lock:
             found = None if step_key is None else self._steps.get(step_key)
-            return found or self._resolved(step, index, step_key)
-
-    def _resolved(self, step: Any, index: int, step_key: Any) -> ResolvedStep:
-        try:
-            candidates = self._candidates(step, index)
-        except StepRejected as rejected:
-            found = ResolvedStep(_refused, partial(_structural, rejected.violation))
-        else:
-            compiled = tuple(map(self.compiled, candidates))
-            successor = (compiled[0].successor if len(compiled) == 1
-                         else partial(_first_successor, tuple(c.successor for c in compiled)))
-            explainer = Explainer(self.table, self.bits, compiled[0], text_of(step))
-            found = ResolvedStep(successor, explainer.violations)
-        if step_key is not None:
-            keep_bounded(self._steps, STEPS_KEPT, step_key, found)
-        return found
+            if found is not None:
+                return found
+            try:
+                candidates = self._candidates(step, index)
+            except StepRejected as rejected:
+                found = ResolvedStep(_refused, partial(_structural, rejected.violation))
+            else:
+                compiled = tuple(map(self.compiled, candidates))
+                successor = (compiled[0].successor if len(compiled) == 1 else
+                             partial(_first_successor, tuple(c.successor for c in compiled)))
+                explainer = Explainer(self.table, self.bits, compiled[0], text_of(step))
+                found = ResolvedStep(successor, explainer.violations)
+            if step_key is not None:
+                keep_bounded(self._steps, STEPS_KEPT, step_key, found)
+            return found
 
     def _state(self, state: Iterable[tuple[Any, ...]]) -> Atoms:
         if isinstance(state, frozenset):

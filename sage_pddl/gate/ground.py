@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
+from itertools import repeat
 from typing import Any, NamedTuple
 
 from ..pddl.model import Action
@@ -53,6 +54,15 @@ class GroundLiteral(NamedTuple):
     positive: bool
     schema: str
     anchor: str
+
+
+def ground_literals(atoms: Iterable[GroundAtom], positive: Iterable[bool],
+                    schemas: Iterable[str], anchors: Iterable[str]) -> tuple[GroundLiteral, ...]:
+    """The `GroundLiteral`s of these columns, in order: made as `GroundLiteral._make` makes
+    one (`tuple.__new__`), without a Python call per literal (a plan's first check makes one
+    per step and literal)."""
+    return tuple(map(tuple.__new__, repeat(GroundLiteral),
+                     zip(atoms, positive, schemas, anchors)))
 
 
 class AnyOf(NamedTuple):

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ..pddl.built_once import keep_bounded
 from ..pddl.model import (
     Action,
     Comparison,
@@ -42,6 +43,10 @@ from ..pddl.model import (
 from ..pddl.validate import TypeHierarchy
 from ..pddl.vocabulary import PerDomain, vocabulary
 from .lifted import ActionTemplate, lift_action
+
+FITTING_KEPT = 4096
+"""(action word, declared type keys) pairs one schema keeps whether they fit (`fits`), at
+most; the oldest is forgotten first."""
 
 # --- the schema ------------------------------------------------------------------------------
 
@@ -75,6 +80,9 @@ class DomainSchema:
         (`model.object_keys`)."""
         self.actions: dict[str, Action] = {action.name: action for action in domain.actions}
         """Action name as declared -> the action."""
+        self.fitting_kinds: dict[tuple[str, tuple[object, ...]], bool] = {}
+        """(a step's action word, its objects' declared type keys) -> whether they fit its
+        parameters (`fits`, `FITTING_KEPT`)."""
         self.templates: dict[str, ActionTemplate] = {}
         """Action name -> its lifted form (`template`), one entry per action of the domain."""
 
@@ -113,6 +121,18 @@ class DomainSchema:
                                    tuple(None if types is None else self.declared_fitting(types)
                                          for types in accepted))
             self.words[word] = found
+        return found
+
+    def fits(self, word: str, named: StepAction,
+             kinds: tuple[str | tuple[str, ...] | None, ...]) -> bool:
+        """Whether objects of the declared type keys `kinds` (`model.object_keys`; None: no
+        such object) fit the parameters of `named`, the action `word` names, each of its
+        type (`StepAction.fitting`). Kept per (word, kinds) in `fitting_kinds`: it depends
+        on the domain alone, and a problem's steps name few such pairs."""
+        found = all(kind is not None and (fitting is None or (
+                        kind in fitting if type(kind) is str else not fitting.isdisjoint(kind)))
+                    for kind, fitting in zip(kinds, named.fitting))
+        keep_bounded(self.fitting_kinds, FITTING_KEPT, (word, kinds), found)
         return found
 
     def declared_fitting(self, accepted: frozenset[str]) -> frozenset[str]:

@@ -35,6 +35,8 @@ import itertools
 import threading
 from collections.abc import Iterable, Iterator
 from functools import cached_property
+from itertools import repeat
+from operator import call  # an atom template applied to the values, in C (`lifted.py`)
 
 from ..pddl import limits
 from ..pddl.built_once import keep_bounded
@@ -61,6 +63,7 @@ from .ground import (
     Implies,
     State,
     conjoin,
+    ground_literals,
 )
 from .lifted import (
     AnyOfTemplate,
@@ -250,8 +253,8 @@ class PreconditionTable:
         values = template.words + args
         self._ground_budget = limits.MAX_GROUND
         precondition = self._condition(template.precondition, values)
-        add = frozenset([atom(values) for atom in template.add])
-        delete = frozenset([atom(values) for atom in template.delete])
+        add = frozenset(map(call, template.add, repeat(values)))
+        delete = frozenset(map(call, template.delete, repeat(values)))
         conditional: tuple[ConditionalEffect, ...] = ()
         if template.conditional:
             more_add: list[GroundAtom] = []
@@ -309,9 +312,9 @@ class PreconditionTable:
         if columns is not None:  # literals of atoms only: `_conjoin`'s result, at once
             if not columns.atoms:
                 return TRUE
-            atoms = [atom(values) for atom in columns.atoms]
-            literals = tuple(map(GroundLiteral, atoms, columns.positive, columns.schemas,
-                                 columns.anchors))
+            atoms = list(map(call, columns.atoms, repeat(values)))
+            literals = ground_literals(atoms, columns.positive, columns.schemas,
+                                       columns.anchors)
             if columns.negative is None:
                 return Cond(frozenset(atoms), frozenset(), literals)
             return Cond(frozenset(itertools.compress(atoms, columns.positive)),

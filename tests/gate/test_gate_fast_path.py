@@ -466,3 +466,24 @@ def test_static_literals_decided_on_bit_sets_equal_the_set_form():
     assert ("seen", "cellar") in gate.apply(lit_cellar, ground)
     assert gate.apply(lit_cellar, ground) == apply(ground, lit_cellar)
     _assert_same_on_every_path(d, p, plans, [("lockable", "hall"), ("lit", "cellar")])
+
+
+def test_a_refused_step_is_explained_from_its_literals_bits_read_on_refusal():
+    """A compiled condition keeps its ground source and reads each literal's bit only when a
+    step is refused (`engine.CompiledCond.failures`): a false equality is reported first and
+    once (it has no bit), then the failed static and fluent literals in source order, the
+    same from the initial state and from a state with other static facts (the unpruned
+    form, where every atom is fluent), as the set form says."""
+    from sage_pddl.pddl.model import Equals, Not, Variable
+
+    from .helpers import action, atom, domain, neg, problem
+    swap = action("Swap", "?a - thing ?b - thing",
+                  pre=[Not(Equals(Variable("a"), Variable("b"))), atom("fixed", "?a"),
+                       atom("holding", "?a"), neg("holding", "?b")],
+                  eff=[atom("holding", "?b"), neg("holding", "?a")])
+    d = domain([swap], types=[("thing", "")], predicates=("fixed", "holding"))
+    p = problem("Cup - thing Pen - thing", init=[atom("fixed", "Cup"), atom("holding", "Pen")])
+    codes = [v.code for v in compile_gate(d, p).check(["Swap Pen Pen"]).violations]
+    assert codes == ["swap/forbids/equal", "swap/requires/fixed", "swap/forbids/holding"]
+    plans = [["Swap Pen Pen"], ["Swap Cup Pen"], ["Swap Pen Cup"], ["Swap Cup Cup"]]
+    _assert_same_on_every_path(d, p, plans, [("fixed", "pen"), ("holding", "cup")])
