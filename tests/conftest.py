@@ -91,6 +91,13 @@ def fixtures_dir() -> Path:
     return FIXTURES_DIR
 
 
+@pytest.fixture(scope="session")
+def run_directory() -> Path:
+    """This run's temporary directory, shared by its xdist workers and removed when the run
+    ends: for what several tests build once (whoever builds it first holds a lock in it)."""
+    return Path(os.environ[_RUN_DIRECTORY])
+
+
 @pytest.fixture
 def gates_made(monkeypatch) -> list:
     """Every gate compiled from now until the test ends, in order (the list grows as they are

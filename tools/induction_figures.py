@@ -71,11 +71,17 @@ def marks(name: str) -> tuple[str, str]:
     return f"<!-- induction-figures:{name}:begin -->", f"<!-- induction-figures:{name}:end -->"
 
 
+def ithor_logs(logs: Path) -> None:
+    """Collect the iTHOR tasks in the symbolic world into `logs` (tasks already there are
+    kept: `collect` resumes)."""
+    collect(load_taskset("ithor"), load_domain("ithor"), logs, taskset="ithor", env="symbolic",
+            progress=False, probe=ProbeSettings(seed=0))
+
+
 def ithor_blocks(logs: Path, wanted: set[str]) -> dict[str, str]:
     ithor = load_domain("ithor")
     tasks = load_taskset("ithor")
-    collect(tasks, ithor, logs, taskset="ithor", env="symbolic", progress=False,
-            probe=ProbeSettings(seed=0))
+    ithor_logs(logs)
     plain = induce([logs], domain_name="ithor-induced")
     matches = compare_preconditions(plain.domain, ithor)
     total = sum(len(m.reference) for m in matches)

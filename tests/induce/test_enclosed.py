@@ -2,7 +2,8 @@
 apple in cabinet 1, closes it, opens cabinet 2 and picks the apple is refused, as the
 hand-written domain refuses it: Find, Pick and Open require `(not (exists (?o) (and (not (= ?o
 ?x)) (shut-in ?x ?o))))`, and Close shuts in what is inside ?x, directly or inside something
-inside ?x (a universal effect of two clauses, one through a further object ?m)."""
+inside ?x (a universal effect of two clauses, one through a further object ?m). The domain is
+induced from the collection whose figures docs/induction.md shows (`ithor_symbolic_logs`)."""
 from __future__ import annotations
 
 import dataclasses
@@ -12,9 +13,7 @@ import pytest
 from sage_pddl.domains import load_domain
 from sage_pddl.gate import compile_gate
 from sage_pddl.induce import induce
-from sage_pddl.induce.collect import collect
-from sage_pddl.induce.probe import ProbeSettings
-from sage_pddl.tasks import load_task, load_taskset, task_problem
+from sage_pddl.tasks import load_task, task_problem
 
 PLAN = [{"action": "Find", "object": "Apple"}, {"action": "Pick", "object": "Apple"},
         {"action": "Find", "object": "Cabinet_1"}, {"action": "Open", "object": "Cabinet_1"},
@@ -24,12 +23,10 @@ PLAN = [{"action": "Find", "object": "Apple"}, {"action": "Pick", "object": "App
 
 
 @pytest.mark.slow
-def test_the_enclosed_apple_plan_is_refused_by_the_induced_ithor_domain(tmp_path):
+def test_the_enclosed_apple_plan_is_refused_by_the_induced_ithor_domain(ithor_symbolic_logs):
     ithor = load_domain("ithor")
     # probed through the environment interface (the symbolic world), as `collect --env symbolic`
-    summary = collect(load_taskset("ithor"), ithor, tmp_path, taskset="ithor", progress=False,
-                      env="symbolic", probe=ProbeSettings(proposed_walks=0))
-    induced = induce(summary.files, types_from=ithor, domain_name="ithor-induced").domain
+    induced = induce([ithor_symbolic_logs], types_from=ithor, domain_name="ithor-induced").domain
     problem = task_problem(load_task("ithor#K01"), ithor)
     mine = dataclasses.replace(problem, domain_name=induced.name)
     for domain, world in ((ithor, problem), (induced, mine)):

@@ -3,20 +3,9 @@ the iTHOR logs and runs the rule-deletion study; the VirtualHome blocks need EAI
 minutes of simulation, and are checked where it is installed)."""
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "induction_figures.py"
-
-
-def _tool():
-    spec = importlib.util.spec_from_file_location("induction_figures", TOOL)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from .figures_tool import load as _tool
 
 
 def test_a_block_is_replaced_between_its_marks_and_a_missing_one_is_an_error():
@@ -36,9 +25,9 @@ def test_every_block_has_its_marks_in_the_doc():
 
 
 @pytest.mark.slow
-def test_docs_induction_md_holds_the_ithor_figures(tmp_path):
+def test_docs_induction_md_holds_the_ithor_figures(ithor_symbolic_logs):
     assert _tool().main(["--check", "--only", "ithor", "--only", "rule-deletion",
-                         "--only", "ithor-typed", "--ithor-logs", str(tmp_path / "ithor")]) == 0, (
+                         "--only", "ithor-typed", "--ithor-logs", str(ithor_symbolic_logs)]) == 0, (
         "regenerate with `python tools/induction_figures.py --write`")
 
 
