@@ -30,7 +30,12 @@ and counted. With `exceptions=0` a candidate holds in every success (the strict 
 Negated literals about *some other object* are candidates too (`(not (exists (?o) (shut-in
 ?x ?o)))`: nothing shuts the object in; ?o is an object other than the arguments; an atom
 binding a parameter and ?o), picked after the literals over the parameters that are as
-exact, or, under label noise, after all of them (`_cover`).
+exact, or, under label noise, after all of them (`_cover`). So is a positive literal over two
+parameters or more with an alternative through a further object (`Either`: `(or (next_to ?x
+?y) (exists (?o) (and (next_to ?x ?o) (obj_next_to ?o ?y))))`, EAI's loose "close to"), when
+the literal is false in a few successes and some failure without it is explained by no exact
+literal (`_alternatives`): its condition on the further object is learned as a universal
+effect's condition through ?m is (`cover.learn_bridged_conditions`).
 
 Too little evidence. An action with fewer than `min_successes` successes is *conservative*:
 its preconditions are every literal that held in all of them (`safe_literals`), not the few
