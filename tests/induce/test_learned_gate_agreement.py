@@ -20,6 +20,7 @@ import pytest
 
 from sage_pddl.domains import load_domain
 from sage_pddl.env.transitions import Transition
+from sage_pddl.env.virtualhome import eai_available
 from sage_pddl.gate import Gate, compile_gate
 from sage_pddl.induce import induce, read_logs
 from sage_pddl.induce.collect import collect
@@ -215,3 +216,19 @@ def test_collected_logs_untyped_and_typed(tmp_path, domain_name, task_ids, env):
     hand_written = load_domain(domain_name)
     _assert_agree(lambda **settings: induce([tmp_path], types_from=hand_written, **settings),
                   ts, task_problems=True)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not eai_available(), reason="eai-eval is not installed (the virtualhome "
+                    "extra)")
+def test_virtualhome_simulator_logs_with_alternatives_through_a_further_object(tmp_path):
+    """EAI's simulator, collected with the default settings (`collect`'s default probe
+    settings, as `sage-pddl collect --env virtualhome`): the character close to something
+    close to the target is close enough, and the domain says so with `(or (next_to ?x ?y)
+    (exists (?o) ...))`; the gate on it and the learned actions still agree everywhere."""
+    ts = _collected(tmp_path, "virtualhome", ("3_1", "6_1", "11_1", "12_2"), "virtualhome")
+    assert "(or (next_to ?x ?y) (exists (?o)" in " ".join(
+        write_domain(induce([tmp_path]).domain).split())
+    _assert_agree(lambda **settings: induce([tmp_path], **settings), ts)
+    _assert_agree(lambda **settings: induce([tmp_path], types_from=load_domain("virtualhome"),
+                                            **settings), ts, task_problems=True)
