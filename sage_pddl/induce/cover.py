@@ -12,6 +12,7 @@ universal effects through ?m, and the alternatives of precondition literals (`Ei
 """
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
@@ -165,7 +166,8 @@ def _matching(instances: Sequence[Bridged], plain: Iterable[Literal],
 def learn_bridged_conditions(positives: Sequence[Bridged], negatives: Sequence[Bridged],
                              atoms: frozenset[LiftedAtom], bridge_atoms: frozenset[LiftedAtom],
                              min_support: int = 1,
-                             linked: Callable[[Iterable[Literal]], bool] = bridge_is_linked
+                             linked: Callable[[Iterable[Literal]], bool] = bridge_is_linked,
+                             widest: bool = False
                              ) -> tuple[list[tuple[tuple[Literal, ...], tuple[Literal, ...]]],
                                         int]:
     """Clauses (literals over the arguments and ?o, literals naming ?m) covering the positives
@@ -173,12 +175,13 @@ def learn_bridged_conditions(positives: Sequence[Bridged], negatives: Sequence[B
     argument (`linked`: what the links must relate ?m to; a precondition's `Either` relates
     it to each argument of its literal, `lifting.reaches`); returns (clauses, number of
     positives left unexplained). As `learn_conditions`: a positive's most specific
-    description with one of its ?m, widened by intersecting with further positives (each with
-    the first of its ?m that keeps every negative out and the links); of the clauses its ?m
-    start, the one covering the most positives (the first on ties: which ?m a seed starts from
-    decides what the clause says, the character's room or the object next to it); then pruned
-    (`_pruned`): the links, then the literals that keep out the most (negative, ?m) pairs
-    still in, until none is."""
+    description with the first of its ?m that keeps every negative out and the links, widened
+    by intersecting with further positives (each with the first of its ?m that keeps them so);
+    with `widest`, of the clauses its ?m start, the one covering the most positives (the
+    first on ties: where few negatives pin ?m down, which ?m a seed starts from decides what
+    the clause says, the character's room or the object next to it); then pruned (`_pruned`):
+    the links, then the literals that keep out the most (negative, ?m) pairs still in, until
+    none is."""
     pos_counts = Counter(positives)
     neg_counts = Counter(n for n in negatives if n[1])  # no ?m: no clause holds
     negs = list(neg_counts)
@@ -208,13 +211,14 @@ def learn_bridged_conditions(positives: Sequence[Bridged], negatives: Sequence[B
 
     while remaining:
         seed = remaining[0]
-        starts = [(description(seed[0], atoms), description(b, bridge_atoms)) for b in seed[1]]
-        widest = [widened(start) for start in starts if consistent(*start)]
-        if not widest:
+        starts = ((description(seed[0], atoms), description(b, bridge_atoms)) for b in seed[1])
+        kept = (start for start in starts if consistent(*start))
+        tried = [widened(start) for start in itertools.islice(kept, None if widest else 1)]
+        if not tried:
             unexplained += pos_counts[seed]
             remaining = remaining[1:]
             continue
-        clause = max(widest, key=support_of)  # the seed's ?m that generalises furthest
+        clause = max(tried, key=support_of)  # the seed's ?m that generalises furthest
         covered = set(_matching(remaining, *clause))
         support = sum(pos_counts[remaining[i]] for i in covered)
         remaining = [p for i, p in enumerate(remaining) if i not in covered]

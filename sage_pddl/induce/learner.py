@@ -375,7 +375,7 @@ def _alternatives(successes: Sequence[_Seen], failures: Sequence[_Seen],
             continue
         clauses, _left = learn_bridged_conditions(
             _without(atom, successes), negatives, frozenset(), bridge_atoms, EITHER_MIN_SUPPORT,
-            linked=functools.partial(reaches, positions=atom.slots))
+            linked=functools.partial(reaches, positions=atom.slots), widest=True)
         found += [Either(literal, bridge) for _plain, bridge in clauses]
     return found
 
