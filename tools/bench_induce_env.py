@@ -109,6 +109,7 @@ def recovery(induced, ours, reference) -> dict:
             "reference_literals": sum(len(m.reference) for m in matches),
             "recovered": sum(len(m.recovered) for m in matches),
             "missing": sum(len(m.missing) for m in matches),
+            "widened": sum(len(m.widened) for m in matches),
             "extra": sum(len(m.extra) for m in matches),
             "per_action": [m.to_json() for m in found]}
 
@@ -218,11 +219,12 @@ def print_tables(out: dict, labels: Sequence[str]) -> None:
             print(f"{label:21} {name:26} {e['exact']:6.3f} {e['added_precision']:6.3f} "
                   f"{e['added_recall']:6.3f} {e['deleted_precision']:6.3f} "
                   f"{e['deleted_recall']:6.3f}")
-    print(f"\n{'training data':21} {'recovered':>10} {'missing':>8} {'extra':>6}")
+    print(f"\n{'training data':21} {'recovered':>10} {'missing':>8} {'extra':>6}   "
+          "(of the missing, with an alternative through a further object)")
     for label in labels:
         rec = out[label]["recovery"]
         print(f"{label:21} {rec['recovered']:>4}/{rec['reference_literals']:<5} "
-              f"{rec['missing']:8} {rec['extra']:6}")
+              f"{rec['missing']:8} {rec['extra']:6}   ({rec['widened']})")
 
 
 def main(argv=None) -> int:
@@ -317,7 +319,9 @@ def main(argv=None) -> int:
                         if match["alternatives"] > 1 else "")
         print(f"  {match['action']:<18} {len(match['recovered'])}/{match['reference']}"
               f"{alternatives}  missing: {' '.join(match['missing']) or '-'}  "
-              f"extra: {' '.join(match['extra']) or '-'}")
+              f"extra: {' '.join(match['extra']) or '-'}"
+              + (f"  (with an alternative: {' '.join(match['widened'])})"
+                 if match["widened"] else ""))
     print(f"  not induced (never succeeded): {' '.join(first['not_induced']) or '-'}")
     return 0
 

@@ -7,14 +7,18 @@ effects): the most specific description of a positive, generalised by intersecti
 further positives while no negative satisfies it, then pruned by `greedy_cover`.
 `learn_bridged_conditions` does the same where a clause also says something of a further
 object ?m (an instance is its atoms and, per object that could be ?m, the atoms naming it;
-it satisfies the clause when its atoms do and the atoms of one ?m do).
+it satisfies the clause when its atoms do and the atoms of one ?m do): the conditions of
+universal effects through ?m, and the alternatives of precondition literals (`Either`).
 """
 from __future__ import annotations
 
+import itertools
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TypeVar
 
 from .lifting import (
+    Either,
     LiftedAtom,
     Literal,
     any_satisfies,
@@ -26,26 +30,37 @@ from .lifting import (
     split_clause,
 )
 
+Candidate = Literal | Either
+"""What `greedy_cover` chooses among: literals, and a literal or its alternative through a
+further object (a precondition's `Either`)."""
+C = TypeVar("C", bound=Candidate)
 
-def _violating(literal: Literal, instances: Sequence[frozenset[LiftedAtom]],
-               unseen: Sequence[frozenset[LiftedAtom]]) -> set[int]:
+
+def _violating(literal: Literal | Either, instances: Sequence[frozenset[LiftedAtom]],
+               unseen: Sequence[frozenset[LiftedAtom]],
+               further: Sequence[Sequence[frozenset[LiftedAtom]]]) -> set[int]:
     """The instances where `literal` is observed false (`holds`, with the atom made once)."""
     atom = literal.atom
+    if isinstance(literal, Either):
+        return {i for i, atoms in enumerate(instances)
+                if atom not in unseen[i] and not holds(literal, atoms, further[i])}
     if literal.positive:
         return {i for i, atoms in enumerate(instances) if atom not in atoms and atom not in unseen[i]}
     return {i for i, atoms in enumerate(instances) if atom in atoms and atom not in unseen[i]}
 
 
-def greedy_cover(candidates: Iterable[Literal], to_explain: Sequence[frozenset[LiftedAtom]],
+def greedy_cover(candidates: Iterable[C], to_explain: Sequence[frozenset[LiftedAtom]],
                  weights: Sequence[int] | None = None, min_support: int = 1,
-                 preference: Mapping[Literal, float] | None = None,
+                 preference: Mapping[C, float] | None = None,
                  hidden: Sequence[frozenset[LiftedAtom]] | None = None,
-                 costs: Mapping[Literal, frozenset[int]] | None = None,
-                 later: frozenset[Literal] = frozenset()
-                 ) -> tuple[list[Literal], list[int]]:
+                 costs: Mapping[C, frozenset[int]] | None = None,
+                 later: frozenset[C] = frozenset(),
+                 further: Sequence[Sequence[frozenset[LiftedAtom]]] | None = None
+                 ) -> tuple[list[C], list[int]]:
     """Choose literals until each described instance violates one; return (chosen, uncovered).
     An instance violates a literal only where its atom was observed (`hidden`: the atoms each
-    instance did not observe). With `costs` (per candidate, the instances of another set, such
+    instance did not observe); an `Either` reads each instance's further objects (`further`,
+    `lifting.further_objects`). With `costs` (per candidate, the instances of another set, such
     as the successes, that it contradicts), a pick's gain is the instances it newly explains
     less those it newly contradicts; each pick must gain at least `min_support`. A candidate
     that contradicts nothing new is picked before any that does: an exception is a cost paid
@@ -56,11 +71,12 @@ def greedy_cover(candidates: Iterable[Literal], to_explain: Sequence[frozenset[L
     weights = list(weights) if weights is not None else [1] * len(to_explain)
     candidates = sorted(set(candidates), key=literal_order)
     unseen = list(hidden) if hidden is not None else [frozenset()] * len(to_explain)
-    violates = {c: _violating(c, to_explain, unseen) for c in candidates}
+    others = list(further) if further is not None else [()] * len(to_explain)
+    violates = {c: _violating(c, to_explain, unseen, others) for c in candidates}
     costs = costs or {}
     uncovered = set(range(len(to_explain)))
     contradicted: set[int] = set()
-    chosen: list[Literal] = []
+    chosen: list[C] = []
     preference = preference or {}
     while uncovered:
         best, best_key = None, None
@@ -149,16 +165,23 @@ def _matching(instances: Sequence[Bridged], plain: Iterable[Literal],
 
 def learn_bridged_conditions(positives: Sequence[Bridged], negatives: Sequence[Bridged],
                              atoms: frozenset[LiftedAtom], bridge_atoms: frozenset[LiftedAtom],
-                             min_support: int = 1
+                             min_support: int = 1,
+                             linked: Callable[[Iterable[Literal]], bool] = bridge_is_linked,
+                             widest: bool = False
                              ) -> tuple[list[tuple[tuple[Literal, ...], tuple[Literal, ...]]],
                                         int]:
     """Clauses (literals over the arguments and ?o, literals naming ?m) covering the positives
-    and excluding every negative, each relating ?m to ?o and to an argument by true literals
-    (its links); returns (clauses, number of positives left unexplained). As
-    `learn_conditions`: a positive's most specific description (with one of its ?m), widened
-    by intersecting with further positives (each with the first of its ?m that keeps every
-    negative out and the links), then pruned (`_pruned`): the links, then the literals that
-    keep out the most (negative, ?m) pairs still in, until none is."""
+    and excluding every negative, each relating ?m by true literals (its links) to ?o and to an
+    argument (`linked`: what the links must relate ?m to; a precondition's `Either` relates
+    it to each argument of its literal, `lifting.reaches`); returns (clauses, number of
+    positives left unexplained). As `learn_conditions`: a positive's most specific
+    description with the first of its ?m that keeps every negative out and the links, widened
+    by intersecting with further positives (each with the first of its ?m that keeps them so);
+    with `widest`, of the clauses its ?m start, the one covering the most positives (the
+    first on ties: where few negatives pin ?m down, which ?m a seed starts from decides what
+    the clause says, the character's room or the object next to it); then pruned (`_pruned`):
+    the links, then the literals that keep out the most (negative, ?m) pairs still in, until
+    none is."""
     pos_counts = Counter(positives)
     neg_counts = Counter(n for n in negatives if n[1])  # no ?m: no clause holds
     negs = list(neg_counts)
@@ -167,21 +190,13 @@ def learn_bridged_conditions(positives: Sequence[Bridged], negatives: Sequence[B
         return (-pos_counts[instance], sorted(instance[0]), [sorted(b) for b in instance[1]])
 
     def consistent(plain: frozenset[Literal], bridge: frozenset[Literal]) -> bool:
-        return bridge_is_linked(bridge) and not _matching(negs, plain, bridge)
+        return linked(bridge) and not _matching(negs, plain, bridge)
 
     remaining = sorted(pos_counts, key=order)
     clauses: list[tuple[tuple[Literal, ...], tuple[Literal, ...]]] = []
     unexplained = 0
-    while remaining:
-        seed = remaining[0]
-        clause = next(((description(seed[0], atoms), description(b, bridge_atoms))
-                       for b in seed[1]
-                       if consistent(description(seed[0], atoms), description(b, bridge_atoms))),
-                      None)
-        if clause is None:
-            unexplained += pos_counts[seed]
-            remaining = remaining[1:]
-            continue
+    def widened(clause: tuple[frozenset[Literal], frozenset[Literal]]
+                ) -> tuple[frozenset[Literal], frozenset[Literal]]:
         for other in remaining[1:]:
             plain = clause[0] & description(other[0], atoms)
             for b in other[1]:
@@ -189,6 +204,21 @@ def learn_bridged_conditions(positives: Sequence[Bridged], negatives: Sequence[B
                 if consistent(plain, bridge):
                     clause = (plain, bridge)
                     break
+        return clause
+
+    def support_of(clause: tuple[frozenset[Literal], frozenset[Literal]]) -> int:
+        return sum(pos_counts[remaining[i]] for i in _matching(remaining, *clause))
+
+    while remaining:
+        seed = remaining[0]
+        starts = ((description(seed[0], atoms), description(b, bridge_atoms)) for b in seed[1])
+        kept = (start for start in starts if consistent(*start))
+        tried = [widened(start) for start in itertools.islice(kept, None if widest else 1)]
+        if not tried:
+            unexplained += pos_counts[seed]
+            remaining = remaining[1:]
+            continue
+        clause = max(tried, key=support_of)  # the seed's ?m that generalises furthest
         covered = set(_matching(remaining, *clause))
         support = sum(pos_counts[remaining[i]] for i in covered)
         remaining = [p for i, p in enumerate(remaining) if i not in covered]

@@ -15,7 +15,9 @@
   (holds_rh ?c ?o))`) allows several conjunctions; the induced action, itself a conjunction, is
   compared with the one it matches best (most shared literals less extra ones), and the match
   says how many there were. Other non-literal parts (quantifiers, nested formulas) are listed
-  as `not_comparable`.
+  as `not_comparable`. A reference literal the induced action requires only with an
+  alternative through a further object (`(or (next_to ?x ?y) (exists (?o) ...))`, learned
+  where the simulator accepts that too) is missing, and listed in `widened` as well.
 * `gate_agreement(induced, reference, tasks)`: the induced domain used in place of the
   hand-written one on each task's problem: whether it reads the problem, and which reference
   plans each domain's gate accepts.
@@ -45,7 +47,18 @@ from sage_pddl.env.transitions import Transition
 from sage_pddl.gate import PlanChecker, compile_gate
 from sage_pddl.pddl import check_problem, write_formula
 from sage_pddl.pddl.errors import SageError
-from sage_pddl.pddl.model import And, Atom, Domain, Not, Or, PlanStep, Problem, Variable, key
+from sage_pddl.pddl.model import (
+    And,
+    Atom,
+    Domain,
+    Exists,
+    Not,
+    Or,
+    PlanStep,
+    Problem,
+    Variable,
+    key,
+)
 from sage_pddl.tasks import normalize_steps, task_problem
 
 from .learner import EXCLUDED_CODES, InductionResult
@@ -134,12 +147,16 @@ class PreconditionMatch:
     alternatives: int = 1
     """How many conjunctions the reference precondition allows (its disjunctions multiplied
     out); `reference` is the one the induced precondition matches best."""
+    widened: tuple[str, ...] = ()
+    """The missing literals the induced action has as the literal of an alternative through a
+    further object (`(or L (exists (?o) ...))`)."""
 
     def to_json(self) -> dict:
         return {"action": self.action, "reference": len(self.reference),
                 "recovered": list(self.recovered), "missing": list(self.missing),
                 "extra": list(self.extra), "not_comparable": list(self.not_comparable),
-                "induced": self.induced, "alternatives": self.alternatives}
+                "induced": self.induced, "alternatives": self.alternatives,
+                "widened": list(self.widened)}
 
 
 def _literal(formula, index: Mapping[str, int]) -> Literal | None:
@@ -165,6 +182,19 @@ def precondition_literals(formula, params: Sequence[str]) -> tuple[list[Literal]
         else:
             literals.append(literal)
     return literals, other
+
+
+def widened_literals(formula, params: Sequence[str]) -> set[Literal]:
+    """The literals a precondition has only with an alternative through a further object:
+    `L` of each conjunct `(or L (exists ...))`, as induce writes them (`lifting.Either`)."""
+    index = {key(p): i for i, p in enumerate(params)}
+    found = set()
+    for part in _conjuncts(formula):
+        if isinstance(part, Or) and len(part.parts) == 2 and isinstance(part.parts[1], Exists):
+            literal = _literal(part.parts[0], index)
+            if literal is not None:
+                found.add(literal)
+    return found
 
 
 def precondition_alternatives(formula, params: Sequence[str]
@@ -213,12 +243,13 @@ def compare_preconditions(induced: Domain, reference: Domain) -> list[Preconditi
             matches.append(PreconditionMatch(action.name, _texts(smallest), (), _texts(smallest),
                                              (), tuple(other), False, len(alternatives)))
             continue
-        got = set(precondition_literals(mine.precondition,
-                                        [p.name for p in mine.parameters])[0])
+        names = [p.name for p in mine.parameters]
+        got = set(precondition_literals(mine.precondition, names)[0])
         best = max(alternatives, key=lambda a: (len(a & got) - len(got - a), -len(a)))
         matches.append(PreconditionMatch(
             action.name, _texts(best), _texts(best & got), _texts(best - got), _texts(got - best),
-            tuple(other), True, len(alternatives)))
+            tuple(other), True, len(alternatives),
+            _texts((best - got) & widened_literals(mine.precondition, names))))
     return matches
 
 

@@ -12,12 +12,14 @@ from sage_pddl.pddl.model import key
 
 from .lifting import (
     EXTRA,
+    Either,
     Fact,
     LiftedAtom,
     Literal,
     arg_binding,
     bridge_is_linked,
     bridges,
+    further_objects,
     ground_literal,
     holds,
     lift_state,
@@ -63,11 +65,13 @@ class LearnedEffect:
 class LearnedAction:
     """A learned action schema: enough to predict success and to write PDDL. A precondition
     literal naming ?o (`EXTRA`) is existential: `(not (shut-in ?x ?o))` says no object other
-    than the arguments is so related (`(not (exists (?o) ...))`)."""
+    than the arguments is so related (`(not (exists (?o) ...))`). An `Either` holds where its
+    literal does or some object other than the arguments satisfies its condition on ?m
+    (`(or L (exists (?o) ...))`)."""
 
     name: str
     arity: int
-    preconditions: tuple[Literal, ...]
+    preconditions: tuple[Literal | Either, ...]
     effects: tuple[LearnedEffect, ...]
     typing: tuple[Literal, ...] = ()
     """The parameters' role types as the properties they require (`roles.py`): written as
@@ -79,13 +83,17 @@ class LearnedAction:
         `unknown` (not observed, so it contradicts nothing); a literal naming ?o is about
         some object other than the arguments (`lift_with_some_object`)."""
         binding = arg_binding([key(a) for a in args])
+        further = (further_objects(state, binding)
+                   if any(isinstance(p, Either) for p in self.preconditions) else ())
         return self.accepts(lift_with_some_object(state, binding),
-                            lift_with_some_object(unknown, binding))
+                            lift_with_some_object(unknown, binding), further)
 
-    def accepts(self, true_atoms: frozenset[LiftedAtom], unseen: frozenset[LiftedAtom]) -> bool:
+    def accepts(self, true_atoms: frozenset[LiftedAtom], unseen: frozenset[LiftedAtom],
+                further: tuple[frozenset[LiftedAtom], ...] = ()) -> bool:
         """`applicable` on a state already lifted over the step's arguments (`true_atoms`),
-        with the lifted atoms it did not observe (`unseen`)."""
-        return all(holds(literal, true_atoms) or literal.atom in unseen
+        with the lifted atoms it did not observe (`unseen`) and what it says of the objects
+        related to two arguments (`further`, `further_objects`: read by an `Either`)."""
+        return all(holds(literal, true_atoms, further) or literal.atom in unseen
                    for literal in self.preconditions + self.typing)
 
     def changes(self, state: Iterable[Fact], args: Sequence[str]

@@ -30,7 +30,12 @@ and counted. With `exceptions=0` a candidate holds in every success (the strict 
 Negated literals about *some other object* are candidates too (`(not (exists (?o) (shut-in
 ?x ?o)))`: nothing shuts the object in; ?o is an object other than the arguments; an atom
 binding a parameter and ?o), picked after the literals over the parameters that are as
-exact, or, under label noise, after all of them (`_cover`).
+exact, or, under label noise, after all of them (`_cover`). So is a positive literal over two
+parameters or more with an alternative through a further object (`Either`: `(or (next_to ?x
+?y) (exists (?o) (and (next_to ?x ?o) (obj_next_to ?o ?y))))`, EAI's loose "close to"), when
+the literal is false in a few successes and some failure without it is explained by no exact
+literal (`_alternatives`): its condition on the further object is learned as a universal
+effect's condition through ?m is (`cover.learn_bridged_conditions`).
 
 Too little evidence. An action with fewer than `min_successes` successes is *conservative*:
 its preconditions are every literal that held in all of them (`safe_literals`), not the few
@@ -76,28 +81,34 @@ learned precondition predicts.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from sage_pddl.env.transitions import Transition
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, key
 from sage_pddl.pddl.vocabulary import name_key, vocabulary
 
-from .cover import greedy_cover
+from .cover import Bridged, Candidate, greedy_cover, learn_bridged_conditions
 from .effects import EffectRow, effect_row, learn_effects
 from .learned import LearnedAction
 from .lifting import (
     EXTRA,
+    SECOND,
+    Either,
     Fact,
     LiftedAtom,
     Literal,
     arg_binding,
+    further_objects,
     holds,
     lift_with_some_object,
     literal_order,
     literal_text,
+    reaches,
     universe,
     variable_names,
 )
@@ -112,6 +123,9 @@ NOISE_SWAMPED = 2.0
 is not learned: that many successes are what flipped failures alone would give."""
 MIN_SUCCESSES = 1
 """The successes below which an action is learned conservative (`learn(min_successes=...)`)."""
+EITHER_MIN_SUPPORT = 2
+"""The successes without its literal that an alternative through a further object (`Either`)
+must hold in, at least: one drawn from a single success describes that success, not a rule."""
 
 # Failure codes that say nothing about preconditions over the logged state.
 EXCLUDED_CODES = frozenset({
@@ -170,9 +184,15 @@ class _Schema:
     excluded_codes: Counter[str] = field(default_factory=Counter)
 
 
-_Seen = tuple[frozenset[LiftedAtom], frozenset[LiftedAtom]]
-"""A transition's pre-state lifted over its step's arguments, and the lifted atoms it did not
-observe."""
+class _Seen(NamedTuple):
+    """A transition's pre-state as the precondition learner reads it."""
+
+    pre: frozenset[LiftedAtom]
+    """lifted over the step's arguments (and "some other object", `lift_with_some_object`)"""
+    hidden: frozenset[LiftedAtom]
+    """the lifted atoms it did not observe"""
+    further: tuple[frozenset[LiftedAtom], ...]
+    """what it says of each object related to two arguments (`further_objects`)"""
 
 
 @dataclass
@@ -228,8 +248,10 @@ def _group(transitions: Iterable[Transition], aliases: Mapping[str, str],
             schema.excluded_codes[str(t.code)] += 1
             continue
         binding = arg_binding([key(a) for a in t.action.args])
-        seen = (interned(lift_with_some_object(t.pre, binding)),
-                interned(lift_with_some_object(t.unknown, binding)))
+        further = (interned(tuple(interned(atoms) for atoms in further_objects(t.pre, binding)))
+                   if len(binding) > 1 else ())
+        seen = _Seen(interned(lift_with_some_object(t.pre, binding)),
+                     interned(lift_with_some_object(t.unknown, binding)), further)
         if t.success:
             schema.successes.append(seen)
             schema.effect_rows.append(effect_row(t, interned))
@@ -282,10 +304,10 @@ def safe_literals(support: Mapping[Literal, int], observed: Mapping[LiftedAtom, 
                   key=literal_order)
 
 
-def _cover(candidates: Sequence[Literal], others: frozenset[LiftedAtom],
-           fail: Sequence[frozenset[LiftedAtom]], fail_hidden: Sequence[frozenset[LiftedAtom]],
-           support: Mapping[Literal, int], costs: Mapping[Literal, frozenset[int]] | None,
-           min_support: int, noise: float) -> tuple[list[Literal], list[int]]:
+def _cover(candidates: Sequence[Candidate], others: frozenset[LiftedAtom],
+           failures: Sequence[_Seen], support: Mapping[Candidate, int],
+           costs: Mapping[Candidate, frozenset[int]] | None,
+           min_support: int, noise: float) -> tuple[list[Candidate], list[int]]:
     """The greedy cover of the failures (`greedy_cover`) by the literals over the parameters
     and the negated literals about some other object (`others`: no object shuts it in,
     `(not (exists (?o) (shut-in ?x ?o)))`). Clean labels: exact literals first, and of two
@@ -297,17 +319,21 @@ def _cover(candidates: Sequence[Literal], others: frozenset[LiftedAtom],
     the failures that the literals over the parameters leave. Only negated ones (a blocker):
     that an object lies on *something* holds of nearly every object, and a failure without
     it explained by it is a coincidence of the logged states more often than a rule (a toy
-    Pick failure with the fruit not logged on the table)."""
+    Pick failure with the fruit not logged on the table). The alternatives through a further
+    object (`Either`) count as literals over the parameters."""
     usable = [c for c in candidates if c.atom not in others or not c.positive]
     quantified = frozenset(c for c in usable if c.atom in others)
+    fail = [f.pre for f in failures]
+    fail_hidden = [f.hidden for f in failures]
+    further = [f.further for f in failures]
     if noise <= 0:
         return greedy_cover(usable, fail, min_support=min_support,
                             preference={c: support[c] for c in usable}, hidden=fail_hidden,
-                            costs=costs, later=quantified)
+                            costs=costs, later=quantified, further=further)
     plain = [c for c in usable if c not in quantified]
     chosen, uncovered = greedy_cover(plain, fail, min_support=min_support,
                                      preference={c: support[c] for c in plain},
-                                     hidden=fail_hidden, costs=costs)
+                                     hidden=fail_hidden, costs=costs, further=further)
     if not uncovered or not quantified:
         return chosen, uncovered
     contradicted = frozenset().union(*((costs or {}).get(c, frozenset()) for c in chosen))
@@ -320,6 +346,46 @@ def _cover(candidates: Sequence[Literal], others: frozenset[LiftedAtom],
     return chosen + more, [uncovered[i] for i in left]
 
 
+def _alternatives(successes: Sequence[_Seen], failures: Sequence[_Seen],
+                  variables: Sequence[int], arities: Mapping[str, int],
+                  support: Mapping[Candidate, int], observed: Mapping[LiftedAtom, int],
+                  exact: Sequence[Candidate]) -> list[Either]:
+    """The alternatives through a further object (`Either`, "L or some ?m so related to L's
+    arguments") worth offering the cover: for each literal L over two parameters or more that
+    held in some success and is observed false in at least `EITHER_MIN_SUPPORT`, the clauses
+    of `learn_bridged_conditions` over what those successes say of their further objects
+    (`further_objects`), each relating ?m to every argument of L, keeping out the failures
+    where L is false that no exact literal (`exact`, false in no success) explains, and
+    holding in at least `EITHER_MIN_SUPPORT` of those successes (a clause drawn from one
+    success describes it). Without such failures the alternative would explain nothing."""
+    if not any(s.further for s in successes):
+        return []
+    explained = {i for c in exact for i, f in enumerate(failures)
+                 if c.atom not in f.hidden and not holds(c, f.pre)}
+    bridge_atoms = frozenset(a for a in universe(arities, [*variables, SECOND])
+                             if SECOND in a.slots)
+    found: list[Either] = []
+    for atom in sorted(universe(arities, variables)):
+        literal = Literal(True, atom.predicate, atom.slots)
+        if len(set(atom.slots)) < 2 or not 0 < support[literal] <= (
+                observed[atom] - EITHER_MIN_SUPPORT):
+            continue
+        negatives = _without(atom, [f for i, f in enumerate(failures) if i not in explained])
+        if not negatives:
+            continue
+        clauses, _left = learn_bridged_conditions(
+            _without(atom, successes), negatives, frozenset(), bridge_atoms, EITHER_MIN_SUPPORT,
+            linked=functools.partial(reaches, positions=atom.slots), widest=True)
+        found += [Either(literal, bridge) for _plain, bridge in clauses]
+    return found
+
+
+def _without(atom: LiftedAtom, seen: Sequence[_Seen]) -> list[Bridged]:
+    """The transitions of `seen` where `atom` is observed false, as `learn_bridged_conditions`
+    reads them: nothing over the arguments, and their further objects (`_Seen.further`)."""
+    return [(frozenset(), s.further) for s in seen if atom not in s.hidden and atom not in s.pre]
+
+
 def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: set[str],
                          noise: float, min_support: int, keep_static: bool, safe: bool,
                          exceptions: float):
@@ -328,11 +394,11 @@ def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: se
     # "some other object": atoms binding a parameter and ?o, read existentially
     others = frozenset(a for a in universe(arities, variables + [EXTRA], max_extra=1)
                        if EXTRA in a.slots and len(set(a.slots)) > 1)
-    succ = [pre for pre, _hidden in schema.successes]
-    fail = [pre for pre, _hidden in schema.failures]
-    succ_hidden = [hidden for _pre, hidden in schema.successes]
-    fail_hidden = [hidden for _pre, hidden in schema.failures]
-    support: dict[Literal, int] = {}
+    succ = [s.pre for s in schema.successes]
+    fail = [f.pre for f in schema.failures]
+    succ_hidden = [s.hidden for s in schema.successes]
+    fail_hidden = [f.hidden for f in schema.failures]
+    support: dict[Candidate, int] = {}
     observed: dict[LiftedAtom, int] = {}
     for atom in atoms | others:
         seen = [s for s, hidden in zip(succ, succ_hidden) if atom not in hidden]
@@ -341,34 +407,44 @@ def _learn_preconditions(schema: _Schema, arities: Mapping[str, int], static: se
         support[Literal(True, atom.predicate, atom.slots)] = true_count
         support[Literal(False, atom.predicate, atom.slots)] = len(seen) - true_count
     tolerance = max(exceptions, mislabelled_successes(noise, len(succ), len(fail)))
+    if not safe:  # a literal false in some successes, or its alternative through ?m
+        exact = [c for c, n in support.items()
+                 if 0 < n == observed[c.atom] and (c.atom not in others or not c.positive)]
+        for either in _alternatives(schema.successes, schema.failures, variables, arities,
+                                    support, observed, exact):
+            support[either] = sum(either.atom not in s.hidden and holds(either, s.pre, s.further)
+                                  for s in schema.successes)
     candidates = [lit for lit, n in support.items()
                   if n > 0 and n >= (1.0 - tolerance) * observed[lit.atom] - 1e-9]
     costs = None
     if tolerance > 0:  # a candidate may be false in a few successes: weigh them
-        costs = {c: frozenset(i for i, (s, hidden) in enumerate(zip(succ, succ_hidden))
-                              if c.atom not in hidden and not holds(c, s))
+        costs = {c: frozenset(i for i, s in enumerate(schema.successes)
+                              if c.atom not in s.hidden and not holds(c, s.pre, s.further))
                  for c in candidates}
+    chosen: list[Candidate]
     if safe:
-        chosen = safe_literals({c: n for c, n in support.items() if c.atom not in others},
-                               observed)
+        chosen = list(safe_literals({c: n for c, n in support.items()
+                                     if isinstance(c, Literal) and c.atom not in others},
+                                    observed))
         uncovered = [i for i, (f, hidden) in enumerate(zip(fail, fail_hidden))
                      if all(c.atom in hidden or holds(c, f) for c in chosen)]
     else:
-        chosen, uncovered = _cover(candidates, others, fail, fail_hidden, support, costs,
+        chosen, uncovered = _cover(candidates, others, schema.failures, support, costs,
                                    min_support, noise)
     static_candidates = sorted(
-        (c for c in candidates if c.atom not in others and c.positive and c.predicate in static
-         and len(c.slots) == 1 and support[c] == len(succ) and c not in chosen),
+        (c for c in candidates if isinstance(c, Literal) and c.atom not in others and c.positive
+         and c.predicate in static and len(c.slots) == 1 and support[c] == len(succ)
+         and c not in chosen),
         key=literal_order)
     if keep_static:
-        chosen = chosen + static_candidates
+        chosen = [*chosen, *static_candidates]
     chosen = sorted(chosen, key=literal_order)
     names = variable_names(schema.arity)
     evidence = tuple(
         Evidence(precondition_text(c, names), support[c], observed[c.atom],
                  len(succ) - observed[c.atom],
-                 sum(1 for f, hidden in zip(fail, fail_hidden)
-                     if c.atom not in hidden and not holds(c, f)))
+                 sum(1 for f in schema.failures
+                     if c.atom not in f.hidden and not holds(c, f.pre, f.further)))
         for c in chosen)
     return tuple(chosen), uncovered, tuple(static_candidates), succ, fail, evidence
 
@@ -436,8 +512,8 @@ def learn(transitions: Iterable[Transition], *, domain_name: str = "induced",
         effects, issues = learn_effects(schema.effect_rows, schema.arity, arities, min_support)
         action = LearnedAction(schema.name, schema.arity, pre, effects)
         learned[slot] = action
-        ok_succ = sum(action.accepts(lifted, hidden) for lifted, hidden in schema.successes)
-        ok_fail = sum(not action.accepts(lifted, hidden) for lifted, hidden in schema.failures)
+        ok_succ = sum(action.accepts(*seen) for seen in schema.successes)
+        ok_fail = sum(not action.accepts(*seen) for seen in schema.failures)
         used = len(succ) + len(fail)
         examples = tuple(schema.failure_examples[i] for i in uncovered[:max_examples])
         reports.append(ActionReport(

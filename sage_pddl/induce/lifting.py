@@ -6,8 +6,10 @@ gives every lifting. Position `EXTRA` stands for one object that is not an argum
 quantified `?o` of a universal effect, or, in the conditions of any other effect, "some
 object other than the arguments" (`lift_with_some_object`). Position `SECOND` stands for a
 further object `?m` in the condition of a universal effect, other than the arguments and ?o and
-related to both (`bridges`): "?o is inside some ?m that is inside ?x". A literal is an atom with a sign;
-a clause is a conjunction of literals, and a state satisfies it when every literal holds.
+related to both (`bridges`): "?o is inside some ?m that is inside ?x"; in a precondition, for
+the further object of an `Either`, related to the arguments of its literal (`further_objects`):
+"the character is next to something next to ?y". A literal is an atom with a sign; a clause is
+a conjunction of literals, and a state satisfies it when every literal holds.
 """
 from __future__ import annotations
 
@@ -42,6 +44,27 @@ class Literal(NamedTuple):
     @property
     def atom(self) -> LiftedAtom:
         return LiftedAtom(self.predicate, self.slots)
+
+
+class Either(NamedTuple):
+    """A precondition that `literal` (over the parameters) holds or, where it does not, some
+    further object ?m, other than the arguments, satisfies every literal of `through` (over
+    the parameters and `SECOND`): `(or (next_to ?x ?y) (exists (?o) (and (not (= ?o ?x)) (not
+    (= ?o ?y)) (next_to ?x ?o) (obj_next_to ?o ?y))))`, the character next to the target or
+    next to something next to it. `through` relates ?m by true atoms to each argument that
+    `literal` names (`reaches`), so only an object of `further_objects` can satisfy it."""
+
+    literal: Literal
+    through: tuple[Literal, ...]
+
+    @property
+    def positive(self) -> bool:
+        return True
+
+    @property
+    def atom(self) -> LiftedAtom:
+        """Observed where `literal`'s atom is (an unobserved one neither holds nor fails)."""
+        return self.literal.atom
 
 
 def variable_names(arity: int) -> tuple[str, ...]:
@@ -89,16 +112,23 @@ def lift_with_some_object(state: Iterable[Fact], binding: Mapping[str, tuple[int
     return frozenset(lifted)
 
 
-def bridges(state: Iterable[Fact], binding: Mapping[str, tuple[int, ...]]
-            ) -> Callable[[str], tuple[frozenset[LiftedAtom], ...]]:
-    """obj -> per object ?m that bridges `obj` (?o) to the arguments, in name order, the atoms
-    of `state` naming ?m over the arguments, ?o and ?m. A bridge is an object outside
-    `binding`, not `obj`, that a fact over the arguments, `obj` and it names with `obj`, and
-    that some fact names with an argument: only such an object can satisfy a condition on ?m
-    that relates ?m to ?o and to an argument by true atoms, as every learned one does
-    (`LearnedEffect.bridge`). The state is read once; each object's bridges are cheap."""
-    own: dict[str, list[Fact]] = defaultdict(list)  # facts over the arguments and m
-    pairs: dict[tuple[str, str], list[Fact]] = defaultdict(list)  # over the arguments, m, o
+class _Outside(NamedTuple):
+    """A state's facts about the objects outside a binding, grouped (`_outside`)."""
+
+    own: dict[str, list[Fact]]
+    """object -> the facts naming it and no other object outside the binding"""
+    pairs: dict[tuple[str, str], list[Fact]]
+    """(a, b) -> the facts naming exactly those two objects outside the binding"""
+    neighbours: dict[str, set[str]]
+    """object -> the objects outside the binding a fact names with it"""
+    linked: set[str]
+    """the objects outside the binding that some fact names with an argument"""
+
+
+def _outside(state: Iterable[Fact], binding: Mapping[str, tuple[int, ...]]) -> _Outside:
+    """`state`'s facts about the objects outside `binding`, read once."""
+    own: dict[str, list[Fact]] = defaultdict(list)
+    pairs: dict[tuple[str, str], list[Fact]] = defaultdict(list)
     neighbours: dict[str, set[str]] = defaultdict(set)
     linked: set[str] = set()
     for fact in state:
@@ -117,6 +147,18 @@ def bridges(state: Iterable[Fact], binding: Mapping[str, tuple[int, ...]]
             pairs[(b, a)].append(fact)
             neighbours[a].add(b)
             neighbours[b].add(a)
+    return _Outside(own, pairs, neighbours, linked)
+
+
+def bridges(state: Iterable[Fact], binding: Mapping[str, tuple[int, ...]]
+            ) -> Callable[[str], tuple[frozenset[LiftedAtom], ...]]:
+    """obj -> per object ?m that bridges `obj` (?o) to the arguments, in name order, the atoms
+    of `state` naming ?m over the arguments, ?o and ?m. A bridge is an object outside
+    `binding`, not `obj`, that a fact over the arguments, `obj` and it names with `obj`, and
+    that some fact names with an argument: only such an object can satisfy a condition on ?m
+    that relates ?m to ?o and to an argument by true atoms, as every learned one does
+    (`LearnedEffect.bridge`). The state is read once; each object's bridges are cheap."""
+    own, pairs, neighbours, linked = _outside(state, binding)
     lifted_own: dict[str, frozenset[LiftedAtom]] = {}
 
     def of(obj: str) -> tuple[frozenset[LiftedAtom], ...]:
@@ -130,6 +172,22 @@ def bridges(state: Iterable[Fact], binding: Mapping[str, tuple[int, ...]]
         return tuple(found)
 
     return of
+
+
+def further_objects(state: Iterable[Fact], binding: Mapping[str, tuple[int, ...]]
+                    ) -> tuple[frozenset[LiftedAtom], ...]:
+    """Per object outside `binding` that facts relate to two argument positions or more (one
+    fact or several), the atoms of `state` naming it as ?m (`SECOND`) over the arguments and
+    it; each distinct description once, in a fixed order. Only such an object can satisfy a
+    precondition's existential over a further object, which relates it by true atoms to each
+    argument of its literal (`Either`), so these are what a step's pre-state says of them."""
+    outside = _outside(state, binding)
+    found = set()
+    for m in outside.linked:
+        atoms = lift_state(outside.own.get(m, ()), {**binding, m: (SECOND,)})
+        if len({i for atom in atoms if SECOND in atom.slots for i in atom.slots if i >= 0}) > 1:
+            found.add(atoms)
+    return tuple(sorted(found, key=sorted))
 
 
 def arg_binding(args: Sequence[str]) -> dict[str, tuple[int, ...]]:
@@ -156,7 +214,13 @@ def ground_literal(literal: Literal, args: Sequence[str], extra: str) -> Fact:
     return (literal.predicate, *(extra if i == EXTRA else args[i] for i in literal.slots))
 
 
-def holds(literal: Literal, true_atoms: frozenset[LiftedAtom]) -> bool:
+def holds(literal: Literal | Either, true_atoms: frozenset[LiftedAtom],
+          further: Sequence[frozenset[LiftedAtom]] = ()) -> bool:
+    """Whether a literal holds where `true_atoms` do; an `Either` reads the atoms of the
+    further objects too (`further`, `further_objects`)."""
+    if isinstance(literal, Either):
+        return holds(literal.literal, true_atoms) or any(
+            satisfies(atoms, literal.through) for atoms in further)
     return (literal.atom in true_atoms) == literal.positive
 
 
@@ -197,7 +261,16 @@ def bridge_is_linked(literals: Iterable[Literal]) -> bool:
         any(i >= 0 for i in slots) for slots in links)
 
 
-def literal_order(literal: Literal) -> tuple:
+def reaches(literals: Iterable[Literal], positions: Iterable[int]) -> bool:
+    """Whether each of `positions` is related to ?m by a true literal (`bridge_links`): what
+    every condition of an `Either` on ?m has."""
+    linked = {i for lit in bridge_links(literals) for i in lit.slots}
+    return set(positions) <= linked
+
+
+def literal_order(literal: Literal | Either) -> tuple:
+    if isinstance(literal, Either):
+        return (*literal_order(literal.literal), tuple(map(literal_order, literal.through)))
     return (not literal.positive, literal.predicate, literal.slots)
 
 

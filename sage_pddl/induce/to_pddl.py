@@ -18,6 +18,7 @@ from sage_pddl.pddl.model import (
     ForallEffect,
     Formula,
     Not,
+    Or,
     PredicateDef,
     Typed,
     Variable,
@@ -27,7 +28,7 @@ from sage_pddl.pddl.model import (
 from sage_pddl.pddl.vocabulary import canonical_sexpr, split_reason
 
 from .learned import LearnedAction, LearnedEffect
-from .lifting import EXTRA, SECOND, Literal, variable_names
+from .lifting import EXTRA, SECOND, Either, Literal, variable_names
 
 
 def _term(index: int, names: Sequence[str]) -> Variable:
@@ -41,9 +42,22 @@ def _other_than(variable: str, names: Sequence[str]) -> tuple[Not, ...]:
     return tuple(Not(Equals(Variable(variable), Variable(n))) for n in names)
 
 
-def _formula(literal: Literal, names: Sequence[str], some: bool = False):
+def _some(variable: str, others: Sequence[str], parts: Sequence[Formula]) -> Exists:
+    """`(exists (?v) (and (not (= ?v ?x)) ... parts))`: some object other than `others`."""
+    return Exists((Typed(variable),), And((*_other_than(variable, others), *parts)))
+
+
+def _formula(literal: Literal | Either, names: Sequence[str], some: bool = False):
     """A literal as a formula; with `some`, ?o is read existentially, over the objects other
-    than the arguments (`(exists (?o) (and (not (= ?o ?x)) ...))`)."""
+    than the arguments (`(exists (?o) (and (not (= ?o ?x)) ...))`). An `Either` is `(or L
+    (exists (?o) (and (not (= ?o ?x)) ... C)))`, its ?m written ?o (the one object its
+    existential names)."""
+    if isinstance(literal, Either):
+        through = [Literal(lit.positive, lit.predicate,
+                           tuple(EXTRA if i == SECOND else i for i in lit.slots))
+                   for lit in literal.through]
+        return Or((_formula(literal.literal, names),
+                   _some("o", names, [_formula(lit, names) for lit in through])))
     atom: Atom | Exists = Atom(literal.predicate, tuple(_term(i, names) for i in literal.slots))
     if some and EXTRA in literal.slots:
         distinct = _other_than("o", names)
@@ -68,8 +82,7 @@ def _effect_formula(effect: LearnedEffect, names: Sequence[str]):
     if effect.exception:
         condition.append(Not(_conjunction(effect.exception, names, some)))
     if effect.bridge:  # some ?m other than the arguments and ?o
-        condition.append(Exists((Typed("m"),), And(
-            (*_other_than("m", (*names, "o")), *(_formula(lit, names) for lit in effect.bridge)))))
+        condition.append(_some("m", (*names, "o"), [_formula(lit, names) for lit in effect.bridge]))
     if condition:
         node = When(condition[0] if len(condition) == 1 else And(tuple(condition)), node)
     if effect.universal:
@@ -77,7 +90,7 @@ def _effect_formula(effect: LearnedEffect, names: Sequence[str]):
     return node
 
 
-def precondition_text(literal: Literal, names: Sequence[str]) -> str:
+def precondition_text(literal: Literal | Either, names: Sequence[str]) -> str:
     """A precondition literal as the domain writes it (?o read existentially)."""
     return write_formula(_formula(literal, names, some=True))
 
@@ -89,9 +102,12 @@ def effect_text(effect: LearnedEffect, names: Sequence[str]) -> str:
 
 def learned_domain(name: str, learned: Sequence[LearnedAction], arities: Mapping[str, int]) -> Domain:
     requirements = [":strips"]
-    some_other = any(not e.universal and EXTRA in lit.slots for a in learned for e in a.effects
-                     for lit in e.condition + e.exception) or any(
-        EXTRA in lit.slots for a in learned for lit in a.preconditions) or any(
+    either = any(isinstance(lit, Either) for a in learned for lit in a.preconditions)
+    some_other = either or any(
+        not e.universal and EXTRA in lit.slots for a in learned for e in a.effects
+        for lit in e.condition + e.exception) or any(
+        isinstance(lit, Literal) and EXTRA in lit.slots
+        for a in learned for lit in a.preconditions) or any(
         e.bridge for a in learned for e in a.effects)
     # ?o is told apart from the arguments with (not (= ?o ?x))
     distinct = some_other or any(e.universal and a.arity for a in learned for e in a.effects)
@@ -103,6 +119,8 @@ def learned_domain(name: str, learned: Sequence[LearnedAction], arities: Mapping
         requirements.append(":equality")
     if any(e.condition or e.exception or e.universal for a in learned for e in a.effects):
         requirements.append(":conditional-effects")
+    if either:
+        requirements.append(":disjunctive-preconditions")
     if some_other:
         requirements.append(":existential-preconditions")
     predicates = tuple(
@@ -211,6 +229,8 @@ def typed_domain(learned: Domain, types_from: Domain, object_types: Mapping[str,
             return And(tuple(typed_condition(part) for part in formula.parts))
         if isinstance(formula, Not):
             return Not(typed_condition(formula.arg))
+        if isinstance(formula, Or):
+            return Or(tuple(typed_condition(part) for part in formula.parts))
         if isinstance(formula, Exists):
             return Exists(tuple(Typed(v.name, v.types or quantified)
                                 for v in formula.variables), formula.body)

@@ -59,3 +59,17 @@ def test_the_induced_conjunction_is_compared_with_the_alternative_it_matches():
     assert matches["put"].missing == ("(next_to ?1 ?3)",)
     assert matches["put"].extra == ("(grabbable ?2)",)
     assert matches["standup"].extra in (("(lying ?1)",), ("(sitting ?1)",))
+
+
+def test_a_literal_required_only_with_an_alternative_is_missing_and_said_so():
+    # induce writes EAI's loose "close to" as (or L (exists (?o) ...)): not the reference's
+    # literal, which stays missing, but the comparison says which missing ones it widens
+    either = ("(or (next_to ?x ?z) (exists (?o) (and (not (= ?o ?x)) (not (= ?o ?z)) "
+              "(next_to ?x ?o) (next_to ?o ?z))))")
+    matches = {m.action: m for m in compare_preconditions(
+        parse_domain(induced(f"(holds_rh ?x ?y) {either}", "(lying ?x)")),
+        parse_domain(REFERENCE))}
+    put = matches["put"]
+    assert put.recovered == ("(holds_rh ?1 ?2)",) and put.missing == ("(next_to ?1 ?3)",)
+    assert put.widened == ("(next_to ?1 ?3)",) and not put.extra
+    assert not matches["standup"].widened

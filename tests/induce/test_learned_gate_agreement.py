@@ -20,6 +20,7 @@ import pytest
 
 from sage_pddl.domains import load_domain
 from sage_pddl.env.transitions import Transition
+from sage_pddl.env.virtualhome import eai_available
 from sage_pddl.gate import Gate, compile_gate
 from sage_pddl.induce import induce, read_logs
 from sage_pddl.induce.collect import collect
@@ -28,6 +29,7 @@ from sage_pddl.pddl import parse_domain, write_domain
 from sage_pddl.pddl.model import Atom, Constant, Domain, PlanStep, Problem, Typed
 from sage_pddl.tasks import load_task, load_taskset, task_problem
 
+from .test_either import grabs
 from .test_learner import toy_transitions, tr
 from .test_noise_and_observability import many_picks
 from .test_protocols import openings
@@ -162,22 +164,32 @@ def _nested_closings() -> list[Transition]:
     return closings(closed_bowl=True)
 
 
+def _grabbing() -> list[Transition]:
+    """Grab succeeds when the agent is near the thing or near something beside it (a
+    precondition with an alternative through a further object, `test_either`), never through
+    the agent itself: `(or (near ?x ?y) (exists (?o) (and (not (= ?o ?x)) (not (= ?o ?y))
+    ...)))`."""
+    return grabs()
+
+
 def test_the_hand_made_sets_write_every_kind_of_effect():
     """What the sets below make induce write: conditional, universal, existential and
     excepted effects, negative preconditions, a precondition about some other object, a
-    universal effect's condition through a further object."""
+    universal effect's condition through a further object, a precondition that a literal
+    holds or some further object relates the arguments."""
     written = "\n".join(write_domain(learn(make()).domain)
                         for make in (toy_transitions, many_picks, _opening, _walking, _serving,
-                                      _enclosing, _nested_closings))
+                                      _enclosing, _nested_closings, _grabbing))
     for construct in ("(forall (?o) (when", "(exists (?o) (and (not (= ?o ?x))",
                       "(exists (?m)", "(not (= ?m ?o))",
+                      "(or (near ?x ?y) (exists (?o) (and (not (= ?o ?x)) (not (= ?o ?y))",
                       "(not (and (not", "(not (tired))", "(not (container ?x))",
                       "(not (exists (?o) (and (not (= ?o ?x)) (shut-in ?x ?o))))"):
-        assert construct in written, construct
+        assert construct in " ".join(written.split()), construct
 
 
 @pytest.mark.parametrize("transitions", [toy_transitions, many_picks, _opening, _walking,
-                                         _serving, _enclosing, _nested_closings])
+                                         _serving, _enclosing, _nested_closings, _grabbing])
 def test_hand_made_transitions(transitions):
     ts = transitions()
     _assert_agree(lambda **settings: learn(ts, **settings), ts)
@@ -204,3 +216,19 @@ def test_collected_logs_untyped_and_typed(tmp_path, domain_name, task_ids, env):
     hand_written = load_domain(domain_name)
     _assert_agree(lambda **settings: induce([tmp_path], types_from=hand_written, **settings),
                   ts, task_problems=True)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not eai_available(), reason="eai-eval is not installed (the virtualhome "
+                    "extra)")
+def test_virtualhome_simulator_logs_with_alternatives_through_a_further_object(tmp_path):
+    """EAI's simulator, collected with the default settings (`collect`'s default probe
+    settings, as `sage-pddl collect --env virtualhome`): the character close to something
+    close to the target is close enough, and the domain says so with `(or (next_to ?x ?y)
+    (exists (?o) ...))`; the gate on it and the learned actions still agree everywhere."""
+    ts = _collected(tmp_path, "virtualhome", ("3_1", "6_1", "11_1", "12_2"), "virtualhome")
+    assert "(or (next_to ?x ?y) (exists (?o)" in " ".join(
+        write_domain(induce([tmp_path]).domain).split())
+    _assert_agree(lambda **settings: induce([tmp_path], **settings), ts)
+    _assert_agree(lambda **settings: induce([tmp_path], types_from=load_domain("virtualhome"),
+                                            **settings), ts, task_problems=True)
