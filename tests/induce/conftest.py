@@ -2,9 +2,10 @@
 
 `ithor_symbolic_logs` is the iTHOR collection `tools/induction_figures.py` makes (every task
 probed in the symbolic world, default settings): the slowest thing the slow tests build, so it is
-built once per run, by the first test that asks, while a test on another xdist worker that asks
-meanwhile waits on the lock; `collect` resumes, so a caller after the first finds every task's log
-written and probes nothing.
+built once per run, by the first test that asks. The tests that read it share a module, so xdist
+runs them on one worker; under another distribution a test on a second worker waits on the lock
+meanwhile, and `collect` resumes, so a caller after the first finds every task's log written and
+probes nothing.
 """
 from __future__ import annotations
 
