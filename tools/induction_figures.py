@@ -40,6 +40,7 @@ import argparse
 import sys
 import tempfile
 from argparse import Namespace
+from collections.abc import Collection
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -71,11 +72,18 @@ def marks(name: str) -> tuple[str, str]:
     return f"<!-- induction-figures:{name}:begin -->", f"<!-- induction-figures:{name}:end -->"
 
 
-def ithor_logs(logs: Path) -> None:
-    """Collect the iTHOR tasks in the symbolic world into `logs` (tasks already there are
-    kept: `collect` resumes)."""
-    collect(load_taskset("ithor"), load_domain("ithor"), logs, taskset="ithor", env="symbolic",
-            progress=False, probe=ProbeSettings(seed=0))
+def ithor_task_ids() -> list[str]:
+    """The iTHOR tasks the figures collect, in order."""
+    return [task.task_id for task in load_taskset("ithor")]
+
+
+def ithor_logs(logs: Path, task_ids: Collection[str] | None = None) -> None:
+    """Collect the iTHOR tasks (those of `task_ids` only, when given) in the symbolic world
+    into `logs`, one log per task (tasks already there are kept: `collect` resumes; a task's
+    log depends on that task alone)."""
+    tasks = [t for t in load_taskset("ithor") if task_ids is None or t.task_id in task_ids]
+    collect(tasks, load_domain("ithor"), logs, taskset="ithor", env="symbolic", progress=False,
+            probe=ProbeSettings(seed=0))
 
 
 def ithor_blocks(logs: Path, wanted: set[str]) -> dict[str, str]:

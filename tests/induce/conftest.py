@@ -2,25 +2,42 @@
 
 `ithor_symbolic_logs` is the iTHOR collection `tools/induction_figures.py` makes (every task
 probed in the symbolic world, default settings): the slowest thing the slow tests build, so it is
-built once per run, by the first test that asks. The tests that read it share a module, so xdist
-runs them on one worker; under another distribution a test on a second worker waits on the lock
-meanwhile, and `collect` resumes, so a caller after the first finds every task's log written and
-probes nothing.
+built once per run and shared out. Each test that asks collects the tasks no one has claimed yet,
+one at a time (a claim is a file made with `O_EXCL` in the run's directory, which the xdist
+workers share), then waits for the tasks others claimed: two workers that ask at once collect it
+in about half the time, and a caller after the collection probes nothing. A task's log depends on
+that task alone, so who collects which changes no log.
 """
 from __future__ import annotations
 
-import fcntl
+import time
 from pathlib import Path
 
 import pytest
 
 from . import figures_tool
 
+WAIT_FOR_OTHERS_S = 3600.0
+"""How long a test waits for the tasks another worker claimed (a worker that dies while
+collecting leaves its claim: the test then fails instead of hanging)."""
+
 
 @pytest.fixture(scope="session")
 def ithor_symbolic_logs(run_directory: Path) -> Path:
-    logs = run_directory / "ithor-symbolic-logs"
-    with open(run_directory / "ithor-symbolic-logs.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        figures_tool.load().ithor_logs(logs)
+    tool = figures_tool.load()
+    logs, claims = run_directory / "ithor-symbolic-logs", run_directory / "ithor-symbolic-claims"
+    claims.mkdir(exist_ok=True)
+    task_ids = tool.ithor_task_ids()
+    for task_id in task_ids:
+        try:
+            (claims / task_id).open("x").close()
+        except FileExistsError:
+            continue  # another test collects it
+        tool.ithor_logs(logs, [task_id])
+        (claims / f"{task_id}.done").touch()  # (a task collect reports failed has no log)
+    deadline = time.monotonic() + WAIT_FOR_OTHERS_S
+    while not all((claims / f"{task_id}.done").exists() for task_id in task_ids):
+        if time.monotonic() > deadline:
+            pytest.fail(f"the iTHOR tasks claimed in {claims} were not collected in time")
+        time.sleep(0.5)
     return logs

@@ -1,7 +1,7 @@
 """docs/induction.md holds the figures tools/induction_figures.py computes: its blocks and marks,
-and the VirtualHome blocks (slow: they need EAI's evaluator and minutes of simulation, and are
-checked where it is installed). The iTHOR blocks are checked in test_ithor_collection.py, beside
-the other test that reads their collection."""
+and the iTHOR blocks (slow: the collection they come from, `ithor_symbolic_logs`, and the
+rule-deletion study). The VirtualHome blocks are checked in test_figures_virtualhome.py, a module
+of their own so that xdist's `--dist loadfile` can run them beside these."""
 from __future__ import annotations
 
 import pytest
@@ -26,11 +26,7 @@ def test_every_block_has_its_marks_in_the_doc():
 
 
 @pytest.mark.slow
-def test_docs_induction_md_holds_the_virtualhome_figures(tmp_path):
-    pytest.importorskip("virtualhome_eval", reason="EAI's evaluator (the 'virtualhome' extra)")
-    assert _tool().main(["--check", "--only", "vh-heldout", "--only", "vh-recovery",
-                         "--only", "vh-precision", "--only", "vh-domain",
-                         "--only", "vh-planning", "--vh-logs", str(tmp_path / "vh"),
-                         "--vh-precision", str(tmp_path / "precision.jsonl"),
-                         "--vh-planning", str(tmp_path / "plans.jsonl")]) == 0, (
+def test_docs_induction_md_holds_the_ithor_figures(ithor_symbolic_logs):
+    assert _tool().main(["--check", "--only", "ithor", "--only", "rule-deletion",
+                         "--only", "ithor-typed", "--ithor-logs", str(ithor_symbolic_logs)]) == 0, (
         "regenerate with `python tools/induction_figures.py --write`")
