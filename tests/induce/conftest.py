@@ -2,14 +2,16 @@
 
 `ithor_symbolic_logs` is the iTHOR collection `tools/induction_figures.py` makes (every task
 probed in the symbolic world, default settings): the slowest thing the slow tests build, so it is
-built once per run and shared out. Each test that asks collects the tasks no one has claimed yet,
-one at a time (a claim is a file made with `O_EXCL` in the run's directory, which the xdist
-workers share), then waits for the tasks others claimed: two workers that ask at once collect it
-in about half the time, and a caller after the collection probes nothing. A task's log depends on
-that task alone, so who collects which changes no log.
+built once per run, in the run's directory, which the xdist workers share. The first test that
+asks collects it with a second process beside it (`figures_tool.collect_ithor_shared`: each takes
+the next task no one has claimed), so it takes about half the time on two cores whatever worker
+xdist gives the test; a test that asks meanwhile collects with them, and one that asks later
+finds every task written and probes nothing.
 """
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -18,26 +20,22 @@ import pytest
 from . import figures_tool
 
 WAIT_FOR_OTHERS_S = 3600.0
-"""How long a test waits for the tasks another worker claimed (a worker that dies while
-collecting leaves its claim: the test then fails instead of hanging)."""
+"""How long a test waits for the tasks other collectors claimed (one that dies while collecting
+leaves its claim: the test then fails instead of hanging)."""
 
 
 @pytest.fixture(scope="session")
 def ithor_symbolic_logs(run_directory: Path) -> Path:
-    tool = figures_tool.load()
-    logs, claims = run_directory / "ithor-symbolic-logs", run_directory / "ithor-symbolic-claims"
-    claims.mkdir(exist_ok=True)
-    task_ids = tool.ithor_task_ids()
-    for task_id in task_ids:
-        try:
-            (claims / task_id).open("x").close()
-        except FileExistsError:
-            continue  # another test collects it
-        tool.ithor_logs(logs, [task_id])
-        (claims / f"{task_id}.done").touch()  # (a task collect reports failed has no log)
+    logs, claims = figures_tool.shared_ithor_folders(run_directory)
+    second = subprocess.Popen([sys.executable, figures_tool.__file__, str(run_directory)],
+                              stderr=subprocess.PIPE, text=True)
+    task_ids = figures_tool.collect_ithor_shared(run_directory)
+    _, errors = second.communicate(timeout=WAIT_FOR_OTHERS_S)
+    if second.returncode:
+        pytest.fail(f"the second iTHOR collector exited {second.returncode}: {errors}")
     deadline = time.monotonic() + WAIT_FOR_OTHERS_S
     while not all((claims / f"{task_id}.done").exists() for task_id in task_ids):
-        if time.monotonic() > deadline:
+        if time.monotonic() > deadline:  # (another worker's test collects the rest)
             pytest.fail(f"the iTHOR tasks claimed in {claims} were not collected in time")
         time.sleep(0.5)
     return logs
