@@ -94,7 +94,7 @@ def fixtures_dir() -> Path:
 @pytest.fixture(scope="session")
 def run_directory() -> Path:
     """This run's temporary directory, shared by its xdist workers and removed when the run
-    ends: for what several tests build once (whoever builds it first holds a lock in it)."""
+    ends: for what several tests build once, and share out while they build it."""
     return Path(os.environ[_RUN_DIRECTORY])
 
 

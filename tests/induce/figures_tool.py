@@ -25,12 +25,12 @@ def shared_ithor_folders(run_directory: Path) -> tuple[Path, Path]:
     return run_directory / "ithor-symbolic-logs", run_directory / "ithor-symbolic-claims"
 
 
-def collect_ithor_shared(run_directory: Path, tool: ModuleType | None = None) -> list[str]:
+def collect_ithor_shared(run_directory: Path) -> list[str]:
     """Collect every task of the figures' iTHOR collection that no collector has claimed yet,
     one at a time (a claim is a file made with `O_EXCL`); returns every task id of the
     collection. A task's log depends on that task alone, so who collects which changes no
     log; `<task>.done` says it is written."""
-    tool = tool or load()
+    tool = load()
     logs, claims = shared_ithor_folders(run_directory)
     claims.mkdir(parents=True, exist_ok=True)
     task_ids = tool.ithor_task_ids()
