@@ -12,14 +12,29 @@ on them is compiled in `engine.py`, the one engine.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import reduce
 from itertools import compress, repeat
-from operator import itemgetter, lshift
+from operator import call, itemgetter, lshift, or_
 
 from .ground import AnyOf, Atoms, Cond, GroundAtom, State
 
 FALSE = 1
 """Bit 0, which no state holds: what a static literal that fails requires."""
+
+
+class _Bits(dict[GroundAtom, int]):
+    """Atom -> its bit, an atom met for the first time given one (`BitSets._new_bit`) as it is
+    looked up (`bits[atom]`): a mask is then made in C (`BitSets.mask_of`)."""
+
+    __slots__ = ("owner",)
+
+    def __init__(self, owner: BitSets) -> None:
+        super().__init__()
+        self.owner = owner
+
+    def __missing__(self, atom: GroundAtom) -> int:
+        return self.owner._new_bit(atom)
 
 
 class BitSets:
@@ -35,7 +50,7 @@ class BitSets:
 
     def __init__(self, dynamic: frozenset[str] | None = None,
                  facts: Atoms = frozenset()) -> None:
-        self.bit_of: dict[GroundAtom, int] = {}
+        self.bit_of: dict[GroundAtom, int] = _Bits(self)
         self.atoms: list[GroundAtom] = [()]  # position 0 is FALSE, which names no atom
         self.dynamic = dynamic
         self.facts = facts
@@ -68,6 +83,15 @@ class BitSets:
             total |= self._new_bit(atom) if found is None else found
         return total
 
+    def mask_of(self, templates: tuple[Callable[[tuple[str, ...]], GroundAtom], ...],
+                values: tuple[str, ...]) -> int:
+        """`mask` of the atoms of the atom `templates` (`lifted.AtomTemplate`) applied to
+        `values`, each new one given the next bit: in C, with no Python call but for a new
+        atom (a plain step's masks, `engine.compile_plain`)."""
+        if not templates:
+            return 0
+        return reduce(or_, map(self.bit_of.__getitem__, map(call, templates, repeat(values))))
+
     def first_mask(self, atoms: Atoms) -> int:
         """`mask(atoms)` for the first atoms given bits (the initial state's): its fluent atoms
         get bits 1 to n (static atoms get their 0 as masks meet them)."""
@@ -77,7 +101,7 @@ class BitSets:
         # (in C, as `map` runs them: a problem may have thousands of facts)
         fluent = list(atoms) if dynamic is None else list(
             compress(atoms, map(dynamic.__contains__, map(itemgetter(0), atoms))))
-        self.bit_of = dict(zip(fluent, map(lshift, repeat(2), range(len(fluent)))))
+        self.bit_of.update(zip(fluent, map(lshift, repeat(2), range(len(fluent)))))
         self.atoms += fluent
         return (1 << len(self.atoms)) - 2
 

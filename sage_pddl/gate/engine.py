@@ -35,10 +35,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from functools import partial
+from itertools import repeat
+from operator import call
 from typing import NamedTuple
 
 from .bits import FALSE, BitSets
 from .ground import (
+    EQUALS,
     AnyOf,
     Atoms,
     Cond,
@@ -48,6 +52,7 @@ from .ground import (
     GroundLiteral,
     Implies,
 )
+from .lifted import PlainTemplate, Values
 
 Test = Callable[[int], bool]
 Successor = Callable[[int], int | None]
@@ -84,10 +89,13 @@ class CompiledCond(NamedTuple):
         seen = {(lit.positive, lit.atom) for lit in unsat}
         bit_of, facts = self.bits.bit_of, self.bits.facts
         for lit in self.source.literals:
-            bit = bit_of.get(lit.atom)  # given when the condition was compiled
-            if bit is None:  # an equality: none holds in `literals`, each false one in `unsat`
+            bit = bit_of.get(lit.atom)  # a fluent atom's, given when the condition was compiled
+            if bit:
+                holds = bool(s & bit)
+            elif lit.atom[0] == EQUALS:  # none holds in `literals`, each false one in `unsat`
                 continue
-            holds = bool(s & bit) if bit else lit.atom in facts
+            else:  # a static atom (bit 0, or none yet: a plain step decides it by the facts)
+                holds = lit.atom in facts
             if holds != lit.positive and (lit.positive, lit.atom) not in seen:
                 seen.add((lit.positive, lit.atom))
                 out.append(lit)
@@ -109,15 +117,31 @@ class CompiledCond(NamedTuple):
 class CompiledStep(NamedTuple):
     """A ground action on bit sets (see the module docstring)."""
 
-    ground: GroundAction
     successor: Successor
     """The state after the step from `s`; None where its precondition fails."""
     apply: Callable[[int], int]
     """The state after the step's effects from `s`, whether or not its precondition holds."""
-    precondition: CompiledCond
     effects: Callable[[int], tuple[int, int]]
     """`(add, delete)`: the masks of what the step adds and deletes from `s`, its conditional
     effects whose conditions hold in `s` included (what `apply` does: delete, then add)."""
+    holds: Test
+    """Whether its precondition holds in `s`."""
+    subs: tuple[tuple[Test, AnyOf | CompiledCond], ...]
+    """The precondition's disjunctions and implications that can fail (`CompiledCond.subs`)."""
+    source: Callable[[], GroundAction]
+    """The ground action the step executes, made when first asked for: a plain step
+    (`compile_plain`) is compiled from its action's template, and ground only to be explained
+    or read as sets."""
+    bits: BitSets
+
+    @property
+    def ground(self) -> GroundAction:
+        return self.source()
+
+    @property
+    def precondition(self) -> CompiledCond:
+        """The precondition compiled, with its ground source (for explanations)."""
+        return CompiledCond(self.holds, self.source().precondition, self.bits, self.subs)
 
 
 def compile_cond(bits: BitSets, cond: Cond) -> CompiledCond:
@@ -401,9 +425,7 @@ def compile_step(bits: BitSets, ground: GroundAction, lock: AbstractContextManag
     new bits (`_conditional` compiles on first use)."""
     pre = ground.precondition
     pos, neg = bits.literal_masks(pre.pos, pre.neg)
-    literals = pos | neg
     add, delete = bits.mask(ground.add), bits.mask(ground.delete)
-    keep = ~delete
     guard: Test | None = None
     sources: tuple[tuple[Test, AnyOf | CompiledCond], ...] = ()
     if pre.subs or pre.unsat or (pre.neg and not pre.pos.isdisjoint(pre.neg)):
@@ -411,26 +433,18 @@ def compile_step(bits: BitSets, ground: GroundAction, lock: AbstractContextManag
         never = bool(pre.unsat) or not pre.pos.isdisjoint(pre.neg)
         guard = _never if never else _guard(bits, subs)
         sources = tuple((test, source) for test, source, _ in subs)
+
+    def source() -> GroundAction:
+        return ground
+    if not ground.conditional:
+        return _unconditional(bits, pos, neg, add, delete, guard, sources, source)
+    literals = pos | neg
     if guard is None:
         def holds(s: int) -> bool:
             return s & literals == pos
     else:
         def holds(s: int) -> bool:
             return s & literals == pos and guard(s)
-    precondition = CompiledCond(holds, pre, bits, sources)
-    if not ground.conditional:
-        def fixed(s: int) -> tuple[int, int]:
-            return add, delete
-
-        def apply(s: int) -> int:
-            return s & keep | add
-        if guard is None:
-            def successor(s: int) -> int | None:
-                return s & keep | add if s & literals == pos else None
-        else:
-            def successor(s: int) -> int | None:
-                return s & keep | add if s & literals == pos and guard(s) else None
-        return CompiledStep(ground, successor, apply, precondition, fixed)
     effects, triggers = _conditional(bits, ground.conditional, lock)
 
     def all_effects(s: int) -> tuple[int, int]:
@@ -447,5 +461,64 @@ def compile_step(bits: BitSets, ground: GroundAction, lock: AbstractContextManag
         if s & literals != pos or (guard is not None and not guard(s)):
             return None
         return apply_with_effects(s)
-    return CompiledStep(ground, successor_with_effects, apply_with_effects, precondition,
-                        all_effects)
+    return CompiledStep(successor_with_effects, apply_with_effects, all_effects, holds, sources,
+                        source, bits)
+
+
+def compile_plain(bits: BitSets, plain: PlainTemplate, values: Values,
+                  source: Callable[[], GroundAction]) -> CompiledStep:
+    """A step of a plain action (`lifted.PlainTemplate`: literals and an unconditional
+    effect) compiled straight from the action's template applied to `values` (its words and
+    the step's objects): the masks of its atoms, with no ground action made (`source` makes
+    it when asked for, to explain a refusal or to read the step as sets). The same step as
+    `compile_step` makes of its ground action: a static literal decided by the facts, `FALSE`
+    required when one fails or when an atom is both required and forbidden."""
+    mask_of, dynamic = bits.mask_of, bits.dynamic
+    pos, neg = mask_of(plain.required, values), mask_of(plain.forbidden, values)
+    if dynamic is None:  # every atom has a bit (a state's static facts may differ)
+        pos |= mask_of(plain.static_required, values)
+        neg |= mask_of(plain.static_forbidden, values)
+    elif dynamic is not plain.dynamic:
+        raise ValueError("a plain template sorted by other predicates than the bit sets'")
+    elif plain.static_required or plain.static_forbidden:
+        facts = bits.facts
+        if not (facts.issuperset(map(call, plain.static_required, repeat(values)))
+                and facts.isdisjoint(map(call, plain.static_forbidden, repeat(values)))):
+            pos |= FALSE
+    if pos & neg:
+        pos |= FALSE
+    return _unconditional(bits, pos, neg, mask_of(plain.add, values),
+                          mask_of(plain.delete, values), None, (), source)
+
+
+def _unconditional(bits: BitSets, pos: int, neg: int, add: int, delete: int,
+                   guard: Test | None, subs: tuple[tuple[Test, AnyOf | CompiledCond], ...],
+                   source: Callable[[], GroundAction]) -> CompiledStep:
+    """The step of these masks, guard and sources, without conditional effects."""
+    literals, keep = pos | neg, ~delete
+    holds: Test
+    if guard is None:
+        def successor(s: int) -> int | None:
+            return s & keep | add if s & literals == pos else None
+        holds = partial(_masks_hold, literals, pos)
+    else:
+        def successor(s: int) -> int | None:
+            return s & keep | add if s & literals == pos and guard(s) else None
+
+        def holds_with_guard(s: int) -> bool:
+            return s & literals == pos and guard(s)
+        holds = holds_with_guard
+    return CompiledStep(successor, partial(_applied, keep, add), partial(_fixed, add, delete),
+                        holds, subs, source, bits)
+
+
+def _masks_hold(literals: int, pos: int, s: int) -> bool:
+    return s & literals == pos
+
+
+def _applied(keep: int, add: int, s: int) -> int:
+    return s & keep | add
+
+
+def _fixed(add: int, delete: int, s: int) -> tuple[int, int]:
+    return add, delete
