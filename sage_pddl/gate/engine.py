@@ -35,9 +35,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from functools import partial
+from functools import partial, reduce
 from itertools import repeat
-from operator import call
+from operator import call, or_
 from typing import NamedTuple
 
 from .bits import FALSE, BitSets
@@ -473,22 +473,26 @@ def compile_plain(bits: BitSets, plain: PlainTemplate, values: Values,
     it when asked for, to explain a refusal or to read the step as sets). The same step as
     `compile_step` makes of its ground action: a static literal decided by the facts, `FALSE`
     required when one fails or when an atom is both required and forbidden."""
-    mask_of, dynamic = bits.mask_of, bits.dynamic
-    pos, neg = mask_of(plain.required, values), mask_of(plain.forbidden, values)
+    # each group's mask made in C: an atom met for the first time is given a bit as it is
+    # looked up (`BitSets.bit_of`), and nothing else runs in Python
+    bit, given, dynamic = bits.bit_of.__getitem__, repeat(values), bits.dynamic
+    pos = reduce(or_, map(bit, map(call, plain.required, given)), 0)
+    neg = reduce(or_, map(bit, map(call, plain.forbidden, given)), 0)
     if dynamic is None:  # every atom has a bit (a state's static facts may differ)
-        pos |= mask_of(plain.static_required, values)
-        neg |= mask_of(plain.static_forbidden, values)
+        pos |= reduce(or_, map(bit, map(call, plain.static_required, given)), 0)
+        neg |= reduce(or_, map(bit, map(call, plain.static_forbidden, given)), 0)
     elif dynamic is not plain.dynamic:
         raise ValueError("a plain template sorted by other predicates than the bit sets'")
     elif plain.static_required or plain.static_forbidden:
         facts = bits.facts
-        if not (facts.issuperset(map(call, plain.static_required, repeat(values)))
-                and facts.isdisjoint(map(call, plain.static_forbidden, repeat(values)))):
+        if not (facts.issuperset(map(call, plain.static_required, given))
+                and facts.isdisjoint(map(call, plain.static_forbidden, given))):
             pos |= FALSE
     if pos & neg:
         pos |= FALSE
-    return _unconditional(bits, pos, neg, mask_of(plain.add, values),
-                          mask_of(plain.delete, values), None, (), source)
+    return _unconditional(bits, pos, neg, reduce(or_, map(bit, map(call, plain.add, given)), 0),
+                          reduce(or_, map(bit, map(call, plain.delete, given)), 0), None, (),
+                          source)
 
 
 def _unconditional(bits: BitSets, pos: int, neg: int, add: int, delete: int,
