@@ -147,6 +147,10 @@ class CompiledStep(NamedTuple):
 def compile_cond(bits: BitSets, cond: Cond) -> CompiledCond:
     """`cond` on bit sets; its test is `_never` or `_always` when static literals decide it."""
     pos, neg = bits.literal_masks(cond.pos, cond.neg)
+    if not (cond.subs or cond.unsat):  # literals only (a goal's usual form)
+        test = _never if pos & FALSE else partial(_masks_hold, pos | neg, pos) if pos | neg \
+            else _always
+        return CompiledCond(test, cond, bits, ())
     subs = _subs(bits, cond.subs)
     sources = tuple((test, source) for test, source, _ in subs)
     if cond.unsat or pos & FALSE:

@@ -315,11 +315,13 @@ class Gate:
             except StepRejected as rejected:
                 found = ResolvedStep(_refused, partial(_structural, rejected.violation))
             else:
-                compiled = tuple(map(self._compiled_args, repeat(action), candidates))
-                successor = (compiled[0].successor if len(compiled) == 1 else
-                             partial(_first_successor, tuple(c.successor for c in compiled)))
-                explainer = Explainer(self.table, self.bits, compiled[0], text_of(step))
-                found = ResolvedStep(successor, explainer.violations)
+                first = self._compiled_args(action, candidates[0])
+                successor = first.successor if len(candidates) == 1 else partial(
+                    _first_successor,
+                    (first.successor, *(self._compiled_args(action, other).successor
+                                        for other in candidates[1:])))
+                found = ResolvedStep(successor,
+                                     Explainer(self.table, first, text_of(step)).violations)
             if step_key is not None:
                 keep_bounded(self._steps, STEPS_KEPT, step_key, found)
             return found
@@ -356,11 +358,12 @@ class Gate:
         """The step of `action` with object keys `args` (already checked) compiled, once (its
         ground action made only when the action is not plain); called under the gate's
         lock."""
-        cache_key = (action.name, args)
+        name = action.name
+        cache_key = (name, args)
         found = self._compiled.get(cache_key)
         if found is None:
             table = self.table
-            template = table.schema.template(action.name)
+            template = table.schema.templates.get(name) or table.schema.template(name)
             if template.plain is None:
                 found = compile_step(self.bits, table.ground(action, args), self._lock)
             else:
