@@ -2,7 +2,11 @@
 
 `compile_step(bits, ground)` turns a ground action (`ground.py`: its precondition, effect and
 conditional effects as data, with each literal's source) into a `CompiledStep`, once per gate
-and ground action; every check, successor and explanation in the program runs on it.
+and ground action; every check, successor and explanation in the program runs on it. A step
+of a plain action (`lifted.PlainTemplate`: literals of atoms, an unconditional effect) is the
+same `CompiledStep` made straight from its action's template (`compile_plain`), its ground
+action made only when asked for (`CompiledStep.source`: to explain a refusal, or to read the
+step as sets).
 
 Semantics, on a bit-set state `s` (`bits.py`: an int, one bit per fluent atom):
 
