@@ -62,8 +62,6 @@ class StepBinder:
         (a str) and holds tuples, a JSON step key is a tuple of (field, value) pairs, which
         a list of args makes unhashable (`hashable_key` then)."""
         kind = type(step)
-        if kind is PlanStep:
-            return (step.action, step.args, step.fields)
         if kind is dict:
             return tuple(step.items())
         if kind is str:
