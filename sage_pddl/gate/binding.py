@@ -47,6 +47,9 @@ class StepBinder:
 
     def __init__(self, table: PreconditionTable) -> None:
         self.table = table
+        self.schema = table.schema
+        self.declared = table.objects.declared
+        """Object key -> its declared type key, or keys (`objects.ProblemObjects.declared`)."""
 
     @cached_property
     def names(self) -> ObjectNames:
@@ -111,20 +114,23 @@ class StepBinder:
     def bind(self, step: Any, index: int) -> Bound:
         """What a step names (`Bound`); raises `StepRejected` with the structural
         violation."""
-        name, args, fields = self.words(step, index)
+        if type(step) is PlanStep:  # (what `words` gives of one)
+            name, args, fields = step.action, None if step.fields else step.args, step.fields
+        else:
+            name, args, fields = self.words(step, index)
         if not name:
             raise self._reject(index, step, "unparsable-step", "the step has no action name")
         # an action's name as written is in `words` from the start; other spellings once met
-        named = self.table.schema.words.get(name) or self._action_of(name, step, index)
+        schema = self.schema
+        named = schema.words.get(name) or self._action_of(name, step, index)
         action = named.action
         if args is None:  # a JSON step with named fields
             args = self._field_args(named, dict(fields), step, index)
-        if len(args) != len(action.parameters):
+        if len(args) != len(named.accepted):  # (one per parameter)
             raise self._arity_error(action, len(args), step, index)
         objects = tuple(map(str.lower, args))
         # each object's type key, or the keys of an object of several types (None: no object)
-        kinds = tuple(map(self.table.objects.declared.get, objects))
-        schema = self.table.schema
+        kinds = tuple(map(self.declared.get, objects))
         fits = schema.fitting_kinds.get((name, kinds))
         if not (schema.fits(name, named, kinds) if fits is None else fits):
             return Bound(action, self._instances(step, index, action, args, named.accepted))

@@ -22,9 +22,33 @@ FALSE = 1
 """Bit 0, which no state holds: what a static literal that fails requires."""
 
 
+class _Bits(dict[GroundAtom, int]):
+    """Atom -> its bit; an atom met for the first time is given one as it is looked up
+    (`bits[atom]`, `__missing__`): the next free one, or 0 for a static atom. A mask can so be
+    made in C (`engine.compile_plain`). `atoms` lists the atoms given bits, by position."""
+
+    __slots__ = ("atoms", "dynamic")
+
+    def __init__(self, dynamic: frozenset[str] | None) -> None:
+        super().__init__()
+        self.atoms: list[GroundAtom] = [()]  # position 0 is FALSE, which names no atom
+        self.dynamic = dynamic
+
+    def __missing__(self, atom: GroundAtom) -> int:
+        dynamic = self.dynamic
+        if dynamic is not None and atom[0] not in dynamic:
+            found = self[atom] = 0
+        else:
+            atoms = self.atoms
+            found = self[atom] = 1 << len(atoms)
+            atoms.append(atom)
+        return found
+
+
 class BitSets:
     """Atoms as bits of Python ints: `bit_of` maps an atom to its bit (a power of two; 0 for a
-    static atom), `atoms` a bit's position back to its atom.
+    static atom), giving a new atom one as it is looked up, `atoms` a bit's position back to
+    its atom.
 
     `dynamic` names the predicates some action changes; an atom of another predicate is
     static, and holds when it is in `facts` (the initial state: static atoms hold in every
@@ -35,8 +59,8 @@ class BitSets:
 
     def __init__(self, dynamic: frozenset[str] | None = None,
                  facts: Atoms = frozenset()) -> None:
-        self.bit_of: dict[GroundAtom, int] = {}
-        self.atoms: list[GroundAtom] = [()]  # position 0 is FALSE, which names no atom
+        self.bit_of: dict[GroundAtom, int] = _Bits(dynamic)
+        self.atoms: list[GroundAtom] = self.bit_of.atoms
         self.dynamic = dynamic
         self.facts = facts
         self._static_facts: Atoms | None = None  # those of `facts`, made when `state` needs them
@@ -46,26 +70,14 @@ class BitSets:
 
     def bit(self, atom: GroundAtom) -> int:
         """The atom's bit, given the next free one if it has none yet; 0 for a static atom."""
-        found = self.bit_of.get(atom)
-        return self._new_bit(atom) if found is None else found
-
-    def _new_bit(self, atom: GroundAtom) -> int:
-        """The bit of an atom that has none yet: the next free one, or 0 for a static atom."""
-        dynamic = self.dynamic
-        if dynamic is not None and atom[0] not in dynamic:
-            found = self.bit_of[atom] = 0
-        else:
-            found = self.bit_of[atom] = 1 << len(self.atoms)
-            self.atoms.append(atom)
-        return found
+        return self.bit_of[atom]
 
     def mask(self, atoms: Iterable[GroundAtom]) -> int:
         """The bit set of the fluent atoms of `atoms`, each new one given the next bit."""
         bit_of = self.bit_of
         total = 0
         for atom in atoms:  # most sets here hold zero to two atoms: a plain loop is cheapest
-            found = bit_of.get(atom)
-            total |= self._new_bit(atom) if found is None else found
+            total |= bit_of[atom]
         return total
 
     def first_mask(self, atoms: Atoms) -> int:
@@ -77,7 +89,7 @@ class BitSets:
         # (in C, as `map` runs them: a problem may have thousands of facts)
         fluent = list(atoms) if dynamic is None else list(
             compress(atoms, map(dynamic.__contains__, map(itemgetter(0), atoms))))
-        self.bit_of = dict(zip(fluent, map(lshift, repeat(2), range(len(fluent)))))
+        self.bit_of.update(zip(fluent, map(lshift, repeat(2), range(len(fluent)))))
         self.atoms += fluent
         return (1 << len(self.atoms)) - 2
 
@@ -89,14 +101,9 @@ class BitSets:
         required = forbidden = 0
         bit_of, facts = self.bit_of, self.facts
         for atom in pos:
-            bit = bit_of.get(atom)
-            if bit is None:
-                bit = self._new_bit(atom)
-            required |= bit or (0 if atom in facts else FALSE)
+            required |= bit_of[atom] or (0 if atom in facts else FALSE)
         for atom in neg:
-            bit = bit_of.get(atom)
-            if bit is None:
-                bit = self._new_bit(atom)
+            bit = bit_of[atom]
             if bit:
                 forbidden |= bit
             elif atom in facts:

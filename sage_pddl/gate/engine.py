@@ -2,7 +2,11 @@
 
 `compile_step(bits, ground)` turns a ground action (`ground.py`: its precondition, effect and
 conditional effects as data, with each literal's source) into a `CompiledStep`, once per gate
-and ground action; every check, successor and explanation in the program runs on it.
+and ground action; every check, successor and explanation in the program runs on it. A step
+of a plain action (`lifted.PlainTemplate`: literals of atoms, an unconditional effect) is the
+same `CompiledStep` made straight from its action's template (`compile_plain`), its ground
+action made only when asked for (`CompiledStep.source`: to explain a refusal, or to read the
+step as sets).
 
 Semantics, on a bit-set state `s` (`bits.py`: an int, one bit per fluent atom):
 
@@ -35,10 +39,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from functools import partial, reduce
+from itertools import repeat
+from operator import call, or_
 from typing import NamedTuple
 
 from .bits import FALSE, BitSets
 from .ground import (
+    EQUALS,
     AnyOf,
     Atoms,
     Cond,
@@ -48,6 +56,7 @@ from .ground import (
     GroundLiteral,
     Implies,
 )
+from .lifted import PlainTemplate, Values
 
 Test = Callable[[int], bool]
 Successor = Callable[[int], int | None]
@@ -84,10 +93,13 @@ class CompiledCond(NamedTuple):
         seen = {(lit.positive, lit.atom) for lit in unsat}
         bit_of, facts = self.bits.bit_of, self.bits.facts
         for lit in self.source.literals:
-            bit = bit_of.get(lit.atom)  # given when the condition was compiled
-            if bit is None:  # an equality: none holds in `literals`, each false one in `unsat`
+            bit = bit_of.get(lit.atom)  # a fluent atom's, given when the condition was compiled
+            if bit:
+                holds = bool(s & bit)
+            elif lit.atom[0] == EQUALS:  # none holds in `literals`, each false one in `unsat`
                 continue
-            holds = bool(s & bit) if bit else lit.atom in facts
+            else:  # a static atom (bit 0, or none yet: a plain step decides it by the facts)
+                holds = lit.atom in facts
             if holds != lit.positive and (lit.positive, lit.atom) not in seen:
                 seen.add((lit.positive, lit.atom))
                 out.append(lit)
@@ -109,20 +121,40 @@ class CompiledCond(NamedTuple):
 class CompiledStep(NamedTuple):
     """A ground action on bit sets (see the module docstring)."""
 
-    ground: GroundAction
     successor: Successor
     """The state after the step from `s`; None where its precondition fails."""
     apply: Callable[[int], int]
     """The state after the step's effects from `s`, whether or not its precondition holds."""
-    precondition: CompiledCond
     effects: Callable[[int], tuple[int, int]]
     """`(add, delete)`: the masks of what the step adds and deletes from `s`, its conditional
     effects whose conditions hold in `s` included (what `apply` does: delete, then add)."""
+    holds: Test
+    """Whether its precondition holds in `s`."""
+    subs: tuple[tuple[Test, AnyOf | CompiledCond], ...]
+    """The precondition's disjunctions and implications that can fail (`CompiledCond.subs`)."""
+    source: Callable[[], GroundAction]
+    """The ground action the step executes, made when first asked for: a plain step
+    (`compile_plain`) is compiled from its action's template, and ground only to be explained
+    or read as sets."""
+    bits: BitSets
+
+    @property
+    def ground(self) -> GroundAction:
+        return self.source()
+
+    @property
+    def precondition(self) -> CompiledCond:
+        """The precondition compiled, with its ground source (for explanations)."""
+        return CompiledCond(self.holds, self.source().precondition, self.bits, self.subs)
 
 
 def compile_cond(bits: BitSets, cond: Cond) -> CompiledCond:
     """`cond` on bit sets; its test is `_never` or `_always` when static literals decide it."""
     pos, neg = bits.literal_masks(cond.pos, cond.neg)
+    if not (cond.subs or cond.unsat):  # literals only (a goal's usual form)
+        test = _never if pos & FALSE else partial(_masks_hold, pos | neg, pos) if pos | neg \
+            else _always
+        return CompiledCond(test, cond, bits, ())
     subs = _subs(bits, cond.subs)
     sources = tuple((test, source) for test, source, _ in subs)
     if cond.unsat or pos & FALSE:
@@ -401,9 +433,7 @@ def compile_step(bits: BitSets, ground: GroundAction, lock: AbstractContextManag
     new bits (`_conditional` compiles on first use)."""
     pre = ground.precondition
     pos, neg = bits.literal_masks(pre.pos, pre.neg)
-    literals = pos | neg
     add, delete = bits.mask(ground.add), bits.mask(ground.delete)
-    keep = ~delete
     guard: Test | None = None
     sources: tuple[tuple[Test, AnyOf | CompiledCond], ...] = ()
     if pre.subs or pre.unsat or (pre.neg and not pre.pos.isdisjoint(pre.neg)):
@@ -411,26 +441,18 @@ def compile_step(bits: BitSets, ground: GroundAction, lock: AbstractContextManag
         never = bool(pre.unsat) or not pre.pos.isdisjoint(pre.neg)
         guard = _never if never else _guard(bits, subs)
         sources = tuple((test, source) for test, source, _ in subs)
+
+    def source() -> GroundAction:
+        return ground
+    if not ground.conditional:
+        return _unconditional(bits, pos, neg, add, delete, guard, sources, source)
+    literals = pos | neg
     if guard is None:
         def holds(s: int) -> bool:
             return s & literals == pos
     else:
         def holds(s: int) -> bool:
             return s & literals == pos and guard(s)
-    precondition = CompiledCond(holds, pre, bits, sources)
-    if not ground.conditional:
-        def fixed(s: int) -> tuple[int, int]:
-            return add, delete
-
-        def apply(s: int) -> int:
-            return s & keep | add
-        if guard is None:
-            def successor(s: int) -> int | None:
-                return s & keep | add if s & literals == pos else None
-        else:
-            def successor(s: int) -> int | None:
-                return s & keep | add if s & literals == pos and guard(s) else None
-        return CompiledStep(ground, successor, apply, precondition, fixed)
     effects, triggers = _conditional(bits, ground.conditional, lock)
 
     def all_effects(s: int) -> tuple[int, int]:
@@ -447,5 +469,68 @@ def compile_step(bits: BitSets, ground: GroundAction, lock: AbstractContextManag
         if s & literals != pos or (guard is not None and not guard(s)):
             return None
         return apply_with_effects(s)
-    return CompiledStep(ground, successor_with_effects, apply_with_effects, precondition,
-                        all_effects)
+    return CompiledStep(successor_with_effects, apply_with_effects, all_effects, holds, sources,
+                        source, bits)
+
+
+def compile_plain(bits: BitSets, plain: PlainTemplate, values: Values,
+                  source: Callable[[], GroundAction]) -> CompiledStep:
+    """A step of a plain action (`lifted.PlainTemplate`: literals and an unconditional
+    effect) compiled straight from the action's template applied to `values` (its words and
+    the step's objects): the masks of its atoms, with no ground action made (`source` makes
+    it when asked for, to explain a refusal or to read the step as sets). The same step as
+    `compile_step` makes of its ground action: a static literal decided by the facts, `FALSE`
+    required when one fails or when an atom is both required and forbidden."""
+    # each group's mask made in C: an atom met for the first time is given a bit as it is
+    # looked up (`BitSets.bit_of`), and nothing else runs in Python
+    bit, given, dynamic = bits.bit_of.__getitem__, repeat(values), bits.dynamic
+    pos = reduce(or_, map(bit, map(call, plain.required, given)), 0)
+    neg = reduce(or_, map(bit, map(call, plain.forbidden, given)), 0)
+    if dynamic is None:  # every atom has a bit (a state's static facts may differ)
+        pos |= reduce(or_, map(bit, map(call, plain.static_required, given)), 0)
+        neg |= reduce(or_, map(bit, map(call, plain.static_forbidden, given)), 0)
+    elif dynamic is not plain.dynamic:
+        raise ValueError("a plain template sorted by other predicates than the bit sets'")
+    elif plain.static_required or plain.static_forbidden:
+        facts = bits.facts
+        if not (facts.issuperset(map(call, plain.static_required, given))
+                and facts.isdisjoint(map(call, plain.static_forbidden, given))):
+            pos |= FALSE
+    if pos & neg:
+        pos |= FALSE
+    return _unconditional(bits, pos, neg, reduce(or_, map(bit, map(call, plain.add, given)), 0),
+                          reduce(or_, map(bit, map(call, plain.delete, given)), 0), None, (),
+                          source)
+
+
+def _unconditional(bits: BitSets, pos: int, neg: int, add: int, delete: int,
+                   guard: Test | None, subs: tuple[tuple[Test, AnyOf | CompiledCond], ...],
+                   source: Callable[[], GroundAction]) -> CompiledStep:
+    """The step of these masks, guard and sources, without conditional effects."""
+    literals, keep = pos | neg, ~delete
+    holds: Test
+    if guard is None:
+        def successor(s: int) -> int | None:
+            return s & keep | add if s & literals == pos else None
+        holds = partial(_masks_hold, literals, pos)
+    else:
+        def successor(s: int) -> int | None:
+            return s & keep | add if s & literals == pos and guard(s) else None
+
+        def holds_with_guard(s: int) -> bool:
+            return s & literals == pos and guard(s)
+        holds = holds_with_guard
+    return CompiledStep(successor, partial(_applied, keep, add), partial(_fixed, add, delete),
+                        holds, subs, source, bits)
+
+
+def _masks_hold(literals: int, pos: int, s: int) -> bool:
+    return s & literals == pos
+
+
+def _applied(keep: int, add: int, s: int) -> int:
+    return s & keep | add
+
+
+def _fixed(add: int, delete: int, s: int) -> tuple[int, int]:
+    return add, delete

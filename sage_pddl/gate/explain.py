@@ -37,7 +37,6 @@ from ..pddl.built_once import keep_bounded
 from ..pddl.errors import SageError
 from ..pddl.model import Variable, key
 from ..pddl.writer import write_formula
-from .bits import BitSets
 from .engine import CompiledStep
 from .ground import EQUALS, AnyOf, GroundAction, GroundAtom, GroundLiteral
 from .table import PreconditionTable
@@ -133,12 +132,10 @@ class Explainer:
     then kept (`EXPLAINED_KEPT`) and reported at the index of each refusal.
     """
 
-    __slots__ = ("table", "bits", "step", "step_text", "_reads", "_kept")
+    __slots__ = ("table", "step", "step_text", "_reads", "_kept")
 
-    def __init__(self, table: PreconditionTable, bits: BitSets, step: CompiledStep,
-                 step_text: str) -> None:
+    def __init__(self, table: PreconditionTable, step: CompiledStep, step_text: str) -> None:
         self.table = table
-        self.bits = bits
         self.step = step
         self.step_text = step_text
         self._reads: int | None = None
@@ -153,7 +150,7 @@ class Explainer:
         `index`."""
         reads = self._reads
         if reads is None:
-            reads = self._reads = self.bits.reads(self.step.ground.precondition)
+            reads = self._reads = self.step.bits.reads(self.step.ground.precondition)
         read = s & reads
         found = self._kept.get(read)
         if found is None:

@@ -37,11 +37,18 @@ from typing import Any, NamedTuple
 
 from ..pddl.built_once import keep_bounded
 from ..pddl.errors import SageError
-from ..pddl.model import And, Domain, Plan, PlanStep, Problem
+from ..pddl.model import Action, And, Domain, Plan, PlanStep, Problem
 from ..pddl.vocabulary import NOT_ARGUMENTS, Vocabulary
 from .binding import StepBinder, text_of
 from .bits import BitSets
-from .engine import CompiledCond, CompiledStep, Successor, compile_cond, compile_step
+from .engine import (
+    CompiledCond,
+    CompiledStep,
+    Successor,
+    compile_cond,
+    compile_plain,
+    compile_step,
+)
 from .explain import Explainer, failure_text, violations
 from .ground import AnyOf, Atoms, Cond, GroundAction, GroundAtom, GroundLiteral, State
 from .table import PreconditionTable
@@ -77,6 +84,11 @@ def _refused(s: int) -> None:
 def _structural(violation: Violation, s: int, index: int) -> tuple[Violation]:
     """The violations of a step that is no ground action: its structural one, in every state."""
     return (violation.at(index),)
+
+
+def _given(ground: GroundAction) -> GroundAction:
+    """The ground action a step was compiled from, as `CompiledStep.source` gives it."""
+    return ground
 
 
 def _first_successor(candidates: tuple[Successor, ...], s: int) -> int | None:
@@ -299,15 +311,17 @@ class Gate:
             if found is not None:
                 return found
             try:
-                candidates = self._candidates(step, index)
+                action, candidates = self.binder.bind(step, index)
             except StepRejected as rejected:
                 found = ResolvedStep(_refused, partial(_structural, rejected.violation))
             else:
-                compiled = tuple(map(self.compiled, candidates))
-                successor = (compiled[0].successor if len(compiled) == 1 else
-                             partial(_first_successor, tuple(c.successor for c in compiled)))
-                explainer = Explainer(self.table, self.bits, compiled[0], text_of(step))
-                found = ResolvedStep(successor, explainer.violations)
+                first = self._compiled_args(action, candidates[0])
+                successor = first.successor if len(candidates) == 1 else partial(
+                    _first_successor,
+                    (first.successor, *(self._compiled_args(action, other).successor
+                                        for other in candidates[1:])))
+                found = ResolvedStep(successor,
+                                     Explainer(self.table, first, text_of(step)).violations)
             if step_key is not None:
                 keep_bounded(self._steps, STEPS_KEPT, step_key, found)
             return found
@@ -320,13 +334,41 @@ class Gate:
     # -- the engine on sets ---------------------------------------------------------------
 
     def compiled(self, ground: GroundAction) -> CompiledStep:
-        """`ground` compiled on this gate's bit sets (`engine.compile_step`), once."""
+        """`ground` compiled on this gate's bit sets, once: from its action's template when
+        it is a plain action of the domain (`engine.compile_plain`), else from `ground`
+        (`engine.compile_step`)."""
         cache_key = (ground.schema.name, ground.args)
         found = self._compiled.get(cache_key)
         if found is not None and (found.ground is ground or found.ground == ground):
             return found
         with self._lock:
-            found = compile_step(self.bits, ground, self._lock)
+            schema = self.table.schema
+            plain = (schema.template(ground.schema.name).plain
+                     if schema.actions.get(ground.schema.name) is ground.schema else None)
+            if plain is None:  # (or an action made elsewhere: induce's, of its own conditions)
+                found = compile_step(self.bits, ground, self._lock)
+            else:
+                found = compile_plain(self.bits, plain,
+                                      schema.template(ground.schema.name).words + ground.args,
+                                      partial(_given, ground))
+            keep_bounded(self._compiled, STEPS_KEPT, cache_key, found)
+        return found
+
+    def _compiled_args(self, action: Action, args: tuple[str, ...]) -> CompiledStep:
+        """The step of `action` with object keys `args` (already checked) compiled, once (its
+        ground action made only when the action is not plain); called under the gate's
+        lock."""
+        name = action.name
+        cache_key = (name, args)
+        found = self._compiled.get(cache_key)
+        if found is None:
+            table = self.table
+            template = table.schema.templates.get(name) or table.schema.template(name)
+            if template.plain is None:
+                found = compile_step(self.bits, table.ground(action, args), self._lock)
+            else:
+                found = compile_plain(self.bits, template.plain, template.words + args,
+                                      partial(table.ground, action, args))
             keep_bounded(self._compiled, STEPS_KEPT, cache_key, found)
         return found
 

@@ -18,7 +18,8 @@ values; this module only states them as data. The tests keep a set interpreter o
 meaning (`tests/gate/reference.py`) that the engine is held to on the whole corpus.
 
 Ground literals, conditions and actions are NamedTuples: immutable values, compared by
-value, cheap to make (a plan's first check makes one per step and literal).
+value, cheap to make (a first check makes them for each step of an action that is not plain,
+`engine.compile_plain`, and for each refused step).
 """
 from __future__ import annotations
 

@@ -227,6 +227,24 @@ EffectTemplate = tuple[EffectItem, ...]
 
 
 @dataclass(frozen=True, slots=True)
+class PlainTemplate:
+    """A plain action's atoms, by what compiling a step does with them: an action whose
+    precondition is a conjunction of literals of atoms (no equality) and whose effect has no
+    conditional or quantified part. `required` and `forbidden` are the atoms of its positive
+    and negative literals of predicates some action changes (those of `dynamic`),
+    `static_required` and `static_forbidden` those of the others, which hold or not as the
+    problem's facts say; `add` and `delete` its effect's."""
+
+    required: tuple[AtomTemplate, ...]
+    forbidden: tuple[AtomTemplate, ...]
+    static_required: tuple[AtomTemplate, ...]
+    static_forbidden: tuple[AtomTemplate, ...]
+    add: tuple[AtomTemplate, ...]
+    delete: tuple[AtomTemplate, ...]
+    dynamic: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
 class ActionTemplate:
     """An action lifted: a step's values are `words + args` (its objects' keys)."""
 
@@ -237,6 +255,9 @@ class ActionTemplate:
     delete: tuple[AtomTemplate, ...]
     conditional: EffectTemplate
     """The rest of the effect (conditional and quantified effects), in source order."""
+    plain: PlainTemplate | None
+    """The action's atoms sorted for compiling a step straight to bits, when it is plain
+    (`PlainTemplate`); None otherwise."""
 
 
 def lift_action(action: Action, canonical: Canonical, dynamic: frozenset[str]) -> ActionTemplate:
@@ -252,8 +273,25 @@ def lift_action(action: Action, canonical: Canonical, dynamic: frozenset[str]) -
             (add if item.positive else delete).append(item.atom)
         else:
             conditional.append(item)
+    plain = None
+    if precondition.literals is not None and not conditional:
+        plain = _plain(precondition.literals, lifter.words + ("",) * len(action.parameters),
+                       tuple(add), tuple(delete), dynamic)
     return ActionTemplate(action, lifter.words, precondition, tuple(add), tuple(delete),
-                          tuple(conditional))
+                          tuple(conditional), plain)
+
+
+def _plain(literals: LiteralColumns, values: Values, add: tuple[AtomTemplate, ...],
+           delete: tuple[AtomTemplate, ...], dynamic: frozenset[str]) -> PlainTemplate:
+    """A plain action's `PlainTemplate`. `values` are any values of its slots: an atom
+    template's first slot is its predicate's word, which is all that is read of them."""
+    sorted_atoms: tuple[list[AtomTemplate], ...] = ([], [], [], [])
+    for atom, positive in zip(literals.atoms, literals.positive):
+        static = atom(values)[0] not in dynamic
+        sorted_atoms[2 * static + (not positive)].append(atom)
+    required, forbidden, static_required, static_forbidden = map(tuple, sorted_atoms)
+    return PlainTemplate(required, forbidden, static_required, static_forbidden, add, delete,
+                         dynamic)
 
 
 def lift_condition(formula: object, variables: Iterable[str], canonical: Canonical,
