@@ -83,7 +83,7 @@ def ithor_logs(logs: Path, task_ids: Collection[str] | None = None) -> None:
     log depends on that task alone)."""
     tasks = [t for t in load_taskset("ithor") if task_ids is None or t.task_id in task_ids]
     collect(tasks, load_domain("ithor"), logs, taskset="ithor", env="symbolic", progress=False,
-            probe=ProbeSettings(seed=0))
+            probe=ProbeSettings(seed=0, setup_budget=0))
 
 
 def ithor_blocks(logs: Path, wanted: set[str]) -> dict[str, str]:

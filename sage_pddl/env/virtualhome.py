@@ -18,10 +18,8 @@ Plan steps are translated to script lines (`to_script_line`):
 - EAI's PDDL vocabulary, `walk_towards character laptop`, `put_on character pot oven`: the action
   maps through `PDDL_TO_SCRIPT` and the `character` argument is dropped; an action whose PDDL
   names more objects than its script takes says which of them the script takes
-  (`PDDL_SCRIPT_OBJECTS`): EAI writes `drop ?char ?obj ?room` and `wipe ?char ?obj1 ?obj2`,
-  VirtualHome's `[DROP] <obj>` and `[WIPE] <obj1>` take one (its executor drops `obj` if it is
-  held, and wipes `obj1` if the character is close to it and holds anything: the second object
-  is the PDDL's own bookkeeping), so `drop character cup kitchen` is `[DROP] <cup>`;
+  (`PDDL_SCRIPT_OBJECTS`): `drop ?char ?obj ?room` is `[DROP] <obj>` (the executor drops `obj`
+  if held), `wipe ?char ?obj1 ?obj2` is `[WIPE] <obj1>` (close to `obj1`, holding anything);
 - script action names used as plan actions, `WALK laptop`, `SwitchOn laptop`, `PUTBACK cup sink`;
 - script lines themselves, `[WALK] <laptop> (1000)`, ids included.
 
@@ -94,9 +92,8 @@ class ScriptObjects(NamedTuple):
     """Their positions (from 0, after the character) that the script line takes, in order."""
 
 
-PDDL_SCRIPT_OBJECTS: dict[str, ScriptObjects] = {
-    "drop": ScriptObjects(2, (0,)), "wipe": ScriptObjects(2, (0,)),
-}
+PDDL_SCRIPT_OBJECTS: dict[str, ScriptObjects] = {"drop": ScriptObjects(2, (0,)),
+                                                  "wipe": ScriptObjects(2, (0,))}
 """EAI's PDDL actions that name more objects than their script action takes (see the module
 docstring): `drop ?char ?obj ?room` -> `[DROP] <obj>`, `wipe ?char ?obj1 ?obj2` -> `[WIPE]
 <obj1>`. Any other step with too many objects is refused `wrong-arity`."""
