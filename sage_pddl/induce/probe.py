@@ -36,8 +36,8 @@ With a generator seeded by (seed, task reference), per task:
    set-ups only, within `setup_budget` steps in all: each action, in the domain's order, that
    has not succeeded in the task and no set-up was sent toward gets the set-up the domain
    finds toward one of its steps (each in turn), from where the last one stopped, else from
-   the first trajectory state where it finds one; so every action whose set-up the domain
-   finds is tried, not only the one a walk drew;
+   the task's initial state; so every action whose set-up the domain finds there is tried,
+   not only the one a walk drew;
 5. **refusal set-ups**: for each action, from up to `refusal_states` states of the reference
    trajectory, the steps the domain's own semantics say lead to a state where one of its
    steps is refused for a reason not yet seen in this task (`refusal_set_up`: a precondition
@@ -81,6 +81,7 @@ from sage_pddl.pddl.vocabulary import step_words, vocabulary
 from sage_pddl.tasks import Task, reference_plan
 
 from .setup import (
+    Grounded,
     Setters,
     grounded,
     means_ends,
@@ -385,26 +386,27 @@ def _set_up_the_rest(episode: _Episode, gate: PlanChecker, candidates: list[Plan
                      set_up: set[str]) -> bool:
     """Each action, in the domain's order, that has not succeeded in the task and no set-up was
     sent toward: the set-up the domain finds toward one of its steps (`_toward`) from where the
-    episode stopped, else from the first state of the reference trajectory where it finds one,
-    then that step, sent until `setup_budget` steps are spent in all. Going on from where it
-    stopped, one set-up prepares the next (the cup held to drink is then poured). Whether the
-    episode could go back to the trajectory's states."""
+    episode stopped, else from the task's initial state, then that step, sent until
+    `setup_budget` steps are spent in all. Going on from where it stopped, one set-up prepares
+    the next (the cup held to drink is then poured). Whether the episode could go back to the
+    initial state."""
     budget = settings.setup_budget
+    made: dict[int, Grounded] = {}  # the candidates grounded, per form of the gate
     for action in (a.name for a in domain.actions):
         if budget <= 0:
             break
         if episode.succeeded[action.lower()] or action in set_up:
             continue
-        here = _toward(gate, episode.env.true_state(), candidates, action, rng,
-                       settings.setup_depth)
-        found = (None, here) if here else next(((index, path) for index, path in (
-            (i, _toward(gate, state, candidates, action, rng, settings.setup_depth))
-            for i, state in enumerate(episode.states)) if path), None)
-        if found is None:
+        path = _toward(gate, episode.env.true_state(), candidates, action, rng,
+                       settings.setup_depth, made)
+        start = not path  # else from the task's initial state
+        if start:
+            path = _toward(gate, episode.states[0], candidates, action, rng,
+                           settings.setup_depth, made)
+        if not path:
             continue
         set_up.add(action)
-        index, path = found
-        if index is not None and not episode.back_to(index):
+        if start and not episode.back_to(0):
             return False
         for prepared in path[:budget]:
             budget -= 1
@@ -414,15 +416,17 @@ def _set_up_the_rest(episode: _Episode, gate: PlanChecker, candidates: list[Plan
 
 
 def _toward(gate: PlanChecker, state: frozenset, candidates: list[PlanStep], action: str,
-            rng: random.Random, depth: int) -> list[PlanStep]:
+            rng: random.Random, depth: int, made: dict[int, Grounded]) -> list[PlanStep]:
     """A step of `action` the domain believes applicable in `state`, else the set-up it finds
     toward one of its steps, each in turn (`means_ends`), and that step; none when it finds
-    none."""
+    none. `made` keeps the candidates grounded per form of the gate."""
     believed = _believed(gate, state)
     if believed is None:
         return []
     form, here = believed
-    steps = grounded(form, candidates)
+    if id(form) not in made:
+        made[id(form)] = grounded(form, candidates)
+    steps = made[id(form)]
     mine = [(s, g) for s, g in steps if s.action == action]
     ready = [s for s, g in mine if form.applies(here, g)]
     if ready:
