@@ -34,7 +34,6 @@ from typing import Any
 from sage_pddl.env.base import EnvError
 from sage_pddl.env.virtualhome import (
     ADDITIONAL_STEP,
-    CHARACTER_NAMES,
     ERROR_CODES,
     PDDL_TO_SCRIPT,
     StepTranslationError,
@@ -43,6 +42,7 @@ from sage_pddl.env.virtualhome import (
     eai_paths,
     require_eai,
     script_arity,
+    script_objects,
     script_words,
     task_resolver,
 )
@@ -108,12 +108,7 @@ def plan_to_llm_output(task_id: str, plan: Plan | Sequence[PlanStep]) -> str:
         action, args = script_words(step)
         name = key(action.strip().strip("[]"))
         script_action = PDDL_TO_SCRIPT.get(name, name.upper())
-        words = [a for a in args if a.strip()]
-        wanted = arity.get(script_action)
-        if name in PDDL_TO_SCRIPT and words and key(words[0]) in CHARACTER_NAMES:
-            words = words[1:]
-        if wanted is not None and len(words) > wanted:
-            words = [w for w in words if key(w) not in CHARACTER_NAMES] if wanted else []
+        words = script_objects(name, [a for a in args if a.strip()], arity.get(script_action))
         params: list[str] = []
         for word in words:
             try:

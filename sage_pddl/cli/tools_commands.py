@@ -67,6 +67,7 @@ def cmd_collect(args: argparse.Namespace) -> int:
                             f"{', '.join(list_envs())}")
         probe = ProbeSettings(seed=args.seed, random=args.random, walks=args.walks,
                               proposed_walks=args.proposed_walks,
+                              setup_budget=args.setup_budget,
                               refusal_states=args.refusal_states)
         env_options = {k: v for k, v in (("host", args.sim_host), ("port", args.sim_port)) if v}
     summary = collect(tasks, domain, args.out, settings=settings, taskset=taskset,
@@ -313,6 +314,10 @@ def register(add_command: AddCommand) -> None:
     p.add_argument("--proposed-walks", type=whole_number(0), default=3,
                    help="walks of steps the domain believes applicable in the environment's "
                         "state (default 3; with --env only)")
+    p.add_argument("--setup-budget", type=whole_number(0), default=24,
+                   help="steps in all of the set-ups sent after the proposed walks, each toward "
+                        "an action that has not succeeded in the task and none was sent toward "
+                        "(default 24; 0: none; with --env and --proposed-walks only)")
     p.add_argument("--refusal-states", type=whole_number(0), default=3,
                    help="states a refusal set-up is searched from, per action: steps the "
                         "domain proposes to see a step refused for a reason not seen yet "

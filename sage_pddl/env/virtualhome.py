@@ -16,7 +16,10 @@ such as `virtualhome#11_1`), else from the problem name when it contains one (`1
 Plan steps are translated to script lines (`to_script_line`):
 
 - EAI's PDDL vocabulary, `walk_towards character laptop`, `put_on character pot oven`: the action
-  maps through `PDDL_TO_SCRIPT` and the `character` argument is dropped;
+  maps through `PDDL_TO_SCRIPT` and the `character` argument is dropped; an action whose PDDL
+  names more objects than its script takes says which of them the script takes
+  (`PDDL_SCRIPT_OBJECTS`): `drop ?char ?obj ?room` is `[DROP] <obj>` (the executor drops `obj`
+  if held), `wipe ?char ?obj1 ?obj2` is `[WIPE] <obj1>` (close to `obj1`, holding anything);
 - script action names used as plan actions, `WALK laptop`, `SwitchOn laptop`, `PUTBACK cup sink`;
 - script lines themselves, `[WALK] <laptop> (1000)`, ids included.
 
@@ -50,7 +53,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Domain, PlanStep, Problem, key
@@ -77,6 +80,23 @@ PDDL_TO_SCRIPT: dict[str, str] = {
 }
 """EAI's PDDL actions (resources/virtualhome/virtualhome.pddl) -> VirtualHome script actions;
 `open_object` is the bundled domain's name for EAI's `open` (see domains/virtualhome.pddl)."""
+
+
+
+class ScriptObjects(NamedTuple):
+    """Which objects of an EAI PDDL action's step its script line takes."""
+
+    pddl: int
+    """Objects the PDDL action names after the character."""
+    taken: tuple[int, ...]
+    """Their positions (from 0, after the character) that the script line takes, in order."""
+
+
+PDDL_SCRIPT_OBJECTS: dict[str, ScriptObjects] = {"drop": ScriptObjects(2, (0,)),
+                                                  "wipe": ScriptObjects(2, (0,))}
+"""EAI's PDDL actions that name more objects than their script action takes (see the module
+docstring): `drop ?char ?obj ?room` -> `[DROP] <obj>`, `wipe ?char ?obj1 ?obj2` -> `[WIPE]
+<obj1>`. Any other step with too many objects is refused `wrong-arity`."""
 
 CHARACTER_NAMES = frozenset({"character", "char", "agent", "robot"})
 ERROR_CODES: dict[int, str] = {0: "wrong_temporal_order", 1: "missing_step", 2: "affordance_error",
@@ -311,6 +331,21 @@ def script_words(step: PlanStep) -> tuple[str, list[str]]:
     return step.action, list(step.args)
 
 
+def script_objects(name: str, words: list[str], wanted: int | None) -> list[str]:
+    """The argument words a step of the action keyed `name` gives its script line of `wanted`
+    objects (None: not known): the character dropped from EAI's PDDL actions, then the objects
+    `PDDL_SCRIPT_OBJECTS` names when the step names as many as the PDDL action, then, if there
+    are still too many, the characters. The number may still be wrong; the caller says so."""
+    if name in PDDL_TO_SCRIPT and words and key(words[0]) in CHARACTER_NAMES:
+        words = words[1:]  # EAI's PDDL actions name the character first; scripts never do
+    chosen = PDDL_SCRIPT_OBJECTS.get(name)
+    if chosen is not None and len(words) == chosen.pddl:
+        words = [words[i] for i in chosen.taken]
+    if wanted is not None and len(words) > wanted:
+        words = [w for w in words if key(w) not in CHARACTER_NAMES] if wanted else []
+    return words
+
+
 def to_script_line(action: str, args: Iterable[str], resolver: ObjectResolver) -> ScriptLine:
     """Translate one step (action word + argument words) to a script line, or raise
     StepTranslationError with code `unknown-action`, `wrong-arity` or `unknown-object`."""
@@ -327,14 +362,14 @@ def to_script_line(action: str, args: Iterable[str], resolver: ObjectResolver) -
             f"({', '.join(sorted(PDDL_TO_SCRIPT))}) or VirtualHome script actions "
             f"({', '.join(sorted(arity))})", "unknown-action")
     wanted = arity[script_action]
-    if name in PDDL_TO_SCRIPT and words and key(words[0]) in CHARACTER_NAMES:
-        words = words[1:]  # EAI's PDDL actions name the character first; scripts never do
-    if len(words) > wanted:
-        words = [w for w in words if key(w) not in CHARACTER_NAMES] if wanted else []
-    if len(words) != wanted:
+    taken = script_objects(name, words, wanted)
+    if len(taken) != wanted:
         raise StepTranslationError(f"{script_action} takes {wanted} object(s), the step gives "
-                                   f"{len(words)}: {' '.join([action, *args])}", "wrong-arity")
-    return ScriptLine(script_action, tuple(resolver.resolve(w) for w in words))
+                                   f"{len(taken)}: {' '.join([action, *args])}", "wrong-arity")
+    for word in words if name in PDDL_SCRIPT_OBJECTS else ():
+        if key(word) not in CHARACTER_NAMES:  # an object the script leaves out still exists
+            resolver.resolve(word)
+    return ScriptLine(script_action, tuple(resolver.resolve(w) for w in taken))
 
 
 # --- the environment ---------------------------------------------------------------------------

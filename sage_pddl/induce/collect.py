@@ -73,15 +73,13 @@ from sage_pddl.pddl.plans import step_of
 from sage_pddl.tasks import reference_plan, task_problem
 
 from .probe import (
-    Grounded,
     ProbeSettings,
     TypedObjects,
-    grounded,
     probe_task,
-    set_up_step,
     task_random,
     types_allow,
 )
+from .setup import Grounded, grounded, set_up_step
 
 
 @dataclass(frozen=True)

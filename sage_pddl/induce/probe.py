@@ -32,7 +32,12 @@ With a generator seeded by (seed, task reference), per task:
    not succeeded in this task and the domain believes none of its steps applicable, the steps
    its own semantics say make one applicable (`means_ends`: a tool picked up before a cut, a
    container filled before it is emptied), then that step, each sent to the environment
-   (which alone decides; the set-up stops at its first refusal);
+   (which alone decides; the set-up stops at its first refusal). The walks then go on with
+   set-ups only, within `setup_budget` steps in all: each action, in the domain's order, that
+   has not succeeded in the task and no set-up was sent toward gets the set-up the domain
+   finds toward one of its steps (each in turn), from where the last one stopped, else from
+   the task's initial state; so every action whose set-up the domain finds there is tried,
+   not only the one a walk drew;
 5. **refusal set-ups**: for each action, from up to `refusal_states` states of the reference
    trajectory, the steps the domain's own semantics say lead to a state where one of its
    steps is refused for a reason not yet seen in this task (`refusal_set_up`: a precondition
@@ -61,20 +66,28 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sage_pddl.env.base import Environment
 from sage_pddl.env.transitions import TransitionLog
-from sage_pddl.gate import GroundAction, PlanChecker, StepRejected, compile_gate
-from sage_pddl.gate.ground import Cond, GroundLiteral, conjoin
+from sage_pddl.gate import PlanChecker, compile_gate
 from sage_pddl.pddl.errors import SageError
 from sage_pddl.pddl.model import Action, Domain, PlanStep, Problem
 from sage_pddl.pddl.plans import step_of
 from sage_pddl.pddl.vocabulary import step_words, vocabulary
 from sage_pddl.tasks import Task, reference_plan
+
+from .setup import (
+    Grounded,
+    Setters,
+    grounded,
+    means_ends,
+    refusal_set_up,
+    set_up_step,
+)
 
 
 @dataclass(frozen=True)
@@ -95,6 +108,9 @@ class ProbeSettings:
     """Walks of steps the domain proposes (see the module docstring)."""
     setup_depth: int = 3
     """Levels of sub-goals a set-up (`means_ends`) may go down, at most."""
+    setup_budget: int = 24
+    """Steps in all that the set-ups after the proposed walks may send (0: none; see the module
+    docstring)."""
     refusal_states: int = 3
     """States of the reference trajectory a refusal set-up is searched from, per action, at
     most (0: no refusal set-ups)."""
@@ -206,205 +222,6 @@ def _swapped(step: PlanStep, domain: Domain, objects: TypedObjects, rng: random.
     return step_of(action.name, words)
 
 
-ACHIEVERS_TRIED = 24
-"""Steps setting an atom a refused step needs that `means_ends` weighs, at most, per step."""
-
-Grounded = list[tuple[PlanStep, GroundAction]]
-"""Steps with the ground action each names."""
-
-
-def grounded(gate: PlanChecker, steps: Sequence[PlanStep]) -> Grounded:
-    """The steps the gate can ground (a structurally refused one is never applicable)."""
-    out = []
-    for step in steps:
-        try:
-            out.append((step, gate.ground(step)))
-        except StepRejected:
-            continue
-    return out
-
-
-def _listed(condition: Cond) -> Cond:
-    """`condition` with each of its literals listed (a ground effect condition keeps them only
-    as sets), so that a precondition it is part of explains its failures."""
-    listed = [GroundLiteral(atom, positive, "", "")
-              for positive, atoms in ((True, condition.pos), (False, condition.neg))
-              for atom in sorted(atoms)]
-    return condition._replace(literals=tuple(listed))
-
-
-Literal = tuple[bool, tuple[str, ...]]
-"""A ground literal to make hold: `(True, atom)` added, `(False, atom)` deleted."""
-
-
-class Setters:
-    """Which steps of `through` can make a literal hold (`Literal`), by an effect or a
-    conditional effect, so `means_ends` weighs only those; and the regression of a literal
-    through conditional effects: each step whose conditional effect makes it hold, as a goal
-    that requires the effect's condition beside the step's precondition. `Close C` shuts the
-    apple in only when the apple is inside C, so to shut it in is to set up `Close C` with
-    `(inside apple C)`. A goal has no effects of its own and a name no action has (the gate
-    keeps one compiled form per action name and arguments); `real` is the step it stands
-    for."""
-
-    def __init__(self, through: Grounded):
-        self.through = through
-        self.possible: dict[Literal, set[int]] = {}
-        self.later: dict[Literal, list[tuple[int, int]]] = {}  # (step, conditional effect)
-        self.goals: dict[tuple[int, int], GroundAction] = {}
-        self.stands_for: dict[int, GroundAction] = {}
-        for index, (_, ground) in enumerate(through):
-            for atom in ground.add:
-                self.possible.setdefault((True, atom), set()).add(index)
-            for atom in ground.delete:
-                self.possible.setdefault((False, atom), set()).add(index)
-            for number, effect in enumerate(ground.conditional):
-                if effect.condition.is_false:
-                    continue
-                for positive, atoms in ((True, effect.add), (False, effect.delete)):
-                    for atom in atoms:
-                        self.possible.setdefault((positive, atom), set()).add(index)
-                        self.later.setdefault((positive, atom), []).append((index, number))
-
-    def _goal(self, index: int, number: int) -> GroundAction:
-        """The goal of step `index`'s conditional effect `number`, made once."""
-        goal = self.goals.get((index, number))
-        if goal is None:
-            ground = self.through[index][1]
-            effect = ground.conditional[number]
-            schema = dataclasses.replace(ground.schema,
-                                         name=f"{ground.schema.name} when {number}")
-            goal = self.goals[index, number] = ground._replace(
-                schema=schema, add=frozenset(), delete=frozenset(), conditional=(),
-                precondition=conjoin([ground.precondition, _listed(effect.condition)]))
-            self.stands_for[id(goal)] = ground
-        return goal
-
-    def real(self, ground: GroundAction) -> GroundAction:
-        """The ground action a goal stands for (itself when it is no goal)."""
-        return self.stands_for.get(id(ground), ground)
-
-    def candidates(self, wanted: Iterable[Literal]) -> Grounded:
-        """The steps of `through` that can make a literal of `wanted` hold, in their order."""
-        found: set[int] = set()
-        for literal in wanted:
-            found |= self.possible.get(literal, set())
-        return [self.through[i] for i in sorted(found)]
-
-    def of(self, wanted: Iterable[Literal], rng: random.Random, count: int) -> Grounded:
-        """At most `count` goals, drawn at random, that, met, make a literal of `wanted` hold
-        by a conditional effect."""
-        pairs = list(dict.fromkeys(pair for literal in sorted(wanted)
-                                   for pair in self.later.get(literal, ())))
-        return [(self.through[index][0], self._goal(index, number))
-                for index, number in rng.sample(pairs, min(len(pairs), count))]
-
-
-def means_ends(gate: PlanChecker, state: frozenset, goal: GroundAction, through: Grounded,
-               depth: int, rng: random.Random, conditional: Setters | None = None
-               ) -> tuple[list[Any], frozenset] | None:
-    """Steps of `through` after which the ground action `goal` is applicable from `state`, by
-    the domain's own semantics, and the state they end in (None when none is found): while it
-    is refused, an *achiever* (a step whose effect sets an atom of one of its violations,
-    `PlanChecker.explain`, and leaves it refused for fewer reasons) is taken when applicable; else, up
-    to `depth` levels down, the same is done for the achiever refused for the fewest reasons,
-    then it is taken. With `conditional` (the setters of `through`), a step whose conditional
-    effect would set such an atom is an achiever too, its condition then set up with its
-    precondition."""
-    here, path = state, list[Any]()
-
-    def violations(where: frozenset) -> list:
-        return [] if gate.applies(where, goal) else gate.explain(where, goal)
-
-    def refusals(where: frozenset) -> int:
-        return len(violations(where))
-
-    for _ in range(3 * depth + 3):
-        refused = violations(here)  # explained once: counted, then read for its atoms
-        now = len(refused)
-        if now == 0:
-            return path, here
-        wanted = {atom for violation in refused for atom in violation.atoms}
-        setters = []
-        for step, ground in through if conditional is None else conditional.candidates(wanted):
-            add, delete = gate.effects(here, ground)
-            if any((atom in add) if positive else (atom in delete) for positive, atom in wanted):
-                setters.append((step, ground))
-        # an achiever is one whose effects leave the goal refused for fewer reasons (of a
-        # disjunction's atoms, only those that complete an alternative)
-        achievers = [a for a in rng.sample(setters, min(len(setters), ACHIEVERS_TRIED))
-                     if refusals(gate.apply(here, a[1])) < now]
-        if conditional is not None:  # their effect happens only once their condition holds
-            achievers += conditional.of(wanted, rng, ACHIEVERS_TRIED)
-        if not achievers:
-            return None
-        ready = [a for a in achievers if gate.applies(here, a[1])]
-        if ready:
-            step, ground = rng.choice(ready)
-        elif depth <= 0:
-            return None
-        else:
-            sample = rng.sample(achievers, min(len(achievers), 12))
-            step, ground = min(sample, key=lambda a: len(gate.explain(here, a[1])))
-            sub = means_ends(gate, here, ground, through, depth - 1, rng, conditional)
-            if sub is None:
-                return None
-            path, here = path + sub[0], sub[1]
-        path.append(step)
-        here = gate.apply(here, ground if conditional is None else conditional.real(ground))
-    return None
-
-
-SET_UP_TARGETS = 4
-"""Steps of an action a set-up (`set_up_step`) is searched toward, at most."""
-
-
-def set_up_step(gate: PlanChecker, state: frozenset, steps: Grounded, through: Grounded, depth: int,
-                rng: random.Random) -> list[Any] | None:
-    """A set-up from `state` (`means_ends` through `through`) after which one of `steps`, a
-    few of them drawn in turn, is applicable, followed by that step; None when none is
-    found."""
-    for step, ground in rng.sample(steps, min(len(steps), SET_UP_TARGETS)):
-        found = means_ends(gate, state, ground, through, depth, rng)
-        if found is not None:
-            return found[0] + [step]
-    return None
-
-
-REFUSAL_ACHIEVERS = 6
-"""Steps that would make a precondition literal of a step false that `refusal_set_up` sets
-up, at most, per step."""
-
-
-def refusal_set_up(gate: PlanChecker, state: frozenset, steps: Grounded, through: Setters,
-                   depth: int, rng: random.Random, known: Collection[tuple[bool, str]] = ()
-                   ) -> list[Any] | None:
-    """A set-up from `state` after which one of `steps` (a few drawn in turn) is refused by the
-    domain's own semantics, followed by that step; None when none is found. Backward from the
-    refusal: a literal of the step's precondition that holds in `state` is to be made false
-    (an atom it needs deleted, an atom it forbids added), by a step of `through` whose effect
-    or conditional effect does it (`Setters`); `means_ends` sets that step up. A literal of a
-    reason in `known` (its sign in the precondition and its predicate: `(True, "hand-empty")`)
-    is not made false: the step is already seen refused so."""
-    for step, ground in rng.sample(steps, min(len(steps), SET_UP_TARGETS)):
-        needs = ground.precondition
-        against = {(False, atom) for atom in needs.pos
-                   if atom in state and (True, atom[0]) not in known} | {
-            (True, atom) for atom in needs.neg
-            if atom not in state and (False, atom[0]) not in known}
-        falsifiers = [(s, g) for s, g in through.candidates(against) if any(
-            (atom in g.add) if positive else (atom in g.delete) for positive, atom in against)]
-        falsifiers += through.of(against, rng, REFUSAL_ACHIEVERS)
-        for setter, goal in rng.sample(falsifiers, min(len(falsifiers), REFUSAL_ACHIEVERS)):
-            found = means_ends(gate, state, goal, through.through, depth, rng, through)
-            if found is None:
-                continue
-            path, here = found
-            if not gate.applies(gate.apply(here, through.real(goal)), ground):
-                return path + [setter, step]
-    return None
-
-
 def task_random(seed: int, ref: str) -> random.Random:
     """The generator of one task's probes, seeded by (seed, task reference) with the folders of
     a task set given as a path left out (`examples/relay/problems#p01` seeds as
@@ -456,12 +273,14 @@ def probe_task(task: Task, domain: Domain, problem: Problem, env: Environment, l
                     break
     gate = objects.gate
     succeeded: Counter[str] = Counter()
+    set_up: set[str] = set()  # the actions a set-up was sent toward
     for _ in range(settings.proposed_walks if candidates else 0):
         if not episode.back_to(rng.randrange(len(episode.states))):
             break
         missing = [a.name for a in domain.actions if not episode.succeeded[a.name.lower()]]
-        for prepared in _set_up(gate, env.true_state(), candidates, missing, rng,
-                                settings.setup_depth):
+        path = _set_up(gate, env.true_state(), candidates, missing, rng, settings.setup_depth)
+        set_up.update(p.action for p in path[-1:])
+        for prepared in path:
             if not episode.step(prepared):
                 break
         for _ in range(settings.proposed_steps):
@@ -470,6 +289,10 @@ def probe_task(task: Task, domain: Domain, problem: Problem, env: Environment, l
                 break
             if episode.step(step):
                 succeeded[step.action] += 1
+    if settings.proposed_walks and candidates and not _set_up_the_rest(
+            episode, gate, candidates, domain, settings,
+            task_random(settings.seed, f"{ref} set-ups"), set_up):
+        return episode.logged
     refusals = _Refusals(candidates)
     for action in domain.actions if settings.refusal_states and candidates else ():
         word = action.name.lower()
@@ -556,6 +379,63 @@ def _set_up(gate: PlanChecker, state: frozenset, candidates: list[PlanStep],
     action = rng.choice(sorted(waiting))
     mine = [(s, g) for s, g in steps if s.action == action]
     return set_up_step(form, here, mine, steps, depth, rng) or []
+
+
+def _set_up_the_rest(episode: _Episode, gate: PlanChecker, candidates: list[PlanStep],
+                     domain: Domain, settings: ProbeSettings, rng: random.Random,
+                     set_up: set[str]) -> bool:
+    """Each action, in the domain's order, that has not succeeded in the task and no set-up was
+    sent toward: the set-up the domain finds toward one of its steps (`_toward`) from where the
+    episode stopped, else from the task's initial state, then that step, sent until
+    `setup_budget` steps are spent in all. Going on from where it stopped, one set-up prepares
+    the next (the cup held to drink is then poured). Whether the episode could go back to the
+    initial state."""
+    budget = settings.setup_budget
+    made: dict[int, Grounded] = {}  # the candidates grounded, per form of the gate
+    for action in (a.name for a in domain.actions):
+        if budget <= 0:
+            break
+        if episode.succeeded[action.lower()] or action in set_up:
+            continue
+        path = _toward(gate, episode.env.true_state(), candidates, action, rng,
+                       settings.setup_depth, made)
+        start = not path  # else from the task's initial state
+        if start:
+            path = _toward(gate, episode.states[0], candidates, action, rng,
+                           settings.setup_depth, made)
+        if not path:
+            continue
+        set_up.add(action)
+        if start and not episode.back_to(0):
+            return False
+        for prepared in path[:budget]:
+            budget -= 1
+            if not episode.step(prepared):
+                break
+    return True
+
+
+def _toward(gate: PlanChecker, state: frozenset, candidates: list[PlanStep], action: str,
+            rng: random.Random, depth: int, made: dict[int, Grounded]) -> list[PlanStep]:
+    """A step of `action` the domain believes applicable in `state`, else the set-up it finds
+    toward one of its steps, each in turn (`means_ends`), and that step; none when it finds
+    none. `made` keeps the candidates grounded per form of the gate."""
+    believed = _believed(gate, state)
+    if believed is None:
+        return []
+    form, here = believed
+    if id(form) not in made:
+        made[id(form)] = grounded(form, candidates)
+    steps = made[id(form)]
+    mine = [(s, g) for s, g in steps if s.action == action]
+    ready = [s for s, g in mine if form.applies(here, g)]
+    if ready:
+        return ready[:1]
+    for step, ground in mine:
+        found = means_ends(form, here, ground, steps, depth, rng)
+        if found is not None:
+            return found[0] + [step]
+    return []
 
 
 def _proposal(gate: PlanChecker, state: frozenset, candidates: list[PlanStep],

@@ -118,6 +118,28 @@ def test_failures_carry_eai_error_types():
 
 
 @needs_eai
+def test_drop_and_wipe_take_the_object_their_script_takes():
+    """EAI's `drop ?char ?obj ?room` and `wipe ?char ?obj1 ?obj2` name one object more than
+    VirtualHome's DROP and WIPE take: the script line takes the first, and EAI's simulator
+    judges it (task 26_1: a cup; the character starts sitting)."""
+    env = VirtualHomeEnv(additional_step_fails=True)
+    env.reset("26_1")
+    far = env.step(as_step("wipe character cup cup"))
+    assert not far.success and far.code == "eai/missing_step"  # judged: not close to the cup
+    assert env.step(as_step("drop character cup dining_room")).code == "eai/missing_step"  # not held
+    for line in ("standup character", "walk_towards character cup", "grab character cup"):
+        assert env.step(as_step(line)).success
+    assert env.step(as_step("wipe character cup cup")).success
+    assert ("holds_rh", "character", "cup") in env.true_state()
+    assert env.step(as_step("drop character cup dining_room")).success
+    assert not any(f[0].startswith("holds") for f in env.true_state())
+    assert env.executed[-2:] == ["[WIPE] <cup> (1000)", "[DROP] <cup> (1000)"]
+    # anything else with an object too many is refused as before, an unknown object too
+    assert env.step(as_step("drop character cup dining_room cup")).code == "wrong-arity"
+    assert env.step(as_step("drop character cup unicorn")).code == "unknown-object"
+
+
+@needs_eai
 def test_problem_name_gives_the_task_and_unknown_tasks_are_errors():
     from sage_pddl.pddl import parse_problem
 

@@ -190,6 +190,28 @@ def test_virtualhome_collection_is_eai_simulator_evidence(tmp_path):
     assert forgiven.success and "additional step" in forgiven.message
 
 
+@pytest.mark.skipif(not eai_available(), reason="eai-eval is not installed "
+                    "(pip install 'sage-pddl[virtualhome]'; CI installs it)")
+def test_set_ups_after_the_proposed_walks_reach_drink_and_pour(tmp_path):
+    """EAI task 26_1 (a cup, pourable and a recipient; the character starts sitting): drink
+    and pour succeed only once the cup is held. The proposed walks set up one action each,
+    drawn among many; the set-ups after them go toward each action not succeeded yet, so the
+    default settings reach both, and without them (`setup_budget=0`) neither."""
+    from sage_pddl.domains import load_domain
+    from sage_pddl.tasks import load_task
+
+    task, domain = load_task("virtualhome#26_1"), load_domain("virtualhome")
+
+    def successes(settings: ProbeSettings) -> set[str]:
+        out = tmp_path / str(settings.setup_budget)
+        summary = collect([task], domain, out, taskset="virtualhome", env="virtualhome",
+                          progress=False, probe=settings)
+        return {t.action.action for t in read_logs(summary.files) if t.success}
+
+    assert {"drink", "pour", "drop", "wipe"} <= successes(ProbeSettings())
+    assert not {"drink", "pour"} & successes(ProbeSettings(setup_budget=0))
+
+
 def test_collect_names_an_unknown_environment(tmp_path, capsys):
     from sage_pddl import cli
 

@@ -14,14 +14,8 @@ from sage_pddl.env.transitions import TransitionLog
 from sage_pddl.gate import compile_gate
 from sage_pddl.induce import read_logs
 from sage_pddl.induce.collect import CollectSettings, collect_task
-from sage_pddl.induce.probe import (
-    ProbeSettings,
-    Setters,
-    grounded,
-    means_ends,
-    probe_task,
-    refusal_set_up,
-)
+from sage_pddl.induce.probe import ProbeSettings, probe_task
+from sage_pddl.induce.setup import Setters, grounded, means_ends, refusal_set_up
 from sage_pddl.pddl import parse_domain, parse_problem
 from sage_pddl.pddl.model import PlanStep
 
