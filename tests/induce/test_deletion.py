@@ -119,11 +119,11 @@ def test_the_command_writes_the_table(tmp_path, capsys):
     from sage_pddl import cli
 
     out = tmp_path / "table.md"
-    assert cli.main(["rule-deletion", "ithor", "--limit", "3", "--out", str(out)]) == 0
+    assert cli.main(["rule-deletion", "ithor", "--limit", "1", "--out", str(out)]) == 0
     table = out.read_text()
     assert "| action | deleted rule | violations missed | by class |" in table
     assert "injected violations" in table
     capsys.readouterr()
-    assert cli.main(["rule-deletion", "ithor", "--limit", "3", "--json"]) == 0
+    assert cli.main(["rule-deletion", "ithor", "--limit", "1", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["tasks"] == 3 and data["rows"] and data["induced"] is None
+    assert data["tasks"] == 1 and data["rows"] and data["induced"] is None
