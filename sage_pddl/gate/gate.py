@@ -51,6 +51,7 @@ from .engine import (
 )
 from .explain import Explainer, failure_text, violations
 from .ground import AnyOf, Atoms, Cond, GroundAction, GroundAtom, GroundLiteral, State
+from .lifted import ActionTemplate
 from .table import PreconditionTable
 from .verdict import Reading, StepRejected, Verdict, Violation
 
@@ -343,16 +344,21 @@ class Gate:
             return found
         with self._lock:
             schema = self.table.schema
-            plain = (schema.template(ground.schema.name).plain
-                     if schema.actions.get(ground.schema.name) is ground.schema else None)
-            if plain is None:  # (or an action made elsewhere: induce's, of its own conditions)
-                found = compile_step(self.bits, ground, self._lock)
-            else:
-                found = compile_plain(self.bits, plain,
-                                      schema.template(ground.schema.name).words + ground.args,
-                                      partial(_given, ground))
+            # (none for an action made elsewhere: induce's, of its own conditions)
+            template = (schema.template(ground.schema.name)
+                        if schema.actions.get(ground.schema.name) is ground.schema else None)
+            found = self._compile(template, ground.args, partial(_given, ground))
             keep_bounded(self._compiled, STEPS_KEPT, cache_key, found)
         return found
+
+    def _compile(self, template: ActionTemplate | None, args: tuple[str, ...],
+                 ground_of: Callable[[], GroundAction]) -> CompiledStep:
+        """The step of `args` compiled from `template` when its action is plain
+        (`engine.compile_plain`, its ground action made by `ground_of` when asked for), else
+        from its ground action (`engine.compile_step`); called under the gate's lock."""
+        if template is None or template.plain is None:
+            return compile_step(self.bits, ground_of(), self._lock)
+        return compile_plain(self.bits, template.plain, template.words + args, ground_of)
 
     def _compiled_args(self, action: Action, args: tuple[str, ...]) -> CompiledStep:
         """The step of `action` with object keys `args` (already checked) compiled, once (its
@@ -364,11 +370,7 @@ class Gate:
         if found is None:
             table = self.table
             template = table.schema.templates.get(name) or table.schema.template(name)
-            if template.plain is None:
-                found = compile_step(self.bits, table.ground(action, args), self._lock)
-            else:
-                found = compile_plain(self.bits, template.plain, template.words + args,
-                                      partial(table.ground, action, args))
+            found = self._compile(template, args, partial(table.ground, action, args))
             keep_bounded(self._compiled, STEPS_KEPT, cache_key, found)
         return found
 
