@@ -1,12 +1,13 @@
 """Fixtures of the induction tests.
 
 `ithor_symbolic_logs` is the iTHOR collection `tools/induction_figures.py` makes (every task
-probed in the symbolic world, default settings): the slowest thing the slow tests build, so it is
-built once per run, in the run's directory, which the xdist workers share. The first test that
-asks collects it with a second process beside it (`figures_tool.collect_ithor_shared`: each takes
-the next task no one has claimed), so it takes about half the time on two cores whatever worker
-xdist gives the test; a test that asks meanwhile collects with them, and one that asks later
-finds every task written and probes nothing.
+probed in the symbolic world, the figures' settings: `--setup-budget 0`): the slowest thing the
+slow tests build, so it is built once per run, in the run's directory, which the xdist workers
+share. The first test that asks collects it with a second process beside it
+(`figures_tool.collect_ithor_shared`: each takes the next task no one has claimed), so it takes
+about half the time on two cores whatever worker xdist gives the test; a test that asks
+meanwhile collects with them, and one that asks later finds every task written and probes
+nothing.
 """
 from __future__ import annotations
 
